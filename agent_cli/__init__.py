@@ -1,0 +1,3 @@
+"""agent-cli: an interactive terminal coding agent."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,3 @@
+from agent_cli.cli import main
+
+raise SystemExit(main())

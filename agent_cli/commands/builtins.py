@@ -1,0 +1,50 @@
+"""The built-in slash commands: names, descriptions, argument hints and handlers."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from agent_cli.commands.info import context_command, diff_command, help_command, skills_command, status_command
+from agent_cli.commands.init_agents import init_command
+from agent_cli.commands.invocation import Invocation
+from agent_cli.commands.review import review_command
+from agent_cli.commands.session_commands import (
+    compact_command,
+    mode_command,
+    model_command,
+    new_command,
+    quit_command,
+    resume_command,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Builtin:
+    name: str
+    description: str
+    argument_hint: str
+    handler: Callable[[Invocation], Awaitable[None]]
+    aliases: tuple[str, ...] = ()
+    # False: only reports, never touches the history, so it may run while a turn is running
+    needs_idle: bool = True
+
+
+BUILTINS: tuple[Builtin, ...] = (
+    Builtin("review", "review changes with read-only tools: prioritized findings with file:line",
+            "[@file ... | --uncommitted | --base BRANCH | --commit SHA | instructions]", review_command),
+    Builtin("compact", "summarize the conversation to free context, optionally saying what to keep",
+            "[focus]", compact_command),
+    Builtin("init", "look at the repository and write an AGENTS.md for it", "[--force]", init_command),
+    Builtin("status", "model, provider, directory, mode, approvals, sandbox, AGENTS.md, skills, tokens",
+            "", status_command, needs_idle=False),
+    Builtin("context", "what fills the context window, part by part", "", context_command, needs_idle=False),
+    Builtin("model", "show or switch the model", "[name]", model_command),
+    Builtin("mode", "show or switch the mode: agent, ask (read-only) or plan", "[agent|ask|plan]", mode_command),
+    Builtin("diff", "git diff of the working tree, untracked files included", "", diff_command, needs_idle=False),
+    Builtin("skills", "the skills found and where they come from", "", skills_command, needs_idle=False),
+    Builtin("new", "start a new session with the same settings", "", new_command),
+    Builtin("resume", "resume a saved session", "[session id]", resume_command),
+    Builtin("help", "list the commands, or describe one", "[command]", help_command, needs_idle=False),
+    Builtin("quit", "leave", "", quit_command, aliases=("exit",), needs_idle=False),
+)

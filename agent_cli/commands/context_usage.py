@@ -1,0 +1,63 @@
+"""``/context``: what the next request carries, part by part, counted with the session's tokenizer."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agent_cli import events as ev
+from agent_cli.context.fragments import AGENTS_MD, ENVIRONMENT_CONTEXT, SKILL_BODY, SKILLS_LIST
+from agent_cli.items import Item, Message, ToolOutput
+
+if TYPE_CHECKING:
+    from agent_cli.session.session import Session
+
+PARTS = ("system prompt", "tool schemas", "AGENTS.md", "skills", "environment", "conversation", "tool outputs")
+BAR_WIDTH = 24
+
+
+def part_of(item: Item) -> str:
+    if isinstance(item, ToolOutput):
+        return "tool outputs"
+    if isinstance(item, Message):
+        if item.role == "developer":
+            return "system prompt"  # permissions, mode and model changes: instructions, not talk
+        if item.role == "user":
+            if AGENTS_MD.matches(item.text):
+                return "AGENTS.md"
+            if SKILLS_LIST.matches(item.text) or SKILL_BODY.matches(item.text):
+                return "skills"
+            if ENVIRONMENT_CONTEXT.matches(item.text):
+                return "environment"
+    return "conversation"
+
+
+def context_usage(session: Session) -> ev.ContextUsage:
+    counter = session.tokens
+    totals = dict.fromkeys(PARTS, 0)
+    instructions = session.instructions
+    totals["system prompt"] = counter.text_tokens(instructions)
+    specs = session.tool_specs()
+    totals["tool schemas"] = counter.prompt_overhead(instructions, specs) - totals["system prompt"]
+    items = session.history.items
+    if session.initial is None:  # the first request will carry the initial context too
+        items = session.build_initial_context().items + items
+    for item in items:
+        totals[part_of(item)] += counter.item_tokens(item)
+    parts = tuple(ev.ContextPart(name, tokens) for name, tokens in totals.items())
+    return ev.ContextUsage(parts, sum(totals.values()), session.effective_window, counter.counting_method)
+
+
+def format_context_table(usage: ev.ContextUsage) -> str:
+    """A plain-text table with a bar per part, for ``agent exec``."""
+    rows = [(part.name, part.tokens) for part in usage.parts]
+    free = max(0, usage.window - usage.used)
+    width = max(len(name) for name, _ in rows + [("free", 0)]) + 2
+    filled = round(BAR_WIDTH * 2 * min(usage.percent(usage.used), 100) / 100)
+    lines = [f"[{'█' * filled}{'░' * (BAR_WIDTH * 2 - filled)}] {usage.percent(usage.used):.1f}% of the window used", ""]
+    lines.append(f"{'part'.ljust(width)}{'tokens':>10}{'% window':>10}")
+    for name, tokens in [*rows, ("total", usage.used), ("free", free)]:
+        percent = usage.percent(tokens)
+        bar = "█" * round(BAR_WIDTH * min(percent, 100) / 100) if name not in ("total", "free") else ""
+        lines.append(f"{name.ljust(width)}{tokens:>10,}{percent:>8.1f}%  {bar}".rstrip())
+    lines.append(f"window: {usage.window:,} tokens (95% of the model's); counted with {usage.counting_method}")
+    return "\n".join(lines)

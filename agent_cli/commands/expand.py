@@ -1,0 +1,198 @@
+"""``@path`` attachments and ``` !`cmd` ``` output, expanded once before a prompt is sent.
+
+Order (the same in the TUI and in ``agent exec``):
+
+1. For a command file, arguments are substituted into the body first (``custom.substitute``).
+2. The text is scanned once, left to right. Each ``` !`cmd` ``` from typed text or a command
+   file's body runs in order of appearance, under the approval policy, and is replaced in place
+   by its output and exit code. Each ``@path`` is collected.
+3. The attached files (or directory listings) are appended after the text, in order of first
+   mention, each file once.
+
+Nothing inserted by a step is scanned again: an argument value is never re-substituted and never
+runs as a command, and command output or file content never attaches or runs anything. ``\\@``
+and ``\\!`` keep a literal ``@`` or ``!``. An ``@word`` that matches no file is left as text
+unless it clearly names a file (``./x``, ``../x``, ``/x``, ``~/x``, ``dir/``, or a name with an
+extension), in which case it is an error naming it. Paths must resolve (symlinks followed) inside
+the workspace: the git root, or the working directory outside a repository.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from xml.sax.saxutils import quoteattr
+
+from agent_cli.commands.errors import InputError
+from agent_cli.commands.text import Template
+from agent_cli.context.project_doc import find_git_root
+
+MAX_LISTING_ENTRIES = 200
+BINARY_SNIFF_BYTES = 8192
+_TOKEN = re.compile(
+    r"""(?P<escape>\\(?=@|!`))
+      | !`(?P<command>[^`\n]+)`
+      | (?<![\w@/\\])@(?:"(?P<quoted>[^"\n]+)"|(?P<path>[^\s"'`<>()\[\]{},;|]+))""",
+    re.VERBOSE,
+)
+_TRAILING_PUNCTUATION = ".,:;!?"
+_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,4}$")
+
+
+@dataclass(frozen=True, slots=True)
+class CommandRun:
+    """What a ``` !`cmd` ``` produced, as the model will read it."""
+
+    output: str
+    exit_code: int | None
+
+
+RunCommand = Callable[[str], Awaitable[CommandRun]]
+
+
+@dataclass(frozen=True, slots=True)
+class Expansion:
+    text: str  # what the model receives
+    attachments: tuple[Path, ...]  # resolved, in order of first mention
+    commands: tuple[str, ...]  # the commands that ran, in order
+
+
+def workspace_root(cwd: Path) -> Path:
+    cwd = Path(cwd).resolve()
+    return find_git_root(cwd) or cwd
+
+
+def has_expansions(text: str) -> bool:
+    """Cheap check before doing any work: could ``text`` hold a token at all?"""
+    return "@" in text or "!`" in text
+
+
+async def expand(template: Template, *, cwd: Path, max_bytes: int, run_command: RunCommand | None) -> Expansion:
+    """The text to send: commands replaced by their output, attachments appended.
+
+    ``max_bytes`` caps each attached file; ``run_command`` None leaves ``` !`cmd` ``` as text."""
+    text = template.text
+    origins = template.origins()
+    cwd = Path(cwd).resolve()
+    workspace = workspace_root(cwd)
+    out: list[str] = []
+    attachments: dict[Path, str] = {}
+    commands: list[str] = []
+    position = 0
+    literal_at = -1  # a token starting here was escaped
+    for match in _TOKEN.finditer(text):
+        start = match.start()
+        origin = origins[start]
+        if origin == "literal":
+            continue
+        if match["escape"] is not None:
+            follows_command = text.startswith("!`", match.end())
+            if origin == "argument" and follows_command:
+                continue  # arguments never run commands, so there is nothing to escape
+            out.append(text[position:start])
+            position = match.end()
+            literal_at = match.end()
+            continue
+        if start == literal_at:
+            continue
+        if match["command"] is not None:
+            if origin == "argument" or run_command is None:
+                continue
+            command = match["command"].strip()
+            out.append(text[position:start])
+            out.append(command_block(command, await run_command(command)))
+            commands.append(command)
+            position = match.end()
+            continue
+        raw = match["quoted"] if match["quoted"] is not None else match["path"]
+        token = raw if match["quoted"] is not None else _strip_punctuation(raw)
+        resolved = resolve_reference(token, cwd, workspace)
+        if resolved is not None and resolved not in attachments:
+            attachments[resolved] = attachment_block(token, resolved, max_bytes)
+    out.append(text[position:])
+    body = "".join(out)
+    if attachments:
+        body = body.rstrip("\n") + "\n\n" + "\n\n".join(attachments.values())
+    return Expansion(body, tuple(attachments), tuple(commands))
+
+
+def _strip_punctuation(token: str) -> str:
+    stripped = token.rstrip(_TRAILING_PUNCTUATION)
+    return stripped or token
+
+
+def looks_like_file(token: str) -> bool:
+    if token.startswith(("./", "../", "/", "~/")) or token in (".", "..", "~") or token.endswith("/"):
+        return True
+    return bool(_EXTENSION.search(token.rsplit("/", 1)[-1]))
+
+
+def resolve_reference(token: str, cwd: Path, workspace: Path) -> Path | None:
+    """The file or folder ``@token`` names, None for a word that is not a path reference.
+
+    Raises InputError for a reference outside the workspace or to a missing file."""
+    candidate = (cwd / Path(token).expanduser()).resolve()
+    inside = candidate == workspace or candidate.is_relative_to(workspace)
+    if not inside:
+        if not looks_like_file(token) and not candidate.exists():
+            return None
+        raise InputError(f"@{token}: refused, it is outside the workspace ({workspace}); only files inside it can be attached")
+    if candidate.exists():
+        return candidate
+    if looks_like_file(token):
+        raise InputError(f"@{token}: no such file or directory (looked in {cwd}); write \\@ for a literal @")
+    return None
+
+
+def attachment_block(token: str, path: Path, max_bytes: int) -> str:
+    if path.is_dir():
+        return f"<attached_directory path={quoteattr(token)}>\n{directory_listing(path)}\n</attached_directory>"
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"@{token}: cannot read it ({exc.strerror or exc})") from None
+    if b"\0" in data[:BINARY_SNIFF_BYTES]:
+        return f"<attached_file path={quoteattr(token)}>\n(binary file, {len(data):,} bytes; not shown)\n</attached_file>"
+    content, shown_lines, total_lines = numbered_head(data, max_bytes)
+    if shown_lines < total_lines:
+        content += (
+            f"\n[… truncated: showed lines 1-{shown_lines} of {total_lines} (the file has {len(data):,} bytes; at most {max_bytes:,} are attached); "
+            f"read the rest with read_file from line {shown_lines + 1} …]"
+        )
+    return f"<attached_file path={quoteattr(token)} lines=\"{total_lines}\">\n{content}\n</attached_file>"
+
+
+def numbered_head(data: bytes, max_bytes: int) -> tuple[str, int, int]:
+    """Numbered lines up to ``max_bytes`` of the file (whole lines), the count shown, the total."""
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    shown: list[str] = []
+    used = 0
+    for number, line in enumerate(lines, start=1):
+        numbered = f"{number:6}\t{line}"
+        used += len(numbered.encode("utf-8")) + 1
+        if used > max_bytes and shown:
+            break
+        if used > max_bytes:  # one line longer than the budget: show its head
+            numbered = numbered.encode("utf-8")[:max_bytes].decode("utf-8", errors="ignore")
+        shown.append(numbered)
+    return "\n".join(shown), len(shown), len(lines)
+
+
+def directory_listing(path: Path) -> str:
+    try:
+        entries = sorted(path.iterdir(), key=lambda entry: (not entry.is_dir(), entry.name))
+    except OSError as exc:
+        return f"(cannot list: {exc.strerror or exc})"
+    names = [entry.name + ("/" if entry.is_dir() else "") for entry in entries if entry.name != ".git"]
+    if not names:
+        return "(empty directory)"
+    if len(names) > MAX_LISTING_ENTRIES:
+        hidden = len(names) - MAX_LISTING_ENTRIES
+        names = names[:MAX_LISTING_ENTRIES] + [f"… {hidden} more entries (use list_dir to see them)"]
+    return "\n".join(names)
+
+
+def command_block(command: str, run: CommandRun) -> str:
+    return f"<command_output command={quoteattr(command)}>\n{run.output.rstrip()}\n</command_output>"

@@ -1,0 +1,132 @@
+"""Commands that only report: ``/help``, ``/status``, ``/context``, ``/skills``, ``/diff``.
+
+None of them touches the history, so a front end may run them while a turn is running.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from agent_cli import events as ev
+from agent_cli.commands import git
+from agent_cli.commands.context_usage import context_usage
+from agent_cli.commands.errors import InputError
+from agent_cli.commands.invocation import Invocation
+from agent_cli.context.skills import load_skills, skill_roots
+
+EXPANSION_HELP = (
+    ("@path", "attach a file (numbered, size-capped) or a folder's listing; quote paths with spaces: @\"a b.txt\""),
+    ("!`cmd`", "run a command first (under the approval policy) and include its output and exit code"),
+    ("\\@  \\!", "a literal @ or !"),
+)
+
+
+def table(rows: list[tuple[str, str]], indent: str = "", max_width: int = 24) -> str:
+    """Two columns; a name longer than ``max_width`` puts its value on the next line."""
+    width = min(max((len(name) for name, _ in rows), default=0), max_width) + 2
+    lines = []
+    for name, value in rows:
+        if len(name) > max_width:
+            lines += [f"{indent}{name}", f"{indent}{' ' * width}{value}"]
+        else:
+            lines.append(f"{indent}{name.ljust(width)}{value}".rstrip())
+    return "\n".join(lines)
+
+
+def _home(path: Path | str) -> str:
+    text, home = str(path), os.path.expanduser("~")
+    return "~" + text[len(home) :] if home != "/" and (text == home or text.startswith(home + os.sep)) else text
+
+
+async def help_command(inv: Invocation) -> None:
+    infos = inv.table.infos()
+    if inv.args:
+        name = inv.args.lstrip("/").split()[0]
+        resolved = inv.table.resolve(name)
+        info = next(i for i in infos if i.name == (resolved.builtin.name if resolved.builtin else name))
+        lines = [f"/{info.name} {info.argument_hint}".rstrip(), info.description]
+        if resolved.custom:
+            lines.append(f"file: {_home(resolved.custom.path)}")
+            if resolved.custom.model:
+                lines.append(f"model: {resolved.custom.model}")
+            if resolved.custom.allowed_tools:
+                lines.append(f"allowed tools: {', '.join(resolved.custom.allowed_tools)}")
+        if resolved.builtin and resolved.builtin.aliases:
+            lines.append("also: " + ", ".join("/" + alias for alias in resolved.builtin.aliases))
+        inv.emit(ev.Notice("\n".join(lines), title=f"/{info.name}"))
+        return
+    builtins = [(f"/{i.name} {i.argument_hint}".rstrip(), i.description) for i in infos if i.source == "builtin"]
+    custom = [(f"/{i.name} {i.argument_hint}".rstrip(), f"{i.description} ({i.source})") for i in infos if i.source != "builtin"]
+    text = "Commands\n" + table(builtins, "  ")
+    if custom:
+        text += "\n\nCustom commands\n" + table(custom, "  ")
+    else:
+        text += "\n\nCustom commands: none (add .agent/commands/NAME.md in the repository or $AGENT_HOME/commands/NAME.md)"
+    text += "\n\nIn any prompt or command file\n" + table(list(EXPANSION_HELP), "  ")
+    inv.emit(ev.Notice(text, title="help"))
+
+
+async def status_command(inv: Invocation) -> None:
+    session = inv.session
+    config = session.config
+    initial = session.initial or session.build_initial_context()
+    count = session.token_count_event()
+    total = count.total
+    cached = f" ({100 * total.cached_input_tokens // total.input_tokens}% cached)" if total.input_tokens else ""
+    provider = config.provider
+    provider_text = f"{provider.id} ({provider.wire_api}"
+    base_url = provider.base_url or (os.environ.get(provider.base_url_env) if provider.base_url_env else None)
+    provider_text += f", {base_url})" if base_url else ")"
+    docs = initial.project_docs.files
+    doc_lines = [
+        f"{_home(doc.path)} ({doc.size:,} bytes{', cut to fit project_doc_max_bytes' if doc.truncated else ''})"
+        for doc in docs
+    ] or ["none"]
+    skills = ", ".join(skill.name for skill in initial.skills) or "none"
+    sandbox = f"{config.sandbox_mode} (network {'on' if config.network_access else 'off'})"
+    rows = [
+        ("model", session.model),
+        ("provider", provider_text),
+        ("directory", _home(config.cwd)),
+        ("mode", session.mode),
+        ("approval", config.approval_policy),
+        ("sandbox", sandbox),
+        ("AGENTS.md", doc_lines[0]),
+        *[("", line) for line in doc_lines[1:]],
+        ("skills", f"{len(initial.skills)}: {skills}" if initial.skills else "none"),
+        ("context", f"{count.context_used:,} of {count.context_window:,} tokens used ({count.percent_left}% left)"),
+        ("window", f"{config.context_window:,} tokens; {count.context_window:,} usable"),
+        ("tokens", f"{total.input_tokens:,} in{cached}, {total.output_tokens:,} out this session"),
+        ("counting", count.counting_method + ("" if session.last_usage is None else " + the provider's reported usage")),
+        ("session", session.id),
+    ]
+    text = table(rows)
+    if initial.warnings:
+        text += "\n\nwarnings:\n" + "\n".join(f"  {warning}" for warning in initial.warnings)
+    inv.emit(ev.Notice(text, title="status"))
+
+
+async def context_command(inv: Invocation) -> None:
+    await inv.session.tokens.load_async()
+    inv.emit(context_usage(inv.session))
+
+
+async def skills_command(inv: Invocation) -> None:
+    config = inv.session.config
+    found = load_skills(skill_roots(config.cwd, config.agent_home))
+    if not found.skills:
+        text = "no skills found (add .agent/skills/NAME/SKILL.md in the repository or $AGENT_HOME/skills/NAME/SKILL.md)"
+    else:
+        rows = [(f"${skill.name}", f"{skill.description} [{skill.source}] {_home(skill.path)}") for skill in found.skills]
+        text = table(rows) + "\n\nMention $name in a prompt to give the model that skill's instructions."
+    if found.warnings:
+        text += "\n\nwarnings:\n" + "\n".join(f"  {warning}" for warning in found.warnings)
+    inv.emit(ev.Notice(text, title="skills"))
+
+
+async def diff_command(inv: Invocation) -> None:
+    if inv.args:
+        raise InputError("/diff takes no arguments")
+    diff = await git.uncommitted_diff(inv.session.config.cwd)
+    inv.emit(ev.Notice(diff.rstrip() or "no uncommitted changes", title="diff"))

@@ -1,0 +1,73 @@
+"""``/init``: the model looks at the repository (read-only) and the harness writes ``AGENTS.md``.
+
+The model only answers with the file's content, so an existing ``AGENTS.md`` is never replaced
+without a yes: the TUI asks through an approval request; ``agent exec`` cannot ask, so it refuses
+unless the user typed ``/init --force``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+from agent_cli import events as ev
+from agent_cli.commands.errors import InputError
+from agent_cli.commands.expand import workspace_root
+from agent_cli.commands.invocation import Invocation, read_only_tool_names, run_model_turn
+from agent_cli.context.prompts import prompt_library
+
+FILE_NAME = "AGENTS.md"
+_FENCED = re.compile(r"\A```[\w-]*[ \t]*\n(?P<body>.*?)\n```[ \t]*\Z", re.DOTALL)
+
+
+def strip_fence(answer: str) -> str:
+    """The content inside a code fence wrapped around the whole answer (models do it anyway)."""
+    answer = answer.strip()
+    match = _FENCED.match(answer)
+    return match["body"].strip() if match else answer
+
+
+async def confirm_overwrite(inv: Invocation, path: Path) -> bool:
+    session = inv.session
+    if not session.approvals.interactive:
+        raise InputError(f"{path} already exists and /init does not overwrite it without confirmation; "
+                         "run `/init --force` to replace it with a new version")
+    future: asyncio.Future[ev.ApprovalDecision] = asyncio.get_running_loop().create_future()
+    inv.emit(ev.ApprovalRequest("init", "init", f"overwrite {path}",
+                                reason=f"{FILE_NAME} already exists; /init will write an improved version over it",
+                                future=future))
+    decision = await future
+    return decision.decision != "deny"
+
+
+async def init_command(inv: Invocation) -> None:
+    if inv.args not in ("", "--force"):
+        raise InputError("/init takes no arguments except --force (replace an existing AGENTS.md)")
+    session = inv.session
+    path = workspace_root(session.config.cwd) / FILE_NAME
+    existed = path.exists()
+    if existed and inv.args != "--force" and not await confirm_overwrite(inv, path):
+        inv.emit(ev.Notice(f"kept the existing {path}", title="init"))
+        return
+
+    async def write(answer: str | None) -> ev.Event:
+        content = strip_fence(answer or "")
+        if not content:
+            inv.emit(ev.Error(f"the model returned no content; {path} was not written"))
+            return ev.TurnFailed("no AGENTS.md content")
+        if path.exists() and not existed:
+            inv.emit(ev.Error(f"{path} appeared while /init was running; it was left as it is"))
+            return ev.TurnFailed("AGENTS.md appeared meanwhile")
+        try:
+            path.write_text(content + "\n", encoding="utf-8")
+        except OSError as exc:
+            inv.emit(ev.Error(f"cannot write {path}: {exc.strerror or exc}"))
+            return ev.TurnFailed(str(exc))
+        verb = "updated" if existed else "wrote"
+        inv.emit(ev.Notice(f"{verb} {path} ({len(content.splitlines())} lines)", title="init"))
+        return ev.TurnComplete(answer)
+
+    text = prompt_library(session.config.agent_home).render("init_request.md", path=FILE_NAME)
+    await run_model_turn(session, text, inv.emit, typed=inv.typed,
+                         only_tools=read_only_tool_names(session), on_complete=write)

@@ -1,0 +1,96 @@
+"""What a command handler gets, and how a command reaches the model.
+
+A command that needs the model (a review, ``/init``, a command file) runs an ordinary session
+turn through :func:`run_model_turn`, optionally with fewer tools or another model for that turn
+only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agent_cli import events as ev
+
+if TYPE_CHECKING:
+    from agent_cli.commands.registry import CommandTable
+    from agent_cli.session.session import Emit, Session
+
+# Given the last assistant message, return the event that ends the turn (TurnComplete or
+# TurnFailed); may emit notices first.
+OnComplete = Callable[[str | None], Awaitable[ev.Event]]
+
+
+@dataclass(frozen=True)
+class Invocation:
+    session: Session
+    emit: Emit
+    name: str  # the command as typed, without the slash
+    args: str  # everything after the name, stripped
+    typed: str  # the whole input line
+    table: CommandTable
+
+
+def attachment_budget(session: Session) -> int:
+    """Bytes per attached file: about one tool output's token budget."""
+    return max(4096, session.config.tool_output_token_limit * 4)
+
+
+def read_only_tool_names(session: Session) -> list[str]:
+    return [name for name in session.tools.names if session.tools.is_read_only(name)]
+
+
+@contextmanager
+def limited_tools(session: Session, names: Iterable[str] | None) -> Iterator[None]:
+    """Offer at most ``names`` while the block runs (within what the mode allows)."""
+    if names is None:
+        yield
+        return
+    previous = session.tool_limit
+    limit = frozenset(names)
+    session.tool_limit = limit if previous is None else previous & limit
+    try:
+        yield
+    finally:
+        session.tool_limit = previous
+
+
+@contextmanager
+def switched_model(session: Session, model: str | None) -> Iterator[None]:
+    """Use ``model`` for the block only (a command file's ``model:``)."""
+    previous = session.model
+    if not model or model == previous:
+        yield
+        return
+    session.set_model(model)
+    try:
+        yield
+    finally:
+        session.set_model(previous)
+
+
+async def run_model_turn(
+    session: Session,
+    text: str,
+    emit: Emit,
+    *,
+    typed: str | None = None,
+    only_tools: Iterable[str] | None = None,
+    model: str | None = None,
+    on_complete: OnComplete | None = None,
+) -> None:
+    """One session turn for ``text``; ``on_complete`` sees the answer before the turn ends."""
+    held: list[ev.TurnComplete] = []
+
+    def relay(event: ev.Event) -> None:
+        if on_complete is not None and isinstance(event, ev.TurnComplete):
+            held.append(event)
+        else:
+            emit(event)
+
+    with limited_tools(session, only_tools), switched_model(session, model):
+        await session._turn(text, relay, typed)
+    if held:
+        emit(await on_complete(held[0].last_message))  # type: ignore[misc]

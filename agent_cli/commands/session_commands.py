@@ -1,0 +1,83 @@
+"""Commands that change the session: ``/compact``, ``/model``, ``/mode``, ``/new``, ``/resume``, ``/quit``.
+
+Model and mode changes are appended to the history as developer fragments, never edited into the
+system prompt, so every request's prefix stays byte-identical to the one before.
+"""
+
+from __future__ import annotations
+
+from agent_cli import events as ev
+from agent_cli.commands.errors import InputError
+from agent_cli.commands.invocation import Invocation
+from agent_cli.context.modes import MODES, mode_change_fragment
+from agent_cli.context.prompts import prompt_library
+from agent_cli.items import developer
+from agent_cli.models.model_info import context_window_for
+
+MODE_SUMMARY = "agent: every tool · ask: read-only tools · plan: read-only tools and update_plan"
+
+
+async def compact_command(inv: Invocation) -> None:
+    from agent_cli.session.compaction import compact
+
+    await inv.session.tokens.load_async()
+    await compact(inv.session, inv.emit, "manual", inv.args or None)
+
+
+async def model_command(inv: Invocation) -> None:
+    session = inv.session
+    provider = session.config.provider.id
+    if not inv.args:
+        inv.emit(ev.Notice(f"{session.model} via {provider}\nswitch with /model NAME", title="model"))
+        return
+    if len(inv.args.split()) != 1:
+        raise InputError("/model takes one model name, e.g. /model gpt-5")
+    model, previous = inv.args, session.model
+    if model == previous:
+        inv.emit(ev.Notice(f"already using {model}", title="model"))
+        return
+    session.start_context(inv.emit)  # the fragment must come after the initial context
+    session.set_model(model)
+    config = session.config
+    if "model_context_window" not in config.raw:  # a configured window stays; a looked-up one follows the model
+        config.context_window = context_window_for(model)
+    text = prompt_library(config.agent_home).render("model_change.md", previous=previous, model=model)
+    session.record(developer(text.strip()))
+    inv.emit(ev.Notice(f"{previous} → {model} via {provider} (context window {config.context_window:,} tokens)", title="model"))
+    inv.emit(session.token_count_event())
+
+
+async def mode_command(inv: Invocation) -> None:
+    session = inv.session
+    if not inv.args:
+        inv.emit(ev.Notice(f"{session.mode} mode\n{MODE_SUMMARY}\nswitch with /mode agent|ask|plan", title="mode"))
+        return
+    mode = inv.args.strip().lower()
+    if mode not in MODES:
+        raise InputError(f"unknown mode {inv.args!r}; choose one of: {', '.join(MODES)}")
+    if mode == session.mode:
+        inv.emit(ev.Notice(f"already in {mode} mode", title="mode"))
+        return
+    session.start_context(inv.emit)
+    session.mode = mode
+    session.record(mode_change_fragment(mode, prompt_library(session.config.agent_home)))
+    inv.emit(ev.Notice(f"switched to {mode} mode ({MODE_SUMMARY})", title="mode"))
+
+
+async def new_command(inv: Invocation) -> None:
+    _no_arguments(inv)
+    inv.emit(ev.CommandAction("new"))
+
+
+async def quit_command(inv: Invocation) -> None:
+    _no_arguments(inv)
+    inv.emit(ev.CommandAction("quit"))
+
+
+async def resume_command(inv: Invocation) -> None:
+    inv.emit(ev.CommandAction("resume", inv.args or None))
+
+
+def _no_arguments(inv: Invocation) -> None:
+    if inv.args:
+        raise InputError(f"/{inv.name} takes no arguments")

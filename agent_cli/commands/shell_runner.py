@@ -1,0 +1,82 @@
+"""Run a ``` !`cmd` ``` for the user before the prompt is sent.
+
+The command goes through the same approval policy as the model's shell calls (``agent exec``:
+the policy decides, nothing asks) and through the ``shell`` tool when the session has one, so it
+gets the same sandbox, timeout and output truncation. The front ends see it as a tool cell.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import os
+import signal
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agent_cli import events as ev
+from agent_cli.commands.errors import InputError
+from agent_cli.commands.expand import CommandRun, RunCommand
+from agent_cli.items import ToolCall
+
+if TYPE_CHECKING:
+    from agent_cli.session.session import Emit, Session
+
+_ids = itertools.count(1)
+
+
+def session_command_runner(session: Session, emit: Emit) -> RunCommand:
+    async def run(command: str) -> CommandRun:
+        call_id = f"user-cmd-{next(_ids)}"
+        args = {"command": command}
+        emit(ev.ToolCallBegin(call_id, "shell", args))
+        started = time.monotonic()
+        denial = await session.approvals.check(call_id, "shell", args, emit)
+        if denial:
+            emit(ev.ToolCallEnd(call_id, "shell", args, denial, False, time.monotonic() - started))
+            raise InputError(f"!`{command}` was not run: {denial}")
+        if "shell" in session.tools:
+            call = ToolCall(call_id, "shell", json.dumps(args))
+            result = await session.tools.dispatch(call, session.tool_context(call_id, emit))
+            output, exit_code, success = result.output, result.exit_code, result.success
+        else:
+            limit = session.config.tool_output_token_limit * 4
+            output, exit_code = await run_bash(command, session.config.cwd, session.config.shell_timeout_ms, limit)
+            success = exit_code == 0
+        emit(ev.ToolCallEnd(call_id, "shell", args, output, success, time.monotonic() - started, exit_code))
+        return CommandRun(output, exit_code)
+
+    return run
+
+
+async def run_bash(command: str, cwd: Path, timeout_ms: int, max_bytes: int) -> tuple[str, int]:
+    """A plain ``bash -c`` for sessions without a shell tool: merged output, head and tail kept."""
+    process = await asyncio.create_subprocess_exec(
+        "bash", "-c", command, cwd=str(cwd), stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True,
+    )
+    try:
+        data, _ = await asyncio.wait_for(process.communicate(), timeout_ms / 1000)
+        exit_code = process.returncode if process.returncode is not None else -1
+        note = ""
+    except asyncio.TimeoutError:
+        _kill_group(process.pid)
+        data, _ = await process.communicate()
+        exit_code, note = 124, f"\n(timed out after {timeout_ms} ms)"
+    except asyncio.CancelledError:  # the user interrupted: do not leave the command running
+        _kill_group(process.pid)
+        raise
+    text = data.decode("utf-8", errors="replace")
+    if len(text) > max_bytes:
+        half = max_bytes // 2
+        text = f"{text[:half]}\n…{len(text) - 2 * half} chars truncated…\n{text[-half:]}"
+    return f"Exit code: {exit_code}\nOutput:\n{text}{note}", exit_code
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass  # it already ended

@@ -1,0 +1,243 @@
+"""Configuration: defaults < $AGENT_HOME/config.toml < project .agent/config.toml < -c overrides < flags.
+
+Every value is checked against ``KEYS``; a bad value is a :class:`ConfigError` that names the
+file, the key and the expected type.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_cli.models.model_info import context_window_for, default_provider_for
+from agent_cli.models.registry import BUILTIN_PROVIDERS, ProviderConfig
+from agent_cli.paths import agent_home
+
+DEFAULT_MODEL = "gpt-5"
+MODES = ("agent", "ask", "plan")
+APPROVAL_POLICIES = ("untrusted", "on-request", "on-failure", "never")
+SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
+WIRE_APIS = ("responses", "chat", "anthropic")
+
+
+class ConfigError(Exception):
+    """Bad configuration. The message names where the bad value came from."""
+
+
+# key -> (type, allowed values or None). Tables are validated separately.
+KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
+    "model": (str, None),
+    "model_provider": (str, None),
+    "model_context_window": (int, None),
+    "model_max_output_tokens": (int, None),
+    "model_reasoning_effort": (str, ("minimal", "low", "medium", "high")),
+    "tool_output_token_limit": (int, None),
+    "auto_compact": (bool, None),
+    "auto_compact_percent": (int, None),
+    "model_auto_compact_token_limit": (int, None),
+    "project_doc_max_bytes": (int, None),
+    "project_doc_fallback_filenames": (list, None),
+    "approval_policy": (str, APPROVAL_POLICIES),
+    "sandbox_mode": (str, SANDBOX_MODES),
+    "network_access": (bool, None),
+    "writable_roots": (list, None),
+    "shell_timeout_ms": (int, None),
+    "mode": (str, MODES),
+    "model_providers": (dict, None),
+    "hooks": (dict, None),
+    "shell_environment_policy": (dict, None),
+    "retry_max_attempts": (int, None),
+}
+PROVIDER_KEYS = {"name": str, "base_url": str, "wire_api": str, "env_key": str, "requires_key": bool}
+_TYPE_NAMES = {str: "a string", int: "an integer", bool: "a boolean", list: "an array", dict: "a table"}
+
+
+@dataclass
+class Config:
+    cwd: Path
+    agent_home: Path
+    model: str
+    provider: ProviderConfig
+    context_window: int
+    tool_output_token_limit: int = 10_000
+    max_output_tokens: int | None = None
+    reasoning_effort: str | None = None
+    auto_compact: bool = True
+    auto_compact_percent: int = 85
+    auto_compact_token_limit: int | None = None
+    project_doc_max_bytes: int = 32 * 1024
+    project_doc_fallback_filenames: list[str] = field(default_factory=list)
+    approval_policy: str = "on-request"
+    sandbox_mode: str = "workspace-write"
+    network_access: bool = False
+    writable_roots: list[Path] = field(default_factory=list)
+    shell_timeout_ms: int = 120_000
+    mode: str = "agent"
+    retry_max_attempts: int = 5
+    raw: dict[str, Any] = field(default_factory=dict)  # the merged tables, for hooks and the like
+    sources: list[Path] = field(default_factory=list)  # config files that were read
+
+    @property
+    def data_dir(self) -> Path:
+        return self.agent_home
+
+
+def find_project_config(cwd: Path) -> Path | None:
+    """The nearest .agent/config.toml from cwd up to the git root (or the filesystem root)."""
+    home_config = (agent_home() / "config.toml").resolve()
+    for directory in [cwd, *cwd.parents]:
+        candidate = directory / ".agent" / "config.toml"
+        if candidate.is_file() and candidate.resolve() != home_config:
+            return candidate
+        if (directory / ".git").exists():
+            break
+    return None
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def parse_override(text: str) -> tuple[list[str], Any]:
+    """``a.b=value`` with the value parsed as TOML (bare words are taken as strings)."""
+    key, sep, value = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise ConfigError(f"-c {text!r}: expected key=value")
+    try:
+        parsed = tomllib.loads(f"v = {value.strip()}")["v"]
+    except tomllib.TOMLDecodeError:
+        parsed = value.strip()
+    return key.split("."), parsed
+
+
+def _merge(base: dict[str, Any], update: dict[str, Any]) -> None:
+    for key, value in update.items():
+        if isinstance(value, dict) and isinstance(base.get(key), dict):
+            _merge(base[key], value)
+        else:
+            base[key] = value
+
+
+def _check(table: dict[str, Any], origin: str) -> None:
+    for key, value in table.items():
+        if key not in KEYS:
+            continue  # unknown keys are tolerated so newer configs keep working
+        expected, allowed = KEYS[key]
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            raise ConfigError(f"{origin}: `{key}` must be {_TYPE_NAMES[expected]}, got {type(value).__name__} {value!r}")
+        if allowed and value not in allowed:
+            raise ConfigError(f"{origin}: `{key}` must be one of {', '.join(allowed)}; got {value!r}")
+    for provider_id, provider in table.get("model_providers", {}).items():
+        where = f"{origin}: `model_providers.{provider_id}`"
+        if not isinstance(provider, dict):
+            raise ConfigError(f"{where} must be a table")
+        for key, value in provider.items():
+            expected_type = PROVIDER_KEYS.get(key)
+            if expected_type and not isinstance(value, expected_type):
+                raise ConfigError(f"{where}.{key} must be {_TYPE_NAMES[expected_type]}, got {value!r}")
+        if provider.get("wire_api", "chat") not in WIRE_APIS:
+            raise ConfigError(f"{where}.wire_api must be one of {', '.join(WIRE_APIS)}; got {provider['wire_api']!r}")
+    if isinstance(table.get("shell_environment_policy"), dict):
+        from agent_cli.tools.shell_env import EnvPolicy
+
+        try:
+            EnvPolicy.from_table(table["shell_environment_policy"])
+        except ValueError as exc:
+            raise ConfigError(f"{origin}: {exc}") from None
+    if "hooks" in table:
+        from agent_cli.session.hook_config import HookConfigError, parse_hooks
+
+        try:
+            parse_hooks(table["hooks"], origin)
+        except HookConfigError as exc:
+            raise ConfigError(str(exc)) from None
+
+
+def _provider(provider_id: str, tables: dict[str, Any]) -> ProviderConfig:
+    custom = tables.get(provider_id)
+    builtin = BUILTIN_PROVIDERS.get(provider_id)
+    if custom is None and builtin is None:
+        known = sorted({*BUILTIN_PROVIDERS, *tables})
+        raise ConfigError(f"unknown model provider {provider_id!r}; known providers: {', '.join(known)}")
+    if custom is None:
+        return builtin  # type: ignore[return-value]
+    base = builtin or ProviderConfig(id=provider_id, wire_api="chat", requires_key=False)
+    return ProviderConfig(
+        id=provider_id,
+        wire_api=custom.get("wire_api", base.wire_api),
+        base_url=custom.get("base_url", base.base_url),
+        env_key=custom.get("env_key", base.env_key),
+        base_url_env=base.base_url_env if "base_url" not in custom else None,
+        requires_key=custom.get("requires_key", bool(custom.get("env_key", base.env_key))),
+        name=custom.get("name", base.name or provider_id),
+    )
+
+
+def load_config(
+    cwd: Path | None = None,
+    overrides: list[str] = (),  # type: ignore[assignment]
+    flags: dict[str, Any] | None = None,
+) -> Config:
+    """Merge every layer and return a checked :class:`Config`."""
+    cwd = (cwd or Path.cwd()).resolve()
+    if not cwd.is_dir():
+        raise ConfigError(f"working directory {cwd} does not exist")
+    home = agent_home()
+    merged: dict[str, Any] = {}
+    sources: list[Path] = []
+    layers = [home / "config.toml", find_project_config(cwd)]
+    for path in layers:
+        if path is not None and path.is_file():
+            table = read_toml(path)
+            _check(table, str(path))
+            _merge(merged, table)
+            sources.append(path)
+    for text in overrides:
+        keys, value = parse_override(text)
+        table: dict[str, Any] = value
+        for key in reversed(keys):
+            table = {key: table}
+        _check(table, f"-c {text}")
+        _merge(merged, table)
+    flag_table = {key: value for key, value in (flags or {}).items() if value is not None}
+    _check(flag_table, "command line")
+    _merge(merged, flag_table)
+
+    model = merged.get("model", DEFAULT_MODEL)
+    provider = _provider(merged.get("model_provider") or default_provider_for(model), merged.get("model_providers", {}))
+    percent = merged.get("auto_compact_percent", 85)
+    if not 1 <= percent <= 100:
+        raise ConfigError(f"`auto_compact_percent` must be between 1 and 100; got {percent}")
+    return Config(
+        cwd=cwd,
+        agent_home=home,
+        model=model,
+        provider=provider,
+        context_window=merged.get("model_context_window") or context_window_for(model),
+        tool_output_token_limit=merged.get("tool_output_token_limit", 10_000),
+        max_output_tokens=merged.get("model_max_output_tokens"),
+        reasoning_effort=merged.get("model_reasoning_effort"),
+        auto_compact=merged.get("auto_compact", True),
+        auto_compact_percent=percent,
+        auto_compact_token_limit=merged.get("model_auto_compact_token_limit"),
+        project_doc_max_bytes=merged.get("project_doc_max_bytes", 32 * 1024),
+        project_doc_fallback_filenames=[str(name) for name in merged.get("project_doc_fallback_filenames", [])],
+        approval_policy=merged.get("approval_policy", "on-request"),
+        sandbox_mode=merged.get("sandbox_mode", "workspace-write"),
+        network_access=merged.get("network_access", False),
+        writable_roots=[(cwd / Path(str(root)).expanduser()).resolve() for root in merged.get("writable_roots", [])],
+        shell_timeout_ms=merged.get("shell_timeout_ms", 120_000),
+        mode=merged.get("mode", "agent"),
+        retry_max_attempts=merged.get("retry_max_attempts", 5),
+        raw=merged,
+        sources=sources,
+    )

@@ -1,0 +1,1 @@
+"""Everything the model sees: history, prompts, project docs, skills, environment, tokens."""

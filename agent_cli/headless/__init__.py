@@ -1,0 +1,1 @@
+"""`agent exec`: the session without a screen."""

@@ -1,0 +1,115 @@
+"""`agent exec`: read a prompt, run turns, print progress on stderr and the answer on stdout."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import select
+import sys
+from pathlib import Path
+
+from agent_cli import events as ev
+from agent_cli.cli import USAGE_ERROR, check_api_key_or_exit, fail, load_config_or_exit
+from agent_cli.headless.render_json import JsonRenderer
+from agent_cli.headless.render_text import TextRenderer
+
+TURN_FAILED = 1
+
+
+STDIN_WAIT_SECONDS = 5.0
+
+
+def stdin_ready(stdin, timeout: float) -> bool:
+    """True when stdin has data or is at EOF, so reading it cannot block forever."""
+    try:
+        ready, _, _ = select.select([stdin], [], [], timeout)
+    except (OSError, ValueError, TypeError):
+        return True  # not selectable (e.g. a StringIO): reading is safe
+    return bool(ready)
+
+
+def read_prompt(prompt: str | None, stdin=None) -> str:
+    """The prompt from the argument and/or piped stdin. A terminal on stdin is never read.
+
+    With a prompt, stdin is appended only if it delivers data or EOF within a few seconds: a
+    parent that leaves stdin open and silent must not hang us.
+    """
+    stdin = stdin or sys.stdin
+    piped = stdin is not None and not stdin.isatty()
+    if prompt in (None, "-"):
+        if not piped:
+            fail("no prompt given: pass one as an argument, or pipe it on stdin (agent exec - < file)")
+        text = stdin.read()
+        if not text.strip():
+            fail("the prompt read from stdin is empty")
+        return text
+    if piped and stdin_ready(stdin, STDIN_WAIT_SECONDS):
+        extra = stdin.read()
+        if extra.strip():
+            return f"{prompt}\n\n<stdin>\n{extra.rstrip()}\n</stdin>"
+    return prompt
+
+
+def run_exec(args: argparse.Namespace) -> int:
+    resume_path = None
+    if getattr(args, "resume", False):  # agent exec resume: find the file, take its model
+        from agent_cli.headless.sessions_cmd import prepare_exec_resume
+
+        resume_path = prepare_exec_resume(args)
+    prompt = read_prompt(args.prompt)
+    config = load_config_or_exit(args)
+    check_api_key_or_exit(config)
+    from agent_cli.session import Session
+    from agent_cli.session.approvals import use_exec_default
+
+    use_exec_default(config)  # approval_policy "never" unless the user set one
+
+    if resume_path is None:
+        session = Session(config, interactive=False)
+    else:
+        from agent_cli.headless.sessions_cmd import restore_or_exit
+
+        session = restore_or_exit(config, resume_path, interactive=False)
+    if args.json:
+        renderer = JsonRenderer(sys.stdout)
+    else:
+        color = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
+        renderer = TextRenderer(sys.stderr, color=color)
+    try:
+        outcome = asyncio.run(drive(session, prompt, renderer))
+    except KeyboardInterrupt:
+        return 130
+    last_message, status = outcome
+    if status == USAGE_ERROR:  # the input was refused (unknown /command, missing @file): nothing ran
+        return status
+    if args.output_last_message:
+        Path(args.output_last_message).write_text(last_message or "", encoding="utf-8")
+    if not args.json and last_message:
+        print(last_message, flush=True)
+    return status
+
+
+async def drive(session, prompt: str, renderer) -> tuple[str | None, int]:
+    """Run the input (a prompt or a slash command) and return the last message and exit status.
+
+    A command that runs no model turn (/status, /diff, /quit) succeeds unless it reports an error."""
+    renderer.session_started(session)
+    if getattr(session, "resumed", None) is not None:  # what `agent exec resume` restored
+        for event in session.resumed.events():
+            renderer.render(event)
+    last_message: str | None = None
+    status = 0
+    async for event in session.submit(prompt):
+        renderer.render(event)
+        if isinstance(event, ev.TurnComplete):
+            last_message = event.last_message
+        elif isinstance(event, (ev.TurnFailed, ev.TurnAborted)):
+            status = TURN_FAILED
+        elif isinstance(event, ev.InputRejected):
+            status = USAGE_ERROR
+    renderer.finished()
+    return last_message, status
+
+
+__all__ = ["run_exec", "read_prompt", "USAGE_ERROR"]

@@ -1,0 +1,123 @@
+"""`agent exec --json`: events as JSON lines, in the shape of Codex's exec schema.
+
+thread.started, turn.started, item.started / item.updated / item.completed (agent_message,
+reasoning, command_execution, file_change, todo_list, tool_call, compaction, error),
+turn.completed {usage}, turn.failed {error}.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import IO, Any
+
+from agent_cli import events as ev
+
+
+class JsonRenderer:
+    def __init__(self, out: IO[str]):
+        self.out = out
+        self._next_id = 0
+        self._ids: dict[str, str] = {}  # call_id -> item id
+        self._plan_id: str | None = None
+        self._usage: ev.TokenCount | None = None
+        self._turn_usage_start = None
+
+    def emit(self, kind: str, **fields: Any) -> None:
+        self.out.write(json.dumps({"type": kind, **fields}, ensure_ascii=False) + "\n")
+        self.out.flush()
+
+    def new_id(self) -> str:
+        item_id = f"item_{self._next_id}"
+        self._next_id += 1
+        return item_id
+
+    def item(self, kind: str, item: dict[str, Any]) -> None:
+        self.emit(kind, item=item)
+
+    def session_started(self, session) -> None:
+        self.emit("thread.started", thread_id=session.id)
+
+    def finished(self) -> None:
+        pass
+
+    def render(self, event: ev.Event) -> None:
+        match event:
+            case ev.TurnStarted():
+                self._turn_usage_start = self._usage.total if self._usage else None
+                self.emit("turn.started")
+            case ev.AgentMessage(text=text):
+                self.item("item.completed", {"id": self.new_id(), "type": "agent_message", "text": text})
+            case ev.ReasoningDone(text=text):
+                self.item("item.completed", {"id": self.new_id(), "type": "reasoning", "text": text})
+            case ev.ToolCallBegin(call_id=call_id, name=name, arguments=args):
+                self._tool_started(call_id, name, args)
+            case ev.ToolCallEnd():
+                self._tool_finished(event)
+            case ev.PlanUpdated(plan=plan):
+                kind = "item.updated" if self._plan_id else "item.started"
+                self._plan_id = self._plan_id or self.new_id()
+                items = [{"text": step.step, "completed": step.status == "completed"} for step in plan]
+                self.item(kind, {"id": self._plan_id, "type": "todo_list", "items": items})
+            case ev.Warning(message=message) | ev.Error(message=message, fatal=False):
+                self.item("item.completed", {"id": self.new_id(), "type": "error", "message": message})
+            case ev.Retry(attempt=attempt, max_attempts=most, delay=delay, reason=reason):
+                message = f"retrying ({attempt}/{most}) in {delay:.1f}s: {reason}"
+                self.item("item.completed", {"id": self.new_id(), "type": "error", "message": message})
+            case ev.CompactionFinished():
+                self.item("item.completed", {
+                    "id": self.new_id(), "type": "compaction", "trigger": event.trigger,
+                    "tokens_before": event.tokens_before, "tokens_after": event.tokens_after,
+                    "trimmed": event.trimmed, "applied": event.applied, "fallback": event.fallback,
+                })
+            case ev.TokenCount():
+                self._usage = event
+            case ev.InputRejected(message=message, suggestions=suggestions):
+                self.item("item.completed", {"id": self.new_id(), "type": "error", "message": message,
+                                             "suggestions": list(suggestions)})
+            case ev.Notice(text=text, title=title):
+                self.item("item.completed", {"id": self.new_id(), "type": "notice", "title": title, "text": text})
+            case ev.ContextUsage():
+                parts = [{"name": part.name, "tokens": part.tokens} for part in event.parts]
+                self.item("item.completed", {"id": self.new_id(), "type": "context_usage", "parts": parts,
+                                             "used": event.used, "window": event.window,
+                                             "counting_method": event.counting_method})
+            case ev.TurnComplete():
+                self.emit("turn.completed", usage=self._turn_usage())
+            case ev.TurnFailed(message=message) | ev.TurnAborted(reason=message):
+                self.emit("turn.failed", error={"message": message})
+
+    def _turn_usage(self) -> dict[str, int]:
+        if self._usage is None:
+            return {"input_tokens": 0, "cached_input_tokens": 0, "output_tokens": 0}
+        total, start = self._usage.total, self._turn_usage_start
+        fields = ("input_tokens", "cached_input_tokens", "output_tokens")
+        return {name: getattr(total, name) - (getattr(start, name) if start else 0) for name in fields}
+
+    def _tool_started(self, call_id: str, name: str, args: dict[str, Any]) -> None:
+        item_id = self._ids[call_id] = self.new_id()
+        if name == "shell":
+            self.item("item.started", {
+                "id": item_id, "type": "command_execution", "command": str(args.get("command", "")),
+                "aggregated_output": "", "exit_code": None, "status": "in_progress",
+            })
+        elif name not in ("apply_patch", "update_plan"):
+            self.item("item.started", {
+                "id": item_id, "type": "tool_call", "tool": name, "arguments": args, "status": "in_progress",
+            })
+
+    def _tool_finished(self, event: ev.ToolCallEnd) -> None:
+        item_id = self._ids.pop(event.call_id, None) or self.new_id()
+        status = "completed" if event.success else "failed"
+        if event.name == "shell":
+            self.item("item.completed", {
+                "id": item_id, "type": "command_execution", "command": str(event.arguments.get("command", "")),
+                "aggregated_output": event.output, "exit_code": event.exit_code, "status": status,
+            })
+        elif event.name == "apply_patch":
+            changes = [{"path": change.path, "kind": change.kind} for change in event.changes]
+            self.item("item.completed", {"id": item_id, "type": "file_change", "changes": changes, "status": status})
+        elif event.name != "update_plan":
+            self.item("item.completed", {
+                "id": item_id, "type": "tool_call", "tool": event.name, "arguments": event.arguments,
+                "output": event.output, "status": status,
+            })

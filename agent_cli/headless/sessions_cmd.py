@@ -1,0 +1,227 @@
+"""`agent sessions`, `agent resume` and `agent exec resume`: find a saved session and reopen it.
+
+Unless ``-m``/``--provider`` (or ``-c model=...``) are given, a resumed session keeps the model and
+provider it was recorded with, so its reasoning items stay meaningful to the provider.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import TextIO
+
+from agent_cli.cli import add_session_options, fail, load_config_or_exit
+
+PICKER_SIZE = 20
+
+
+# --- arguments -----------------------------------------------------------------------------
+
+
+def add_resume_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--last", action="store_true",
+        help="the most recent session started in this directory (else the most recent overall)",
+    )
+    parser.add_argument("words", nargs="*", metavar="ARG", help="a session id or a prefix of it (unless --last), then a prompt")
+    parser.usage = "%(prog)s [options] [--last | ID] [PROMPT]"
+
+
+def build_resume_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agent resume", description="Reopen a saved session in the terminal UI (a picker without --last or ID)."
+    )
+    add_session_options(parser)
+    add_resume_arguments(parser)
+    return parser
+
+
+def build_sessions_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="agent sessions", description="List saved sessions, most recent first.")
+    parser.add_argument("-n", "--limit", type=int, default=30, help="how many to show (default 30; 0 = all)")
+    parser.add_argument("--here", action="store_true", help="only sessions started in this directory")
+    parser.add_argument("-C", "--cd", metavar="DIR", help="as if started in DIR")
+    return parser
+
+
+def split_words(args: argparse.Namespace) -> tuple[str | None, str | None]:
+    """(session reference, prompt) from the positional words; with --last there is no reference."""
+    words = list(args.words)
+    if args.last:
+        ref = None
+    else:
+        ref = words.pop(0) if words else None
+    if len(words) > 1:
+        fail("give the prompt as one argument (quote it)")
+    return ref, (words[0] if words else None)
+
+
+def working_dir(args: argparse.Namespace) -> Path:
+    return (Path(args.cd).expanduser() if getattr(args, "cd", None) else Path.cwd()).resolve()
+
+
+# --- finding the session -------------------------------------------------------------------
+
+
+def resolve_session_file(args: argparse.Namespace, ref: str | None, *, picker: bool, out: TextIO) -> Path:
+    """The session file named by ``--last``, an id, or (if allowed) picked by the user."""
+    from agent_cli.paths import agent_home
+    from agent_cli.session.catalog import find_session, latest_session
+    from agent_cli.session.rollout import RolloutError
+
+    home = agent_home()
+    if args.last:
+        found = latest_session(home, working_dir(args))
+        if found is None:
+            fail("there is no saved session to resume")
+        path, here = found
+        where = "in this directory" if here else "overall (none was started in this directory)"
+        print(f"agent: resuming the most recent session {where}: {path}", file=out)
+        return path
+    if ref is not None:
+        try:
+            return find_session(home, ref)
+        except RolloutError as exc:
+            fail(str(exc))
+    if not picker:
+        fail("say which session: --last or a session id (see `agent sessions`)")
+    return pick_session(home, working_dir(args))
+
+
+def pick_session(home: Path, cwd: Path, stdin: TextIO | None = None, out: TextIO | None = None) -> Path:
+    """A numbered list on the terminal; the user types a number."""
+    from agent_cli.session.catalog import list_sessions
+
+    stdin, out = stdin or sys.stdin, out or sys.stderr
+    if not stdin.isatty():
+        fail("agent resume needs a terminal to pick a session; use --last or a session id")
+    sessions = list_sessions(home, limit=PICKER_SIZE)
+    if not sessions:
+        fail("there is no saved session to resume")
+    here = [s for s in sessions if s.cwd == str(cwd)]
+    ordered = here + [s for s in sessions if s.cwd != str(cwd)]  # this directory's first
+    for number, summary in enumerate(ordered, start=1):
+        out.write(f"{number:>3}  {format_row(summary, width=terminal_width() - 5)}\n")
+    while True:
+        out.write(f"Resume which session? [1-{len(ordered)}, Enter = 1, q = quit] ")
+        out.flush()
+        answer = stdin.readline()
+        if not answer or answer.strip().lower() in ("q", "quit"):
+            raise SystemExit(0)
+        choice = answer.strip() or "1"
+        if choice.isdigit() and 1 <= int(choice) <= len(ordered):
+            return ordered[int(choice) - 1].path
+
+
+def use_recorded_model(args: argparse.Namespace, path: Path) -> None:
+    """Resume with the recorded model and provider unless the command line chose others."""
+    from agent_cli.session.rollout import RolloutError, read_header
+
+    overridden = any(text.split("=", 1)[0].strip() in ("model", "model_provider") for text in args.overrides)
+    if args.model or args.provider or overridden:
+        return
+    try:
+        header = read_header(path)
+    except RolloutError as exc:
+        fail(str(exc))
+    args.model, args.provider = header.model, header.provider
+
+
+def restore_or_exit(config, path: Path, *, interactive: bool):
+    from agent_cli.session.resume import restore_session
+    from agent_cli.session.rollout import RolloutError
+
+    try:
+        return restore_session(config, path, interactive=interactive)
+    except RolloutError as exc:
+        fail(str(exc))
+
+
+# --- the commands --------------------------------------------------------------------------
+
+
+def run_sessions(argv: list[str], out: TextIO | None = None) -> int:
+    """`agent sessions`: time, id, size, directory and first prompt of saved sessions."""
+    from agent_cli.paths import agent_home
+    from agent_cli.session.catalog import list_sessions
+
+    out = out or sys.stdout
+    args = build_sessions_parser().parse_args(argv)
+    cwd = working_dir(args) if args.here else None
+    sessions = list_sessions(agent_home(), cwd=cwd, limit=args.limit or None)
+    if not sessions:
+        print("no saved sessions" + (" for this directory" if args.here else ""), file=sys.stderr)
+        return 0
+    width = terminal_width() if out.isatty() else 160
+    out.write(f"{'UPDATED':<16}  {'ID':<8}  {'SIZE':>7}  {'DIRECTORY':<28}  FIRST PROMPT\n")
+    for summary in sessions:
+        out.write(format_row(summary, width) + "\n")
+    out.write("\nResume one with `agent resume ID` or `agent exec resume ID \"PROMPT\"`.\n")
+    return 0
+
+
+def run_resume(argv: list[str]) -> int:
+    """`agent resume [--last | ID] [PROMPT]`: reopen a session in the TUI."""
+    args = build_resume_parser().parse_args(argv)
+    ref, prompt = split_words(args)
+    path = resolve_session_file(args, ref, picker=True, out=sys.stderr)
+    use_recorded_model(args, path)
+    config = load_config_or_exit(args)
+    from agent_cli.cli import check_api_key_or_exit
+
+    check_api_key_or_exit(config)
+    session = restore_or_exit(config, path, interactive=True)
+    from agent_cli.tui.app import run_app
+
+    return run_app(config, prompt, session=session)
+
+
+def prepare_exec_resume(args: argparse.Namespace) -> Path:
+    """For `agent exec resume`: pick the file and the model before the config is loaded.
+
+    Moves the prompt into ``args.prompt`` (where `agent exec` reads it).
+    """
+    ref, args.prompt = split_words(args)
+    path = resolve_session_file(args, ref, picker=False, out=sys.stderr)
+    use_recorded_model(args, path)
+    return path
+
+
+# --- formatting ----------------------------------------------------------------------------
+
+
+def terminal_width() -> int:
+    try:
+        return os.get_terminal_size().columns
+    except OSError:
+        return 120
+
+
+def human_size(size: int) -> str:
+    if size < 1024:
+        return f"{size} B"
+    for unit in ("KB", "MB", "GB"):
+        size /= 1024  # type: ignore[assignment]
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if size >= 10 else f"{size:.1f} {unit}"
+    return f"{size} B"  # pragma: no cover
+
+
+def short_path(path: str, limit: int = 28) -> str:
+    home = str(Path.home())
+    if path == home or path.startswith(home + os.sep):
+        path = "~" + path[len(home):]
+    return path if len(path) <= limit else "…" + path[-(limit - 1):]
+
+
+def format_row(summary, width: int = 120) -> str:
+    updated = time.strftime("%Y-%m-%d %H:%M", time.localtime(summary.updated))
+    prompt = " ".join((summary.first_prompt or "(no prompt yet)").split())
+    head = f"{updated:<16}  {summary.short_id:<8}  {human_size(summary.size):>7}  {short_path(summary.cwd):<28}  "
+    room = max(20, width - len(head))
+    if len(prompt) > room:
+        prompt = prompt[: room - 1] + "…"
+    return head + prompt

@@ -1,0 +1,1 @@
+"""Model clients. Provider wire formats live only in this package."""

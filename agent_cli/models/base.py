@@ -1,0 +1,109 @@
+"""What every model client provides: one streaming call from a provider-neutral prompt."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from agent_cli.items import Item
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token usage of one request, in one shape for every provider.
+
+    ``input_tokens`` counts the whole prompt, cached part included.
+    """
+
+    input_tokens: int = 0
+    cached_input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.cached_input_tokens + other.cached_input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.reasoning_tokens + other.reasoning_tokens,
+        )
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool as the model sees it: a name, a description and a JSON schema."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """Everything one request sends: instructions, the conversation, and the tools."""
+
+    instructions: str
+    items: list[Item]
+    tools: list[ToolSpec] = field(default_factory=list)
+
+
+# --- Stream events a client yields, in order, for one request -----------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class OutputItem:
+    """One finished output item (message, reasoning or tool call)."""
+
+    item: Item
+
+
+@dataclass(frozen=True, slots=True)
+class Retrying:
+    """The request failed transiently and will be sent again after ``delay`` seconds.
+
+    Deltas streamed before this event belong to the abandoned attempt.
+    """
+
+    attempt: int
+    max_attempts: int
+    delay: float
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Completed:
+    usage: Usage | None
+    response_id: str | None = None
+
+
+StreamEvent = TextDelta | ReasoningDelta | OutputItem | Retrying | Completed
+
+
+class ModelClient(Protocol):
+    """A provider's streaming client.
+
+    ``stream`` yields deltas, then each finished output item, then exactly one ``Completed``.
+    It raises :class:`agent_cli.models.errors.ContextWindowExceeded` when the prompt is too long
+    and :class:`agent_cli.models.errors.ModelError` for anything the user must fix or that
+    survived all retries.
+    """
+
+    provider: str
+    model: str
+
+    def stream(self, prompt: Prompt) -> AsyncIterator[StreamEvent]: ...

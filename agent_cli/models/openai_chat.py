@@ -1,0 +1,192 @@
+"""Chat Completions client for any OpenAI-compatible server (``wire_api = "chat"``).
+
+Written for the lowest common denominator (Ollama, vLLM, llama.cpp, LM Studio, OpenRouter):
+harness instructions go out as ``system`` (many servers reject ``developer``), reasoning is
+never sent back, and usage, call ids and tool-call indexes may all be missing from the stream.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+from agent_cli.items import Item, Message, Reasoning, ToolCall, ToolOutput
+from agent_cli.models.base import (
+    Completed,
+    OutputItem,
+    Prompt,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    ToolSpec,
+    Usage,
+)
+from agent_cli.models.client_base import SdkStreamingClient, as_dict, int_field
+from agent_cli.models.errors import TransientError
+
+# Servers name the streamed reasoning differently: DeepSeek, vLLM and llama.cpp use
+# `reasoning_content`, OpenRouter and Ollama `reasoning`.
+_REASONING_FIELDS = ("reasoning_content", "reasoning")
+
+
+def chat_messages(instructions: str, items: list[Item]) -> list[dict[str, Any]]:
+    """Our conversation as Chat Completions messages."""
+    system = [instructions] if instructions else []
+    rest = list(items)
+    # Harness messages that precede the conversation join the first system message: several
+    # chat templates (Qwen's among them) reject a system message anywhere but first.
+    while rest and isinstance(rest[0], Message) and rest[0].role == "developer":
+        system.append(rest.pop(0).text)
+    messages: list[dict[str, Any]] = []
+    if system:
+        messages.append({"role": "system", "content": "\n\n".join(system)})
+    for item in rest:
+        if isinstance(item, Message):
+            if item.role == "assistant":
+                if item.text:
+                    messages.append({"role": "assistant", "content": item.text})
+            else:
+                role = "system" if item.role == "developer" else "user"
+                messages.append({"role": role, "content": item.text})
+        elif isinstance(item, ToolCall):
+            call = {"id": item.call_id, "type": "function",
+                    "function": {"name": item.name, "arguments": item.arguments}}
+            last = messages[-1] if messages else None
+            # Calls join the assistant message they followed, as the API models one turn.
+            if last is not None and last["role"] == "assistant":
+                last.setdefault("tool_calls", []).append(call)
+            else:
+                messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        elif isinstance(item, ToolOutput):
+            messages.append({"role": "tool", "tool_call_id": item.call_id, "content": item.output})
+        # Reasoning is not sent back: no compatible server accepts it in the request.
+    return messages
+
+
+def tool_params(tools: list[ToolSpec]) -> list[dict[str, Any]]:
+    return [{"type": "function",
+             "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+            for t in tools]
+
+
+def usage_from(data: Any) -> Usage | None:
+    if not isinstance(data, dict):
+        return None
+    return Usage(
+        input_tokens=int_field(data, "prompt_tokens"),
+        cached_input_tokens=int_field(data, "prompt_tokens_details", "cached_tokens"),
+        output_tokens=int_field(data, "completion_tokens"),
+        reasoning_tokens=int_field(data, "completion_tokens_details", "reasoning_tokens"),
+    )
+
+
+@dataclass
+class _PendingCall:
+    call_id: str | None = None
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+    def finish(self) -> ToolCall:
+        call_id = self.call_id or f"call_{uuid.uuid4().hex[:24]}"  # some servers send no id
+        return ToolCall(call_id, self.name, "".join(self.arguments) or "{}")
+
+
+@dataclass
+class _ChatAccumulator:
+    """Everything one streamed completion said, assembled from its chunks."""
+
+    text: list[str] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)
+    calls: dict[int, _PendingCall] = field(default_factory=dict)
+    finish_reason: str | None = None
+    usage: Usage | None = None
+    response_id: str | None = None
+
+    def add_tool_deltas(self, deltas: list[dict[str, Any]]) -> None:
+        for delta in deltas:
+            index = delta.get("index")
+            next_index = max(self.calls) + 1 if self.calls else 0
+            if not isinstance(index, int):  # no index: an id starts a call, else it continues
+                index = next_index if delta.get("id") or not self.calls else max(self.calls)
+            pending = self.calls.get(index)
+            if pending is not None and delta.get("id") and pending.call_id and delta["id"] != pending.call_id:
+                index, pending = next_index, None  # a server reusing an index for a new call
+            if pending is None:
+                pending = self.calls[index] = _PendingCall()
+            function = delta.get("function") or {}
+            pending.call_id = pending.call_id or delta.get("id")
+            pending.name += function.get("name") or ""
+            if function.get("arguments"):
+                pending.arguments.append(function["arguments"])
+
+    def items(self) -> list[Item]:
+        out: list[Item] = []
+        if self.reasoning:
+            out.append(Reasoning("".join(self.reasoning)))
+        if self.text:
+            out.append(Message("assistant", "".join(self.text)))
+        out.extend(self.calls[index].finish() for index in sorted(self.calls))
+        return out
+
+
+class OpenAIChatClient(SdkStreamingClient):
+    sdk_module = "openai"
+    default_base_url = "https://api.openai.com/v1"
+
+    def _make_sdk_client(self, module: ModuleType) -> Any:
+        return module.AsyncOpenAI(api_key=self.api_key, base_url=self.base_url,
+                                  max_retries=0, timeout=self.timeout)
+
+    def request(self, prompt: Prompt) -> dict[str, Any]:
+        """The keyword arguments of ``chat.completions.create`` for this prompt."""
+        params: dict[str, Any] = {
+            "model": self.model,
+            "messages": chat_messages(prompt.instructions, prompt.items),
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if prompt.tools:  # some servers reject an empty tools list
+            params["tools"] = tool_params(prompt.tools)
+        if self.max_output_tokens:
+            # OpenAI itself wants the newer name; compatible servers reliably know the old one.
+            key = "max_completion_tokens" if self.provider in ("openai", "openai-chat") else "max_tokens"
+            params[key] = self.max_output_tokens
+        if self.reasoning_effort:
+            params["reasoning_effort"] = self.reasoning_effort
+        return params
+
+    async def _attempt(self, sdk: Any, prompt: Prompt) -> AsyncIterator[StreamEvent]:
+        stream = await sdk.chat.completions.create(**self.request(prompt))
+        acc = _ChatAccumulator()
+        try:
+            async for chunk in stream:
+                data = as_dict(chunk)
+                acc.response_id = acc.response_id or data.get("id")
+                if isinstance(data.get("usage"), dict):  # a usage-only chunk, or on the last choice
+                    acc.usage = usage_from(data["usage"])
+                for choice in data.get("choices") or []:
+                    if (choice.get("index") or 0) != 0:  # n=1; a missing index means the only choice
+                        continue
+                    delta = choice.get("delta") or {}
+                    for name in _REASONING_FIELDS:
+                        if isinstance(delta.get(name), str) and delta[name]:
+                            acc.reasoning.append(delta[name])
+                            yield ReasoningDelta(delta[name])
+                            break
+                    if isinstance(delta.get("content"), str) and delta["content"]:
+                        acc.text.append(delta["content"])
+                        yield TextDelta(delta["content"])
+                    if delta.get("tool_calls"):
+                        acc.add_tool_deltas(delta["tool_calls"])
+                    acc.finish_reason = choice.get("finish_reason") or acc.finish_reason
+        finally:
+            await stream.close()
+        # The SDK hides `[DONE]`; a stream that ends without a finish reason was cut off.
+        if acc.finish_reason is None:
+            raise TransientError("the stream ended before the response was complete")
+        for item in acc.items():
+            yield OutputItem(item)
+        yield Completed(acc.usage, acc.response_id)

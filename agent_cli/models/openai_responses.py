@@ -1,0 +1,174 @@
+"""OpenAI Responses API client (``wire_api = "responses"``).
+
+Stateless: ``store=False``, the whole conversation is sent each time, and reasoning items
+travel back with their encrypted content so reasoning models keep their chain of thought.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from types import ModuleType
+from typing import Any
+
+from agent_cli.items import Item, Message, Reasoning, ToolCall, ToolOutput
+from agent_cli.models.base import (
+    Completed,
+    OutputItem,
+    Prompt,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    ToolSpec,
+    Usage,
+)
+from agent_cli.models.client_base import SdkStreamingClient, as_dict, int_field
+from agent_cli.models.error_mapping import error_for_stream_failure, one_line
+from agent_cli.models.errors import ModelError, TransientError
+from agent_cli.models.model_info import is_reasoning_model
+
+_REASONING_DELTAS = ("response.reasoning_summary_text.delta", "response.reasoning_text.delta")
+
+
+def input_items(items: list[Item]) -> list[dict[str, Any]]:
+    """Our conversation items as Responses ``input`` items."""
+    out: list[dict[str, Any]] = []
+    for item in items:
+        if isinstance(item, Message):
+            if item.role == "assistant":
+                if item.text:
+                    out.append(_message("assistant", "output_text", item.text))
+            else:
+                out.append(_message(item.role, "input_text", item.text))
+        elif isinstance(item, Reasoning):
+            # With store=False only encrypted reasoning can be sent back; reasoning from other
+            # providers (or without encrypted content) would be rejected as an unknown item.
+            if item.encrypted_content and item.id:
+                summary = [{"type": "summary_text", "text": item.text}] if item.text else []
+                out.append({"type": "reasoning", "id": item.id, "summary": summary,
+                            "encrypted_content": item.encrypted_content})
+        elif isinstance(item, ToolCall):
+            out.append({"type": "function_call", "call_id": item.call_id, "name": item.name,
+                        "arguments": item.arguments})
+        elif isinstance(item, ToolOutput):
+            out.append({"type": "function_call_output", "call_id": item.call_id, "output": item.output})
+    return out
+
+
+def _message(role: str, content_type: str, text: str) -> dict[str, Any]:
+    return {"type": "message", "role": role, "content": [{"type": content_type, "text": text}]}
+
+
+def tool_params(tools: list[ToolSpec]) -> list[dict[str, Any]]:
+    return [{"type": "function", "name": t.name, "description": t.description,
+             "parameters": t.parameters, "strict": False} for t in tools]
+
+
+def output_item(data: dict[str, Any]) -> Item | None:
+    """A finished Responses output item as one of ours; None for kinds we do not keep."""
+    kind = data.get("type")
+    if kind == "message":
+        parts = data.get("content") or []
+        text = "".join(p.get("text") or "" for p in parts if p.get("type") == "output_text")
+        return Message("assistant", text, id=data.get("id")) if text else None
+    if kind == "reasoning":
+        summary = [p.get("text") or "" for p in data.get("summary") or []]
+        if not any(summary):  # models that stream raw reasoning text put it in `content`
+            summary = [p.get("text") or "" for p in data.get("content") or []]
+        return Reasoning("\n\n".join(s for s in summary if s), id=data.get("id"),
+                         encrypted_content=data.get("encrypted_content"))
+    if kind == "function_call":
+        return ToolCall(data.get("call_id") or data.get("id") or "", data.get("name") or "",
+                        data.get("arguments") or "{}", id=data.get("id"))
+    return None
+
+
+def usage_from(data: dict[str, Any] | None) -> Usage | None:
+    if not isinstance(data, dict):
+        return None
+    return Usage(
+        input_tokens=int_field(data, "input_tokens"),
+        cached_input_tokens=int_field(data, "input_tokens_details", "cached_tokens"),
+        output_tokens=int_field(data, "output_tokens"),
+        reasoning_tokens=int_field(data, "output_tokens_details", "reasoning_tokens"),
+    )
+
+
+class OpenAIResponsesClient(SdkStreamingClient):
+    sdk_module = "openai"
+    default_base_url = "https://api.openai.com/v1"
+
+    def _make_sdk_client(self, module: ModuleType) -> Any:
+        return module.AsyncOpenAI(api_key=self.api_key, base_url=self.base_url,
+                                  max_retries=0, timeout=self.timeout)
+
+    def request(self, prompt: Prompt) -> dict[str, Any]:
+        """The keyword arguments of ``responses.create`` for this prompt."""
+        params: dict[str, Any] = {
+            "model": self.model,
+            "input": input_items(prompt.items),
+            "store": False,
+            "stream": True,
+        }
+        if prompt.instructions:
+            params["instructions"] = prompt.instructions
+        if prompt.tools:
+            params["tools"] = tool_params(prompt.tools)
+            params["tool_choice"] = "auto"
+            params["parallel_tool_calls"] = True
+        if is_reasoning_model(self.model):
+            # Non-reasoning models reject both parameters.
+            params["include"] = ["reasoning.encrypted_content"]
+            reasoning: dict[str, Any] = {"summary": "auto"}
+            if self.reasoning_effort:
+                reasoning["effort"] = self.reasoning_effort
+            params["reasoning"] = reasoning
+        if self.max_output_tokens:
+            params["max_output_tokens"] = self.max_output_tokens
+        return params
+
+    async def _attempt(self, sdk: Any, prompt: Prompt) -> AsyncIterator[StreamEvent]:
+        stream = await sdk.responses.create(**self.request(prompt))
+        items: list[Item] = []
+        summary_index: dict[str, int] = {}
+        completed: dict[str, Any] | None = None
+        try:
+            async for event in stream:
+                data = as_dict(event)
+                kind = data.get("type")
+                if kind == "response.output_text.delta":
+                    if data.get("delta"):
+                        yield TextDelta(data["delta"])
+                elif kind in _REASONING_DELTAS:
+                    # Separate summary parts the way the finished item will join them.
+                    key, index = str(data.get("item_id")), data.get("summary_index", 0)
+                    if summary_index.setdefault(key, index) != index:
+                        summary_index[key] = index
+                        yield ReasoningDelta("\n\n")
+                    if data.get("delta"):
+                        yield ReasoningDelta(data["delta"])
+                elif kind == "response.output_item.done":
+                    item = output_item(data.get("item") or {})
+                    if item is not None:
+                        items.append(item)
+                elif kind == "response.completed":
+                    completed = data.get("response") or {}
+                    break
+                elif kind in ("response.failed", "error"):
+                    raise self._stream_failure(data)
+                elif kind == "response.incomplete":
+                    details = (data.get("response") or {}).get("incomplete_details") or {}
+                    reason = details.get("reason") or "unknown reason"
+                    raise ModelError(f"the response was cut short by the provider ({reason})")
+        finally:
+            await stream.close()
+        if completed is None:
+            raise TransientError("the stream ended before the response was complete")
+        for item in items:
+            yield OutputItem(item)
+        yield Completed(usage_from(completed.get("usage")), completed.get("id"))
+
+    def _stream_failure(self, data: dict[str, Any]) -> ModelError:
+        error = data if data.get("type") == "error" else (data.get("response") or {}).get("error") or {}
+        message = error.get("message")
+        return error_for_stream_failure(one_line(message) if message else None, self._error_context(),
+                                        code=error.get("code"), kind=error.get("type"))

@@ -1,0 +1,104 @@
+"""Built-in providers and the one function that turns a provider and a model into a client.
+
+Importing this module loads no SDK; the client modules are imported when a client is made.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Literal
+
+from agent_cli.models.base import ModelClient
+from agent_cli.models.errors import ModelError
+from agent_cli.models.retry import RetryPolicy
+
+WireApi = Literal["responses", "chat", "anthropic"]
+# Local servers ignore the key, but the SDKs refuse to start without one.
+NO_KEY_PLACEHOLDER = "not-needed"
+
+
+@dataclass(frozen=True)
+class ProviderConfig:
+    id: str
+    wire_api: WireApi
+    base_url: str | None = None
+    env_key: str | None = None
+    base_url_env: str | None = None
+    requires_key: bool = True
+    name: str = ""
+
+
+BUILTIN_PROVIDERS: dict[str, ProviderConfig] = {
+    p.id: p
+    for p in (
+        ProviderConfig("openai", "responses", env_key="OPENAI_API_KEY", base_url_env="OPENAI_BASE_URL",
+                       name="OpenAI"),
+        ProviderConfig("openai-chat", "chat", env_key="OPENAI_API_KEY", base_url_env="OPENAI_BASE_URL",
+                       name="OpenAI (Chat Completions)"),
+        ProviderConfig("anthropic", "anthropic", env_key="ANTHROPIC_API_KEY",
+                       base_url_env="ANTHROPIC_BASE_URL", name="Anthropic"),
+        ProviderConfig("ollama", "chat", base_url="http://localhost:11434/v1", requires_key=False,
+                       name="Ollama"),
+        ProviderConfig("lmstudio", "chat", base_url="http://localhost:1234/v1", requires_key=False,
+                       name="LM Studio"),
+        ProviderConfig("openrouter", "chat", base_url="https://openrouter.ai/api/v1",
+                       env_key="OPENROUTER_API_KEY", name="OpenRouter"),
+    )
+}
+
+
+def resolve_api_key(provider: ProviderConfig) -> str | None:
+    """The provider's key from its environment variable, or None when unset or blank."""
+    if not provider.env_key:
+        return None
+    return os.environ.get(provider.env_key, "").strip() or None
+
+
+def resolve_base_url(provider: ProviderConfig, base_url: str | None = None) -> str | None:
+    """Explicit argument, else the provider's own URL, else its env var; None means SDK default."""
+    if base_url:
+        return base_url
+    if provider.base_url:
+        return provider.base_url
+    if provider.base_url_env:
+        return os.environ.get(provider.base_url_env, "").strip() or None
+    return None
+
+
+def create_client(
+    provider: ProviderConfig,
+    model: str,
+    *,
+    api_key: str | None,
+    base_url: str | None = None,
+    retry: RetryPolicy | None = None,
+    max_output_tokens: int | None = None,
+    reasoning_effort: str | None = None,
+    timeout: float = 600,
+) -> ModelClient:
+    """A streaming client for ``model`` at ``provider``. Raises ``ModelError`` if a key is missing."""
+    if not api_key:
+        if provider.requires_key:
+            where = f"set {provider.env_key}" if provider.env_key else "configure an API key"
+            raise ModelError(f"provider {provider.id} needs an API key: {where}")
+        api_key = NO_KEY_PLACEHOLDER
+    if provider.wire_api == "responses":
+        from agent_cli.models.openai_responses import OpenAIResponsesClient as client_class
+    elif provider.wire_api == "chat":
+        from agent_cli.models.openai_chat import OpenAIChatClient as client_class
+    elif provider.wire_api == "anthropic":
+        from agent_cli.models.anthropic_messages import AnthropicMessagesClient as client_class
+    else:
+        raise ModelError(f"provider {provider.id} has unknown wire_api {provider.wire_api!r}")
+    return client_class(
+        model,
+        api_key=api_key,
+        base_url=resolve_base_url(provider, base_url),
+        provider=provider.id,
+        env_key=provider.env_key,
+        retry=retry,
+        max_output_tokens=max_output_tokens,
+        reasoning_effort=reasoning_effort,
+        timeout=timeout,
+    )

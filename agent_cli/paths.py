@@ -1,0 +1,32 @@
+"""Where the agent's own files live: the user's $AGENT_HOME and the bundled prompts and skills."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import agent_cli
+
+_PACKAGE_DIR = Path(agent_cli.__file__).resolve().parent
+
+
+def agent_home() -> Path:
+    """The user's agent folder: ``$AGENT_HOME`` or ``~/.agent``."""
+    return Path(os.environ.get("AGENT_HOME") or Path.home() / ".agent").expanduser()
+
+
+def _bundled_dir(kind: str) -> Path:
+    # A wheel carries the files as package data; a source checkout or editable install keeps
+    # them at the repository's top level, next to the package.
+    for candidate in (_PACKAGE_DIR / "bundled" / kind, _PACKAGE_DIR / "data" / kind):
+        if candidate.is_dir():
+            return candidate
+    return _PACKAGE_DIR.parent / kind
+
+
+def bundled_prompts_dir() -> Path:
+    return _bundled_dir("prompts")
+
+
+def bundled_skills_dir() -> Path:
+    return _bundled_dir("skills")

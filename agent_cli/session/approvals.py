@@ -1,0 +1,272 @@
+"""When to ask the user before a tool runs, what they already approved, and what a call may do.
+
+Policies (``approval_policy``):
+- ``untrusted``: ask before anything but known read-only commands (and before every patch);
+  a command that then fails in the sandbox may be re-run outside it if the user agrees.
+- ``on-request``: run in the sandbox without asking; ask when the model requests escalation
+  (``sandbox_permissions: "require_escalated"``) or a patch writes outside the sandbox.
+- ``on-failure``: run in the sandbox without asking; when a command fails, ask to re-run it
+  outside the sandbox.
+- ``never``: never ask. Escalations and out-of-sandbox writes are refused.
+
+The session emits :class:`~agent_cli.events.ApprovalRequest` carrying a future; the TUI answers
+it from the user. ``agent exec`` cannot ask: whatever would be asked is denied and the model
+reads the denial as the tool's error. Where no sandbox mechanism works, an interactive session
+also asks before every command that is not known read-only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_cli import events as ev
+from agent_cli.session.safe_commands import approval_key, command_words, is_known_safe  # noqa: F401 (re-exported)
+from agent_cli.tools.sandbox import SandboxPolicy, detect_mechanism
+from agent_cli.tools.shell_env import EnvPolicy, command_env
+
+if TYPE_CHECKING:
+    from agent_cli.config import Config
+    from agent_cli.tools.base import ToolContext, ToolResult
+
+Emit = Callable[[ev.Event], None]
+ESCALATE = "require_escalated"
+TIMEOUT_EXIT_CODE = 124
+# Output that suggests the sandbox, not the command, was the problem.
+SANDBOX_SYMPTOMS = (
+    "Permission denied", "Read-only file system", "Operation not permitted", "Network is unreachable",
+    "Could not resolve host", "Temporary failure in name resolution", "cannot apply the sandbox",
+)
+
+
+def summarize(tool: str, args: dict[str, Any]) -> str:
+    if tool == "shell":
+        return str(args.get("command", ""))
+    if tool == "apply_patch":
+        return str(args.get("patch", ""))
+    return f"{tool} {args}"
+
+
+@dataclass(frozen=True, slots=True)
+class Need:
+    """What the policy decided about one call before it runs."""
+
+    ask: bool = False  # the user must approve
+    denial: str | None = None  # refused outright (the model reads this)
+    unsandboxed: bool = False  # approval (or a remembered one) lifts the sandbox for this call
+    reason: str | None = None  # shown to the user with the question
+    key: str | None = None  # what "approve for this session" remembers
+    dirs: tuple[Path, ...] = ()  # out-of-sandbox folders a patch writes to
+
+
+def provider_key_names(config: Config) -> list[str]:
+    names = [config.provider.env_key] if config.provider.env_key else []
+    for table in config.raw.get("model_providers", {}).values():
+        if isinstance(table, dict) and isinstance(table.get("env_key"), str):
+            names.append(table["env_key"])
+    return names
+
+
+def use_exec_default(config: Config) -> None:
+    """``agent exec`` cannot ask: unless the user chose an approval policy, it runs with ``never``."""
+    if "approval_policy" not in config.raw:
+        config.approval_policy = "never"
+
+
+class Approvals:
+    def __init__(
+        self,
+        policy: str,
+        interactive: bool,
+        sandbox: SandboxPolicy | None = None,
+        env: dict[str, str] | None = None,
+        cwd: Path | None = None,
+    ):
+        self.policy = policy
+        self.interactive = interactive
+        self.sandbox = sandbox  # None: commands and patches are not confined
+        self.env = env  # None: commands inherit the agent's environment
+        self.cwd = cwd or Path.cwd()  # where patch paths are resolved from
+        self.session_approved: set[str] = set()
+        self.approved_dirs: list[Path] = []  # outside the sandbox, approved for patches
+        self._unsandboxed_calls: set[str] = set()
+
+    @classmethod
+    def from_config(cls, config: Config, interactive: bool) -> Approvals:
+        sandbox = SandboxPolicy.create(config.sandbox_mode, config.cwd, config.writable_roots, config.network_access)
+        env_policy = EnvPolicy.from_table(config.raw.get("shell_environment_policy"))
+        env = command_env(env_policy, secret_names=provider_key_names(config))
+        return cls(config.approval_policy, interactive, sandbox, env, config.cwd)
+
+    # --- the sandbox as it applies here --------------------------------------------------
+
+    @property
+    def confined(self) -> bool:
+        """A sandbox is configured (anything but danger-full-access)."""
+        return self.sandbox is not None and self.sandbox.confines
+
+    @property
+    def enforced(self) -> bool:
+        """Commands really run confined: a sandbox is configured and a mechanism works here."""
+        return self.confined and detect_mechanism().name != "none"
+
+    def prepare(self, ctx: ToolContext, call_id: str) -> ToolContext:
+        """Fill ``ctx`` with the environment and the sandbox this call runs under."""
+        sandbox = None if call_id in self._unsandboxed_calls or not self.confined else self.sandbox
+        ctx.sandbox = sandbox
+        ctx.writable_roots = list(sandbox.writable_roots) if sandbox is not None else []
+        ctx.env = self.env
+        return ctx
+
+    def unsandbox(self, call_id: str) -> None:
+        self._unsandboxed_calls.add(call_id)
+
+    def is_unsandboxed(self, call_id: str) -> bool:
+        return call_id in self._unsandboxed_calls
+
+    def forget(self, call_id: str) -> None:
+        self._unsandboxed_calls.discard(call_id)
+
+    # --- deciding ------------------------------------------------------------------------
+
+    def assess(self, tool: str, args: dict[str, Any]) -> Need:
+        if tool == "shell":
+            return self._assess_shell(args)
+        if tool == "apply_patch":
+            return self._assess_patch(args)
+        return Need()
+
+    def _assess_shell(self, args: dict[str, Any]) -> Need:
+        command = str(args.get("command", ""))
+        key = approval_key("shell", args)
+        if self.confined and args.get("sandbox_permissions") == ESCALATE:
+            if self.policy == "never":
+                return Need(denial=(
+                    "the command was not run: it asks to run outside the sandbox, and approval policy "
+                    f"'never' does not allow that. Run it inside the {self.sandbox.mode} sandbox "  # type: ignore[union-attr]
+                    "or tell the user what is needed."
+                ))
+            if "unsandboxed:" + key in self.session_approved:
+                return Need(unsandboxed=True)
+            why = str(args.get("justification") or "").strip() or "no justification given"
+            return Need(ask=True, unsandboxed=True, key="unsandboxed:" + key, reason=f"Run outside the sandbox: {why}")
+        if self.confined and "unsandboxed:" + key in self.session_approved:
+            return Need(unsandboxed=True)
+        if key in self.session_approved or is_known_safe(command):
+            return Need()
+        if self.policy == "untrusted":
+            return Need(ask=True, key=key)
+        if self.confined and not self.enforced and self.interactive and self.policy != "never":
+            return Need(ask=True, key=key, reason="No sandbox mechanism works here: this command would run unconfined.")
+        return Need()
+
+    def _assess_patch(self, args: dict[str, Any]) -> Need:
+        denials = self.patch_denials(args)
+        if denials:
+            dirs = tuple(sorted({path.parent for path, _ in denials}))
+            if all(any(d == a or d.is_relative_to(a) for a in self.approved_dirs) for d in dirs):
+                return Need(unsandboxed=True)
+            why = "; ".join(reason for _, reason in denials)
+            if self.policy == "never":
+                return Need(denial=f"apply_patch was not run: {why}. Approval policy 'never' cannot approve writes outside the sandbox.")
+            return Need(ask=True, unsandboxed=True, dirs=dirs, reason=f"This patch writes outside the sandbox: {why}")
+        if self.policy == "untrusted" and "apply_patch" not in self.session_approved:
+            return Need(ask=True, key="apply_patch")
+        return Need()
+
+    def patch_denials(self, args: dict[str, Any]) -> list[tuple[Path, str]]:
+        """Each target of the patch the sandbox does not let it write, with the reason."""
+        if not self.confined:
+            return []
+        from agent_cli.tools.patch_parser import AddFile, DeleteFile, UpdateFile, parse_patch
+        from agent_cli.tools.base import ToolError
+
+        try:
+            ops = parse_patch(str(args.get("patch", "")))
+        except ToolError:
+            return []  # the tool itself reports the syntax error
+        cwd = self.cwd
+        targets: list[Path] = []
+        for op in ops:
+            if isinstance(op, DeleteFile):
+                lexical = cwd / Path(op.path).expanduser()
+                targets.append(lexical.parent.resolve() / lexical.name if lexical.is_symlink() else lexical.resolve())
+            elif isinstance(op, (AddFile, UpdateFile)):
+                targets.append((cwd / Path(op.path).expanduser()).resolve())
+                if isinstance(op, UpdateFile) and op.move_to:
+                    targets.append((cwd / Path(op.move_to).expanduser()).resolve())
+        out = []
+        for path in targets:
+            if (reason := self.sandbox.write_denial(path)) is not None:  # type: ignore[union-attr]
+                out.append((path, reason))
+        return out
+
+    # --- asking --------------------------------------------------------------------------
+
+    async def check(self, call_id: str, tool: str, args: dict[str, Any], emit: Emit) -> str | None:
+        """None when the call may run; otherwise the denial message for the model."""
+        need = self.assess(tool, args)
+        if need.denial:
+            return need.denial
+        if not need.ask:
+            if need.unsandboxed:
+                self.unsandbox(call_id)
+            return None
+        return await self._ask(call_id, tool, args, emit, need)
+
+    async def ask(self, call_id: str, tool: str, args: dict[str, Any], emit: Emit, reason: str | None = None) -> str | None:
+        """Ask whatever the policy says (a PreToolUse hook forced the question)."""
+        need = self.assess(tool, args)
+        if need.denial or not need.ask:
+            need = Need(ask=True, key=approval_key(tool, args), reason=reason)
+        elif reason:
+            need = replace(need, reason=f"{reason}. {need.reason}" if need.reason else reason)
+        return await self._ask(call_id, tool, args, emit, need)
+
+    async def offer_rerun(self, call_id: str, args: dict[str, Any], result: ToolResult, emit: Emit) -> bool:
+        """After a shell command failed in the sandbox: ask to run it again outside (True = yes)."""
+        if result.success or result.exit_code in (None, TIMEOUT_EXIT_CODE) or self.is_unsandboxed(call_id):
+            return False
+        if self.policy not in ("on-failure", "untrusted") or not self.enforced or not self.interactive:
+            return False
+        need = Need(
+            ask=True,
+            unsandboxed=True,
+            key="unsandboxed:" + approval_key("shell", args),
+            reason=f"The command failed in the sandbox (exit code {result.exit_code}). Run it again without the sandbox?",
+        )
+        return await self._ask(call_id, "shell", args, emit, need) is None
+
+    def failure_hint(self, call_id: str, tool: str, result: ToolResult) -> str | None:
+        """Under on-request, tell the model how to escalate when the sandbox likely got in the way."""
+        if tool != "shell" or result.success or self.policy != "on-request" or not self.interactive:
+            return None
+        if not self.enforced or self.is_unsandboxed(call_id):
+            return None
+        if not any(symptom in result.output for symptom in SANDBOX_SYMPTOMS):
+            return None
+        return (
+            f"(This ran in the {self.sandbox.mode} sandbox. If the sandbox blocked it, call shell again "  # type: ignore[union-attr]
+            f'with "sandbox_permissions": "{ESCALATE}" and a one-sentence "justification"; the user will be asked.)'
+        )
+
+    async def _ask(self, call_id: str, tool: str, args: dict[str, Any], emit: Emit, need: Need) -> str | None:
+        if not self.interactive:
+            why = need.reason or f"approval policy '{self.policy}' requires the user's approval"
+            return f"{tool} was not run: {why}. This session cannot ask the user (non-interactive), so it was denied."
+        future: asyncio.Future[ev.ApprovalDecision] = asyncio.get_running_loop().create_future()
+        emit(ev.ApprovalRequest(call_id, tool, summarize(tool, args), need.reason, future=future))
+        decision = await future
+        if decision.decision == "deny":
+            reason = f": {decision.reason}" if decision.reason else ""
+            return f"the user denied this {tool} call{reason}"
+        if decision.decision == "approve_session":
+            if need.key:
+                self.session_approved.add(need.key)
+            self.approved_dirs.extend(need.dirs)
+        if need.unsandboxed:
+            self.unsandbox(call_id)
+        return None

@@ -1,0 +1,310 @@
+"""Compaction: summarize the conversation and rebuild a smaller history that keeps the task.
+
+Triggers: ``auto`` (before a request that would cross the threshold, also between tool calls),
+``manual`` (``Session.compact``, ``/compact [focus]``) and ``overflow`` (the provider rejected a
+request as too long; the turn compacts and retries once).
+
+The summarizing request continues the conversation: same system prompt, same tools, the same
+items, plus one user message with ``prompts/compact.md``. Its prefix is the previous request's,
+so the provider's prompt cache is reused. The history is replaced only at the very end, in one
+step, so an interrupt or a failure leaves the old history intact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from agent_cli import events as ev
+from agent_cli.context.compact import (
+    fallback_summary,
+    protected_prefix_length,
+    rebuild_history,
+    trim_oldest,
+    transcript,
+    user_message_budget,
+)
+from agent_cli.context.fragments import summary_prefix
+from agent_cli.context.prompts import PromptError, PromptLibrary, prompt_library
+from agent_cli.items import Item, Message, user
+from agent_cli.models import base as stream
+from agent_cli.models.base import Prompt
+from agent_cli.models.errors import ContextWindowExceeded, ModelError
+from agent_cli.paths import bundled_prompts_dir
+
+if TYPE_CHECKING:
+    from agent_cli.context.initial import InitialContext
+    from agent_cli.session.session import Emit, Session
+
+Trigger = Literal["manual", "auto", "overflow"]
+MAX_TRIM_ROUNDS = 8  # summarizing requests sent while trimming an overflow, before falling back
+# On overflow, aim below both our idea of the window and what was just refused: the configured
+# window may be wrong, and estimates may undercount. A further overflow cuts deeper.
+FIRST_TRIM, LATER_TRIM = 0.9, 0.7
+ACCURACY_WARNING = (
+    "This conversation has now been compacted {count} times. Long sessions and repeated "
+    "compaction can make the model less accurate; consider starting a new session for a new task."
+)
+
+
+@dataclass
+class CompactionState:
+    """What the session remembers about its compactions."""
+
+    count: int = 0
+    history_len_after: int | None = None  # len(history) right after the last compaction
+    tokens_after: int = 0  # estimated context right after it
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    text: str
+    trimmed: int = 0
+    fallback: bool = False
+
+
+# --- when ---------------------------------------------------------------------------------------
+
+
+def should_auto_compact(session: Session) -> bool:
+    """True when the next request would cross the threshold and compacting can help.
+
+    Not right after a compaction: only once new items have been added, and only if the last
+    compaction got below the threshold (otherwise it would repeat on every request; an actual
+    overflow is still recovered by the turn).
+    """
+    limit = session.auto_compact_limit
+    if limit is None or len(session.history) == 0 or session.context_tokens() < limit:
+        return False
+    state = session.compaction
+    if state.history_len_after is None:
+        return True
+    return len(session.history) > state.history_len_after and state.tokens_after < limit
+
+
+async def auto_compact_if_needed(session: Session, emit: Emit) -> None:
+    if should_auto_compact(session):
+        await compact(session, emit, "auto")
+
+
+# --- how ----------------------------------------------------------------------------------------
+
+
+async def compact(session: Session, emit: Emit, trigger: Trigger, focus: str | None = None) -> ev.CompactionFinished | None:
+    """Summarize and rebuild the history. Returns the finished event (None if there was nothing)."""
+    if not transcript(session.history.items).strip():
+        emit(ev.Notice("Nothing to compact yet."))
+        return None
+    items_before = len(session.history)
+    tokens_before = session.context_tokens()
+    emit(ev.CompactionStarted(trigger))
+    summary = await summarize(session, emit, focus)
+
+    old_items = session.history.items
+    initial = fresh_initial_context(session, emit)
+    prefix = current_summary_prefix(session)
+    rebuilt = rebuild_history(
+        initial.items if initial is not None else previous_initial_items(session),
+        old_items,
+        summary.text,
+        budget=user_message_budget(session.auto_compact_limit, session.effective_window),
+        count=session.tokens.text_tokens,
+        summary_prefix=prefix,
+    )
+    old_tokens = session.history.estimated_tokens
+    new_tokens = session.tokens.items_tokens(rebuilt.items)
+    applied = new_tokens < old_tokens
+    if applied:
+        session.replace_history(rebuilt.items)
+        session.compaction.count += 1
+        if initial is not None:
+            session.initial = initial
+            session.environment = initial.environment  # the model now has it in full
+    # Remembered even when nothing changed, so the next request does not try again at once.
+    session.compaction.history_len_after = len(session.history)
+    session.compaction.tokens_after = session.context_tokens()
+    if not applied:
+        emit(ev.Warning(
+            f"Compaction would not make the context smaller ({old_tokens:,} → {new_tokens:,} tokens of "
+            "conversation), so the previous history was kept."
+        ))
+    finished = ev.CompactionFinished(
+        trigger,
+        tokens_before=tokens_before,
+        tokens_after=session.context_tokens(),
+        items_before=items_before,
+        items_after=len(session.history),
+        trimmed=summary.trimmed,
+        summary=summary.text,
+        applied=applied,
+        fallback=summary.fallback,
+    )
+    emit(finished)
+    emit(session.token_count_event())
+    if applied and session.compaction.count >= 2:
+        emit(ev.Warning(ACCURACY_WARNING.format(count=session.compaction.count)))
+    return finished
+
+
+async def summarize(session: Session, emit: Emit, focus: str | None) -> Summary:
+    """Ask the model for a hand-off summary; trim on overflow; fall back to head and tail."""
+    history = session.history
+    estimates = {id(item): history.item_tokens(index) for index, item in enumerate(history.items)}
+    items = history.for_request()
+    tokens = [estimates.get(id(item)) or session.tokens.item_tokens(item) for item in items]
+    request = user(compaction_prompt(session, focus))
+    protected = protected_prefix_length(items)
+    budget = session.effective_window - session.tokens.prompt_overhead(session.instructions, session.tool_specs())
+    budget -= session.tokens.item_tokens(request)
+    trimmed = 0
+    for attempt in range(MAX_TRIM_ROUNDS):
+        prompt = Prompt(session.instructions, [*items, request], session.tool_specs())
+        try:
+            return Summary(await run_summarizer(session, prompt, emit), trimmed)
+        except ContextWindowExceeded:
+            target = min(budget, int(sum(tokens) * (FIRST_TRIM if attempt == 0 else LATER_TRIM)))
+            items, tokens, removed = trim_oldest(items, tokens, protected, target)
+            if removed == 0:
+                emit(ev.Warning("The summarizing request does not fit even with every older item trimmed."))
+                break
+            trimmed += removed
+        except ModelError as exc:
+            emit(ev.Warning(f"Summarizing failed ({exc}); keeping a head-and-tail excerpt of the conversation instead."))
+            break
+    else:
+        emit(ev.Warning("The summarizing request kept overflowing; keeping a head-and-tail excerpt instead."))
+    excerpt_budget = user_message_budget(session.auto_compact_limit, session.effective_window)
+    return Summary(fallback_summary(history.items, excerpt_budget), trimmed, fallback=True)
+
+
+async def run_summarizer(session: Session, prompt: Prompt, emit: Emit) -> str:
+    """One summarizing request. Its text is not streamed to the user; its usage is counted."""
+    texts: list[str] = []
+    async for event in session.client.stream(prompt):
+        if isinstance(event, stream.OutputItem):
+            item = event.item
+            if isinstance(item, Message) and item.role == "assistant":
+                texts.append(item.text)
+        elif isinstance(event, stream.Retrying):
+            emit(ev.Retry(event.attempt, event.max_attempts, event.delay, event.reason))
+            texts.clear()
+        elif isinstance(event, stream.Completed) and event.usage is not None:
+            # Counted in the session's total, but not as the context's size: it measured the
+            # old history plus the compaction prompt.
+            session.total_usage = session.total_usage + event.usage
+    return "\n\n".join(text.strip() for text in texts if text.strip())
+
+
+def compaction_prompt(session: Session, focus: str | None) -> str:
+    library = _library(session)
+    text = library.render("compact.md").strip()
+    if focus and focus.strip():
+        text += "\n\n" + library.render("compact_focus.md", focus=focus.strip()).strip()
+    return text
+
+
+def current_summary_prefix(session: Session) -> str:
+    try:
+        return summary_prefix(session.config.agent_home)
+    except PromptError:
+        return PromptLibrary([bundled_prompts_dir()]).render("summary_prefix.md").strip()
+
+
+def _library(session: Session) -> PromptLibrary:
+    library = prompt_library(session.config.agent_home)
+    try:
+        library.expand("compact.md")
+        library.expand("compact_focus.md")
+        return library
+    except PromptError:  # a broken user override must not stop compaction
+        return PromptLibrary([bundled_prompts_dir()])
+
+
+def fresh_initial_context(session: Session, emit: Emit) -> InitialContext | None:
+    """The initial context rebuilt now (AGENTS.md re-read, full environment); None if it fails."""
+    old = session.initial
+    try:
+        initial = session.build_initial_context()
+    except Exception as exc:  # keep the old context rather than lose the compaction
+        emit(ev.Warning(f"Could not rebuild the initial context ({exc}); reusing the previous one."))
+        return None
+    for warning in initial.warnings:
+        if old is None or warning not in old.warnings:
+            emit(ev.Warning(warning))
+    return initial
+
+
+def previous_initial_items(session: Session) -> list[Item]:
+    return list(session.initial.items) if session.initial is not None else []
+
+
+# --- overflow during a turn ---------------------------------------------------------------------
+
+
+async def recover_from_overflow(
+    session: Session, emit: Emit, error: ContextWindowExceeded, retry: Callable[[], Awaitable[list[Item]]]
+) -> list[Item] | None:
+    """Compact and send the request again, once. None (after reporting) if it still fails."""
+    finished = await compact(session, emit, "overflow")
+    if finished is not None and finished.applied:
+        try:
+            return await retry()
+        except ContextWindowExceeded as again:
+            error = again
+    fail_window_full(session, emit, str(error))
+    return None
+
+
+def fail_window_full(session: Session, emit: Emit, detail: str) -> None:
+    """End the turn: the request cannot fit. Says what is too big and marks the window full."""
+    biggest, kind = largest_item(session)
+    message = (
+        "The conversation does not fit in the model's context window, even after compaction "
+        f"(window: {session.effective_window:,} tokens usable; largest item: {kind}, about {biggest:,} tokens). "
+        "Shorten the request, start a new session, or set `model_context_window` if the model's window is "
+        f"different. Provider said: {detail}"
+    )
+    emit(ev.Error(message, fatal=True))
+    emit(window_full_event(session))
+    emit(ev.TurnFailed(message))
+
+
+def largest_item(session: Session) -> tuple[int, str]:
+    history = session.history
+    if not len(history):
+        return 0, "none"
+    index = max(range(len(history)), key=history.item_tokens)
+    item = history.items[index]
+    kind = f"{item.role} message" if isinstance(item, Message) else type(item).__name__
+    return history.item_tokens(index), kind
+
+
+def window_full_event(session: Session) -> ev.TokenCount:
+    event = session.token_count_event()
+    return ev.TokenCount(event.last, event.total, event.context_window, event.context_window, event.counting_method)
+
+
+def oversized_input(session: Session, text: str) -> str | None:
+    """Why ``text`` can never fit (it is kept whole through compactions), or None if it can."""
+    tokens = session.tokens.text_tokens(text)
+    overhead = session.tokens.prompt_overhead(session.instructions, session.tool_specs())
+    initial = session.tokens.items_tokens(session.initial.items) if session.initial is not None else 0
+    room = session.effective_window - overhead - initial
+    if tokens <= room:
+        return None
+    return (
+        f"Your message is about {tokens:,} tokens, but only about {max(0, room):,} fit in the model's "
+        f"context window ({session.effective_window:,} usable). Shorten it, or attach less."
+    )
+
+
+def reject_oversized_input(session: Session, text: str, emit: Emit) -> bool:
+    """Fail the turn up front when the new message alone can never fit. True if rejected."""
+    reason = oversized_input(session, text)
+    if reason is None:
+        return False
+    emit(ev.Error(reason, fatal=True))
+    emit(window_full_event(session))
+    emit(ev.TurnFailed(reason))
+    return True

@@ -1,0 +1,118 @@
+"""Restore a Session from its session file and carry on appending to the same file.
+
+The restored history already holds the initial context, so none is recorded again. What changed
+since (another cwd, a new day, other approval or sandbox settings) is appended as an
+``<environment_context>`` fragment with only the changed fields. Tool calls that never got an
+output (the process died while they ran) are closed with an "aborted" output.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from xml.sax.saxutils import unescape
+
+from agent_cli import events as ev
+from agent_cli.config import Config
+from agent_cli.context.environment import FIELD_ORDER, EnvironmentContext, diff
+from agent_cli.context.fragments import ENVIRONMENT_CONTEXT, user_fragment
+from agent_cli.items import Item, Message
+from agent_cli.models.base import ModelClient
+from agent_cli.session.session import Session
+from agent_cli.tools.base import Tool
+
+_FIELD = re.compile(r"<(\w+)>(.*?)</\1>", re.DOTALL)
+_ROOT = re.compile(r"<root>(.*?)</root>", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class ResumeInfo:
+    """What a front end tells the user after a resume."""
+
+    path: Path
+    session_id: str
+    restored_items: int
+    closed_calls: int
+    environment_changed: tuple[str, ...]  # names of the fields that differ from last time
+    warnings: tuple[str, ...]
+
+    def events(self) -> list[ev.Event]:
+        notes = [f"Resumed session {self.session_id} ({self.restored_items} items) from {self.path}"]
+        if self.closed_calls:
+            notes.append(f"{self.closed_calls} tool call(s) interrupted last time were closed as aborted")
+        if self.environment_changed:
+            notes.append(f"environment changed since last time: {', '.join(self.environment_changed)}")
+        return [ev.Notice("\n".join(notes), title="resume"), *(ev.Warning(w) for w in self.warnings)]
+
+
+def restore_session(
+    config: Config,
+    path: Path,
+    *,
+    interactive: bool = True,
+    client: ModelClient | None = None,
+    tools: list[Tool] | None = None,
+) -> Session:
+    """A Session holding the history saved in ``path``; new items go to the same file.
+
+    Raises :class:`~agent_cli.session.rollout.RolloutError` (with a message for the user) for a
+    missing, corrupt, locked or newer-format file. ``session.resumed`` describes what happened.
+    """
+    session = Session(config, interactive=interactive, client=client, tools=tools)
+    loaded = session.rollout.continue_file(path)
+    session.id = loaded.header.id
+    session.history.restore(loaded.items)
+    changed: tuple[str, ...] = ()
+    if loaded.items:
+        # Kept for later environment diffs and compaction; its items are not recorded again.
+        session.initial = session.build_initial_context()
+        current = session.initial.environment
+        changed = record_environment_change(session, loaded.items, current)
+        session.environment = current  # what the model now knows, for later turns' diffs
+    closed = session.history.close_open_calls()
+    session.pending_start_hook = "resume"
+    session.rollout.sync()
+    session.resumed = ResumeInfo(
+        path=Path(path),
+        session_id=loaded.header.id,
+        restored_items=len(loaded.items),
+        closed_calls=closed,
+        environment_changed=changed,
+        warnings=loaded.warnings,
+    )
+    return session
+
+
+def record_environment_change(session: Session, items: tuple[Item, ...], current: EnvironmentContext) -> tuple[str, ...]:
+    """Append a fragment with the environment fields that differ from the saved ones."""
+    saved = saved_environment(items)
+    # Fields the saved history never stated are taken as unchanged.
+    previous = EnvironmentContext(**{name: saved.get(name, getattr(current, name)) for name in FIELD_ORDER})
+    fragment = diff(previous, current)
+    if fragment is None:
+        return ()
+    session.record(user_fragment(fragment))
+    return tuple(name for name in FIELD_ORDER if getattr(previous, name) != getattr(current, name))
+
+
+def saved_environment(items: tuple[Item, ...]) -> dict[str, object]:
+    """The environment as the model last saw it: the full fragment, updated by later diffs."""
+    state: dict[str, object] = {}
+    for item in items:
+        if isinstance(item, Message) and item.role == "user" and ENVIRONMENT_CONTEXT.matches(item.text):
+            state.update(parse_environment_fragment(item.text))
+    return state
+
+
+def parse_environment_fragment(text: str) -> dict[str, object]:
+    body = text.strip().removeprefix(ENVIRONMENT_CONTEXT.start).removesuffix(ENVIRONMENT_CONTEXT.end)
+    fields: dict[str, object] = {}
+    for name, value in _FIELD.findall(body):
+        if name == "writable_roots":
+            fields[name] = tuple(unescape(root.strip()) for root in _ROOT.findall(value))
+        elif name == "network_access":
+            fields[name] = value.strip() == "enabled"
+        elif name in FIELD_ORDER:
+            fields[name] = unescape(value.strip())
+    return fields

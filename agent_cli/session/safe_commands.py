@@ -1,0 +1,103 @@
+"""Which shell commands only read, and what "approve for this session" remembers of a command.
+
+Conservative on purpose: anything this module cannot read with confidence (substitutions,
+redirections, newlines, unknown programs, flags that write or execute) is not "known safe".
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any
+
+SAFE_COMMANDS = frozenset({
+    "basename", "cat", "cd", "cut", "df", "dirname", "du", "echo", "false", "file", "grep", "head",
+    "ls", "nl", "pwd", "readlink", "realpath", "stat", "tail", "tr", "true", "wc", "which", "whoami",
+})
+SAFE_GIT = frozenset({"status", "log", "diff", "show", "rev-parse", "ls-files", "blame"})
+SAFE_GIT_BRANCH_FLAGS = frozenset({"-a", "-r", "-v", "-vv", "--all", "--remotes", "--list", "--show-current"})
+UNSAFE_FIND_FLAGS = ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls")
+UNSAFE_RG_FLAGS = ("--pre", "--pre-glob", "-z", "--search-zip")
+SED_PRINT = re.compile(r"^\d+(,\d+)?p$")
+CONTROL = frozenset({"|", "&&", "||", ";"})
+UNREADABLE = ("\n", "\r", "`", "$(", "<(", ">(")
+# Programs that run other programs: remembering their first word would approve anything.
+WRAPPERS = frozenset({
+    "bash", "sh", "zsh", "dash", "fish", "env", "sudo", "doas", "xargs", "eval", "exec", "nohup",
+    "timeout", "nice", "time", "command", "builtin", "watch", "ssh",
+})
+TWO_WORD_HEADS = frozenset({"git", "npm", "pnpm", "yarn", "cargo", "uv", "pip", "python", "python3", "make", "go", "docker", "kubectl"})
+
+
+def command_words(command: str) -> list[str]:
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return command.split()
+
+
+def split_commands(command: str) -> list[list[str]] | None:
+    """``a | b && c`` as [[a], [b], [c]]; None when the line holds anything else shell-special."""
+    if any(mark in command for mark in UNREADABLE):
+        return None
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        tokens = list(lexer)
+    except ValueError:
+        return None
+    segments: list[list[str]] = [[]]
+    for token in tokens:
+        if token in CONTROL:
+            segments.append([])
+        elif token and all(ch in "();<>|&" for ch in token):
+            return None  # redirection, background job or subshell
+        else:
+            segments[-1].append(token)
+    return segments if all(segments) else None
+
+
+def _is_safe_words(words: list[str]) -> bool:
+    head, rest = words[0], words[1:]
+    if head == "git":
+        if not rest or any(w.startswith(("--output", "--ext-diff", "-o")) for w in rest[1:]):
+            return False
+        if rest[0] == "branch":
+            return all(w in SAFE_GIT_BRANCH_FLAGS for w in rest[1:])
+        return rest[0] in SAFE_GIT
+    if head == "find":
+        return not any(w in UNSAFE_FIND_FLAGS for w in rest)
+    if head == "rg":
+        return not any(w.split("=", 1)[0] in UNSAFE_RG_FLAGS for w in rest)
+    if head == "sed":  # only `sed -n 12,40p FILE`: sed scripts can write (w) and execute (e)
+        return len(rest) >= 2 and rest[0] == "-n" and bool(SED_PRINT.match(rest[1]))
+    if head in ("sort", "tree"):
+        return not any(w.startswith(("-o", "--output", "--compress-program")) for w in rest)
+    if head == "uniq":  # a second file argument is an output file
+        return len([w for w in rest if not w.startswith("-")]) <= 1
+    return head in SAFE_COMMANDS
+
+
+def is_known_safe(command: str) -> bool:
+    """True when every command of the line only reads (pipes, && and ; allowed)."""
+    segments = split_commands(command)
+    return bool(segments) and all(_is_safe_words(words) for words in segments)  # type: ignore[union-attr]
+
+
+def command_prefix(command: str) -> str:
+    """What approving ``command`` for the session covers: its first word(s) for a plain command,
+    the exact text for anything chained, redirected or run through a wrapper."""
+    segments = split_commands(command)
+    if not segments or len(segments) != 1:
+        return "=" + command.strip()
+    words = segments[0]
+    if words[0] in WRAPPERS or "-c" in words[1:3] or "-e" in words[1:3] or "=" in words[0]:
+        return "=" + command.strip()
+    return " ".join(words[:2] if words[0] in TWO_WORD_HEADS else words[:1])
+
+
+def approval_key(tool: str, args: dict[str, Any]) -> str:
+    """What "approve for this session" remembers: the tool, and for shell the command prefix."""
+    if tool != "shell":
+        return tool
+    return "shell:" + command_prefix(str(args.get("command", "")))

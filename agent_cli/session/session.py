@@ -1,0 +1,297 @@
+"""The Session: one conversation with one model, shared by the TUI and `agent exec`.
+
+A front end calls :meth:`Session.submit` with what the user typed and renders the events it
+yields. The turn runs in its own task so :meth:`Session.interrupt` can stop it at any await
+point and still leave a valid history.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Callable
+from datetime import datetime
+
+from agent_cli import events as ev
+from agent_cli.config import Config
+from agent_cli.context.environment import EnvironmentContext
+from agent_cli.context.environment import diff as environment_diff
+from agent_cli.context.history import History
+from agent_cli.context.modes import tools_for_mode
+from agent_cli.context.skills import skill_injections
+from agent_cli.context.tokens import TokenCounter, auto_compact_limit, effective_window
+from agent_cli.items import Item, user
+from agent_cli.models.base import ModelClient, ToolSpec, Usage
+from agent_cli.session.approvals import Approvals
+from agent_cli.session.hooks import HookState
+from agent_cli.session.rollout import RecordingHistory, RolloutWriter
+from agent_cli.session.compaction import CompactionState
+from agent_cli.tools import default_tools
+from agent_cli.tools.base import Tool, ToolContext
+from agent_cli.tools.registry import ToolRegistry
+from agent_cli.tools.sandbox import start_warning
+
+Emit = Callable[[ev.Event], None]
+
+def new_session_id() -> str:
+    return f"{datetime.now():%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}"
+
+
+class Session:
+    def __init__(
+        self,
+        config: Config,
+        *,
+        interactive: bool = True,
+        client: ModelClient | None = None,
+        tools: list[Tool] | None = None,
+    ):
+        self.config = config
+        self.approvals = Approvals.from_config(config, interactive)  # + sandbox and command env
+        self.id = new_session_id()
+        self.mode = config.mode
+        self.model = config.model
+        self.tokens = TokenCounter.for_model(config.model)  # tiktoken when available locally
+        # Every history change is appended to the session file as it happens (session/rollout.py).
+        self.rollout = RolloutWriter.for_new_session(config.agent_home, self.id, config.cwd, config.model, config.provider.id)
+        self.history = RecordingHistory(self.rollout, estimate=self.tokens.item_tokens)
+        self.total_usage = Usage()
+        self.last_usage: Usage | None = None
+        self._usage_mark: int | None = 0  # len(history) at the last usage report; None after a compaction
+        self.compaction = CompactionState()
+        self._client = client
+        self._tools = ToolRegistry(tools if tools is not None else default_tools())
+        self._instructions: str | None = None
+        self.initial = None  # the InitialContext recorded at the start of the history
+        self.environment: EnvironmentContext | None = None  # as last sent to the model
+        self.hooks = HookState.from_config(config)  # the user's hooks (session/hooks.py)
+        self.resumed = None  # a ResumeInfo when restored from a session file (session/resume.py)
+        self._turn_task: asyncio.Task[None] | None = None
+        self._turns = 0
+        self.tool_limit: frozenset[str] | None = None  # fewer tools for one command's turn (/review)
+
+    # --- what front ends call ------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self._turn_task is not None and not self._turn_task.done()
+
+    @property
+    def client(self) -> ModelClient:
+        if self._client is None:
+            from agent_cli.models.registry import create_client, resolve_api_key
+            from agent_cli.models.retry import RetryPolicy
+
+            self._client = create_client(
+                self.config.provider,
+                self.model,
+                api_key=resolve_api_key(self.config.provider),
+                retry=RetryPolicy(max_attempts=self.config.retry_max_attempts),
+                max_output_tokens=self.config.max_output_tokens,
+                reasoning_effort=self.config.reasoning_effort,
+            )
+        return self._client
+
+    async def submit(self, text: str) -> AsyncIterator[ev.Event]:
+        """Run what the user typed (a slash command, or a prompt with its ``@path`` and
+        ``!`cmd``` expanded) and yield its events until it ends."""
+        from agent_cli.commands.dispatch import run_input
+
+        async for event in self._run_in_task(lambda emit: run_input(self, text, emit)):
+            yield event
+
+    async def compact(self, instructions: str | None = None) -> AsyncIterator[ev.Event]:
+        """Compact the conversation now (``/compact [focus]``); ``instructions`` focus the summary.
+
+        Runs like a turn, so :meth:`interrupt` stops it and the old history is kept.
+        """
+        from agent_cli.session.compaction import compact
+
+        async def body(emit: Emit) -> None:
+            await self.tokens.load_async()
+            await compact(self, emit, "manual", instructions)
+
+        async for event in self._run_in_task(body):
+            yield event
+
+    def interrupt(self) -> None:
+        """Stop the running turn. History stays valid; the turn ends with TurnAborted."""
+        if self.running:
+            self._turn_task.cancel()  # type: ignore[union-attr]
+
+    async def _run_in_task(self, body: Callable[[Emit], object]) -> AsyncIterator[ev.Event]:
+        if self.running:
+            raise RuntimeError("a turn is already running")
+        queue: asyncio.Queue[ev.Event | None] = asyncio.Queue()
+
+        async def runner() -> None:
+            try:
+                await body(queue.put_nowait)  # type: ignore[misc]
+            except asyncio.CancelledError:
+                closed = self.history.close_open_calls()
+                note = f" ({closed} running tool call(s) stopped)" if closed else ""
+                queue.put_nowait(ev.TurnAborted(f"interrupted by the user{note}"))
+            except Exception as exc:  # a bug must end the turn, not the program
+                self.history.close_open_calls()
+                queue.put_nowait(ev.Error(f"internal error: {type(exc).__name__}: {exc}", fatal=True))
+                queue.put_nowait(ev.TurnFailed(str(exc)))
+            finally:
+                self.rollout.sync()  # the session file is made durable at the end of every turn
+                if warning := self.rollout.take_warning():
+                    queue.put_nowait(ev.Warning(warning))
+                queue.put_nowait(None)
+
+        self._turn_task = asyncio.create_task(runner())
+        try:
+            while (event := await queue.get()) is not None:
+                yield event
+        finally:
+            if not self._turn_task.done():
+                self._turn_task.cancel()
+                await asyncio.gather(self._turn_task, return_exceptions=True)
+
+    # --- the turn ------------------------------------------------------------------------
+
+    async def _turn(self, text: str, emit: Emit, typed: str | None = None) -> None:
+        """One model turn for ``text`` (already expanded; ``typed`` is what the user typed)."""
+        from agent_cli.session.turn import run_turn
+
+        self._turns += 1
+        emit(ev.TurnStarted(self._turns))
+        await run_turn(self, text, emit, typed)
+
+    # --- state the turn uses -------------------------------------------------------------
+
+    @property
+    def instructions(self) -> str:
+        """The system prompt, built once so every request's prefix stays byte-identical."""
+        if self._instructions is None:
+            from agent_cli.context.initial import build_instructions
+
+            self._instructions = build_instructions(self.mode, self.config.agent_home)
+        return self._instructions
+
+    def build_initial_context(self):
+        """A fresh initial context: AGENTS.md re-read, skills re-scanned, full environment."""
+        from agent_cli.context.initial import build_initial_context
+
+        config = self.config
+        return build_initial_context(
+            cwd=config.cwd,
+            agent_home=config.agent_home,
+            mode=self.mode,
+            approval_policy=config.approval_policy,
+            sandbox_mode=config.sandbox_mode,
+            network_access=config.network_access,
+            writable_roots=config.writable_roots,
+            project_doc_max_bytes=config.project_doc_max_bytes,
+            fallback_filenames=config.project_doc_fallback_filenames,
+            context_window=config.context_window,
+        )
+
+    def start_context(self, emit: Emit) -> None:
+        """Before each user message: the initial context on the first turn, later only what
+        changed in the environment (appended, never edited, so the prefix stays stable)."""
+        if self.initial is None:
+            self.initial = self.build_initial_context()
+            self.environment = self.initial.environment
+            for warning in self.initial.warnings:
+                emit(ev.Warning(warning))
+            if sandbox_warning := start_warning(self.config.sandbox_mode, self.approvals.interactive):
+                emit(ev.Warning(sandbox_warning))
+            self.history.extend(self.initial.items)
+            return
+        current = self.detect_environment()
+        if change := environment_diff(self.environment, current):
+            self.record(user(change))
+        self.environment = current
+
+    def detect_environment(self) -> EnvironmentContext:
+        config = self.config
+        return EnvironmentContext.detect(
+            config.cwd, config.approval_policy, config.sandbox_mode, config.network_access, config.writable_roots
+        )
+
+    def skill_fragments(self, text: str) -> list[str]:
+        """Bodies of the skills ``text`` mentions as ``$name``, for this turn."""
+        return skill_injections(text, self.initial.skills) if self.initial else []
+
+    def tool_specs(self) -> list[ToolSpec]:
+        allowed = set(tools_for_mode(self.mode, self._tools.names))
+        return [spec for spec in self._tools.specs if spec.name in allowed and self._within_limit(spec.name)]
+
+    def tool_allowed(self, name: str) -> bool:
+        return bool(tools_for_mode(self.mode, [name])) and self._within_limit(name)
+
+    def _within_limit(self, name: str) -> bool:
+        return self.tool_limit is None or name in self.tool_limit
+
+    def set_model(self, model: str) -> None:
+        """Use ``model`` from the next request on (``/model``); its client is created lazily."""
+        self.model = model
+        self._client = None
+
+    @property
+    def tools(self) -> ToolRegistry:
+        return self._tools
+
+    def tool_context(self, call_id: str, emit: Emit) -> ToolContext:
+        context = ToolContext(
+            cwd=self.config.cwd,
+            data_dir=self.config.data_dir,
+            emit=emit,
+            call_id=call_id,
+            output_token_limit=self.config.tool_output_token_limit,
+            shell_timeout_ms=self.config.shell_timeout_ms,
+        )
+        return self.approvals.prepare(context, call_id)  # sandbox, writable roots, scrubbed env
+
+    def record(self, item: Item) -> None:
+        self.history.record(item)
+
+    def record_usage(self, usage: Usage | None) -> None:
+        if usage is not None:
+            self.last_usage = usage
+            self.total_usage = self.total_usage + usage
+            self._usage_mark = len(self.history)
+
+    @property
+    def effective_window(self) -> int:
+        return effective_window(self.config.context_window)
+
+    @property
+    def auto_compact_limit(self) -> int | None:
+        """Context tokens at which auto-compaction starts; None when `auto_compact = false`."""
+        config = self.config
+        return auto_compact_limit(
+            config.context_window,
+            enabled=config.auto_compact,
+            percent=config.auto_compact_percent,
+            token_limit=config.auto_compact_token_limit,
+        )
+
+    def context_tokens(self) -> int:
+        """Tokens the next request will carry: the last report plus estimates since."""
+        mark = self._usage_mark
+        if self.last_usage is not None and mark is not None and mark <= len(self.history):
+            reported = self.last_usage.input_tokens + self.last_usage.output_tokens
+            return reported + self.history.estimated_tokens_since(mark)
+        fixed = self.tokens.prompt_overhead(self.instructions, self.tool_specs())
+        return fixed + self.history.estimated_tokens
+
+    def replace_history(self, items: list[Item]) -> None:
+        """Swap in a compacted history. The last usage report no longer describes it.
+
+        History.replace is the call point session files record (the old items stay in the file).
+        """
+        self.history.replace(items)
+        self._usage_mark = None
+
+    def token_count_event(self) -> ev.TokenCount:
+        return ev.TokenCount(
+            last=self.last_usage or Usage(),
+            total=self.total_usage,
+            context_used=self.context_tokens(),
+            context_window=self.effective_window,
+            counting_method=self.tokens.counting_method,
+        )

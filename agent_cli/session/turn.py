@@ -1,0 +1,139 @@
+"""One turn: sample the model, run the tools it calls, repeat until it answers in text."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import TYPE_CHECKING, Any
+
+from agent_cli import events as ev
+from agent_cli.items import Item, Message, Reasoning, ToolCall, ToolOutput, user
+from agent_cli.models import base as stream
+from agent_cli.models.base import Prompt
+from agent_cli.models.errors import ContextWindowExceeded, ModelError
+from agent_cli.session import hooks
+from agent_cli.session.guarded_dispatch import dispatch_guarded
+from agent_cli.session.compaction import auto_compact_if_needed, recover_from_overflow, reject_oversized_input
+from agent_cli.tools.base import ToolResult
+
+if TYPE_CHECKING:
+    from agent_cli.session.session import Emit, Session
+
+
+async def run_turn(session: Session, text: str, emit: Emit, typed: str | None = None) -> None:
+    """One turn for ``text``; ``typed`` is what the user typed when expansion changed it."""
+    await session.tokens.load_async()  # the tokenizer loads off the event loop, once
+    session.start_context(emit)
+    if reject_oversized_input(session, text, emit):
+        return
+    if not await hooks.before_prompt(session, text, emit):  # SessionStart, UserPromptSubmit
+        return
+    session.record(user(text))
+    emit(ev.UserMessage(text, typed))
+    for fragment in session.skill_fragments(text):
+        session.record(user(fragment))
+    while True:
+        try:
+            await auto_compact_if_needed(session, emit)
+            try:
+                output = await sample(session, emit)
+            except ContextWindowExceeded as exc:
+                recovered = await recover_from_overflow(session, emit, exc, lambda: sample(session, emit))
+                if recovered is None:
+                    return
+                output = recovered
+        except ModelError as exc:
+            emit(ev.Error(str(exc), fatal=True))
+            emit(ev.TurnFailed(str(exc)))
+            return
+        calls = [item for item in output if isinstance(item, ToolCall)]
+        if not calls:
+            messages = [item.text for item in output if isinstance(item, Message)]
+            if await hooks.stop_blocked(session, emit, messages[-1] if messages else None):
+                continue  # a Stop hook keeps the agent working
+            emit(ev.TurnComplete(messages[-1] if messages else None))
+            return
+        await run_tool_calls(session, calls, emit)
+
+
+async def sample(session: Session, emit: Emit) -> list[Item]:
+    """Send one request and record what comes back. Returns the output items."""
+    hooks.flush_hook_context(session)  # context added by hooks, now that no tool call is open
+    prompt = Prompt(session.instructions, session.history.for_request(), session.tool_specs())
+    output: list[Item] = []
+    async for event in session.client.stream(prompt):
+        if isinstance(event, stream.TextDelta):
+            emit(ev.TextDelta(event.text))
+        elif isinstance(event, stream.ReasoningDelta):
+            emit(ev.ReasoningDelta(event.text))
+        elif isinstance(event, stream.Retrying):
+            emit(ev.Retry(event.attempt, event.max_attempts, event.delay, event.reason))
+        elif isinstance(event, stream.OutputItem):
+            output.append(event.item)
+        elif isinstance(event, stream.Completed):
+            for item in output:
+                session.record(item)
+                if isinstance(item, Message) and item.role == "assistant":
+                    emit(ev.AgentMessage(item.text))
+                elif isinstance(item, Reasoning) and item.text:
+                    emit(ev.ReasoningDone(item.text))
+            session.record_usage(event.usage)
+            emit(session.token_count_event())
+    return output
+
+
+def lenient_arguments(raw: str) -> dict[str, Any]:
+    """Arguments for display; malformed JSON is shown raw (dispatch reports the error)."""
+    try:
+        args = json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError:
+        return {"raw": raw}
+    return args if isinstance(args, dict) else {"raw": raw}
+
+
+def batches(session: Session, calls: list[ToolCall]) -> list[list[ToolCall]]:
+    """Consecutive read-only calls form one batch that runs concurrently; others run alone."""
+    groups: list[list[ToolCall]] = []
+    for call in calls:
+        read_only = session.tools.is_read_only(call.name)
+        if read_only and groups and all(session.tools.is_read_only(c.name) for c in groups[-1]):
+            groups[-1].append(call)
+        else:
+            groups.append([call])
+    return groups
+
+
+async def run_tool_calls(session: Session, calls: list[ToolCall], emit: Emit) -> None:
+    for batch in batches(session, calls):
+        outputs = await asyncio.gather(*(run_tool_call(session, call, emit) for call in batch))
+        for output in outputs:
+            session.record(output)
+
+
+async def run_tool_call(session: Session, call: ToolCall, emit: Emit) -> ToolOutput:
+    args = lenient_arguments(call.arguments)
+    emit(ev.ToolCallBegin(call.call_id, call.name, args))
+    started = time.monotonic()
+    if call.name in session.tools and not session.tool_allowed(call.name):
+        result = ToolResult(f"{call.name} is not available in {session.mode} mode", success=False)
+    elif (hook := await hooks.pre_tool_use(session, call, args, emit)).blocked:
+        result = ToolResult(hook.reason, success=False)  # the model reads why
+    elif denial := await hooks.check_approval(session, hook, call, args, emit):  # session.approvals
+        result = ToolResult(denial, success=False)
+    else:
+        result = await dispatch_guarded(session, call, args, emit)  # sandbox; on-failure re-run
+        result = await hooks.post_tool_use(session, call, args, result, emit)
+    emit(
+        ev.ToolCallEnd(
+            call.call_id,
+            call.name,
+            args,
+            result.output,
+            result.success,
+            time.monotonic() - started,
+            result.exit_code,
+            result.changes,
+        )
+    )
+    return ToolOutput(call.call_id, result.output, result.success)

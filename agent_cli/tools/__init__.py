@@ -1,0 +1,18 @@
+"""The tools the model calls."""
+
+from __future__ import annotations
+
+from agent_cli.tools.apply_patch import ApplyPatchTool
+from agent_cli.tools.base import Tool
+from agent_cli.tools.grep import GrepTool
+from agent_cli.tools.list_dir import ListDirTool
+from agent_cli.tools.read_file import ReadFileTool
+from agent_cli.tools.shell import ShellTool
+from agent_cli.tools.update_plan import UpdatePlanTool
+
+READ_ONLY_TOOL_NAMES = frozenset({"read_file", "grep", "list_dir"})
+
+
+def default_tools() -> list[Tool]:
+    """One instance of each built-in tool, in the order the model sees them."""
+    return [ShellTool(), ReadFileTool(), GrepTool(), ListDirTool(), ApplyPatchTool(), UpdatePlanTool()]

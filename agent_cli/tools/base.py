@@ -1,0 +1,60 @@
+"""The tool interface: a spec the model sees and an async ``run``."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_cli.events import Event, FileChange
+from agent_cli.models.base import ToolSpec
+
+if TYPE_CHECKING:
+    from agent_cli.tools.sandbox import SandboxPolicy
+
+
+class ToolError(Exception):
+    """A failure the model should read and can fix (bad path, hunk mismatch, bad regex...)."""
+
+
+@dataclass
+class ToolContext:
+    """What a tool may use. One per session; tools must not keep state of their own."""
+
+    cwd: Path
+    data_dir: Path  # the agent's data folder; spilled outputs go to data_dir / "tool-outputs"
+    emit: Callable[[Event], None] = lambda event: None
+    call_id: str = ""
+    output_token_limit: int = 10_000  # budget for one output in the model's context
+    shell_timeout_ms: int = 120_000
+    env: dict[str, str] | None = None  # environment for commands; None = inherit
+    writable_roots: list[Path] = field(default_factory=list)  # where apply_patch may write; empty = anywhere
+    sandbox: SandboxPolicy | None = None  # confines shell commands and apply_patch; None = unconfined
+
+    def resolve(self, path: str) -> Path:
+        """Resolve a model-supplied path against the session's cwd."""
+        return (self.cwd / Path(path).expanduser()).resolve()
+
+
+@dataclass
+class ToolResult:
+    output: str  # what the model reads, already truncated to the budget
+    success: bool = True
+    exit_code: int | None = None
+    changes: tuple[FileChange, ...] = ()
+
+
+class Tool(ABC):
+    """A tool. ``read_only`` tools may run concurrently and are allowed in ask/plan modes."""
+
+    spec: ToolSpec
+    read_only: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @abstractmethod
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...

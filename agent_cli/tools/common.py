@@ -1,0 +1,59 @@
+"""Small helpers the tools share: the output budget and how paths are shown to the model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agent_cli.context.truncate import TruncationPolicy
+from agent_cli.tools.base import ToolContext, ToolError
+
+
+def output_policy(ctx: ToolContext) -> TruncationPolicy:
+    """The budget for one tool output in the model's context."""
+    return TruncationPolicy("tokens", max(0, ctx.output_token_limit))
+
+
+def display_path(ctx: ToolContext, path: Path) -> str:
+    """``path`` relative to the session's cwd when it is inside it, else absolute."""
+    cwd = ctx.cwd.resolve()
+    try:
+        rel = path.relative_to(cwd)
+    except ValueError:
+        return str(path)
+    return "." if str(rel) == "." else rel.as_posix()
+
+
+def relative_arg(ctx: ToolContext, path: Path) -> str | None:
+    """How to name ``path`` to a process run in the cwd: relative inside it, None for the cwd."""
+    shown = display_path(ctx, path)
+    return None if shown == "." else shown
+
+
+def int_arg(args: dict[str, Any], name: str, default: int, *, minimum: int = 1) -> int:
+    value = args.get(name)
+    if value is None:
+        return default
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        raise ToolError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return value
+
+
+def str_arg(args: dict[str, Any], name: str) -> str:
+    value = args.get(name)
+    if not isinstance(value, str) or not value.strip():
+        raise ToolError(f"{name} must be a non-empty string")
+    return value
+
+
+def human_size(size: int) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
+        size /= 1024  # type: ignore[assignment]
+    return f"{size} bytes"
+
+
+def is_within(path: Path, root: Path) -> bool:
+    return path == root or path.is_relative_to(root)
+

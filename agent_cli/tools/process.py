@@ -1,0 +1,127 @@
+"""Run a command in its own process group, stream its merged output, kill the group on timeout.
+
+Output goes chunk by chunk into an ``OutputCapture`` (bounded memory) and an optional callback
+(live display). stdin is closed so a command waiting for input gets EOF instead of hanging.
+On timeout or cancellation the whole group (children and grandchildren) is killed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import os
+import signal
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent_cli.tools.capture import CapturedOutput, OutputCapture
+
+TERM_GRACE_S = 0.5  # between SIGTERM and SIGKILL on timeout
+DRAIN_GRACE_S = 0.5  # after exit, wait this long for background jobs still holding the pipe
+TIMEOUT_EXIT_CODE = 124
+PIPE_BUFFER = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessResult:
+    exit_code: int  # 128 + N when killed by signal N; 124 on timeout
+    timed_out: bool
+    duration: float
+    output: CapturedOutput
+
+
+class _Collector(asyncio.SubprocessProtocol):
+    def __init__(self, capture: OutputCapture, on_output: Callable[[bytes], None] | None):
+        loop = asyncio.get_running_loop()
+        self.capture = capture
+        self.on_output = on_output
+        self.exited: asyncio.Future[None] = loop.create_future()
+        self.drained: asyncio.Future[None] = loop.create_future()
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        self.capture.feed(data)
+        if self.on_output is not None:
+            self.on_output(data)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if not self.drained.done():
+            self.drained.set_result(None)
+
+    def process_exited(self) -> None:
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+
+async def run_process(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    capture: OutputCapture,
+    timeout_s: float,
+    env: dict[str, str] | None = None,
+    on_output: Callable[[bytes], None] | None = None,
+) -> ProcessResult:
+    loop = asyncio.get_running_loop()
+    start = time.monotonic()
+    transport, proto = await loop.subprocess_exec(
+        lambda: _Collector(capture, on_output),
+        *argv,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        cwd=cwd,
+        env=env,
+        start_new_session=True,  # its own process group, so we can kill the whole tree
+    )
+    pgid = transport.get_pid()
+    _widen_pipe(transport)
+    timed_out = False
+    try:
+        try:
+            await asyncio.wait_for(asyncio.shield(proto.exited), timeout_s)
+        except TimeoutError:
+            timed_out = True
+            await _terminate_group(pgid, proto.exited)
+        await asyncio.wait([proto.drained], timeout=DRAIN_GRACE_S)
+    except BaseException:  # cancelled (or anything else): leave nothing running
+        _signal_group(pgid, signal.SIGKILL)
+        capture.finish()  # closes the spill file
+        raise
+    finally:
+        transport.close()
+    returncode = transport.get_returncode()
+    duration = time.monotonic() - start
+    if timed_out:
+        exit_code = TIMEOUT_EXIT_CODE
+    elif returncode is None:
+        exit_code = -1
+    elif returncode < 0:
+        exit_code = 128 - returncode
+    else:
+        exit_code = returncode
+    return ProcessResult(exit_code, timed_out, duration, capture.finish())
+
+
+async def _terminate_group(pgid: int, exited: asyncio.Future[None]) -> None:
+    _signal_group(pgid, signal.SIGTERM)
+    await asyncio.wait([exited], timeout=TERM_GRACE_S)
+    _signal_group(pgid, signal.SIGKILL)  # stragglers that ignored SIGTERM
+    await asyncio.wait([exited], timeout=TERM_GRACE_S)
+
+
+def _widen_pipe(transport: asyncio.SubprocessTransport) -> None:
+    """A 1 MiB pipe buffer: fewer, larger reads when a command prints a lot (Linux only)."""
+    pipe = transport.get_pipe_transport(1)
+    set_size = getattr(fcntl, "F_SETPIPE_SZ", None)
+    if pipe is None or set_size is None:
+        return
+    with contextlib.suppress(OSError, AttributeError, ValueError):
+        fcntl.fcntl(pipe.get_extra_info("pipe").fileno(), set_size, PIPE_BUFFER)
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)

@@ -1,0 +1,204 @@
+"""The sandbox: which paths commands and patches may write, and how a command is confined.
+
+Modes: ``read-only`` (nothing writable), ``workspace-write`` (the cwd, configured writable roots
+and temp dirs; ``.git`` and ``.agent`` inside them stay read-only; no network unless enabled)
+and ``danger-full-access`` (no sandbox).
+
+On Linux a command is confined by bubblewrap when it works here (a read-only bind of ``/``,
+writable binds for the roots, a private network namespace), otherwise by Landlock through the
+``sandbox_exec.py`` launcher (plus a seccomp filter for the network). Which one is probed once,
+lazily; ``AGENT_SANDBOX_MECHANISM=bubblewrap|landlock|none`` forces a choice.
+``apply_patch`` checks every resolved target with :meth:`SandboxPolicy.write_denial`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+READ_ONLY, WORKSPACE_WRITE, FULL_ACCESS = "read-only", "workspace-write", "danger-full-access"
+PROTECTED_NAMES = (".git", ".agent")  # read-only even inside a writable root
+LAUNCHER = Path(__file__).with_name("sandbox_exec.py")
+MECHANISM_ENV = "AGENT_SANDBOX_MECHANISM"
+# Device files any command may write (``> /dev/null``); Landlock needs them listed.
+DEVICE_FILES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx")
+DEVICE_DIRS = ("/dev/pts", "/dev/shm")
+PROBE_TIMEOUT_S = 5
+# Added to the shell tool's schema: how the model asks to run a command outside the sandbox.
+ESCALATION_PARAMETERS = {
+    "sandbox_permissions": {
+        "type": "string",
+        "enum": ["use_default", "require_escalated"],
+        "description": "require_escalated: run outside the sandbox (the user is asked; give a justification).",
+    },
+    "justification": {"type": "string", "description": "With require_escalated: why, in one sentence, for the user."},
+}
+
+
+def temp_dirs() -> list[Path]:
+    """The temp folders commands may write under workspace-write."""
+    dirs = [Path("/tmp")]
+    if tmpdir := os.environ.get("TMPDIR"):
+        dirs.append(Path(tmpdir))
+    return [d.resolve() for d in dirs if d.is_dir()]
+
+
+def _within(path: Path, root: Path) -> bool:
+    return path == root or path.is_relative_to(root)
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxPolicy:
+    mode: str
+    writable_roots: tuple[Path, ...] = ()  # resolved; empty under read-only
+    network_access: bool = False
+
+    @classmethod
+    def create(
+        cls,
+        mode: str,
+        cwd: Path,
+        writable_roots: Iterable[Path] = (),
+        network_access: bool = False,
+        *,
+        include_temp: bool = True,
+    ) -> SandboxPolicy:
+        if mode not in (READ_ONLY, WORKSPACE_WRITE, FULL_ACCESS):
+            raise ValueError(f"unknown sandbox mode {mode!r}")
+        roots: list[Path] = []
+        if mode == WORKSPACE_WRITE:
+            candidates = [cwd, *writable_roots, *(temp_dirs() if include_temp else [])]
+            for root in (Path(c).expanduser().resolve() for c in candidates):
+                if root not in roots:
+                    roots.append(root)
+        return cls(mode, tuple(roots), network_access or mode == FULL_ACCESS)
+
+    @property
+    def confines(self) -> bool:
+        """True when commands must run confined (anything but danger-full-access)."""
+        return self.mode != FULL_ACCESS
+
+    def protected_paths(self) -> list[Path]:
+        return [root / name for root in self.writable_roots for name in PROTECTED_NAMES]
+
+    def write_denial(self, path: Path) -> str | None:
+        """Why writing ``path`` (already resolved) is not allowed; None when it is."""
+        if self.mode == FULL_ACCESS:
+            return None
+        if self.mode == READ_ONLY:
+            return f"{path} is not writable: the sandbox is read-only"
+        for protected in self.protected_paths():
+            if _within(path, protected):
+                return f"{path} is inside {protected}, which stays read-only in the sandbox"
+        if any(_within(path, root) for root in self.writable_roots):
+            return None
+        roots = ", ".join(str(root) for root in self.writable_roots)
+        return f"{path} is outside the sandbox's writable roots ({roots})"
+
+
+# --- which mechanism enforces it -----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Mechanism:
+    name: str  # "bubblewrap" | "landlock" | "none"
+    detail: str  # for /status: "bubblewrap", "landlock (ABI 7)", "none (...)"
+
+
+def _bwrap_works(bwrap: str) -> bool:
+    argv = [bwrap, *_bwrap_base(network=False), "--", "true"]
+    try:
+        return subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT_S).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def _landlock_abi() -> int:
+    from agent_cli.tools import landlock
+
+    return landlock.abi_version()
+
+
+@functools.cache
+def detect_mechanism() -> Mechanism:
+    """Probe once: bubblewrap if it can build a sandbox here, else Landlock, else none."""
+    forced = os.environ.get(MECHANISM_ENV, "").strip().lower()
+    if not sys.platform.startswith("linux"):
+        return Mechanism("none", f"none (no sandbox support on {sys.platform})")
+    if forced == "none":
+        return Mechanism("none", f"none ({MECHANISM_ENV}=none)")
+    bwrap = shutil.which("bwrap")
+    if forced in ("", "auto", "bubblewrap") and bwrap and _bwrap_works(bwrap):
+        return Mechanism("bubblewrap", "bubblewrap")
+    abi = _landlock_abi() if forced in ("", "auto", "landlock") else 0
+    if abi >= 1:
+        return Mechanism("landlock", f"landlock (ABI {abi})")
+    if forced:
+        return Mechanism("none", f"none ({MECHANISM_ENV}={forced} is not available here)")
+    return Mechanism("none", "none (neither a working bubblewrap nor Landlock was found)")
+
+
+def sandbox_mechanism() -> str:
+    """What enforces the sandbox on this machine, for /status and the README's safety model."""
+    return detect_mechanism().detail
+
+
+def start_warning(mode: str, interactive: bool) -> str | None:
+    """The one warning at session start when the sandbox cannot be enforced."""
+    if mode == FULL_ACCESS or detect_mechanism().name != "none":
+        return None
+    consequence = (
+        "you will be asked before each command that is not a known read-only one"
+        if interactive
+        else "commands run without confinement"
+    )
+    return f"sandbox_mode {mode} cannot be enforced here ({sandbox_mechanism()}): {consequence}"
+
+
+# --- confining a command --------------------------------------------------------------------
+
+
+def _bwrap_base(network: bool) -> list[str]:
+    args = ["--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    return args if network else ["--unshare-net", *args]
+
+
+def bwrap_argv(argv: Sequence[str], policy: SandboxPolicy, bwrap: str = "bwrap") -> list[str]:
+    """bubblewrap: everything read-only, then the writable roots, then the protected paths."""
+    args = [bwrap, *_bwrap_base(policy.network_access)]
+    for root in policy.writable_roots:
+        if root.exists():
+            args += ["--bind", str(root), str(root)]
+    for path in policy.protected_paths():
+        if path.exists():
+            args += ["--ro-bind", str(path), str(path)]
+    return [*args, "--", *argv]
+
+
+def landlock_argv(argv: Sequence[str], policy: SandboxPolicy) -> list[str]:
+    """The launcher applies Landlock (+ seccomp without network) and then execs ``argv``."""
+    spec = {
+        "writable": [str(root) for root in policy.writable_roots] + list(DEVICE_DIRS),
+        "files": list(DEVICE_FILES),
+        "network": policy.network_access,
+    }
+    return [sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(spec), "--", *argv]
+
+
+def confine(argv: Sequence[str], policy: SandboxPolicy | None, mechanism: str | None = None) -> list[str]:
+    """``argv`` wrapped so it runs inside ``policy``; unchanged without a policy or mechanism."""
+    if policy is None or not policy.confines:
+        return list(argv)
+    mechanism = mechanism or detect_mechanism().name
+    if mechanism == "bubblewrap":
+        return bwrap_argv(argv, policy, shutil.which("bwrap") or "bwrap")
+    if mechanism == "landlock":
+        return landlock_argv(argv, policy)
+    return list(argv)

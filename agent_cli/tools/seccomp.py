@@ -1,0 +1,84 @@
+"""A seccomp filter through ctypes that denies IPv4/IPv6 sockets (TCP, UDP, raw alike).
+
+Stdlib only, like ``landlock.py``: the sandbox launcher loads it by path. Landlock (ABI 4+)
+covers TCP only, and older kernels not even that; refusing ``socket(AF_INET*)`` takes the
+network away whatever the kernel. Unix sockets stay allowed (many tools need them locally).
+``io_uring_setup`` is refused too, since io_uring can open sockets without the syscall.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import platform
+import struct
+
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
+SECCOMP_RET_ALLOW = 0x7FFF0000
+SECCOMP_RET_ERRNO = 0x00050000
+AF_INET, AF_INET6 = 2, 10
+IO_URING_SETUP = 425  # same number on x86_64 and aarch64
+X32_SYSCALL_BIT = 0x40000000
+
+# machine -> (AUDIT_ARCH_*, socket syscall number)
+ARCHES = {
+    "x86_64": (0xC000003E, 41),
+    "aarch64": (0xC00000B7, 198),
+    "arm64": (0xC00000B7, 198),
+}
+
+# Classic BPF opcodes used below.
+LD_W_ABS = 0x20  # BPF_LD | BPF_W | BPF_ABS
+JEQ_K = 0x15  # BPF_JMP | BPF_JEQ | BPF_K
+JGE_K = 0x35  # BPF_JMP | BPF_JGE | BPF_K
+RET_K = 0x06  # BPF_RET | BPF_K
+OFF_NR, OFF_ARCH, OFF_ARG0 = 0, 4, 16  # struct seccomp_data (arg0's low word on little endian)
+
+
+def supported() -> bool:
+    return platform.system() == "Linux" and platform.machine() in ARCHES
+
+
+def _insn(code: int, jt: int, jf: int, k: int) -> bytes:
+    return struct.pack("=HBBI", code, jt, jf, k)
+
+
+def inet_filter(arch: int, socket_nr: int) -> bytes:
+    """The BPF program: deny with EACCES for AF_INET/AF_INET6 sockets and io_uring."""
+    deny = SECCOMP_RET_ERRNO | errno.EACCES
+    program = [
+        _insn(LD_W_ABS, 0, 0, OFF_ARCH),
+        _insn(JEQ_K, 1, 0, arch),  # another ABI (32-bit compat): deny everything it tries
+        _insn(RET_K, 0, 0, SECCOMP_RET_ERRNO | errno.ENOSYS),
+        _insn(LD_W_ABS, 0, 0, OFF_NR),
+        _insn(JGE_K, 6, 0, X32_SYSCALL_BIT),  # x32 calls on x86_64: deny (-> ret deny)
+        _insn(JEQ_K, 5, 0, IO_URING_SETUP),
+        _insn(JEQ_K, 0, 3, socket_nr),  # not socket() -> allow
+        _insn(LD_W_ABS, 0, 0, OFF_ARG0),
+        _insn(JEQ_K, 2, 0, AF_INET),
+        _insn(JEQ_K, 1, 0, AF_INET6),
+        _insn(RET_K, 0, 0, SECCOMP_RET_ALLOW),
+        _insn(RET_K, 0, 0, deny),
+    ]
+    return b"".join(program)
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def deny_inet_sockets() -> None:
+    """Install the filter on this process (inherited across exec). Needs no_new_privs first."""
+    if not supported():
+        raise OSError(0, f"seccomp filter not supported on {platform.machine()}")
+    arch, socket_nr = ARCHES[platform.machine()]
+    program = inet_filter(arch, socket_nr)
+    buffer = ctypes.create_string_buffer(program, len(program))
+    prog = _SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
+    if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"prctl(PR_SET_SECCOMP): {os.strerror(err)}")

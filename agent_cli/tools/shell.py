@@ -1,0 +1,147 @@
+"""The ``shell`` tool: run a command with ``bash -lc`` and report exit code, time and output."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from typing import Any
+
+from agent_cli.context.truncate import truncate_head_tail, truncate_middle
+from agent_cli.events import ToolOutputDelta
+from agent_cli.models.base import ToolSpec
+from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
+from agent_cli.tools.capture import (
+    CapturedOutput,
+    OutputCapture,
+    decode_head,
+    decode_tail,
+    new_spill_path,
+    save_complete_output,
+)
+from agent_cli.tools.common import int_arg, output_policy, str_arg
+from agent_cli.tools.process import run_process
+from agent_cli.tools.sandbox import ESCALATION_PARAMETERS, confine
+
+LIVE_INTERVAL_S = 0.1  # at most this often a ToolOutputDelta
+LIVE_CAP = 16 * 1024  # bytes per delta; when output is faster, only the latest part is shown
+
+SPEC = ToolSpec(
+    name="shell",
+    description=(
+        "Run a shell command (bash -lc) and return its exit code, wall time and merged "
+        "stdout+stderr. stdin is closed; on timeout the whole process group is killed (exit code "
+        "124). Long output keeps head and tail; the full text is saved to a file you can page "
+        "with read_file. Background jobs must redirect their output (`cmd > log 2>&1 &`). Prefer "
+        "read_file/grep/list_dir for reading and apply_patch for editing."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "description": "The command line."},
+            "workdir": {"type": "string", "description": "Directory to run in (default: session cwd)."},
+            "timeout_ms": {"type": "integer", "description": "Kill after this many ms (default 120000)."},
+            **ESCALATION_PARAMETERS,  # sandbox.py: how the model asks to leave the sandbox
+        },
+        "required": ["command"],
+        "additionalProperties": False,
+    },
+)
+
+
+def shell_argv(command: str) -> list[str]:
+    bash = shutil.which("bash")
+    return [bash, "-lc", command] if bash else ["sh", "-c", command]
+
+
+class _LiveOutput:
+    """Throttled, bounded ToolOutputDelta events for front ends."""
+
+    def __init__(self, ctx: ToolContext):
+        self._ctx = ctx
+        self._loop = asyncio.get_running_loop()
+        self._pending = bytearray()
+        self._last = 0.0
+        self._timer: asyncio.TimerHandle | None = None
+
+    def feed(self, data: bytes) -> None:
+        self._pending += data[-LIVE_CAP:]
+        if len(self._pending) > LIVE_CAP:
+            del self._pending[: len(self._pending) - LIVE_CAP]
+        wait = self._last + LIVE_INTERVAL_S - self._loop.time()
+        if wait <= 0:
+            self.flush()
+        elif self._timer is None:
+            self._timer = self._loop.call_later(wait, self.flush)
+
+    def flush(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._last = self._loop.time()
+        if self._pending:
+            text = decode_tail(bytes(self._pending))
+            self._pending.clear()
+            self._ctx.emit(ToolOutputDelta(call_id=self._ctx.call_id, text=text))
+
+
+class ShellTool(Tool):
+    spec = SPEC
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        command = str_arg(args, "command")
+        workdir = ctx.resolve(args["workdir"]) if args.get("workdir") else ctx.cwd
+        if not workdir.is_dir():
+            raise ToolError(f"workdir {workdir} does not exist or is not a directory")
+        timeout_ms = int_arg(args, "timeout_ms", ctx.shell_timeout_ms)
+        live = _LiveOutput(ctx)
+        capture = OutputCapture(
+            new_spill_path(ctx.data_dir, ctx.call_id), count_chars=output_policy(ctx).kind == "bytes"
+        )
+        try:
+            result = await run_process(
+                confine(shell_argv(command), ctx.sandbox),  # sandbox.py: bubblewrap / Landlock wrapper
+                cwd=workdir,
+                env=ctx.env,
+                capture=capture,
+                timeout_s=timeout_ms / 1000,
+                on_output=live.feed,
+            )
+        finally:
+            live.flush()
+        note = f"command timed out after {timeout_ms} ms\n" if result.timed_out else ""
+        text = format_output(ctx, result.output, result.exit_code, result.duration, note)
+        return ToolResult(text, success=result.exit_code == 0, exit_code=result.exit_code)
+
+
+def format_output(ctx: ToolContext, captured: CapturedOutput, exit_code: int, duration: float, note: str = "") -> str:
+    """``Exit code``, ``Wall time``, [``Total output lines``, spill file], ``Output:`` and the body."""
+    policy = output_policy(ctx)
+    if captured.complete:
+        full = captured.text()
+        if policy.fits(full):
+            header = [f"Exit code: {exit_code}", f"Wall time: {duration:.1f} seconds", "Output:"]
+            return "\n".join(header) + "\n" + note + full
+        body = truncate_middle(full, policy)
+        captured = save_complete_output(captured, new_spill_path(ctx.data_dir, ctx.call_id))
+    else:
+        body = truncate_head_tail(
+            decode_head(captured.head),
+            decode_tail(captured.tail),
+            total_bytes=captured.total_bytes,
+            total_chars=captured.total_chars,
+            policy=policy,
+        )
+    header = [
+        f"Exit code: {exit_code}",
+        f"Wall time: {duration:.1f} seconds",
+        f"Total output lines: {captured.total_lines}",
+    ]
+    if captured.spill_path is not None:
+        header.append(
+            f"Full output ({captured.total_bytes} bytes) saved to {captured.spill_path}; "
+            "page it with read_file offset/limit"
+        )
+    elif captured.spill_error:
+        header.append(f"Full output could not be saved: {captured.spill_error}")
+    header.append("Output:")
+    return "\n".join(header) + "\n" + note + body

@@ -1,0 +1,333 @@
+"""The interactive app: a transcript over a composer, driving one :class:`Session`.
+
+Each turn runs in a worker that iterates ``session.submit`` and renders its events; input sent
+while a turn runs is queued and sent when it ends. The provider SDK is imported in a thread
+after the first paint so the screen shows up at once.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from pathlib import Path
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING
+
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+if TYPE_CHECKING:
+    from agent_cli.session import Session
+
+from agent_cli import events as ev
+from agent_cli.config import Config
+from agent_cli.tui.commands import BuiltinCommands, CommandProvider, parse_command
+from agent_cli.tui.event_renderer import EventRenderer
+from agent_cli.tui.formatting import home_relative
+from agent_cli.tui.input_history import InputHistory
+from agent_cli.tui.repo_files import list_files
+from agent_cli.tui.screens.approval import ApprovalScreen
+from agent_cli.tui.widgets.activity_indicator import ActivityIndicator
+from agent_cli.tui.widgets.completion_menu import CompletionMenu
+from agent_cli.tui.widgets.composer import Composer
+from agent_cli.tui.widgets.queued_messages import QueuedMessages
+from agent_cli.tui.widgets.status_bar import StatusBar
+from agent_cli.tui.widgets.tool_cell import ToolCell
+from agent_cli.tui.widgets.transcript import Transcript
+from agent_cli.tui.widgets.welcome_banner import WelcomeBanner
+
+# The one line to change when the shared command system (agent_cli/commands/) takes over.
+COMMAND_PROVIDER: Callable[[], CommandProvider] = BuiltinCommands
+FILES_REFRESH_SECONDS = 30.0
+QUIT_WINDOW_SECONDS = 2.0
+
+
+class AgentApp(App[int]):
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses elsewhere find it
+    TITLE = "agent"
+    BINDINGS = [
+        Binding("escape", "interrupt", "interrupt", show=False),
+        Binding("ctrl+c", "ctrl_c", "quit", show=False, priority=True),
+    ]
+
+    def __init__(
+        self,
+        config: Config,
+        prompt: str | None = None,
+        *,
+        session_factory: Callable[[Config], Session] | None = None,
+        session: Session | None = None,  # a restored session (agent resume)
+    ):
+        super().__init__()
+        self.config = config
+        self.initial_prompt = prompt
+        self.session_factory = session_factory or interactive_session
+        self.session = session if session is not None else self.session_factory(config)
+        self.commands: CommandProvider = COMMAND_PROVIDER()
+        self.history = InputHistory(config.agent_home / "history.jsonl")
+        self.queue: list[str] = []
+        self.busy = False
+        self._aborted = False
+        self._last_ctrl_c = 0.0
+        self._files: list[str] = []
+        self._files_loaded_at = float("-inf")
+        self._files_loading = False
+        self.transcript = Transcript()
+        self.renderer = EventRenderer(self.transcript)
+        self.activity = ActivityIndicator()
+        self.queued = QueuedMessages()
+        self.menu = CompletionMenu()
+        self.composer = Composer(self.menu, self.history, self.commands.list_commands, self._repo_files, id="composer")
+        self.status = StatusBar(self.session.model, config.provider.id, self.session.mode)
+
+    def compose(self) -> ComposeResult:
+        yield self.transcript
+        yield self.activity
+        yield self.queued
+        yield self.menu
+        yield self.composer
+        yield self.status
+
+    async def on_mount(self) -> None:
+        await self.transcript.add(self._banner())
+        self.composer.focus()
+        self.call_after_refresh(self._start_background_work)
+        if self.initial_prompt:
+            self.send(self.initial_prompt)
+
+    def _banner(self) -> WelcomeBanner:
+        return WelcomeBanner(self.session.model, self.config.provider.id, home_relative(self.config.cwd))
+
+    # --- background work ----------------------------------------------------------------
+
+    def _start_background_work(self) -> None:
+        self.run_worker(self._warm_up, thread=True, group="warm-up", exit_on_error=False)
+
+    def _warm_up(self) -> None:
+        """Import the SDK and build the prompt off the UI thread, then show the context size."""
+        session = self.session
+        try:
+            module = getattr(session.client, "sdk_module", None)  # clients import their SDK lazily
+            if module:
+                importlib.import_module(module)
+            count = session.token_count_event()
+        except Exception:  # noqa: BLE001 - the first turn reports a broken setup properly
+            return
+        self.call_from_thread(self._initial_tokens, session, count)
+        self._load_files()
+
+    def _initial_tokens(self, session: Session, count: ev.TokenCount) -> None:
+        if session is self.session and self.status.count is None:
+            self.status.set_tokens(count)
+
+    def _repo_files(self) -> list[str]:
+        if time.monotonic() - self._files_loaded_at > FILES_REFRESH_SECONDS and not self._files_loading:
+            self._files_loading = True
+            self.run_worker(self._load_files, thread=True, group="files", exit_on_error=False)
+        return self._files
+
+    def _load_files(self) -> None:
+        self._files_loading = True
+        try:
+            files = list_files(self.config.cwd)
+        finally:
+            self._files_loading = False
+        self.call_from_thread(self._files_loaded, files)
+
+    def _files_loaded(self, files: list[str]) -> None:
+        self._files = files
+        self._files_loaded_at = time.monotonic()
+        if self.menu.kind == "file" or "@" in self.composer.text:
+            self.composer.refresh_completion()
+
+    # --- sending ------------------------------------------------------------------------
+
+    def on_composer_submitted(self, message: Composer.Submitted) -> None:
+        self.send(message.text)
+
+    def send(self, text: str) -> None:
+        """Send what the user typed now, or queue it while a turn runs."""
+        parsed = parse_command(text)
+        known = {command.name: command for command in self.commands.list_commands()}
+        if parsed and parsed[0] in known and not known[parsed[0]].needs_idle:
+            self.run_worker(self._run_command(*parsed), group="command")
+            return
+        if self.busy:
+            self.queue.append(text)
+            self.queued.show_queue(self.queue)
+            return
+        if parsed:
+            self._run_busy(self._run_command(*parsed), "working")
+        else:
+            self._run_busy(self._run_prompt(text), "working")
+
+    async def _run_prompt(self, text: str) -> None:
+        await self.renderer.user_message(text)
+        await self.render_events(self.session.submit(text))
+
+    async def _run_command(self, name: str, args: str) -> None:
+        if not await self.commands.run(self, name, args):
+            names = ", ".join("/" + command.name for command in self.commands.list_commands())
+            await self.renderer.notice(f"unknown command /{name}. Commands: {names}", "error")
+
+    def _run_busy(self, body: Awaitable[None], label: str) -> None:
+        self.busy = True
+        self._aborted = False
+        self.activity.start(label)
+        self.composer.add_class("-queueing")
+        self.run_worker(self._busy_worker(body), group="turn", exit_on_error=False)
+
+    async def _busy_worker(self, body: Awaitable[None]) -> None:
+        try:
+            await body
+        except Exception as exc:  # noqa: BLE001 - a broken turn must not take the app down
+            await self.renderer.end_streaming()
+            await self.renderer.notice(f"{type(exc).__name__}: {exc}", "error")
+        finally:
+            self.busy = False
+            self.activity.stop()
+            self.composer.remove_class("-queueing")
+            self._close_approvals()
+            self._after_turn()
+
+    def _after_turn(self) -> None:
+        if not self.queue:
+            return
+        if self._aborted:  # after an interrupt nothing is sent behind the user's back
+            restored = "\n\n".join(self.queue)
+            current = self.composer.text
+            self.composer.load_text(f"{restored}\n\n{current}" if current.strip() else restored)
+            self.composer.move_cursor(self.composer.document.end)
+            self.queue.clear()
+        else:
+            self.send(self.queue.pop(0))
+        self.queued.show_queue(self.queue)
+
+    # --- events -------------------------------------------------------------------------
+
+    async def render_events(self, events: AsyncIterator[ev.Event]) -> None:
+        async for event in events:
+            await self.handle_event(event)
+
+    async def handle_event(self, event: ev.Event) -> None:
+        match event:
+            case ev.TokenCount():
+                self.status.set_tokens(event)
+            case ev.CompactionStarted():
+                self.activity.set_label("compacting")
+            case ev.CompactionFinished():
+                self.status.compaction_finished(event)
+                self.activity.set_label("working")
+                self.status.set_tokens(self.session.token_count_event())
+            case ev.ApprovalRequest():
+                self._ask_approval(event)
+            case ev.TurnAborted():
+                self._aborted = True
+            case ev.SessionConfigured(model=model, provider=provider, mode=mode):
+                self.status.set_session(model, provider, mode)
+        await self.renderer.render(event)
+
+    def _ask_approval(self, request: ev.ApprovalRequest) -> None:
+        def answer(decision: ev.ApprovalDecision | None) -> None:
+            if request.future is not None and not request.future.done():
+                request.future.set_result(decision or ev.ApprovalDecision("deny"))
+
+        self.activity.set_label("waiting for approval")
+        self.push_screen(ApprovalScreen(request), callback=answer)
+
+    def _close_approvals(self) -> None:
+        while isinstance(self.screen, ApprovalScreen):
+            self.pop_screen()
+
+    # --- CommandHost --------------------------------------------------------------------
+
+    async def submit_prompt(self, text: str) -> None:
+        await self._run_prompt(text)
+
+    def show(self, event: ev.Event) -> None:
+        self.run_worker(self.handle_event(event), group="show")
+
+    def new_session(self) -> None:
+        self.run_worker(close_session(self.session), group="close")
+        self.session = self.session_factory(self.config)
+        self.renderer = EventRenderer(self.transcript)
+        self.status.count = None
+        self.status.context_event = ""
+        self.status.set_session(self.session.model, self.config.provider.id, self.session.mode)
+        self.run_worker(self._fresh_transcript(), group="show")
+        self._start_background_work()
+
+    async def _fresh_transcript(self) -> None:
+        await self.transcript.clear()
+        await self.transcript.add(self._banner())
+        await self.renderer.notice("new session started", "info")
+
+    def quit(self) -> None:
+        self.exit(0)
+
+    async def on_unmount(self) -> None:
+        await close_session(self.session)
+
+    # --- keys and palette ---------------------------------------------------------------
+
+    def action_interrupt(self) -> None:
+        if self.busy:
+            self.activity.set_label("interrupting")
+            self.session.interrupt()
+
+    def action_ctrl_c(self) -> None:
+        now = time.monotonic()
+        if now - self._last_ctrl_c < QUIT_WINDOW_SECONDS:
+            self.exit(0)
+            return
+        self._last_ctrl_c = now
+        if self.busy:
+            self.action_interrupt()
+        elif self.composer.text:
+            self.composer.clear()
+        self.notify("press ctrl+c again to quit", timeout=QUIT_WINDOW_SECONDS)
+
+    def action_toggle_tool_output(self) -> None:
+        cells = list(self.transcript.query(ToolCell))
+        expand = not any(cell.expanded for cell in cells)
+        for cell in cells:
+            cell.expanded = expand
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        if self.busy:
+            yield SystemCommand("Interrupt", "Stop the running turn (esc)", self.action_interrupt)
+        yield SystemCommand("New session", "Start a fresh conversation with the same settings", lambda: self.send("/new"))
+        yield SystemCommand("Compact", "Summarize the conversation to free context", lambda: self.send("/compact"))
+        yield SystemCommand("Status", "Model, provider, policy and token usage", lambda: self.send("/status"))
+        yield SystemCommand("Help", "Slash commands and keys", lambda: self.send("/help"))
+        yield SystemCommand("Toggle tool output", "Expand or collapse every tool cell", self.action_toggle_tool_output)
+
+
+async def close_session(session: Session) -> None:
+    """Close the session's HTTP connections while the event loop still runs."""
+    if hasattr(session, "aclose"):
+        await session.aclose()
+        return
+    client = getattr(session, "_client", None)
+    if client is not None and hasattr(client, "aclose"):
+        try:
+            await client.aclose()
+        except Exception:  # noqa: BLE001 - closing is best effort
+            pass
+
+
+def interactive_session(config: Config) -> Session:
+    from agent_cli.session import Session
+
+    return Session(config, interactive=True)
+
+
+def run_app(config: Config, prompt: str | None, session: Session | None = None) -> int:
+    """Run the interactive app until the user quits; returns the exit code."""
+    app = AgentApp(config, prompt, session=session)
+    result = app.run()
+    if isinstance(result, int):
+        return result
+    return app.return_code or 0

@@ -1,0 +1,138 @@
+"""Turns core events into transcript cells, updating cells in place while they stream.
+
+The app owns lifecycle (running state, approvals, the status bar); this class owns only what
+the transcript shows, so it can be driven by any event stream (a turn, /compact, a benchmark).
+"""
+
+from __future__ import annotations
+
+from agent_cli import events as ev
+from agent_cli.tui.widgets.assistant_message import AssistantMessage
+from agent_cli.tui.widgets.notice_cell import NoticeCell
+from agent_cli.tui.widgets.plan_view import PlanView
+from agent_cli.tui.widgets.reasoning_cell import ReasoningCell
+from agent_cli.tui.widgets.status_bar import compaction_summary
+from agent_cli.tui.widgets.tool_cell import ToolCell
+from agent_cli.tui.widgets.transcript import Transcript
+from agent_cli.tui.widgets.user_message import UserMessage
+
+HIDDEN_TOOL_CELLS = ("update_plan",)  # shown as the plan checklist instead
+
+
+class EventRenderer:
+    def __init__(self, transcript: Transcript):
+        self.transcript = transcript
+        self.message: AssistantMessage | None = None
+        self.reasoning: ReasoningCell | None = None
+        self.tools: dict[str, ToolCell] = {}
+
+    async def render(self, event: ev.Event) -> None:
+        match event:
+            case ev.TextDelta(text=text):
+                await self._close_reasoning()
+                if self.message is None:
+                    self.message = AssistantMessage()
+                    await self.transcript.add(self.message)
+                await self.message.write(text)
+            case ev.AgentMessage(text=text):
+                await self._close_reasoning()
+                if self.message is None:
+                    if text.strip():
+                        await self.transcript.add(AssistantMessage(text))
+                else:
+                    await self.message.finish(text)
+                self.message = None
+            case ev.ReasoningDelta(text=text):
+                if self.reasoning is None:
+                    self.reasoning = ReasoningCell()
+                    await self.transcript.add(self.reasoning)
+                self.reasoning.append(text)
+            case ev.ReasoningDone(text=text):
+                if self.reasoning is None:
+                    await self.transcript.add(ReasoningCell(text))
+                    self.reasoning = self.transcript.cells[-1]  # type: ignore[assignment]
+                await self._close_reasoning(text)
+            case ev.ToolCallBegin(call_id=call_id, name=name, arguments=arguments):
+                await self.end_streaming()
+                if name not in HIDDEN_TOOL_CELLS:
+                    cell = ToolCell(call_id, name, arguments)
+                    self.tools[call_id] = cell
+                    await self.transcript.add(cell)
+            case ev.ToolOutputDelta(call_id=call_id, text=text):
+                if cell := self.tools.get(call_id):
+                    cell.append_output(text)
+            case ev.ToolCallEnd(call_id=call_id):
+                if cell := self.tools.pop(call_id, None):
+                    cell.finish(event)
+                elif not event.success and event.name in HIDDEN_TOOL_CELLS:
+                    await self.notice(f"{event.name} failed: {event.output}", "error")
+            case ev.PlanUpdated():
+                await self.transcript.add(PlanView(event))
+            case ev.Retry(attempt=attempt, max_attempts=most, delay=delay, reason=reason):
+                await self._drop_partial()
+                await self.notice(f"{reason} — retrying in {delay:.0f}s (attempt {attempt}/{most})", "retry")
+            case ev.Warning(message=message):
+                await self.notice(message, "warning")
+            case ev.Error(message=message):
+                await self.end_streaming()
+                await self.notice(message, "error")
+            case ev.Notice(text=text, title=title):
+                await self.notice(text, "info", title)
+            case ev.CompactionStarted(trigger=trigger):
+                await self.end_streaming()
+                what = "compacting the conversation" if trigger == "manual" else "context is filling up; compacting"
+                await self.notice(what + "…", "context")
+            case ev.CompactionFinished():
+                await self.notice(compaction_text(event), "context")
+            case ev.TurnAborted(reason=reason):
+                await self.end_streaming()
+                self._close_tools()
+                await self.notice(reason, "warning", "interrupted")
+            case ev.TurnFailed() | ev.TurnComplete():
+                await self.end_streaming()
+                self._close_tools()
+
+    async def user_message(self, text: str) -> None:
+        await self.transcript.add(UserMessage(text))
+
+    async def notice(self, text: str, kind: str = "info", title: str | None = None) -> None:
+        await self.transcript.add(NoticeCell(text, kind, title))  # type: ignore[arg-type]
+
+    async def end_streaming(self) -> None:
+        """Finish whatever streams: a message without its AgentMessage stays as it streamed."""
+        await self._close_reasoning()
+        if self.message is not None:
+            await self.message.finish()
+            self.message = None
+
+    async def _close_reasoning(self, text: str | None = None) -> None:
+        if self.reasoning is not None:
+            self.reasoning.finish(text)
+            self.reasoning = None
+
+    async def _drop_partial(self) -> None:
+        """A retried request starts over: what streamed from the failed attempt goes away."""
+        for cell in (self.message, self.reasoning):
+            if cell is not None:
+                if isinstance(cell, AssistantMessage):
+                    await cell.finish()
+                await cell.remove()
+        self.message = None
+        self.reasoning = None
+
+    def _close_tools(self) -> None:
+        """Tool cells whose end never came (the turn was stopped) stop saying 'running'."""
+        for call_id, cell in list(self.tools.items()):
+            cell.finish(ev.ToolCallEnd(call_id, cell.tool_name, cell.arguments, "(stopped)", False, 0.0))
+        self.tools.clear()
+
+
+def compaction_text(event: ev.CompactionFinished) -> str:
+    text = compaction_summary(event)
+    details = f"{event.items_before} → {event.items_after} items"
+    if event.trimmed:
+        details += f", {event.trimmed} oldest items dropped to fit"
+    text = f"{text} ({details})"
+    if event.applied:
+        text += ". Long conversations and repeated compaction can make the agent less accurate; /new starts fresh."
+    return text

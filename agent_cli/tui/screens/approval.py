@@ -1,0 +1,94 @@
+"""The approval modal: show the command or patch, then approve once, for the session, or deny.
+
+Keyboard first: ``y`` approve, ``a`` approve for the session, ``n`` deny (a reason for the model
+may be typed, Enter sends it), ``esc`` denies without a reason.
+"""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Static
+
+from agent_cli.events import ApprovalDecision, ApprovalRequest
+from agent_cli.tui.widgets.diff_view import DiffView
+
+
+class ApprovalScreen(ModalScreen[ApprovalDecision]):
+    DEFAULT_CSS = """
+    ApprovalScreen { align: center middle; }
+    ApprovalScreen > #dialog {
+        width: 90%;
+        max-width: 110;
+        height: auto;
+        max-height: 90%;
+        padding: 1 2;
+        border: thick $warning;
+        background: $panel;
+    }
+    ApprovalScreen #title { text-style: bold; margin: 0 0 1 0; }
+    ApprovalScreen #summary { height: auto; max-height: 20; margin: 0 0 1 0; background: $surface; }
+    ApprovalScreen #command { padding: 0 1; color: $text-accent; }
+    ApprovalScreen #reason-note { color: $text-muted; margin: 0 0 1 0; }
+    ApprovalScreen #buttons { height: auto; }
+    ApprovalScreen Button { margin: 0 2 0 0; }
+    ApprovalScreen #deny-reason { display: none; margin: 1 0 0 0; }
+    ApprovalScreen.-asking-reason #deny-reason { display: block; }
+    """
+
+    BINDINGS = [
+        Binding("y", "approve", "approve", show=False),
+        Binding("a", "approve_session", "approve for session", show=False),
+        Binding("n", "ask_reason", "deny", show=False),
+        Binding("escape", "deny", "deny", show=False),
+    ]
+
+    def __init__(self, request: ApprovalRequest) -> None:
+        super().__init__()
+        self.request = request
+
+    def compose(self) -> ComposeResult:
+        request = self.request
+        with Vertical(id="dialog"):
+            what = "apply this patch" if request.tool == "apply_patch" else f"run this {request.tool} command"
+            yield Static(f"Allow the agent to {what}?", id="title")
+            with VerticalScroll(id="summary"):
+                if request.tool == "apply_patch":
+                    yield DiffView(request.summary)
+                else:
+                    yield Static(Content("$ " + request.summary), id="command")
+            if request.reason:
+                yield Static(Content(request.reason), id="reason-note")
+            with Horizontal(id="buttons"):
+                yield Button(Content.from_markup("[u]Y[/u]es, once"), id="approve", variant="success", compact=True)
+                yield Button(Content.from_markup("Yes, for this [u]s[/u]ession (a)"), id="approve_session", variant="primary", compact=True)
+                yield Button(Content.from_markup("[u]N[/u]o, tell the model why"), id="deny", variant="error", compact=True)
+            yield Input(placeholder="reason for the model (optional) · enter to deny · esc for no reason", id="deny-reason")
+
+    def on_mount(self) -> None:
+        self.query_one("#approve", Button).focus()
+
+    @on(Button.Pressed, "#approve")
+    def action_approve(self) -> None:
+        self.dismiss(ApprovalDecision("approve"))
+
+    @on(Button.Pressed, "#approve_session")
+    def action_approve_session(self) -> None:
+        self.dismiss(ApprovalDecision("approve_session"))
+
+    @on(Button.Pressed, "#deny")
+    def action_ask_reason(self) -> None:
+        self.add_class("-asking-reason")
+        self.query_one("#deny-reason", Input).focus()
+
+    def action_deny(self) -> None:
+        self.dismiss(ApprovalDecision("deny"))
+
+    @on(Input.Submitted, "#deny-reason")
+    def deny_with_reason(self, event: Input.Submitted) -> None:
+        reason = event.value.strip()
+        self.dismiss(ApprovalDecision("deny", reason or None))

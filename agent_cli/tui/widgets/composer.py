@@ -1,0 +1,165 @@
+"""The multi-line input: Enter sends, Shift+Enter or Ctrl+J adds a line, Up/Down walk the history,
+``@`` completes file paths and ``/`` completes commands.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from textual import events
+from textual.message import Message
+from textual.widgets import TextArea
+
+from agent_cli.tui.commands import SlashCommand
+from agent_cli.tui.input_history import InputHistory
+from agent_cli.tui.repo_files import fuzzy_filter
+from agent_cli.tui.widgets.completion_menu import Completion, CompletionMenu
+
+NEWLINE_KEYS = ("shift+enter", "ctrl+j", "alt+enter")
+FILE_TOKEN = re.compile(r"(?:^|\s)@(\S*)$")
+COMMAND_TOKEN = re.compile(r"^/([^\s/]*)$")
+MENU_SIZE = 8
+
+
+class Composer(TextArea):
+    DEFAULT_CSS = """
+    Composer {
+        height: auto;
+        min-height: 3;
+        max-height: 12;
+        margin: 0 1;
+        border: round $primary-muted;
+        padding: 0 1;
+        background: transparent;
+    }
+    Composer:focus { border: round $primary; }
+    Composer.-queueing:focus { border: round $warning; }
+    """
+
+    class Submitted(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(
+        self,
+        menu: CompletionMenu,
+        input_history: InputHistory,
+        commands: Callable[[], list[SlashCommand]],
+        files: Callable[[], list[str]],
+        **kwargs,
+    ) -> None:
+        super().__init__(
+            soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
+            placeholder="Ask anything · @ mention a file · / commands", **kwargs,
+        )
+        self.menu = menu
+        self.input_history = input_history
+        self.commands = commands
+        self.files = files
+        self._loaded_from_history: str | None = None
+
+    # --- keys ---------------------------------------------------------------------------
+
+    async def _on_key(self, event: events.Key) -> None:
+        if self.menu.is_open and self._menu_key(event.key):
+            event.stop()
+            event.prevent_default()
+            return
+        if event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            self.submit()
+            return
+        if event.key in NEWLINE_KEYS:
+            event.stop()
+            event.prevent_default()
+            self.insert("\n")
+            return
+        if event.key in ("up", "down") and self._history_key(event.key):
+            event.stop()
+            event.prevent_default()
+            return
+        await super()._on_key(event)
+
+    def _menu_key(self, key: str) -> bool:
+        if key in ("up", "ctrl+p"):
+            self.menu.move(-1)
+        elif key in ("down", "ctrl+n"):
+            self.menu.move(1)
+        elif key == "escape":
+            self.menu.hide()
+        elif key in ("tab", "enter"):
+            kind = self.menu.kind
+            self.accept_completion()
+            if key == "enter" and kind == "command":
+                self.submit()
+        else:
+            return False
+        return True
+
+    def _history_key(self, key: str) -> bool:
+        row, _ = self.cursor_location
+        browsing = self.input_history.browsing and self.text == self._loaded_from_history
+        if key == "up" and (browsing or row == 0):
+            entry = self.input_history.previous(self.text)
+        elif key == "down" and (browsing or row == self.document.line_count - 1):
+            entry = self.input_history.next()
+        else:
+            return False
+        if entry is None:
+            return False
+        self._loaded_from_history = entry
+        self.load_text(entry)
+        self.move_cursor(self.document.end)
+        return True
+
+    def submit(self) -> None:
+        text = self.text
+        if not text.strip():
+            return
+        self.input_history.add(text)
+        self._loaded_from_history = None
+        self.clear()
+        self.menu.hide()
+        self.post_message(self.Submitted(text))
+
+    # --- completion ---------------------------------------------------------------------
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self.refresh_completion()
+
+    def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
+        if self.menu.is_open:
+            self.refresh_completion()
+
+    def _before_cursor(self) -> str:
+        row, column = self.cursor_location
+        return self.document.get_line(row)[:column]
+
+    def refresh_completion(self) -> None:
+        before = self._before_cursor()
+        row, _ = self.cursor_location
+        if row == 0 and (match := COMMAND_TOKEN.match(before)):
+            query = match.group(1)
+            commands = [c for c in self.commands() if c.name.startswith(query)]
+            if not commands:
+                names = fuzzy_filter(query, [c.name for c in self.commands()], MENU_SIZE)
+                commands = [c for name in names for c in self.commands() if c.name == name]
+            self.menu.show("command", [Completion("/" + c.name, "/" + c.name, c.description) for c in commands])
+        elif match := FILE_TOKEN.search(before):
+            paths = fuzzy_filter(match.group(1), self.files(), MENU_SIZE)
+            self.menu.show("file", [Completion("@" + path, path) for path in paths])
+        else:
+            self.menu.hide()
+
+    def accept_completion(self) -> None:
+        choice = self.menu.selected
+        if choice is None:
+            return
+        row, column = self.cursor_location
+        before = self._before_cursor()
+        token = before.rsplit(None, 1)[-1] if before.strip() else ""
+        self.replace(choice.value + " ", (row, column - len(token)), (row, column))
+        self.menu.hide()

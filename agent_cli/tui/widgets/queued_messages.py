@@ -1,0 +1,24 @@
+"""Messages typed while a turn runs, waiting to be sent when it ends."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+from agent_cli.tui.formatting import one_line
+
+
+class QueuedMessages(Static):
+    DEFAULT_CSS = """
+    QueuedMessages { display: none; height: auto; margin: 0 1; padding: 0 1; color: $text-muted; }
+    QueuedMessages.-visible { display: block; }
+    """
+
+    def show_queue(self, queued: list[str]) -> None:
+        self.set_class(bool(queued), "-visible")
+        parts: list[str | tuple[str, str]] = []
+        for index, text in enumerate(queued):
+            if index:
+                parts.append("\n")
+            parts += [("⏳ queued  ", "$text-warning"), one_line(text, 200)]
+        self.update(Content.assemble(*parts))

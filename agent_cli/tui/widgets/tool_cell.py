@@ -1,0 +1,170 @@
+"""One tool call: what ran, whether it is running or finished, and a preview of its output.
+
+The preview is the first and last lines; Enter or a click expands the whole output. apply_patch
+shows its changes as a coloured diff.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from agent_cli.events import ToolCallEnd
+from agent_cli.tui.formatting import duration, one_line, preview_lines
+from agent_cli.tui.widgets.diff_view import DiffView
+
+REFRESH_SECONDS = 0.1
+EXPANDED_MAX_LINES = 2000
+DIFF_PREVIEW_LINES = 40
+
+
+def describe_call(name: str, args: dict[str, Any]) -> str:
+    """A one-line description of the call: the command for shell, the path for file tools."""
+    if name == "shell":
+        command = args.get("command", "")
+        return " ".join(map(str, command)) if isinstance(command, list) else str(command)
+    if name == "apply_patch":
+        return ""
+    for key in ("path", "pattern", "file_path", "dir"):
+        if key in args:
+            rest = {k: v for k, v in args.items() if k != key}
+            extra = " " + json.dumps(rest, ensure_ascii=False) if rest else ""
+            return f"{args[key]}{extra}"
+    return json.dumps(args, ensure_ascii=False) if args else ""
+
+
+def display_output(output: str) -> str:
+    """What the user wants to see of the model's copy: shell's header lines are dropped."""
+    head, marker, rest = output.partition("Output:\n")
+    if marker and head.count("\n") <= 4 and head.startswith("Exit code"):
+        return rest
+    return output
+
+
+class ToolCell(Vertical, can_focus=True):
+    DEFAULT_CSS = """
+    ToolCell { height: auto; margin: 0 0 1 0; padding: 0 1; border-left: outer $panel; }
+    ToolCell:focus { border-left: outer $accent; background: $boost; }
+    ToolCell.-running { border-left: outer $warning; }
+    ToolCell.-failed { border-left: outer $error; }
+    ToolCell > .tool-header { height: auto; }
+    ToolCell > .tool-output { color: $text-muted; height: auto; padding: 0 0 0 2; }
+    ToolCell > DiffView { margin: 0 0 0 2; }
+    """
+
+    expanded: reactive[bool] = reactive(False)
+
+    def __init__(self, call_id: str, name: str, arguments: dict[str, Any]) -> None:
+        super().__init__(classes="-running")
+        self.call_id = call_id
+        self.tool_name = name
+        self.arguments = arguments
+        self.live: list[str] = []
+        self.result: ToolCallEnd | None = None
+        self._scheduled = False
+        self._header = Static(classes="tool-header")
+        self._output = Static(classes="tool-output")
+        self._diff: DiffView | None = None
+
+    def compose(self) -> ComposeResult:
+        yield self._header
+        yield self._output
+
+    def on_mount(self) -> None:
+        self._refresh_view()
+
+    @property
+    def running(self) -> bool:
+        return self.result is None
+
+    @property
+    def output_text(self) -> str:
+        if self.live:
+            return "".join(self.live)
+        return display_output(self.result.output) if self.result else ""
+
+    def append_output(self, text: str) -> None:
+        self.live.append(text)
+        if not self._scheduled:
+            self._scheduled = True
+            self.set_timer(REFRESH_SECONDS, self._refresh_view)
+
+    def finish(self, event: ToolCallEnd) -> None:
+        self.result = event
+        self.arguments = event.arguments or self.arguments
+        self.remove_class("-running")
+        self.set_class(not event.success, "-failed")
+        diff = "\n".join(change.diff for change in event.changes if change.diff)
+        if diff and self._diff is None:
+            self._diff = DiffView(diff, DIFF_PREVIEW_LINES)
+            self.mount(self._diff)
+        self._refresh_view()
+
+    # --- rendering ----------------------------------------------------------------------
+
+    def _refresh_view(self) -> None:
+        self._scheduled = False
+        self._header.update(self._header_content())
+        self._output.update(self._output_content())
+        self._output.display = bool(self.output_text.strip()) and not (self._diff and self.result.success)
+        if self._diff is not None:
+            self._diff.show(None if self.expanded else DIFF_PREVIEW_LINES)
+
+    def _header_content(self) -> Content:
+        description = one_line(describe_call(self.tool_name, self.arguments), 200)
+        if self.tool_name == "apply_patch" and self.result and self.result.changes:
+            description = ", ".join(f"{c.kind} {c.path}" + (f" → {c.move_to}" if c.move_to else "") for c in self.result.changes)
+        parts: list[str | tuple[str, str]] = []
+        if self.result is None:
+            parts.append(("● ", "$text-warning"))
+        elif self.result.success:
+            parts.append(("✓ ", "$text-success"))
+        else:
+            parts.append(("✗ ", "$text-error"))
+        parts.append((self.tool_name, "bold"))
+        if description:
+            parts += ["  ", (description, "$text-accent" if self.tool_name == "shell" else "")]
+        if self.result is None:
+            parts.append(("  running…", "italic $text-muted"))
+        else:
+            facts = [f"exit {self.result.exit_code}"] if self.result.exit_code is not None else []
+            facts.append(duration(self.result.duration))
+            parts.append(("  " + " · ".join(facts), "$text-muted"))
+        return Content.assemble(*parts)
+
+    def _output_content(self) -> Content:
+        text = self.output_text
+        if self.expanded:
+            lines = text.rstrip("\n").splitlines()
+            if len(lines) > EXPANDED_MAX_LINES:
+                cut = len(lines) - EXPANDED_MAX_LINES
+                lines = lines[-EXPANDED_MAX_LINES:]
+                return Content.assemble((f"… {cut} earlier lines\n", "italic"), "\n".join(lines))
+            return Content("\n".join(lines))
+        head, hidden, tail = preview_lines(text)
+        if not hidden:
+            return Content("\n".join(head))
+        return Content.assemble(
+            "\n".join(head), "\n", (f"… {hidden} more lines (enter or click to expand)", "italic"), "\n", "\n".join(tail)
+        )
+
+    # --- expanding ----------------------------------------------------------------------
+
+    def watch_expanded(self) -> None:
+        if self.is_mounted:
+            self._refresh_view()
+
+    def on_click(self, event: events.Click) -> None:
+        self.expanded = not self.expanded
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key in ("enter", "space"):
+            event.stop()
+            self.expanded = not self.expanded

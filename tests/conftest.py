@@ -1,0 +1,69 @@
+"""Shared fixtures: an isolated $AGENT_HOME, a fake model server, and `agent exec` runners."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.fake_server import FakeModelServer
+
+REPO = Path(__file__).resolve().parent.parent
+PROVIDER_KEYS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory, monkeypatch):
+    """No test reads the user's ~/.agent or a real provider's key."""
+    home = tmp_path_factory.mktemp("agent-home")
+    monkeypatch.setenv("AGENT_HOME", str(home))
+    for name in PROVIDER_KEYS:
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+@pytest.fixture
+def server():
+    with FakeModelServer() as fake:
+        yield fake
+
+
+@dataclass
+class Result:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def provider_env(server: FakeModelServer, provider: str) -> dict[str, str]:
+    if provider == "anthropic":
+        return {"ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": "test-key"}
+    return {"OPENAI_BASE_URL": server.openai_base_url, "OPENAI_API_KEY": "test-key"}
+
+
+def run_agent(
+    args: list[str],
+    *,
+    cwd: Path,
+    env: dict[str, str] | None = None,
+    stdin: str | None = None,
+    timeout: float = 60,
+) -> Result:
+    """Run `python -m agent_cli ARGS` as a user would, with a clean environment."""
+    full_env = {k: v for k, v in os.environ.items() if k not in PROVIDER_KEYS}
+    full_env.update({"PYTHONPATH": str(REPO), "NO_COLOR": "1"})
+    full_env.update(env or {})
+    proc = subprocess.run(
+        [sys.executable, "-m", "agent_cli", *args],
+        cwd=cwd,
+        env=full_env,
+        input=stdin if stdin is not None else "",
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    return Result(proc.returncode, proc.stdout, proc.stderr)

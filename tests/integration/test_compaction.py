@@ -1,0 +1,335 @@
+"""Compaction end to end: a real Session, the real SDK clients and the fake server's small window.
+
+The fake server counts a request's tokens as ceil(body bytes / 4) and answers anything larger
+than its window with the provider's real context-length error, like the real APIs do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from agent_cli import events as ev
+from agent_cli.config import load_config
+from agent_cli.context.compact import FALLBACK_NOTE
+from agent_cli.context.fragments import summary_prefix
+from agent_cli.items import Message
+from agent_cli.session.session import Session
+from tests.fake_server import FakeModelServer, Reply, ToolCall
+
+WINDOW = 16_000
+COMPACT_MARK = "Your context window is about to be reset"
+TASK = "TASK-7781: read every data file in order and report the longest line of each."
+FOLLOW_UP = "FOLLOW-UP-4410: now read the remaining files too, same report."
+MODELS = {"openai-chat": "test-model", "anthropic": "claude-test", "openai": "test-model"}
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+
+def conversation(rec) -> list:
+    body = rec.body
+    return body["input"] if rec.protocol == "responses" else body["messages"]
+
+
+def texts(message) -> str:
+    """Every piece of text in one wire message, whatever the protocol."""
+    if isinstance(message, str):
+        return message
+    if isinstance(message, list):
+        return "\n".join(texts(part) for part in message)
+    if isinstance(message, dict):
+        return "\n".join(texts(message[key]) for key in ("content", "text", "output") if key in message)
+    return ""
+
+
+def request_text(rec) -> str:
+    return "\n".join(texts(message) for message in conversation(rec))
+
+
+def is_summary_request(rec) -> bool:
+    messages = conversation(rec)
+    return bool(messages) and COMPACT_MARK in texts(messages[-1])
+
+
+class Job:
+    """The scripted model: read ``files`` one per step, then answer; summarize when asked."""
+
+    def __init__(self, files: list[str], summary: Reply | None = None):
+        self.files = files
+        self.step = 0
+        self.summary = summary
+
+    def __call__(self, rec) -> Reply:
+        if is_summary_request(rec):
+            return self.summary or Reply(text=f"## Active task\nRead the data files. Done: {self.step} file(s).")
+        if self.step < len(self.files):
+            self.step += 1
+            return Reply(tool_calls=[ToolCall("read_file", {"path": self.files[self.step - 1]})])
+        return Reply(text=f"finished after {self.step} files")
+
+    def add(self, files: list[str]) -> None:
+        self.files += files
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / ".git").mkdir()
+    (root / "AGENTS.md").write_text("Project rule: never edit generated files.\n")
+    for i in range(12):  # ~4,000 tokens each on the wire: a few of them overflow the window
+        lines = "".join(f"record {n:03d} of data{i}: " + "lorem ipsum dolor sit amet " * 2 + "\n" for n in range(200))
+        (root / f"data{i}.txt").write_text(lines)
+    monkeypatch.setenv("AGENT_HOME", str(tmp_path / "home"))
+    return root
+
+
+def make_session(server: FakeModelServer, repo: Path, monkeypatch, provider: str = "openai-chat", *overrides: str):
+    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    config = load_config(repo, [
+        f'model_provider="{provider}"', f'model="{MODELS[provider]}"', f"model_context_window={WINDOW}",
+        "retry_max_attempts=1", *overrides,
+    ])
+    return Session(config, interactive=False)
+
+
+async def run(session: Session, text: str) -> list[ev.Event]:
+    return [event async for event in session.submit(text)]
+
+
+def of(events: list[ev.Event], kind: type) -> list:
+    return [event for event in events if isinstance(event, kind)]
+
+
+def reported_usage(server: FakeModelServer) -> tuple[int, int]:
+    """Input and output tokens the server reported over all answered requests."""
+    answered = [rec for rec in server.requests if rec.reply is not None and not rec.reply.is_fault]
+    usages = [rec.reply.resolved_usage(rec.input_tokens) for rec in answered]
+    return sum(u.input_tokens for u in usages), sum(u.output_tokens for u in usages)
+
+
+def assert_usage_monotonic_and_matching(events: list[ev.Event], server: FakeModelServer) -> None:
+    counts = of(events, ev.TokenCount)
+    totals = [(c.total.input_tokens, c.total.output_tokens) for c in counts]
+    assert totals == sorted(totals), "session totals must never go down"
+    assert totals[-1] == reported_usage(server)
+
+
+# --- a long job ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("provider", ["openai-chat", "anthropic", "openai"])
+async def test_long_job_compacts_repeatedly_and_never_loses_the_task(repo, monkeypatch, provider):
+    job = Job([f"data{i}.txt" for i in range(6)])
+    with FakeModelServer(context_window=WINDOW, fallback=job) as server:
+        session = make_session(server, repo, monkeypatch, provider)
+        first = await run(session, TASK)
+        job.add([f"data{i}.txt" for i in range(6, 10)])
+        second = await run(session, FOLLOW_UP)
+
+    events = first + second
+    assert of(first, ev.TurnComplete)[0].last_message == "finished after 6 files"
+    assert of(second, ev.TurnComplete)[0].last_message == "finished after 10 files"
+    finished = of(events, ev.CompactionFinished)
+    assert len(finished) >= 3 and all(f.applied and f.trigger == "auto" and not f.fallback for f in finished)
+    assert all(f.tokens_after < f.tokens_before and f.items_after < f.items_before for f in finished)
+    # Auto-compaction kept every request inside the window: the provider never refused one.
+    assert not any(rec.overflowed for rec in server.requests)
+    assert max(rec.input_tokens for rec in server.requests) <= WINDOW
+
+    # The task is in every request verbatim, and so is the latest message once it was sent.
+    texts_sent = [request_text(rec) for rec in server.requests]
+    turn_two = next(i for i, text in enumerate(texts_sent) if FOLLOW_UP in text)
+    assert turn_two > 0 and all(TASK in text for text in texts_sent)
+    assert all(FOLLOW_UP in text for text in texts_sent[turn_two:])
+    after = [rec for i, rec in enumerate(server.requests) if i and is_summary_request(server.requests[i - 1])]
+    assert after and all("Another language model worked on this task" in request_text(rec) for rec in after)
+    assert all("never edit generated files" in request_text(rec) for rec in after)  # AGENTS.md re-injected
+
+    assert any("less accurate" in w.message for w in of(events, ev.Warning))
+    assert_usage_monotonic_and_matching(events, server)
+    last_count = of(events, ev.TokenCount)[-1]
+    assert last_count.context_window == WINDOW * 95 // 100
+    assert last_count.counting_method == "estimate (bytes/4)"
+
+
+async def test_summarizing_request_continues_the_conversation(repo, monkeypatch):
+    job = Job([f"data{i}.txt" for i in range(4)])
+    with FakeModelServer(context_window=WINDOW, fallback=job) as server:
+        session = make_session(server, repo, monkeypatch)
+        await run(session, TASK)
+
+    requests = server.requests
+    summaries = [i for i, rec in enumerate(requests) if is_summary_request(rec)]
+    assert summaries
+    for i in summaries:
+        previous, summarizing = requests[i - 1].body, requests[i].body
+        old = previous["messages"]
+        # Same system prompt and tools; the old messages are the byte-identical prefix.
+        assert summarizing["messages"][0] == old[0] and summarizing["messages"][0]["role"] == "system"
+        assert json.dumps(summarizing["tools"]) == json.dumps(previous["tools"])
+        assert json.dumps(summarizing["messages"][: len(old)]) == json.dumps(old)
+        assert summarizing["messages"][-1]["role"] == "user"
+        assert len(summarizing["messages"]) == len(old) + 3  # the call, its output, the prompt
+
+
+async def test_overflow_is_recovered_and_the_summarizing_request_trimmed(repo, monkeypatch):
+    # The config believes in a 64k window, the server has 16k: requests really overflow.
+    job = Job([f"data{i}.txt" for i in range(5)])
+    with FakeModelServer(context_window=WINDOW, fallback=job) as server:
+        session = make_session(server, repo, monkeypatch, "openai-chat", "model_context_window=64000")
+        events = await run(session, TASK)
+
+    assert of(events, ev.TurnComplete)[0].last_message == "finished after 5 files"
+    finished = of(events, ev.CompactionFinished)
+    assert finished and all(f.trigger == "overflow" and f.applied for f in finished)
+    assert any(f.trimmed > 0 for f in finished)
+    overflowed_summaries = [rec for rec in server.requests if rec.overflowed and is_summary_request(rec)]
+    assert overflowed_summaries, "the summarizing request itself should have overflowed first"
+    answered_summaries = [rec for rec in server.requests if is_summary_request(rec) and not rec.overflowed]
+    for rec in answered_summaries:
+        assert TASK in request_text(rec)  # trimming never drops the task
+        assert rec.input_tokens <= WINDOW
+    assert_usage_monotonic_and_matching(events, server)
+
+
+async def test_failing_summarizer_falls_back_to_head_and_tail(repo, monkeypatch):
+    job = Job([f"data{i}.txt" for i in range(4)], summary=Reply.http_error(400, message="summaries are broken"))
+    with FakeModelServer(context_window=WINDOW, fallback=job) as server:
+        session = make_session(server, repo, monkeypatch)
+        events = await run(session, TASK)
+
+    assert of(events, ev.TurnComplete)[0].last_message == "finished after 4 files"
+    finished = of(events, ev.CompactionFinished)
+    assert finished and all(f.fallback and f.applied for f in finished)
+    assert any("Summarizing failed" in w.message for w in of(events, ev.Warning))
+    summary = [item for item in session.history.items if isinstance(item, Message) and FALLBACK_NOTE in item.text]
+    assert len(summary) == 1
+    assert TASK in summary[0].text and "record 199 of data" in summary[0].text  # head and tail kept
+    assert not any(rec.overflowed for rec in server.requests)
+
+
+# --- things that cannot fit ---------------------------------------------------------------------
+
+
+async def test_a_message_larger_than_the_window_fails_cleanly(repo, monkeypatch):
+    with FakeModelServer(context_window=WINDOW) as server:
+        session = make_session(server, repo, monkeypatch)
+        server.script(Reply(text="small answer"))
+        events = await run(session, "x" * (WINDOW * 4 + 100))
+        assert server.requests == []  # nothing sent
+        errors = of(events, ev.Error)
+        assert len(errors) == 1 and errors[0].fatal and "Shorten it" in errors[0].message
+        assert of(events, ev.TurnFailed) and not of(events, ev.TurnComplete)
+        assert of(events, ev.TokenCount)[-1].percent_left == 0  # the window shows as full
+        # The session is still usable.
+        again = await run(session, "a small question")
+        assert of(again, ev.TurnComplete)[0].last_message == "small answer"
+
+
+async def test_a_request_that_can_never_fit_fails_the_turn_with_a_clear_message(repo, monkeypatch):
+    # The server's window is smaller than the system prompt and tools alone.
+    with FakeModelServer(context_window=1_000) as server:
+        session = make_session(server, repo, monkeypatch)
+        events = await run(session, TASK)
+
+    assert not of(events, ev.TurnComplete)
+    assert len(of(events, ev.TurnFailed)) == 1
+    fatal = [e for e in of(events, ev.Error) if e.fatal]
+    assert len(fatal) == 1 and "does not fit in the model's context window" in fatal[0].message
+    assert "internal error" not in fatal[0].message
+    assert of(events, ev.TokenCount)[-1].percent_left == 0
+    assert [f.applied for f in of(events, ev.CompactionFinished)] == [False]
+    assert all(rec.overflowed for rec in server.requests)
+
+
+# --- manual compaction --------------------------------------------------------------------------
+
+
+async def test_manual_compact_with_focus(repo, monkeypatch):
+    job = Job(["data0.txt", "data1.txt"])
+    with FakeModelServer(context_window=WINDOW, fallback=job) as server:
+        session = make_session(server, repo, monkeypatch)
+        await run(session, TASK)
+        before = session.history.items
+        events = [event async for event in session.compact("the longest lines")]
+        summarizing = server.requests[-1]
+
+    assert is_summary_request(summarizing)
+    assert "the longest lines" in texts(conversation(summarizing)[-1])
+    assert [type(e) for e in events[:1]] == [ev.CompactionStarted] and events[0].trigger == "manual"
+    finished = of(events, ev.CompactionFinished)[0]
+    assert finished.applied and finished.items_before == len(before) and finished.items_after == len(session.history)
+    assert not of(events, ev.TextDelta) and not of(events, ev.AgentMessage)  # the summary is not chat
+    items = session.history.items
+    assert items[-1].text.endswith("Done: 2 file(s).")
+    assert [i.text for i in items if isinstance(i, Message) and i.text == TASK] == [TASK]
+    assert session.compaction.count == 1
+
+
+async def test_compaction_that_would_grow_the_context_keeps_the_history(repo, monkeypatch):
+    long_summary = Reply(text="## Active task\n" + "very detailed notes " * 400)
+    with FakeModelServer(context_window=WINDOW) as server:
+        session = make_session(server, repo, monkeypatch)
+        server.script(Reply(text="hello"), long_summary)
+        await run(session, "hi")
+        before = session.history.items
+        events = [event async for event in session.compact()]
+
+    finished = of(events, ev.CompactionFinished)[0]
+    assert not finished.applied and finished.items_after == finished.items_before
+    assert session.history.items == before
+    assert any("previous history was kept" in w.message for w in of(events, ev.Warning))
+    assert session.compaction.count == 0
+
+
+async def test_interrupting_a_compaction_keeps_the_history(repo, monkeypatch):
+    with FakeModelServer(context_window=WINDOW) as server:
+        session = make_session(server, repo, monkeypatch)
+        server.script(Reply(text="hello"), Reply(text="slow summary " * 50, chunk_size=4, delay=0.05))
+        await run(session, "hi")
+        before = session.history.items
+        events = []
+        async for event in session.compact():
+            events.append(event)
+            if isinstance(event, ev.CompactionStarted):
+                asyncio.get_running_loop().call_later(0.2, session.interrupt)
+    assert of(events, ev.TurnAborted) and not of(events, ev.CompactionFinished)
+    assert session.history.items == before
+    assert not session.running
+
+
+async def test_nothing_to_compact_in_a_new_session(repo, monkeypatch):
+    with FakeModelServer(context_window=WINDOW) as server:
+        session = make_session(server, repo, monkeypatch)
+        events = [event async for event in session.compact()]
+        assert server.requests == []
+    assert [type(e) for e in events] == [ev.Notice]
+
+
+async def test_no_compaction_loop_when_compacting_cannot_get_below_the_threshold(repo, monkeypatch):
+    # A threshold below the fixed prompt: every request is "over", but compacting cannot help.
+    job = Job(["data0.txt", "data1.txt"])
+    with FakeModelServer(context_window=WINDOW, fallback=job) as server:
+        session = make_session(server, repo, monkeypatch, "openai-chat", "model_auto_compact_token_limit=1500")
+        events = await run(session, TASK)
+
+    assert of(events, ev.TurnComplete)[0].last_message == "finished after 2 files"
+    assert len([rec for rec in server.requests if is_summary_request(rec)]) == 1
+    assert [f.applied for f in of(events, ev.CompactionFinished)] == [False]
+
+
+async def test_auto_compact_off(repo, monkeypatch):
+    job = Job([f"data{i}.txt" for i in range(2)])
+    with FakeModelServer(context_window=WINDOW, fallback=job) as server:
+        session = make_session(server, repo, monkeypatch, "openai-chat", "auto_compact=false")
+        assert session.auto_compact_limit is None
+        events = await run(session, TASK)
+    assert of(events, ev.TurnComplete) and not of(events, ev.CompactionStarted)

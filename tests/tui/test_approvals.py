@@ -1,0 +1,94 @@
+"""The approval modal under `approval_policy=untrusted`: approve once, for the session, deny."""
+
+from __future__ import annotations
+
+from tests.fake_server import Reply, ToolCall
+from tests.tui.conftest import SIZE
+from tests.tui.helpers import screen_text, type_text, wait_idle, wait_until
+
+from agent_cli.tui.screens.approval import ApprovalScreen
+from agent_cli.tui.widgets.tool_cell import ToolCell
+
+UNTRUSTED = 'approval_policy="untrusted"'
+
+
+def tool_result(request) -> str:
+    return next(m["content"] for m in request.body["messages"] if m["role"] == "tool")
+
+
+async def ask(app, pilot) -> ApprovalScreen:
+    await type_text(pilot, "make a file")
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval modal")
+    return app.screen
+
+
+async def test_approve_once_runs_the_command(make_app, server, repo):
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "touch made.txt"})]), Reply(text="made it"))
+    app = make_app(UNTRUSTED)
+    async with app.run_test(size=SIZE) as pilot:
+        modal = await ask(app, pilot)
+        assert modal.request.summary == "touch made.txt"
+        assert "touch made.txt" in screen_text(app) and "Yes, once" in screen_text(app)
+        assert "waiting for approval" in app.activity.label
+        await pilot.press("y")
+        await wait_idle(pilot)
+        assert not isinstance(app.screen, ApprovalScreen)
+        assert app.transcript.query_one(ToolCell).result.success
+    assert (repo / "made.txt").exists()
+    assert "Exit code: 0" in tool_result(server.requests[1])
+
+
+async def test_deny_with_a_reason_tells_the_model_and_runs_nothing(make_app, server, repo):
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "touch nope.txt"})]), Reply(text="ok, not doing it"))
+    app = make_app(UNTRUSTED)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(app, pilot)
+        await pilot.press("n")
+        await type_text(pilot, "use a temp dir")
+        await pilot.press("enter")
+        await wait_idle(pilot)
+        cell = app.transcript.query_one(ToolCell)
+        assert not cell.result.success and "✗ shell" in screen_text(app)
+    assert not (repo / "nope.txt").exists()
+    result = tool_result(server.requests[1])
+    assert "denied" in result and "use a temp dir" in result
+
+
+async def test_escape_in_the_modal_denies_without_a_reason(make_app, server, repo):
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "touch esc.txt"})]), Reply(text="fine"))
+    app = make_app(UNTRUSTED)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(app, pilot)
+        await pilot.press("escape")
+        await wait_idle(pilot)
+    assert not (repo / "esc.txt").exists()
+    assert "denied" in tool_result(server.requests[1])
+
+
+async def test_approve_for_the_session_stops_asking_for_the_same_command(make_app, server, repo):
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "touch one.txt"})]),
+        Reply(tool_calls=[ToolCall("shell", {"command": "touch two.txt"})]),
+        Reply(text="both made"),
+    )
+    app = make_app(UNTRUSTED)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(app, pilot)
+        await pilot.press("a")
+        await wait_idle(pilot)
+        assert len(app.transcript.query(ToolCell)) == 2
+    assert (repo / "one.txt").exists() and (repo / "two.txt").exists()
+    server.assert_done()
+
+
+async def test_interrupting_while_the_modal_is_open_closes_it(make_app, server, repo):
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "touch never.txt"})]))
+    app = make_app(UNTRUSTED)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(app, pilot)
+        app.action_interrupt()
+        await wait_idle(pilot)
+        assert not isinstance(app.screen, ApprovalScreen)
+        assert "interrupted" in screen_text(app)
+    assert not (repo / "never.txt").exists()

@@ -1,0 +1,135 @@
+"""Slash commands from the composer, the command palette, compaction and the status bar."""
+
+from __future__ import annotations
+
+from tests.fake_server import Reply
+from tests.tui.conftest import SIZE
+from tests.tui.helpers import screen_text, type_text, wait_idle, wait_until
+
+from agent_cli import events as ev
+from agent_cli.tui.commands import parse_command
+from agent_cli.tui.widgets.assistant_message import AssistantMessage
+from agent_cli.tui.widgets.notice_cell import NoticeCell
+from agent_cli.tui.widgets.user_message import UserMessage
+
+
+def test_parse_command_tells_commands_from_paths():
+    assert parse_command("/compact keep the API notes") == ("compact", "keep the API notes")
+    assert parse_command("  /new  ") == ("new", "")
+    assert parse_command("/usr/bin/env is missing") is None
+    assert parse_command("hello /new") is None
+    assert parse_command("/") is None
+
+
+async def test_help_lists_commands_and_keys(make_app, server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.send("/help")
+        await wait_until(pilot, lambda: bool(app.transcript.query(NoticeCell)), what="help")
+        text = app.transcript.query_one(NoticeCell).text
+        assert "/compact" in text and "/quit" in text and "esc" in text and "ctrl+j" in text
+
+
+async def test_unknown_command_is_an_error_naming_the_commands(make_app, server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.send("/nope")
+        await wait_idle(pilot)
+        (notice,) = app.transcript.query(NoticeCell)
+        assert notice.kind == "error" and "/nope" in notice.text and "/help" in notice.text
+    assert not server.requests
+
+
+async def test_new_starts_a_fresh_session(make_app, server):
+    server.script(Reply(text="first session"), Reply(text="second session"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.send("hello")
+        await wait_idle(pilot)
+        old = app.session
+        app.send("/new")
+        await wait_idle(pilot)
+        await wait_until(pilot, lambda: not app.transcript.query(UserMessage), what="a clear transcript")
+        assert app.session is not old and len(app.session.history) == 0
+        app.send("hello again")
+        await wait_idle(pilot)
+    second = server.requests[1].body["messages"]
+    assert not any("first session" in str(message.get("content")) for message in second)
+
+
+async def test_quit_exits_with_zero(make_app, server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.send("/quit")
+        await pilot.pause(0.1)
+    assert app.return_code == 0
+
+
+async def test_ctrl_c_twice_quits_and_once_clears_the_composer(make_app, server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "draft")
+        await pilot.press("ctrl+c")
+        assert app.composer.text == "" and app.is_running
+        await pilot.press("ctrl+c")
+        await pilot.pause(0.1)
+    assert app.return_code == 0
+
+
+async def test_compact_runs_a_compaction_and_the_status_bar_reports_it(make_app, server):
+    server.script(
+        Reply(text="a long answer " * 200),
+        Reply(text="SUMMARY: the user asked for a long answer."),
+    )
+    app = make_app("model_context_window=100000")
+    async with app.run_test(size=(140, 36)) as pilot:
+        app.send("talk")
+        await wait_idle(pilot)
+        app.send("/compact")
+        await wait_idle(pilot)
+        assert "compacted" in app.status.context_event
+        assert "compacted" in screen_text(app)
+        assert any(n.kind == "context" for n in app.transcript.query(NoticeCell))
+    assert len(server.requests) == 2
+
+
+async def test_status_bar_shows_the_last_compaction_from_events(make_app, server):
+    app = make_app()
+    async with app.run_test(size=(140, 30)) as pilot:
+        await app.handle_event(ev.CompactionStarted("auto"))
+        await app.handle_event(ev.CompactionFinished("manual", 182_000, 24_000, 300, 12))
+        await pilot.pause()
+        assert app.status.context_event == "compacted 182k → 24k"
+        assert "compacted 182k → 24k" in screen_text(app)
+        await app.handle_event(ev.CompactionFinished("auto", 50_000, 52_000, 30, 30, applied=False))
+        assert app.status.context_event == "compaction kept history (50k)"
+
+
+async def test_command_palette_offers_the_main_actions(make_app, server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        titles = [command.title for command in app.get_system_commands(app.screen)]
+        assert {"New session", "Compact", "Status", "Help", "Toggle tool output"} <= set(titles)
+        assert any("theme" in title.lower() for title in titles)
+        await pilot.press("ctrl+p")
+        await type_text(pilot, "Status")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: bool(app.transcript.query(NoticeCell)), what="the status notice")
+        assert "approval" in app.transcript.query_one(NoticeCell).text
+
+
+async def test_plan_and_apply_patch_diff_render(make_app, server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        plan = (ev.PlanStep("read the code", "completed"), ev.PlanStep("fix the bug", "in_progress"), ev.PlanStep("run tests", "pending"))
+        await app.handle_event(ev.PlanUpdated(plan, "small fix"))
+        await app.handle_event(ev.ToolCallBegin("p1", "apply_patch", {"patch": "..."}))
+        diff = "--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-old line\n+new line\n"
+        change = ev.FileChange("app.py", "update", None, diff)
+        await app.handle_event(ev.ToolCallEnd("p1", "apply_patch", {"patch": "..."}, "Success", True, 0.01, None, (change,)))
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "☑ read the code" in shown and "◐ fix the bug" in shown and "☐ run tests" in shown
+        assert "update app.py" in shown and "-old line" in shown and "+new line" in shown
+        assert not app.transcript.query(AssistantMessage)

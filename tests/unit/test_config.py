@@ -1,0 +1,88 @@
+import pytest
+
+from agent_cli.config import ConfigError, load_config
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("AGENT_HOME", str(home))
+    return home
+
+
+def project(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".agent").mkdir()
+    return repo
+
+
+def test_defaults(home, tmp_path):
+    config = load_config(tmp_path)
+    assert config.model == "gpt-5"
+    assert config.provider.id == "openai"
+    assert config.context_window > 0
+    assert config.auto_compact_percent == 85
+
+
+def test_layers_apply_in_order(home, tmp_path):
+    repo = project(tmp_path)
+    (home / "config.toml").write_text('model = "gpt-4.1"\ntool_output_token_limit = 111\nshell_timeout_ms = 5\n')
+    (repo / ".agent" / "config.toml").write_text('tool_output_token_limit = 222\n')
+    sub = repo / "src"
+    sub.mkdir()
+    config = load_config(sub, ["shell_timeout_ms=7"], {"model": "claude-sonnet-4-5"})
+    assert config.model == "claude-sonnet-4-5"
+    assert config.provider.id == "anthropic"
+    assert config.tool_output_token_limit == 222
+    assert config.shell_timeout_ms == 7
+    assert config.sources == [home / "config.toml", repo / ".agent" / "config.toml"]
+
+
+def test_custom_provider_table(home, tmp_path):
+    overrides = [
+        'model_providers.local.base_url="http://127.0.0.1:9/v1"',
+        'model_providers.local.wire_api="chat"',
+        'model_provider="local"',
+        "model_context_window=16000",
+    ]
+    config = load_config(tmp_path, overrides)
+    assert config.provider.id == "local"
+    assert config.provider.base_url == "http://127.0.0.1:9/v1"
+    assert config.provider.wire_api == "chat"
+    assert config.provider.requires_key is False
+    assert config.context_window == 16000
+
+
+def test_override_values_are_toml_and_bare_words_are_strings(home, tmp_path):
+    config = load_config(tmp_path, ["model=o3", "auto_compact=false"])
+    assert config.model == "o3"
+    assert config.auto_compact is False
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('tool_output_token_limit = "big"\n', "`tool_output_token_limit` must be an integer"),
+        ('approval_policy = "sometimes"\n', "must be one of untrusted"),
+        ("model = [\n", "invalid TOML"),
+        ('[model_providers.x]\nwire_api = "grpc"\n', "wire_api must be one of"),
+    ],
+)
+def test_bad_config_names_file_key_and_type(home, tmp_path, text, message):
+    (home / "config.toml").write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path)
+    assert str(home / "config.toml") in str(info.value)
+    assert message in str(info.value)
+
+
+def test_bad_override_is_named(home, tmp_path):
+    with pytest.raises(ConfigError, match="-c auto_compact=maybe"):
+        load_config(tmp_path, ["auto_compact=maybe"])
+
+
+def test_unknown_provider(home, tmp_path):
+    with pytest.raises(ConfigError, match="unknown model provider 'nope'"):
+        load_config(tmp_path, ["model_provider=nope"])
