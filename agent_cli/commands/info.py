@@ -84,7 +84,7 @@ async def status_command(inv: Invocation) -> None:
         for doc in docs
     ] or ["none"]
     skills = ", ".join(skill.name for skill in initial.skills) or "none"
-    sandbox = f"{config.sandbox_mode} (network {'on' if config.network_access else 'off'})"
+    sandbox = f"{config.sandbox_mode} (network {'on' if config.network_access else 'off'}{sandbox_mechanism()})"
     rows = [
         ("model", session.model),
         ("provider", provider_text),
@@ -105,6 +105,16 @@ async def status_command(inv: Invocation) -> None:
     if initial.warnings:
         text += "\n\nwarnings:\n" + "\n".join(f"  {warning}" for warning in initial.warnings)
     inv.emit(ev.Notice(text, title="status"))
+
+
+def sandbox_mechanism() -> str:
+    """What enforces the sandbox here, when the sandbox module can tell."""
+    try:
+        from agent_cli.tools.sandbox import detect_mechanism
+
+        return f"; enforced by {detect_mechanism().detail}"
+    except Exception:  # an older or broken sandbox module must not break /status
+        return ""
 
 
 async def context_command(inv: Invocation) -> None:

@@ -21,8 +21,8 @@ from agent_cli.context.compact import (
     fallback_summary,
     protected_prefix_length,
     rebuild_history,
-    trim_oldest,
     transcript,
+    trim_oldest,
     user_message_budget,
 )
 from agent_cli.context.fragments import summary_prefix
@@ -32,6 +32,7 @@ from agent_cli.models import base as stream
 from agent_cli.models.base import Prompt
 from agent_cli.models.errors import ContextWindowExceeded, ModelError
 from agent_cli.paths import bundled_prompts_dir
+from agent_cli.session.hooks import run_pre_compact, run_session_start
 
 if TYPE_CHECKING:
     from agent_cli.context.initial import InitialContext
@@ -99,6 +100,7 @@ async def compact(session: Session, emit: Emit, trigger: Trigger, focus: str | N
     items_before = len(session.history)
     tokens_before = session.context_tokens()
     emit(ev.CompactionStarted(trigger))
+    await run_pre_compact(session, trigger, emit, focus or "")  # its context is recorded after the rebuild
     summary = await summarize(session, emit, focus)
 
     old_items = session.history.items
@@ -118,6 +120,7 @@ async def compact(session: Session, emit: Emit, trigger: Trigger, focus: str | N
     if applied:
         session.replace_history(rebuilt.items)
         session.compaction.count += 1
+        await run_session_start(session, "compact", emit)  # hooks: SessionStart, source "compact"
         if initial is not None:
             session.initial = initial
             session.environment = initial.environment  # the model now has it in full

@@ -71,7 +71,7 @@ def restore_session(
         changed = record_environment_change(session, loaded.items, current)
         session.environment = current  # what the model now knows, for later turns' diffs
     closed = session.history.close_open_calls()
-    session.pending_start_hook = "resume"
+    session.hooks.pending_start = "resume"  # SessionStart hooks run with source "resume"
     session.rollout.sync()
     session.resumed = ResumeInfo(
         path=Path(path),

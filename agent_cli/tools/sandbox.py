@@ -127,21 +127,38 @@ def _landlock_abi() -> int:
 
 
 @functools.cache
-def detect_mechanism() -> Mechanism:
-    """Probe once: bubblewrap if it can build a sandbox here, else Landlock, else none."""
-    forced = os.environ.get(MECHANISM_ENV, "").strip().lower()
+def working_mechanisms() -> tuple[str, ...]:
+    """Every mechanism that works on this machine, best first (probed once)."""
     if not sys.platform.startswith("linux"):
-        return Mechanism("none", f"none (no sandbox support on {sys.platform})")
+        return ()
+    found = []
+    bwrap = shutil.which("bwrap")
+    if bwrap and _bwrap_works(bwrap):
+        found.append("bubblewrap")
+    if _landlock_abi() >= 1:
+        found.append("landlock")
+    return tuple(found)
+
+
+@functools.cache
+def detect_mechanism() -> Mechanism:
+    """The mechanism in use: bubblewrap if it can build a sandbox here, else Landlock, else none.
+
+    ``AGENT_SANDBOX_MECHANISM`` may force one (or ``none``); other values mean ``auto``.
+    """
+    forced = os.environ.get(MECHANISM_ENV, "").strip().lower()
     if forced == "none":
         return Mechanism("none", f"none ({MECHANISM_ENV}=none)")
-    bwrap = shutil.which("bwrap")
-    if forced in ("", "auto", "bubblewrap") and bwrap and _bwrap_works(bwrap):
+    working = working_mechanisms()
+    choices = [forced] if forced in ("bubblewrap", "landlock") else list(working)
+    if choices and choices[0] in working:
+        if choices[0] == "landlock":
+            return Mechanism("landlock", f"landlock (ABI {_landlock_abi()})")
         return Mechanism("bubblewrap", "bubblewrap")
-    abi = _landlock_abi() if forced in ("", "auto", "landlock") else 0
-    if abi >= 1:
-        return Mechanism("landlock", f"landlock (ABI {abi})")
-    if forced:
-        return Mechanism("none", f"none ({MECHANISM_ENV}={forced} is not available here)")
+    if forced in ("bubblewrap", "landlock"):
+        return Mechanism("none", f"none ({MECHANISM_ENV}={forced} does not work here)")
+    if not sys.platform.startswith("linux"):
+        return Mechanism("none", f"none (no sandbox support on {sys.platform})")
     return Mechanism("none", "none (neither a working bubblewrap nor Landlock was found)")
 
 

@@ -15,7 +15,6 @@ import pytest
 from agent_cli import events as ev
 from agent_cli.config import load_config
 from agent_cli.context.compact import FALLBACK_NOTE
-from agent_cli.context.fragments import summary_prefix
 from agent_cli.items import Message
 from agent_cli.session.session import Session
 from tests.fake_server import FakeModelServer, Reply, ToolCall
@@ -333,3 +332,51 @@ async def test_auto_compact_off(repo, monkeypatch):
         assert session.auto_compact_limit is None
         events = await run(session, TASK)
     assert of(events, ev.TurnComplete) and not of(events, ev.CompactionStarted)
+
+
+async def test_pre_compact_hook_runs_and_its_context_survives(repo, monkeypatch):
+    record = repo.parent / "hook-input.json"
+    hook = (f"cat > {record}; "
+            "echo '{\"hookSpecificOutput\": {\"additionalContext\": \"HOOK-NOTE: tests live in tests/\"}}'")
+    (repo / ".agent").mkdir()
+    (repo / ".agent" / "config.toml").write_text(f"[[hooks.PreCompact]]\ncommand = {json.dumps(hook)}\n")
+    with FakeModelServer(context_window=WINDOW) as server:
+        session = make_session(server, repo, monkeypatch)
+        server.script(Reply(text="hello"), Reply(text="## Active task\nsay hello"), Reply(text="again"))
+        await run(session, "hi")
+        [event async for event in session.compact("greetings")]
+        await run(session, "once more")
+        last_request = request_text(server.requests[-1])
+
+    payload = json.loads(record.read_text())
+    assert payload["hook_event_name"] == "PreCompact" and payload["trigger"] == "manual"
+    assert payload["custom_instructions"] == "greetings"
+    assert "HOOK-NOTE: tests live in tests/" in last_request
+
+
+def test_agent_exec_reports_compaction_in_progress_and_json(repo, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    job = Job([f"data{i}.txt" for i in range(4)])
+    with FakeModelServer(context_window=WINDOW, fallback=job) as server:
+        env = {**os.environ, "AGENT_HOME": str(tmp_path / "home"), "NO_COLOR": "1",
+               "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+               "OPENAI_BASE_URL": server.openai_base_url, "OPENAI_API_KEY": "test-key"}
+        argv = [sys.executable, "-m", "agent_cli", "exec", "--provider", "openai-chat", "-m", "test-model",
+                "-c", f"model_context_window={WINDOW}"]
+        text = subprocess.run([*argv, TASK], cwd=repo, env=env, capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL, timeout=60)
+        job.step = 0
+        as_json = subprocess.run([*argv, "--json", TASK], cwd=repo, env=env, capture_output=True, text=True,
+                                 stdin=subprocess.DEVNULL, timeout=60)
+
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.strip() == "finished after 4 files"
+    assert "compacting the conversation (auto)" in text.stderr and "compacted " in text.stderr
+    assert as_json.returncode == 0, as_json.stderr
+    items = [json.loads(line).get("item", {}) for line in as_json.stdout.splitlines()]
+    compactions = [item for item in items if item.get("type") == "compaction"]
+    assert compactions and compactions[0]["trigger"] == "auto" and compactions[0]["applied"] is True
+    assert compactions[0]["tokens_after"] < compactions[0]["tokens_before"]

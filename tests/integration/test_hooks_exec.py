@@ -7,6 +7,7 @@ from pathlib import Path
 
 from agent_cli import events as ev
 from agent_cli.config import load_config
+from agent_cli.session.rollout import load_session_file
 from agent_cli.session.session import Session
 from tests.conftest import provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
@@ -203,18 +204,20 @@ async def test_a_stop_hook_that_always_blocks_is_bounded(server, isolated_home, 
 
 
 def test_hooks_from_config_toml_under_agent_exec(server, isolated_home, tmp_path):
-    config = hook("PreToolUse", "echo 'blocked by policy' >&2; exit 2", "shell") + hook(
+    block_touch = "if grep -q touch; then echo 'blocked by policy' >&2; exit 2; fi"
+    config = hook("PreToolUse", block_touch, "shell") + hook(
         "UserPromptSubmit", """echo '{"systemMessage": "hello from the hook"}'"""
     ) + hook("PostToolUse", "exit 7")
     (isolated_home / "config.toml").write_text(config)
-    server.script(Reply(tool_calls=[SHELL_TOUCH]), Reply(text="fine"))
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "echo ran"}), SHELL_TOUCH]), Reply(text="fine"))
     env = {**provider_env(server, "openai-chat"), "AGENT_HOME": str(isolated_home)}
     result = run_agent(["exec", "--provider", "openai-chat", "-m", "test-model", "go"], cwd=tmp_path, env=env)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "fine\n"
     assert "hello from the hook" in result.stderr
     assert "PostToolUse hook `exit 7` failed with exit code 7" in result.stderr  # shown, not fatal
-    assert "blocked by policy" in tool_message(server.requests[1])
+    outputs = [m["content"] for m in messages(server.requests[1]) if m["role"] == "tool"]
+    assert "ran" in outputs[0] and "blocked by policy" in outputs[1]
     assert not (tmp_path / "made-it").exists()
 
 
@@ -225,3 +228,22 @@ def test_a_bad_hooks_table_stops_agent_exec_with_exit_2(server, isolated_home, t
     assert result.returncode == 2
     assert "config.toml: `hooks.PreToolUse[0].timeout` must be a positive number" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+# --- PreCompact and SessionStart after a compaction ----------------------------------------
+
+
+async def test_compaction_runs_pre_compact_then_session_start_with_source_compact(server, isolated_home, tmp_path, monkeypatch):
+    log_field = """python3 -c "import json,sys; p=json.load(sys.stdin); print(p['hook_event_name'], p.get('trigger') or p.get('source'))" >> hooks.log"""
+    config = hook("PreCompact", log_field) + hook("SessionStart", log_field, "compact")  # matcher on the source
+    session = make_session(server, isolated_home, tmp_path, monkeypatch, config)
+    server.script(Reply(text="long answer " * 800), Reply(text="the summary"))
+    await turn(session, "explain everything")
+    events = [event async for event in session.compact("keep the API notes")]
+    finished = of_type(events, ev.CompactionFinished)
+    assert finished and finished[0].applied
+    assert (tmp_path / "repo" / "hooks.log").read_text().splitlines() == ["PreCompact manual", "SessionStart compact"]
+    # The session file keeps the old lines and records the replacement.
+    saved = load_session_file(session.rollout.path)
+    assert saved.items == tuple(session.history.items)
+    assert '"type":"compaction"' in session.rollout.path.read_text() and "long answer" in session.rollout.path.read_text()

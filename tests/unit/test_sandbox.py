@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import socket
 import subprocess
 import sys
@@ -20,26 +19,16 @@ from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.sandbox import (
     MECHANISM_ENV,
     SandboxPolicy,
-    _bwrap_works,
     confine,
     detect_mechanism,
     sandbox_mechanism,
     start_warning,
+    working_mechanisms,
 )
 from agent_cli.tools.shell_env import EnvPolicy, command_env
 
 
-def available_mechanisms() -> list[str]:
-    found = []
-    bwrap = shutil.which("bwrap")
-    if bwrap and _bwrap_works(bwrap):
-        found.append("bubblewrap")
-    if landlock.abi_version() >= 1:
-        found.append("landlock")
-    return found
-
-
-MECHANISMS = available_mechanisms()
+MECHANISMS = list(working_mechanisms())
 needs_mechanism = pytest.mark.skipif(not MECHANISMS, reason="no sandbox mechanism here (no working bubblewrap, no Landlock)")
 
 
