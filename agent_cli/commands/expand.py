@@ -31,6 +31,7 @@ from agent_cli.context.project_doc import find_git_root
 
 MAX_LISTING_ENTRIES = 200
 BINARY_SNIFF_BYTES = 8192
+READ_CHUNK_BYTES = 1 << 20
 _TOKEN = re.compile(
     r"""(?P<escape>\\(?=@|!`))
       | !`(?P<command>[^`\n]+)`
@@ -150,34 +151,58 @@ def attachment_block(token: str, path: Path, max_bytes: int) -> str:
     if path.is_dir():
         return f"<attached_directory path={quoteattr(token)}>\n{directory_listing(path)}\n</attached_directory>"
     try:
-        data = path.read_bytes()
+        head = read_head(path, max_bytes)
     except OSError as exc:
         raise InputError(f"@{token}: cannot read it ({exc.strerror or exc})") from None
-    if b"\0" in data[:BINARY_SNIFF_BYTES]:
-        return f"<attached_file path={quoteattr(token)}>\n(binary file, {len(data):,} bytes; not shown)\n</attached_file>"
-    content, shown_lines, total_lines = numbered_head(data, max_bytes)
-    if shown_lines < total_lines:
+    if b"\0" in head.data[:BINARY_SNIFF_BYTES]:
+        return f"<attached_file path={quoteattr(token)}>\n(binary file, {head.size:,} bytes; not shown)\n</attached_file>"
+    content, shown, cut = numbered_lines(head, max_bytes)
+    if cut or shown < head.lines:
+        last = f"{shown}, the last one cut" if cut else str(shown)
         content += (
-            f"\n[… truncated: showed lines 1-{shown_lines} of {total_lines} (the file has {len(data):,} bytes; at most {max_bytes:,} are attached); "
-            f"read the rest with read_file from line {shown_lines + 1} …]"
+            f"\n[… truncated: showed lines 1-{last} of {head.lines} ({head.size:,} bytes in all, at most "
+            f"{max_bytes:,} attached); read the rest with read_file from line {shown if cut else shown + 1} …]"
         )
-    return f"<attached_file path={quoteattr(token)} lines=\"{total_lines}\">\n{content}\n</attached_file>"
+    return f"<attached_file path={quoteattr(token)} lines=\"{head.lines}\">\n{content}\n</attached_file>"
 
 
-def numbered_head(data: bytes, max_bytes: int) -> tuple[str, int, int]:
-    """Numbered lines up to ``max_bytes`` of the file (whole lines), the count shown, the total."""
-    lines = data.decode("utf-8", errors="replace").splitlines()
+@dataclass(frozen=True, slots=True)
+class FileHead:
+    data: bytes  # the first ``max_bytes`` bytes
+    size: int  # of the whole file
+    lines: int  # in the whole file
+
+
+def read_head(path: Path, max_bytes: int) -> FileHead:
+    """The file's head, and its size and line count read in chunks: a huge file costs no memory."""
+    with path.open("rb") as handle:
+        data = handle.read(max_bytes)
+        size, newlines, last = len(data), data.count(b"\n"), data[-1:]
+        while chunk := handle.read(READ_CHUNK_BYTES):
+            size, newlines, last = size + len(chunk), newlines + chunk.count(b"\n"), chunk[-1:]
+    return FileHead(data, size, newlines + (1 if size and last != b"\n" else 0))
+
+
+def numbered_lines(head: FileHead, max_bytes: int) -> tuple[str, int, bool]:
+    """Whole numbered lines within ``max_bytes``, how many, and whether the last shown one is cut."""
+    lines = head.data.decode("utf-8", errors="replace").splitlines()
+    partial_tail = len(head.data) < head.size and not head.data.endswith(b"\n")
+    if partial_tail and len(lines) > 1:
+        lines.pop()  # the head ends inside a line; show whole lines only
     shown: list[str] = []
     used = 0
     for number, line in enumerate(lines, start=1):
         numbered = f"{number:6}\t{line}"
-        used += len(numbered.encode("utf-8")) + 1
-        if used > max_bytes and shown:
+        cost = len(numbered.encode("utf-8")) + 1
+        if used + cost > max_bytes:
+            if not shown:  # a first line longer than the budget: show its head
+                shown.append(numbered.encode("utf-8")[:max_bytes].decode("utf-8", errors="ignore"))
+                return shown[0], 1, True
             break
-        if used > max_bytes:  # one line longer than the budget: show its head
-            numbered = numbered.encode("utf-8")[:max_bytes].decode("utf-8", errors="ignore")
+        used += cost
         shown.append(numbered)
-    return "\n".join(shown), len(shown), len(lines)
+    cut = partial_tail and len(lines) == 1 and len(shown) == 1
+    return "\n".join(shown), len(shown), cut
 
 
 def directory_listing(path: Path) -> str:

@@ -20,6 +20,9 @@ class History:
         self._estimate = estimate
         self._tokens: list[int] = []  # per-item estimate, computed once on insert
         self._token_total = 0
+        self._open_calls: set[str] = set()  # calls recorded without an output yet
+        self._orphans: set[str] = set()  # outputs recorded without their call
+        self._calls: set[str] = set()
         for item in items:
             self.record(item)
 
@@ -46,6 +49,25 @@ class History:
         self._items.append(item)
         self._tokens.append(tokens)
         self._token_total += tokens
+        self._track(item)
+
+    def _track(self, item: Item) -> None:
+        if isinstance(item, ToolCall):
+            self._calls.add(item.call_id)
+            if item.call_id in self._orphans:
+                self._orphans.discard(item.call_id)
+            else:
+                self._open_calls.add(item.call_id)
+        elif isinstance(item, ToolOutput):
+            if item.call_id in self._calls:
+                self._open_calls.discard(item.call_id)
+            else:
+                self._orphans.add(item.call_id)
+
+    def _retrack(self) -> None:
+        self._open_calls, self._orphans, self._calls = set(), set(), set()
+        for item in self._items:
+            self._track(item)
 
     def extend(self, items: Iterable[Item]) -> None:
         for item in items:
@@ -54,10 +76,13 @@ class History:
     def replace(self, items: Iterable[Item]) -> None:
         """Swap in a new history (after compaction)."""
         self._items, self._tokens, self._token_total = [], [], 0
+        self._open_calls, self._orphans, self._calls = set(), set(), set()
         self.extend(items)
 
     def for_request(self) -> list[Item]:
         """The normalized items to send. Does not change what was recorded."""
+        if not self._open_calls and not self._orphans:
+            return list(self._items)  # already normal: skip the O(n) pass
         return normalize(self._items)
 
     def close_open_calls(self) -> int:
@@ -86,6 +111,7 @@ class History:
         self._items = [item for item, _ in keep]
         self._tokens = [tokens for _, tokens in keep]
         self._token_total = sum(self._tokens)
+        self._retrack()
         return len(doomed)
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
-from agent_cli.session.safe_commands import approval_key, command_words, is_known_safe  # noqa: F401 (re-exported)
+from agent_cli.session.safe_commands import approval_key, is_known_safe
 from agent_cli.tools.sandbox import SandboxPolicy, detect_mechanism
 from agent_cli.tools.shell_env import EnvPolicy, command_env
 

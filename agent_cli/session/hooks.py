@@ -152,6 +152,15 @@ def _kill(proc: asyncio.subprocess.Process) -> None:
             pass
 
 
+def short_command(command: str, limit: int = 60) -> str:
+    """The command as named in messages: its first line, cut to ``limit`` characters."""
+    lines = command.strip().splitlines() or [""]
+    first = lines[0]
+    if len(first) > limit or len(lines) > 1:
+        return first[: limit - 1] + "…"
+    return first
+
+
 def _text(data: bytes) -> str:
     text = data.decode("utf-8", errors="replace")
     if len(text) > OUTPUT_LIMIT:
@@ -164,7 +173,7 @@ def _text(data: bytes) -> str:
 
 def interpret(run: HookRun, outcome: HookOutcome, emit: Emit) -> None:
     """Fold one run into ``outcome``; tell the user about errors and system messages."""
-    event, name = run.spec.event, f"{run.spec.event} hook `{run.spec.command}`"
+    event, name = run.spec.event, f"{run.spec.event} hook `{short_command(run.spec.command)}`"
     if run.error is not None:
         emit(ev.Warning(f"{name} could not be started: {run.error}"))
         return
@@ -194,13 +203,14 @@ def interpret(run: HookRun, outcome: HookOutcome, emit: Emit) -> None:
     except ValueError as exc:
         emit(ev.Warning(f"{name} printed invalid JSON ({exc}); its output was ignored"))
         return
-    apply_reply(reply, outcome, emit, name)
+    apply_reply(reply, outcome, emit, event, name)
 
 
-def apply_reply(reply: dict[str, Any], outcome: HookOutcome, emit: Emit, name: str) -> None:
+def apply_reply(reply: dict[str, Any], outcome: HookOutcome, emit: Emit, event: str, name: str) -> None:
+    """What a hook's JSON reply asks for (exit code 0)."""
     message = reply.get("systemMessage")
     if isinstance(message, str) and message.strip():
-        emit(ev.Notice(message.strip(), title=name.split(" `")[0]))
+        emit(ev.Notice(message.strip(), title=f"{event} hook"))
     specific = reply.get("hookSpecificOutput")
     specific = specific if isinstance(specific, dict) else {}
     context = specific.get("additionalContext", reply.get("additionalContext"))

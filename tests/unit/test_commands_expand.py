@@ -91,6 +91,20 @@ async def test_a_large_file_is_cut_with_a_marker(repo):
     assert "[… truncated: showed lines 1-" in body and "of 5000" in body and "read_file from line" in body
 
 
+async def test_a_single_huge_line_is_cut_and_says_so(repo):
+    (repo / "minified.js").write_text("x" * 50_000 + "\nsecond line\n")
+    body = (await run("@minified.js", repo, max_bytes=1000)).text.split("\n\n", 1)[1]
+    assert len(body.encode()) < 1400
+    assert "showed lines 1-1, the last one cut, of 2 (50,013 bytes in all" in body
+    assert "second line" not in body
+
+
+async def test_the_line_count_of_a_big_file_is_exact(repo):
+    (repo / "big.log").write_text("entry\n" * 300_000 + "no newline at the end")
+    body = (await run("@big.log", repo, max_bytes=500)).text
+    assert 'lines="300001"' in body and "of 300001" in body
+
+
 async def test_a_binary_file_is_not_inlined(repo):
     (repo / "blob.bin").write_bytes(b"\x00\x01\x02" * 100)
     result = await run("@blob.bin", repo)

@@ -71,3 +71,15 @@ def test_token_estimates_are_cached_per_item():
     assert history.estimated_tokens == 10
     assert history.estimated_tokens_since(1) == 5
     assert len(calls) == 2
+
+
+def test_for_request_matches_normalize_after_every_kind_of_change():
+    history = History()
+    steps = [user("a"), call(1), out(1), call(2), out(9), assistant("b"), out(2), call(3)]
+    for item in steps:
+        history.record(item)
+        assert history.for_request() == normalize(history.items)
+    history.remove_oldest()
+    assert history.for_request() == normalize(history.items)
+    history.replace([call(4), user("x")])
+    assert history.for_request() == normalize(history.items)

@@ -12,6 +12,7 @@ import pytest
 from agent_cli.context.history import ABORTED_OUTPUT
 from agent_cli.items import Message, Reasoning, ToolCall, ToolOutput, assistant, user
 from agent_cli.session.catalog import find_session, first_prompt, latest_session, list_sessions
+from agent_cli.session.hooks import hook_context_text
 from agent_cli.session.rollout import (
     FORMAT_VERSION,
     NewerFormatError,
@@ -236,6 +237,7 @@ def make_session(home, session_id, cwd, prompt, when):
     writer = RolloutWriter.for_new_session(home, session_id, cwd, "m", "p")
     history = RecordingHistory(writer)
     history.extend([Message("developer", "<permissions>\nx\n</permissions>"), user(ENV)])
+    history.record(user(hook_context_text("SessionStart", "context from a hook, not a prompt")))
     if prompt is not None:
         history.record(user(prompt))
     writer.close()
