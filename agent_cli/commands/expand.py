@@ -158,7 +158,7 @@ def attachment_block(token: str, path: Path, max_bytes: int) -> str:
         return f"<attached_file path={quoteattr(token)}>\n(binary file, {head.size:,} bytes; not shown)\n</attached_file>"
     content, shown, cut = numbered_lines(head, max_bytes)
     if cut or shown < head.lines:
-        last = f"{shown}, the last one cut" if cut else str(shown)
+        last = f"{shown} (the last one cut)" if cut else str(shown)
         content += (
             f"\n[… truncated: showed lines 1-{last} of {head.lines} ({head.size:,} bytes in all, at most "
             f"{max_bytes:,} attached); read the rest with read_file from line {shown if cut else shown + 1} …]"

@@ -10,6 +10,7 @@ from agent_cli.commands.errors import InputError
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's hash of an empty tree
 MAX_UNTRACKED_FILES = 200
+MAX_UNTRACKED_BYTES = 512 * 1024
 _BASE_ARGS = ("git", "--no-pager", "-c", "color.ui=never", "-c", "core.quotepath=off")
 
 
@@ -55,6 +56,10 @@ async def untracked_diff(cwd: Path) -> str:
     names = await untracked_files(cwd)
     parts: list[str] = []
     for name in names[:MAX_UNTRACKED_FILES]:
+        size = _size(cwd / name)
+        if size > MAX_UNTRACKED_BYTES:  # a data file or a build artifact: name it, do not inline it
+            parts.append(f"diff --git a/{name} b/{name}\nnew untracked file, {size:,} bytes: too large to show\n")
+            continue
         # --no-index exits 1 when the files differ, which they always do here
         result = await git(cwd, "diff", "--no-ext-diff", "--no-index", "--", "/dev/null", name)
         parts.append(result.out)
@@ -95,3 +100,10 @@ async def show_commit(cwd: Path, sha: str) -> str:
     if result.code != 0:
         raise InputError(f"unknown commit {sha!r}: {result.err}")
     return result.out
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0

@@ -48,6 +48,7 @@ TURN_ABORTED = FragmentMarker("<turn_aborted>", "</turn_aborted>")  # for an int
 # case a wire format has to send them as user text.
 PERMISSIONS = FragmentMarker("<permissions>", "</permissions>")
 MODE = FragmentMarker("<mode>", "</mode>")
+HOOK_CONTEXT = FragmentMarker('<hook_context event="', "</hook_context>")  # context a hook added
 
 CONTEXTUAL_MARKERS: tuple[FragmentMarker, ...] = (
     AGENTS_MD,
@@ -57,6 +58,7 @@ CONTEXTUAL_MARKERS: tuple[FragmentMarker, ...] = (
     TURN_ABORTED,
     PERMISSIONS,
     MODE,
+    HOOK_CONTEXT,
 )
 NO_SUMMARY = "(no summary available)"
 

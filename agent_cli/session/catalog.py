@@ -13,7 +13,6 @@ from typing import Any
 
 from agent_cli.context.fragments import is_real_user_message
 from agent_cli.items import Message
-from agent_cli.session.hooks import HOOK_CONTEXT
 from agent_cli.session.rollout import HEADER_TYPE, RolloutError, sessions_root
 
 FIRST_PROMPT_SCAN_BYTES = 256 * 1024  # the first prompt follows the initial context, near the top
@@ -80,7 +79,7 @@ def first_prompt(path: Path) -> str | None:
         item = record.get("item") if isinstance(record, dict) and record.get("type") == "item" else None
         if isinstance(item, dict) and item.get("type") == "message" and item.get("role") == "user":
             message = Message("user", str(item.get("text", "")))
-            if is_real_user_message(message) and not HOOK_CONTEXT.matches(message.text):
+            if is_real_user_message(message):
                 return message.text
     return None
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
-from agent_cli.context.fragments import FragmentMarker, user_fragment
+from agent_cli.context.fragments import HOOK_CONTEXT, user_fragment
 from agent_cli.session.hook_config import TOOL_EVENTS, HookSpec, HookTable, hooks_for, parse_hooks
 from agent_cli.tools.base import ToolResult
 
@@ -38,8 +38,6 @@ MAX_STOP_BLOCKS = 3  # consecutive Stop blocks in one turn before the agent stop
 OUTPUT_LIMIT = 20_000  # characters of a hook's stdout/stderr that are used
 PERMISSIONS = ("allow", "deny", "ask")
 STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
-# Context a hook adds. Should be listed in fragments.CONTEXTUAL_MARKERS (see the lead's note).
-HOOK_CONTEXT = FragmentMarker('<hook_context event="', "</hook_context>")
 
 
 def hook_context_text(event: str, body: str) -> str:

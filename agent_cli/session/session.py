@@ -16,7 +16,6 @@ from agent_cli import events as ev
 from agent_cli.config import Config
 from agent_cli.context.environment import EnvironmentContext
 from agent_cli.context.environment import diff as environment_diff
-from agent_cli.context.history import History
 from agent_cli.context.modes import tools_for_mode
 from agent_cli.context.skills import skill_injections
 from agent_cli.context.tokens import TokenCounter, auto_compact_limit, effective_window
@@ -283,9 +282,12 @@ class Session:
         """Swap in a compacted history. The last usage report no longer describes it.
 
         History.replace is the call point session files record (the old items stay in the file).
+        The prefix changes here anyway, so the system prompt is rebuilt for the current mode
+        (a mid-session /mode switch was only an appended note, which compaction drops).
         """
         self.history.replace(items)
         self._usage_mark = None
+        self._instructions = None
 
     def token_count_event(self) -> ev.TokenCount:
         return ev.TokenCount(

@@ -380,3 +380,18 @@ def test_agent_exec_reports_compaction_in_progress_and_json(repo, tmp_path):
     compactions = [item for item in items if item.get("type") == "compaction"]
     assert compactions and compactions[0]["trigger"] == "auto" and compactions[0]["applied"] is True
     assert compactions[0]["tokens_after"] < compactions[0]["tokens_before"]
+
+
+async def test_a_mode_switch_survives_compaction_in_the_system_prompt(repo, monkeypatch):
+    job = Job(["data0.txt"])
+    with FakeModelServer(context_window=WINDOW, fallback=job) as server:
+        session = make_session(server, repo, monkeypatch)
+        await run(session, TASK)
+        await run(session, "/mode ask")
+        [event async for event in session.compact(None)]
+        await run(session, "what did you find?")
+        after = server.requests[-1].body
+
+    system = after["messages"][0]["content"]
+    assert "## Mode: ask" in system  # the appended /mode note was dropped; the prompt now says it
+    assert {tool["function"]["name"] for tool in after["tools"]} == {"read_file", "grep", "list_dir"}

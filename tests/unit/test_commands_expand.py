@@ -95,7 +95,7 @@ async def test_a_single_huge_line_is_cut_and_says_so(repo):
     (repo / "minified.js").write_text("x" * 50_000 + "\nsecond line\n")
     body = (await run("@minified.js", repo, max_bytes=1000)).text.split("\n\n", 1)[1]
     assert len(body.encode()) < 1400
-    assert "showed lines 1-1, the last one cut, of 2 (50,013 bytes in all" in body
+    assert "showed lines 1-1 (the last one cut) of 2 (50,013 bytes in all" in body
     assert "second line" not in body
 
 

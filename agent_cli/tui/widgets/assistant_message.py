@@ -12,8 +12,8 @@ from textual.widgets.markdown import MarkdownStream
 
 class AssistantMessage(Markdown):
     DEFAULT_CSS = """
-    AssistantMessage { margin: 0 0 1 0; padding: 0 1 0 2; background: transparent; }
-    AssistantMessage > MarkdownBlock:last-child { margin-bottom: 0; }
+    /* No :last-child rules here: an order-dependent selector makes every append restyle all blocks. */
+    AssistantMessage { margin: 0; padding: 0 1 0 2; background: transparent; }
     """
 
     def __init__(self, text: str = "") -> None:
