@@ -145,6 +145,7 @@ async def main() -> None:
     with FakeModelServer() as server:
         config = make_config(root, server)
         print(f"streaming {len(document) / 1024:.0f} KB of markdown in {args.chunk}-character deltas")
+        await stream_without_ui(config, "warm up the SDK import", server, args.chunk)
         baseline, deltas = await stream_without_ui(config, document, server, args.chunk)
         print(f"  stream alone (session, no UI):      {baseline:6.2f} s  ({deltas} deltas)")
         for prior in (0, 200):

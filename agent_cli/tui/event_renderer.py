@@ -116,7 +116,7 @@ class EventRenderer:
             if cell is not None:
                 if isinstance(cell, AssistantMessage):
                     await cell.finish()
-                await cell.remove()
+                await self.transcript.discard(cell)
         self.message = None
         self.reasoning = None
 

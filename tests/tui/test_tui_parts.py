@@ -9,7 +9,8 @@ from textual.app import App
 from agent_cli.tui.formatting import duration, preview_lines, tokens
 from agent_cli.tui.input_history import InputHistory
 from agent_cli.tui.repo_files import fuzzy_filter, list_files
-from agent_cli.tui.widgets.transcript import PrunedMarker, Transcript
+from agent_cli.tui.widgets.assistant_message import AssistantMessage, closes_blocks
+from agent_cli.tui.widgets.transcript import PRUNE_BATCH, PrunedMarker, Transcript
 from agent_cli.tui.widgets.user_message import UserMessage
 
 
@@ -64,17 +65,53 @@ def test_formatting():
 
 class TranscriptApp(App):
     def compose(self):
-        yield Transcript(max_cells=15)
+        yield Transcript(max_cells=15, live_cells=3)
 
 
 async def test_transcript_keeps_only_the_newest_cells():
     app = TranscriptApp()
     async with app.run_test() as pilot:
         transcript = app.query_one(Transcript)
-        for index in range(40):
+        for index in range(15 + PRUNE_BATCH + 5):
             await transcript.add(UserMessage(f"message {index}"))
         await pilot.pause()
-        assert [cell.text for cell in transcript.cells] == [f"message {i}" for i in range(25, 40)]
+        # pruning waits for a batch, then drops back to the limit
+        dropped = PRUNE_BATCH + 1
+        assert [cell.text for cell in transcript.cells] == [f"message {i}" for i in range(dropped, 15 + PRUNE_BATCH + 5)]
         marker = transcript.query_one(PrunedMarker)
-        assert marker.count == 25 and transcript.children[0] is marker
+        assert marker.count == dropped and transcript.children[0] is marker
         assert transcript.max_scroll_y > 0 and transcript.scroll_y == transcript.max_scroll_y  # anchored
+
+
+async def test_old_answers_are_frozen_into_one_widget():
+    app = TranscriptApp()
+    async with app.run_test() as pilot:
+        transcript = app.query_one(Transcript)
+        first = await transcript.add(AssistantMessage("# Title\n\n- a\n- b\n\n```py\nx = 1\n```\n"))
+        assert len(list(first.walk_children())) > 3 and not first.frozen
+        for index in range(3):
+            await transcript.add(UserMessage(f"later {index}"))
+        await pilot.pause()
+        assert first.frozen and len(list(first.walk_children())) == 1
+        assert first.text.startswith("# Title")
+
+
+async def test_a_long_answer_streams_in_segments_split_between_blocks():
+    app = TranscriptApp()
+    async with app.run_test() as pilot:
+        transcript = app.query_one(Transcript)
+        message = await transcript.add(AssistantMessage())
+        paragraph = "A sentence that goes on for a while. " * 20 + "\n\n"
+        text = "```python\n" + "x = 1\n" * 400 + "```\n\n" + paragraph * 30
+        for start in range(0, len(text), 50):
+            await message.write(text[start:start + 50])
+            await pilot.pause(0)
+        await message.finish(text)
+        segments = [child.source for child in message.children]
+        assert len(segments) > 1 and "".join(segments) == text == message.text
+        assert all(closes_blocks(segment) for segment in segments[:-1])  # never inside the fence
+
+
+def test_block_boundaries():
+    assert closes_blocks("para\n\n") and not closes_blocks("para\n")
+    assert not closes_blocks("```\ncode\n\n") and closes_blocks("```\ncode\n```\n\n")

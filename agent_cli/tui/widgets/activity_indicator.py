@@ -61,5 +61,6 @@ class ActivityIndicator(Static):
                 (f"{frame} ", "$text-accent"), (self.label.capitalize(), "bold"),
                 (f"  {duration(elapsed) if elapsed >= 10 else f'{int(elapsed)}s'}", ""),
                 (" · esc to interrupt", "$text-muted"),
-            )
+            ),
+            layout=False,  # a fixed one-line widget: repaint it without laying out the screen
         )

@@ -1,25 +1,75 @@
 """The assistant's answer, streamed as markdown.
 
 Deltas go through ``Markdown.get_stream()``, which batches appends when they arrive faster than
-the widget can parse them; only this widget re-renders, never the finished cells above it.
+the widget can parse them; only this cell re-renders, never the finished cells above it. Three
+things keep long answers and long transcripts fast, because every widget on screen costs time
+in each layout of the screen:
+
+- deltas are handed to the stream at most every ``flush_interval`` seconds (each append changes
+  the height and so lays out the screen; without a pause the loop alternates between layouts
+  and a few deltas);
+- a long answer is split into segments at block boundaries: a finished segment keeps its
+  layout cached, so an append only lays out the last few kilobytes;
+- once the cell is old (see ``Transcript``) it is frozen into a single widget rendered by
+  Rich, instead of one widget per markdown block.
 """
 
 from __future__ import annotations
 
-from textual.widgets import Markdown
+from rich.markdown import Markdown as RichMarkdown
+from textual.containers import Vertical
+from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
+MIN_FLUSH_SECONDS = 0.03
+MAX_FLUSH_SECONDS = 0.2
+FLUSH_SECONDS_PER_KB = 0.002  # a longer segment lays out slower, so it is appended less often
+SEGMENT_CHARS = 6_000
+FENCES = ("```", "~~~")
 
-class AssistantMessage(Markdown):
+
+def closes_blocks(text: str) -> bool:
+    """True when ``text`` ends between top-level blocks: after a blank line, outside a code fence."""
+    if not text.endswith("\n\n"):
+        return False
+    fences = sum(1 for line in text.splitlines() if line.lstrip().startswith(FENCES))
+    return fences % 2 == 0
+
+
+def split_point(segment: str, text: str, size: int) -> int | None:
+    """Where to end the live segment inside ``text``: the first block boundary at which
+    ``segment + text[:cut]`` reaches ``size`` characters. None when there is none yet."""
+    start = max(0, size - len(segment) - 2)
+    while (found := text.find("\n\n", start)) >= 0:
+        cut = found + 2
+        if closes_blocks(segment + text[:cut]):
+            return cut
+        start = found + 1
+    return None
+
+
+class AssistantMessage(Vertical):
     DEFAULT_CSS = """
     /* No :last-child rules here: an order-dependent selector makes every append restyle all blocks. */
-    AssistantMessage { margin: 0; padding: 0 1 0 2; background: transparent; }
+    AssistantMessage { height: auto; padding: 0 1 0 2; }
+    AssistantMessage > Markdown { margin: 0; padding: 0; background: transparent; }
+    AssistantMessage > .frozen { margin: 0 0 1 0; }
     """
 
     def __init__(self, text: str = "") -> None:
-        super().__init__(text)
-        self._stream: MarkdownStream | None = None
+        super().__init__()
         self._received: list[str] = [text] if text else []
+        self._live: Markdown | None = None
+        self._stream: MarkdownStream | None = None
+        self._segment: list[str] = []  # what went into the live segment
+        self._segment_chars = 0
+        self._pending: list[str] = []
+        self._flush_scheduled = False
+        self.frozen = False
+
+    def compose(self):
+        if self._received:
+            yield Markdown(self.text)
 
     @property
     def text(self) -> str:
@@ -29,17 +79,63 @@ class AssistantMessage(Markdown):
     def streaming(self) -> bool:
         return self._stream is not None
 
+    @property
+    def flush_interval(self) -> float:
+        return min(MAX_FLUSH_SECONDS, MIN_FLUSH_SECONDS + FLUSH_SECONDS_PER_KB * self._segment_chars / 1024)
+
     async def write(self, delta: str) -> None:
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self)
+        if not delta:
+            return
         self._received.append(delta)
-        await self._stream.write(delta)
+        self._pending.append(delta)
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            self.set_timer(self.flush_interval, self._flush)
+
+    async def _flush(self) -> None:
+        self._flush_scheduled = False
+        text = "".join(self._pending)
+        self._pending.clear()
+        while text:
+            cut = split_point("".join(self._segment), text, SEGMENT_CHARS)
+            head, text = (text, "") if cut is None else (text[:cut], text[cut:])
+            await self._write_segment(head)
+            if cut is not None:
+                await self._seal()
+
+    async def _write_segment(self, text: str) -> None:
+        if self._stream is None:
+            self._live = Markdown()
+            await self.mount(self._live)
+            self._stream = Markdown.get_stream(self._live)
+        await self._stream.write(text)
+        self._segment.append(text)
+        self._segment_chars += len(text)
+
+    async def _seal(self) -> None:
+        """End the live segment; the next delta starts a new one."""
+        if self._stream is not None:
+            await self._stream.stop()
+        self._stream = None
+        self._live = None
+        self._segment.clear()
+        self._segment_chars = 0
 
     async def finish(self, final_text: str | None = None) -> None:
         """Stop streaming; when the final text differs from what streamed, show the final text."""
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
+        await self._flush()
+        await self._seal()
         if final_text is not None and final_text != self.text:
             self._received = [final_text]
-            await self.update(final_text)
+            await self.remove_children()
+            await self.mount(Markdown(final_text))
+
+    async def freeze(self) -> None:
+        """Replace the markdown widgets with one widget (the cell is old and rarely looked at)."""
+        if self.frozen or self.streaming or not self.text.strip():
+            return
+        self.frozen = True
+        dark = self.app.current_theme.dark if self.app.current_theme else True
+        rendered = RichMarkdown(self.text, code_theme="monokai" if dark else "default", hyperlinks=False)
+        await self.remove_children()
+        await self.mount(Static(rendered, classes="frozen"))

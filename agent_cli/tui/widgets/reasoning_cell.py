@@ -1,27 +1,34 @@
-"""The model's reasoning: dimmed, open while it streams, collapsed once the answer starts."""
+"""The model's reasoning: dimmed, open while it streams, folded to one line once the answer starts.
+
+Enter or a click unfolds it again. One widget, so that it stays cheap in long transcripts.
+"""
 
 from __future__ import annotations
 
+from textual import events
 from textual.content import Content
-from textual.widgets import Collapsible, Static
+from textual.reactive import reactive
+from textual.widgets import Static
 
 REFRESH_SECONDS = 0.05
 
 
-class ReasoningCell(Collapsible):
+class ReasoningCell(Static, can_focus=True):
     DEFAULT_CSS = """
-    ReasoningCell { margin: 0 0 1 0; padding: 0; border: none; background: transparent; }
-    ReasoningCell > CollapsibleTitle { color: $text-muted; text-style: italic; padding: 0 1; }
-    ReasoningCell > Contents { padding: 0 0 0 3; }
-    ReasoningCell Static { color: $text-muted; text-style: italic; }
+    ReasoningCell { height: auto; margin: 0 0 1 0; padding: 0 1; color: $text-muted; text-style: italic; }
+    ReasoningCell:focus { background: $boost; }
     """
 
+    expanded: reactive[bool] = reactive(True)
+
     def __init__(self, text: str = "") -> None:
+        super().__init__()
         self._parts: list[str] = [text] if text else []
-        self._body = Static(Content(text))
         self._scheduled = False
         self.done = False
-        super().__init__(self._body, title="thinking…", collapsed=False)
+
+    def on_mount(self) -> None:
+        self._refresh_view()
 
     @property
     def text(self) -> str:
@@ -31,16 +38,37 @@ class ReasoningCell(Collapsible):
         self._parts.append(delta)
         if not self._scheduled:  # coalesce fast deltas into one repaint
             self._scheduled = True
-            self.set_timer(REFRESH_SECONDS, self._refresh_body)
-
-    def _refresh_body(self) -> None:
-        self._scheduled = False
-        self._body.update(Content(self.text.strip()))
+            self.set_timer(REFRESH_SECONDS, self._refresh_view)
 
     def finish(self, text: str | None = None) -> None:
         if text:
             self._parts = [text]
-        self._refresh_body()
         self.done = True
-        self.title = "thought"
-        self.collapsed = True
+        self.expanded = False
+        self._refresh_view()
+
+    def _refresh_view(self) -> None:
+        self._scheduled = False
+        body = self.text.strip()
+        if not self.done:
+            title = "▼ thinking…"
+        else:
+            lines = body.count("\n") + 1 if body else 0
+            title = f"{'▼' if self.expanded else '▶'} thought ({lines} line{'s' if lines != 1 else ''})"
+        if self.expanded and body:
+            self.update(Content.assemble((title, "bold"), "\n", body))
+        else:
+            self.update(Content.styled(title, "bold"))
+
+    def watch_expanded(self) -> None:
+        if self.is_mounted:
+            self._refresh_view()
+
+    def on_click(self, event: events.Click) -> None:
+        if self.done:
+            self.expanded = not self.expanded
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key in ("enter", "space") and self.done:
+            event.stop()
+            self.expanded = not self.expanded

@@ -41,7 +41,7 @@ class StatusBar(Static):
         self.set_context_event(compaction_summary(event))
 
     def refresh_content(self) -> None:
-        self.update(self.build_content())
+        self.update(self.build_content(), layout=False)  # one line: no need to lay out the screen
 
     def build_content(self) -> Content:
         parts: list[str | tuple[str, str]] = [(self.model, "bold $text"), f" · {self.provider} · {self.mode}"]

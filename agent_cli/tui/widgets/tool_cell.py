@@ -1,7 +1,8 @@
 """One tool call: what ran, whether it is running or finished, and a preview of its output.
 
 The preview is the first and last lines; Enter or a click expands the whole output. apply_patch
-shows its changes as a coloured diff.
+shows its changes as a coloured diff. The cell is a single widget (header, output and diff are
+one piece of content) so that many tool calls stay cheap to lay out.
 """
 
 from __future__ import annotations
@@ -10,15 +11,13 @@ import json
 from typing import Any
 
 from textual import events
-from textual.app import ComposeResult
-from textual.containers import Vertical
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
 from agent_cli.events import ToolCallEnd
 from agent_cli.tui.formatting import duration, one_line, preview_lines
-from agent_cli.tui.widgets.diff_view import DiffView
+from agent_cli.tui.widgets.diff_view import render_diff
 
 REFRESH_SECONDS = 0.1
 EXPANDED_MAX_LINES = 2000
@@ -48,15 +47,12 @@ def display_output(output: str) -> str:
     return output
 
 
-class ToolCell(Vertical, can_focus=True):
+class ToolCell(Static, can_focus=True):
     DEFAULT_CSS = """
     ToolCell { height: auto; margin: 0 0 1 0; padding: 0 1; border-left: outer $panel; }
     ToolCell:focus { border-left: outer $accent; background: $boost; }
     ToolCell.-running { border-left: outer $warning; }
     ToolCell.-failed { border-left: outer $error; }
-    ToolCell > .tool-header { height: auto; }
-    ToolCell > .tool-output { color: $text-muted; height: auto; padding: 0 0 0 2; }
-    ToolCell > DiffView { margin: 0 0 0 2; }
     """
 
     expanded: reactive[bool] = reactive(False)
@@ -69,13 +65,6 @@ class ToolCell(Vertical, can_focus=True):
         self.live: list[str] = []
         self.result: ToolCallEnd | None = None
         self._scheduled = False
-        self._header = Static(classes="tool-header")
-        self._output = Static(classes="tool-output")
-        self._diff: DiffView | None = None
-
-    def compose(self) -> ComposeResult:
-        yield self._header
-        yield self._output
 
     def on_mount(self) -> None:
         self._refresh_view()
@@ -90,9 +79,15 @@ class ToolCell(Vertical, can_focus=True):
             return "".join(self.live)
         return display_output(self.result.output) if self.result else ""
 
+    @property
+    def diff(self) -> str:
+        if self.result is None:
+            return ""
+        return "\n".join(change.diff for change in self.result.changes if change.diff)
+
     def append_output(self, text: str) -> None:
         self.live.append(text)
-        if not self._scheduled:
+        if not self._scheduled:  # coalesce a flood of output into one repaint per tick
             self._scheduled = True
             self.set_timer(REFRESH_SECONDS, self._refresh_view)
 
@@ -101,26 +96,26 @@ class ToolCell(Vertical, can_focus=True):
         self.arguments = event.arguments or self.arguments
         self.remove_class("-running")
         self.set_class(not event.success, "-failed")
-        diff = "\n".join(change.diff for change in event.changes if change.diff)
-        if diff and self._diff is None:
-            self._diff = DiffView(diff, DIFF_PREVIEW_LINES)
-            self.mount(self._diff)
         self._refresh_view()
 
     # --- rendering ----------------------------------------------------------------------
 
     def _refresh_view(self) -> None:
         self._scheduled = False
-        self._header.update(self._header_content())
-        self._output.update(self._output_content())
-        self._output.display = bool(self.output_text.strip()) and not (self._diff and self.result.success)
-        if self._diff is not None:
-            self._diff.show(None if self.expanded else DIFF_PREVIEW_LINES)
+        parts = [self._header_content()]
+        diff = self.diff
+        if diff and self.result is not None and self.result.success:
+            parts.append(render_diff(diff, None if self.expanded else DIFF_PREVIEW_LINES))
+        elif self.output_text.strip():
+            parts.append(self._output_content())
+        self.update(Content("\n").join(parts))
 
     def _header_content(self) -> Content:
         description = one_line(describe_call(self.tool_name, self.arguments), 200)
         if self.tool_name == "apply_patch" and self.result and self.result.changes:
-            description = ", ".join(f"{c.kind} {c.path}" + (f" → {c.move_to}" if c.move_to else "") for c in self.result.changes)
+            description = ", ".join(
+                f"{c.kind} {c.path}" + (f" → {c.move_to}" if c.move_to else "") for c in self.result.changes
+            )
         parts: list[str | tuple[str, str]] = []
         if self.result is None:
             parts.append(("● ", "$text-warning"))
@@ -135,25 +130,30 @@ class ToolCell(Vertical, can_focus=True):
             parts.append(("  running…", "italic $text-muted"))
         else:
             facts = [f"exit {self.result.exit_code}"] if self.result.exit_code is not None else []
-            facts.append(duration(self.result.duration))
-            parts.append(("  " + " · ".join(facts), "$text-muted"))
+            if self.result.duration:
+                facts.append(duration(self.result.duration))
+            if facts:
+                parts.append(("  " + " · ".join(facts), "$text-muted"))
         return Content.assemble(*parts)
 
     def _output_content(self) -> Content:
-        text = self.output_text
+        lines = self.output_text.rstrip("\n").splitlines()
+        note: str | None = None
         if self.expanded:
-            lines = text.rstrip("\n").splitlines()
             if len(lines) > EXPANDED_MAX_LINES:
-                cut = len(lines) - EXPANDED_MAX_LINES
-                lines = lines[-EXPANDED_MAX_LINES:]
-                return Content.assemble((f"… {cut} earlier lines\n", "italic"), "\n".join(lines))
-            return Content("\n".join(lines))
-        head, hidden, tail = preview_lines(text)
-        if not hidden:
-            return Content("\n".join(head))
-        return Content.assemble(
-            "\n".join(head), "\n", (f"… {hidden} more lines (enter or click to expand)", "italic"), "\n", "\n".join(tail)
-        )
+                note = f"… {len(lines) - EXPANDED_MAX_LINES} earlier lines"
+                lines = [note, *lines[-EXPANDED_MAX_LINES:]]
+        else:
+            head, hidden, tail = preview_lines("\n".join(lines))
+            if hidden:
+                note = f"… {hidden} more lines (enter or click to expand)"
+            lines = [*head, note, *tail] if note else head
+        parts: list[str | tuple[str, str]] = []
+        for index, line in enumerate(lines):
+            if index:
+                parts.append("\n")
+            parts.append(("  " + line, "italic $text-muted" if line is note else "$text-muted"))
+        return Content.assemble(*parts)
 
     # --- expanding ----------------------------------------------------------------------
 
@@ -168,3 +168,4 @@ class ToolCell(Vertical, can_focus=True):
         if event.key in ("enter", "space"):
             event.stop()
             self.expanded = not self.expanded
+

@@ -1,7 +1,10 @@
 """The scrolling transcript: one child widget per cell, anchored to the bottom.
 
-Long sessions stay fast because only the newest ``max_cells`` cells are kept as widgets; the
-conversation itself lives in the session, so pruning the view loses nothing the model sees.
+Every widget costs time in each layout of the screen, so long sessions are kept cheap in two
+steps: cells older than the newest ``live_cells`` are frozen (a cell with a ``freeze()`` method
+turns itself into a single widget), and beyond ``max_cells`` the oldest cells are dropped, in
+batches so that dropping costs one layout per batch. The conversation itself lives in the
+session, so pruning the view loses nothing the model sees.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 MAX_CELLS = 200
+LIVE_CELLS = 12
+PRUNE_BATCH = 20
 
 
 class PrunedMarker(Static):
@@ -34,28 +39,41 @@ class Transcript(VerticalScroll, can_focus=False):
     Transcript { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
     """
 
-    def __init__(self, max_cells: int = MAX_CELLS, **kwargs) -> None:
+    def __init__(self, max_cells: int = MAX_CELLS, live_cells: int = LIVE_CELLS, **kwargs) -> None:
         super().__init__(**kwargs)
         self.max_cells = max_cells
+        self.live_cells = live_cells
         self._marker: PrunedMarker | None = None
+        self._cells: list[Widget] = []  # in order, without the marker
 
     def on_mount(self) -> None:
         self.anchor()
 
     @property
     def cells(self) -> list[Widget]:
-        return [child for child in self.children if not isinstance(child, PrunedMarker)]
+        return list(self._cells)
 
     async def add(self, cell: Widget) -> Widget:
-        """Append ``cell`` and drop the oldest cells beyond the limit."""
+        """Append ``cell``, freeze the one that just left the live window, drop the oldest."""
         await self.mount(cell)
-        cells = self.cells
-        excess = len(cells) - self.max_cells
-        if excess > 0:
-            await self._prune(cells[:excess])
+        self._cells.append(cell)
+        if len(self._cells) > self.live_cells:
+            old = self._cells[-self.live_cells - 1]
+            freeze = getattr(old, "freeze", None)
+            if freeze is not None:
+                await freeze()
+        if len(self._cells) > self.max_cells + PRUNE_BATCH:
+            await self._prune(len(self._cells) - self.max_cells)
         return cell
 
-    async def _prune(self, old: list[Widget]) -> None:
+    async def discard(self, cell: Widget) -> None:
+        """Remove one cell (a streamed attempt that is being retried)."""
+        if cell in self._cells:
+            self._cells.remove(cell)
+        await cell.remove()
+
+    async def _prune(self, count: int) -> None:
+        old, self._cells = self._cells[:count], self._cells[count:]
         if self._marker is None:
             self._marker = PrunedMarker()
             await self.mount(self._marker, before=0)
@@ -64,4 +82,5 @@ class Transcript(VerticalScroll, can_focus=False):
 
     async def clear(self) -> None:
         self._marker = None
+        self._cells = []
         await self.remove_children()
