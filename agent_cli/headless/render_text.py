@@ -88,7 +88,8 @@ class TextRenderer:
         self.line(self.style(f"  {status} in {event.duration:.1f}s", color))
         for change in event.changes:
             self.line(f"  {change.kind} {change.path}" + (f" → {change.move_to}" if change.move_to else ""))
-        lines = event.output.splitlines()
+        _, marker, body = event.output.partition("Output:\n")  # shell: skip the header lines
+        lines = (body if marker else event.output).splitlines()
         shown = lines if len(lines) <= PREVIEW_LINES else lines[: PREVIEW_LINES // 2] + ["…"] + lines[-PREVIEW_LINES // 2 :]
         for text in shown:
             self.line(self.style(f"  │ {text[:200]}", "dim"))

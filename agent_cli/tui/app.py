@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 from agent_cli import events as ev
 from agent_cli.config import Config
-from agent_cli.tui.commands import BuiltinCommands, CommandProvider, parse_command
+from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands, SlashCommand, parse_command
 from agent_cli.tui.event_renderer import EventRenderer
 from agent_cli.tui.formatting import home_relative
 from agent_cli.tui.input_history import InputHistory
@@ -37,10 +37,27 @@ from agent_cli.tui.widgets.tool_cell import ToolCell
 from agent_cli.tui.widgets.transcript import Transcript
 from agent_cli.tui.widgets.welcome_banner import WelcomeBanner
 
-# The one line to change when the shared command system (agent_cli/commands/) takes over.
-COMMAND_PROVIDER: Callable[[], CommandProvider] = BuiltinCommands
+# Where slash commands come from: the one line to change for another command system.
+COMMAND_PROVIDER: Callable[[CommandHost], CommandProvider] = SharedCommands
 FILES_REFRESH_SECONDS = 30.0
 QUIT_WINDOW_SECONDS = 2.0
+RESUME_HINT = "to continue a saved session, quit and run `agent resume` (or `agent resume ID`)"
+KEYS_HELP = (
+    ("enter", "send (queued while a turn runs)"),
+    ("shift+enter, ctrl+j", "new line"),
+    ("up, down", "walk the input history"),
+    ("@", "mention a file"),
+    ("/", "commands"),
+    ("esc", "interrupt the running turn"),
+    ("ctrl+c twice", "quit"),
+    ("ctrl+p", "command palette: actions and themes"),
+    ("tab, enter on a cell", "move to a tool cell, expand its output"),
+)
+
+
+def keys_help() -> str:
+    width = max(len(keys) for keys, _ in KEYS_HELP) + 2
+    return "\n".join(f"{keys.ljust(width)}{what}" for keys, what in KEYS_HELP)
 
 
 class AgentApp(App[int]):
@@ -64,7 +81,7 @@ class AgentApp(App[int]):
         self.initial_prompt = prompt
         self.session_factory = session_factory or interactive_session
         self.session = session if session is not None else self.session_factory(config)
-        self.commands: CommandProvider = COMMAND_PROVIDER()
+        self.commands: CommandProvider = COMMAND_PROVIDER(self)
         self.history = InputHistory(config.agent_home / "history.jsonl")
         self.queue: list[str] = []
         self.busy = False
@@ -91,6 +108,7 @@ class AgentApp(App[int]):
 
     async def on_mount(self) -> None:
         await self.transcript.add(self._banner())
+        await self._replay_history()
         self.composer.focus()
         self.call_after_refresh(self._start_background_work)
         if self.initial_prompt:
@@ -98,6 +116,20 @@ class AgentApp(App[int]):
 
     def _banner(self) -> WelcomeBanner:
         return WelcomeBanner(self.session.model, self.config.provider.id, home_relative(self.config.cwd))
+
+    async def _replay_history(self) -> None:
+        """A resumed session shows its conversation and what resuming found."""
+        items = list(self.session.history.items)
+        if not items and getattr(self.session, "resumed", None) is None:
+            return
+        from agent_cli.tui.history_replay import replay_events
+
+        for event in replay_events(items):
+            await self.renderer.render(event)
+        resumed = getattr(self.session, "resumed", None)
+        for event in resumed.events() if resumed is not None else ():
+            await self.renderer.render(event)
+        self.status.set_tokens(self.session.token_count_event())
 
     # --- background work ----------------------------------------------------------------
 
@@ -149,27 +181,25 @@ class AgentApp(App[int]):
     def send(self, text: str) -> None:
         """Send what the user typed now, or queue it while a turn runs."""
         parsed = parse_command(text)
-        known = {command.name: command for command in self.commands.list_commands()}
-        if parsed and parsed[0] in known and not known[parsed[0]].needs_idle:
-            self.run_worker(self._run_command(*parsed), group="command")
+        command = self._command(parsed[0]) if parsed else None
+        if self.busy and command is not None and not command.needs_idle:
+            self.run_worker(self.commands.run(self, text, beside_turn=True), group="command", exit_on_error=False)
             return
         if self.busy:
             self.queue.append(text)
             self.queued.show_queue(self.queue)
             return
         if parsed:
-            self._run_busy(self._run_command(*parsed), "working")
+            self._run_busy(self.commands.run(self, text, beside_turn=False), "working")
         else:
             self._run_busy(self._run_prompt(text), "working")
+
+    def _command(self, name: str) -> SlashCommand | None:
+        return next((command for command in self.commands.list_commands() if command.name == name), None)
 
     async def _run_prompt(self, text: str) -> None:
         await self.renderer.user_message(text)
         await self.render_events(self.session.submit(text))
-
-    async def _run_command(self, name: str, args: str) -> None:
-        if not await self.commands.run(self, name, args):
-            names = ", ".join("/" + command.name for command in self.commands.list_commands())
-            await self.renderer.notice(f"unknown command /{name}. Commands: {names}", "error")
 
     def _run_busy(self, body: Awaitable[None], label: str) -> None:
         self.busy = True
@@ -187,6 +217,7 @@ class AgentApp(App[int]):
         finally:
             self.busy = False
             self.activity.stop()
+            self.status.set_session(self.session.model, self.config.provider.id, self.session.mode)  # /model, /mode
             self.composer.remove_class("-queueing")
             self._close_approvals()
             self._after_turn()
@@ -224,9 +255,18 @@ class AgentApp(App[int]):
                 self._ask_approval(event)
             case ev.TurnAborted():
                 self._aborted = True
+            case ev.CommandAction(action="quit"):
+                self.exit(0)
+            case ev.CommandAction(action="new"):
+                self.new_session()
+            case ev.CommandAction(action="resume"):
+                await self.renderer.notice(RESUME_HINT, "info", "resume")
+                return
             case ev.SessionConfigured(model=model, provider=provider, mode=mode):
                 self.status.set_session(model, provider, mode)
         await self.renderer.render(event)
+        if isinstance(event, ev.Notice) and event.title == "help":
+            await self.renderer.notice(keys_help(), "info", "keys")
 
     def _ask_approval(self, request: ev.ApprovalRequest) -> None:
         def answer(decision: ev.ApprovalDecision | None) -> None:
@@ -240,13 +280,7 @@ class AgentApp(App[int]):
         while isinstance(self.screen, ApprovalScreen):
             self.pop_screen()
 
-    # --- CommandHost --------------------------------------------------------------------
-
-    async def submit_prompt(self, text: str) -> None:
-        await self._run_prompt(text)
-
-    def show(self, event: ev.Event) -> None:
-        self.run_worker(self.handle_event(event), group="show")
+    # --- session lifecycle --------------------------------------------------------------
 
     def new_session(self) -> None:
         self.run_worker(close_session(self.session), group="close")
@@ -262,9 +296,6 @@ class AgentApp(App[int]):
         await self.transcript.clear()
         await self.transcript.add(self._banner())
         await self.renderer.notice("new session started", "info")
-
-    def quit(self) -> None:
-        self.exit(0)
 
     async def on_unmount(self) -> None:
         await close_session(self.session)
@@ -301,21 +332,26 @@ class AgentApp(App[int]):
         yield SystemCommand("New session", "Start a fresh conversation with the same settings", lambda: self.send("/new"))
         yield SystemCommand("Compact", "Summarize the conversation to free context", lambda: self.send("/compact"))
         yield SystemCommand("Status", "Model, provider, policy and token usage", lambda: self.send("/status"))
+        yield SystemCommand("Context", "What fills the context window", lambda: self.send("/context"))
+        yield SystemCommand("Diff", "git diff of the working tree", lambda: self.send("/diff"))
         yield SystemCommand("Help", "Slash commands and keys", lambda: self.send("/help"))
         yield SystemCommand("Toggle tool output", "Expand or collapse every tool cell", self.action_toggle_tool_output)
 
 
 async def close_session(session: Session) -> None:
-    """Close the session's HTTP connections while the event loop still runs."""
-    if hasattr(session, "aclose"):
-        await session.aclose()
-        return
+    """Close the session's HTTP connections (while the loop still runs) and its session file."""
+    closer = getattr(session, "aclose", None)
     client = getattr(session, "_client", None)
-    if client is not None and hasattr(client, "aclose"):
-        try:
+    try:
+        if closer is not None:
+            await closer()
+        elif client is not None and hasattr(client, "aclose"):
             await client.aclose()
-        except Exception:  # noqa: BLE001 - closing is best effort
-            pass
+    except Exception:  # noqa: BLE001 - closing is best effort
+        pass
+    rollout = getattr(session, "rollout", None)
+    if closer is None and rollout is not None:
+        rollout.close()  # releases the file's lock, so `/new` or a resume can open it
 
 
 def interactive_session(config: Config) -> Session:

@@ -1,55 +1,52 @@
 """Slash commands as the composer sees them: a list for completion, and a way to run one.
 
-The app talks to a :class:`CommandProvider`. :class:`BuiltinCommands` is the day-one list; the
-shared command system (``agent_cli/commands/``) replaces it through an adapter with the same two
-methods, by changing ``COMMAND_PROVIDER`` in ``app.py``.
+The app talks to a :class:`CommandProvider`. :class:`SharedCommands` adapts the shared command
+system (``agent_cli/commands/``, the same one ``agent exec`` uses): ``Session.submit`` runs a
+command, and commands that only report may also run beside a running turn. Another provider
+plugs in by changing ``COMMAND_PROVIDER`` in ``app.py``.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+import asyncio
+import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from agent_cli import events as ev
-from agent_cli.tui.formatting import home_relative, tokens
 
 if TYPE_CHECKING:
     from agent_cli.session import Session
+
+LIST_CACHE_SECONDS = 5.0  # command files are rescanned at most this often while typing
 
 
 @dataclass(frozen=True, slots=True)
 class SlashCommand:
     name: str  # without the slash
     description: str
-    needs_idle: bool = True  # wait for the running turn to end (queued like a message)
+    argument_hint: str = ""
+    needs_idle: bool = True  # False: may run while a turn is running (it only reports)
 
 
 class CommandHost(Protocol):
-    """What a command may do to the app."""
+    """What a command provider may use in the app."""
 
     @property
     def session(self) -> Session: ...
 
     async def render_events(self, events: AsyncIterator[ev.Event]) -> None:
-        """Show a stream of core events as the transcript shows a turn (compaction, a review...)."""
+        """Show a stream of core events as the transcript shows a turn."""
 
-    async def submit_prompt(self, text: str) -> None:
-        """Send ``text`` to the model as if the user had typed it (expanded command files)."""
-
-    def show(self, event: ev.Event) -> None:
-        """Show one event (a Notice, an Error...)."""
-
-    def new_session(self) -> None: ...
-
-    def quit(self) -> None: ...
+    async def handle_event(self, event: ev.Event) -> None: ...
 
 
 class CommandProvider(Protocol):
     def list_commands(self) -> list[SlashCommand]: ...
 
-    async def run(self, host: CommandHost, name: str, args: str) -> bool:
-        """Run ``/name args``; False when ``name`` is not a command."""
+    async def run(self, host: CommandHost, text: str, *, beside_turn: bool) -> None:
+        """Run the command line ``text``; ``beside_turn`` when a turn is running meanwhile."""
 
 
 def parse_command(text: str) -> tuple[str, str] | None:
@@ -63,91 +60,35 @@ def parse_command(text: str) -> tuple[str, str] | None:
     return parts[0], parts[1] if len(parts) > 1 else ""
 
 
-Handler = Callable[["CommandHost", str], Awaitable[None]]
+class SharedCommands:
+    """The shared command system, as the TUI's provider."""
 
-
-class BuiltinCommands:
-    """The TUI's own commands, until the shared command system takes over."""
-
-    def __init__(self) -> None:
-        self._handlers: dict[str, tuple[SlashCommand, Handler]] = {}
-        self._add(SlashCommand("compact", "summarize the conversation to free context [focus]"), compact)
-        self._add(SlashCommand("new", "start a fresh session with the same settings"), new)
-        self._add(SlashCommand("status", "model, provider, directory, policy and token usage", False), status)
-        self._add(SlashCommand("help", "commands and keys", False), self._help)
-        self._add(SlashCommand("quit", "exit the app", False), quit_)
-
-    def _add(self, command: SlashCommand, handler: Handler) -> None:
-        self._handlers[command.name] = (command, handler)
+    def __init__(self, host: CommandHost):
+        self.host = host
+        self._cache: tuple[float, object, list[SlashCommand]] | None = None
 
     def list_commands(self) -> list[SlashCommand]:
-        return [command for command, _ in self._handlers.values()]
+        from agent_cli.commands.registry import list_commands
 
-    async def run(self, host: CommandHost, name: str, args: str) -> bool:
-        entry = self._handlers.get(name)
-        if entry is None:
-            return False
-        await entry[1](host, args)
-        return True
+        session = self.host.session
+        now = time.monotonic()
+        if self._cache is None or self._cache[1] is not session or now - self._cache[0] > LIST_CACHE_SECONDS:
+            try:
+                infos = list_commands(session)
+            except Exception:  # noqa: BLE001 - a broken command file must not break typing
+                infos = []
+            commands = [SlashCommand(i.name, i.description, i.argument_hint, i.needs_idle) for i in infos]
+            self._cache = (now, session, commands)
+        return self._cache[2]
 
-    async def _help(self, host: CommandHost, args: str) -> None:
-        host.show(ev.Notice(help_text(self.list_commands()), title="help"))
+    async def run(self, host: CommandHost, text: str, *, beside_turn: bool) -> None:
+        if not beside_turn:
+            await host.render_events(host.session.submit(text))
+            return
+        # A reporting command while a turn runs: dispatch it directly, outside the turn's task.
+        from agent_cli.commands.dispatch import run_input
 
-
-KEYS_HELP = (
-    ("enter", "send (queued while a turn runs)"),
-    ("shift+enter / ctrl+j", "new line"),
-    ("up / down", "walk the input history"),
-    ("@", "mention a file"),
-    ("/", "commands"),
-    ("esc", "interrupt the running turn"),
-    ("ctrl+c twice", "quit"),
-    ("ctrl+p", "command palette (themes and actions)"),
-)
-
-
-def help_text(commands: list[SlashCommand]) -> str:
-    width = max(len(command.name) for command in commands) + 2
-    lines = [f"/{command.name.ljust(width)}{command.description}" for command in commands]
-    lines.append("")
-    lines += [f"{keys.ljust(22)}{what}" for keys, what in KEYS_HELP]
-    return "\n".join(lines)
-
-
-async def compact(host: CommandHost, args: str) -> None:
-    session = host.session
-    if not hasattr(session, "compact"):
-        host.show(ev.Notice("compaction is not available in this build yet", title="compact"))
-        return
-    await host.render_events(session.compact(args or None))
-
-
-async def new(host: CommandHost, args: str) -> None:
-    host.new_session()
-
-
-async def quit_(host: CommandHost, args: str) -> None:
-    host.quit()
-
-
-async def status(host: CommandHost, args: str) -> None:
-    host.show(ev.Notice(status_text(host.session), title="status"))
-
-
-def status_text(session: Session) -> str:
-    config = session.config
-    count = session.token_count_event()
-    total = count.total
-    cached = f" ({100 * total.cached_input_tokens // total.input_tokens}% cached)" if total.input_tokens else ""
-    rows = [
-        ("model", session.model),
-        ("provider", config.provider.id),
-        ("directory", home_relative(config.cwd)),
-        ("mode", session.mode),
-        ("approval", config.approval_policy),
-        ("sandbox", config.sandbox_mode),
-        ("context", f"{count.percent_left}% left ({tokens(count.context_used)} / {tokens(count.context_window)})"),
-        ("tokens", f"{tokens(total.input_tokens)} in{cached}, {tokens(total.output_tokens)} out"),
-        ("session", session.id),
-    ]
-    return "\n".join(f"{name.ljust(10)}{value}" for name, value in rows)
+        queue: asyncio.Queue[ev.Event] = asyncio.Queue()
+        await run_input(host.session, text, queue.put_nowait)
+        while not queue.empty():
+            await host.handle_event(queue.get_nowait())

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from agent_cli import events as ev
 from agent_cli.tui.widgets.assistant_message import AssistantMessage
+from agent_cli.tui.widgets.context_usage_view import ContextUsageView
 from agent_cli.tui.widgets.notice_cell import NoticeCell
 from agent_cli.tui.widgets.plan_view import PlanView
 from agent_cli.tui.widgets.reasoning_cell import ReasoningCell
@@ -25,9 +26,16 @@ class EventRenderer:
         self.message: AssistantMessage | None = None
         self.reasoning: ReasoningCell | None = None
         self.tools: dict[str, ToolCell] = {}
+        self.pending_user: str | None = None  # shown when typed; its UserMessage event is not shown again
 
     async def render(self, event: ev.Event) -> None:
         match event:
+            case ev.UserMessage(text=text, typed=typed):
+                shown = typed or text
+                if self.pending_user is not None and shown.strip() == self.pending_user.strip():
+                    self.pending_user = None
+                else:
+                    await self.transcript.add(UserMessage(shown))
             case ev.TextDelta(text=text):
                 await self._close_reasoning()
                 if self.message is None:
@@ -78,6 +86,10 @@ class EventRenderer:
                 await self.notice(message, "error")
             case ev.Notice(text=text, title=title):
                 await self.notice(text, "info", title)
+            case ev.InputRejected(message=message):
+                await self.notice(message, "error")
+            case ev.ContextUsage():
+                await self.transcript.add(ContextUsageView(event))
             case ev.CompactionStarted(trigger=trigger):
                 await self.end_streaming()
                 what = "compacting the conversation" if trigger == "manual" else "context is filling up; compacting"
@@ -87,12 +99,14 @@ class EventRenderer:
             case ev.TurnAborted(reason=reason):
                 await self.end_streaming()
                 self._close_tools()
-                await self.notice(reason, "warning", "interrupted")
+                await self.notice(reason, "warning")
             case ev.TurnFailed() | ev.TurnComplete():
                 await self.end_streaming()
                 self._close_tools()
 
     async def user_message(self, text: str) -> None:
+        """Show what the user sent at once, before the core echoes it."""
+        self.pending_user = text
         await self.transcript.add(UserMessage(text))
 
     async def notice(self, text: str, kind: str = "info", title: str | None = None) -> None:

@@ -9,6 +9,7 @@ from tests.tui.helpers import screen_text, type_text, wait_idle, wait_until
 from agent_cli import events as ev
 from agent_cli.tui.commands import parse_command
 from agent_cli.tui.widgets.assistant_message import AssistantMessage
+from agent_cli.tui.widgets.context_usage_view import ContextUsageView
 from agent_cli.tui.widgets.notice_cell import NoticeCell
 from agent_cli.tui.widgets.user_message import UserMessage
 
@@ -25,9 +26,11 @@ async def test_help_lists_commands_and_keys(make_app, server):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         app.send("/help")
-        await wait_until(pilot, lambda: bool(app.transcript.query(NoticeCell)), what="help")
-        text = app.transcript.query_one(NoticeCell).text
-        assert "/compact" in text and "/quit" in text and "esc" in text and "ctrl+j" in text
+        await wait_until(pilot, lambda: len(app.transcript.query(NoticeCell)) == 2, what="help")
+        commands, keys = (cell.text for cell in app.transcript.query(NoticeCell))
+        assert "/compact" in commands and "/quit" in commands and "/review" in commands
+        assert "esc" in keys and "ctrl+j" in keys
+    assert not server.requests
 
 
 async def test_unknown_command_is_an_error_naming_the_commands(make_app, server):
@@ -37,6 +40,9 @@ async def test_unknown_command_is_an_error_naming_the_commands(make_app, server)
         await wait_idle(pilot)
         (notice,) = app.transcript.query(NoticeCell)
         assert notice.kind == "error" and "/nope" in notice.text and "/help" in notice.text
+        app.send("/statu")
+        await wait_idle(pilot)
+        assert "/status" in app.transcript.query(NoticeCell).last().text  # the closest name is suggested
     assert not server.requests
 
 
@@ -93,6 +99,41 @@ async def test_compact_runs_a_compaction_and_the_status_bar_reports_it(make_app,
     assert len(server.requests) == 2
 
 
+async def test_context_shows_a_bar_by_part(make_app, server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.send("/context")
+        await wait_until(pilot, lambda: bool(app.transcript.query(ContextUsageView)), what="the context view")
+        view = app.transcript.query_one(ContextUsageView)
+        assert view.usage.parts and view.usage.used == sum(part.tokens for part in view.usage.parts)
+        shown = screen_text(app)
+        assert "█" in shown and "system prompt" in shown and "free" in shown
+
+
+async def test_a_reporting_command_runs_beside_a_turn_instead_of_queueing(make_app, server):
+    server.script(Reply(text="a slow answer in five parts", chunk_size=6, delay=0.4))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.send("first")
+        await wait_until(pilot, lambda: app.busy, what="the turn")
+        app.send("/status")
+        await wait_until(pilot, lambda: bool(app.transcript.query(NoticeCell)), what="the status notice")
+        assert app.busy and app.queue == []
+        assert "test-model" in app.transcript.query_one(NoticeCell).text
+        app.send("/compact")  # changes the history: waits for the turn
+        assert app.queue == ["/compact"]
+        app.queue.clear()
+        await wait_idle(pilot)
+
+
+async def test_mode_switch_updates_the_status_bar(make_app, server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.send("/mode plan")
+        await wait_idle(pilot)
+        assert "· plan" in str(app.status.build_content())
+
+
 async def test_status_bar_shows_the_last_compaction_from_events(make_app, server):
     app = make_app()
     async with app.run_test(size=(140, 30)) as pilot:
@@ -133,3 +174,31 @@ async def test_plan_and_apply_patch_diff_render(make_app, server):
         assert "☑ read the code" in shown and "◐ fix the bug" in shown and "☐ run tests" in shown
         assert "update app.py" in shown and "-old line" in shown and "+new line" in shown
         assert not app.transcript.query(AssistantMessage)
+
+
+async def test_a_resumed_session_shows_its_conversation(make_app, make_config, server):
+    from agent_cli.session.resume import restore_session
+    from agent_cli.tui.app import AgentApp
+    from tests.fake_server import ToolCall
+
+    server.script(
+        Reply(text="Listing.", tool_calls=[ToolCall("shell", {"command": "echo resumed-output"})]),
+        Reply(text="**All** listed."),
+        Reply(text="welcome back"),
+    )
+    first = make_app()
+    async with first.run_test(size=SIZE) as pilot:
+        first.send("list things")
+        await wait_idle(pilot)
+    path = first.session.rollout.path
+
+    config = make_config()
+    second = AgentApp(config, session=restore_session(config, path))
+    async with second.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert [cell.text for cell in second.transcript.query(UserMessage)] == ["list things"]
+        assert [m.text for m in second.transcript.query(AssistantMessage)] == ["Listing.", "**All** listed."]
+        assert "resumed-output" in screen_text(second) and "resume" in screen_text(second)
+        second.send("and now?")
+        await wait_idle(pilot)
+    assert "list things" in str(server.requests[2].body["messages"])

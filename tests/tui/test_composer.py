@@ -87,7 +87,7 @@ async def test_slash_shows_commands_with_descriptions(make_app, server):
         assert {"/compact", "/new", "/status", "/help", "/quit"} <= set(names)
         await type_text(pilot, "st")
         assert [item.label for item in app.menu.items] == ["/status"]
-        assert "token usage" in screen_text(app)
+        assert "AGENTS.md" in screen_text(app)  # the description is shown
         await pilot.press("enter")  # completes and runs
         await wait_until(pilot, lambda: "session" in screen_text(app), what="the status notice")
         assert "test-model" in screen_text(app) and "openai-chat" in screen_text(app)

@@ -20,7 +20,7 @@ from agent_cli.tui.widgets.diff_view import DiffView
 
 class ApprovalScreen(ModalScreen[ApprovalDecision]):
     DEFAULT_CSS = """
-    ApprovalScreen { align: center middle; }
+    ApprovalScreen { align: center bottom; }
     ApprovalScreen > #dialog {
         width: 90%;
         max-width: 110;

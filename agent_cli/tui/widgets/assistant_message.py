@@ -53,6 +53,7 @@ class AssistantMessage(Vertical):
     /* No :last-child rules here: an order-dependent selector makes every append restyle all blocks. */
     AssistantMessage { height: auto; padding: 0 1 0 2; }
     AssistantMessage > Markdown { margin: 0; padding: 0; background: transparent; }
+    AssistantMessage MarkdownH2, AssistantMessage MarkdownH3, AssistantMessage MarkdownH4 { margin: 0 0 1 0; }
     AssistantMessage > .frozen { margin: 0 0 1 0; }
     """
 

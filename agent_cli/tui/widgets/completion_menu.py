@@ -12,6 +12,8 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from agent_cli.tui.formatting import one_line
+
 Kind = Literal["file", "command"]
 
 
@@ -52,8 +54,9 @@ class CompletionMenu(OptionList, can_focus=False):
         self.kind = kind
         self.items = items
         width = max(len(item.label) for item in items) + 2
+        room = max(10, self.app.size.width - width - 8)  # one line per option: long descriptions are cut
         self.set_options(
-            Option(Content.assemble((item.label.ljust(width), "bold"), (item.description, "$text-muted")))
+            Option(Content.assemble((item.label.ljust(width), "bold"), (one_line(item.description, room), "$text-muted")))
             for item in items
         )
         self.highlighted = 0

@@ -147,7 +147,10 @@ class Composer(TextArea):
             if not commands:
                 names = fuzzy_filter(query, [c.name for c in self.commands()], MENU_SIZE)
                 commands = [c for name in names for c in self.commands() if c.name == name]
-            self.menu.show("command", [Completion("/" + c.name, "/" + c.name, c.description) for c in commands])
+            self.menu.show("command", [
+                Completion("/" + c.name, "/" + c.name, f"{c.argument_hint}  {c.description}" if c.argument_hint else c.description)
+                for c in commands
+            ])
         elif match := FILE_TOKEN.search(before):
             paths = fuzzy_filter(match.group(1), self.files(), MENU_SIZE)
             self.menu.show("file", [Completion("@" + path, path) for path in paths])
