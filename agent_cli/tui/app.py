@@ -7,14 +7,15 @@ after the first paint so the screen shows up at once.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import time
-from pathlib import Path
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 if TYPE_CHECKING:
@@ -22,7 +23,13 @@ if TYPE_CHECKING:
 
 from agent_cli import events as ev
 from agent_cli.config import Config
-from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands, SlashCommand, parse_command
+from agent_cli.tui.commands import (
+    CommandHost,
+    CommandProvider,
+    SharedCommands,
+    SlashCommand,
+    parse_command,
+)
 from agent_cli.tui.event_renderer import EventRenderer
 from agent_cli.tui.formatting import home_relative
 from agent_cli.tui.input_history import InputHistory
@@ -63,7 +70,7 @@ def keys_help() -> str:
 class AgentApp(App[int]):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses elsewhere find it
     TITLE = "agent"
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "interrupt", "interrupt", show=False),
         Binding("ctrl+c", "ctrl_c", "quit", show=False, priority=True),
     ]
@@ -342,13 +349,11 @@ async def close_session(session: Session) -> None:
     """Close the session's HTTP connections (while the loop still runs) and its session file."""
     closer = getattr(session, "aclose", None)
     client = getattr(session, "_client", None)
-    try:
+    with contextlib.suppress(Exception):  # closing is best effort
         if closer is not None:
             await closer()
         elif client is not None and hasattr(client, "aclose"):
             await client.aclose()
-    except Exception:  # noqa: BLE001 - closing is best effort
-        pass
     rollout = getattr(session, "rollout", None)
     if closer is None and rollout is not None:
         rollout.close()  # releases the file's lock, so `/new` or a resume can open it

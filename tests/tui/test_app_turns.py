@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from tests.fake_server import Reply, ToolCall, Usage
-from tests.tui.conftest import SIZE
-from tests.tui.helpers import screen_text, type_text, wait_idle, wait_until
-
 from agent_cli.tui.widgets.assistant_message import AssistantMessage
 from agent_cli.tui.widgets.notice_cell import NoticeCell
 from agent_cli.tui.widgets.tool_cell import ToolCell
 from agent_cli.tui.widgets.user_message import UserMessage
+from tests.fake_server import Reply, ToolCall, Usage
+from tests.tui.conftest import SIZE
+from tests.tui.helpers import screen_text, type_text, wait_idle, wait_until
 
 ANSWER = "## Plan\n\nFirst a **bold** claim, then a list:\n\n- one\n- two\n\n```python\nprint('hi')\n```\n"
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from agent_cli.tui.screens.approval import ApprovalScreen
+from agent_cli.tui.widgets.tool_cell import ToolCell
 from tests.fake_server import Reply, ToolCall
 from tests.tui.conftest import SIZE
 from tests.tui.helpers import screen_text, type_text, wait_idle, wait_until
-
-from agent_cli.tui.screens.approval import ApprovalScreen
-from agent_cli.tui.widgets.tool_cell import ToolCell
 
 UNTRUSTED = 'approval_policy="untrusted"'
 

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from tests.fake_server import Reply
-from tests.tui.conftest import SIZE
-from tests.tui.helpers import screen_text, type_text, wait_idle, wait_until
-
 from agent_cli import events as ev
 from agent_cli.tui.commands import parse_command
 from agent_cli.tui.widgets.assistant_message import AssistantMessage
 from agent_cli.tui.widgets.context_usage_view import ContextUsageView
 from agent_cli.tui.widgets.notice_cell import NoticeCell
 from agent_cli.tui.widgets.user_message import UserMessage
+from tests.fake_server import Reply
+from tests.tui.conftest import SIZE
+from tests.tui.helpers import screen_text, type_text, wait_idle, wait_until
 
 
 def test_parse_command_tells_commands_from_paths():

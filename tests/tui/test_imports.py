@@ -14,7 +14,7 @@ def run_python(code: str, env: dict[str, str] | None = None) -> subprocess.Compl
 
     full_env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          timeout=60, env=full_env, cwd=REPO)
+                          timeout=60, env=full_env, cwd=REPO, check=False)
 
 
 def test_exec_and_the_core_never_import_textual():

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from tests.fake_server import Reply, ToolCall, Usage
-from tests.tui.helpers import type_text, wait_idle, wait_until
-
 from agent_cli import events as ev
 from agent_cli.tui.screens.approval import ApprovalScreen
+from tests.fake_server import Reply, ToolCall, Usage
+from tests.tui.helpers import type_text, wait_idle, wait_until
 
 SIZE = (100, 30)
 WINDOW = "model_context_window=100000"

@@ -10,6 +10,7 @@ from agent_cli.tui.formatting import duration, preview_lines, tokens
 from agent_cli.tui.input_history import InputHistory
 from agent_cli.tui.repo_files import fuzzy_filter, list_files
 from agent_cli.tui.widgets.assistant_message import AssistantMessage, closes_blocks
+from agent_cli.tui.widgets.frozen_answer import FrozenAnswer
 from agent_cli.tui.widgets.transcript import PRUNE_BATCH, PrunedMarker, Transcript
 from agent_cli.tui.widgets.user_message import UserMessage
 
@@ -88,12 +89,14 @@ async def test_old_answers_are_frozen_into_one_widget():
     async with app.run_test() as pilot:
         transcript = app.query_one(Transcript)
         first = await transcript.add(AssistantMessage("# Title\n\n- a\n- b\n\n```py\nx = 1\n```\n"))
-        assert len(list(first.walk_children())) > 3 and not first.frozen
+        assert len(list(first.walk_children())) > 3
         for index in range(3):
             await transcript.add(UserMessage(f"later {index}"))
         await pilot.pause()
-        assert first.frozen and len(list(first.walk_children())) == 1
-        assert first.text.startswith("# Title")
+        frozen = transcript.cells[0]
+        assert isinstance(frozen, FrozenAnswer) and not first.is_attached
+        assert frozen.text.startswith("# Title") and not list(frozen.walk_children())
+        assert "x = 1" in "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
 async def test_a_long_answer_streams_in_segments_split_between_blocks():

@@ -6,9 +6,11 @@ may be typed, Enter sends it), ``esc`` denies without a reason.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -40,7 +42,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
     ApprovalScreen.-asking-reason #deny-reason { display: block; }
     """
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "approve", "approve", show=False),
         Binding("a", "approve_session", "approve for session", show=False),
         Binding("n", "ask_reason", "deny", show=False),

@@ -10,16 +10,17 @@ in each layout of the screen:
   and a few deltas);
 - a long answer is split into segments at block boundaries: a finished segment keeps its
   layout cached, so an append only lays out the last few kilobytes;
-- once the cell is old (see ``Transcript``) it is frozen into a single widget rendered by
-  Rich, instead of one widget per markdown block.
+- once the cell is old, the transcript swaps it for a single-widget ``FrozenAnswer`` rendered
+  by Rich, instead of one widget per markdown block.
 """
 
 from __future__ import annotations
 
-from rich.markdown import Markdown as RichMarkdown
 from textual.containers import Vertical
-from textual.widgets import Markdown, Static
+from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
+
+from agent_cli.tui.widgets.frozen_answer import FrozenAnswer
 
 MIN_FLUSH_SECONDS = 0.03
 MAX_FLUSH_SECONDS = 0.2
@@ -54,7 +55,6 @@ class AssistantMessage(Vertical):
     AssistantMessage { height: auto; padding: 0 1 0 2; }
     AssistantMessage > Markdown { margin: 0; padding: 0; background: transparent; }
     AssistantMessage MarkdownH2, AssistantMessage MarkdownH3, AssistantMessage MarkdownH4 { margin: 0 0 1 0; }
-    AssistantMessage > .frozen { margin: 0 0 1 0; }
     """
 
     def __init__(self, text: str = "") -> None:
@@ -66,7 +66,6 @@ class AssistantMessage(Vertical):
         self._segment_chars = 0
         self._pending: list[str] = []
         self._flush_scheduled = False
-        self.frozen = False
 
     def compose(self):
         if self._received:
@@ -131,12 +130,9 @@ class AssistantMessage(Vertical):
             await self.remove_children()
             await self.mount(Markdown(final_text))
 
-    async def freeze(self) -> None:
-        """Replace the markdown widgets with one widget (the cell is old and rarely looked at)."""
-        if self.frozen or self.streaming or not self.text.strip():
-            return
-        self.frozen = True
-        dark = self.app.current_theme.dark if self.app.current_theme else True
-        rendered = RichMarkdown(self.text, code_theme="monokai" if dark else "default", hyperlinks=False)
-        await self.remove_children()
-        await self.mount(Static(rendered, classes="frozen"))
+    def freeze(self) -> FrozenAnswer | None:
+        """A single-widget stand-in for this finished answer (see ``Transcript``)."""
+        if self.streaming or not self.text.strip():
+            return None
+        theme = self.app.current_theme
+        return FrozenAnswer(self.text, dark=theme.dark if theme is not None else True)

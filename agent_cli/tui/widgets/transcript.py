@@ -2,7 +2,7 @@
 
 Every widget costs time in each layout of the screen, so long sessions are kept cheap in two
 steps: cells older than the newest ``live_cells`` are frozen (a cell with a ``freeze()`` method
-turns itself into a single widget), and beyond ``max_cells`` the oldest cells are dropped, in
+returns a single-widget stand-in that replaces it), and beyond ``max_cells`` the oldest cells are dropped, in
 batches so that dropping costs one layout per batch. The conversation itself lives in the
 session, so pruning the view loses nothing the model sees.
 """
@@ -13,8 +13,8 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-MAX_CELLS = 200
-LIVE_CELLS = 12
+MAX_CELLS = 100
+LIVE_CELLS = 8
 PRUNE_BATCH = 20
 
 
@@ -58,13 +58,22 @@ class Transcript(VerticalScroll, can_focus=False):
         await self.mount(cell)
         self._cells.append(cell)
         if len(self._cells) > self.live_cells:
-            old = self._cells[-self.live_cells - 1]
-            freeze = getattr(old, "freeze", None)
-            if freeze is not None:
-                await freeze()
+            await self._freeze(len(self._cells) - self.live_cells - 1)
         if len(self._cells) > self.max_cells + PRUNE_BATCH:
             await self._prune(len(self._cells) - self.max_cells)
         return cell
+
+    async def _freeze(self, index: int) -> None:
+        """Swap the cell at ``index`` for its single-widget form, if it has one."""
+        old = self._cells[index]
+        freeze = getattr(old, "freeze", None)
+        replacement = freeze() if freeze is not None else None
+        if replacement is None:
+            return
+        with self.app.batch_update():
+            await self.mount(replacement, after=old)
+            await old.remove()
+        self._cells[index] = replacement
 
     async def discard(self, cell: Widget) -> None:
         """Remove one cell (a streamed attempt that is being retried)."""
