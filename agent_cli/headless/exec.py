@@ -95,19 +95,22 @@ async def drive(session, prompt: str, renderer) -> tuple[str | None, int]:
 
     A command that runs no model turn (/status, /diff, /quit) succeeds unless it reports an error."""
     renderer.session_started(session)
-    if getattr(session, "resumed", None) is not None:  # what `agent exec resume` restored
+    if session.resumed is not None:  # what `agent exec resume` restored
         for event in session.resumed.events():
             renderer.render(event)
     last_message: str | None = None
     status = 0
-    async for event in session.submit(prompt):
-        renderer.render(event)
-        if isinstance(event, ev.TurnComplete):
-            last_message = event.last_message
-        elif isinstance(event, (ev.TurnFailed, ev.TurnAborted)):
-            status = TURN_FAILED
-        elif isinstance(event, ev.InputRejected):
-            status = USAGE_ERROR
+    try:
+        async for event in session.submit(prompt):
+            renderer.render(event)
+            if isinstance(event, ev.TurnComplete):
+                last_message = event.last_message
+            elif isinstance(event, (ev.TurnFailed, ev.TurnAborted)):
+                status = TURN_FAILED
+            elif isinstance(event, ev.InputRejected):
+                status = USAGE_ERROR
+    finally:
+        await session.aclose()
     renderer.finished()
     return last_message, status
 

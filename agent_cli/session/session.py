@@ -8,6 +8,7 @@ point and still leave a valid history.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime
@@ -22,15 +23,16 @@ from agent_cli.context.tokens import TokenCounter, auto_compact_limit, effective
 from agent_cli.items import Item, user
 from agent_cli.models.base import ModelClient, ToolSpec, Usage
 from agent_cli.session.approvals import Approvals
+from agent_cli.session.compaction import CompactionState
 from agent_cli.session.hooks import HookState
 from agent_cli.session.rollout import RecordingHistory, RolloutWriter
-from agent_cli.session.compaction import CompactionState
 from agent_cli.tools import default_tools
 from agent_cli.tools.base import Tool, ToolContext
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.sandbox import start_warning
 
 Emit = Callable[[ev.Event], None]
+
 
 def new_session_id() -> str:
     return f"{datetime.now():%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}"
@@ -112,6 +114,15 @@ class Session:
 
         async for event in self._run_in_task(body):
             yield event
+
+    async def aclose(self) -> None:
+        """Release the session's resources: the model client's connections and the session file."""
+        client, self._client = self._client, None
+        closer = getattr(client, "aclose", None)
+        if closer is not None:
+            with contextlib.suppress(Exception):  # closing is best effort
+                await closer()
+        self.rollout.close()
 
     def interrupt(self) -> None:
         """Stop the running turn. History stays valid; the turn ends with TurnAborted."""
@@ -228,7 +239,7 @@ class Session:
     def set_model(self, model: str) -> None:
         """Use ``model`` from the next request on (``/model``); its client is created lazily."""
         self.model = model
-        self._client = None
+        self._client = None  # the old client's connections close when it is collected
 
     @property
     def tools(self) -> ToolRegistry:

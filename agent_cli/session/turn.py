@@ -122,6 +122,7 @@ async def run_tool_call(session: Session, call: ToolCall, emit: Emit) -> ToolOut
     elif denial := await hooks.check_approval(session, hook, call, args, emit):  # session.approvals
         result = ToolResult(denial, success=False)
     else:
+        started = time.monotonic()  # the duration shown is the tool's, not the wait for approval
         result = await dispatch_guarded(session, call, args, emit)  # sandbox; on-failure re-run
         result = await hooks.post_tool_use(session, call, args, result, emit)
     emit(

@@ -7,7 +7,6 @@ after the first paint so the screen shows up at once.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
@@ -347,16 +346,7 @@ class AgentApp(App[int]):
 
 async def close_session(session: Session) -> None:
     """Close the session's HTTP connections (while the loop still runs) and its session file."""
-    closer = getattr(session, "aclose", None)
-    client = getattr(session, "_client", None)
-    with contextlib.suppress(Exception):  # closing is best effort
-        if closer is not None:
-            await closer()
-        elif client is not None and hasattr(client, "aclose"):
-            await client.aclose()
-    rollout = getattr(session, "rollout", None)
-    if closer is None and rollout is not None:
-        rollout.close()  # releases the file's lock, so `/new` or a resume can open it
+    await session.aclose()
 
 
 def interactive_session(config: Config) -> Session:
