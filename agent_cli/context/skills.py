@@ -16,8 +16,8 @@ import yaml
 
 from agent_cli.context.fragments import SKILLS_LIST, skill_body_text
 from agent_cli.context.project_doc import find_git_root
-from agent_cli.context.tokens import approx_text_tokens as approx_tokens
 from agent_cli.context.prompts import PromptLibrary, prompt_library
+from agent_cli.context.tokens import approx_text_tokens as approx_tokens
 from agent_cli.paths import bundled_skills_dir
 
 SKILL_FILE = "SKILL.md"

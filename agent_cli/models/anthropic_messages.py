@@ -14,16 +14,7 @@ from types import ModuleType
 from typing import Any
 
 from agent_cli.items import Item, Message, Reasoning, ToolCall, ToolOutput
-from agent_cli.models.base import (
-    Completed,
-    OutputItem,
-    Prompt,
-    ReasoningDelta,
-    StreamEvent,
-    TextDelta,
-    ToolSpec,
-    Usage,
-)
+from agent_cli.models.base import Completed, OutputItem, Prompt, ReasoningDelta, StreamEvent, TextDelta, ToolSpec, Usage
 from agent_cli.models.client_base import SdkStreamingClient, as_dict, int_field
 from agent_cli.models.errors import TransientError
 from agent_cli.models.model_info import uses_adaptive_thinking

@@ -11,16 +11,7 @@ from types import ModuleType
 from typing import Any
 
 from agent_cli.items import Item, Message, Reasoning, ToolCall, ToolOutput
-from agent_cli.models.base import (
-    Completed,
-    OutputItem,
-    Prompt,
-    ReasoningDelta,
-    StreamEvent,
-    TextDelta,
-    ToolSpec,
-    Usage,
-)
+from agent_cli.models.base import Completed, OutputItem, Prompt, ReasoningDelta, StreamEvent, TextDelta, ToolSpec, Usage
 from agent_cli.models.client_base import SdkStreamingClient, as_dict, int_field
 from agent_cli.models.error_mapping import error_for_stream_failure, one_line
 from agent_cli.models.errors import ModelError, TransientError

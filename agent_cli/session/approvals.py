@@ -181,8 +181,8 @@ class Approvals:
         """Each target of the patch the sandbox does not let it write, with the reason."""
         if not self.confined:
             return []
-        from agent_cli.tools.patch_parser import AddFile, DeleteFile, UpdateFile, parse_patch
         from agent_cli.tools.base import ToolError
+        from agent_cli.tools.patch_parser import AddFile, DeleteFile, UpdateFile, parse_patch
 
         try:
             ops = parse_patch(str(args.get("patch", "")))

@@ -13,8 +13,8 @@ from agent_cli.models import base as stream
 from agent_cli.models.base import Prompt
 from agent_cli.models.errors import ContextWindowExceeded, ModelError
 from agent_cli.session import hooks
-from agent_cli.session.guarded_dispatch import dispatch_guarded
 from agent_cli.session.compaction import auto_compact_if_needed, recover_from_overflow, reject_oversized_input
+from agent_cli.session.guarded_dispatch import dispatch_guarded
 from agent_cli.tools.base import ToolResult
 
 if TYPE_CHECKING:

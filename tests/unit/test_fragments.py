@@ -2,6 +2,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_cli.context.environment import EnvironmentContext
 from agent_cli.context.fragments import (
     NO_SUMMARY,
     agents_md_text,
@@ -12,9 +13,8 @@ from agent_cli.context.fragments import (
     summary_prefix,
     summary_text,
 )
-from agent_cli.context.environment import EnvironmentContext
-from agent_cli.context.modes import mode_change_fragment
 from agent_cli.context.initial import permissions_text
+from agent_cli.context.modes import mode_change_fragment
 from agent_cli.context.prompts import PromptLibrary
 from agent_cli.items import Message, ToolOutput
 from agent_cli.paths import bundled_prompts_dir

@@ -9,12 +9,7 @@ import pytest
 
 from agent_cli.models.base import Completed, Retrying, TextDelta
 from agent_cli.models.errors import ContextWindowExceeded, ModelError, TransientError
-from agent_cli.models.retry import (
-    RetryPolicy,
-    retry_after_from_message,
-    retry_after_seconds,
-    stream_with_retries,
-)
+from agent_cli.models.retry import RetryPolicy, retry_after_from_message, retry_after_seconds, stream_with_retries
 
 
 def test_retry_after_header_wins_and_is_capped():

@@ -27,7 +27,6 @@ from agent_cli.tools.sandbox import (
 )
 from agent_cli.tools.shell_env import EnvPolicy, command_env
 
-
 MECHANISMS = list(working_mechanisms())
 needs_mechanism = pytest.mark.skipif(not MECHANISMS, reason="no sandbox mechanism here (no working bubblewrap, no Landlock)")
 
