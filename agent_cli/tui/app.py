@@ -7,6 +7,7 @@ after the first paint so the screen shows up at once.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
@@ -19,6 +20,7 @@ from textual.screen import Screen
 
 if TYPE_CHECKING:
     from agent_cli.session import Session
+    from agent_cli.session.catalog import SessionSummary
 
 from agent_cli import events as ev
 from agent_cli.config import Config
@@ -33,6 +35,7 @@ from agent_cli.tui.event_renderer import EventRenderer
 from agent_cli.tui.formatting import home_relative
 from agent_cli.tui.input_history import InputHistory
 from agent_cli.tui.repo_files import list_files
+from agent_cli.tui.resuming import BUSY_TEXT, restored_session
 from agent_cli.tui.screens.approval import ApprovalScreen
 from agent_cli.tui.widgets.activity_indicator import ActivityIndicator
 from agent_cli.tui.widgets.completion_menu import CompletionMenu
@@ -47,7 +50,6 @@ from agent_cli.tui.widgets.welcome_banner import WelcomeBanner
 COMMAND_PROVIDER: Callable[[CommandHost], CommandProvider] = SharedCommands
 FILES_REFRESH_SECONDS = 30.0
 QUIT_WINDOW_SECONDS = 2.0
-RESUME_HINT = "to continue a saved session, quit and run `agent resume` (or `agent resume ID`)"
 KEYS_HELP = (
     ("enter", "send (queued while a turn runs)"),
     ("shift+enter, ctrl+j", "new line"),
@@ -86,6 +88,7 @@ class AgentApp(App[int]):
         self.config = config
         self.initial_prompt = prompt
         self.session_factory = session_factory or interactive_session
+        self.session_restorer: Callable[[Config, Path], Session] = restored_session
         self.session = session if session is not None else self.session_factory(config)
         self.commands: CommandProvider = COMMAND_PROVIDER(self)
         self.history = InputHistory(config.agent_home / "history.jsonl")
@@ -188,6 +191,9 @@ class AgentApp(App[int]):
         """Send what the user typed now, or queue it while a turn runs."""
         parsed = parse_command(text)
         command = self._command(parsed[0]) if parsed else None
+        if self.busy and command is not None and command.name == "resume":  # never swap sessions under a turn
+            self.run_worker(self.renderer.notice(BUSY_TEXT, "warning", "resume"), group="show")
+            return
         if self.busy and command is not None and not command.needs_idle:
             self.run_worker(self.commands.run(self, text, beside_turn=True), group="command", exit_on_error=False)
             return
@@ -265,8 +271,8 @@ class AgentApp(App[int]):
                 self.exit(0)
             case ev.CommandAction(action="new"):
                 self.new_session()
-            case ev.CommandAction(action="resume"):
-                await self.renderer.notice(RESUME_HINT, "info", "resume")
+            case ev.CommandAction(action="resume", argument=argument):
+                await self.resume_session(argument)
                 return
             case ev.SessionConfigured(model=model, provider=provider, mode=mode):
                 self.status.set_session(model, provider, mode)
@@ -289,14 +295,55 @@ class AgentApp(App[int]):
     # --- session lifecycle --------------------------------------------------------------
 
     def new_session(self) -> None:
+        self._switch_to(self.session_factory(self.config))
+        self.run_worker(self._fresh_transcript(), group="show")
+
+    def _switch_to(self, session: Session) -> None:
+        """Carry on with ``session``; the old one's connections and session file are closed."""
         self.run_worker(close_session(self.session), group="close")
-        self.session = self.session_factory(self.config)
+        self.session = session
         self.renderer = EventRenderer(self.transcript)
         self.status.count = None
         self.status.context_event = ""
         self.status.set_session(self.session.model, self.config.provider.id, self.session.mode)
-        self.run_worker(self._fresh_transcript(), group="show")
         self._start_background_work()
+
+    async def resume_session(self, ref: str | None) -> None:
+        """``/resume [id]``: continue a saved session (picked from a list without an id) instead of this one.
+
+        Runs inside the command's busy worker, so nothing is sent while the user picks.
+        """
+        from agent_cli.session.rollout import RolloutError
+        from agent_cli.tui import resuming
+
+        home, current = self.config.agent_home, self.session.rollout.path
+        try:
+            if ref is not None:
+                path = await asyncio.to_thread(resuming.find_saved, home, ref, current)
+            else:
+                path = await self._pick_session(await asyncio.to_thread(resuming.saved_sessions, home, current))
+                if path is None:
+                    return
+            self.activity.start("resuming")
+            session = await asyncio.to_thread(self.session_restorer, self.config, path)
+        except (RolloutError, OSError) as exc:
+            await self.renderer.notice(resuming.failure_text(exc), "error", "resume")
+            return
+        self._switch_to(session)
+        await self.transcript.clear()
+        await self.transcript.add(self._banner())
+        await self._replay_history()
+        if note := resuming.model_note(session, path, self.config):
+            await self.renderer.notice(note, "info", "model")
+
+    async def _pick_session(self, sessions: list[SessionSummary]) -> Path | None:
+        if not sessions:
+            await self.renderer.notice("there is no other saved session to resume", "info", "resume")
+            return None
+        from agent_cli.tui.screens.session_picker import SessionPickerScreen
+
+        self.activity.stop()  # no "esc to interrupt" spinner under the picker
+        return await self.push_screen(SessionPickerScreen(sessions, self.config.cwd), wait_for_dismiss=True)
 
     async def _fresh_transcript(self) -> None:
         await self.transcript.clear()
@@ -336,6 +383,7 @@ class AgentApp(App[int]):
         if self.busy:
             yield SystemCommand("Interrupt", "Stop the running turn (esc)", self.action_interrupt)
         yield SystemCommand("New session", "Start a fresh conversation with the same settings", lambda: self.send("/new"))
+        yield SystemCommand("Resume session", "Continue a saved conversation", lambda: self.send("/resume"))
         yield SystemCommand("Compact", "Summarize the conversation to free context", lambda: self.send("/compact"))
         yield SystemCommand("Status", "Model, provider, policy and token usage", lambda: self.send("/status"))
         yield SystemCommand("Context", "What fills the context window", lambda: self.send("/context"))
