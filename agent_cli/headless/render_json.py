@@ -18,7 +18,8 @@ class JsonRenderer:
         self.out = out
         self._next_id = 0
         self._ids: dict[str, str] = {}  # call_id -> item id
-        self._plan_id: str | None = None
+        self._plan_id: str | None = None  # the todo_list item of this turn
+        self._plan_items: list[dict[str, Any]] = []
         self._usage: ev.TokenCount | None = None
         self._turn_usage_start = None
 
@@ -56,8 +57,8 @@ class JsonRenderer:
             case ev.PlanUpdated(plan=plan):
                 kind = "item.updated" if self._plan_id else "item.started"
                 self._plan_id = self._plan_id or self.new_id()
-                items = [{"text": step.step, "completed": step.status == "completed"} for step in plan]
-                self.item(kind, {"id": self._plan_id, "type": "todo_list", "items": items})
+                self._plan_items = [{"text": step.step, "completed": step.status == "completed"} for step in plan]
+                self.item(kind, {"id": self._plan_id, "type": "todo_list", "items": self._plan_items})
             case ev.Warning(message=message) | ev.Error(message=message, fatal=False):
                 self.item("item.completed", {"id": self.new_id(), "type": "error", "message": message})
             case ev.Retry(attempt=attempt, max_attempts=most, delay=delay, reason=reason):
@@ -82,9 +83,16 @@ class JsonRenderer:
                                              "used": event.used, "window": event.window,
                                              "counting_method": event.counting_method})
             case ev.TurnComplete():
+                self._complete_plan()
                 self.emit("turn.completed", usage=self._turn_usage())
             case ev.TurnFailed(message=message) | ev.TurnAborted(reason=message):
+                self._complete_plan()
                 self.emit("turn.failed", error={"message": message})
+
+    def _complete_plan(self) -> None:
+        if self._plan_id:
+            self.item("item.completed", {"id": self._plan_id, "type": "todo_list", "items": self._plan_items})
+            self._plan_id = None
 
     def _turn_usage(self) -> dict[str, int]:
         if self._usage is None:
@@ -94,18 +102,22 @@ class JsonRenderer:
         return {name: getattr(total, name) - (getattr(start, name) if start else 0) for name in fields}
 
     def _tool_started(self, call_id: str, name: str, args: dict[str, Any]) -> None:
+        if name in ("apply_patch", "update_plan"):
+            return  # reported as file_change when done, and as todo_list through PlanUpdated
         item_id = self._ids[call_id] = self.new_id()
         if name == "shell":
             self.item("item.started", {
                 "id": item_id, "type": "command_execution", "command": str(args.get("command", "")),
                 "aggregated_output": "", "exit_code": None, "status": "in_progress",
             })
-        elif name not in ("apply_patch", "update_plan"):
+        else:
             self.item("item.started", {
                 "id": item_id, "type": "tool_call", "tool": name, "arguments": args, "status": "in_progress",
             })
 
     def _tool_finished(self, event: ev.ToolCallEnd) -> None:
+        if event.name == "update_plan":
+            return
         item_id = self._ids.pop(event.call_id, None) or self.new_id()
         status = "completed" if event.success else "failed"
         if event.name == "shell":
@@ -116,7 +128,7 @@ class JsonRenderer:
         elif event.name == "apply_patch":
             changes = [{"path": change.path, "kind": change.kind} for change in event.changes]
             self.item("item.completed", {"id": item_id, "type": "file_change", "changes": changes, "status": status})
-        elif event.name != "update_plan":
+        else:
             self.item("item.completed", {
                 "id": item_id, "type": "tool_call", "tool": event.name, "arguments": event.arguments,
                 "output": event.output, "status": status,
