@@ -9,6 +9,7 @@ import sys
 from agent_cli import __version__
 
 USAGE_ERROR = 2
+BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
 SUBCOMMANDS = ("exec", "resume", "sessions")
 
 
@@ -95,7 +96,16 @@ def fail(message: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return dispatch(list(sys.argv[1:] if argv is None else argv))
+    except BrokenPipeError:
+        # Whoever read our output went away (`agent exec --json | head -1`): stop quietly, as
+        # Unix tools do, and keep Python from complaining again when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return BROKEN_PIPE
+
+
+def dispatch(argv: list[str]) -> int:
     if argv and argv[0] == "exec":
         from agent_cli.headless.exec import run_exec
 

@@ -50,6 +50,17 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "shell_environment_policy": (dict, None),
     "retry_max_attempts": (int, None),
 }
+MINIMUMS = {
+    "model_context_window": 1_000,
+    "model_max_output_tokens": 1,
+    "tool_output_token_limit": 100,
+    "auto_compact_percent": 1,
+    "model_auto_compact_token_limit": 1,
+    "project_doc_max_bytes": 0,
+    "shell_timeout_ms": 100,
+    "retry_max_attempts": 1,
+}
+STRING_LISTS = ("project_doc_fallback_filenames", "writable_roots")
 PROVIDER_KEYS = {"name": str, "base_url": str, "wire_api": str, "env_key": str, "requires_key": bool}
 _TYPE_NAMES = {str: "a string", int: "an integer", bool: "a boolean", list: "an array", dict: "a table"}
 
@@ -78,6 +89,7 @@ class Config:
     retry_max_attempts: int = 5
     raw: dict[str, Any] = field(default_factory=dict)  # the merged tables, for hooks and the like
     sources: list[Path] = field(default_factory=list)  # config files that were read
+    warnings: list[str] = field(default_factory=list)  # shown when the session starts (unknown keys)
 
     @property
     def data_dir(self) -> Path:
@@ -102,6 +114,8 @@ def read_toml(path: Path) -> dict[str, Any]:
             return tomllib.load(handle)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text; TOML files must be UTF-8") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
 
@@ -127,15 +141,21 @@ def _merge(base: dict[str, Any], update: dict[str, Any]) -> None:
             base[key] = value
 
 
-def _check(table: dict[str, Any], origin: str) -> None:
+def _check(table: dict[str, Any], origin: str, warnings: list[str] | None = None) -> None:
     for key, value in table.items():
         if key not in KEYS:
-            continue  # unknown keys are tolerated so newer configs keep working
+            if warnings is not None:  # tolerated so newer configs keep working, but a typo is shown
+                warnings.append(f"{origin}: unknown config key `{key}` (ignored)")
+            continue
         expected, allowed = KEYS[key]
         if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
             raise ConfigError(f"{origin}: `{key}` must be {_TYPE_NAMES[expected]}, got {type(value).__name__} {value!r}")
         if allowed and value not in allowed:
             raise ConfigError(f"{origin}: `{key}` must be one of {', '.join(allowed)}; got {value!r}")
+        if key in MINIMUMS and value < MINIMUMS[key]:
+            raise ConfigError(f"{origin}: `{key}` must be at least {MINIMUMS[key]}; got {value}")
+        if key in STRING_LISTS and not all(isinstance(entry, str) for entry in value):
+            raise ConfigError(f"{origin}: `{key}` must be an array of strings; got {value!r}")
     for provider_id, provider in table.get("model_providers", {}).items():
         where = f"{origin}: `model_providers.{provider_id}`"
         if not isinstance(provider, dict):
@@ -190,15 +210,17 @@ def load_config(
     """Merge every layer and return a checked :class:`Config`."""
     cwd = (cwd or Path.cwd()).resolve()
     if not cwd.is_dir():
-        raise ConfigError(f"working directory {cwd} does not exist")
+        problem = "is not a directory" if cwd.exists() else "does not exist"
+        raise ConfigError(f"working directory {cwd} {problem}")
     home = agent_home()
     merged: dict[str, Any] = {}
     sources: list[Path] = []
+    warnings: list[str] = []
     layers = [home / "config.toml", find_project_config(cwd)]
     for path in layers:
         if path is not None and path.is_file():
             table = read_toml(path)
-            _check(table, str(path))
+            _check(table, str(path), warnings)
             _merge(merged, table)
             sources.append(path)
     for text in overrides:
@@ -206,7 +228,7 @@ def load_config(
         table: dict[str, Any] = value
         for key in reversed(keys):
             table = {key: table}
-        _check(table, f"-c {text}")
+        _check(table, f"-c {text}", warnings)
         _merge(merged, table)
     flag_table = {key: value for key, value in (flags or {}).items() if value is not None}
     _check(flag_table, "command line")
@@ -240,4 +262,5 @@ def load_config(
         retry_max_attempts=merged.get("retry_max_attempts", 5),
         raw=merged,
         sources=sources,
+        warnings=warnings,
     )

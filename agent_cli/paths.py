@@ -30,3 +30,10 @@ def bundled_prompts_dir() -> Path:
 
 def bundled_skills_dir() -> Path:
     return _bundled_dir("skills")
+
+
+def open_private(path: Path, mode: str = "wb"):
+    """Create (or truncate) ``path`` readable by its owner only: it may hold secrets."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if mode.startswith("a") else os.O_TRUNC)
+    return open(os.open(path, flags, 0o600), mode, **({} if "b" in mode else {"encoding": "utf-8"}))

@@ -15,6 +15,10 @@ from agent_cli.headless.render_json import JsonRenderer
 from agent_cli.headless.render_text import TextRenderer
 
 TURN_FAILED = 1
+INTERACTIVE_ONLY = {
+    "resume": "/resume needs the TUI; here use `agent exec resume --last [PROMPT]` or `agent exec resume ID [PROMPT]`",
+    "new": "/new needs the TUI; every `agent exec` run already starts a new session",
+}
 
 
 STDIN_WAIT_SECONDS = 5.0
@@ -99,12 +103,17 @@ async def drive(session, prompt: str, renderer) -> tuple[str | None, int]:
         for event in session.resumed.events():
             renderer.render(event)
     last_message: str | None = None
+    notices: list[str] = []  # what a command without a model turn (/diff, /status) produced
     status = 0
     try:
         async for event in session.submit(prompt):
+            if isinstance(event, ev.CommandAction) and event.action in INTERACTIVE_ONLY:
+                event = ev.InputRejected(INTERACTIVE_ONLY[event.action])
             renderer.render(event)
             if isinstance(event, ev.TurnComplete):
                 last_message = event.last_message
+            elif isinstance(event, ev.Notice):
+                notices.append(event.text)
             elif isinstance(event, (ev.TurnFailed, ev.TurnAborted)):
                 status = TURN_FAILED
             elif isinstance(event, ev.InputRejected):
@@ -112,6 +121,8 @@ async def drive(session, prompt: str, renderer) -> tuple[str | None, int]:
     finally:
         await session.aclose()
     renderer.finished()
+    if last_message is None and notices and status == 0:
+        last_message = "\n\n".join(notices)  # `agent exec /diff > x.patch` gets the diff on stdout
     return last_message, status
 
 

@@ -127,7 +127,8 @@ class JsonRenderer:
             })
         elif event.name == "apply_patch":
             changes = [{"path": change.path, "kind": change.kind} for change in event.changes]
-            self.item("item.completed", {"id": item_id, "type": "file_change", "changes": changes, "status": status})
+            item = {"id": item_id, "type": "file_change", "changes": changes, "status": status}
+            self.item("item.completed", item if event.success else {**item, "error": event.output})
         else:
             self.item("item.completed", {
                 "id": item_id, "type": "tool_call", "tool": event.name, "arguments": event.arguments,

@@ -97,7 +97,7 @@ async def stream_with_retries(
         except TransientError as exc:
             reason = str(exc) or type(exc).__name__
             if number >= max_attempts:
-                tries = "attempt" if max_attempts == 1 else f"{max_attempts} attempts"
+                tries = "1 attempt" if max_attempts == 1 else f"{max_attempts} attempts"
                 raise ModelError(f"{reason} (gave up after {tries})") from exc
             delay = policy.delay(number, exc.retry_after)
             yield Retrying(number, max_attempts, delay, reason)

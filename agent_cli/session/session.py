@@ -205,7 +205,7 @@ class Session:
         if self.initial is None:
             self.initial = self.build_initial_context()
             self.environment = self.initial.environment
-            for warning in self.initial.warnings:
+            for warning in (*self.config.warnings, *self.initial.warnings):
                 emit(ev.Warning(warning))
             if sandbox_warning := start_warning(self.config.sandbox_mode, self.approvals.interactive):
                 emit(ev.Warning(sandbox_warning))

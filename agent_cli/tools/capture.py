@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import functools
+import os
 import re
 import time
 import uuid
@@ -17,16 +19,31 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
 
+from agent_cli.paths import open_private
+
 HEAD_CAP = 64 * 1024
 TAIL_CAP = 64 * 1024
 SPILL_DIR_NAME = "tool-outputs"
+SPILL_MAX_AGE_DAYS = 7
 
 
 def new_spill_path(data_dir: Path, call_id: str = "") -> Path:
     """A fresh file name under ``data_dir/tool-outputs`` (the file is not created)."""
+    prune_old_spills(data_dir / SPILL_DIR_NAME)
     safe_id = re.sub(r"[^A-Za-z0-9_-]", "", call_id)[:40] or uuid.uuid4().hex[:12]
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return data_dir / SPILL_DIR_NAME / f"{stamp}-{safe_id}-{uuid.uuid4().hex[:6]}.log"
+
+
+@functools.cache  # once per process and folder: spilling must stay cheap
+def prune_old_spills(folder: Path, max_age_days: int = SPILL_MAX_AGE_DAYS) -> None:
+    """Delete spill files older than ``max_age_days`` so big outputs do not fill the disk."""
+    cutoff = time.time() - max_age_days * 86_400
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            with contextlib.suppress(OSError):
+                if entry.is_file() and entry.stat().st_mtime < cutoff:
+                    os.unlink(entry.path)
 
 
 def decode_head(data: bytes) -> str:
@@ -137,8 +154,7 @@ class OutputCapture:
 
     def _open_spill(self, pending: bytes) -> None:
         try:
-            self._spill_path.parent.mkdir(parents=True, exist_ok=True)
-            self._spill = open(self._spill_path, "wb")  # noqa: SIM115 - closed in finish()
+            self._spill = open_private(self._spill_path)  # closed in finish()
             self._spill_opened = True
         except OSError as exc:
             self._spill_error = str(exc)
@@ -160,8 +176,8 @@ def save_complete_output(captured: CapturedOutput, path: Path) -> CapturedOutput
     if captured.spill_path is not None or not captured.complete:
         return captured
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(captured.head + captured.tail)
+        with open_private(path) as handle:
+            handle.write(captured.head + captured.tail)
     except OSError as exc:
         return replace(captured, spill_error=str(exc))
     return replace(captured, spill_path=path)

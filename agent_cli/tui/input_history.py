@@ -10,6 +10,8 @@ import json
 import time
 from pathlib import Path
 
+from agent_cli.paths import open_private
+
 MAX_LOADED = 1000
 
 
@@ -48,8 +50,7 @@ class InputHistory:
         if self.path is None:
             return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as handle:
+            with open_private(self.path, "a") as handle:  # prompts may quote secrets
                 handle.write(json.dumps({"ts": int(time.time()), "text": text}, ensure_ascii=False) + "\n")
         except OSError:
             pass  # a read-only home must not stop the user from typing

@@ -197,3 +197,38 @@ def test_version_does_not_import_sdks_or_textual():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("agent-cli ")
+
+
+def test_a_command_without_a_model_turn_prints_its_result_on_stdout(tmp_path):
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / "new.txt").write_text("fresh line\n")
+    result = run_agent(["exec", "/diff"], cwd=tmp_path, env={"OPENAI_API_KEY": "x"})
+    assert result.returncode == 0, result.stderr
+    assert "+fresh line" in result.stdout
+
+
+@pytest.mark.parametrize("command", ["/resume", "/new"])
+def test_interactive_only_commands_are_usage_errors_in_exec(tmp_path, command):
+    result = run_agent(["exec", command], cwd=tmp_path, env={"OPENAI_API_KEY": "x"})
+    assert result.returncode == 2
+    assert "needs the TUI" in result.stderr
+
+
+def test_a_reader_that_goes_away_ends_exec_quietly(server, tmp_path):
+    server.script(Reply(text="one " * 5000, chunk_size=50))
+    env = {**os.environ, "PYTHONPATH": str(REPO), **provider_env(server, "openai-chat")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_cli", *exec_args("openai-chat", "--json", "hi")],
+        cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    assert json.loads(proc.stdout.readline())["type"] == "thread.started"
+    proc.stdout.close()  # like `| head -1`
+    stderr = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141
+    assert "Traceback" not in stderr
+
+
+def test_non_utf8_config_is_a_usage_error_without_traceback(tmp_path, isolated_home):
+    (isolated_home / "config.toml").write_bytes(b"model = '\xff'\n")
+    result = run_agent(["exec", "hi"], cwd=tmp_path, env={"OPENAI_API_KEY": "x"})
+    assert result.returncode == 2 and "not UTF-8" in result.stderr and "Traceback" not in result.stderr

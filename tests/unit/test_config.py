@@ -28,15 +28,15 @@ def test_defaults(home, tmp_path):
 
 def test_layers_apply_in_order(home, tmp_path):
     repo = project(tmp_path)
-    (home / "config.toml").write_text('model = "gpt-4.1"\ntool_output_token_limit = 111\nshell_timeout_ms = 5\n')
+    (home / "config.toml").write_text('model = "gpt-4.1"\ntool_output_token_limit = 111\nshell_timeout_ms = 500\n')
     (repo / ".agent" / "config.toml").write_text('tool_output_token_limit = 222\n')
     sub = repo / "src"
     sub.mkdir()
-    config = load_config(sub, ["shell_timeout_ms=7"], {"model": "claude-sonnet-4-5"})
+    config = load_config(sub, ["shell_timeout_ms=700"], {"model": "claude-sonnet-4-5"})
     assert config.model == "claude-sonnet-4-5"
     assert config.provider.id == "anthropic"
     assert config.tool_output_token_limit == 222
-    assert config.shell_timeout_ms == 7
+    assert config.shell_timeout_ms == 700
     assert config.sources == [home / "config.toml", repo / ".agent" / "config.toml"]
 
 
@@ -86,3 +86,37 @@ def test_bad_override_is_named(home, tmp_path):
 def test_unknown_provider(home, tmp_path):
     with pytest.raises(ConfigError, match="unknown model provider 'nope'"):
         load_config(tmp_path, ["model_provider=nope"])
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("tool_output_token_limit=-5", "`tool_output_token_limit` must be at least 100"),
+        ("shell_timeout_ms=0", "`shell_timeout_ms` must be at least 100"),
+        ("model_context_window=0", "`model_context_window` must be at least 1000"),
+        ("retry_max_attempts=0", "`retry_max_attempts` must be at least 1"),
+        ("writable_roots=[1]", "`writable_roots` must be an array of strings"),
+    ],
+)
+def test_values_out_of_range_are_errors(home, tmp_path, override, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config(tmp_path, [override])
+
+
+def test_non_utf8_config_file_is_a_clear_error(home, tmp_path):
+    (home / "config.toml").write_bytes(b"model = '\xff'\n")
+    with pytest.raises(ConfigError, match="not UTF-8"):
+        load_config(tmp_path)
+
+
+def test_unknown_keys_are_kept_as_warnings(home, tmp_path):
+    (home / "config.toml").write_text("modle = 'typo'\n")
+    config = load_config(tmp_path, ["colour=1"])
+    assert any("unknown config key `modle`" in w and "config.toml" in w for w in config.warnings)
+    assert any("-c colour=1: unknown config key `colour`" in w for w in config.warnings)
+
+
+def test_cd_to_a_file_says_so(home, tmp_path):
+    (tmp_path / "f").write_text("")
+    with pytest.raises(ConfigError, match="is not a directory"):
+        load_config(tmp_path / "f")

@@ -181,3 +181,19 @@ def test_capture_without_trailing_newline_counts_last_line(tmp_path):
     capture.feed(b"a\nb")
     captured = capture.finish()
     assert (captured.total_lines, captured.complete, captured.spill_path) == (2, True, None)
+
+
+async def test_spill_files_are_private_and_old_ones_are_pruned(tmp_path):
+    from agent_cli.tools.capture import SPILL_DIR_NAME, prune_old_spills
+
+    old = tmp_path / "data" / SPILL_DIR_NAME / "old.log"
+    old.parent.mkdir(parents=True)
+    old.write_text("stale")
+    os.utime(old, (time.time() - 8 * 86_400,) * 2)
+    prune_old_spills.cache_clear()
+    ctx = ToolContext(cwd=tmp_path, data_dir=tmp_path / "data", output_token_limit=100)
+    result = await ShellTool().run({"command": "seq 1 20000"}, ctx)
+    spills = list(old.parent.iterdir())
+    assert not old.exists() and len(spills) == 1
+    assert spills[0].stat().st_mode & 0o777 == 0o600
+    assert str(spills[0]) in result.output
