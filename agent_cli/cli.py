@@ -33,7 +33,11 @@ def add_session_options(parser: argparse.ArgumentParser) -> None:
 
 
 def build_exec_parser(resume: bool = False) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="agent exec", description="Run the agent without a screen.")
+    parser = argparse.ArgumentParser(
+        prog="agent exec",
+        description="Run the agent without a screen.",
+        epilog="Continue a saved session: agent exec resume [--last | ID] [OPTIONS] [PROMPT]",
+    )
     add_session_options(parser)
     parser.add_argument("--json", action="store_true", help="print events as JSON lines on stdout")
     parser.add_argument("-o", "--output-last-message", metavar="FILE", help="write the last agent message to FILE")
