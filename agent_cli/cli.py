@@ -10,7 +10,6 @@ from agent_cli import __version__
 
 USAGE_ERROR = 2
 BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
-SUBCOMMANDS = ("exec", "resume", "sessions")
 
 
 def add_session_options(parser: argparse.ArgumentParser) -> None:

@@ -50,6 +50,16 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "shell_environment_policy": (dict, None),
     "retry_max_attempts": (int, None),
 }
+SIMPLE_KEYS = (
+    "tool_output_token_limit", "model_max_output_tokens", "model_reasoning_effort", "auto_compact",
+    "auto_compact_percent", "model_auto_compact_token_limit", "project_doc_max_bytes", "approval_policy",
+    "sandbox_mode", "network_access", "shell_timeout_ms", "mode", "retry_max_attempts",
+)
+FIELD_NAMES = {  # config key -> Config field, where they differ
+    "model_max_output_tokens": "max_output_tokens",
+    "model_reasoning_effort": "reasoning_effort",
+    "model_auto_compact_token_limit": "auto_compact_token_limit",
+}
 MINIMUMS = {
     "model_context_window": 1_000,
     "model_max_output_tokens": 1,
@@ -149,7 +159,8 @@ def _check(table: dict[str, Any], origin: str, warnings: list[str] | None = None
             continue
         expected, allowed = KEYS[key]
         if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-            raise ConfigError(f"{origin}: `{key}` must be {_TYPE_NAMES[expected]}, got {type(value).__name__} {value!r}")
+            got = f"{type(value).__name__} {value!r}"
+            raise ConfigError(f"{origin}: `{key}` must be {_TYPE_NAMES[expected]}, got {got}")
         if allowed and value not in allowed:
             raise ConfigError(f"{origin}: `{key}` must be one of {', '.join(allowed)}; got {value!r}")
         if key in MINIMUMS and value < MINIMUMS[key]:
@@ -236,31 +247,20 @@ def load_config(
 
     model = merged.get("model", DEFAULT_MODEL)
     provider = _provider(merged.get("model_provider") or default_provider_for(model), merged.get("model_providers", {}))
-    percent = merged.get("auto_compact_percent", 85)
-    if not 1 <= percent <= 100:
-        raise ConfigError(f"`auto_compact_percent` must be between 1 and 100; got {percent}")
+    if merged.get("auto_compact_percent", 100) > 100:
+        raise ConfigError(f"`auto_compact_percent` must be between 1 and 100; got {merged['auto_compact_percent']}")
+    # Keys that map one to one onto a Config field; what is absent keeps the field's default.
+    settings = {FIELD_NAMES.get(key, key): merged[key] for key in SIMPLE_KEYS if key in merged}
     return Config(
         cwd=cwd,
         agent_home=home,
         model=model,
         provider=provider,
         context_window=merged.get("model_context_window") or context_window_for(model),
-        tool_output_token_limit=merged.get("tool_output_token_limit", 10_000),
-        max_output_tokens=merged.get("model_max_output_tokens"),
-        reasoning_effort=merged.get("model_reasoning_effort"),
-        auto_compact=merged.get("auto_compact", True),
-        auto_compact_percent=percent,
-        auto_compact_token_limit=merged.get("model_auto_compact_token_limit"),
-        project_doc_max_bytes=merged.get("project_doc_max_bytes", 32 * 1024),
         project_doc_fallback_filenames=[str(name) for name in merged.get("project_doc_fallback_filenames", [])],
-        approval_policy=merged.get("approval_policy", "on-request"),
-        sandbox_mode=merged.get("sandbox_mode", "workspace-write"),
-        network_access=merged.get("network_access", False),
         writable_roots=[(cwd / Path(str(root)).expanduser()).resolve() for root in merged.get("writable_roots", [])],
-        shell_timeout_ms=merged.get("shell_timeout_ms", 120_000),
-        mode=merged.get("mode", "agent"),
-        retry_max_attempts=merged.get("retry_max_attempts", 5),
         raw=merged,
         sources=sources,
         warnings=warnings,
+        **settings,
     )

@@ -6,6 +6,7 @@ None of them touches the history, so a front end may run them while a turn is ru
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 from agent_cli import events as ev
@@ -14,6 +15,7 @@ from agent_cli.commands.context_usage import context_usage
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation
 from agent_cli.context.skills import load_skills, skill_roots
+from agent_cli.models.registry import resolve_base_url
 
 EXPANSION_HELP = (
     ("@path", "attach a file (numbered, size-capped) or a folder's listing; quote paths with spaces: @\"a b.txt\""),
@@ -72,11 +74,13 @@ async def status_command(inv: Invocation) -> None:
     config = session.config
     initial = session.initial or session.build_initial_context()
     count = session.token_count_event()
+    if session.last_usage is None:  # nothing sent yet: count what the first request will carry, as /context does
+        count = replace(count, context_used=context_usage(session).used)
     total = count.total
     cached = f" ({100 * total.cached_input_tokens // total.input_tokens}% cached)" if total.input_tokens else ""
     provider = config.provider
     provider_text = f"{provider.id} ({provider.wire_api}"
-    base_url = provider.base_url or (os.environ.get(provider.base_url_env) if provider.base_url_env else None)
+    base_url = resolve_base_url(provider)
     provider_text += f", {base_url})" if base_url else ")"
     docs = initial.project_docs.files
     doc_lines = [
@@ -108,13 +112,10 @@ async def status_command(inv: Invocation) -> None:
 
 
 def sandbox_mechanism() -> str:
-    """What enforces the sandbox here, when the sandbox module can tell."""
-    try:
-        from agent_cli.tools.sandbox import detect_mechanism
+    """What enforces the sandbox here."""
+    from agent_cli.tools.sandbox import detect_mechanism
 
-        return f"; enforced by {detect_mechanism().detail}"
-    except Exception:  # an older or broken sandbox module must not break /status
-        return ""
+    return f"; enforced by {detect_mechanism().detail}"
 
 
 async def context_command(inv: Invocation) -> None:

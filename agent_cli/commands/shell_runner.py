@@ -20,6 +20,7 @@ from agent_cli import events as ev
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.expand import CommandRun, RunCommand
 from agent_cli.items import ToolCall
+from agent_cli.tools.process import TIMEOUT_EXIT_CODE
 
 if TYPE_CHECKING:
     from agent_cli.session.session import Emit, Session
@@ -64,7 +65,7 @@ async def run_bash(command: str, cwd: Path, timeout_ms: int, max_bytes: int) -> 
     except asyncio.TimeoutError:
         _kill_group(process.pid)
         data, _ = await process.communicate()
-        exit_code, note = 124, f"\n(timed out after {timeout_ms} ms)"
+        exit_code, note = TIMEOUT_EXIT_CODE, f"\n(timed out after {timeout_ms} ms)"
     except asyncio.CancelledError:  # the user interrupted: do not leave the command running
         _kill_group(process.pid)
         raise

@@ -77,14 +77,6 @@ def _attr(value: str) -> str:
     return escape(value, {'"': "&quot;"})
 
 
-def user_fragment(text: str) -> Message:
-    return Message("user", text)
-
-
-def developer_fragment(text: str) -> Message:
-    return Message("developer", text)
-
-
 def is_contextual_fragment(text: str) -> bool:
     """True for text the harness wrapped in one of the known markers."""
     return any(marker.matches(text) for marker in CONTEXTUAL_MARKERS)

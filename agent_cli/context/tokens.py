@@ -144,10 +144,8 @@ def load_encoding(name: str) -> Any:
 
 
 def encoding_name_for(model: str) -> str | None:
-    try:
-        from agent_cli.models.model_info import encoding_for
-    except ImportError:  # pragma: no cover - model_info is part of the package
-        return None
+    from agent_cli.models.model_info import encoding_for
+
     return encoding_for(model)
 
 

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 BYTES_PER_TOKEN = 4
-DEFAULT_OUTPUT_LIMIT = 10_000  # bytes or tokens per tool output, unless the profile says otherwise
 
 
 @dataclass(frozen=True, slots=True)

@@ -114,6 +114,10 @@ async def drive(session, prompt: str, renderer) -> tuple[str | None, int]:
                 last_message = event.last_message
             elif isinstance(event, ev.Notice):
                 notices.append(event.text)
+            elif isinstance(event, ev.ContextUsage):
+                from agent_cli.commands.context_usage import format_context_table
+
+                notices.append(format_context_table(event))
             elif isinstance(event, (ev.TurnFailed, ev.TurnAborted)):
                 status = TURN_FAILED
             elif isinstance(event, ev.InputRejected):

@@ -88,8 +88,9 @@ class TextRenderer:
         self.line(self.style(f"  {status} in {event.duration:.1f}s", color))
         for change in event.changes:
             self.line(f"  {change.kind} {change.path}" + (f" → {change.move_to}" if change.move_to else ""))
-        _, marker, body = event.output.partition("Output:\n")  # shell: skip the header lines
-        lines = (body if marker else event.output).splitlines()
+        _, marker, body = event.output.partition("\nOutput:\n")
+        shell_header = event.name == "shell" and event.output.startswith("Exit code:") and marker
+        lines = (body if shell_header else event.output).splitlines()  # the status line says the rest
         shown = lines if len(lines) <= PREVIEW_LINES else lines[: PREVIEW_LINES // 2] + ["…"] + lines[-PREVIEW_LINES // 2 :]
         for text in shown:
             self.line(self.style(f"  │ {text[:200]}", "dim"))

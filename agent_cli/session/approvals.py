@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
 from agent_cli.session.safe_commands import approval_key, is_known_safe
+from agent_cli.tools.common import is_within
+from agent_cli.tools.process import TIMEOUT_EXIT_CODE
 from agent_cli.tools.sandbox import SandboxPolicy, detect_mechanism
 from agent_cli.tools.shell_env import EnvPolicy, command_env
 
@@ -34,7 +36,6 @@ if TYPE_CHECKING:
 
 Emit = Callable[[ev.Event], None]
 ESCALATE = "require_escalated"
-TIMEOUT_EXIT_CODE = 124
 # Output that suggests the sandbox, not the command, was the problem.
 SANDBOX_SYMPTOMS = (
     "Permission denied", "Read-only file system", "Operation not permitted", "Network is unreachable",
@@ -167,7 +168,7 @@ class Approvals:
         denials = self.patch_denials(args)
         if denials:
             dirs = tuple(sorted({path.parent for path, _ in denials}))
-            if all(any(d == a or d.is_relative_to(a) for a in self.approved_dirs) for d in dirs):
+            if all(any(is_within(d, a) for a in self.approved_dirs) for d in dirs):
                 return Need(unsandboxed=True)
             why = "; ".join(reason for _, reason in denials)
             if self.policy == "never":
@@ -181,6 +182,7 @@ class Approvals:
         """Each target of the patch the sandbox does not let it write, with the reason."""
         if not self.confined:
             return []
+        from agent_cli.tools.apply_patch import patch_target
         from agent_cli.tools.base import ToolError
         from agent_cli.tools.patch_parser import AddFile, DeleteFile, UpdateFile, parse_patch
 
@@ -192,12 +194,11 @@ class Approvals:
         targets: list[Path] = []
         for op in ops:
             if isinstance(op, DeleteFile):
-                lexical = cwd / Path(op.path).expanduser()
-                targets.append(lexical.parent.resolve() / lexical.name if lexical.is_symlink() else lexical.resolve())
+                targets.append(patch_target(cwd, op.path, keep_link=True))  # as the tool resolves it
             elif isinstance(op, (AddFile, UpdateFile)):
-                targets.append((cwd / Path(op.path).expanduser()).resolve())
+                targets.append(patch_target(cwd, op.path))
                 if isinstance(op, UpdateFile) and op.move_to:
-                    targets.append((cwd / Path(op.move_to).expanduser()).resolve())
+                    targets.append(patch_target(cwd, op.move_to))
         out = []
         for path in targets:
             if (reason := self.sandbox.write_denial(path)) is not None:  # type: ignore[union-attr]

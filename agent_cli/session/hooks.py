@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
-from agent_cli.context.fragments import HOOK_CONTEXT, user_fragment
+from agent_cli.context.fragments import HOOK_CONTEXT
+from agent_cli.items import user
 from agent_cli.session.hook_config import TOOL_EVENTS, HookSpec, HookTable, hooks_for, parse_hooks
 from agent_cli.tools.base import ToolResult
 
@@ -248,7 +249,7 @@ def flush_hook_context(session: Session) -> None:
     """Record queued hook context. Called before each model request, where no call is open."""
     queued, session.hooks.queued_context = session.hooks.queued_context, []
     for text in queued:
-        session.record(user_fragment(text))
+        session.record(user(text))
 
 
 async def run_session_start(session: Session, source: str, emit: Emit) -> HookOutcome:

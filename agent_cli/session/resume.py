@@ -16,8 +16,8 @@ from xml.sax.saxutils import unescape
 from agent_cli import events as ev
 from agent_cli.config import Config
 from agent_cli.context.environment import FIELD_ORDER, EnvironmentContext, diff
-from agent_cli.context.fragments import ENVIRONMENT_CONTEXT, user_fragment
-from agent_cli.items import Item, Message
+from agent_cli.context.fragments import ENVIRONMENT_CONTEXT
+from agent_cli.items import Item, Message, user
 from agent_cli.models.base import ModelClient
 from agent_cli.session.session import Session
 from agent_cli.tools.base import Tool
@@ -92,7 +92,7 @@ def record_environment_change(session: Session, items: tuple[Item, ...], current
     fragment = diff(previous, current)
     if fragment is None:
         return ()
-    session.record(user_fragment(fragment))
+    session.record(user(fragment))
     return tuple(name for name in FIELD_ORDER if getattr(previous, name) != getattr(current, name))
 
 

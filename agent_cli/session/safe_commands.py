@@ -29,13 +29,6 @@ WRAPPERS = frozenset({
 TWO_WORD_HEADS = frozenset({"git", "npm", "pnpm", "yarn", "cargo", "uv", "pip", "python", "python3", "make", "go", "docker", "kubectl"})
 
 
-def command_words(command: str) -> list[str]:
-    try:
-        return shlex.split(command)
-    except ValueError:
-        return command.split()
-
-
 def split_commands(command: str) -> list[list[str]] | None:
     """``a | b && c`` as [[a], [b], [c]]; None when the line holds anything else shell-special."""
     if any(mark in command for mark in UNREADABLE):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +14,8 @@ from agent_cli.models.errors import ContextWindowExceeded, ModelError
 from agent_cli.session import hooks
 from agent_cli.session.compaction import auto_compact_if_needed, recover_from_overflow, reject_oversized_input
 from agent_cli.session.guarded_dispatch import dispatch_guarded
-from agent_cli.tools.base import ToolResult
+from agent_cli.tools.base import ToolError, ToolResult
+from agent_cli.tools.registry import parse_arguments
 
 if TYPE_CHECKING:
     from agent_cli.session.session import Emit, Session
@@ -86,10 +86,9 @@ async def sample(session: Session, emit: Emit) -> list[Item]:
 def lenient_arguments(raw: str) -> dict[str, Any]:
     """Arguments for display; malformed JSON is shown raw (dispatch reports the error)."""
     try:
-        args = json.loads(raw) if raw.strip() else {}
-    except json.JSONDecodeError:
+        return parse_arguments(raw)
+    except ToolError:
         return {"raw": raw}
-    return args if isinstance(args, dict) else {"raw": raw}
 
 
 def batches(session: Session, calls: list[ToolCall]) -> list[list[ToolCall]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent_cli.context.modes import READ_ONLY_TOOLS as READ_ONLY_TOOL_NAMES  # one table: the modes' own
 from agent_cli.tools.apply_patch import ApplyPatchTool
 from agent_cli.tools.base import Tool
 from agent_cli.tools.grep import GrepTool
@@ -10,7 +11,7 @@ from agent_cli.tools.read_file import ReadFileTool
 from agent_cli.tools.shell import ShellTool
 from agent_cli.tools.update_plan import UpdatePlanTool
 
-READ_ONLY_TOOL_NAMES = frozenset({"read_file", "grep", "list_dir"})
+__all__ = ["READ_ONLY_TOOL_NAMES", "default_tools"]
 
 
 def default_tools() -> list[Tool]:

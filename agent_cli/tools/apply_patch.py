@@ -56,6 +56,14 @@ SPEC = ToolSpec(
 )
 
 
+def patch_target(cwd: Path, raw: str, *, keep_link: bool = False) -> Path:
+    """Where a patch path points. ``keep_link``: a symlink itself (deleting it removes the link)."""
+    lexical = cwd / Path(raw).expanduser()
+    if keep_link and lexical.is_symlink():
+        return lexical.parent.resolve() / lexical.name
+    return lexical.resolve()
+
+
 @dataclass
 class _Plan:
     """The new state of every touched file; None means deleted."""
@@ -74,11 +82,7 @@ class _Planner:
         self.roots = [(ctx.cwd / root).resolve() for root in ctx.writable_roots]
 
     def target(self, raw: str, *, keep_link: bool = False) -> Path:
-        lexical = self.ctx.cwd / Path(raw).expanduser()
-        if keep_link and lexical.is_symlink():  # deleting a link removes the link, not its target
-            path = lexical.parent.resolve() / lexical.name
-        else:
-            path = lexical.resolve()
+        path = patch_target(self.ctx.cwd, raw, keep_link=keep_link)
         if self.ctx.sandbox is not None and (denied := self.ctx.sandbox.write_denial(path)):
             raise ToolError(f"{raw}: {denied}")  # sandbox.py: read-only mode, .git, writable roots
         if self.roots and not any(is_within(path, root) for root in self.roots):

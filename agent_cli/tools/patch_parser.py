@@ -39,10 +39,6 @@ class Hunk:
     def old_lines(self) -> list[str]:
         return [text for op, text in self.lines if op != "+"]
 
-    @property
-    def new_lines(self) -> list[str]:
-        return [text for op, text in self.lines if op != "-"]
-
 
 @dataclass(frozen=True, slots=True)
 class AddFile:

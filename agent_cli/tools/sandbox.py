@@ -23,6 +23,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_cli.tools.common import is_within
+
 READ_ONLY, WORKSPACE_WRITE, FULL_ACCESS = "read-only", "workspace-write", "danger-full-access"
 PROTECTED_NAMES = (".git", ".agent")  # read-only even inside a writable root
 LAUNCHER = Path(__file__).with_name("sandbox_exec.py")
@@ -48,10 +50,6 @@ def temp_dirs() -> list[Path]:
     if tmpdir := os.environ.get("TMPDIR"):
         dirs.append(Path(tmpdir))
     return [d.resolve() for d in dirs if d.is_dir()]
-
-
-def _within(path: Path, root: Path) -> bool:
-    return path == root or path.is_relative_to(root)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,9 +93,9 @@ class SandboxPolicy:
         if self.mode == READ_ONLY:
             return f"{path} is not writable: the sandbox is read-only"
         for protected in self.protected_paths():
-            if _within(path, protected):
+            if is_within(path, protected):
                 return f"{path} is inside {protected}, which stays read-only in the sandbox"
-        if any(_within(path, root) for root in self.writable_roots):
+        if any(is_within(path, root) for root in self.writable_roots):
             return None
         roots = ", ".join(str(root) for root in self.writable_roots)
         return f"{path} is outside the sandbox's writable roots ({roots})"

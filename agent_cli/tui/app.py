@@ -11,6 +11,7 @@ import asyncio
 import importlib
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -24,16 +25,11 @@ if TYPE_CHECKING:
 
 from agent_cli import events as ev
 from agent_cli.config import Config
-from agent_cli.tui.commands import (
-    CommandHost,
-    CommandProvider,
-    SharedCommands,
-    SlashCommand,
-    parse_command,
-)
+from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands, SlashCommand, parse_command
 from agent_cli.tui.event_renderer import EventRenderer
 from agent_cli.tui.formatting import home_relative
 from agent_cli.tui.input_history import InputHistory
+from agent_cli.tui.keys_help import keys_help
 from agent_cli.tui.repo_files import list_files
 from agent_cli.tui.resuming import BUSY_TEXT, restored_session
 from agent_cli.tui.screens.approval import ApprovalScreen
@@ -50,22 +46,16 @@ from agent_cli.tui.widgets.welcome_banner import WelcomeBanner
 COMMAND_PROVIDER: Callable[[CommandHost], CommandProvider] = SharedCommands
 FILES_REFRESH_SECONDS = 30.0
 QUIT_WINDOW_SECONDS = 2.0
-KEYS_HELP = (
-    ("enter", "send (queued while a turn runs)"),
-    ("shift+enter, ctrl+j", "new line"),
-    ("up, down", "walk the input history"),
-    ("@", "mention a file"),
-    ("/", "commands"),
-    ("esc", "interrupt the running turn"),
-    ("ctrl+c twice", "quit"),
-    ("ctrl+p", "command palette: actions and themes"),
-    ("tab, enter on a cell", "move to a tool cell, expand its output"),
+# The command palette's entries that type a slash command: (title, help, command).
+PALETTE_COMMANDS = (
+    ("New session", "Start a fresh conversation with the same settings", "/new"),
+    ("Resume session", "Continue a saved conversation", "/resume"),
+    ("Compact", "Summarize the conversation to free context", "/compact"),
+    ("Status", "Model, provider, policy and token usage", "/status"),
+    ("Context", "What fills the context window", "/context"),
+    ("Diff", "git diff of the working tree", "/diff"),
+    ("Help", "Slash commands and keys", "/help"),
 )
-
-
-def keys_help() -> str:
-    width = max(len(keys) for keys, _ in KEYS_HELP) + 2
-    return "\n".join(f"{keys.ljust(width)}{what}" for keys, what in KEYS_HELP)
 
 
 class AgentApp(App[int]):
@@ -300,7 +290,7 @@ class AgentApp(App[int]):
 
     def _switch_to(self, session: Session) -> None:
         """Carry on with ``session``; the old one's connections and session file are closed."""
-        self.run_worker(close_session(self.session), group="close")
+        self.run_worker(self.session.aclose(), group="close")
         self.session = session
         self.renderer = EventRenderer(self.transcript)
         self.status.count = None
@@ -351,7 +341,7 @@ class AgentApp(App[int]):
         await self.renderer.notice("new session started", "info")
 
     async def on_unmount(self) -> None:
-        await close_session(self.session)
+        await self.session.aclose()  # while the loop still runs, so HTTP connections close cleanly
 
     # --- keys and palette ---------------------------------------------------------------
 
@@ -382,19 +372,9 @@ class AgentApp(App[int]):
         yield from super().get_system_commands(screen)
         if self.busy:
             yield SystemCommand("Interrupt", "Stop the running turn (esc)", self.action_interrupt)
-        yield SystemCommand("New session", "Start a fresh conversation with the same settings", lambda: self.send("/new"))
-        yield SystemCommand("Resume session", "Continue a saved conversation", lambda: self.send("/resume"))
-        yield SystemCommand("Compact", "Summarize the conversation to free context", lambda: self.send("/compact"))
-        yield SystemCommand("Status", "Model, provider, policy and token usage", lambda: self.send("/status"))
-        yield SystemCommand("Context", "What fills the context window", lambda: self.send("/context"))
-        yield SystemCommand("Diff", "git diff of the working tree", lambda: self.send("/diff"))
-        yield SystemCommand("Help", "Slash commands and keys", lambda: self.send("/help"))
+        for title, help_text, command in PALETTE_COMMANDS:
+            yield SystemCommand(title, help_text, partial(self.send, command))
         yield SystemCommand("Toggle tool output", "Expand or collapse every tool cell", self.action_toggle_tool_output)
-
-
-async def close_session(session: Session) -> None:
-    """Close the session's HTTP connections (while the loop still runs) and its session file."""
-    await session.aclose()
 
 
 def interactive_session(config: Config) -> Session:

@@ -7,12 +7,12 @@ the transcript shows, so it can be driven by any event stream (a turn, /compact,
 from __future__ import annotations
 
 from agent_cli import events as ev
+from agent_cli.tui.formatting import compaction_text
 from agent_cli.tui.widgets.assistant_message import AssistantMessage
 from agent_cli.tui.widgets.context_usage_view import ContextUsageView
 from agent_cli.tui.widgets.notice_cell import NoticeCell
 from agent_cli.tui.widgets.plan_view import PlanView
 from agent_cli.tui.widgets.reasoning_cell import ReasoningCell
-from agent_cli.tui.widgets.status_bar import compaction_summary
 from agent_cli.tui.widgets.tool_cell import ToolCell
 from agent_cli.tui.widgets.transcript import Transcript
 from agent_cli.tui.widgets.user_message import UserMessage
@@ -57,8 +57,8 @@ class EventRenderer:
                 self.reasoning.append(text)
             case ev.ReasoningDone(text=text):
                 if self.reasoning is None:
-                    await self.transcript.add(ReasoningCell(text))
-                    self.reasoning = self.transcript.cells[-1]  # type: ignore[assignment]
+                    self.reasoning = ReasoningCell(text)
+                    await self.transcript.add(self.reasoning)
                 await self._close_reasoning(text)
             case ev.ToolCallBegin(call_id=call_id, name=name, arguments=arguments):
                 await self.end_streaming()
@@ -139,14 +139,3 @@ class EventRenderer:
         for call_id, cell in list(self.tools.items()):
             cell.finish(ev.ToolCallEnd(call_id, cell.tool_name, cell.arguments, "(stopped)", False, 0.0))
         self.tools.clear()
-
-
-def compaction_text(event: ev.CompactionFinished) -> str:
-    text = compaction_summary(event)
-    details = f"{event.items_before} → {event.items_after} items"
-    if event.trimmed:
-        details += f", {event.trimmed} oldest items dropped to fit"
-    text = f"{text} ({details})"
-    if event.applied:
-        text += ". Long conversations and repeated compaction can make the agent less accurate; /new starts fresh."
-    return text

@@ -1,8 +1,10 @@
-"""Small text helpers for the screen: token counts, durations, paths, output previews."""
+"""Small text helpers for the screen: token counts, durations, paths, output previews, compaction."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+from agent_cli.events import CompactionFinished
 
 
 def tokens(count: int) -> str:
@@ -49,3 +51,25 @@ def preview_lines(text: str, head: int = 3, tail: int = 3) -> tuple[list[str], i
     if len(lines) <= head + tail + 1:
         return lines, 0, []
     return lines[:head], len(lines) - head - tail, lines[-tail:]
+
+
+def compaction_summary(event: CompactionFinished) -> str:
+    """The short form, for the status bar."""
+    before, after = tokens(event.tokens_before), tokens(event.tokens_after)
+    if not event.applied:
+        return f"compaction kept history ({before})"
+    label = "auto-compacted" if event.trigger != "manual" else "compacted"
+    note = " (fallback)" if event.fallback else ""
+    return f"{label} {before} → {after}{note}"
+
+
+def compaction_text(event: CompactionFinished) -> str:
+    """The long form, for the transcript notice."""
+    text = compaction_summary(event)
+    details = f"{event.items_before} → {event.items_after} items"
+    if event.trimmed:
+        details += f", {event.trimmed} oldest items dropped to fit"
+    text = f"{text} ({details})"
+    if event.applied:
+        text += ". Long conversations and repeated compaction can make the agent less accurate; /new starts fresh."
+    return text

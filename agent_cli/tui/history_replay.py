@@ -7,18 +7,19 @@ summary becomes a one-line notice.
 
 from __future__ import annotations
 
-import json
 import re
 
 from agent_cli import events as ev
 from agent_cli.items import Item, Message, Reasoning, ToolCall, ToolOutput
 
 MAX_REPLAYED_ITEMS = 200
+COMPACTED_NOTE = "the conversation before this point was compacted into a summary"
 EXIT_CODE = re.compile(r"^Exit code: (-?\d+)", re.MULTILINE)
 
 
 def replay_events(items: list[Item]) -> list[ev.Event]:
     from agent_cli.context.fragments import is_contextual_fragment, is_summary_message
+    from agent_cli.session.turn import lenient_arguments  # what the live turn showed
 
     shown = items[-MAX_REPLAYED_ITEMS:]
     calls = {item.call_id: item for item in shown if isinstance(item, ToolCall)}
@@ -30,25 +31,17 @@ def replay_events(items: list[Item]) -> list[ev.Event]:
             if item.role == "assistant" and item.text.strip():
                 events.append(ev.AgentMessage(item.text))
             elif item.role == "user" and is_summary_message(item.text):
-                events.append(ev.Notice("the conversation before this point was compacted into a summary", title="compacted"))
+                events.append(ev.Notice(COMPACTED_NOTE, title="compacted"))
             elif item.role == "user" and not is_contextual_fragment(item.text):
                 events.append(ev.UserMessage(item.text))
         elif isinstance(item, Reasoning) and item.text.strip():
             events.append(ev.ReasoningDone(item.text))
         elif isinstance(item, ToolCall):
-            events.append(ev.ToolCallBegin(item.call_id, item.name, arguments(item.arguments)))
+            events.append(ev.ToolCallBegin(item.call_id, item.name, lenient_arguments(item.arguments)))
         elif isinstance(item, ToolOutput) and (call := calls.get(item.call_id)):
             code = EXIT_CODE.search(item.output)
             events.append(ev.ToolCallEnd(
-                item.call_id, call.name, arguments(call.arguments), item.output, item.success, 0.0,
+                item.call_id, call.name, lenient_arguments(call.arguments), item.output, item.success, 0.0,
                 int(code.group(1)) if code else None,
             ))
     return events
-
-
-def arguments(raw: str) -> dict:
-    try:
-        parsed = json.loads(raw) if raw.strip() else {}
-    except json.JSONDecodeError:
-        return {"raw": raw}
-    return parsed if isinstance(parsed, dict) else {"raw": raw}

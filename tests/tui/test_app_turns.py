@@ -14,7 +14,8 @@ ANSWER = "## Plan\n\nFirst a **bold** claim, then a list:\n\n- one\n- two\n\n```
 
 
 def last_user_text(request) -> str:
-    return request.body["messages"][-1]["content"] if isinstance(request.body["messages"][-1]["content"], str) else str(request.body["messages"][-1]["content"])
+    content = request.body["messages"][-1]["content"]
+    return content if isinstance(content, str) else str(content)
 
 
 async def test_a_prompt_streams_a_markdown_answer(make_app, server):

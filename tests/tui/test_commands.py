@@ -162,12 +162,16 @@ async def test_command_palette_offers_the_main_actions(make_app, server):
 async def test_plan_and_apply_patch_diff_render(make_app, server):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        plan = (ev.PlanStep("read the code", "completed"), ev.PlanStep("fix the bug", "in_progress"), ev.PlanStep("run tests", "pending"))
+        plan = (
+            ev.PlanStep("read the code", "completed"), ev.PlanStep("fix the bug", "in_progress"),
+            ev.PlanStep("run tests", "pending"),
+        )
         await app.handle_event(ev.PlanUpdated(plan, "small fix"))
         await app.handle_event(ev.ToolCallBegin("p1", "apply_patch", {"patch": "..."}))
         diff = "--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-old line\n+new line\n"
         change = ev.FileChange("app.py", "update", None, diff)
-        await app.handle_event(ev.ToolCallEnd("p1", "apply_patch", {"patch": "..."}, "Success", True, 0.01, None, (change,)))
+        end = ev.ToolCallEnd("p1", "apply_patch", {"patch": "..."}, "Success", True, 0.01, None, (change,))
+        await app.handle_event(end)
         await pilot.pause()
         shown = screen_text(app)
         assert "☑ read the code" in shown and "◐ fix the bug" in shown and "☐ run tests" in shown

@@ -22,7 +22,8 @@ def test_exec_and_the_core_never_import_textual():
         import sys
         import agent_cli.cli, agent_cli.headless.exec, agent_cli.session
         from agent_cli.session import Session
-        loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich') or m.startswith('agent_cli.tui'))
+        loaded = sorted(m for m in sys.modules
+                        if m.split('.')[0] in ('textual', 'rich') or m.startswith('agent_cli.tui'))
         print(loaded)
     """)
     assert done.returncode == 0, done.stderr

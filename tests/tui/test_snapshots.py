@@ -31,7 +31,8 @@ def test_idle(snap_compare, make_app):
 
 def test_streamed_answer(snap_compare, make_app, server):
     server.script(Reply(
-        text="## Result\n\nThe function **works**:\n\n- parses input\n- returns `42`\n\n```python\ndef answer():\n    return 42\n```\n",
+        text="## Result\n\nThe function **works**:\n\n- parses input\n- returns `42`\n\n"
+        "```python\ndef answer():\n    return 42\n```\n",
         chunk_size=6,
         usage=Usage(input_tokens=12_000, cached_input_tokens=6_000, output_tokens=300),
     ))
@@ -46,7 +47,8 @@ def test_streamed_answer(snap_compare, make_app, server):
 
 
 def test_approval_modal(snap_compare, make_app, server):
-    server.script(Reply(text="I will create it.", tool_calls=[ToolCall("shell", {"command": "mkdir -p build && touch build/out.txt"})]))
+    command = ToolCall("shell", {"command": "mkdir -p build && touch build/out.txt"})
+    server.script(Reply(text="I will create it.", tool_calls=[command]))
     app = frozen(make_app(WINDOW, 'approval_policy="untrusted"'))
 
     async def run(pilot):

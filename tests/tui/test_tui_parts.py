@@ -78,7 +78,8 @@ async def test_transcript_keeps_only_the_newest_cells():
         await pilot.pause()
         # pruning waits for a batch, then drops back to the limit
         dropped = PRUNE_BATCH + 1
-        assert [cell.text for cell in transcript.cells] == [f"message {i}" for i in range(dropped, 15 + PRUNE_BATCH + 5)]
+        kept = [f"message {i}" for i in range(dropped, 15 + PRUNE_BATCH + 5)]
+        assert [cell.text for cell in transcript.cells] == kept
         marker = transcript.query_one(PrunedMarker)
         assert marker.count == dropped and transcript.children[0] is marker
         assert transcript.max_scroll_y > 0 and transcript.scroll_y == transcript.max_scroll_y  # anchored

@@ -8,14 +8,7 @@ import pytest
 from agent_cli.context.fragments import is_contextual_fragment, is_real_user_message
 from agent_cli.context.initial import build_initial_context, build_instructions, permissions_text
 from agent_cli.context.modes import MODES, mode_change_fragment, mode_guidance, tools_for_mode
-
-try:
-    from agent_cli.context.truncate import approx_tokens
-except ImportError:  # pragma: no cover - the truncation module is written concurrently
-
-    def approx_tokens(text: str) -> int:
-        return (len(text.encode("utf-8")) + 3) // 4
-
+from agent_cli.context.truncate import approx_tokens
 
 NOW = datetime(2025, 5, 6, 12, 0, tzinfo=timezone.utc)
 ALL_TOOLS = ["shell", "read_file", "grep", "list_dir", "apply_patch", "update_plan"]
@@ -139,10 +132,9 @@ def test_mode_change_is_a_developer_fragment(home):
 
 
 def tool_spec_tokens() -> tuple[int, int]:
-    tools = pytest.importorskip("agent_cli.tools")
-    if not hasattr(tools, "default_tools"):
-        pytest.skip("agent_cli.tools.default_tools is not written yet")
-    specs = [tool.spec for tool in tools.default_tools()]
+    from agent_cli.tools import default_tools
+
+    specs = [tool.spec for tool in default_tools()]
     payload = [{"type": "function", "name": s.name, "description": s.description, "parameters": s.parameters} for s in specs]
     return len(specs), approx_tokens(json.dumps(payload))
 

@@ -19,6 +19,8 @@ from textual.widgets import Button, Input, Static
 from agent_cli.events import ApprovalDecision, ApprovalRequest
 from agent_cli.tui.widgets.diff_view import DiffView
 
+DENY_PLACEHOLDER = "reason for the model (optional) · enter to deny · esc for no reason"
+
 
 class ApprovalScreen(ModalScreen[ApprovalDecision]):
     DEFAULT_CSS = """
@@ -67,9 +69,14 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                 yield Static(Content(request.reason), id="reason-note")
             with Horizontal(id="buttons"):
                 yield Button(Content.from_markup("[u]Y[/u]es, once"), id="approve", variant="success", compact=True)
-                yield Button(Content.from_markup("Yes, for this [u]s[/u]ession (a)"), id="approve_session", variant="primary", compact=True)
-                yield Button(Content.from_markup("[u]N[/u]o, tell the model why"), id="deny", variant="error", compact=True)
-            yield Input(placeholder="reason for the model (optional) · enter to deny · esc for no reason", id="deny-reason")
+                yield Button(
+                    Content.from_markup("Yes, for this [u]s[/u]ession (a)"),
+                    id="approve_session", variant="primary", compact=True,
+                )
+                yield Button(
+                    Content.from_markup("[u]N[/u]o, tell the model why"), id="deny", variant="error", compact=True
+                )
+            yield Input(placeholder=DENY_PLACEHOLDER, id="deny-reason")
 
     def on_mount(self) -> None:
         self.query_one("#approve", Button).focus()

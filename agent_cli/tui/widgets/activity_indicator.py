@@ -31,10 +31,6 @@ class ActivityIndicator(Static):
         self.started = 0.0
         self._timer: Timer | None = None
 
-    @property
-    def busy(self) -> bool:
-        return self.has_class("-busy")
-
     def start(self, label: str = "working") -> None:
         self.label = label
         self.started = self.clock()

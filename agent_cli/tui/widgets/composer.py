@@ -143,12 +143,14 @@ class Composer(TextArea):
         row, _ = self.cursor_location
         if row == 0 and (match := COMMAND_TOKEN.match(before)):
             query = match.group(1)
-            commands = [c for c in self.commands() if c.name.startswith(query)]
+            available = self.commands()
+            commands = [c for c in available if c.name.startswith(query)]
             if not commands:
-                names = fuzzy_filter(query, [c.name for c in self.commands()], MENU_SIZE)
-                commands = [c for name in names for c in self.commands() if c.name == name]
+                names = fuzzy_filter(query, [c.name for c in available], MENU_SIZE)
+                commands = [c for name in names for c in available if c.name == name]
             self.menu.show("command", [
-                Completion("/" + c.name, "/" + c.name, f"{c.argument_hint}  {c.description}" if c.argument_hint else c.description)
+                Completion("/" + c.name, "/" + c.name,
+                           f"{c.argument_hint}  {c.description}" if c.argument_hint else c.description)
                 for c in commands
             ])
         elif match := FILE_TOKEN.search(before):

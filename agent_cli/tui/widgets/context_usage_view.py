@@ -26,7 +26,8 @@ def render_usage(usage: ContextUsage) -> Content:
     window = max(usage.window, 1)
     parts: list[str | tuple[str, str]] = [
         ("Context", "bold"),
-        f"  {tokens(usage.used)} / {tokens(usage.window)} tokens ({usage.percent(usage.used):.0f}% used, {usage.counting_method})\n",
+        f"  {tokens(usage.used)} / {tokens(usage.window)} tokens"
+        f" ({usage.percent(usage.used):.0f}% used, {usage.counting_method})\n",
     ]
     used_cells = 0
     for index, part in enumerate(usage.parts):
@@ -44,5 +45,8 @@ def render_usage(usage: ContextUsage) -> Content:
             (f"{tokens(part.tokens):>7}  {usage.percent(part.tokens):5.1f}%", "$text-muted"),
         ]
     free = max(0, usage.window - usage.used)
-    parts += ["\n", ("□ ", "$text-muted"), "free".ljust(width), (f"{tokens(free):>7}  {usage.percent(free):5.1f}%", "$text-muted")]
+    parts += [
+        "\n", ("□ ", "$text-muted"), "free".ljust(width),
+        (f"{tokens(free):>7}  {usage.percent(free):5.1f}%", "$text-muted"),
+    ]
     return Content.assemble(*parts)

@@ -41,7 +41,3 @@ class DiffView(Static):
 
     def __init__(self, diff: str, max_lines: int | None = None, **kwargs) -> None:
         super().__init__(render_diff(diff, max_lines), **kwargs)
-        self.diff = diff
-
-    def show(self, max_lines: int | None) -> None:
-        self.update(render_diff(self.diff, max_lines))

@@ -6,7 +6,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from agent_cli.events import CompactionFinished, TokenCount
-from agent_cli.tui.formatting import tokens
+from agent_cli.tui.formatting import compaction_summary, tokens
 
 
 class StatusBar(Static):
@@ -59,12 +59,3 @@ class StatusBar(Static):
         if self.context_event:
             parts += ["   ", (self.context_event, "$text-accent")]
         return Content.assemble(*parts)
-
-
-def compaction_summary(event: CompactionFinished) -> str:
-    before, after = tokens(event.tokens_before), tokens(event.tokens_after)
-    if not event.applied:
-        return f"compaction kept history ({before})"
-    label = "auto-compacted" if event.trigger != "manual" else "compacted"
-    note = " (fallback)" if event.fallback else ""
-    return f"{label} {before} → {after}{note}"

@@ -104,10 +104,11 @@ class ToolCell(Static, can_focus=True):
         self._scheduled = False
         parts = [self._header_content()]
         diff = self.diff
+        output = self.output_text  # joined once per repaint: streamed output can be long
         if diff and self.result is not None and self.result.success:
             parts.append(render_diff(diff, None if self.expanded else DIFF_PREVIEW_LINES))
-        elif self.output_text.strip():
-            parts.append(self._output_content())
+        elif output.strip():
+            parts.append(self._output_content(output))
         self.update(Content("\n").join(parts))
 
     def _header_content(self) -> Content:
@@ -136,8 +137,8 @@ class ToolCell(Static, can_focus=True):
                 parts.append(("  " + " · ".join(facts), "$text-muted"))
         return Content.assemble(*parts)
 
-    def _output_content(self) -> Content:
-        lines = self.output_text.rstrip("\n").splitlines()
+    def _output_content(self, output: str) -> Content:
+        lines = output.rstrip("\n").splitlines()
         note: str | None = None
         if self.expanded:
             if len(lines) > EXPANDED_MAX_LINES:

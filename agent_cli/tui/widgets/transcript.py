@@ -11,27 +11,12 @@ from __future__ import annotations
 
 from textual.containers import VerticalScroll
 from textual.widget import Widget
-from textual.widgets import Static
+
+from agent_cli.tui.widgets.pruned_marker import PrunedMarker
 
 MAX_CELLS = 100
 LIVE_CELLS = 8
 PRUNE_BATCH = 20
-
-
-class PrunedMarker(Static):
-    """Says how many earlier cells were dropped from the view."""
-
-    DEFAULT_CSS = """
-    PrunedMarker { color: $text-muted; text-style: italic; margin: 0 0 1 2; }
-    """
-
-    def __init__(self) -> None:
-        super().__init__("")
-        self.count = 0
-
-    def add(self, count: int) -> None:
-        self.count += count
-        self.update(f"… {self.count} earlier cells are not shown (the conversation still has them)")
 
 
 class Transcript(VerticalScroll, can_focus=False):
