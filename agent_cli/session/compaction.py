@@ -292,8 +292,7 @@ def oversized_input(session: Session, text: str) -> str | None:
     """Why ``text`` can never fit (it is kept whole through compactions), or None if it can."""
     tokens = session.tokens.text_tokens(text)
     overhead = session.tokens.prompt_overhead(session.instructions, session.tool_specs())
-    initial = session.tokens.items_tokens(session.initial.items) if session.initial is not None else 0
-    room = session.effective_window - overhead - initial
+    room = session.effective_window - overhead - session.initial_tokens
     if tokens <= room:
         return None
     return (

@@ -17,6 +17,7 @@ from agent_cli import events as ev
 from agent_cli.config import Config
 from agent_cli.context.environment import EnvironmentContext
 from agent_cli.context.environment import diff as environment_diff
+from agent_cli.context.fragments import TURN_ABORTED
 from agent_cli.context.modes import tools_for_mode
 from agent_cli.context.skills import skill_injections
 from agent_cli.context.tokens import TokenCounter, auto_compact_limit, effective_window
@@ -32,6 +33,10 @@ from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.sandbox import start_warning
 
 Emit = Callable[[ev.Event], None]
+INTERRUPTED_NOTE = (
+    "The user interrupted the previous turn. Tool calls still running were stopped, and any "
+    "answer you were writing was not shown. Wait for the user's next message."
+)
 
 
 def new_session_id() -> str:
@@ -54,7 +59,9 @@ class Session:
         self.model = config.model
         self.tokens = TokenCounter.for_model(config.model)  # tiktoken when available locally
         # Every history change is appended to the session file as it happens (session/rollout.py).
-        self.rollout = RolloutWriter.for_new_session(config.agent_home, self.id, config.cwd, config.model, config.provider.id)
+        self.rollout = RolloutWriter.for_new_session(
+            config.agent_home, self.id, config.cwd, config.model, config.provider.id
+        )
         self.history = RecordingHistory(self.rollout, estimate=self.tokens.item_tokens)
         self.total_usage = Usage()
         self.last_usage: Usage | None = None
@@ -64,6 +71,7 @@ class Session:
         self._tools = ToolRegistry(tools if tools is not None else default_tools())
         self._instructions: str | None = None
         self.initial = None  # the InitialContext recorded at the start of the history
+        self._initial_tokens: tuple[object, int] | None = None  # (initial, its token count)
         self.environment: EnvironmentContext | None = None  # as last sent to the model
         self.hooks = HookState.from_config(config)  # the user's hooks (session/hooks.py)
         self.resumed = None  # a ResumeInfo when restored from a session file (session/resume.py)
@@ -98,7 +106,7 @@ class Session:
         ``!`cmd``` expanded) and yield its events until it ends."""
         from agent_cli.commands.dispatch import run_input
 
-        async for event in self._run_in_task(lambda emit: run_input(self, text, emit)):
+        async for event in self._run_in_task(lambda emit: run_input(self, text, emit), note_interrupt=True):
             yield event
 
     async def compact(self, instructions: str | None = None) -> AsyncIterator[ev.Event]:
@@ -129,16 +137,23 @@ class Session:
         if self.running:
             self._turn_task.cancel()  # type: ignore[union-attr]
 
-    async def _run_in_task(self, body: Callable[[Emit], object]) -> AsyncIterator[ev.Event]:
+    async def _run_in_task(
+        self, body: Callable[[Emit], object], note_interrupt: bool = False
+    ) -> AsyncIterator[ev.Event]:
+        """Run ``body`` in its own task, yielding what it emits. With ``note_interrupt``, a turn
+        the user stops leaves a note so the model knows its work was cut short."""
         if self.running:
             raise RuntimeError("a turn is already running")
         queue: asyncio.Queue[ev.Event | None] = asyncio.Queue()
+        length_before = len(self.history)
 
         async def runner() -> None:
             try:
                 await body(queue.put_nowait)  # type: ignore[misc]
             except asyncio.CancelledError:
                 closed = self.history.close_open_calls()
+                if note_interrupt and len(self.history) > length_before:
+                    self.record(user(TURN_ABORTED.wrap(INTERRUPTED_NOTE)))
                 note = f" ({closed} running tool call(s) stopped)" if closed else ""
                 queue.put_nowait(ev.TurnAborted(f"interrupted by the user{note}"))
             except Exception as exc:  # a bug must end the turn, not the program
@@ -215,6 +230,15 @@ class Session:
         if change := environment_diff(self.environment, current):
             self.record(user(change))
         self.environment = current
+
+    @property
+    def initial_tokens(self) -> int:
+        """Tokens of the initial context, counted once per initial context (checked every turn)."""
+        if self.initial is None:
+            return 0
+        if self._initial_tokens is None or self._initial_tokens[0] is not self.initial:
+            self._initial_tokens = (self.initial, self.tokens.items_tokens(self.initial.items))
+        return self._initial_tokens[1]
 
     def detect_environment(self) -> EnvironmentContext:
         config = self.config

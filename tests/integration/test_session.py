@@ -49,6 +49,7 @@ async def test_interrupt_while_streaming_leaves_a_valid_history(server, session)
     events = await collect(session, "first", stop_when=lambda e: isinstance(e, ev.TextDelta))
     assert isinstance(events[-1], ev.TurnAborted)
     assert session.history.items == normalize(session.history.items)
+    assert session.history.items[-1].text.startswith("<turn_aborted>")  # the model learns it was stopped
     events = await collect(session, "again")
     assert isinstance(events[-1], ev.TurnComplete) and events[-1].last_message == "second answer"
     server.assert_done()
