@@ -5,9 +5,7 @@ None of them touches the history, so a front end may run them while a turn is ru
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
-from pathlib import Path
 
 from agent_cli import events as ev
 from agent_cli.commands import git
@@ -15,6 +13,7 @@ from agent_cli.commands.context_usage import context_usage
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation
 from agent_cli.context.skills import load_skills, skill_roots
+from agent_cli.display import home_relative
 from agent_cli.models.registry import resolve_base_url
 
 EXPANSION_HELP = (
@@ -36,11 +35,6 @@ def table(rows: list[tuple[str, str]], indent: str = "", max_width: int = 24) ->
     return "\n".join(lines)
 
 
-def _home(path: Path | str) -> str:
-    text, home = str(path), os.path.expanduser("~")
-    return "~" + text[len(home) :] if home != "/" and (text == home or text.startswith(home + os.sep)) else text
-
-
 async def help_command(inv: Invocation) -> None:
     infos = inv.table.infos()
     if inv.args:
@@ -49,7 +43,7 @@ async def help_command(inv: Invocation) -> None:
         info = next(i for i in infos if i.name == (resolved.builtin.name if resolved.builtin else name))
         lines = [f"/{info.name} {info.argument_hint}".rstrip(), info.description]
         if resolved.custom:
-            lines.append(f"file: {_home(resolved.custom.path)}")
+            lines.append(f"file: {home_relative(resolved.custom.path)}")
             if resolved.custom.model:
                 lines.append(f"model: {resolved.custom.model}")
             if resolved.custom.allowed_tools:
@@ -84,7 +78,7 @@ async def status_command(inv: Invocation) -> None:
     provider_text += f", {base_url})" if base_url else ")"
     docs = initial.project_docs.files
     doc_lines = [
-        f"{_home(doc.path)} ({doc.size:,} bytes{', cut to fit project_doc_max_bytes' if doc.truncated else ''})"
+        f"{home_relative(doc.path)} ({doc.size:,} bytes{', cut to fit project_doc_max_bytes' if doc.truncated else ''})"
         for doc in docs
     ] or ["none"]
     skills = ", ".join(skill.name for skill in initial.skills) or "none"
@@ -92,7 +86,7 @@ async def status_command(inv: Invocation) -> None:
     rows = [
         ("model", session.model),
         ("provider", provider_text),
-        ("directory", _home(config.cwd)),
+        ("directory", home_relative(config.cwd)),
         ("mode", session.mode),
         ("approval", config.approval_policy),
         ("sandbox", sandbox),
@@ -129,7 +123,7 @@ async def skills_command(inv: Invocation) -> None:
     if not found.skills:
         text = "no skills found (add .agent/skills/NAME/SKILL.md in the repository or $AGENT_HOME/skills/NAME/SKILL.md)"
     else:
-        rows = [(f"${skill.name}", f"{skill.description} [{skill.source}] {_home(skill.path)}") for skill in found.skills]
+        rows = [(f"${skill.name}", f"{skill.description} [{skill.source}] {home_relative(skill.path)}") for skill in found.skills]
         text = table(rows) + "\n\nMention $name in a prompt to give the model that skill's instructions."
     if found.warnings:
         text += "\n\nwarnings:\n" + "\n".join(f"  {warning}" for warning in found.warnings)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TextIO
 
 from agent_cli.cli import add_session_options, fail, load_config_or_exit
+from agent_cli.display import human_size, short_path
 
 PICKER_SIZE = 20
 
@@ -198,23 +199,6 @@ def terminal_width() -> int:
         return os.get_terminal_size().columns
     except OSError:
         return 120
-
-
-def human_size(size: int) -> str:
-    if size < 1024:
-        return f"{size} B"
-    for unit in ("KB", "MB", "GB"):
-        size /= 1024  # type: ignore[assignment]
-        if size < 1024 or unit == "GB":
-            return f"{size:.0f} {unit}" if size >= 10 else f"{size:.1f} {unit}"
-    return f"{size} B"  # pragma: no cover
-
-
-def short_path(path: str, limit: int = 28) -> str:
-    home = str(Path.home())
-    if path == home or path.startswith(home + os.sep):
-        path = "~" + path[len(home):]
-    return path if len(path) <= limit else "…" + path[-(limit - 1):]
 
 
 def format_row(summary, width: int = 120) -> str:

@@ -25,9 +25,9 @@ if TYPE_CHECKING:
 
 from agent_cli import events as ev
 from agent_cli.config import Config
+from agent_cli.display import home_relative
 from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands, SlashCommand, parse_command
 from agent_cli.tui.event_renderer import EventRenderer
-from agent_cli.tui.formatting import home_relative
 from agent_cli.tui.input_history import InputHistory
 from agent_cli.tui.keys_help import keys_help
 from agent_cli.tui.repo_files import list_files

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from agent_cli.events import CompactionFinished
 
 
@@ -29,14 +27,6 @@ def duration(seconds: float) -> str:
         return f"{minutes}m {secs:02d}s"
     hours, minutes = divmod(minutes, 60)
     return f"{hours}h {minutes:02d}m"
-
-
-def home_relative(path: Path) -> str:
-    """The path with the home directory shown as ``~``."""
-    try:
-        return "~/" + str(path.relative_to(Path.home()))
-    except ValueError:
-        return str(path)
 
 
 def one_line(text: str, limit: int = 120) -> str:

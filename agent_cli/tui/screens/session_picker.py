@@ -20,7 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from agent_cli.headless.sessions_cmd import human_size, short_path  # what `agent sessions` shows
+from agent_cli.display import human_size, short_path  # as `agent sessions` shows them
 from agent_cli.session.catalog import SessionSummary
 from agent_cli.tui.formatting import one_line
 
