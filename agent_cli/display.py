@@ -30,3 +30,12 @@ def human_size(size: int) -> str:
         if value < 1024 or unit == "GB":
             return f"{value:.0f} {unit}" if value >= 10 else f"{value:.1f} {unit}"
     return f"{size} B"  # unreachable: GB ends the loop
+
+
+def command_output(output: str) -> str:
+    """What a person wants to see of a shell call's output: the header lines the model reads
+    (``Exit code``, ``Wall time``, …) are dropped, since front ends show them as status."""
+    head, marker, rest = output.partition("Output:\n")
+    if marker and head.count("\n") <= 4 and head.startswith("Exit code"):
+        return rest
+    return output

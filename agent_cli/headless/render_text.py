@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import IO
 
 from agent_cli import events as ev
+from agent_cli.display import command_output
 
 STYLES = {"dim": "2", "bold": "1", "red": "31", "green": "32", "yellow": "33", "cyan": "36", "magenta": "35"}
 PREVIEW_LINES = 6
@@ -88,9 +89,7 @@ class TextRenderer:
         self.line(self.style(f"  {status} in {event.duration:.1f}s", color))
         for change in event.changes:
             self.line(f"  {change.kind} {change.path}" + (f" → {change.move_to}" if change.move_to else ""))
-        _, marker, body = event.output.partition("\nOutput:\n")
-        shell_header = event.name == "shell" and event.output.startswith("Exit code:") and marker
-        lines = (body if shell_header else event.output).splitlines()  # the status line says the rest
+        lines = command_output(event.output).splitlines()  # the status line above says the rest
         shown = lines if len(lines) <= PREVIEW_LINES else lines[: PREVIEW_LINES // 2] + ["…"] + lines[-PREVIEW_LINES // 2 :]
         for text in shown:
             self.line(self.style(f"  │ {text[:200]}", "dim"))

@@ -15,6 +15,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from agent_cli.display import command_output
 from agent_cli.events import ToolCallEnd
 from agent_cli.tui.formatting import duration, one_line, preview_lines
 from agent_cli.tui.widgets.diff_view import render_diff
@@ -37,14 +38,6 @@ def describe_call(name: str, args: dict[str, Any]) -> str:
             extra = " " + json.dumps(rest, ensure_ascii=False) if rest else ""
             return f"{args[key]}{extra}"
     return json.dumps(args, ensure_ascii=False) if args else ""
-
-
-def display_output(output: str) -> str:
-    """What the user wants to see of the model's copy: shell's header lines are dropped."""
-    head, marker, rest = output.partition("Output:\n")
-    if marker and head.count("\n") <= 4 and head.startswith("Exit code"):
-        return rest
-    return output
 
 
 class ToolCell(Static, can_focus=True):
@@ -77,7 +70,7 @@ class ToolCell(Static, can_focus=True):
     def output_text(self) -> str:
         if self.live:
             return "".join(self.live)
-        return display_output(self.result.output) if self.result else ""
+        return command_output(self.result.output) if self.result else ""
 
     @property
     def diff(self) -> str:
