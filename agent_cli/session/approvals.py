@@ -156,12 +156,13 @@ class Approvals:
             return Need(ask=True, unsandboxed=True, key="unsandboxed:" + key, reason=f"Run outside the sandbox: {why}")
         if self.confined and "unsandboxed:" + key in self.session_approved:
             return Need(unsandboxed=True)
-        if key in self.session_approved or is_known_safe(command):
+        if key in self.session_approved:
             return Need()
-        if self.policy == "untrusted":
-            return Need(ask=True, key=key)
         if self.confined and not self.enforced and self.interactive and self.policy != "never":
+            # no sandbox can hold the command: the person decides, even for "read-only" ones
             return Need(ask=True, key=key, reason="No sandbox mechanism works here: this command would run unconfined.")
+        if self.policy == "untrusted" and not is_known_safe(command):
+            return Need(ask=True, key=key)
         return Need()
 
     def _assess_patch(self, args: dict[str, Any]) -> Need:

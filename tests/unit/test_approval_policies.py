@@ -243,10 +243,10 @@ async def test_full_access_has_no_sandbox_and_escalation_is_moot(ws):
 
 
 async def test_without_a_mechanism_the_tui_asks_before_each_command(ws, no_mechanism):
-    gate, user = approvals(ws, "on-request"), Answerer("approve")
-    assert await gate.check("c1", "shell", shell("ls"), user) is None
+    gate, user = approvals(ws, "on-request"), Answerer("approve", "approve")
+    assert await gate.check("c1", "shell", shell("ls"), user) is None  # even a read-only command asks
     assert await gate.check("c2", "shell", shell("make"), user) is None
-    assert len(user.requests) == 1 and "would run unconfined" in user.requests[0].reason
+    assert len(user.requests) == 2 and all("would run unconfined" in r.reason for r in user.requests)
     exec_gate = approvals(ws, "never", interactive=False)
     assert await exec_gate.check("c1", "shell", shell("make"), Answerer()) is None
 
