@@ -9,6 +9,7 @@ from pathlib import Path
 from agent_cli.commands.errors import InputError
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's hash of an empty tree
+GIT_TIMEOUT_S = 60
 MAX_UNTRACKED_FILES = 200
 MAX_UNTRACKED_BYTES = 512 * 1024
 _BASE_ARGS = ("git", "--no-pager", "-c", "color.ui=never", "-c", "core.quotepath=off")
@@ -29,7 +30,14 @@ async def git(cwd: Path, *args: str) -> GitResult:
         )
     except FileNotFoundError:
         raise InputError("git is not installed (or not on PATH)") from None
-    out, err = await process.communicate()
+    try:
+        out, err = await asyncio.wait_for(process.communicate(), GIT_TIMEOUT_S)
+    except asyncio.TimeoutError:
+        raise InputError(f"`git {args[0]}` did not finish within {GIT_TIMEOUT_S} s") from None
+    finally:
+        if process.returncode is None:  # timed out or interrupted: leave nothing running
+            process.kill()
+            await process.wait()
     code = process.returncode if process.returncode is not None else -1
     return GitResult(code, out.decode("utf-8", errors="replace"), err.decode("utf-8", errors="replace").strip())
 
