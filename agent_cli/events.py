@@ -14,15 +14,6 @@ from agent_cli.models.base import Usage
 
 
 @dataclass(frozen=True, slots=True)
-class SessionConfigured:
-    session_id: str
-    model: str
-    provider: str
-    cwd: str
-    mode: str
-
-
-@dataclass(frozen=True, slots=True)
 class TurnStarted:
     turn_id: int
 
@@ -240,8 +231,7 @@ class TurnFailed:
 
 
 Event = (
-    SessionConfigured
-    | TurnStarted
+    TurnStarted
     | UserMessage
     | TextDelta
     | ReasoningDelta

@@ -264,8 +264,6 @@ class AgentApp(App[int]):
             case ev.CommandAction(action="resume", argument=argument):
                 await self.resume_session(argument)
                 return
-            case ev.SessionConfigured(model=model, provider=provider, mode=mode):
-                self.status.set_session(model, provider, mode)
         await self.renderer.render(event)
         if isinstance(event, ev.Notice) and event.title == "help":
             await self.renderer.notice(keys_help(), "info", "keys")
