@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import select
+import signal
 import sys
 from pathlib import Path
 
@@ -15,6 +17,7 @@ from agent_cli.headless.render_json import JsonRenderer
 from agent_cli.headless.render_text import TextRenderer
 
 TURN_FAILED = 1
+INTERRUPTED = 130  # 128 + SIGINT
 INTERACTIVE_ONLY = {
     "resume": "/resume needs the TUI; here use `agent exec resume --last [PROMPT]` or `agent exec resume ID [PROMPT]`",
     "new": "/new needs the TUI; every `agent exec` run already starts a new session",
@@ -82,8 +85,8 @@ def run_exec(args: argparse.Namespace) -> int:
         renderer = TextRenderer(sys.stderr, color=color)
     try:
         outcome = asyncio.run(drive(session, prompt, renderer))
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt:  # before the loop could take over Ctrl+C
+        return INTERRUPTED
     last_message, status = outcome
     if status == USAGE_ERROR:  # the input was refused (unknown /command, missing @file): nothing ran
         return status
@@ -92,6 +95,22 @@ def run_exec(args: argparse.Namespace) -> int:
     if not args.json and last_message:
         print(last_message, flush=True)
     return status
+
+
+def stop_on_ctrl_c(session) -> asyncio.Event:
+    """Ctrl+C stops the turn the way Esc does in the TUI: tools are killed, the history and the
+    session file stay valid, and exec exits 130. Returns the event that records it happened."""
+    interrupted = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def on_sigint() -> None:
+        interrupted.set()
+        session.interrupt()
+        loop.remove_signal_handler(signal.SIGINT)  # a second Ctrl+C stops at once
+
+    with contextlib.suppress(NotImplementedError, RuntimeError):  # no signal handlers on this loop
+        loop.add_signal_handler(signal.SIGINT, on_sigint)
+    return interrupted
 
 
 async def drive(session, prompt: str, renderer) -> tuple[str | None, int]:
@@ -105,6 +124,7 @@ async def drive(session, prompt: str, renderer) -> tuple[str | None, int]:
     last_message: str | None = None
     notices: list[str] = []  # what a command without a model turn (/diff, /status) produced
     status = 0
+    interrupted = stop_on_ctrl_c(session)
     try:
         async for event in session.submit(prompt):
             if isinstance(event, ev.CommandAction) and event.action in INTERACTIVE_ONLY:
@@ -125,6 +145,8 @@ async def drive(session, prompt: str, renderer) -> tuple[str | None, int]:
     finally:
         await session.aclose()
     renderer.finished()
+    if interrupted.is_set():
+        return last_message, INTERRUPTED
     if last_message is None and notices and status == 0:
         last_message = "\n\n".join(notices)  # `agent exec /diff > x.patch` gets the diff on stdout
     return last_message, status

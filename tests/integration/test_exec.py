@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import pty
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -232,3 +234,23 @@ def test_non_utf8_config_is_a_usage_error_without_traceback(tmp_path, isolated_h
     (isolated_home / "config.toml").write_bytes(b"model = '\xff'\n")
     result = run_agent(["exec", "hi"], cwd=tmp_path, env={"OPENAI_API_KEY": "x"})
     assert result.returncode == 2 and "not UTF-8" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_ctrl_c_stops_the_turn_cleanly_and_exits_130(server, tmp_path):
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "sleep 30; touch late"})]))
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1", **provider_env(server, "openai-chat")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_cli", *exec_args("openai-chat", "--json", "-c", 'sandbox_mode="danger-full-access"', "hi")],
+        cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    for line in proc.stdout:  # wait until the command runs
+        if '"command_execution"' in line:
+            break
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert "Traceback" not in err and "Unknown child process" not in err
+    assert '"turn.failed"' in out and "interrupted by the user" in out
+    time.sleep(0.3)
+    assert not (tmp_path / "late").exists()
