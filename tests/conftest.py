@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -30,6 +31,17 @@ def isolated_home(tmp_path_factory, monkeypatch):
 def server():
     with FakeModelServer() as fake:
         yield fake
+
+
+@pytest.fixture
+def listener():
+    """A TCP socket listening on 127.0.0.1, for tests that check network access is cut."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    server.settimeout(0.5)
+    yield server
+    server.close()
 
 
 @dataclass

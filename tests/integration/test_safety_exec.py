@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import tempfile
 from pathlib import Path
 
@@ -47,16 +46,6 @@ def outside():
             return
         shutil.rmtree(path, ignore_errors=True)
     pytest.skip("no writable folder outside the temp dirs")
-
-
-@pytest.fixture
-def listener():
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen()
-    server.settimeout(0.5)
-    yield server
-    server.close()
 
 
 CONNECT = "python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=3); print('CONNECTED')\""

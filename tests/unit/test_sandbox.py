@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -153,16 +152,6 @@ def test_read_only_refuses_every_write(workspace, mechanism):
     ws, _ = workspace
     done = run_confined(sh("echo x > a.txt"), SandboxPolicy.create("read-only", ws), mechanism, ws)
     assert done.returncode != 0 and not (ws / "a.txt").exists()
-
-
-@pytest.fixture
-def listener():
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen()
-    server.settimeout(0.5)
-    yield server
-    server.close()
 
 
 CONNECT = "import socket,sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), timeout=3); print('connected')"

@@ -13,28 +13,19 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from agent_cli.events import ApprovalDecision, ApprovalRequest
+from agent_cli.tui.screens.dialog import DialogScreen
 from agent_cli.tui.widgets.diff_view import DiffView
 
 DENY_PLACEHOLDER = "reason for the model (optional) · enter to deny · esc for no reason"
 
 
-class ApprovalScreen(ModalScreen[ApprovalDecision]):
+class ApprovalScreen(DialogScreen[ApprovalDecision]):
     DEFAULT_CSS = """
     ApprovalScreen { align: center bottom; }
-    ApprovalScreen > #dialog {
-        width: 90%;
-        max-width: 110;
-        height: auto;
-        max-height: 90%;
-        padding: 1 2;
-        border: thick $warning;
-        background: $panel;
-    }
-    ApprovalScreen #title { text-style: bold; margin: 0 0 1 0; }
+    ApprovalScreen > #dialog { border: thick $warning; }
     ApprovalScreen #summary { height: auto; max-height: 20; margin: 0 0 1 0; background: $surface; }
     ApprovalScreen #command { padding: 0 1; color: $text-accent; }
     ApprovalScreen #reason-note { color: $text-muted; margin: 0 0 1 0; }

@@ -16,13 +16,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent_cli.display import human_size, short_path  # as `agent sessions` shows them
 from agent_cli.session.catalog import SessionSummary
 from agent_cli.tui.formatting import one_line
+from agent_cli.tui.screens.dialog import DialogScreen
 
 NO_PROMPT = "(no prompt yet)"
 
@@ -59,19 +59,10 @@ def row(summary: SessionSummary, here: bool, width: int = 100) -> Content:
     return Content.assemble((prompt, "bold" if summary.first_prompt else "italic"), "\n", (details, "dim"))
 
 
-class SessionPickerScreen(ModalScreen[Path | None]):
+class SessionPickerScreen(DialogScreen[Path | None]):
     DEFAULT_CSS = """
     SessionPickerScreen { align: center middle; }
-    SessionPickerScreen > #dialog {
-        width: 90%;
-        max-width: 110;
-        height: auto;
-        max-height: 90%;
-        padding: 1 2;
-        border: thick $primary;
-        background: $panel;
-    }
-    SessionPickerScreen #title { text-style: bold; margin: 0 0 1 0; }
+    SessionPickerScreen > #dialog { border: thick $primary; }
     SessionPickerScreen #filter { margin: 0 0 1 0; }
     SessionPickerScreen #sessions { height: auto; max-height: 24; border: none; background: $surface; }
     SessionPickerScreen #sessions > .option-list--option { padding: 0 1; }
@@ -83,10 +74,10 @@ class SessionPickerScreen(ModalScreen[Path | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "cancel", show=False),
-        Binding("up", "move(-1)", "up", show=False, priority=True),
-        Binding("down", "move(1)", "down", show=False, priority=True),
-        Binding("pageup", "page(-1)", "page up", show=False, priority=True),
-        Binding("pagedown", "page(1)", "page down", show=False, priority=True),
+        Binding("up", "move('cursor_up')", "up", show=False, priority=True),
+        Binding("down", "move('cursor_down')", "down", show=False, priority=True),
+        Binding("pageup", "move('page_up')", "page up", show=False, priority=True),
+        Binding("pagedown", "move('page_down')", "page down", show=False, priority=True),
     ]
 
     def __init__(self, sessions: Sequence[SessionSummary], cwd: Path | str) -> None:
@@ -119,19 +110,9 @@ class SessionPickerScreen(ModalScreen[Path | None]):
         options.highlighted = 0 if self.shown else None
         self.set_class(not self.shown, "-empty")
 
-    def action_move(self, step: int) -> None:
-        options = self.query_one("#sessions", OptionList)
-        if step < 0:
-            options.action_cursor_up()
-        else:
-            options.action_cursor_down()
-
-    def action_page(self, step: int) -> None:
-        options = self.query_one("#sessions", OptionList)
-        if step < 0:
-            options.action_page_up()
-        else:
-            options.action_page_down()
+    def action_move(self, how: str) -> None:
+        """Move in the list while the filter keeps the focus (``how``: an OptionList action)."""
+        getattr(self.query_one("#sessions", OptionList), f"action_{how}")()
 
     @property
     def selected(self) -> SessionSummary | None:
