@@ -18,10 +18,7 @@ MODE_SUMMARY = "agent: every tool · ask: read-only tools · plan: read-only too
 
 
 async def compact_command(inv: Invocation) -> None:
-    from agent_cli.session.compaction import compact
-
-    await inv.session.tokens.load_async()
-    await compact(inv.session, inv.emit, "manual", inv.args or None)
+    await inv.session.compact_now(inv.emit, inv.args or None)
 
 
 async def model_command(inv: Invocation) -> None:

@@ -91,8 +91,14 @@ def _bundled_summary_prefix() -> str:
 
 
 def summary_prefix(home: Path | None = None) -> str:
-    """The note that starts a compaction summary (``summary_prefix.md``, user override first)."""
-    return prompt_library(home).render("summary_prefix.md").strip()
+    """The note that starts a compaction summary (``summary_prefix.md``, user override first).
+
+    A broken user override falls back to the bundled note: it must not break compaction or
+    history parsing."""
+    try:
+        return prompt_library(home).render("summary_prefix.md").strip()
+    except PromptError:
+        return _bundled_summary_prefix()
 
 
 def summary_text(summary: str, home: Path | None = None) -> str:
@@ -103,11 +109,7 @@ def summary_text(summary: str, home: Path | None = None) -> str:
 def is_summary_message(text: str, prefix: str | None = None) -> bool:
     """True when ``text`` starts with the given, the current or the bundled summary prefix."""
     candidates = [prefix] if prefix is not None else []
-    try:
-        candidates.append(summary_prefix())
-    except PromptError:
-        pass  # a broken user override must not break history parsing
-    candidates.append(_bundled_summary_prefix())
+    candidates += [summary_prefix(), _bundled_summary_prefix()]
     text = text.lstrip()
     return any(candidate and text.startswith(candidate.strip()) for candidate in candidates)
 

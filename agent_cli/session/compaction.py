@@ -105,7 +105,7 @@ async def compact(session: Session, emit: Emit, trigger: Trigger, focus: str | N
 
     old_items = session.history.items
     initial = fresh_initial_context(session, emit)
-    prefix = current_summary_prefix(session)
+    prefix = summary_prefix(session.config.agent_home)
     rebuilt = rebuild_history(
         initial.items if initial is not None else previous_initial_items(session),
         old_items,
@@ -205,13 +205,6 @@ def compaction_prompt(session: Session, focus: str | None) -> str:
     if focus and focus.strip():
         text += "\n\n" + library.render("compact_focus.md", focus=focus.strip()).strip()
     return text
-
-
-def current_summary_prefix(session: Session) -> str:
-    try:
-        return summary_prefix(session.config.agent_home)
-    except PromptError:
-        return PromptLibrary([bundled_prompts_dir()]).render("summary_prefix.md").strip()
 
 
 def _library(session: Session) -> PromptLibrary:

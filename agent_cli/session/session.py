@@ -114,14 +114,15 @@ class Session:
 
         Runs like a turn, so :meth:`interrupt` stops it and the old history is kept.
         """
+        async for event in self._run_in_task(lambda emit: self.compact_now(emit, instructions)):
+            yield event
+
+    async def compact_now(self, emit: Emit, instructions: str | None = None) -> None:
+        """A manual compaction inside the running task (``/compact`` runs here too)."""
         from agent_cli.session.compaction import compact
 
-        async def body(emit: Emit) -> None:
-            await self.tokens.load_async()
-            await compact(self, emit, "manual", instructions)
-
-        async for event in self._run_in_task(body):
-            yield event
+        await self.tokens.load_async()
+        await compact(self, emit, "manual", instructions)
 
     async def aclose(self) -> None:
         """Release the session's resources: the model client's connections and the session file."""

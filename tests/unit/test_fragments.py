@@ -95,3 +95,10 @@ def test_summary_with_user_overridden_prefix_and_explicit_prefix(isolated_home: 
 def test_skill_fragment_escapes_attributes():
     text = skill_body_text('a"b', "/x&y/SKILL.md", "body")
     assert text.startswith('<skill name="a&quot;b" path="/x&amp;y/SKILL.md">\nbody\n')
+
+
+def test_a_broken_summary_prefix_override_falls_back_to_the_bundled_one(tmp_path):
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "summary_prefix.md").write_text("{% include 'missing.md' %}\n")
+    bundled = PromptLibrary([bundled_prompts_dir()]).render("summary_prefix.md").strip()
+    assert summary_prefix(tmp_path) == bundled
