@@ -83,8 +83,10 @@ def load_config_or_exit(args: argparse.Namespace):
 
 
 def check_api_key_or_exit(config) -> None:
+    from agent_cli.models.registry import resolve_api_key
+
     provider = config.provider
-    if not provider.requires_key or not provider.env_key or os.environ.get(provider.env_key):
+    if not provider.requires_key or not provider.env_key or resolve_api_key(provider):
         return
     fail(
         f"{provider.env_key} is not set (needed by provider '{provider.id}'). Export it, or use a "

@@ -130,6 +130,11 @@ def test_missing_key_is_one_line_naming_the_variable(tmp_path):
     assert len(lines) == 1 and "OPENAI_API_KEY is not set" in lines[0] and "OPENAI_BASE_URL" in lines[0]
 
 
+def test_a_blank_key_counts_as_missing(tmp_path):
+    result = run_agent(["exec", "--provider", "openai", "hi"], cwd=tmp_path, env={"OPENAI_API_KEY": "  "})
+    assert result.returncode == 2 and "OPENAI_API_KEY is not set" in result.stderr
+
+
 def test_missing_anthropic_key(tmp_path):
     result = run_agent(["exec", "-m", "claude-sonnet-4-5", "hi"], cwd=tmp_path)
     assert result.returncode == 2
