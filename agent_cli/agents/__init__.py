@@ -1,0 +1,1 @@
+"""Subagents: agent definitions, the task tool, child sessions (issue 12)."""

@@ -1,0 +1,1 @@
+"""Type-aware file reading: detection and one processor per type; images (issue 14)."""

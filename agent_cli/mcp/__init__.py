@@ -1,0 +1,1 @@
+"""MCP client: server manager, tool adapter, prompts and resources (issue 11)."""

@@ -1,0 +1,1 @@
+"""Memory: store, write gate and recall (issue 13)."""

@@ -1,0 +1,1 @@
+"""Claude Code plugins: loader and the Claude tool-name vocabulary for hooks (issue 12)."""
