@@ -22,6 +22,7 @@ import yaml
 
 from agent_cli.commands.text import Piece, Template
 from agent_cli.context.project_doc import find_git_root
+from agent_cli.tools.claude_names import our_tool_name
 
 COMMANDS_DIR = Path(".agent") / "commands"
 NAME_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -206,13 +207,6 @@ def substitute(body: str, arguments: str) -> Template:
     return Template(tuple(piece for piece in pieces if piece.text))
 
 
-# Claude Code's tool names, so its command files work here too.
-TOOL_ALIASES = {
-    "bash": "shell", "read": "read_file", "grep": "grep", "glob": "list_dir", "ls": "list_dir",
-    "edit": "apply_patch", "multiedit": "apply_patch", "write": "apply_patch", "todowrite": "update_plan",
-}
-
-
 def allowed_tool_names(allowed: tuple[str, ...], known: list[str]) -> tuple[list[str], list[str]]:
     """(our tool names for an ``allowed-tools`` list, the entries that name no tool).
 
@@ -221,7 +215,7 @@ def allowed_tool_names(allowed: tuple[str, ...], known: list[str]) -> tuple[list
     unknown: list[str] = []
     for entry in allowed:
         base = entry.split("(", 1)[0].strip()
-        name = base if base in known else TOOL_ALIASES.get(base.lower(), "")
+        name = base if base in known else (our_tool_name(base) or "")
         if name in known:
             names.append(name)
         else:
