@@ -25,9 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
 from agent_cli.session.safe_commands import approval_key, is_known_safe
-from agent_cli.tools.common import is_within
 from agent_cli.tools.process import TIMEOUT_EXIT_CODE
-from agent_cli.tools.sandbox import SandboxPolicy, detect_mechanism
+from agent_cli.tools.sandbox import SandboxPolicy, detect_mechanism, is_within
 from agent_cli.tools.shell_env import EnvPolicy, command_env
 
 if TYPE_CHECKING:

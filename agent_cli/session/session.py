@@ -1,8 +1,9 @@
 """The Session: one conversation with one model, shared by the TUI and `agent exec`.
 
-A front end calls :meth:`Session.submit` with what the user typed and renders the events it
-yields. The turn runs in its own task so :meth:`Session.interrupt` can stop it at any await
-point and still leave a valid history.
+Front ends hand what the user typed to :func:`agent_cli.commands.dispatch.submit`, which runs it
+here through :meth:`Session.run_in_task`; they render the events it yields. The turn runs in its
+own task so :meth:`Session.interrupt` can stop it at any await point and still leave a valid
+history. The session never imports the command layer: commands drive the session, not the reverse.
 """
 
 from __future__ import annotations
@@ -101,20 +102,12 @@ class Session:
             )
         return self._client
 
-    async def submit(self, text: str) -> AsyncIterator[ev.Event]:
-        """Run what the user typed (a slash command, or a prompt with its ``@path`` and
-        ``!`cmd``` expanded) and yield its events until it ends."""
-        from agent_cli.commands.dispatch import run_input
-
-        async for event in self._run_in_task(lambda emit: run_input(self, text, emit), note_interrupt=True):
-            yield event
-
     async def compact(self, instructions: str | None = None) -> AsyncIterator[ev.Event]:
         """Compact the conversation now (``/compact [focus]``); ``instructions`` focus the summary.
 
         Runs like a turn, so :meth:`interrupt` stops it and the old history is kept.
         """
-        async for event in self._run_in_task(lambda emit: self.compact_now(emit, instructions)):
+        async for event in self.run_in_task(lambda emit: self.compact_now(emit, instructions)):
             yield event
 
     async def compact_now(self, emit: Emit, instructions: str | None = None) -> None:
@@ -138,7 +131,7 @@ class Session:
         if self.running:
             self._turn_task.cancel()  # type: ignore[union-attr]
 
-    async def _run_in_task(
+    async def run_in_task(
         self, body: Callable[[Emit], object], note_interrupt: bool = False
     ) -> AsyncIterator[ev.Event]:
         """Run ``body`` in its own task, yielding what it emits. With ``note_interrupt``, a turn
