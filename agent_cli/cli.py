@@ -32,6 +32,29 @@ def build_exec_parser(resume: bool = False) -> argparse.ArgumentParser:
     return parser
 
 
+def parse_exec_args(argv: list[str]) -> argparse.Namespace:
+    """`agent exec [OPTIONS] [PROMPT]` or `agent exec [OPTIONS] resume [OPTIONS] [--last | ID]
+    [PROMPT]`: as in Codex, exec's options may come before and after `resume`."""
+    at = resume_position(build_exec_parser(), argv)
+    if at is None:
+        return build_exec_parser().parse_args(argv)
+    return build_exec_parser(resume=True).parse_intermixed_args(argv[:at] + argv[at + 1:])
+
+
+def resume_position(parser: argparse.ArgumentParser, argv: list[str]) -> int | None:
+    """Where `resume` stands as exec's first positional word (skipping options and their
+    values), or None when the first positional word is something else: a prompt."""
+    options = parser._option_string_actions  # argparse has no public lookup by option string
+    at = 0
+    while at < len(argv):
+        word = argv[at]
+        if word == "--" or not word.startswith("-") or word == "-":
+            return at if word == "resume" else None
+        action = options.get(word)  # `--model=x` and `-mx` carry their value in the word
+        at += 2 if action is not None and action.nargs != 0 else 1
+    return None
+
+
 def build_tui_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agent",
@@ -57,9 +80,7 @@ def dispatch(argv: list[str]) -> int:
     if argv and argv[0] == "exec":
         from agent_cli.headless.exec import run_exec
 
-        resume = argv[1:2] == ["resume"]
-        args = build_exec_parser(resume).parse_args(argv[2:] if resume else argv[1:])
-        return run_exec(args)
+        return run_exec(parse_exec_args(argv[1:]))
     if argv and argv[0] in ("sessions", "resume"):
         from agent_cli.headless import sessions_cmd
 
