@@ -49,11 +49,15 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "hooks": (dict, None),
     "shell_environment_policy": (dict, None),
     "retry_max_attempts": (int, None),
+    "model_connect_timeout_ms": (int, None),
+    "stream_idle_timeout_ms": (int, None),
+    "shell_snapshot": (bool, None),
 }
 SIMPLE_KEYS = (
     "tool_output_token_limit", "model_max_output_tokens", "model_reasoning_effort", "auto_compact",
     "auto_compact_percent", "model_auto_compact_token_limit", "project_doc_max_bytes", "approval_policy",
     "sandbox_mode", "network_access", "shell_timeout_ms", "mode", "retry_max_attempts",
+    "model_connect_timeout_ms", "stream_idle_timeout_ms", "shell_snapshot",
 )
 FIELD_NAMES = {  # config key -> Config field, where they differ
     "model_max_output_tokens": "max_output_tokens",
@@ -69,6 +73,8 @@ MINIMUMS = {
     "project_doc_max_bytes": 0,
     "shell_timeout_ms": 100,
     "retry_max_attempts": 1,
+    "model_connect_timeout_ms": 1,
+    "stream_idle_timeout_ms": 1,
 }
 STRING_LISTS = ("project_doc_fallback_filenames", "writable_roots")
 PROVIDER_KEYS = {"name": str, "base_url": str, "wire_api": str, "env_key": str, "requires_key": bool}
@@ -97,6 +103,9 @@ class Config:
     shell_timeout_ms: int = 120_000
     mode: str = "agent"
     retry_max_attempts: int = 5
+    model_connect_timeout_ms: int = 10_000  # connecting to the model server
+    stream_idle_timeout_ms: int = 120_000  # waiting for the first byte, and between stream events
+    shell_snapshot: bool = True  # load a snapshot of the login shell instead of `bash -lc` per command
     raw: dict[str, Any] = field(default_factory=dict)  # the merged tables, for hooks and the like
     sources: list[Path] = field(default_factory=list)  # config files that were read
     warnings: list[str] = field(default_factory=list)  # shown when the session starts (unknown keys)

@@ -18,7 +18,9 @@ also asks before every command that is not known read-only.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import functools
+import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -70,6 +72,12 @@ def provider_key_names(config: Config) -> list[str]:
     return names
 
 
+def env_scrubber(config: Config) -> Callable[[Mapping[str, str]], dict[str, str]]:
+    """The environment a command gets from a given one (``[shell_environment_policy]``)."""
+    policy = EnvPolicy.from_table(config.raw.get("shell_environment_policy"))
+    return functools.partial(command_env, policy, secret_names=provider_key_names(config))
+
+
 def use_exec_default(config: Config) -> None:
     """``agent exec`` cannot ask: unless the user chose an approval policy, it runs with ``never``."""
     if "approval_policy" not in config.raw:
@@ -97,8 +105,7 @@ class Approvals:
     @classmethod
     def from_config(cls, config: Config, interactive: bool) -> Approvals:
         sandbox = SandboxPolicy.create(config.sandbox_mode, config.cwd, config.writable_roots, config.network_access)
-        env_policy = EnvPolicy.from_table(config.raw.get("shell_environment_policy"))
-        env = command_env(env_policy, secret_names=provider_key_names(config))
+        env = env_scrubber(config)(os.environ)
         return cls(config.approval_policy, interactive, sandbox, env, config.cwd)
 
     # --- the sandbox as it applies here --------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import shutil
 import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime
@@ -24,7 +25,7 @@ from agent_cli.context.skills import skill_injections
 from agent_cli.context.tokens import TokenCounter, auto_compact_limit, effective_window
 from agent_cli.items import Item, user
 from agent_cli.models.base import ModelClient, ToolSpec, Usage
-from agent_cli.session.approvals import Approvals
+from agent_cli.session.approvals import Approvals, env_scrubber
 from agent_cli.session.compaction import CompactionState
 from agent_cli.session.hooks import HookState
 from agent_cli.session.rollout import RecordingHistory, RolloutWriter
@@ -32,6 +33,7 @@ from agent_cli.tools import default_tools
 from agent_cli.tools.base import Tool, ToolContext
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.sandbox import start_warning
+from agent_cli.tools.shell_snapshot import ShellSnapshot
 
 Emit = Callable[[ev.Event], None]
 INTERRUPTED_NOTE = (
@@ -42,6 +44,13 @@ INTERRUPTED_NOTE = (
 
 def new_session_id() -> str:
     return f"{datetime.now():%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}"
+
+
+def new_shell_snapshot(config: Config, env: dict[str, str] | None) -> ShellSnapshot | None:
+    if not config.shell_snapshot:
+        return None
+    directory = config.data_dir / "shell-snapshots"
+    return ShellSnapshot(directory, config.cwd, env, env_scrubber(config), bash=shutil.which("bash"))
 
 
 class Session:
@@ -79,6 +88,7 @@ class Session:
         self._turn_task: asyncio.Task[None] | None = None
         self._turns = 0
         self.tool_limit: frozenset[str] | None = None  # fewer tools for one command's turn (/review)
+        self.shell_snapshot = new_shell_snapshot(config, self.approvals.env)  # taken at the first turn
 
     # --- what front ends call ------------------------------------------------------------
 
@@ -125,6 +135,8 @@ class Session:
             with contextlib.suppress(Exception):  # closing is best effort
                 await closer()
         self.rollout.close()
+        if self.shell_snapshot is not None:
+            self.shell_snapshot.close()
 
     def interrupt(self) -> None:
         """Stop the running turn. History stays valid; the turn ends with TurnAborted."""
@@ -212,6 +224,8 @@ class Session:
         """Before each user message: the initial context on the first turn, later only what
         changed in the environment (appended, never edited, so the prefix stays stable)."""
         if self.initial is None:
+            if self.shell_snapshot is not None:
+                self.shell_snapshot.start()  # in the background, while the first request goes out
             self.initial = self.build_initial_context()
             self.environment = self.initial.environment
             for warning in (*self.config.warnings, *self.initial.warnings):
@@ -271,6 +285,7 @@ class Session:
             call_id=call_id,
             output_token_limit=self.config.tool_output_token_limit,
             shell_timeout_ms=self.config.shell_timeout_ms,
+            shell_snapshot=self.shell_snapshot,
         )
         return self.approvals.prepare(context, call_id)  # sandbox, writable roots, scrubbed env
 
