@@ -68,7 +68,8 @@ class Session:
         self._usage_mark: int | None = 0  # len(history) at the last usage report; None after a compaction
         self.compaction = CompactionState()
         self._client = client
-        self._tools = ToolRegistry(tools if tools is not None else default_tools())
+        self._tools = ToolRegistry(tools if tools is not None else default_tools(memory=config.memory))
+        self._memory = None  # the MemoryBook, opened on first use (memory/book.py)
         self._instructions: str | None = None
         self.initial = None  # the InitialContext recorded at the start of the history
         self._initial_tokens: tuple[object, int] | None = None  # (initial, its token count)
@@ -132,6 +133,8 @@ class Session:
             with contextlib.suppress(Exception):  # closing is best effort
                 await closer()
         self.rollout.close()
+        if self._memory is not None:
+            self._memory.close()
 
     def interrupt(self) -> None:
         """Stop the running turn. History stays valid; the turn ends with TurnAborted."""
@@ -194,7 +197,7 @@ class Session:
         if self._instructions is None:
             from agent_cli.context.initial import build_instructions
 
-            self._instructions = build_instructions(self.mode, self.config.agent_home)
+            self._instructions = build_instructions(self.mode, self.config.agent_home, memory=self.config.memory)
         return self._instructions
 
     def build_initial_context(self):
@@ -267,6 +270,15 @@ class Session:
         self._client = None  # the old client's connections close when it is collected
 
     @property
+    def memory(self):
+        """The memory stores (``memory/book.py``), opened on first use; None when `memory = false`."""
+        if self._memory is None and self.config.memory:
+            from agent_cli.memory.book import MemoryBook
+
+            self._memory = MemoryBook(self.config.agent_home, self.config.cwd, lambda: self.rollout.path)
+        return self._memory
+
+    @property
     def tools(self) -> ToolRegistry:
         return self._tools
 
@@ -278,6 +290,7 @@ class Session:
             call_id=call_id,
             output_token_limit=self.config.tool_output_token_limit,
             shell_timeout_ms=self.config.shell_timeout_ms,
+            memory=self.memory,
         )
         return self.approvals.prepare(context, call_id)  # sandbox, writable roots, scrubbed env
 

@@ -32,6 +32,7 @@ class ToolContext:
     env: dict[str, str] | None = None  # environment for commands; None = inherit
     writable_roots: list[Path] = field(default_factory=list)  # where apply_patch may write; empty = anywhere
     sandbox: SandboxPolicy | None = None  # confines shell commands and apply_patch; None = unconfined
+    memory: Any = None  # the session's MemoryBook for the memory tools; None when memory is off
 
     def resolve(self, path: str) -> Path:
         """Resolve a model-supplied path against the session's cwd."""
