@@ -48,8 +48,9 @@ def secret_in(text: str) -> str | None:
             return kind
     for match in _ASSIGNMENT.finditer(text):
         words = re.split(r"[ \t-]+", match["name"])
-        # the name with its last one, two or three words joined: "the deploy token" -> DEPLOY_TOKEN
-        names = {"_".join(words[start:]) for start in range(len(words))}
+        # the name's last one, two or three words joined, also as a suffix ("the deploy token" ->
+        # DEPLOY_TOKEN, "token" -> _TOKEN), so the variable-name globs apply to prose
+        names = {prefix + "_".join(words[start:]) for start in range(len(words)) for prefix in ("", "_")}
         if any(is_secret_name(name) for name in names) and _value_like(match["value"]):
             return f"a secret value ({match['name'].strip()})"
     for run in _RANDOM.findall(text):

@@ -19,7 +19,7 @@ from typing import Any
 
 from agent_cli.memory.gate import check_text
 from agent_cli.memory.model import Memory, MemoryError, now_iso, parse_ref
-from agent_cli.memory.terms import TOKENIZER, match_expression, query_words, text_terms
+from agent_cli.memory.terms import TOKENIZER, match_expression, query_words, text_terms, texts_terms
 
 SCHEMA_VERSION = 1
 DUPLICATE_OVERLAP = 0.7  # Jaccard overlap of the stems above which a new memory updates an old one
@@ -134,7 +134,7 @@ class MemoryStore:
         terms = text_terms(" ".join((text, *tags)))
         stamp = now_iso()
         with self._guard(), self._transaction() as db:
-            duplicate = self._near_duplicate(text, terms)
+            duplicate = self._near_duplicate(text)
             if duplicate is not None:
                 merged = tuple(dict.fromkeys((*duplicate.tags, *tags)))
                 db.execute(
@@ -166,10 +166,13 @@ class MemoryStore:
                  " ".join(sorted(text_terms(" ".join((text, *tags)))))),
             )
 
-    def _near_duplicate(self, text: str, terms: frozenset[str]) -> Memory | None:
-        for memory in self._search(query_words(text)[0], limit=20):
-            union = terms | memory.terms
-            if memory.text.casefold() == text.casefold() or (union and len(terms & memory.terms) / len(union) >= DUPLICATE_OVERLAP):
+    def _near_duplicate(self, text: str) -> Memory | None:
+        """The memory whose text shares most of its words with ``text`` (tags aside), if any."""
+        candidates = self._search(query_words(text)[0], limit=20)
+        terms, *others = texts_terms([text, *(memory.text for memory in candidates)])
+        for memory, other in zip(candidates, others):
+            union = terms | other
+            if memory.text.casefold() == text.casefold() or (union and len(terms & other) / len(union) >= DUPLICATE_OVERLAP):
                 return memory
         return None
 

@@ -58,8 +58,12 @@ def stop_stems() -> frozenset[str]:
 
 def text_terms(text: str) -> frozenset[str]:
     """The stems a stored text is matched by (stopwords and one-letter words left out)."""
+    return texts_terms([text])[0]
+
+
+def texts_terms(texts: Sequence[str]) -> list[frozenset[str]]:
     stops = stop_stems()
-    return frozenset(stem for stem in _analyzer().stems([text])[0] if len(stem) > 1 and stem not in stops)
+    return [frozenset(s for s in stems if len(s) > 1 and s not in stops) for stems in _analyzer().stems(texts)]
 
 
 def query_words(text: str) -> tuple[list[str], frozenset[str]]:

@@ -79,3 +79,18 @@ def test_memory_off_means_no_tools_no_prompt_part_no_recall(server, tmp_path):
     exec_agent(server, repo, "-c", "memory=false", "How do I deploy to staging?")
     body = json.dumps(server.requests[0].body)
     assert FACT not in body and "memory_save" not in body and "## Memory" not in body
+
+
+def test_a_corrupt_memory_database_is_reported_and_the_session_goes_on(server, tmp_path, isolated_home):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    from agent_cli.memory.book import project_db_path
+
+    path = project_db_path(isolated_home, repo)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"garbage" * 1000)
+    server.script(Reply(text="fine"))
+    result = exec_agent(server, repo, "How do I deploy to staging?")
+    assert result.stdout.strip() == "fine"
+    assert "memory database" in result.stderr and "was damaged" in result.stderr
+    assert len(list(path.parent.glob(path.name + ".corrupt-*"))) == 1
