@@ -2,7 +2,8 @@
 
 Safe with several agents writing at once: WAL lets readers and one writer work together, a busy
 timeout waits for the writer, and the duplicate check runs in the same ``BEGIN IMMEDIATE``
-transaction as the write it decides. A database that turns out to be corrupt is moved aside
+transaction as the write it decides. ``term_docs`` counts the memories holding each stem, so a
+search can leave out words too common to be worth ranking (``terms.match_expression``). A database that turns out to be corrupt is moved aside
 (``<name>.corrupt-<time>``) and started afresh; :attr:`MemoryStore.warning` says so.
 """
 
@@ -23,6 +24,8 @@ from agent_cli.memory.terms import TOKENIZER, match_expression, query_words, tex
 
 SCHEMA_VERSION = 1
 DUPLICATE_OVERLAP = 0.7  # Jaccard overlap of the stems above which a new memory updates an old one
+# Matches a search may rank with BM25 (about 5 µs each): what keeps recall fast at 100,000 memories.
+POSTINGS_BUDGET = 1_000
 BUSY_TIMEOUT_S = 5.0
 _CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
 _COLUMNS = "id, text, tags, confidence, source, created, updated, last_used, use_count, terms"
@@ -40,6 +43,7 @@ CREATE TRIGGER IF NOT EXISTS memories_ad AFTER DELETE ON memories BEGIN
 CREATE TRIGGER IF NOT EXISTS memories_au AFTER UPDATE OF text, tags ON memories BEGIN
     INSERT INTO memories_fts(memories_fts, rowid, text, tags) VALUES ('delete', old.id, old.text, old.tags);
     INSERT INTO memories_fts(rowid, text, tags) VALUES (new.id, new.text, new.tags); END;
+CREATE TABLE IF NOT EXISTS term_docs(term TEXT PRIMARY KEY, docs INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 PRAGMA user_version = {SCHEMA_VERSION};
 """
@@ -47,6 +51,14 @@ PRAGMA user_version = {SCHEMA_VERSION};
 
 class CorruptDatabase(MemoryError):
     """The database file is damaged (SQLite said so)."""
+
+
+def count_terms(db: sqlite3.Connection, terms: Iterable[str], delta: int) -> None:
+    """Add ``delta`` to the number of memories holding each of ``terms``."""
+    db.executemany(
+        "INSERT INTO term_docs(term, docs) VALUES (?, ?) ON CONFLICT(term) DO UPDATE SET docs = docs + excluded.docs",
+        [(term, delta) for term in terms],
+    )
 
 
 def is_corruption(exc: sqlite3.Error) -> bool:
@@ -137,11 +149,13 @@ class MemoryStore:
             duplicate = self._near_duplicate(text)
             if duplicate is not None:
                 merged = tuple(dict.fromkeys((*duplicate.tags, *tags)))
+                terms = text_terms(" ".join((text, *merged)))
                 db.execute(
                     "UPDATE memories SET text = ?, tags = ?, confidence = ?, source = ?, updated = ?, terms = ? WHERE id = ?",
                     (text, json.dumps(merged), max(confidence, duplicate.confidence), source, stamp,
-                     " ".join(sorted(text_terms(" ".join((text, *merged))))), duplicate.id),
+                     " ".join(sorted(terms)), duplicate.id),
                 )
+                count_terms(db, duplicate.terms, -1)
                 row_id = duplicate.id
             else:
                 cursor = db.execute(
@@ -149,6 +163,7 @@ class MemoryStore:
                     (text, json.dumps(tags), confidence, source, created or stamp, stamp, " ".join(sorted(terms))),
                 )
                 row_id = int(cursor.lastrowid or 0)
+            count_terms(db, terms, 1)
             saved = self._get(row_id)
         assert saved is not None
         return saved, duplicate is not None
@@ -157,14 +172,16 @@ class MemoryStore:
         """Put back a memory exactly as it was saved, id included (the session scope's file)."""
         text = check_text(record["text"])
         tags = tuple(str(tag) for tag in record.get("tags") or ())
+        terms = text_terms(" ".join((text, *tags)))
         with self._guard(), self._transaction() as db:
             db.execute(
                 f"INSERT INTO memories({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (parse_ref(str(record["id"]))[1], text, json.dumps(tags), float(record.get("confidence", 1.0)),
                  str(record.get("source", "user")), str(record.get("created") or now_iso()),
                  str(record.get("updated") or now_iso()), record.get("last_used"), int(record.get("use_count") or 0),
-                 " ".join(sorted(text_terms(" ".join((text, *tags)))))),
+                 " ".join(sorted(terms))),
             )
+            count_terms(db, terms, 1)
 
     def _near_duplicate(self, text: str) -> Memory | None:
         """The memory whose text shares most of its words with ``text`` (tags aside), if any."""
@@ -185,6 +202,8 @@ class MemoryStore:
             terms = text_terms(" ".join((text, *memory.tags)))
             db.execute("UPDATE memories SET text = ?, updated = ?, terms = ? WHERE id = ?",
                        (text, now_iso(), " ".join(sorted(terms)), memory_id))
+            count_terms(db, memory.terms, -1)
+            count_terms(db, terms, 1)
             edited = self._get(memory_id)
         assert edited is not None
         return edited
@@ -194,6 +213,7 @@ class MemoryStore:
             memory = self._get(memory_id)
             if memory is not None:
                 db.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
+                count_terms(db, memory.terms, -1)
         return memory
 
     def touch(self, ids: Iterable[int]) -> None:
@@ -225,18 +245,25 @@ class MemoryStore:
         with self._guard(), self._lock:
             return int(self._db.execute("SELECT count(*) FROM memories").fetchone()[0])
 
-    def search(self, words: Sequence[str], limit: int = 20) -> list[Memory]:
-        """Memories matching any of ``words`` (stemmed), best BM25 first."""
+    def search(self, words: Sequence[tuple[str, str]], limit: int = 20) -> list[Memory]:
+        """Memories matching ``words`` ((word, stem) pairs from ``terms.query_words``), best BM25 first."""
         with self._guard(), self._lock:
             return self._search(words, limit)
 
-    def _search(self, words: Sequence[str], limit: int) -> list[Memory]:
+    def _search(self, words: Sequence[tuple[str, str]], limit: int) -> list[Memory]:
         if not words:
+            return []
+        stems = sorted({stem for _, stem in words})
+        counts = dict(self._db.execute(
+            f"SELECT term, docs FROM term_docs WHERE term IN ({', '.join('?' * len(stems))})", stems
+        ))
+        expression = match_expression([w for w, _ in words], {w: counts.get(s, 0) for w, s in words}, POSTINGS_BUDGET)
+        if expression is None:
             return []
         rows = self._db.execute(
             f"SELECT {', '.join('m.' + c for c in _COLUMNS.split(', '))} FROM memories_fts "
             "JOIN memories m ON m.id = memories_fts.rowid WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?",
-            (match_expression(words), limit),
+            (expression, limit),
         )
         return [self._memory(row) for row in rows]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -66,24 +66,50 @@ def texts_terms(texts: Sequence[str]) -> list[frozenset[str]]:
     return [frozenset(s for s in stems if len(s) > 1 and s not in stops) for stems in _analyzer().stems(texts)]
 
 
-def query_words(text: str) -> tuple[list[str], frozenset[str]]:
-    """The words of ``text`` worth searching for (at most MAX_QUERY_WORDS) and their stems."""
+def query_words(text: str) -> tuple[list[tuple[str, str]], frozenset[str]]:
+    """The words of ``text`` worth searching for (at most MAX_QUERY_WORDS), each with its stem,
+    and all their stems."""
     words = list(dict.fromkeys(word.lower() for word in _WORD.findall(text)))
     if not words:
         return [], frozenset()
     stops = stop_stems()
-    kept: list[str] = []
+    kept: list[tuple[str, str]] = []
     stems: set[str] = set()
     for word, word_stems in zip(words, _analyzer().stems(words)):
         useful = {stem for stem in word_stems if len(stem) > 1 and stem not in stops}
         if useful and not useful <= stems:
-            kept.append(word)
+            kept.append((word, min(useful)))
             stems |= useful
         if len(kept) == MAX_QUERY_WORDS:
             break
     return kept, frozenset(stems)
 
 
-def match_expression(words: Sequence[str]) -> str:
-    """An FTS5 query matching any of ``words`` (each quoted, so none is read as an operator)."""
-    return " OR ".join('"' + word.replace('"', '""') + '"' for word in words)
+def quoted(word: str) -> str:
+    """``word`` as an FTS5 string, so it is never read as an operator."""
+    return '"' + word.replace('"', '""') + '"'
+
+
+def match_expression(words: Sequence[str], docs: Mapping[str, int] | None = None, budget: int = 0) -> str | None:
+    """An FTS5 query for ``words`` (word -> its stem's document count in ``docs``).
+
+    Without counts: any of the words. With them, cost stays bounded however large the database
+    is: the rarest words, any of them, while their documents add up to at most ``budget``; the
+    commoner rest only all together (``a AND b``), since one common word says little. Words no
+    memory contains are left out; None when nothing is left to search for.
+    """
+    if docs is None:
+        return " OR ".join(quoted(word) for word in words) or None
+    present = sorted((docs[word], word) for word in words if docs.get(word))
+    rare: list[str] = []
+    spent = 0
+    for count, word in present:
+        if spent + count > budget:
+            break
+        rare.append(word)
+        spent += count
+    common = [word for _, word in present[len(rare):]]
+    clauses = [quoted(word) for word in rare]
+    if len(common) >= 2:
+        clauses.append("(" + " AND ".join(quoted(word) for word in common) + ")")
+    return " OR ".join(clauses) or None
