@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,7 @@ from agent_cli.context.project_doc import find_git_root
 from agent_cli.memory.model import SCOPES, SOURCES, Memory, MemoryError, check_scope, parse_ref
 from agent_cli.memory.ranking import DEFAULT_MIN_SCORE, Scored, rank, select
 from agent_cli.memory.store import CorruptDatabase, MemoryStore
-from agent_cli.memory.terms import query_words
+from agent_cli.memory.terms import query_words, stop_stems
 
 T = TypeVar("T")
 CANDIDATES_PER_SCOPE = 20  # BM25's best per scope, re-ranked by the formula
@@ -62,6 +63,7 @@ class MemoryBook:
         self.cwd = Path(cwd)
         self._session_file = session_file
         self._stores: dict[str, MemoryStore] = {}
+        self._opening = threading.Lock()  # the TUI opens the stores in a worker thread (warm)
         self._warnings: list[str] = []
         self.injected: set[str] | None = None  # refs already in the current context (recall.py)
 
@@ -75,19 +77,28 @@ class MemoryBook:
         file = self._session_file()
         return session_memory_path(file) if file is not None else None
 
+    def warm(self) -> None:
+        """Open the databases and the tokenizer now (off the first turn's path)."""
+        for scope in SCOPES:
+            self.store(scope)
+        stop_stems()
+
     def store(self, scope: str) -> MemoryStore:
         check_scope(scope)
-        if scope not in self._stores:
-            if scope == "session":
-                store = MemoryStore("session", None)
-                self._load_session(store)
-            else:
-                root = str(project_root(self.cwd)) if scope == "project" else None
-                store = MemoryStore(scope, self.path(scope), root)
-            if store.warning:
-                self._warnings.append(store.warning)
-            self._stores[scope] = store
-        return self._stores[scope]
+        with self._opening:
+            return self._stores.get(scope) or self._open(scope)
+
+    def _open(self, scope: str) -> MemoryStore:
+        if scope == "session":
+            store = MemoryStore("session", None)
+            self._load_session(store)
+        else:
+            root = str(project_root(self.cwd)) if scope == "project" else None
+            store = MemoryStore(scope, self.path(scope), root)
+        if store.warning:
+            self._warnings.append(store.warning)
+        self._stores[scope] = store
+        return store
 
     def _call(self, scope: str, action: Callable[[MemoryStore], T]) -> T:
         """Run ``action`` on a scope's store; a damaged database is moved aside and tried again."""

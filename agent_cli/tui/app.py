@@ -143,6 +143,8 @@ class AgentApp(App[int]):
             if module:
                 importlib.import_module(module)
             count = session.token_count_event()
+            if session.memory is not None:
+                session.memory.warm()  # sqlite3 and the memory databases, before the first turn needs them
         except Exception:  # noqa: BLE001 - the first turn reports a broken setup properly
             return
         self.call_from_thread(self._initial_tokens, session, count)

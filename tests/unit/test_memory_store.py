@@ -238,3 +238,22 @@ def test_corruption_found_while_working_is_recovered_too(tmp_path):
 
 def test_rank_is_importable_without_a_database():
     assert rank(frozenset(), []) == []
+
+
+def test_a_session_does_not_load_sqlite_until_memory_is_used(tmp_path):
+    code = f"""
+import sys
+from pathlib import Path
+from agent_cli.config import load_config
+from agent_cli.session.session import Session
+session = Session(load_config(Path({str(tmp_path)!r}), ['model_provider="openai-chat"', 'model="m"']), interactive=False)
+names = [spec.name for spec in session.tool_specs()]
+assert "memory_save" in names and "## Memory" in session.instructions
+print("sqlite3" in sys.modules, "agent_cli.memory.store" in sys.modules)
+session.memory.warm()
+print("sqlite3" in sys.modules)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          env={**__import__("os").environ, "AGENT_HOME": str(tmp_path / "home")})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "False", "True"]
