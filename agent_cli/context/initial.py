@@ -31,10 +31,14 @@ class InitialContext:
     warnings: tuple[str, ...]  # for the user (not the model): cut files, invalid skills...
 
 
-def build_instructions(mode: str = "agent", agent_home: Path | None = None) -> str:
-    """The system prompt: identity, tool guidance, workflow and ``mode``'s guidance."""
+def build_instructions(mode: str = "agent", agent_home: Path | None = None, memory: bool = True) -> str:
+    """The system prompt: identity, tool guidance, workflow, ``mode``'s guidance and, when memory
+    is on, how to use it (``memory.md``)."""
     library = prompt_library(agent_home)
-    return library.render("system.md", mode_guidance=mode_guidance(mode, library)).strip() + "\n"
+    guidance = mode_guidance(mode, library)
+    if memory:  # before the mode's guidance, which ends the prompt (system.md stays as users override it)
+        guidance = library.render("memory.md").strip() + "\n\n" + guidance
+    return library.render("system.md", mode_guidance=guidance).strip() + "\n"
 
 
 def permissions_text(

@@ -78,7 +78,8 @@ class Session:
         self._usage_mark: int | None = 0  # len(history) at the last usage report; None after a compaction
         self.compaction = CompactionState()
         self._client = client
-        self._tools = ToolRegistry(tools if tools is not None else default_tools())
+        self._tools = ToolRegistry(tools if tools is not None else default_tools(memory=config.memory))
+        self._memory = None  # the MemoryBook, opened on first use (memory/book.py)
         self._instructions: str | None = None
         self.initial = None  # the InitialContext recorded at the start of the history
         self._initial_tokens: tuple[object, int] | None = None  # (initial, its token count)
@@ -137,6 +138,8 @@ class Session:
         self.rollout.close()
         if self.shell_snapshot is not None:
             self.shell_snapshot.close()
+        if self._memory is not None:
+            self._memory.close()
 
     def interrupt(self) -> None:
         """Stop the running turn. History stays valid; the turn ends with TurnAborted."""
@@ -199,7 +202,7 @@ class Session:
         if self._instructions is None:
             from agent_cli.context.initial import build_instructions
 
-            self._instructions = build_instructions(self.mode, self.config.agent_home)
+            self._instructions = build_instructions(self.mode, self.config.agent_home, memory=self.config.memory)
         return self._instructions
 
     def build_initial_context(self):
@@ -274,6 +277,15 @@ class Session:
         self._client = None  # the old client's connections close when it is collected
 
     @property
+    def memory(self):
+        """The memory stores (``memory/book.py``), opened on first use; None when `memory = false`."""
+        if self._memory is None and self.config.memory:
+            from agent_cli.memory.book import MemoryBook
+
+            self._memory = MemoryBook(self.config.agent_home, self.config.cwd, lambda: self.rollout.path)
+        return self._memory
+
+    @property
     def tools(self) -> ToolRegistry:
         return self._tools
 
@@ -286,6 +298,7 @@ class Session:
             output_token_limit=self.config.tool_output_token_limit,
             shell_timeout_ms=self.config.shell_timeout_ms,
             shell_snapshot=self.shell_snapshot,
+            memory=self.memory,
         )
         return self.approvals.prepare(context, call_id)  # sandbox, writable roots, scrubbed env
 

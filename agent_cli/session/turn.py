@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
 from agent_cli.items import Item, Message, Reasoning, ToolCall, ToolOutput, user
+from agent_cli.memory.recall import recall_into_history
 from agent_cli.models import base as stream
 from agent_cli.models.base import Prompt
 from agent_cli.models.errors import ContextWindowExceeded, ModelError
@@ -34,6 +35,7 @@ async def run_turn(session: Session, text: str, emit: Emit, typed: str | None = 
     emit(ev.UserMessage(text, typed))
     for fragment in session.skill_fragments(text):
         session.record(user(fragment))
+    recall_into_history(session, typed or text, emit)  # <memories>, after the message
     while True:
         try:
             await auto_compact_if_needed(session, emit)
