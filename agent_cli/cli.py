@@ -29,6 +29,10 @@ def add_session_options(parser: argparse.ArgumentParser) -> None:
         "-a", "--approval", choices=("untrusted", "on-request", "on-failure", "never"),
         help="when to ask before running (default: on-request in the TUI, never in exec)",
     )
+    parser.add_argument(
+        "--plugin-dir", dest="plugin_dirs", action="append", default=[], metavar="DIR",
+        help="load the Claude Code plugin in DIR (or every plugin in it) for this run (repeatable)",
+    )
 
 
 def build_exec_parser(resume: bool = False) -> argparse.ArgumentParser:
@@ -54,7 +58,7 @@ def build_exec_parser(resume: bool = False) -> argparse.ArgumentParser:
 def build_tui_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agent",
-        description="An interactive terminal coding agent. Subcommands: exec (headless), sessions, resume.",
+        description="An interactive terminal coding agent. Subcommands: exec (headless), sessions, resume, plugin.",
     )
     parser.add_argument("--version", action="version", version=f"agent-cli {__version__}")
     add_session_options(parser)
@@ -77,9 +81,11 @@ def load_config_or_exit(args: argparse.Namespace):
 
     try:
         cwd = Path(args.cd).expanduser() if args.cd else None
-        return load_config(cwd, args.overrides, session_flags(args))
+        config = load_config(cwd, args.overrides, session_flags(args))
     except ConfigError as exc:
         fail(f"configuration error: {exc}")
+    config.plugin_dirs = [Path(folder).expanduser().resolve() for folder in getattr(args, "plugin_dirs", [])]
+    return config
 
 
 def check_api_key_or_exit(config) -> None:
@@ -117,6 +123,10 @@ def dispatch(argv: list[str]) -> int:
         resume = argv[1:2] == ["resume"]
         args = build_exec_parser(resume).parse_args(argv[2:] if resume else argv[1:])
         return run_exec(args)
+    if argv and argv[0] == "plugin":
+        from agent_cli.headless.plugin_cmd import run_plugin
+
+        return run_plugin(argv[1:])
     if argv and argv[0] in ("sessions", "resume"):
         from agent_cli.headless import sessions_cmd
 
