@@ -73,7 +73,7 @@ class Session:
         self.initial = None  # the InitialContext recorded at the start of the history
         self._initial_tokens: tuple[object, int] | None = None  # (initial, its token count)
         self.environment: EnvironmentContext | None = None  # as last sent to the model
-        from agent_cli.plugins.loader import load_plugins_for
+        from agent_cli.plugins.loader import load_plugins_for  # here: plugins build on session.hook_config
 
         self.plugins = load_plugins_for(config)  # commands, skills, hooks... from plugins/*/
         self.hooks = HookState.from_config(config, self.plugins.hooks)  # session/hooks.py
