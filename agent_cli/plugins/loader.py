@@ -94,6 +94,10 @@ class PluginSet:
         """(namespace, folder) pairs for the agent registry."""
         return [(plugin.name, folder) for plugin in self.active for folder in plugin.agent_dirs]
 
+    def mcp_sources(self) -> list[tuple[Plugin, McpConfig]]:
+        """Each MCP configuration with its plugin (whose ``variables`` expand its ``${VAR}``)."""
+        return [(plugin, config) for plugin in self.active for config in plugin.mcp]
+
 
 def load_plugins_for(config: Config) -> PluginSet:
     table = config.raw.get("plugins")
@@ -106,7 +110,11 @@ def load_plugins(cwd: Path, agent_home: Path, plugin_dirs: Iterable[Path] = (), 
     disabled = set(disabled)
     warnings: list[str] = []
     plugins: dict[str, Plugin] = {}
+    seen: set[Path] = set()
     for source, root in plugin_folders(cwd, Path(agent_home), plugin_dirs, warnings):
+        if root in seen:  # --plugin-dir naming a plugin that is also found in .agent/plugins
+            continue
+        seen.add(root)
         try:
             manifest = read_manifest(root)
         except ManifestError as exc:

@@ -57,6 +57,7 @@ def test_a_plugin_contributes_namespaced_commands_skills_hooks_agents_and_mcp_se
     assert ("CLAUDE_PLUGIN_ROOT", str(root.resolve())) in hook.env and ("AGENT_PLUGIN_ROOT", str(root.resolve())) in hook.env
     assert found.agent_sources() == [("kit", root.resolve() / "agents")]
     assert plugin.mcp_server_names == ["db"] and plugin.mcp[0].origin == root.resolve() / ".mcp.json"
+    assert found.mcp_sources() == [(plugin, plugin.mcp[0])]
     assert plugin.variables["CLAUDE_PLUGIN_ROOT"] == str(root.resolve())
 
 
@@ -135,13 +136,14 @@ def test_precedence_disabling_and_plugin_dir(repo, isolated_home, tmp_path):
     bundle = tmp_path / "bundle"
     write_plugin(bundle, "one", {})
     write_plugin(bundle, "two", {})
-    found = load_plugins(repo, isolated_home, [explicit, bundle, tmp_path / "missing"], disabled=["other"])
+    in_repo = repo / ".agent" / "plugins" / "kit"
+    found = load_plugins(repo, isolated_home, [explicit, bundle, tmp_path / "missing", in_repo], disabled=["other"])
     assert [(p.name, p.source) for p in found.plugins] == [
         ("kit", "--plugin-dir"), ("one", "--plugin-dir"), ("two", "--plugin-dir"), ("other", "user")]
     assert found.plugins[0].commands[0].body == "explicit"
     assert [p.name for p in found.active] == ["kit", "one", "two"]
     assert [c.name for c in found.commands] == ["kit:a"]
-    assert sum("a plugin of that name was already found" in w for w in found.warnings) == 2
+    assert sum("a plugin of that name was already found" in w for w in found.warnings) == 2  # not 3: one folder once
     assert any(f"--plugin-dir {tmp_path / 'missing'}: no plugin there" in w for w in found.warnings)
 
 
