@@ -125,7 +125,11 @@ def load_plugins(cwd: Path, agent_home: Path, plugin_dirs: Iterable[Path] = (), 
                             f"found in {plugins[manifest.name].root}; skipped")
             continue
         warnings.extend(manifest.warnings)
-        plugins[manifest.name] = read_plugin(manifest, source, cwd, manifest.name not in disabled, warnings)
+        try:
+            plugins[manifest.name] = read_plugin(manifest, source, cwd, manifest.name not in disabled, warnings)
+        except OSError as exc:  # an unreadable folder inside the plugin
+            warnings.append(f"plugin {manifest.name!r} in {root}: cannot read {exc.filename or ''} "
+                            f"({exc.strerror or exc}); skipped")
     return PluginSet(tuple(plugins.values()), tuple(warnings))
 
 
@@ -142,9 +146,12 @@ def plugin_folders(cwd: Path, agent_home: Path, plugin_dirs: Iterable[Path], war
             warnings.append(f"--plugin-dir {folder}: no plugin there (no {MANIFEST}); skipped")
     project = find_git_root(cwd) or cwd
     for source, parent in (("repo", project / PLUGINS_DIR), ("user", agent_home / "plugins")):
-        if not parent.is_dir():
+        try:
+            children = sorted(parent.iterdir()) if parent.is_dir() else []
+        except OSError as exc:
+            warnings.append(f"plugins folder {parent}: cannot list ({exc.strerror or exc}); skipped")
             continue
-        for child in sorted(parent.iterdir()):
+        for child in children:
             if not child.is_dir() or child.name.startswith("."):
                 continue
             if (child / MANIFEST).is_file():
@@ -168,7 +175,7 @@ def read_plugin(manifest: Manifest, source: str, project_dir: Path, enabled: boo
     agent_places = places("agents", "agents")
     agent_dirs = tuple(path for path in agent_places if path.is_dir())
     agent_files = [file for folder in agent_dirs for file in sorted(folder.glob("*.md"))]
-    agent_files += [path for path in agent_places if path.is_file()]
+    agent_files += [path for path in agent_places if path.is_file() and path not in agent_files]
     hooks = _hooks(places("hooks", "hooks/hooks.json"), manifest, root, project_dir, warnings)
     return Plugin(
         name=name,

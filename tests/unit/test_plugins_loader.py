@@ -85,6 +85,27 @@ def test_manifest_paths_add_to_the_default_places(repo, isolated_home):
     assert plugin.mcp_server_names == ["inline-server"] and plugin.mcp[0].inline
 
 
+def test_manifest_paths_naming_the_default_places_load_each_component_once(repo, isolated_home):
+    manifest = {"name": "same", "commands": "./commands/", "hooks": "./hooks/hooks.json", "agents": ["./agents/a.md"]}
+    write_plugin(repo / ".agent" / "plugins", "same", {
+        "commands/one.md": "One.", "hooks/hooks.json": hooks_json("Stop", "true"), "agents/a.md": "A"}, manifest)
+    [plugin] = load_plugins(repo, isolated_home).plugins
+    assert [c.name for c in plugin.commands] == ["same:one"]
+    assert len(plugin.hooks) == 1 and len(plugin.agent_files) == 1
+
+
+def test_an_unreadable_plugin_folder_is_a_warning(repo, isolated_home):
+    root = write_plugin(repo / ".agent" / "plugins", "locked", {"skills/s/SKILL.md": "x"})
+    (root / "skills").chmod(0)
+    try:
+        found = load_plugins(repo, isolated_home)
+    finally:
+        (root / "skills").chmod(0o755)
+    if found.plugins:  # root ignores permissions: nothing to see
+        pytest.skip("permissions are not enforced for this user")
+    assert "plugin 'locked' in" in found.warnings[0] and "cannot read" in found.warnings[0]
+
+
 def test_broken_manifests_and_components_are_warnings_naming_the_file(repo, isolated_home):
     plugins = repo / ".agent" / "plugins"
     bad = write_plugin(plugins, "bad", {"commands/x.md": "X"}, manifest="{not json")
