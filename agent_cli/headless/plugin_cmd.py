@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from agent_cli.cli import add_session_options, load_config_or_exit
+from agent_cli.cli import load_config_or_exit
 
 
 def build_plugin_parser() -> argparse.ArgumentParser:
@@ -12,9 +12,14 @@ def build_plugin_parser() -> argparse.ArgumentParser:
         prog="agent plugin",
         description="Claude Code plugins: from --plugin-dir, <repo>/.agent/plugins/ and $AGENT_HOME/plugins/.",
     )
-    actions = parser.add_subparsers(dest="action", required=True, metavar="list")
+    actions = parser.add_subparsers(dest="action", required=True)
     listing = actions.add_parser("list", help="each plugin found and what it contributed (commands, skills, hooks...)")
-    add_session_options(listing)  # -C, -c and --plugin-dir matter here; the rest is accepted for symmetry
+    listing.add_argument("-C", "--cd", metavar="DIR", help="as if started in DIR (its repository's .agent/plugins/)")
+    listing.add_argument("-c", "--config", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                         help="override a config key, e.g. -c 'plugins.disabled=[\"x\"]' (repeatable)")
+    listing.add_argument("--plugin-dir", dest="plugin_dirs", action="append", default=[], metavar="DIR",
+                         help="also the plugin in DIR, or every plugin in it (repeatable)")
+    listing.set_defaults(model=None, provider=None, mode=None)  # what load_config_or_exit reads
     return parser
 
 
