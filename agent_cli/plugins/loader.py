@@ -24,7 +24,7 @@ from agent_cli.commands.custom import CustomCommand, command_name, parse_command
 from agent_cli.context.project_doc import find_git_root
 from agent_cli.context.skills import SKILL_FILE, Skill, parse_skill
 from agent_cli.plugins.claude_hooks import expand_root, parse_plugin_hooks, root_variables
-from agent_cli.plugins.manifest import MANIFEST, ManifestError, Manifest, read_manifest
+from agent_cli.plugins.manifest import MANIFEST, Manifest, ManifestError, read_manifest
 from agent_cli.session.hook_config import HookSpec
 
 if TYPE_CHECKING:
