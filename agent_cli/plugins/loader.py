@@ -124,9 +124,13 @@ def load_plugins(cwd: Path, agent_home: Path, plugin_dirs: Iterable[Path] = (), 
             warnings.append(f"plugin {manifest.name!r} in {root}: a plugin of that name was already "
                             f"found in {plugins[manifest.name].root}; skipped")
             continue
+        if manifest.name in disabled:  # listed, but none of its files is read
+            plugins[manifest.name] = Plugin(manifest.name, root, source, manifest.version, manifest.description,
+                                            manifest.author, enabled=False)
+            continue
         warnings.extend(manifest.warnings)
         try:
-            plugins[manifest.name] = read_plugin(manifest, source, cwd, manifest.name not in disabled, warnings)
+            plugins[manifest.name] = read_plugin(manifest, source, cwd, warnings)
         except OSError as exc:  # an unreadable folder inside the plugin
             warnings.append(f"plugin {manifest.name!r} in {root}: cannot read {exc.filename or ''} "
                             f"({exc.strerror or exc}); skipped")
@@ -140,7 +144,7 @@ def plugin_folders(cwd: Path, agent_home: Path, plugin_dirs: Iterable[Path], war
         folder = Path(folder).resolve()
         if (folder / MANIFEST).is_file():
             found.append(("--plugin-dir", folder))
-        elif folder.is_dir() and (children := _children_with_manifest(folder)):
+        elif children := _children_with_manifest(folder):
             found += [("--plugin-dir", child) for child in children]
         else:
             warnings.append(f"--plugin-dir {folder}: no plugin there (no {MANIFEST}); skipped")
@@ -162,10 +166,13 @@ def plugin_folders(cwd: Path, agent_home: Path, plugin_dirs: Iterable[Path], war
 
 
 def _children_with_manifest(folder: Path) -> list[Path]:
-    return [child.resolve() for child in sorted(folder.iterdir()) if (child / MANIFEST).is_file()]
+    try:
+        return [child.resolve() for child in sorted(folder.iterdir()) if (child / MANIFEST).is_file()]
+    except OSError:  # not a folder, or unreadable: reported as "no plugin there"
+        return []
 
 
-def read_plugin(manifest: Manifest, source: str, project_dir: Path, enabled: bool, warnings: list[str]) -> Plugin:
+def read_plugin(manifest: Manifest, source: str, project_dir: Path, warnings: list[str]) -> Plugin:
     root, name = manifest.root.resolve(), manifest.name
 
     def places(key: str, default: str) -> list[Path]:
@@ -184,7 +191,6 @@ def read_plugin(manifest: Manifest, source: str, project_dir: Path, enabled: boo
         version=manifest.version,
         description=manifest.description,
         author=manifest.author,
-        enabled=enabled,
         commands=_commands(name, root, places("commands", "commands"), warnings),
         skills=_skills(name, root, places("skills", "skills"), warnings),
         hooks=hooks,

@@ -50,6 +50,6 @@ def _block(plugin: Plugin, plain: Mapping[str, str]) -> str:
         ("MCP servers", f"{', '.join(plugin.mcp_server_names)} {NOT_YET_ACTIVE}" if plugin.mcp else ""),
     ]
     lines += [f"  {name.ljust(12)}{value}" for name, value in rows if value]
-    if len(lines) == 1 + bool(plugin.description) + bool(plugin.author):
+    if plugin.enabled and len(lines) == 1 + bool(plugin.description) + bool(plugin.author):
         lines.append("  (contributes nothing)")
     return "\n".join(lines)

@@ -151,7 +151,7 @@ def test_hook_entries_we_cannot_run_are_skipped_with_one_warning_each(repo, isol
 
 def test_precedence_disabling_and_plugin_dir(repo, isolated_home, tmp_path):
     write_plugin(isolated_home / "plugins", "kit", {"commands/a.md": "user"})
-    write_plugin(isolated_home / "plugins", "other", {"commands/b.md": "B"})
+    write_plugin(isolated_home / "plugins", "other", {"commands/b.md": "B", "hooks/hooks.json": "{broken"})
     write_plugin(repo / ".agent" / "plugins", "kit", {"commands/a.md": "repo"})
     explicit = write_plugin(tmp_path / "dev", "kit", {"commands/a.md": "explicit"})
     bundle = tmp_path / "bundle"
@@ -164,6 +164,7 @@ def test_precedence_disabling_and_plugin_dir(repo, isolated_home, tmp_path):
     assert found.plugins[0].commands[0].body == "explicit"
     assert [p.name for p in found.active] == ["kit", "one", "two"]
     assert [c.name for c in found.commands] == ["kit:a"]
+    assert found.plugins[-1].commands == () and not any("other" in w for w in found.warnings)  # disabled: not read
     assert sum("a plugin of that name was already found" in w for w in found.warnings) == 2  # not 3: one folder once
     assert any(f"--plugin-dir {tmp_path / 'missing'}: no plugin there" in w for w in found.warnings)
 
