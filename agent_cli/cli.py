@@ -58,7 +58,7 @@ def resume_position(parser: argparse.ArgumentParser, argv: list[str]) -> int | N
 def build_tui_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agent",
-        description="An interactive terminal coding agent. Subcommands: exec (headless), sessions, resume, memory.",
+        description="An interactive terminal coding agent. Subcommands: exec (headless), sessions, resume, memory, plugin.",
     )
     parser.add_argument("--version", action="version", version=f"agent-cli {__version__}")
     add_session_options(parser)
@@ -81,6 +81,10 @@ def dispatch(argv: list[str]) -> int:
         from agent_cli.headless.exec import run_exec
 
         return run_exec(parse_exec_args(argv[1:]))
+    if argv and argv[0] == "plugin":
+        from agent_cli.headless.plugin_cmd import run_plugin
+
+        return run_plugin(argv[1:])
     if argv and argv[0] in ("sessions", "resume"):
         from agent_cli.headless import sessions_cmd
 

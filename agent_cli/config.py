@@ -56,6 +56,7 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "memory_top_k": (int, None),
     "memory_max_chars": (int, None),
     "memory_min_score": ((int, float), None),
+    "plugins": (dict, None),
 }
 SIMPLE_KEYS = (
     "tool_output_token_limit", "model_max_output_tokens", "model_reasoning_effort", "auto_compact",
@@ -122,6 +123,7 @@ class Config:
     raw: dict[str, Any] = field(default_factory=dict)  # the merged tables, for hooks and the like
     sources: list[Path] = field(default_factory=list)  # config files that were read
     warnings: list[str] = field(default_factory=list)  # shown when the session starts (unknown keys)
+    plugin_dirs: list[Path] = field(default_factory=list)  # --plugin-dir (agent_cli/plugins/loader.py)
 
     @property
     def data_dir(self) -> Path:
@@ -208,6 +210,10 @@ def _check(table: dict[str, Any], origin: str, warnings: list[str] | None = None
             EnvPolicy.from_table(table["shell_environment_policy"])
         except ValueError as exc:
             raise ConfigError(f"{origin}: {exc}") from None
+    plugins = table.get("plugins", {})
+    disabled = plugins.get("disabled", []) if isinstance(plugins, dict) else []
+    if not isinstance(disabled, list) or not all(isinstance(name, str) for name in disabled):
+        raise ConfigError(f"{origin}: `plugins.disabled` must be an array of plugin names; got {disabled!r}")
     if "hooks" in table:
         from agent_cli.session.hook_config import HookConfigError, parse_hooks
 

@@ -84,7 +84,10 @@ class Session:
         self.initial = None  # the InitialContext recorded at the start of the history
         self._initial_tokens: tuple[object, int] | None = None  # (initial, its token count)
         self.environment: EnvironmentContext | None = None  # as last sent to the model
-        self.hooks = HookState.from_config(config)  # the user's hooks (session/hooks.py)
+        from agent_cli.plugins.loader import load_plugins_for  # here: plugins build on session.hook_config
+
+        self.plugins = load_plugins_for(config)  # commands, skills, hooks... from plugins/*/
+        self.hooks = HookState.from_config(config, self.plugins.hooks)  # session/hooks.py
         self.resumed = None  # a ResumeInfo when restored from a session file (session/resume.py)
         self._turn_task: asyncio.Task[None] | None = None
         self._turns = 0
@@ -221,6 +224,7 @@ class Session:
             project_doc_max_bytes=config.project_doc_max_bytes,
             fallback_filenames=config.project_doc_fallback_filenames,
             context_window=config.context_window,
+            plugin_skills=self.plugins.skills,
         )
 
     def start_context(self, emit: Emit) -> None:
@@ -231,7 +235,7 @@ class Session:
                 self.shell_snapshot.start()  # in the background, while the first request goes out
             self.initial = self.build_initial_context()
             self.environment = self.initial.environment
-            for warning in (*self.config.warnings, *self.initial.warnings):
+            for warning in (*self.config.warnings, *self.plugins.warnings, *self.initial.warnings):
                 emit(ev.Warning(warning))
             if sandbox_warning := start_warning(self.config.sandbox_mode, self.approvals.interactive):
                 emit(ev.Warning(sandbox_warning))
