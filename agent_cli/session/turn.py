@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
 from agent_cli.items import Item, Message, Reasoning, ToolCall, ToolOutput, user
-from agent_cli.memory.recall import recall_into_history
+from agent_cli.session.memory_recall import recall_into_history
 from agent_cli.models import base as stream
 from agent_cli.models.base import Prompt
 from agent_cli.models.errors import ContextWindowExceeded, ModelError
