@@ -49,11 +49,14 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "hooks": (dict, None),
     "shell_environment_policy": (dict, None),
     "retry_max_attempts": (int, None),
+    "max_agent_depth": (int, None),
+    "max_parallel_agents": (int, None),
 }
 SIMPLE_KEYS = (
     "tool_output_token_limit", "model_max_output_tokens", "model_reasoning_effort", "auto_compact",
     "auto_compact_percent", "model_auto_compact_token_limit", "project_doc_max_bytes", "approval_policy",
     "sandbox_mode", "network_access", "shell_timeout_ms", "mode", "retry_max_attempts",
+    "max_agent_depth", "max_parallel_agents",
 )
 FIELD_NAMES = {  # config key -> Config field, where they differ
     "model_max_output_tokens": "max_output_tokens",
@@ -69,6 +72,8 @@ MINIMUMS = {
     "project_doc_max_bytes": 0,
     "shell_timeout_ms": 100,
     "retry_max_attempts": 1,
+    "max_agent_depth": 0,
+    "max_parallel_agents": 1,
 }
 STRING_LISTS = ("project_doc_fallback_filenames", "writable_roots")
 PROVIDER_KEYS = {"name": str, "base_url": str, "wire_api": str, "env_key": str, "requires_key": bool}
@@ -97,6 +102,8 @@ class Config:
     shell_timeout_ms: int = 120_000
     mode: str = "agent"
     retry_max_attempts: int = 5
+    max_agent_depth: int = 1  # how deep subagents may nest: 1 = the session's children have no `task`
+    max_parallel_agents: int = 4  # `task` calls of one response that run at once
     raw: dict[str, Any] = field(default_factory=dict)  # the merged tables, for hooks and the like
     sources: list[Path] = field(default_factory=list)  # config files that were read
     warnings: list[str] = field(default_factory=list)  # shown when the session starts (unknown keys)

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "Stop")
+HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "Stop", "SubagentStop")
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse"})
 DEFAULT_TIMEOUT = 60.0
 ENTRY_KEYS = frozenset({"matcher", "command", "timeout", "type", "hooks"})

@@ -106,6 +106,8 @@ async def run_hooks(session: Session, event: str, emit: Emit, **fields: Any) -> 
         "hook_event_name": event,
         **fields,
     }
+    if session.subagent is not None:  # a hook can tell a subagent's calls from the session's own
+        payload["agent"] = session.subagent.name
     data = json.dumps(payload).encode("utf-8")
     runs = await asyncio.gather(*(execute(spec, data, Path(session.config.cwd)) for spec in specs))
     outcome = HookOutcome(runs=list(runs))

@@ -92,11 +92,15 @@ def lenient_arguments(raw: str) -> dict[str, Any]:
 
 
 def batches(session: Session, calls: list[ToolCall]) -> list[list[ToolCall]]:
-    """Consecutive read-only calls form one batch that runs concurrently; others run alone."""
+    """Consecutive read-only calls form one batch that runs concurrently, and so do consecutive
+    ``task`` calls (subagents, limited by ``max_parallel_agents``); others run alone."""
+
+    def kind(call: ToolCall) -> str | None:
+        return "read" if session.tools.is_read_only(call.name) else "task" if call.name == "task" else None
+
     groups: list[list[ToolCall]] = []
     for call in calls:
-        read_only = session.tools.is_read_only(call.name)
-        if read_only and groups and all(session.tools.is_read_only(c.name) for c in groups[-1]):
+        if kind(call) and groups and all(kind(c) == kind(call) for c in groups[-1]):
             groups[-1].append(call)
         else:
             groups.append([call])
