@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from agent_cli.commands.agents_command import agents_command
 from agent_cli.commands.info import context_command, diff_command, help_command, skills_command, status_command
 from agent_cli.commands.init_agents import init_command
 from agent_cli.commands.invocation import Invocation
@@ -43,6 +44,8 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("mode", "show or switch the mode: agent, ask (read-only) or plan", "[agent|ask|plan]", mode_command),
     Builtin("diff", "git diff of the working tree, untracked files included", "", diff_command, needs_idle=False),
     Builtin("skills", "the skills found and where they come from", "", skills_command, needs_idle=False),
+    Builtin("agents", "the subagents the task tool can run and where each comes from", "", agents_command,
+            needs_idle=False),
     Builtin("new", "start a new session with the same settings", "", new_command),
     Builtin("resume", "resume a saved session", "[session id]", resume_command),
     Builtin("help", "list the commands, or describe one", "[command]", help_command, needs_idle=False),

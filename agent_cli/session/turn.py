@@ -109,9 +109,12 @@ def batches(session: Session, calls: list[ToolCall]) -> list[list[ToolCall]]:
 
 async def run_tool_calls(session: Session, calls: list[ToolCall], emit: Emit) -> None:
     for batch in batches(session, calls):
-        outputs = await asyncio.gather(*(run_tool_call(session, call, emit) for call in batch))
-        for output in outputs:
-            session.record(output)
+        # A TaskGroup, not gather: when the turn is stopped it waits until every call (a subagent
+        # with its own processes too) has stopped, so nothing outlives the turn.
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(run_tool_call(session, call, emit)) for call in batch]
+        for task in tasks:
+            session.record(task.result())
 
 
 async def run_tool_call(session: Session, call: ToolCall, emit: Emit) -> ToolOutput:
