@@ -57,6 +57,8 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "memory_max_chars": (int, None),
     "memory_min_score": ((int, float), None),
     "plugins": (dict, None),
+    "max_agent_depth": (int, None),
+    "max_parallel_agents": (int, None),
 }
 SIMPLE_KEYS = (
     "tool_output_token_limit", "model_max_output_tokens", "model_reasoning_effort", "auto_compact",
@@ -64,6 +66,7 @@ SIMPLE_KEYS = (
     "sandbox_mode", "network_access", "shell_timeout_ms", "mode", "retry_max_attempts",
     "model_connect_timeout_ms", "stream_idle_timeout_ms", "shell_snapshot",
     "memory", "memory_top_k", "memory_max_chars", "memory_min_score",
+    "max_agent_depth", "max_parallel_agents",
 )
 FIELD_NAMES = {  # config key -> Config field, where they differ
     "model_max_output_tokens": "max_output_tokens",
@@ -84,6 +87,8 @@ MINIMUMS = {
     "memory_top_k": 1,
     "memory_max_chars": 100,
     "memory_min_score": 0,
+    "max_agent_depth": 0,
+    "max_parallel_agents": 1,
 }
 MAXIMUMS = {"memory_min_score": 1}
 STRING_LISTS = ("project_doc_fallback_filenames", "writable_roots")
@@ -120,6 +125,8 @@ class Config:
     memory_top_k: int = 5
     memory_max_chars: int = 2_000
     memory_min_score: float = 0.6  # memory/ranking.py explains the scale
+    max_agent_depth: int = 1  # how deep subagents may nest: 1 = the session's children have no `task`
+    max_parallel_agents: int = 4  # `task` calls of one response that run at once
     raw: dict[str, Any] = field(default_factory=dict)  # the merged tables, for hooks and the like
     sources: list[Path] = field(default_factory=list)  # config files that were read
     warnings: list[str] = field(default_factory=list)  # shown when the session starts (unknown keys)

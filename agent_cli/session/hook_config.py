@@ -16,7 +16,7 @@ from typing import Any
 
 from agent_cli.plugins.hook_vocabulary import claude_views
 
-HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "Stop")
+HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "Stop", "SubagentStop")
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse"})
 DEFAULT_TIMEOUT = 60.0
 ENTRY_KEYS = frozenset({"matcher", "command", "timeout", "type", "hooks"})

@@ -110,6 +110,8 @@ async def run_hooks(session: Session, event: str, emit: Emit, **fields: Any) -> 
         "cwd": str(cwd),
         "hook_event_name": event,
     }
+    if session.subagent is not None:  # a hook can tell a subagent's calls from the session's own
+        common["agent"] = session.subagent.name
     runs = await asyncio.gather(
         *(execute(spec, json.dumps({**common, **own}).encode("utf-8"), cwd) for spec, own in calls)
     )

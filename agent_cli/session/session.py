@@ -14,6 +14,8 @@ import shutil
 import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_cli import events as ev
 from agent_cli.config import Config
@@ -34,6 +36,10 @@ from agent_cli.tools.base import Tool, ToolContext
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.sandbox import start_warning
 from agent_cli.tools.shell_snapshot import ShellSnapshot
+
+if TYPE_CHECKING:
+    from agent_cli.agents.child import SubagentInfo
+    from agent_cli.agents.discovery import AgentSet
 
 Emit = Callable[[ev.Event], None]
 INTERRUPTED_NOTE = (
@@ -61,6 +67,8 @@ class Session:
         interactive: bool = True,
         client: ModelClient | None = None,
         tools: list[Tool] | None = None,
+        instructions: str | None = None,
+        rollout_path: Path | None = None,
     ):
         self.config = config
         self.approvals = Approvals.from_config(config, interactive)  # + sandbox and command env
@@ -70,7 +78,7 @@ class Session:
         self.tokens = TokenCounter.for_model(config.model)  # tiktoken when available locally
         # Every history change is appended to the session file as it happens (session/rollout.py).
         self.rollout = RolloutWriter.for_new_session(
-            config.agent_home, self.id, config.cwd, config.model, config.provider.id
+            config.agent_home, self.id, config.cwd, config.model, config.provider.id, rollout_path
         )
         self.history = RecordingHistory(self.rollout, estimate=self.tokens.item_tokens)
         self.total_usage = Usage()
@@ -78,9 +86,16 @@ class Session:
         self._usage_mark: int | None = 0  # len(history) at the last usage report; None after a compaction
         self.compaction = CompactionState()
         self._client = client
-        self._tools = ToolRegistry(tools if tools is not None else default_tools(memory=config.memory))
+        self.agents: AgentSet | None = None  # agent definitions, when the session has `task`
+        self.subagent: SubagentInfo | None = None  # set when this session runs a subagent (agents/child.py)
+        if tools is None:
+            from agent_cli.agents.task_tool import subagent_tools  # agents/ runs child Sessions: import late
+
+            tools = default_tools(memory=config.memory) + subagent_tools(self)
+        self._tools = ToolRegistry(tools)
         self._memory = None  # the MemoryBook, opened on first use (memory/book.py)
-        self._instructions: str | None = None
+        self._fixed_instructions = instructions  # a subagent's own system prompt
+        self._instructions: str | None = instructions
         self.initial = None  # the InitialContext recorded at the start of the history
         self._initial_tokens: tuple[object, int] | None = None  # (initial, its token count)
         self.environment: EnvironmentContext | None = None  # as last sent to the model
@@ -205,7 +220,9 @@ class Session:
         if self._instructions is None:
             from agent_cli.context.initial import build_instructions
 
-            self._instructions = build_instructions(self.mode, self.config.agent_home, memory=self.config.memory)
+            self._instructions = self._fixed_instructions or build_instructions(
+                self.mode, self.config.agent_home, memory=self.config.memory
+            )
         return self._instructions
 
     def build_initial_context(self):
@@ -235,7 +252,8 @@ class Session:
                 self.shell_snapshot.start()  # in the background, while the first request goes out
             self.initial = self.build_initial_context()
             self.environment = self.initial.environment
-            for warning in (*self.config.warnings, *self.plugins.warnings, *self.initial.warnings):
+            agent_warnings = self.agents.warnings if self.agents is not None else ()
+            for warning in (*self.config.warnings, *self.plugins.warnings, *self.initial.warnings, *agent_warnings):
                 emit(ev.Warning(warning))
             if sandbox_warning := start_warning(self.config.sandbox_mode, self.approvals.interactive):
                 emit(ev.Warning(sandbox_warning))
