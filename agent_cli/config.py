@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_cli.files.limits import ReadLimits
 from agent_cli.models.model_info import context_window_for, default_provider_for
 from agent_cli.models.registry import BUILTIN_PROVIDERS, ProviderConfig
 from agent_cli.paths import agent_home
@@ -49,6 +50,7 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "hooks": (dict, None),
     "shell_environment_policy": (dict, None),
     "retry_max_attempts": (int, None),
+    "read_file": (dict, None),
 }
 SIMPLE_KEYS = (
     "tool_output_token_limit", "model_max_output_tokens", "model_reasoning_effort", "auto_compact",
@@ -97,6 +99,7 @@ class Config:
     shell_timeout_ms: int = 120_000
     mode: str = "agent"
     retry_max_attempts: int = 5
+    read_file: ReadLimits = field(default_factory=ReadLimits)  # thresholds of the file processors
     raw: dict[str, Any] = field(default_factory=dict)  # the merged tables, for hooks and the like
     sources: list[Path] = field(default_factory=list)  # config files that were read
     warnings: list[str] = field(default_factory=list)  # shown when the session starts (unknown keys)
@@ -184,6 +187,11 @@ def _check(table: dict[str, Any], origin: str, warnings: list[str] | None = None
             EnvPolicy.from_table(table["shell_environment_policy"])
         except ValueError as exc:
             raise ConfigError(f"{origin}: {exc}") from None
+    if isinstance(table.get("read_file"), dict):
+        try:
+            ReadLimits.from_table(table["read_file"])
+        except ValueError as exc:
+            raise ConfigError(f"{origin}: {exc}") from None
     if "hooks" in table:
         from agent_cli.session.hook_config import HookConfigError, parse_hooks
 
@@ -259,6 +267,7 @@ def load_config(
         context_window=merged.get("model_context_window") or context_window_for(model),
         project_doc_fallback_filenames=[str(name) for name in merged.get("project_doc_fallback_filenames", [])],
         writable_roots=[(cwd / Path(str(root)).expanduser()).resolve() for root in merged.get("writable_roots", [])],
+        read_file=ReadLimits.from_table(merged.get("read_file")),
         raw=merged,
         sources=sources,
         warnings=warnings,

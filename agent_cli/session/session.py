@@ -278,6 +278,7 @@ class Session:
             call_id=call_id,
             output_token_limit=self.config.tool_output_token_limit,
             shell_timeout_ms=self.config.shell_timeout_ms,
+            read_limits=self.config.read_file,
         )
         return self.approvals.prepare(context, call_id)  # sandbox, writable roots, scrubbed env
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.events import Event, FileChange
+from agent_cli.files.limits import ReadLimits
 from agent_cli.models.base import ToolSpec
 
 if TYPE_CHECKING:
@@ -32,6 +33,7 @@ class ToolContext:
     env: dict[str, str] | None = None  # environment for commands; None = inherit
     writable_roots: list[Path] = field(default_factory=list)  # where apply_patch may write; empty = anywhere
     sandbox: SandboxPolicy | None = None  # confines shell commands and apply_patch; None = unconfined
+    read_limits: ReadLimits = field(default_factory=ReadLimits)  # thresholds of read_file's processors
 
     def resolve(self, path: str) -> Path:
         """Resolve a model-supplied path against the session's cwd."""

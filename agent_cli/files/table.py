@@ -1,0 +1,135 @@
+"""CSV and TSV: the header, the first and last rows, and the total row count, streamed.
+
+Rows are counted by the csv module (quoted newlines stay inside their row) while only the rows
+shown are kept, so memory stays flat whatever the file's size. ``offset``/``limit`` select rows.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from itertools import count, islice
+from typing import Any
+
+from agent_cli.files.text import open_text, read_text
+from agent_cli.files.view import FileReadError, FileView, Reading, plural
+
+_SNIFF_CHARS = 32 * 1024
+_DELIMITERS = ",;\t|"
+_NOTE_RESERVE = 400  # bytes of the budget kept for the notes
+
+
+@dataclass
+class Selection:
+    head: list[tuple[Any, int]]  # (entry, 1-based number)
+    tail: list[tuple[Any, int]]
+    total: int
+
+
+def select(entries: Iterable[Any], reading: Reading) -> Selection:
+    """Rows ``offset``..``offset + limit - 1`` when asked, else the first and last few; and the total.
+
+    Everything is consumed in C-level iterators (islice, deque), so counting a huge file is fast."""
+    numbers = count(1)
+    numbered: Iterator[tuple[Any, int]] = zip(entries, numbers)  # entries first: at the end, count is not advanced
+    limits = reading.limits
+    if reading.offset or reading.limit:
+        first = reading.offset or 1
+        head = list(islice(numbered, first - 1, first - 1 + (reading.limit or limits.table_head_rows)))
+        tail: list[tuple[Any, int]] = []
+    else:
+        head = list(islice(numbered, limits.table_head_rows))
+        tail = list(deque(numbered, maxlen=limits.table_tail_rows))
+    deque(numbered, maxlen=0)  # count the rest
+    return Selection(head, tail, next(numbers) - 1)
+
+
+def shown_note(selection: Selection, shown_head: int, shown_tail: int, unit: str) -> str | None:
+    """``rows 1-20 and 99,991-100,000 of 100,000 shown; use offset/limit for others``, or None when all were."""
+    ranges = [(entries[0][1], entries[shown - 1][1])
+              for entries, shown in ((selection.head, shown_head), (selection.tail, shown_tail)) if shown]
+    if not ranges or sum(last - first + 1 for first, last in ranges) == selection.total:
+        return None
+    spans = " and ".join(f"{first:,}-{last:,}" for first, last in ranges)
+    return f"{unit} {spans} of {selection.total:,} shown; use offset/limit for others"
+
+
+def past_the_end(reading: Reading, selection: Selection, unit: str) -> FileReadError:
+    return FileReadError(f"offset {reading.offset} is past the end ({selection.total:,} {unit})")
+
+
+@dataclass
+class _Cuts:
+    cells: int = 0
+    columns: int = 0  # widest row's columns beyond the limit
+
+
+def _sniff_delimiter(handle: io.TextIOBase) -> str:
+    sample = handle.read(_SNIFF_CHARS)
+    handle.seek(0)
+    if len(sample) == _SNIFF_CHARS and "\n" in sample:
+        sample = sample[: sample.rindex("\n")]  # whole lines only
+    try:
+        return csv.Sniffer().sniff(sample, delimiters=_DELIMITERS).delimiter
+    except csv.Error:
+        return ","
+
+
+def _render_row(row: list[str], delimiter: str, reading: Reading, cuts: _Cuts) -> str:
+    limits = reading.limits
+    cuts.columns = max(cuts.columns, len(row) - limits.table_max_columns)
+    cells = []
+    for cell in row[: limits.table_max_columns]:
+        if len(cell) > limits.max_cell_chars:
+            cuts.cells += 1
+            cell = cell[: limits.max_cell_chars] + f"…[+{len(cell) - limits.max_cell_chars} chars]"
+        cells.append(cell)
+    out = io.StringIO()
+    csv.writer(out, delimiter=delimiter, lineterminator="\n").writerow(cells)  # "\n": cells holding one get quoted
+    return out.getvalue().removesuffix("\n")
+
+
+def read_table(reading: Reading, tab_separated: bool) -> FileView:
+    handle, encoding_note = open_text(reading.path, reading.sample)
+    with handle:
+        delimiter = "\t" if tab_separated else _sniff_delimiter(handle)
+        reader = csv.reader(handle, delimiter=delimiter)
+        try:
+            header = next(reader, None)
+            selection = select(reader, reading) if header is not None else None
+        except csv.Error as exc:
+            view = read_text(reading)
+            return FileView(view.body, (*view.notes, f"not parsed as {reading.label} (line {reader.line_num}: {exc}); shown as text"))
+    if header is None or selection is None:
+        return FileView("[the file is empty]")
+    if not selection.head and not selection.tail and reading.offset:
+        raise past_the_end(reading, selection, "rows")
+    cuts = _Cuts()
+    budget = reading.budget - _NOTE_RESERVE
+    shown_delimiter = "TAB" if delimiter == "\t" else repr(delimiter)
+    lines = [f"{reading.label}: {selection.total:,} rows + header, {len(header)} columns, delimiter {shown_delimiter}",
+             "header\t" + _render_row(header, delimiter, reading, cuts)]
+    used = sum(len(line.encode()) + 1 for line in lines)
+    shown = {"head": 0, "tail": 0}
+    for part in ("head", "tail"):
+        rows = getattr(selection, part)
+        if part == "tail" and rows and selection.head and rows[0][1] > selection.head[-1][1] + 1:
+            lines.append(f"… rows {selection.head[-1][1] + 1:,}-{rows[0][1] - 1:,} not shown …")
+        for row, number in rows:
+            line = f"{number}\t{_render_row(row, delimiter, reading, cuts)}"
+            used += len(line.encode("utf-8", "replace")) + 1
+            if used > budget and shown["head"] + shown["tail"] > 0:
+                break
+            lines.append(line)
+            shown[part] += 1
+    notes = [note for note in (shown_note(selection, shown["head"], shown["tail"], "rows"), encoding_note) if note]
+    if used > budget:
+        notes.insert(0, "output budget reached")
+    if cuts.cells:
+        notes.append(f"{plural(cuts.cells, 'cell')} cut to {reading.limits.max_cell_chars} characters")
+    if cuts.columns:
+        notes.append(f"{plural(cuts.columns, 'column')} after the first {reading.limits.table_max_columns} not shown")
+    return FileView("\n".join(lines), tuple(notes))
