@@ -93,7 +93,7 @@ def _render_row(row: list[str], delimiter: str, reading: Reading, cuts: _Cuts) -
 
 
 def read_table(reading: Reading, tab_separated: bool) -> FileView:
-    handle, encoding_note = open_text(reading.path, reading.sample)
+    handle, encoding_note = open_text(reading.path, reading.sample, newline="")  # "": what the csv module expects
     with handle:
         delimiter = "\t" if tab_separated else _sniff_delimiter(handle)
         reader = csv.reader(handle, delimiter=delimiter)

@@ -34,11 +34,11 @@ def sniff_encoding(sample: bytes) -> str:
     return "utf-8"
 
 
-def open_text(path: Path, sample: bytes) -> tuple[TextIO, str | None]:
-    """The file as text (lines split on ``\\n`` only) and a note when its encoding was a guess."""
+def open_text(path: Path, sample: bytes, newline: str = "\n") -> tuple[TextIO, str | None]:
+    """The file as text (lines split on ``newline``) and a note when its encoding was a guess."""
     encoding = sniff_encoding(sample)
     note = "not valid UTF-8: decoded as Latin-1" if encoding == "latin-1" else None
-    return open(path, encoding=encoding, errors="replace", newline="\n"), note
+    return open(path, encoding=encoding, errors="replace", newline=newline), note
 
 
 @dataclass
