@@ -1,8 +1,10 @@
 """Benchmark: ``read_file`` on a 1 GB CSV and a 100 MB JSON, next to ``wc -l`` on the same files.
 
 Each read runs in a fresh Python process so its peak RSS is its own (from ``wait4``). Prints wall
-time and peak RSS for both, and the time ratio. Target: peak RSS < 200 MB. The files are
-generated into a temporary folder, deleted afterwards (about 1.1 GB of free disk needed).
+time and peak RSS for both, and the time ratio. Target: peak RSS < 200 MB. Two CSVs are measured:
+one without quote characters (counted by newlines) and one with a quoted field in every row (every
+row goes through the csv module). The files are generated into a temporary folder one at a time
+and deleted after use (about 1 GB of free disk needed).
 
     python bench/read_large.py [--csv-mb N] [--json-mb N]
 """
@@ -35,9 +37,9 @@ print(output.splitlines()[-1][:160])
 """
 
 
-def write_csv(path: Path, size: int) -> None:
-    block = "".join(f"{i},customer {i % 977},{i * 3.25:.2f},\"note, with a comma\",2026-11-{1 + i % 28:02d}\n"
-                    for i in range(20_000))
+def write_csv(path: Path, size: int, quoted: bool) -> None:
+    note = '"note, with a comma"' if quoted else "a plain note"
+    block = "".join(f"{i},customer {i % 977},{i * 3.25:.2f},{note},2026-11-{1 + i % 28:02d}\n" for i in range(20_000))
     with path.open("w") as handle:
         handle.write("id,name,amount,note,date\n")
         written = 0
@@ -91,9 +93,16 @@ def main() -> None:
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="agent-bench-read-"))
     try:
-        write_csv(folder / "big.csv", args.csv_mb * 1_000_000)
-        write_json(folder / "big.json", args.json_mb * 1_000_000)
-        ok = compare("CSV", folder / "big.csv") & compare("JSON", folder / "big.json")
+        ok = True
+        for label, name, write in (
+            ("CSV without quotes", "plain.csv", lambda path: write_csv(path, args.csv_mb * 1_000_000, quoted=False)),
+            ("CSV with a quoted field in every row", "quoted.csv",
+             lambda path: write_csv(path, args.csv_mb * 1_000_000, quoted=True)),
+            ("JSON", "big.json", lambda path: write_json(path, args.json_mb * 1_000_000)),
+        ):
+            write(folder / name)
+            ok &= compare(label, folder / name)
+            (folder / name).unlink()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     print(f"target peak RSS < 200 MB: {'ok' if ok else 'MISSED'}")

@@ -20,7 +20,11 @@ from agent_cli.commands import git
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.expand import expand
 from agent_cli.commands.invocation import (
-    Invocation, attachment_budget, file_settings, read_only_tool_names, run_model_turn,
+    Invocation,
+    attachment_budget,
+    file_settings,
+    read_only_tool_names,
+    run_model_turn,
 )
 from agent_cli.commands.text import Piece, Template
 from agent_cli.context.prompts import prompt_library

@@ -19,12 +19,39 @@ MORE_KEY = "…"
 
 @dataclass
 class Cuts:
+    """What was left out, and the markers that say so in the data."""
+
+    limits: ReadLimits
     items: int = 0  # array items left out
     keys: int = 0  # object keys left out
     strings: int = 0  # strings shortened
     deep: int = 0  # containers replaced by a summary
 
-    def note(self, limits: ReadLimits) -> str | None:
+    def summary(self, is_object: bool, size: int) -> str:
+        self.deep += 1
+        return f"{{… {plural(size, 'key')}}}" if is_object else f"[… {plural(size, 'item')}]"
+
+    def close_object(self, kept: dict[Any, Any], size: int) -> dict[Any, Any]:
+        left_out = size - len(kept)
+        if left_out > 0:
+            self.keys += left_out
+            kept[MORE_KEY] = plural(left_out, "more key")
+        return kept
+
+    def close_array(self, kept: list[Any], size: int) -> list[Any]:
+        left_out = size - len(kept)
+        if left_out > 0:
+            self.items += left_out
+            kept.append(f"… {plural(left_out, 'more item')}")
+        return kept
+
+    def string(self, text: str) -> str:
+        cut, was_cut = cut_string(text, self.limits.max_string_chars)
+        self.strings += was_cut
+        return cut
+
+    def note(self) -> str | None:
+        limits = self.limits
         parts = [
             f"{plural(self.items, 'array item')} after the first {limits.max_array_items}" if self.items else "",
             f"{plural(self.keys, 'object key')} after the first {limits.max_object_keys}" if self.keys else "",
@@ -41,28 +68,17 @@ def cut_string(text: str, max_chars: int) -> tuple[str, bool]:
     return text[:max_chars] + f"…[+{len(text) - max_chars:,} chars]", True
 
 
-def prune(value: Any, limits: ReadLimits, cuts: Cuts, depth: int = 0) -> Any:
-    if isinstance(value, dict):
+def prune(value: Any, cuts: Cuts, depth: int = 0) -> Any:
+    limits = cuts.limits
+    if isinstance(value, dict | list | tuple):
         if depth >= limits.max_depth and value:
-            cuts.deep += 1
-            return f"{{… {plural(len(value), 'key')}}}"
-        entries = list(value.items())
-        kept = {key: prune(item, limits, cuts, depth + 1) for key, item in entries[: limits.max_object_keys]}
-        if len(entries) > limits.max_object_keys:
-            cuts.keys += len(entries) - limits.max_object_keys
-            kept[MORE_KEY] = f"{plural(len(entries) - limits.max_object_keys, 'more key')}"
-        return kept
-    if isinstance(value, list | tuple):
-        if depth >= limits.max_depth and value:
-            cuts.deep += 1
-            return f"[… {plural(len(value), 'item')}]"
-        kept_items = [prune(item, limits, cuts, depth + 1) for item in value[: limits.max_array_items]]
-        if len(value) > limits.max_array_items:
-            cuts.items += len(value) - limits.max_array_items
-            kept_items.append(f"… {plural(len(value) - limits.max_array_items, 'more item')}")
-        return kept_items
+            return cuts.summary(isinstance(value, dict), len(value))
+        if isinstance(value, dict):
+            entries = list(value.items())[: limits.max_object_keys]
+            kept = {key: prune(item, cuts, depth + 1) for key, item in entries}
+            return cuts.close_object(kept, len(value))
+        items = [prune(item, cuts, depth + 1) for item in value[: limits.max_array_items]]
+        return cuts.close_array(items, len(value))
     if isinstance(value, str):
-        text, was_cut = cut_string(value, limits.max_string_chars)
-        cuts.strings += was_cut
-        return text
+        return cuts.string(value)
     return value

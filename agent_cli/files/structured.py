@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent_cli.files.detect import JSON, JSONL, XML, YAML
+from agent_cli.files.detect import JSON, JSONL, XML
+from agent_cli.files.json_cut import cut_json
 from agent_cli.files.prune import Cuts, prune
-from agent_cli.files.table import past_the_end, select, shown_note
+from agent_cli.files.rows import past_the_end, select, shown_note
 from agent_cli.files.text import open_text, read_text, sniff_encoding
 from agent_cli.files.view import FileView, Reading
-from agent_cli.files.xml_tree import XmlError, parse_xml, render_xml
+from agent_cli.files.xml_tree import parse_xml, render_xml
 
 _NOTE_RESERVE = 400
 
@@ -27,10 +28,10 @@ def read_structured(reading: Reading, kind: str) -> FileView:
         return read_text(reading)
     if reading.size > reading.limits.parse_max_bytes:
         return raw_head_tail(reading)
-    cuts = Cuts()
+    cuts = Cuts(reading.limits)
     try:
         if kind == XML:
-            body = "\n".join(render_xml(parse_xml(reading.path), reading.limits, cuts))
+            body = "\n".join(render_xml(parse_xml(reading.path), cuts))
         else:
             body = _render_data(reading, kind, cuts)
     except (ValueError, RecursionError) as exc:  # bad JSON, YAML or XML all end here as ValueErrors
@@ -38,7 +39,7 @@ def read_structured(reading: Reading, kind: str) -> FileView:
         return FileView(view.body, (*view.notes, f"not parsed as {reading.label} ({exc}); shown as text"))
     notes = [f"{reading.label}, {reading.size:,} bytes, shown as a structure-preserving cut "
              "(use offset/limit to read raw lines)"]
-    if note := cuts.note(reading.limits):
+    if note := cuts.note():
         notes.append(note)
     return FileView(body, tuple(notes))
 
@@ -47,7 +48,7 @@ def _render_data(reading: Reading, kind: str, cuts: Cuts) -> str:
     handle, _ = open_text(reading.path, reading.sample)
     with handle:
         if kind == JSON:
-            pruned = prune(json.load(handle), reading.limits, cuts)
+            pruned = cut_json(handle.read(), cuts)
             text = json.dumps(pruned, indent=2, ensure_ascii=False, default=str)
             if len(text) > reading.budget:  # on one line, more of the shape fits the budget
                 text = json.dumps(pruned, ensure_ascii=False, default=str)
@@ -58,7 +59,7 @@ def _render_data(reading: Reading, kind: str, cuts: Cuts) -> str:
             documents = list(yaml.load_all(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
         except yaml.YAMLError as exc:
             raise ValueError(f"invalid YAML: {exc}") from None
-    pruned = [prune(document, reading.limits, cuts) for document in documents]
+    pruned = [prune(document, cuts) for document in documents]
     return yaml.safe_dump_all(pruned, sort_keys=False, allow_unicode=True, width=120).rstrip("\n")
 
 
@@ -70,11 +71,9 @@ def _records(reading: Reading) -> Any:
 
 def _render_record(line: str, reading: Reading, cuts: Cuts) -> str:
     try:
-        value = json.loads(line)
+        return json.dumps(cut_json(line, cuts), ensure_ascii=False)
     except ValueError:
-        text = line.rstrip("\n")[: reading.limits.max_line_chars]
-        return f"{text}  ← not valid JSON"
-    return json.dumps(prune(value, reading.limits, cuts), ensure_ascii=False, default=str)
+        return f"{line.rstrip(chr(10))[: reading.limits.max_line_chars]}  ← not valid JSON"
 
 
 def read_json_lines(reading: Reading) -> FileView:
@@ -84,7 +83,7 @@ def read_json_lines(reading: Reading) -> FileView:
         raise past_the_end(reading, selection, "records")
     if selection.total == 0:
         return FileView("[the file is empty]")
-    cuts = Cuts()
+    cuts = Cuts(reading.limits)
     lines: list[str] = []
     used, budget = 0, reading.budget - _NOTE_RESERVE
     shown = {"head": 0, "tail": 0}
@@ -97,7 +96,7 @@ def read_json_lines(reading: Reading) -> FileView:
             lines.append(rendered)
             shown[part] += 1
     notes = [note for note in (shown_note(selection, shown["head"], shown["tail"], "records"),
-                               cuts.note(reading.limits)) if note]
+                               cuts.note()) if note]
     return FileView("\n".join(lines), tuple(notes))
 
 

@@ -1,64 +1,22 @@
 """CSV and TSV: the header, the first and last rows, and the total row count, streamed.
 
-Rows are counted by the csv module (quoted newlines stay inside their row) while only the rows
-shown are kept, so memory stays flat whatever the file's size. ``offset``/``limit`` select rows.
+Only the rows shown are kept, so memory stays flat whatever the file's size (see rows.py for
+the count). ``offset``/``limit`` select rows.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from collections import deque
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from itertools import count, islice
-from typing import Any
 
+from agent_cli.files.rows import count_csv_rows, past_the_end, select, shown_note
 from agent_cli.files.text import open_text, read_text
-from agent_cli.files.view import FileReadError, FileView, Reading, plural
+from agent_cli.files.view import FileView, Reading, plural
 
 _SNIFF_CHARS = 32 * 1024
 _DELIMITERS = ",;\t|"
 _NOTE_RESERVE = 400  # bytes of the budget kept for the notes
-
-
-@dataclass
-class Selection:
-    head: list[tuple[Any, int]]  # (entry, 1-based number)
-    tail: list[tuple[Any, int]]
-    total: int
-
-
-def select(entries: Iterable[Any], reading: Reading) -> Selection:
-    """Rows ``offset``..``offset + limit - 1`` when asked, else the first and last few; and the total.
-
-    Everything is consumed in C-level iterators (islice, deque), so counting a huge file is fast."""
-    numbers = count(1)
-    numbered: Iterator[tuple[Any, int]] = zip(entries, numbers)  # entries first: at the end, count is not advanced
-    limits = reading.limits
-    if reading.offset or reading.limit:
-        first = reading.offset or 1
-        head = list(islice(numbered, first - 1, first - 1 + (reading.limit or limits.table_head_rows)))
-        tail: list[tuple[Any, int]] = []
-    else:
-        head = list(islice(numbered, limits.table_head_rows))
-        tail = list(deque(numbered, maxlen=limits.table_tail_rows))
-    deque(numbered, maxlen=0)  # count the rest
-    return Selection(head, tail, next(numbers) - 1)
-
-
-def shown_note(selection: Selection, shown_head: int, shown_tail: int, unit: str) -> str | None:
-    """``rows 1-20 and 99,991-100,000 of 100,000 shown; use offset/limit for others``, or None when all were."""
-    ranges = [(entries[0][1], entries[shown - 1][1])
-              for entries, shown in ((selection.head, shown_head), (selection.tail, shown_tail)) if shown]
-    if not ranges or sum(last - first + 1 for first, last in ranges) == selection.total:
-        return None
-    spans = " and ".join(f"{first:,}-{last:,}" for first, last in ranges)
-    return f"{unit} {spans} of {selection.total:,} shown; use offset/limit for others"
-
-
-def past_the_end(reading: Reading, selection: Selection, unit: str) -> FileReadError:
-    return FileReadError(f"offset {reading.offset} is past the end ({selection.total:,} {unit})")
 
 
 @dataclass
@@ -99,7 +57,9 @@ def read_table(reading: Reading, tab_separated: bool) -> FileView:
         reader = csv.reader(handle, delimiter=delimiter)
         try:
             header = next(reader, None)
-            selection = select(reader, reading) if header is not None else None
+            selection = None
+            if header is not None:
+                selection = select(reader, reading, lambda tail: count_csv_rows(handle, delimiter, tail))
         except csv.Error as exc:
             view = read_text(reading)
             return FileView(view.body, (*view.notes, f"not parsed as {reading.label} (line {reader.line_num}: {exc}); shown as text"))

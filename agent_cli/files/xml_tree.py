@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from agent_cli.files.limits import ReadLimits
-from agent_cli.files.prune import Cuts, cut_string
+from agent_cli.files.prune import Cuts
+from agent_cli.files.view import plural
 
 
 class XmlError(ValueError):
@@ -35,13 +35,12 @@ def _name(tag: str) -> str:
     return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else "?"  # drop the {namespace}
 
 
-def _text(value: str | None, limits: ReadLimits, cuts: Cuts) -> str:
-    text, was_cut = cut_string((value or "").strip(), limits.max_string_chars)
-    cuts.strings += was_cut
-    return escape(text)
+def _text(value: str | None, cuts: Cuts) -> str:
+    return escape(cuts.string((value or "").strip()))
 
 
-def render_xml(element: Any, limits: ReadLimits, cuts: Cuts, depth: int = 0) -> list[str]:
+def render_xml(element: Any, cuts: Cuts, depth: int = 0) -> list[str]:
+    limits = cuts.limits
     pad = "  " * depth
     name = _name(element.tag)
     attributes = list(element.attrib.items())
@@ -50,19 +49,19 @@ def render_xml(element: Any, limits: ReadLimits, cuts: Cuts, depth: int = 0) -> 
         cuts.keys += len(attributes) - limits.max_object_keys
         shown += f' …="{len(attributes) - limits.max_object_keys} more attributes"'
     children = list(element)
-    text = _text(element.text, limits, cuts)
+    text = _text(element.text, cuts)
     if not children:
         return [f"{pad}<{name}{shown}>{text}</{name}>" if text else f"{pad}<{name}{shown}/>"]
     if depth >= limits.max_depth:
         cuts.deep += 1
-        return [f"{pad}<{name}{shown}><!-- … {len(children):,} child elements --></{name}>"]
+        return [f"{pad}<{name}{shown}><!-- … {plural(len(children), 'child element')} --></{name}>"]
     lines = [f"{pad}<{name}{shown}>" + text]
     for child in children[: limits.max_array_items]:
-        lines += render_xml(child, limits, cuts, depth + 1)
-        if tail := _text(child.tail, limits, cuts):
+        lines += render_xml(child, cuts, depth + 1)
+        if tail := _text(child.tail, cuts):
             lines.append(f"{pad}  {tail}")
     if len(children) > limits.max_array_items:
         cuts.items += len(children) - limits.max_array_items
-        lines.append(f"{pad}  <!-- … {len(children) - limits.max_array_items:,} more child elements -->")
+        lines.append(f"{pad}  <!-- … {plural(len(children) - limits.max_array_items, 'more child element')} -->")
     lines.append(f"{pad}</{name}>")
     return lines

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import gzip
-import re
 import tracemalloc
 from pathlib import Path
 
 import pytest
 
-from agent_cli.tools.base import ToolContext, ToolError
 from agent_cli.files.limits import ReadLimits
+from agent_cli.tools.base import ToolContext, ToolError
 from agent_cli.tools.read_file import ReadFileTool
 
 LINE_WIDTH = ReadLimits().max_line_chars
