@@ -166,3 +166,15 @@ async def test_xml_is_cut_safely_and_entity_bombs_are_refused(tmp_path):
     (tmp_path / "bomb.xml").write_text(bomb)
     out = await read(ctx, "bomb.xml")
     assert "not parsed as XML (refused unsafe XML" in out
+
+
+async def test_cutting_a_large_json_builds_only_what_is_kept(tmp_path):
+    """json.load would turn this 0.5 MB of tiny objects into ~12 MB of Python objects."""
+    ctx = ToolContext(cwd=tmp_path, data_dir=tmp_path / "data")
+    (tmp_path / "dense.json").write_text("[" + ",".join(['{"a":1}'] * 60_000) + "]")
+    tracemalloc.start()
+    out = await read(ctx, "dense.json")
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert out.endswith("[structure cut: left out 59,950 array items after the first 50]")
+    assert peak < 3_000_000
