@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from agent_cli.files.structured import raw_head_tail
-from agent_cli.files.text import open_text, read_text
+from agent_cli.files.text import as_text, open_text, read_text
 from agent_cli.files.view import FileView, Reading
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -70,8 +70,7 @@ def read_notebook(reading: Reading) -> FileView:
             notebook = json.load(handle)
         cells = notebook["cells"]
     except (ValueError, KeyError, TypeError) as exc:
-        view = read_text(reading)
-        return FileView(view.body, (*view.notes, f"not parsed as a notebook ({exc!r}); shown as text"))
+        return as_text(reading, repr(exc))
     kernel = (notebook.get("metadata") or {}).get("kernelspec", {}).get("name", "unknown")
     counts: dict[str, int] = {}
     lines: list[str] = []

@@ -92,6 +92,31 @@ def count_csv_rows(handle: TextIO, delimiter: str, keep: int) -> tuple[int, list
             return rows, list(last)
 
 
+def render_rows(selection: Selection, render: Callable[[Any], str], budget: int, unit: str) -> tuple[list[str], list[str]]:
+    """The rows as ``N<TAB>text``, the first ones then the last ones, while they fit ``budget`` bytes;
+    and the notes saying which were shown."""
+    lines: list[str] = []
+    used = 0
+    shown = {"head": 0, "tail": 0}
+    over_budget = False
+    for part in ("head", "tail"):
+        rows = getattr(selection, part)
+        if part == "tail" and rows and selection.head and rows[0][1] > selection.head[-1][1] + 1 and not over_budget:
+            lines.append(f"… {unit} {selection.head[-1][1] + 1:,}-{rows[0][1] - 1:,} not shown …")
+        for row, number in rows:
+            line = f"{number}\t{render(row)}"
+            used += len(line.encode("utf-8", "replace")) + 1
+            if used > budget and lines:
+                over_budget = True
+                break
+            lines.append(line)
+            shown[part] += 1
+    notes = ["output budget reached"] if over_budget else []
+    if note := shown_note(selection, shown["head"], shown["tail"], unit):
+        notes.append(note)
+    return lines, notes
+
+
 def shown_note(selection: Selection, shown_head: int, shown_tail: int, unit: str) -> str | None:
     """``rows 1-20 and 99,991-100,000 of 100,000 shown; use offset/limit for others``, or None when all were."""
     ranges = [(entries[0][1], entries[shown - 1][1])

@@ -13,8 +13,8 @@ from typing import Any
 from agent_cli.files.detect import JSON, JSONL, XML
 from agent_cli.files.json_cut import cut_json
 from agent_cli.files.prune import Cuts, prune
-from agent_cli.files.rows import past_the_end, select, shown_note
-from agent_cli.files.text import open_text, read_text, sniff_encoding
+from agent_cli.files.rows import past_the_end, render_rows, select
+from agent_cli.files.text import as_text, open_text, read_text, sniff_encoding
 from agent_cli.files.view import FileView, Reading
 from agent_cli.files.xml_tree import parse_xml, render_xml
 
@@ -35,8 +35,7 @@ def read_structured(reading: Reading, kind: str) -> FileView:
         else:
             body = _render_data(reading, kind, cuts)
     except (ValueError, RecursionError) as exc:  # bad JSON, YAML or XML all end here as ValueErrors
-        view = read_text(reading)
-        return FileView(view.body, (*view.notes, f"not parsed as {reading.label} ({exc}); shown as text"))
+        return as_text(reading, exc)
     notes = [f"{reading.label}, {reading.size:,} bytes, shown as a structure-preserving cut "
              "(use offset/limit to read raw lines)"]
     if note := cuts.note():
@@ -82,21 +81,12 @@ def read_json_lines(reading: Reading) -> FileView:
     if not selection.head and reading.offset:
         raise past_the_end(reading, selection, "records")
     if selection.total == 0:
-        return FileView("[the file is empty]")
+        return FileView(f"[{reading.path.name} is empty]")
     cuts = Cuts(reading.limits)
-    lines: list[str] = []
-    used, budget = 0, reading.budget - _NOTE_RESERVE
-    shown = {"head": 0, "tail": 0}
-    for part in ("head", "tail"):
-        for line, number in getattr(selection, part):
-            rendered = f"{number}\t{_render_record(line, reading, cuts)}"
-            used += len(rendered.encode("utf-8", "replace")) + 1
-            if used > budget and lines:
-                break
-            lines.append(rendered)
-            shown[part] += 1
-    notes = [note for note in (shown_note(selection, shown["head"], shown["tail"], "records"),
-                               cuts.note()) if note]
+    lines, notes = render_rows(selection, lambda line: _render_record(line, reading, cuts), reading.budget - _NOTE_RESERVE,
+                               "records")
+    if note := cuts.note():
+        notes.append(note)
     return FileView("\n".join(lines), tuple(notes))
 
 

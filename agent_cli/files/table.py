@@ -10,8 +10,8 @@ import csv
 import io
 from dataclasses import dataclass
 
-from agent_cli.files.rows import count_csv_rows, past_the_end, select, shown_note
-from agent_cli.files.text import open_text, read_text
+from agent_cli.files.rows import count_csv_rows, past_the_end, render_rows, select
+from agent_cli.files.text import as_text, open_text
 from agent_cli.files.view import FileView, Reading, plural
 
 _SNIFF_CHARS = 32 * 1024
@@ -61,35 +61,22 @@ def read_table(reading: Reading, tab_separated: bool) -> FileView:
             if header is not None:
                 selection = select(reader, reading, lambda tail: count_csv_rows(handle, delimiter, tail))
         except csv.Error as exc:
-            view = read_text(reading)
-            return FileView(view.body, (*view.notes, f"not parsed as {reading.label} (line {reader.line_num}: {exc}); shown as text"))
+            return as_text(reading, f"line {reader.line_num}: {exc}")
     if header is None or selection is None:
-        return FileView("[the file is empty]")
+        return FileView(f"[{reading.path.name} is empty]")
     if not selection.head and not selection.tail and reading.offset:
         raise past_the_end(reading, selection, "rows")
     cuts = _Cuts()
     budget = reading.budget - _NOTE_RESERVE
     shown_delimiter = "TAB" if delimiter == "\t" else repr(delimiter)
-    lines = [f"{reading.label}: {selection.total:,} rows + header, {len(header)} columns, delimiter {shown_delimiter}",
-             "header\t" + _render_row(header, delimiter, reading, cuts)]
-    used = sum(len(line.encode()) + 1 for line in lines)
-    shown = {"head": 0, "tail": 0}
-    for part in ("head", "tail"):
-        rows = getattr(selection, part)
-        if part == "tail" and rows and selection.head and rows[0][1] > selection.head[-1][1] + 1:
-            lines.append(f"… rows {selection.head[-1][1] + 1:,}-{rows[0][1] - 1:,} not shown …")
-        for row, number in rows:
-            line = f"{number}\t{_render_row(row, delimiter, reading, cuts)}"
-            used += len(line.encode("utf-8", "replace")) + 1
-            if used > budget and shown["head"] + shown["tail"] > 0:
-                break
-            lines.append(line)
-            shown[part] += 1
-    notes = [note for note in (shown_note(selection, shown["head"], shown["tail"], "rows"), encoding_note) if note]
-    if used > budget:
-        notes.insert(0, "output budget reached")
+    top = [f"{reading.label}: {selection.total:,} rows + header, {len(header)} columns, delimiter {shown_delimiter}",
+           "header\t" + _render_row(header, delimiter, reading, cuts)]
+    budget -= sum(len(line.encode("utf-8", "replace")) + 1 for line in top)
+    rows, notes = render_rows(selection, lambda row: _render_row(row, delimiter, reading, cuts), budget, "rows")
+    if encoding_note:
+        notes.append(encoding_note)
     if cuts.cells:
         notes.append(f"{plural(cuts.cells, 'cell')} cut to {reading.limits.max_cell_chars} characters")
     if cuts.columns:
         notes.append(f"{plural(cuts.columns, 'column')} after the first {reading.limits.table_max_columns} not shown")
-    return FileView("\n".join(lines), tuple(notes))
+    return FileView("\n".join(top + rows), tuple(notes))

@@ -131,6 +131,12 @@ def read_text(reading: Reading) -> FileView:
     return FileView(view.body, (*view.notes, encoding_note)) if encoding_note else view
 
 
+def as_text(reading: Reading, problem: object) -> FileView:
+    """The file as text, for a file its type's parser refused; the note says why."""
+    view = read_text(reading)
+    return FileView(view.body, (*view.notes, f"not parsed as {reading.label} ({problem}); shown as text"))
+
+
 def text_view(text: str, reading: Reading, name: str) -> FileView:
     """Numbered lines of text already in memory (a converted document)."""
     return numbered_view(io.StringIO(text, newline="\n"), reading, name)

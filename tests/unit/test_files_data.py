@@ -137,7 +137,8 @@ async def test_json_lines_show_first_and_last_records_each_cut(tmp_path):
     out = await read(ctx, "events.jsonl")
     shown = out.splitlines()
     assert shown[0].startswith('1\t{"i": 1, "tags": [0, 1,') and shown[0].endswith('49, "… 10 more items"]}')
-    assert shown[20].startswith('992\t{"i": 991,') and shown[29].startswith('1001\t{"i": 1000,')
+    assert shown[20] == "… records 21-991 not shown …"
+    assert shown[21].startswith('992\t{"i": 991,') and shown[30].startswith('1001\t{"i": 1000,')
     assert "[records 1-20 and 992-1,001 of 1,001 shown; use offset/limit for others]" in out
     middle = await read(ctx, "events.jsonl", offset=501, limit=1)
     assert middle.startswith("501\t{not json  ← not valid JSON")
@@ -178,3 +179,12 @@ async def test_cutting_a_large_json_builds_only_what_is_kept(tmp_path):
     tracemalloc.stop()
     assert out.endswith("[structure cut: left out 59,950 array items after the first 50]")
     assert peak < 3_000_000
+
+
+async def test_rows_stop_at_the_output_budget_and_say_which_were_shown(tmp_path):
+    ctx = ToolContext(cwd=tmp_path, data_dir=tmp_path / "data", output_token_limit=150)
+    (tmp_path / "wide.csv").write_text("a,b\n" + "".join(f"{i},{'v' * 40}\n" for i in range(1, 1001)))
+    out = await read(ctx, "wide.csv")
+    shown = [line for line in out.splitlines() if line[:1].isdigit()]
+    assert 1 <= len(shown) < 20 and shown[0].startswith("1\t1,vvv")
+    assert out.endswith(f"[output budget reached]\n[rows 1-{len(shown)} of 1,000 shown; use offset/limit for others]")
