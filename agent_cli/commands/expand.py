@@ -20,6 +20,7 @@ UTF-8 text go through the same processors as ``read_file`` (agent_cli/files).
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -119,7 +120,10 @@ async def expand(
         token = raw if match["quoted"] is not None else _strip_punctuation(raw)
         resolved = resolve_reference(token, cwd, workspace)
         if resolved is not None and resolved not in attachments:
-            attachments[resolved] = attachment_block(token, resolved, max_bytes, limits or ReadLimits(), cache_dir)
+            # in a thread: converting a PDF or counting a big CSV's rows must not stall the TUI
+            attachments[resolved] = await asyncio.to_thread(
+                attachment_block, token, resolved, max_bytes, limits or ReadLimits(), cache_dir
+            )
     out.append(text[position:])
     body = "".join(out)
     if attachments:
@@ -188,6 +192,8 @@ def processed_block(
         content = truncate_text(view.render(), TruncationPolicy("bytes", max_bytes))
     except FileReadError as exc:
         content = f"(not shown: {exc})"
+    except Exception as exc:  # noqa: BLE001 - a file no processor foresaw must not stop the prompt
+        content = f"(not shown: reading it failed: {type(exc).__name__}: {exc})"
     return f"<attached_file path={quoteattr(token)} type={quoteattr(detected.label)}>\n{content}\n</attached_file>"
 
 
