@@ -26,7 +26,7 @@ def sniff(path: Path) -> tuple[bytes, Detected]:
 
 def describe(name: str, detected: Detected, size: int) -> str:
     """One line for a file that cannot be shown as text."""
-    from agent_cli.tools.common import human_size
+    from agent_cli.tools.common import human_size  # here: tools import this package at their start
 
     if detected.kind in (kinds.AUDIO, kinds.VIDEO):
         return f"{name} is {detected.kind} ({detected.label}, {human_size(size)}); it cannot be read as text"

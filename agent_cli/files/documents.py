@@ -8,16 +8,19 @@ the converted markdown.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
 import tempfile
+import time
 from pathlib import Path
 
 from agent_cli.files.text import text_view
 from agent_cli.files.view import FileReadError, FileView, Reading, plural
 
 CACHE_FOLDER = "documents"
+CACHE_DAYS = 30  # conversions older than this are deleted when a new one is stored
 _PAGES = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
 
 
@@ -48,6 +51,11 @@ def _store(path: Path, text: str) -> None:
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(text)
     os.replace(temporary, path)  # atomic: a concurrent reader never sees half a file
+    cutoff = time.time() - CACHE_DAYS * 86400
+    for old in path.parent.glob("*.md"):
+        with contextlib.suppress(OSError):  # another process may be pruning too
+            if old.stat().st_mtime < cutoff:
+                old.unlink()
 
 
 def _convert(reading: Reading) -> str:
