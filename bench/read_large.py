@@ -2,9 +2,10 @@
 
 Each read runs in a fresh Python process so its peak RSS is its own (from ``wait4``). Prints wall
 time and peak RSS for both, and the time ratio. Target: peak RSS < 200 MB. Two CSVs are measured:
-one without quote characters (counted by newlines) and one with a quoted field in every row (every
-row goes through the csv module). The files are generated into a temporary folder one at a time
-and deleted after use (about 1 GB of free disk needed).
+one without quote characters, and one with a quoted field in every row and a quoted newline in one
+row of 20,000 (the blocks holding one go through the csv module; the others are counted by their
+newlines). The files are generated into a temporary folder one at a time and deleted after use
+(about 1 GB of free disk needed).
 
     python bench/read_large.py [--csv-mb N] [--json-mb N]
 """
@@ -40,6 +41,8 @@ print(output.splitlines()[-1][:160])
 def write_csv(path: Path, size: int, quoted: bool) -> None:
     note = '"note, with a comma"' if quoted else "a plain note"
     block = "".join(f"{i},customer {i % 977},{i * 3.25:.2f},{note},2026-11-{1 + i % 28:02d}\n" for i in range(20_000))
+    if quoted:
+        block = block.replace(note, '"a note\non two lines"', 1)
     with path.open("w") as handle:
         handle.write("id,name,amount,note,date\n")
         written = 0
@@ -96,7 +99,7 @@ def main() -> None:
         ok = True
         for label, name, write in (
             ("CSV without quotes", "plain.csv", lambda path: write_csv(path, args.csv_mb * 1_000_000, quoted=False)),
-            ("CSV with a quoted field in every row", "quoted.csv",
+            ("CSV with quoted fields (and quoted newlines)", "quoted.csv",
              lambda path: write_csv(path, args.csv_mb * 1_000_000, quoted=True)),
             ("JSON", "big.json", lambda path: write_json(path, args.json_mb * 1_000_000)),
         ):

@@ -1,15 +1,16 @@
 """Which rows (CSV rows, JSON Lines records) to show, and how many there are, in one streaming pass.
 
 Only the rows shown are kept. Counting runs in C-level iterators (islice, deque) and, for CSV,
-in blocks: a block of whole lines without a quote character holds one row per line, so its
-newlines are counted; a block with quotes goes through the csv module, so a quoted newline stays
-inside its row.
+in blocks of whole lines: when every line of a block has an even number of quote characters, no
+quoted field runs past a line, so the block holds one row per line and its newlines are counted;
+otherwise the block goes through the csv module, so a quoted newline stays inside its row.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from agent_cli.files.view import FileReadError, Reading
 
 _BLOCK_CHARS = 1 << 18
 _MAX_OPEN_QUOTE_CHARS = 16 << 20  # a block whose quotes never balance is parsed anyway past this
+_QUOTE_PAIR = re.compile(r'"[^"\n]*"')  # two quotes on one line; a quote left after removing them is odd
 
 # Given how many of the last rows to keep: the number of rows left and the last of them.
 RestCounter = Callable[[int], tuple[int, list[Any]]]
@@ -77,7 +79,7 @@ def count_csv_rows(handle: TextIO, delimiter: str, keep: int) -> tuple[int, list
                 continue
         else:
             block, carry = text, ""
-        if '"' in block:
+        if '"' in block and '"' in _QUOTE_PAIR.sub("", block):
             numbers = count()
             parsed = deque(zip(csv.reader(io.StringIO(block, newline=""), delimiter=delimiter), numbers), maxlen=keep)
             rows += next(numbers)
