@@ -188,3 +188,20 @@ async def test_rows_stop_at_the_output_budget_and_say_which_were_shown(tmp_path)
     shown = [line for line in out.splitlines() if line[:1].isdigit()]
     assert 1 <= len(shown) < 20 and shown[0].startswith("1\t1,vvv")
     assert out.endswith(f"[output budget reached]\n[rows 1-{len(shown)} of 1,000 shown; use offset/limit for others]")
+
+
+def test_block_row_count_matches_the_csv_module(monkeypatch):
+    """Small blocks, so quoted newlines fall across block ends; seeded, so it is the same every run."""
+    import io
+    import random
+
+    from agent_cli.files import rows
+
+    monkeypatch.setattr(rows, "_BLOCK_CHARS", 64)
+    rng = random.Random(7)
+    cells = ["a", '"q,x"', '"multi\nline"', '""', '"say ""hi"""', "plain text", "", '"\n"', '"a\nb\nc"']
+    for _ in range(400):
+        lines = [",".join(rng.choice(cells) for _ in range(rng.randint(1, 4))) for _ in range(rng.randint(0, 40))]
+        text = "\n".join(lines) + rng.choice(["", "\n", "\r\n"])
+        expected = list(csv.reader(io.StringIO(text, newline="")))
+        assert rows.count_csv_rows(io.StringIO(text, newline=""), ",", 3) == (len(expected), expected[-3:])
