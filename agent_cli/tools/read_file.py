@@ -15,19 +15,18 @@ from agent_cli.tools.common import int_arg, output_policy, str_arg
 SPEC = ToolSpec(
     name="read_file",
     description=(
-        "Read a file. Text shows as `N<TAB>line` (N = 1-based line number, not part of the file); long "
-        "lines are cut with a marker; partial reads end with the total and the offset to continue. Other "
-        "types are shown by their shape: CSV/TSV rows (offset/limit select rows), JSON/YAML/XML cut to "
-        "their structure, notebooks cell by cell with outputs, PDF/DOCX/PPTX/XLSX as markdown, archives "
-        "as member lists. Notes in [brackets] say what was left out and how to see it."
+        "Read a file. Text: lines as `N<TAB>text` (N = 1-based line number, not part of the file), long "
+        "lines cut with a marker, partial reads end with the total and the offset to continue. CSV/TSV, "
+        "JSON/YAML/XML, notebooks, PDF/Office documents and archives are shown by their shape; notes in "
+        "[brackets] say what was left out."
     ),
     parameters={
         "type": "object",
         "properties": {
             "path": {"type": "string", "description": "File path, absolute or relative to the cwd."},
-            "offset": {"type": "integer", "description": "First line (row, record) to show, 1-based."},
-            "limit": {"type": "integer", "description": "Max lines (rows, records) to show."},
-            "pages": {"type": "string", "description": 'PDF pages to read: "3" or "2-5".'},
+            "offset": {"type": "integer", "description": "First line (CSV row) to show, 1-based."},
+            "limit": {"type": "integer", "description": "Max lines (rows)."},
+            "pages": {"type": "string", "description": 'PDF pages: "3", "2-5".'},
         },
         "required": ["path"],
         "additionalProperties": False,
