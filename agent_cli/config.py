@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_cli.files.limits import ReadLimits
 from agent_cli.models.model_info import context_window_for, default_provider_for
 from agent_cli.models.registry import BUILTIN_PROVIDERS, ProviderConfig
 from agent_cli.paths import agent_home
@@ -59,6 +60,7 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "plugins": (dict, None),
     "max_agent_depth": (int, None),
     "max_parallel_agents": (int, None),
+    "read_file": (dict, None),
 }
 SIMPLE_KEYS = (
     "tool_output_token_limit", "model_max_output_tokens", "model_reasoning_effort", "auto_compact",
@@ -127,6 +129,7 @@ class Config:
     memory_min_score: float = 0.6  # memory/ranking.py explains the scale
     max_agent_depth: int = 1  # how deep subagents may nest: 1 = the session's children have no `task`
     max_parallel_agents: int = 4  # `task` calls of one response that run at once
+    read_file: ReadLimits = field(default_factory=ReadLimits)  # thresholds of the file processors
     raw: dict[str, Any] = field(default_factory=dict)  # the merged tables, for hooks and the like
     sources: list[Path] = field(default_factory=list)  # config files that were read
     warnings: list[str] = field(default_factory=list)  # shown when the session starts (unknown keys)
@@ -221,6 +224,11 @@ def _check(table: dict[str, Any], origin: str, warnings: list[str] | None = None
     disabled = plugins.get("disabled", []) if isinstance(plugins, dict) else []
     if not isinstance(disabled, list) or not all(isinstance(name, str) for name in disabled):
         raise ConfigError(f"{origin}: `plugins.disabled` must be an array of plugin names; got {disabled!r}")
+    if isinstance(table.get("read_file"), dict):
+        try:
+            ReadLimits.from_table(table["read_file"])
+        except ValueError as exc:
+            raise ConfigError(f"{origin}: {exc}") from None
     if "hooks" in table:
         from agent_cli.session.hook_config import HookConfigError, parse_hooks
 
@@ -296,6 +304,7 @@ def load_config(
         context_window=merged.get("model_context_window") or context_window_for(model),
         project_doc_fallback_filenames=[str(name) for name in merged.get("project_doc_fallback_filenames", [])],
         writable_roots=[(cwd / Path(str(root)).expanduser()).resolve() for root in merged.get("writable_roots", [])],
+        read_file=ReadLimits.from_table(merged.get("read_file")),
         raw=merged,
         sources=sources,
         warnings=warnings,

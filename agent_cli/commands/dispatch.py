@@ -17,7 +17,7 @@ from agent_cli import events as ev
 from agent_cli.commands.custom import CustomCommand, allowed_tool_names, substitute
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.expand import expand, has_expansions
-from agent_cli.commands.invocation import Invocation, attachment_budget, run_model_turn
+from agent_cli.commands.invocation import Invocation, attachment_budget, file_settings, run_model_turn
 from agent_cli.commands.registry import CommandTable, parse_slash
 from agent_cli.commands.shell_runner import session_command_runner
 from agent_cli.commands.text import Template
@@ -52,7 +52,7 @@ async def run_prompt(session: Session, text: str, emit: Emit) -> None:
     if has_expansions(text):
         expansion = await expand(
             Template.typed(text), cwd=session.config.cwd, max_bytes=attachment_budget(session),
-            run_command=session_command_runner(session, emit),
+            run_command=session_command_runner(session, emit), **file_settings(session),
         )
         if expansion.text != text:
             typed, text = text, expansion.text
@@ -87,6 +87,6 @@ async def run_custom(inv: Invocation, command: CustomCommand) -> None:
                                 f"(tools: {', '.join(session.tools.names)})"))
     expansion = await expand(
         template, cwd=session.config.cwd, max_bytes=attachment_budget(session),
-        run_command=session_command_runner(session, inv.emit),
+        run_command=session_command_runner(session, inv.emit), **file_settings(session),
     )
     await run_model_turn(session, expansion.text, inv.emit, typed=inv.typed, only_tools=only_tools, model=command.model)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
 
@@ -36,6 +36,11 @@ class Invocation:
 def attachment_budget(session: Session) -> int:
     """Bytes per attached file: about one tool output's token budget."""
     return max(4096, session.config.tool_output_token_limit * 4)
+
+
+def file_settings(session: Session) -> dict[str, Any]:
+    """The file processors' thresholds and document cache, for ``expand``."""
+    return {"limits": session.config.read_file, "cache_dir": session.config.agent_home / "cache"}
 
 
 def read_only_tool_names(session: Session) -> list[str]:

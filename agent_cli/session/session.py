@@ -321,6 +321,7 @@ class Session:
             shell_timeout_ms=self.config.shell_timeout_ms,
             shell_snapshot=self.shell_snapshot,
             memory=self.memory,
+            read_limits=self.config.read_file,
         )
         return self.approvals.prepare(context, call_id)  # sandbox, writable roots, scrubbed env
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.events import Event, FileChange
+from agent_cli.files.limits import ReadLimits
 from agent_cli.models.base import ToolSpec
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ class ToolContext:
     sandbox: SandboxPolicy | None = None  # confines shell commands and apply_patch; None = unconfined
     shell_snapshot: ShellSnapshot | None = None  # the login shell's environment; None = `bash -lc`
     memory: Any = None  # the session's MemoryBook for the memory tools; None when memory is off
+    read_limits: ReadLimits = field(default_factory=ReadLimits)  # thresholds of read_file's processors
 
     def resolve(self, path: str) -> Path:
         """Resolve a model-supplied path against the session's cwd."""
