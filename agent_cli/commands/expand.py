@@ -28,6 +28,7 @@ from xml.sax.saxutils import quoteattr
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.text import Template
 from agent_cli.context.project_doc import find_git_root
+from agent_cli.files.images import is_image_file
 
 MAX_LISTING_ENTRIES = 200
 BINARY_SNIFF_BYTES = 8192
@@ -58,6 +59,7 @@ class Expansion:
     text: str  # what the model receives
     attachments: tuple[Path, ...]  # resolved, in order of first mention
     commands: tuple[str, ...]  # the commands that ran, in order
+    images: tuple[Path, ...] = ()  # image attachments: sent as images after the text, not inlined
 
 
 def workspace_root(cwd: Path) -> Path:
@@ -111,12 +113,14 @@ async def expand(template: Template, *, cwd: Path, max_bytes: int, run_command: 
         token = raw if match["quoted"] is not None else _strip_punctuation(raw)
         resolved = resolve_reference(token, cwd, workspace)
         if resolved is not None and resolved not in attachments:
-            attachments[resolved] = attachment_block(token, resolved, max_bytes)
+            is_image = is_image_file(resolved)  # the picture itself goes to the model (files/images.py)
+            attachments[resolved] = "" if is_image else attachment_block(token, resolved, max_bytes)
     out.append(text[position:])
     body = "".join(out)
-    if attachments:
-        body = body.rstrip("\n") + "\n\n" + "\n\n".join(attachments.values())
-    return Expansion(body, tuple(attachments), tuple(commands))
+    if blocks := [block for block in attachments.values() if block]:
+        body = body.rstrip("\n") + "\n\n" + "\n\n".join(blocks)
+    images = tuple(path for path, block in attachments.items() if not block)
+    return Expansion(body, tuple(attachments), tuple(commands), images)
 
 
 def _strip_punctuation(token: str) -> str:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.events import Event, FileChange
+from agent_cli.items import Image
 from agent_cli.models.base import ToolSpec
 
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ class ToolResult:
     success: bool = True
     exit_code: int | None = None
     changes: tuple[FileChange, ...] = ()
+    images: tuple[Image, ...] = ()  # shown to the model after the text (tools/image_result.py)
 
 
 class Tool(ABC):

@@ -7,9 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from agent_cli.files.images import looks_like_image
 from agent_cli.models.base import ToolSpec
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.common import human_size, int_arg, output_policy, str_arg
+from agent_cli.tools.image_result import read_image_file
 
 DEFAULT_LIMIT = 2000
 LINE_WIDTH = 500  # characters shown per line
@@ -152,6 +154,8 @@ class ReadFileTool(Tool):
         try:
             with open(path, "rb") as f:
                 sample = f.read(SNIFF_BYTES)
+            if looks_like_image(path, sample):  # the model gets the picture itself
+                return await asyncio.to_thread(read_image_file, path, ctx)
             kind = detect_binary(sample)
             if kind is not None:
                 size = path.stat().st_size
