@@ -6,6 +6,8 @@ the transcript shows, so it can be driven by any event stream (a turn, /compact,
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from agent_cli import events as ev
 from agent_cli.tui.formatting import compaction_text
 from agent_cli.tui.widgets.assistant_message import AssistantMessage
@@ -104,10 +106,11 @@ class EventRenderer:
                 await self.end_streaming()
                 self._close_tools()
 
-    async def user_message(self, text: str) -> None:
+    async def user_message(self, text: str, images: tuple[Path, ...] = ()) -> None:
         """Show what the user sent at once, before the core echoes it."""
         self.pending_user = text
-        await self.transcript.add(UserMessage(text))
+        attached = "".join(f"\n🖼 {path.name}" for path in images)
+        await self.transcript.add(UserMessage(f"{text.rstrip()}{attached}"))
 
     async def notice(self, text: str, kind: str = "info", title: str | None = None) -> None:
         await self.transcript.add(NoticeCell(text, kind, title))  # type: ignore[arg-type]
