@@ -200,10 +200,10 @@ class TokenCounter:
         self._prompt_cache: tuple[tuple[str, tuple[ToolSpec, ...]], int] | None = None
 
     @classmethod
-    def for_model(cls, model: str) -> TokenCounter:
+    def for_model(cls, model: str, wire_api: str | None = None) -> TokenCounter:
         from agent_cli.models.model_info import image_token_formula
 
-        return cls(encoding_name_for(model), image_token_formula(model))
+        return cls(encoding_name_for(model), image_token_formula(model, wire_api))
 
     @cached_property
     def _encoding(self) -> Any:

@@ -164,9 +164,10 @@ def supports_images(model: str) -> bool:
     return _VISION[prefix] if prefix else False
 
 
-def image_token_formula(model: str) -> str:
+def image_token_formula(model: str, wire_api: str | None = None) -> str:
     """Which provider's published formula counts this model's image tokens."""
-    return "anthropic" if normalize_model_name(model).startswith("claude") else "openai"
+    claude = normalize_model_name(model).startswith("claude") or wire_api == "anthropic"
+    return "anthropic" if claude else "openai"
 
 
 def default_provider_for(model: str) -> str:

@@ -59,7 +59,7 @@ class Session:
         self.id = new_session_id()
         self.mode = config.mode
         self.model = config.model
-        self.tokens = TokenCounter.for_model(config.model)  # tiktoken when available locally
+        self.tokens = TokenCounter.for_model(config.model, config.provider.wire_api)  # tiktoken when available locally
         self.tokens.vision = self.supports_images
         self._told_no_vision = False  # the user hears once that the model cannot see images
         # Every history change is appended to the session file as it happens (session/rollout.py).

@@ -12,6 +12,7 @@ from PIL import Image as PILImage
 
 from agent_cli import events as ev
 from agent_cli.config import load_config
+from agent_cli.context.tokens import anthropic_image_tokens, openai_image_tokens
 from agent_cli.session import Session
 from agent_cli.session.resume import restore_session
 from tests.conftest import provider_env, run_agent
@@ -103,6 +104,10 @@ async def test_each_provider_receives_attached_and_tool_images_as_base64(server,
     assert "photo.png" in str(second.raw) and "attached_file" not in str(second.raw)  # not inlined as text
     images = sorted(p.suffix for p in (session.config.agent_home / "images").iterdir())
     assert images == [".png", ".png"]
+    usage = next(e for e in await run(session, "/context") if isinstance(e, ev.ContextUsage))
+    parts = {part.name: part.tokens for part in usage.parts}
+    formula = anthropic_image_tokens if wire == "anthropic" else openai_image_tokens  # each provider's own
+    assert parts["images"] == formula(40, 30) + formula(2048, 1024)
 
 
 async def test_a_model_without_vision_gets_a_note_and_the_user_is_told_once(server, repo, monkeypatch):
