@@ -6,6 +6,8 @@ import base64
 import io
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 from PIL import Image as PILImage
@@ -23,6 +25,10 @@ from agent_cli.files.images import (
 )
 from agent_cli.items import Image, Message, ToolOutput, item_from_dict, item_to_dict, user
 from agent_cli.models.model_info import image_token_formula, supports_images
+from agent_cli.tools.base import ToolContext, ToolError
+from agent_cli.tools.image_result import image_tool_result
+from agent_cli.tools.read_file import ReadFileTool
+from tests.conftest import REPO
 
 
 def picture(width: int, height: int, fmt: str = "PNG", mode: str = "RGB", noise: bool = False) -> bytes:
@@ -164,3 +170,35 @@ def test_compaction_names_the_images_it_drops_and_keeps_those_of_kept_messages()
     assert not summary.images
     assert summary.text.endswith(f"{OLD_IMAGES_HEADING}\n[image: old.png, 800 x 600]\n[image: icon.png, 64 x 64]")
     assert "[image: icon.png, 64 x 64]" in transcript(history)  # the fallback excerpt names them too
+
+
+# --- tool outputs --------------------------------------------------------------------------------
+
+
+async def test_read_file_returns_an_image_and_refuses_a_broken_one(tmp_path):
+    ctx = ToolContext(cwd=tmp_path, data_dir=tmp_path / "home")
+    (tmp_path / "pic.webp").write_bytes(picture(30, 20, "WEBP"))
+    (tmp_path / "broken.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 100)
+    result = await ReadFileTool().run({"path": "pic.webp"}, ctx)
+    assert result.output == "[image: pic.webp, 30 x 20]"
+    assert [(i.mime_type, i.width, i.height) for i in result.images] == [("image/webp", 30, 20)]
+    assert stored_path(ctx.data_dir, result.images[0]).read_bytes() == result.images[0].data
+    with pytest.raises(ToolError, match=r"broken.png \(image/png\): not a readable image"):
+        await ReadFileTool().run({"path": "broken.png"}, ctx)
+
+
+def test_the_tool_output_helper_builds_an_image_result_from_bytes(tmp_path):
+    ctx = ToolContext(cwd=tmp_path, data_dir=tmp_path)
+    result = image_tool_result(picture(3000, 300), "image/png", ctx, name="screenshot", text="Captured.")
+    assert result.output == "Captured.\n[image: screenshot, 2048 x 205, resized from 3000 x 300]"
+    assert result.images[0].name == "screenshot" and result.success
+    with pytest.raises(ToolError, match="not a readable image"):
+        image_tool_result(b"nope", "image/png", ctx, name="x")
+
+
+def test_sessions_that_attach_no_image_never_import_pillow():
+    code = ("import sys; import agent_cli.session, agent_cli.commands.dispatch, agent_cli.tools.read_file; "
+            "from agent_cli.session import Session; print('PIL' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False,
+                          cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.stdout.strip() == "False", done.stderr
