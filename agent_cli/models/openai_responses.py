@@ -54,7 +54,9 @@ def _input_parts(text: str, images: tuple[Image, ...]) -> list[dict[str, Any]]:
     parts = [{"type": "input_text", "text": text}] if text else []
     for image in images:
         url = data_url(image)
-        parts.append({"type": "input_image", "image_url": url} if url else {"type": "input_text", "text": missing_note(image)})
+        # `detail` is required in message content; "auto" is what the token estimate assumes.
+        parts.append({"type": "input_image", "image_url": url, "detail": "auto"} if url
+                     else {"type": "input_text", "text": missing_note(image)})
     return parts
 
 

@@ -23,8 +23,11 @@ from agent_cli.files.images import (
     restore_images,
     stored_path,
 )
-from agent_cli.items import Image, Message, ToolOutput, item_from_dict, item_to_dict, user
+from agent_cli.items import Image, Message, ToolCall, ToolOutput, item_from_dict, item_to_dict, user
+from agent_cli.models.anthropic_messages import anthropic_messages
 from agent_cli.models.model_info import image_token_formula, supports_images
+from agent_cli.models.openai_chat import chat_messages
+from agent_cli.models.openai_responses import input_items
 from agent_cli.tools.base import ToolContext, ToolError
 from agent_cli.tools.image_result import image_tool_result
 from agent_cli.tools.read_file import ReadFileTool
@@ -202,3 +205,27 @@ def test_sessions_that_attach_no_image_never_import_pillow():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False,
                           cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
     assert done.stdout.strip() == "False", done.stderr
+
+
+# --- wire details --------------------------------------------------------------------------------
+
+
+def test_chat_sends_a_batchs_tool_images_after_all_of_its_tool_messages():
+    image = Image("h", "image/png", 2, 2, "a.png", data=b"\x89PNG")
+    history = [user("go"), ToolCall("c1", "read_file", "{}"), ToolCall("c2", "read_file", "{}"),
+               ToolOutput("c1", "[image: a.png, 2 x 2]", images=(image,)), ToolOutput("c2", "text")]
+    messages = chat_messages("", history)
+    assert [m["role"] for m in messages] == ["user", "assistant", "tool", "tool", "user"]
+    assert messages[-1]["content"] == [
+        {"type": "text", "text": "Images returned by tool call c1:"},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(b"\x89PNG").decode()}},
+    ]
+
+
+def test_an_image_whose_file_is_gone_is_sent_as_its_placeholder_on_every_wire():
+    lost = Image("h", "image/png", 3, 4, "gone.png")  # restored without data
+    message = Message("user", "see", images=(lost,))
+    note = "[image: gone.png, 3 x 4] (the image file is no longer available)"
+    assert input_items([message])[0]["content"][1] == {"type": "input_text", "text": note}
+    assert chat_messages("", [message])[0]["content"][1] == {"type": "text", "text": note}
+    assert anthropic_messages([message])[0]["content"][1]["text"] == note
