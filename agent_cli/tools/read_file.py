@@ -11,6 +11,7 @@ from agent_cli.files.images import looks_like_image
 from agent_cli.models.base import ToolSpec
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.common import human_size, int_arg, output_policy, str_arg
+from agent_cli.tools.failures import check_path_text
 from agent_cli.tools.image_result import read_image_file
 
 DEFAULT_LIMIT = 2000
@@ -144,6 +145,7 @@ class ReadFileTool(Tool):
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raw = str_arg(args, "path")
+        check_path_text(raw)
         path = ctx.resolve(raw)
         offset = int_arg(args, "offset", 1)
         limit = int_arg(args, "limit", DEFAULT_LIMIT)

@@ -11,6 +11,7 @@ import pytest
 from PIL import Image as PILImage
 
 from agent_cli import events as ev
+from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
 from agent_cli.context.tokens import anthropic_image_tokens, openai_image_tokens
 from agent_cli.session import Session
@@ -46,7 +47,7 @@ def make_session(server, repo: Path, monkeypatch, provider: str, *overrides: str
 
 
 async def run(session: Session, text: str) -> list[ev.Event]:
-    return [event async for event in session.submit(text)]
+    return [event async for event in submit(session, text)]
 
 
 def decoded_size(b64: str) -> tuple[int, int]:
