@@ -21,6 +21,8 @@ def build_exec_parser(resume: bool = False) -> argparse.ArgumentParser:
     add_session_options(parser)
     parser.add_argument("--json", action="store_true", help="print events as JSON lines on stdout")
     parser.add_argument("-o", "--output-last-message", metavar="FILE", help="write the last agent message to FILE")
+    parser.add_argument("-i", "--image", dest="images", action="append", default=[], metavar="FILE",
+                        help="attach an image to the prompt (repeatable)")
     if resume:  # agent exec resume [--last | ID] [PROMPT]
         from agent_cli.headless.sessions_cmd import add_resume_arguments
 

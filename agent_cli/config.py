@@ -61,6 +61,7 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "max_agent_depth": (int, None),
     "max_parallel_agents": (int, None),
     "read_file": (dict, None),
+    "model_supports_images": (bool, None),
 }
 SIMPLE_KEYS = (
     "tool_output_token_limit", "model_max_output_tokens", "model_reasoning_effort", "auto_compact",
@@ -69,11 +70,13 @@ SIMPLE_KEYS = (
     "model_connect_timeout_ms", "stream_idle_timeout_ms", "shell_snapshot",
     "memory", "memory_top_k", "memory_max_chars", "memory_min_score",
     "max_agent_depth", "max_parallel_agents",
+    "model_supports_images",
 )
 FIELD_NAMES = {  # config key -> Config field, where they differ
     "model_max_output_tokens": "max_output_tokens",
     "model_reasoning_effort": "reasoning_effort",
     "model_auto_compact_token_limit": "auto_compact_token_limit",
+    "model_supports_images": "supports_images",
 }
 MINIMUMS = {
     "model_context_window": 1_000,
@@ -130,6 +133,7 @@ class Config:
     max_agent_depth: int = 1  # how deep subagents may nest: 1 = the session's children have no `task`
     max_parallel_agents: int = 4  # `task` calls of one response that run at once
     read_file: ReadLimits = field(default_factory=ReadLimits)  # thresholds of the file processors
+    supports_images: bool | None = None  # None: from the model table (models/model_info.py)
     raw: dict[str, Any] = field(default_factory=dict)  # the merged tables, for hooks and the like
     sources: list[Path] = field(default_factory=list)  # config files that were read
     warnings: list[str] = field(default_factory=list)  # shown when the session starts (unknown keys)

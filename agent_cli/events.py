@@ -24,6 +24,7 @@ class UserMessage:
 
     text: str
     typed: str | None = None  # what the user typed, when expansion or a command changed it
+    images: tuple[str, ...] = ()  # names of the images attached to it
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from agent_cli import events as ev
 from agent_cli.context.fragments import AGENTS_MD, ENVIRONMENT_CONTEXT, MEMORIES, SKILL_BODY, SKILLS_LIST
+from agent_cli.context.tokens import images_tokens
 from agent_cli.items import Item, Message, ToolOutput
 
 if TYPE_CHECKING:
@@ -43,8 +44,13 @@ def context_usage(session: Session) -> ev.ContextUsage:
     items = session.history.items
     if session.initial is None:  # the first request will carry the initial context too
         items = session.build_initial_context().items + items
+    image_tokens = 0  # a row of their own, shown only when the conversation holds images
     for item in items:
-        totals[part_of(item)] += counter.item_tokens(item)
+        in_images = images_tokens(item, counter.image_formula, counter.vision)
+        totals[part_of(item)] += counter.item_tokens(item) - in_images
+        image_tokens += in_images
+    if image_tokens:
+        totals["images"] = image_tokens
     parts = tuple(ev.ContextPart(name, tokens) for name, tokens in totals.items())
     return ev.ContextUsage(parts, sum(totals.values()), session.effective_window, counter.counting_method)
 

@@ -34,6 +34,7 @@ from agent_cli.context.truncate import TruncationPolicy, truncate_text
 from agent_cli.files import Detected, FileReadError, Reading, ReadLimits, read_view, sniff
 from agent_cli.files.detect import IMAGE, TEXT
 from agent_cli.files.text import sniff_encoding
+from agent_cli.files.images import is_image_file
 
 MAX_LISTING_ENTRIES = 200
 READ_CHUNK_BYTES = 1 << 20
@@ -63,6 +64,7 @@ class Expansion:
     text: str  # what the model receives
     attachments: tuple[Path, ...]  # resolved, in order of first mention
     commands: tuple[str, ...]  # the commands that ran, in order
+    images: tuple[Path, ...] = ()  # image attachments: sent as images after the text, not inlined
 
 
 def workspace_root(cwd: Path) -> Path:
@@ -120,15 +122,18 @@ async def expand(
         token = raw if match["quoted"] is not None else _strip_punctuation(raw)
         resolved = resolve_reference(token, cwd, workspace)
         if resolved is not None and resolved not in attachments:
-            # in a thread: converting a PDF or counting a big CSV's rows must not stall the TUI
-            attachments[resolved] = await asyncio.to_thread(
-                attachment_block, token, resolved, max_bytes, limits or ReadLimits(), cache_dir
-            )
+            if is_image_file(resolved):  # the picture itself goes to the model (files/images.py)
+                attachments[resolved] = ""
+            else:  # in a thread: converting a PDF or counting a big CSV's rows must not stall the TUI
+                attachments[resolved] = await asyncio.to_thread(
+                    attachment_block, token, resolved, max_bytes, limits or ReadLimits(), cache_dir
+                )
     out.append(text[position:])
     body = "".join(out)
-    if attachments:
-        body = body.rstrip("\n") + "\n\n" + "\n\n".join(attachments.values())
-    return Expansion(body, tuple(attachments), tuple(commands))
+    if blocks := [block for block in attachments.values() if block]:
+        body = body.rstrip("\n") + "\n\n" + "\n\n".join(blocks)
+    images = tuple(path for path, block in attachments.items() if not block)
+    return Expansion(body, tuple(attachments), tuple(commands), images)
 
 
 def _strip_punctuation(token: str) -> str:

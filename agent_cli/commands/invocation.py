@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
+from agent_cli.items import Image
 
 if TYPE_CHECKING:
     from agent_cli.commands.registry import CommandTable
@@ -85,6 +86,7 @@ async def run_model_turn(
     only_tools: Iterable[str] | None = None,
     model: str | None = None,
     on_complete: OnComplete | None = None,
+    images: tuple[Image, ...] = (),
 ) -> None:
     """One session turn for ``text``; ``on_complete`` sees the answer before the turn ends."""
     held: list[ev.TurnComplete] = []
@@ -96,6 +98,6 @@ async def run_model_turn(
             emit(event)
 
     with limited_tools(session, only_tools), switched_model(session, model):
-        await session._turn(text, relay, typed)
+        await session._turn(text, relay, typed, images)
     if held:
         emit(await on_complete(held[0].last_message))  # type: ignore[misc]

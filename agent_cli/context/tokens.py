@@ -16,6 +16,7 @@ import base64
 import gzip
 import hashlib
 import importlib.util
+import math
 import threading
 from dataclasses import dataclass
 from functools import cached_property
@@ -50,7 +51,43 @@ def item_text(item: Item) -> str:
 
 
 def approx_item_tokens(item: Item) -> int:
-    return approx_text_tokens(item_text(item)) + ITEM_OVERHEAD_TOKENS
+    return approx_text_tokens(item_text(item)) + ITEM_OVERHEAD_TOKENS + images_tokens(item)
+
+
+# --- images, by each provider's published formula ----------------------------------------------
+
+OPENAI_TILE = 512
+OPENAI_BASE_TOKENS, OPENAI_TILE_TOKENS = 85, 170
+ANTHROPIC_MAX_SIDE, ANTHROPIC_MAX_PIXELS = 1568, 1_150_000  # larger images are scaled down first
+NO_VISION_NOTE_TOKENS = 40  # a model without vision reads a one-line note instead
+
+
+def openai_image_tokens(width: int, height: int) -> int:
+    """OpenAI's tiles: fit in 2048 x 2048, shortest side down to 768, 170 per 512-px tile + 85."""
+    scale = min(1.0, 2048 / max(width, height, 1))
+    width, height = width * scale, height * scale
+    scale = min(1.0, 768 / max(min(width, height), 1))
+    width, height = width * scale, height * scale
+    tiles = math.ceil(width / OPENAI_TILE) * math.ceil(height / OPENAI_TILE)
+    return OPENAI_BASE_TOKENS + OPENAI_TILE_TOKENS * tiles
+
+
+def anthropic_image_tokens(width: int, height: int) -> int:
+    """Anthropic: width x height / 750, after its own downscaling of large images."""
+    scale = min(1.0, ANTHROPIC_MAX_SIDE / max(width, height, 1),
+                math.sqrt(ANTHROPIC_MAX_PIXELS / max(width * height, 1)))
+    return math.ceil((width * scale) * (height * scale) / 750)
+
+
+IMAGE_FORMULAS = {"openai": openai_image_tokens, "anthropic": anthropic_image_tokens}
+
+
+def images_tokens(item: Item, formula: str = "openai", vision: bool = True) -> int:
+    images = getattr(item, "images", ())
+    if not vision:
+        return NO_VISION_NOTE_TOKENS * len(images)
+    count = IMAGE_FORMULAS[formula]
+    return sum(count(image.width, image.height) for image in images)
 
 
 # --- tiktoken, seeded from local rank files ---------------------------------------------------
@@ -156,13 +193,17 @@ class TokenCounter:
     off the event loop.
     """
 
-    def __init__(self, encoding_name: str | None = None):
+    def __init__(self, encoding_name: str | None = None, image_formula: str = "openai"):
         self.encoding_name = encoding_name if encoding_name in ENCODINGS else None
+        self.image_formula = image_formula if image_formula in IMAGE_FORMULAS else "openai"
+        self.vision = True  # False: images reach the model as a one-line note (Session sets it)
         self._prompt_cache: tuple[tuple[str, tuple[ToolSpec, ...]], int] | None = None
 
     @classmethod
-    def for_model(cls, model: str) -> TokenCounter:
-        return cls(encoding_name_for(model))
+    def for_model(cls, model: str, wire_api: str | None = None) -> TokenCounter:
+        from agent_cli.models.model_info import image_token_formula
+
+        return cls(encoding_name_for(model), image_token_formula(model, wire_api))
 
     @cached_property
     def _encoding(self) -> Any:
@@ -198,7 +239,7 @@ class TokenCounter:
         return len(encoding.encode_ordinary(text))
 
     def item_tokens(self, item: Item) -> int:
-        return self.text_tokens(item_text(item)) + ITEM_OVERHEAD_TOKENS
+        return self.text_tokens(item_text(item)) + ITEM_OVERHEAD_TOKENS + images_tokens(item, self.image_formula, self.vision)
 
     def items_tokens(self, items: list[Item]) -> int:
         return sum(self.item_tokens(item) for item in items)

@@ -36,9 +36,11 @@ class TextRenderer:
 
     def render(self, event: ev.Event) -> None:
         match event:
-            case ev.UserMessage(text=text, typed=typed):
+            case ev.UserMessage(text=text, typed=typed, images=images):
                 self.line(self.style("user", "cyan"))
                 self.line(text if typed is None else typed)
+                if images:
+                    self.line(self.style(f"(with image{'s' if len(images) > 1 else ''}: {', '.join(images)})", "dim"))
                 if typed is not None:  # @files, !`cmd` output or a command's prompt were sent too
                     self.line(self.style(f"(sent as {len(text):,} characters after expansion)", "dim"))
             case ev.ReasoningDone(text=text):

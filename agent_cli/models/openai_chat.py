@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
-from agent_cli.items import Item, Message, Reasoning, ToolCall, ToolOutput
+from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput
 from agent_cli.models.base import Completed, OutputItem, Prompt, ReasoningDelta, StreamEvent, TextDelta, ToolSpec, Usage
 from agent_cli.models.client_base import SdkStreamingClient, as_dict, int_field
 from agent_cli.models.errors import TransientError
+from agent_cli.models.image_parts import data_url, missing_note, tool_images_note
 
 # Servers name the streamed reasoning differently: DeepSeek, vLLM and llama.cpp use
 # `reasoning_content`, OpenRouter and Ollama `reasoning`.
@@ -34,14 +35,19 @@ def chat_messages(instructions: str, items: list[Item]) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = []
     if system:
         messages.append({"role": "system", "content": "\n\n".join(system)})
+    tool_images: list[dict[str, Any]] = []  # tool messages are text only: images follow them
     for item in rest:
+        if tool_images and not isinstance(item, ToolOutput):
+            messages.append({"role": "user", "content": tool_images})
+            tool_images = []
         if isinstance(item, Message):
             if item.role == "assistant":
                 if item.text:
                     messages.append({"role": "assistant", "content": item.text})
             else:
                 role = "system" if item.role == "developer" else "user"
-                messages.append({"role": role, "content": item.text})
+                content = _content_parts(item.text, item.images) if item.images else item.text
+                messages.append({"role": role, "content": content})
         elif isinstance(item, ToolCall):
             call = {"id": item.call_id, "type": "function",
                     "function": {"name": item.name, "arguments": item.arguments}}
@@ -53,8 +59,20 @@ def chat_messages(instructions: str, items: list[Item]) -> list[dict[str, Any]]:
                 messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
         elif isinstance(item, ToolOutput):
             messages.append({"role": "tool", "tool_call_id": item.call_id, "content": item.output})
+            if item.images:
+                tool_images += _content_parts(tool_images_note(item.call_id), item.images)
         # Reasoning is not sent back: no compatible server accepts it in the request.
+    if tool_images:
+        messages.append({"role": "user", "content": tool_images})
     return messages
+
+
+def _content_parts(text: str, images: tuple[Image, ...]) -> list[dict[str, Any]]:
+    parts = [{"type": "text", "text": text}] if text else []
+    for image in images:
+        url = data_url(image)
+        parts.append({"type": "image_url", "image_url": {"url": url}} if url else {"type": "text", "text": missing_note(image)})
+    return parts
 
 
 def tool_params(tools: list[ToolSpec]) -> list[dict[str, Any]]:

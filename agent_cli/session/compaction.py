@@ -156,7 +156,7 @@ async def summarize(session: Session, emit: Emit, focus: str | None) -> Summary:
     """Ask the model for a hand-off summary; trim on overflow; fall back to head and tail."""
     history = session.history
     estimates = {id(item): history.item_tokens(index) for index, item in enumerate(history.items)}
-    items = without_memories(history.for_request())  # recalled again after the rebuild
+    items = without_memories(session.request_items(emit))  # recalled again after the rebuild
     tokens = [estimates.get(id(item)) or session.tokens.item_tokens(item) for item in items]
     request = user(compaction_prompt(session, focus))
     protected = protected_prefix_length(items)

@@ -22,10 +22,11 @@ from agent_cli.config import Config
 from agent_cli.context.environment import EnvironmentContext
 from agent_cli.context.environment import diff as environment_diff
 from agent_cli.context.fragments import TURN_ABORTED
+from agent_cli.context.image_items import no_vision_warning, without_images
 from agent_cli.context.modes import tools_for_mode
 from agent_cli.context.skills import skill_injections
 from agent_cli.context.tokens import TokenCounter, auto_compact_limit, effective_window
-from agent_cli.items import Item, user
+from agent_cli.items import Image, Item, user
 from agent_cli.models.base import ModelClient, ToolSpec, Usage
 from agent_cli.session.approvals import Approvals, env_scrubber
 from agent_cli.session.compaction import CompactionState
@@ -75,7 +76,9 @@ class Session:
         self.id = new_session_id()
         self.mode = config.mode
         self.model = config.model
-        self.tokens = TokenCounter.for_model(config.model)  # tiktoken when available locally
+        self.tokens = TokenCounter.for_model(config.model, config.provider.wire_api)  # tiktoken when available locally
+        self.tokens.vision = self.supports_images
+        self._told_no_vision = False  # the user hears once that the model cannot see images
         # Every history change is appended to the session file as it happens (session/rollout.py).
         self.rollout = RolloutWriter.for_new_session(
             config.agent_home, self.id, config.cwd, config.model, config.provider.id, rollout_path
@@ -204,13 +207,13 @@ class Session:
 
     # --- the turn ------------------------------------------------------------------------
 
-    async def _turn(self, text: str, emit: Emit, typed: str | None = None) -> None:
+    async def _turn(self, text: str, emit: Emit, typed: str | None = None, images: tuple[Image, ...] = ()) -> None:
         """One model turn for ``text`` (already expanded; ``typed`` is what the user typed)."""
         from agent_cli.session.turn import run_turn
 
         self._turns += 1
         emit(ev.TurnStarted(self._turns))
-        await run_turn(self, text, emit, typed)
+        await run_turn(self, text, emit, typed, images)
 
     # --- state the turn uses -------------------------------------------------------------
 
@@ -297,6 +300,7 @@ class Session:
         """Use ``model`` from the next request on (``/model``); its client is created lazily."""
         self.model = model
         self._client = None  # the old client's connections close when it is collected
+        self.tokens.vision = self.supports_images
 
     @property
     def memory(self):
@@ -327,6 +331,25 @@ class Session:
 
     def record(self, item: Item) -> None:
         self.history.record(item)
+
+    @property
+    def supports_images(self) -> bool:
+        """Whether the current model sees images (`model_supports_images` overrides the table)."""
+        from agent_cli.models.model_info import supports_images
+
+        override = self.config.supports_images
+        return override if override is not None else supports_images(self.model)
+
+    def request_items(self, emit: Emit) -> list[Item]:
+        """The history as the next request sends it: a model without vision gets notes for images."""
+        items = self.history.for_request()
+        if self.supports_images:
+            return items
+        items, replaced = without_images(items, self.model)
+        if replaced and not self._told_no_vision:
+            self._told_no_vision = True
+            emit(ev.Warning(no_vision_warning(self.model)))
+        return items
 
     def record_usage(self, usage: Usage | None) -> None:
         if usage is not None:

@@ -7,7 +7,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
-from agent_cli.items import Item, Message, Reasoning, ToolCall, ToolOutput, user
+from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput, user
 from agent_cli.session.memory_recall import recall_into_history
 from agent_cli.models import base as stream
 from agent_cli.models.base import Prompt
@@ -23,16 +23,19 @@ if TYPE_CHECKING:
     from agent_cli.session.session import Emit, Session
 
 
-async def run_turn(session: Session, text: str, emit: Emit, typed: str | None = None) -> None:
-    """One turn for ``text``; ``typed`` is what the user typed when expansion changed it."""
+async def run_turn(
+    session: Session, text: str, emit: Emit, typed: str | None = None, images: tuple[Image, ...] = ()
+) -> None:
+    """One turn for ``text`` (with any attached ``images``); ``typed`` is what the user typed
+    when expansion changed it."""
     await session.tokens.load_async()  # the tokenizer loads off the event loop, once
     session.start_context(emit)
     if reject_oversized_input(session, text, emit):
         return
     if not await hooks.before_prompt(session, text, emit):  # SessionStart, UserPromptSubmit
         return
-    session.record(user(text))
-    emit(ev.UserMessage(text, typed))
+    session.record(Message("user", text, images=images))
+    emit(ev.UserMessage(text, typed, tuple(image.name for image in images)))
     for fragment in session.skill_fragments(text):
         session.record(user(fragment))
     recall_into_history(session, typed or text, emit)  # <memories>, after the message
@@ -63,7 +66,7 @@ async def run_turn(session: Session, text: str, emit: Emit, typed: str | None = 
 async def sample(session: Session, emit: Emit) -> list[Item]:
     """Send one request and record what comes back. Returns the output items."""
     hooks.flush_hook_context(session)  # context added by hooks, now that no tool call is open
-    prompt = Prompt(session.instructions, session.history.for_request(), session.tool_specs())
+    prompt = Prompt(session.instructions, session.request_items(emit), session.tool_specs())
     output: list[Item] = []
     async for event in session.client.stream(prompt):
         if isinstance(event, stream.TextDelta):
@@ -149,4 +152,4 @@ async def run_tool_call(session: Session, call: ToolCall, emit: Emit) -> ToolOut
             result.changes,
         )
     )
-    return ToolOutput(call.call_id, result.output, result.success)
+    return ToolOutput(call.call_id, result.output, result.success, images=result.images)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli.events import Event, FileChange
 from agent_cli.files.limits import ReadLimits
+from agent_cli.items import Image
 from agent_cli.models.base import ToolSpec
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ class ToolResult:
     success: bool = True
     exit_code: int | None = None
     changes: tuple[FileChange, ...] = ()
+    images: tuple[Image, ...] = ()  # shown to the model after the text (tools/image_result.py)
 
 
 class Tool(ABC):

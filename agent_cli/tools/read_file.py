@@ -8,10 +8,12 @@ from typing import Any
 from agent_cli.context.truncate import truncate_text
 from agent_cli.files import FileReadError, Reading, describe, read_view, sniff
 from agent_cli.files.detect import IMAGE
+from agent_cli.files.images import looks_like_image
 from agent_cli.models.base import ToolSpec
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.common import int_arg, output_policy, str_arg
 from agent_cli.tools.failures import check_path_text
+from agent_cli.tools.image_result import read_image_file
 
 SPEC = ToolSpec(
     name="read_file",
@@ -54,8 +56,9 @@ class ReadFileTool(Tool):
         try:
             sample, detected = sniff(path)
             size = path.stat().st_size
-            if detected.kind == IMAGE:
-                # Images: the image support replaces this branch (the image goes to the model as an image).
+            if looks_like_image(path, sample):  # the model gets the picture itself
+                return await asyncio.to_thread(read_image_file, path, ctx)
+            if detected.kind == IMAGE:  # a kind of image the model cannot be shown (e.g. SVG, ICO)
                 raise ToolError(describe(raw, detected, size))
             reading = Reading(path, detected.label, sample, size, policy.byte_budget, ctx.read_limits,
                               offset, limit, pages, ctx.data_dir / "cache")

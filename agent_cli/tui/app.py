@@ -30,10 +30,12 @@ from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands,
 from agent_cli.tui.event_renderer import EventRenderer
 from agent_cli.tui.input_history import InputHistory
 from agent_cli.tui.keys_help import keys_help
+from agent_cli.tui.pasted_images import PromptWithImages
 from agent_cli.tui.repo_files import list_files
 from agent_cli.tui.resuming import BUSY_TEXT, restored_session
 from agent_cli.tui.screens.approval import ApprovalScreen
 from agent_cli.tui.widgets.activity_indicator import ActivityIndicator
+from agent_cli.tui.widgets.attachment_chips import AttachmentChips
 from agent_cli.tui.widgets.completion_menu import CompletionMenu
 from agent_cli.tui.widgets.composer import Composer
 from agent_cli.tui.widgets.queued_messages import QueuedMessages
@@ -95,6 +97,8 @@ class AgentApp(App[int]):
         self.queued = QueuedMessages()
         self.menu = CompletionMenu()
         self.composer = Composer(self.menu, self.history, self.commands.list_commands, self._repo_files, id="composer")
+        self.composer.cwd = config.cwd
+        self.attachments = AttachmentChips()
         self.status = StatusBar(self.session.model, config.provider.id, self.session.mode)
 
     def compose(self) -> ComposeResult:
@@ -102,6 +106,7 @@ class AgentApp(App[int]):
         yield self.activity
         yield self.queued
         yield self.menu
+        yield self.attachments
         yield self.composer
         yield self.status
 
@@ -176,8 +181,15 @@ class AgentApp(App[int]):
 
     # --- sending ------------------------------------------------------------------------
 
-    def on_composer_submitted(self, message: Composer.Submitted) -> None:
-        self.send(message.text)
+    async def on_composer_submitted(self, message: Composer.Submitted) -> None:
+        images = await self.attachments.take()
+        self.send(PromptWithImages(message.text, images) if images else message.text)
+
+    async def on_composer_images_pasted(self, message: Composer.ImagesPasted) -> None:
+        await self.attachments.add(message.paths)
+
+    async def on_composer_backspace_when_empty(self, message: Composer.BackspaceWhenEmpty) -> None:
+        await self.attachments.remove_last()
 
     def send(self, text: str) -> None:
         """Send what the user typed now, or queue it while a turn runs."""
@@ -203,16 +215,16 @@ class AgentApp(App[int]):
         if parsed:
             self._run_busy(self.commands.run(self, text, beside_turn=False), "working")
         else:
-            self._run_busy(self._run_prompt(text), "working")
+            self._run_busy(self._run_prompt(text, getattr(text, "images", ())), "working")
 
     def _command(self, name: str) -> SlashCommand | None:
         return next((command for command in self.commands.list_commands() if command.name == name), None)
 
-    async def _run_prompt(self, text: str) -> None:
+    async def _run_prompt(self, text: str, images: tuple[Path, ...] = ()) -> None:
         from agent_cli.commands.dispatch import submit
 
-        await self.renderer.user_message(text)
-        await self.render_events(submit(self.session, text))
+        await self.renderer.user_message(text, images)
+        await self.render_events(submit(self.session, str(text), images))
 
     def _run_busy(self, body: Awaitable[None], label: str) -> None:
         self.busy = True
@@ -240,6 +252,7 @@ class AgentApp(App[int]):
             return
         if self._aborted:  # after an interrupt nothing is sent behind the user's back
             restored = "\n\n".join(self.queue)
+            self.run_worker(self.attachments.add([p for text in self.queue for p in getattr(text, "images", ())]))
             current = self.composer.text
             self.composer.load_text(f"{restored}\n\n{current}" if current.strip() else restored)
             self.composer.move_cursor(self.composer.document.end)

@@ -77,11 +77,8 @@ async def test_empty_file(ctx, tmp_path):
 
 
 async def test_binary_files_refused_with_type_and_size(ctx, tmp_path):
-    (tmp_path / "img.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 100)
     (tmp_path / "blob.bin").write_bytes(b"abc\0def" * 10)
     (tmp_path / "a.gz").write_bytes(gzip.compress(b"hello"))
-    with pytest.raises(ToolError, match=r"img.png is a binary file \(PNG image, 108 bytes\)"):
-        await read(ctx, "img.png")
     with pytest.raises(ToolError, match=r"binary data, 70 bytes"):
         await read(ctx, "blob.bin")
     with pytest.raises(ToolError, match=r"gzip archive"):
