@@ -43,8 +43,9 @@ def context_usage(session: Session) -> ev.ContextUsage:
         items = session.build_initial_context().items + items
     for item in items:
         totals[part_of(item)] += counter.item_tokens(item)
-    parts = tuple(ev.ContextPart(name, tokens) for name, tokens in totals.items())
-    return ev.ContextUsage(parts, sum(totals.values()), session.effective_window, counter.counting_method)
+    parts = tuple(ev.ContextPart(name, counter.calibrated(tokens)) for name, tokens in totals.items())
+    return ev.ContextUsage(parts, sum(part.tokens for part in parts), session.effective_window,
+                           counter.counting_method, counter.accuracy)
 
 
 def format_context_table(usage: ev.ContextUsage) -> str:
@@ -59,5 +60,6 @@ def format_context_table(usage: ev.ContextUsage) -> str:
         percent = usage.percent(tokens)
         bar = "█" * round(BAR_WIDTH * min(percent, 100) / 100) if name not in ("total", "free") else ""
         lines.append(f"{name.ljust(width)}{tokens:>10,}{percent:>8.1f}%  {bar}".rstrip())
-    lines.append(f"window: {usage.window:,} tokens (95% of the model's); counted with {usage.counting_method}")
+    lines.append(f"window: {usage.window:,} tokens (95% of the model's); counted with {usage.counting_method}, "
+                 f"{usage.accuracy}")
     return "\n".join(lines)

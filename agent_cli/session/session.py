@@ -27,6 +27,7 @@ from agent_cli.session.approvals import Approvals
 from agent_cli.session.compaction import CompactionState
 from agent_cli.session.hooks import HookState
 from agent_cli.session.rollout import RecordingHistory, RolloutWriter
+from agent_cli.session.window import ContextWindow
 from agent_cli.tools import default_tools
 from agent_cli.tools.base import Tool, ToolContext
 from agent_cli.tools.registry import ToolRegistry
@@ -78,6 +79,7 @@ class Session:
         self._turn_task: asyncio.Task[None] | None = None
         self._turns = 0
         self.tool_limit: frozenset[str] | None = None  # fewer tools for one command's turn (/review)
+        self.window = ContextWindow(self)  # where config.context_window came from; server corrections
 
     # --- what front ends call ------------------------------------------------------------
 
@@ -126,6 +128,7 @@ class Session:
 
     async def aclose(self) -> None:
         """Release the session's resources: the model client's connections and the session file."""
+        self.window.cancel()
         client, self._client = self._client, None
         closer = getattr(client, "aclose", None)
         if closer is not None:
@@ -265,6 +268,7 @@ class Session:
         """Use ``model`` from the next request on (``/model``); its client is created lazily."""
         self.model = model
         self._client = None  # the old client's connections close when it is collected
+        self.window = ContextWindow(self)  # the new model's window is looked up (and asked for) afresh
 
     @property
     def tools(self) -> ToolRegistry:
@@ -306,13 +310,14 @@ class Session:
         )
 
     def context_tokens(self) -> int:
-        """Tokens the next request will carry: the last report plus estimates since."""
+        """Tokens the next request will carry: the last report plus estimates since (estimates
+        calibrated to the server's counts)."""
         mark = self._usage_mark
         if self.last_usage is not None and mark is not None and mark <= len(self.history):
             reported = self.last_usage.input_tokens + self.last_usage.output_tokens
-            return reported + self.history.estimated_tokens_since(mark)
+            return reported + self.tokens.calibrated(self.history.estimated_tokens_since(mark))
         fixed = self.tokens.prompt_overhead(self.instructions, self.tool_specs())
-        return fixed + self.history.estimated_tokens
+        return self.tokens.calibrated(fixed + self.history.estimated_tokens)
 
     def replace_history(self, items: list[Item]) -> None:
         """Swap in a compacted history. The last usage report no longer describes it.
@@ -332,4 +337,5 @@ class Session:
             context_used=self.context_tokens(),
             context_window=self.effective_window,
             counting_method=self.tokens.counting_method,
+            accuracy=self.tokens.accuracy,
         )
