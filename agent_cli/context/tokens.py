@@ -62,10 +62,13 @@ class Calibration:
     Servers with their own tokenizers (llama.cpp, Ollama, vLLM) can count 2-3x what bytes/4
     says; scaling our estimates by this ratio makes thresholds fire before the server overflows.
     Each new report weighs as much as all earlier ones together, so a changed prompt mix
-    (more code, fewer words) is followed quickly.
+    (more code, fewer words) is followed quickly. A report far below the current ratio is not
+    learned from: a server that starts cutting the prompt looks like that, and learning it would
+    hide the cut (session/window.py detects it once the prompt is clearly over).
     """
 
     MIN_RATIO, MAX_RATIO = 0.25, 8.0
+    SUSPICIOUS_DROP = 0.75  # a sample below this share of the ratio is not learned
 
     def __init__(self) -> None:
         self.ratio = 1.0
@@ -75,6 +78,8 @@ class Calibration:
         if reported <= 0 or counted <= 0:
             return
         sample = min(self.MAX_RATIO, max(self.MIN_RATIO, reported / counted))
+        if self.reports and sample < self.ratio * self.SUSPICIOUS_DROP:
+            return
         self.ratio = sample if self.reports == 0 else (self.ratio + sample) / 2
         self.reports += 1
 

@@ -44,6 +44,7 @@ class ContentSplitter:
     pending: str = ""  # held back: it may be the start of a marker
     markup: list[str] = field(default_factory=list)  # finished tool-call blocks, markers included
     _block: list[str] = field(default_factory=list)
+    _after_think: bool = False  # the blank lines that follow </think> belong to neither part
 
     def feed(self, delta: str) -> Split:
         out = Split()
@@ -51,6 +52,11 @@ class ContentSplitter:
         self.pending = ""
         while buffer:
             if self.state == "text":
+                if self._after_think:
+                    buffer = buffer.lstrip("\n")
+                    self._after_think = not buffer
+                    if not buffer:
+                        return out
                 index, marker = _earliest(buffer, _OPENERS)
                 if marker is None:
                     keep = _partial_suffix(buffer, _OPENERS)
@@ -69,8 +75,8 @@ class ContentSplitter:
                     self.pending = buffer[len(buffer) - keep:]
                     return out
                 out.reasoning += buffer[:index]
-                buffer = buffer[index + len(THINK_CLOSE):].lstrip("\n")
-                self.state = "text"
+                buffer = buffer[index + len(THINK_CLOSE):]
+                self.state, self._after_think = "text", True
             else:
                 close = _TOOL_MARKERS[self.state]
                 index = buffer.find(close) if close else -1

@@ -319,6 +319,10 @@ class Session:
         fixed = self.tokens.prompt_overhead(self.instructions, self.tool_specs())
         return self.tokens.calibrated(fixed + self.history.estimated_tokens)
 
+    def distrust_last_usage(self) -> None:
+        """Estimate the whole context again: the last report does not describe what is sent."""
+        self._usage_mark = None
+
     def replace_history(self, items: list[Item]) -> None:
         """Swap in a compacted history. The last usage report no longer describes it.
 

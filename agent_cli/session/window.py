@@ -100,6 +100,7 @@ class ContextWindow:
                     emit(ev.Warning(TRUNCATION_WARNING.format(
                         reported=reported, sent=expected, window=session.config.context_window)))
                 self.set(session, reported, "server usage report (the prompt was cut)")
+                session.distrust_last_usage()  # it counted what the server kept, not what we send
             return  # a cut prompt says nothing about the tokenizer
         counter.observe(reported, self.sent_tokens)
 
