@@ -27,6 +27,7 @@ from agent_cli.session.approvals import Approvals
 from agent_cli.session.compaction import CompactionState
 from agent_cli.session.hooks import HookState
 from agent_cli.session.rollout import RecordingHistory, RolloutWriter
+from agent_cli.session.tool_use import ToolUseWatch
 from agent_cli.session.window import ContextWindow
 from agent_cli.tools import default_tools
 from agent_cli.tools.base import Tool, ToolContext
@@ -80,6 +81,7 @@ class Session:
         self._turns = 0
         self.tool_limit: frozenset[str] | None = None  # fewer tools for one command's turn (/review)
         self.window = ContextWindow(self)  # where config.context_window came from; server corrections
+        self.tool_use = ToolUseWatch()  # a model that never calls tools is pointed out once
 
     # --- what front ends call ------------------------------------------------------------
 
@@ -269,6 +271,7 @@ class Session:
         self.model = model
         self._client = None  # the old client's connections close when it is collected
         self.window = ContextWindow(self)  # the new model's window is looked up (and asked for) afresh
+        self.tool_use = ToolUseWatch()
 
     @property
     def tools(self) -> ToolRegistry:

@@ -52,8 +52,10 @@ async def run_turn(session: Session, text: str, emit: Emit, typed: str | None = 
             messages = [item.text for item in output if isinstance(item, Message)]
             if await hooks.stop_blocked(session, emit, messages[-1] if messages else None):
                 continue  # a Stop hook keeps the agent working
+            session.tool_use.turn_ended(session, messages[-1] if messages else None, emit)
             emit(ev.TurnComplete(messages[-1] if messages else None))
             return
+        session.tool_use.called()
         await run_tool_calls(session, calls, emit)
 
 

@@ -207,3 +207,27 @@ async def test_calibration_brings_estimates_within_ten_percent_after_two_respons
 
 async def _context(session: Session) -> list[ev.Event]:
     return await run(session, "/context")
+
+
+# --- a model that never calls tools -------------------------------------------------------------
+
+
+async def test_a_model_that_never_calls_tools_is_pointed_out_once(repo, monkeypatch):
+    answer = "You can list them yourself:\n```bash\nls -la\n```"
+    with FakeModelServer() as server:
+        server.script(*[Reply(text=answer)] * 4)
+        session = make_session(server, repo, monkeypatch, None, "model_context_window=32768")
+        turns = [await run(session, f"list the files ({n})") for n in range(4)]
+        await session.aclose()
+    notices = [[w.message for w in of(events, ev.Warning) if "has not called a tool" in w.message] for events in turns]
+    assert notices[:2] == [[], []] and notices[3] == []
+    assert len(notices[2]) == 1 and MODEL in notices[2][0] and "qwen2.5-coder" in notices[2][0]
+
+
+async def test_a_model_that_calls_tools_is_left_alone(repo, monkeypatch):
+    with FakeModelServer() as server:
+        server.script(Reply(tool_calls=[ToolCall("list_dir", {"path": "."})]), *[Reply(text="```bash\nls\n```")] * 4)
+        session = make_session(server, repo, monkeypatch, None, "model_context_window=32768")
+        events = [event for n in range(4) for event in await run(session, f"files? ({n})")]
+        await session.aclose()
+    assert not [w for w in of(events, ev.Warning) if "has not called a tool" in w.message]
