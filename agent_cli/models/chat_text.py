@@ -241,7 +241,8 @@ def _function_tags(body: str) -> list[TextCall] | None:
 def _parameter_value(raw: str) -> Any:
     """Qwen3-Coder writes every value as text; numbers and JSON objects or arrays come back
     typed (not `true`, which may well be a shell command)."""
-    if not raw.strip()[:1] in ("{", "[", "-") and not raw.strip().isdigit():
+    stripped = raw.strip()
+    if stripped[:1] not in ("{", "[", "-") and not stripped.isdigit():
         return raw
     try:
         return json.loads(raw)

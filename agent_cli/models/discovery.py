@@ -199,21 +199,26 @@ def _load(cache_dir: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def _fresh(entry: Any, now: float) -> bool:
+    try:
+        return now - float(entry["at"]) <= CACHE_TTL
+    except (TypeError, KeyError, ValueError):
+        return False
+
+
 def read_cache(cache_dir: Path, key: tuple[str, str], now: float | None = None) -> DiscoveredWindow | None:
     entry = _load(cache_dir).get(_cache_key(key))
-    now = time.time() if now is None else now
+    if not _fresh(entry, time.time() if now is None else now):
+        return None
     try:
-        if now - float(entry["at"]) > CACHE_TTL:
-            return None
         return DiscoveredWindow(int(entry["tokens"]), str(entry["server"]), str(entry["endpoint"]))
     except (TypeError, KeyError, ValueError):
         return None
 
 
 def write_cache(cache_dir: Path, key: tuple[str, str], found: DiscoveredWindow) -> None:
-    data = _load(cache_dir)
     now = time.time()
-    data = {k: v for k, v in data.items() if isinstance(v, dict) and now - float(v.get("at", 0)) <= CACHE_TTL}
+    data = {k: v for k, v in _load(cache_dir).items() if _fresh(v, now)}  # expired entries go
     data[_cache_key(key)] = {"tokens": found.tokens, "server": found.server, "endpoint": found.endpoint, "at": now}
     try:
         with open_private(cache_dir / CACHE_FILE, "w") as handle:

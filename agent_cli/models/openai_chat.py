@@ -146,7 +146,10 @@ class _ChatAccumulator:
         out: list[Item] = []
         if reasoning := "".join(self.reasoning):
             out.append(Reasoning(reasoning))
-        if text := "".join(self.text).strip("\n") if self.splitter.markup else "".join(self.text):
+        text = "".join(self.text)
+        if self.splitter.markup:
+            text = text.strip("\n")  # the line breaks around the calls taken out of it
+        if text:
             out.append(Message("assistant", text))
         out.extend(self.calls[index].finish() for index in sorted(self.calls))
         return out

@@ -47,4 +47,5 @@ class ToolUseWatch:
         self.wanted_to_act = self.wanted_to_act or bool(answer and _WANTS_TO_ACT.search(answer))
         if self.quiet_turns >= TURNS_BEFORE_NOTICE and self.wanted_to_act:
             self.noticed = True
-            emit(ev.Warning(NEVER_CALLS_TOOLS.format(model=session.model, turns=self.quiet_turns, hint=TOOL_MODELS_HINT)))
+            text = NEVER_CALLS_TOOLS.format(model=session.model, turns=self.quiet_turns, hint=TOOL_MODELS_HINT)
+            emit(ev.Warning(text))

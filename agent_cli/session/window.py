@@ -60,8 +60,8 @@ class ContextWindow:
 
     def before_request(self, session: Session) -> None:
         """Note what is being sent; on the first request, start asking the server (concurrently)."""
-        counter = session.tokens
-        self.sent_tokens = counter.prompt_overhead(session.instructions, session.tool_specs()) + session.history.estimated_tokens
+        overhead = session.tokens.prompt_overhead(session.instructions, session.tool_specs())
+        self.sent_tokens = overhead + session.history.estimated_tokens
         if self._discovery is None and not self._discovery_done and not self.configured:
             self._discovery_done = True
             self._discovery = start_discovery(session)

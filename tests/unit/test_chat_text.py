@@ -24,7 +24,10 @@ def chars(text: str) -> list[str]:
     return list(text)  # the worst case: every marker arrives cut into single characters
 
 
-@pytest.mark.parametrize("deltas", [["<think>plan it</think>\n\nThe answer."], chars("<think>plan it</think>\n\nThe answer.")])
+THINKING = "<think>plan it</think>\n\nThe answer."
+
+
+@pytest.mark.parametrize("deltas", [[THINKING], chars(THINKING)])
 def test_think_block_becomes_reasoning_whatever_the_chunking(deltas):
     out, markup = split_all(deltas)
     assert out.reasoning == "plan it"
@@ -51,7 +54,8 @@ def test_hermes_tool_call_is_held_back_and_parsed():
 
 
 @pytest.mark.parametrize("content, expected", [
-    ('[TOOL_CALLS][{"name": "shell", "arguments": {"command": "pwd"}}, {"name": "read_file", "arguments": {"path": "a"}}]',
+    ('[TOOL_CALLS][{"name": "shell", "arguments": {"command": "pwd"}}, '
+     '{"name": "read_file", "arguments": {"path": "a"}}]',
      [("shell", {"command": "pwd"}), ("read_file", {"path": "a"})]),
     ('[TOOL_CALLS]shell[ARGS]{"command": "pwd"}', [("shell", {"command": "pwd"})]),
     ('<|python_tag|>{"name": "shell", "parameters": {"command": "date"}}<|eom_id|>', [("shell", {"command": "date"})]),

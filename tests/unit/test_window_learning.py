@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from agent_cli.context.tokens import TokenCounter
+from agent_cli.models.discovery import CACHE_FILE, CACHE_TTL, DiscoveredWindow, read_cache, write_cache
 from agent_cli.models.overflow import window_from_error
 
 
@@ -15,7 +18,8 @@ from agent_cli.models.overflow import window_from_error
                            "tokens (39000 in the messages, 1000 in the completion).", "type": "BadRequestError",
                 "code": 400}}, 32768),  # vLLM
     ({"type": "error", "error": {"type": "invalid_request_error",
-                                 "message": "prompt is too long: 210000 tokens > 200000 maximum"}}, 200000),  # Anthropic
+                                 "message": "prompt is too long: 210000 tokens > 200000 maximum"}},
+     200000),  # Anthropic
     ('{"error": "Trying to keep the first 9000 tokens when context the overflows. However, the model is loaded '
      'with context length of 4096 tokens"}', 4096),  # LM Studio
     ({"error": {"message": "prompt too long"}}, None),
@@ -42,3 +46,16 @@ def test_exact_counts_are_not_calibrated():
         pytest.skip(counter.unavailable_reason)
     counter.observe(3000, 1000)
     assert counter.accuracy == "exact" and counter.calibrated(1000) == 1000
+
+
+def test_discovery_cache_lasts_a_day_is_private_and_survives_a_corrupt_file(tmp_path):
+    key = ("http://gpu-box:8080/v1", "qwen3:8b")
+    found = DiscoveredWindow(8192, "llama.cpp", "GET /props")
+    write_cache(tmp_path, key, found)
+    assert read_cache(tmp_path, key) == found and read_cache(tmp_path, (key[0], "other")) is None
+    assert read_cache(tmp_path, key, now=time.time() + CACHE_TTL + 1) is None
+    assert (tmp_path / CACHE_FILE).stat().st_mode & 0o777 == 0o600
+    (tmp_path / CACHE_FILE).write_text("{not json")
+    assert read_cache(tmp_path, key) is None
+    write_cache(tmp_path, key, found)
+    assert read_cache(tmp_path, key) == found
