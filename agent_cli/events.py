@@ -105,6 +105,7 @@ class TokenCount:
     context_used: int  # tokens the next request is estimated to carry
     context_window: int  # effective window
     counting_method: str = "estimate"
+    accuracy: str = "estimated"  # "exact", "calibrated ×N (…)" or "estimated" (context/tokens.py)
 
     @property
     def percent_left(self) -> int:
@@ -157,6 +158,7 @@ class ContextUsage:
     used: int  # sum of the parts
     window: int  # effective window
     counting_method: str
+    accuracy: str = "estimated"
 
     def percent(self, tokens: int) -> float:
         return 100 * tokens / self.window if self.window > 0 else 0.0

@@ -49,10 +49,11 @@ def context_usage(session: Session) -> ev.ContextUsage:
         in_images = images_tokens(item, counter.image_formula, counter.vision)
         totals[part_of(item)] += counter.item_tokens(item) - in_images
         image_tokens += in_images
-    if image_tokens:
-        totals["images"] = image_tokens
-    parts = tuple(ev.ContextPart(name, tokens) for name, tokens in totals.items())
-    return ev.ContextUsage(parts, sum(totals.values()), session.effective_window, counter.counting_method)
+    parts = [ev.ContextPart(name, counter.calibrated(tokens)) for name, tokens in totals.items()]
+    if image_tokens:  # counted by the provider's own formula, so not calibrated
+        parts.append(ev.ContextPart("images", image_tokens))
+    return ev.ContextUsage(tuple(parts), sum(part.tokens for part in parts), session.effective_window,
+                           counter.counting_method, counter.accuracy)
 
 
 def memory_tokens(session: Session) -> int:
@@ -72,5 +73,6 @@ def format_context_table(usage: ev.ContextUsage) -> str:
         percent = usage.percent(tokens)
         bar = "█" * round(BAR_WIDTH * min(percent, 100) / 100) if name not in ("total", "free") else ""
         lines.append(f"{name.ljust(width)}{tokens:>10,}{percent:>8.1f}%  {bar}".rstrip())
-    lines.append(f"window: {usage.window:,} tokens (95% of the model's); counted with {usage.counting_method}")
+    lines.append(f"window: {usage.window:,} tokens (95% of the model's); counted with {usage.counting_method}, "
+                 f"{usage.accuracy}")
     return "\n".join(lines)

@@ -90,6 +90,45 @@ def images_tokens(item: Item, formula: str = "openai", vision: bool = True) -> i
     return sum(count(image.width, image.height) for image in images)
 
 
+# --- calibration against the server's own counts ------------------------------------------------
+
+
+class Calibration:
+    """A running ratio of the prompt tokens a server reports to our own count of what was sent.
+
+    Servers with their own tokenizers (llama.cpp, Ollama, vLLM) can count 2-3x what bytes/4
+    says; scaling our estimates by this ratio makes thresholds fire before the server overflows.
+    Each new report weighs as much as all earlier ones together, so a changed prompt mix
+    (more code, fewer words) is followed quickly. A report far below the current ratio is not
+    learned from: a server that starts cutting the prompt looks like that, and learning it would
+    hide the cut (session/window.py detects it once the prompt is clearly over).
+    """
+
+    MIN_RATIO, MAX_RATIO = 0.25, 8.0
+    SUSPICIOUS_DROP = 0.75  # a sample below this share of the ratio is not learned
+
+    def __init__(self) -> None:
+        self.ratio = 1.0
+        self.reports = 0
+
+    def observe(self, reported: int, counted: int) -> None:
+        if reported <= 0 or counted <= 0:
+            return
+        sample = min(self.MAX_RATIO, max(self.MIN_RATIO, reported / counted))
+        if self.reports and sample < self.ratio * self.SUSPICIOUS_DROP:
+            return
+        self.ratio = sample if self.reports == 0 else (self.ratio + sample) / 2
+        self.reports += 1
+
+    def scale(self, tokens: int) -> int:
+        """Our count in the server's tokens."""
+        return round(tokens * self.ratio)
+
+    def to_raw(self, tokens: int) -> int:
+        """The server's tokens in our count (for budgets we fill by our own count)."""
+        return round(tokens / self.ratio)
+
+
 # --- tiktoken, seeded from local rank files ---------------------------------------------------
 
 
@@ -197,6 +236,8 @@ class TokenCounter:
         self.encoding_name = encoding_name if encoding_name in ENCODINGS else None
         self.image_formula = image_formula if image_formula in IMAGE_FORMULAS else "openai"
         self.vision = True  # False: images reach the model as a one-line note (Session sets it)
+        # Applied only to estimates: a model's own tokenizer (tiktoken) is already exact.
+        self.calibration = Calibration()
         self._prompt_cache: tuple[tuple[str, tuple[ToolSpec, ...]], int] | None = None
 
     @classmethod
@@ -224,6 +265,33 @@ class TokenCounter:
         if self._encoding is not None:
             return f"tiktoken {self.encoding_name}"
         return ESTIMATE_METHOD
+
+    @property
+    def exact(self) -> bool:
+        return self._encoding is not None
+
+    @property
+    def accuracy(self) -> str:
+        """``exact``, ``calibrated ×2.47 (3 usage reports)`` or ``estimated``, for /context and /status."""
+        if self.exact:
+            return "exact"
+        reports = self.calibration.reports
+        if reports:
+            return f"calibrated ×{self.calibration.ratio:.2f} ({reports} usage report{'s' if reports > 1 else ''})"
+        return "estimated"
+
+    def calibrated(self, tokens: int) -> int:
+        """``tokens`` of our count in the server's tokens (unchanged when counting is exact)."""
+        return tokens if self.exact else self.calibration.scale(tokens)
+
+    def uncalibrated(self, tokens: int) -> int:
+        """The server's ``tokens`` in our count, for budgets we fill by our own count."""
+        return tokens if self.exact else self.calibration.to_raw(tokens)
+
+    def observe(self, reported: int, counted: int) -> None:
+        """Learn from a usage report: the server counted ``reported`` for our ``counted``."""
+        if not self.exact:
+            self.calibration.observe(reported, counted)
 
     @property
     def unavailable_reason(self) -> str | None:

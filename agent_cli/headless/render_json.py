@@ -83,7 +83,8 @@ class JsonRenderer:
                 parts = [{"name": part.name, "tokens": part.tokens} for part in event.parts]
                 self.item("item.completed", {"id": self.new_id(), "type": "context_usage", "parts": parts,
                                              "used": event.used, "window": event.window,
-                                             "counting_method": event.counting_method})
+                                             "counting_method": event.counting_method,
+                                             "accuracy": event.accuracy})
             case ev.TurnComplete():
                 self._complete_plan()
                 self.emit("turn.completed", usage=self._turn_usage())

@@ -110,10 +110,15 @@ def _longest_prefix(name: str, table: dict[str, object]) -> str | None:
     return best
 
 
+def known_context_window(model: str) -> int | None:
+    """The model table's window for ``model``, or None when the table does not know it."""
+    prefix = _longest_prefix(normalize_model_name(model), _CONTEXT_WINDOWS)
+    return _CONTEXT_WINDOWS[prefix] if prefix else None
+
+
 def context_window_for(model: str) -> int:
     """The model's context window in tokens, or ``DEFAULT_CONTEXT_WINDOW`` if unknown."""
-    prefix = _longest_prefix(normalize_model_name(model), _CONTEXT_WINDOWS)
-    return _CONTEXT_WINDOWS[prefix] if prefix else DEFAULT_CONTEXT_WINDOW
+    return known_context_window(model) or DEFAULT_CONTEXT_WINDOW
 
 
 def encoding_for(model: str) -> str | None:

@@ -32,6 +32,8 @@ from agent_cli.session.approvals import Approvals, env_scrubber
 from agent_cli.session.compaction import CompactionState
 from agent_cli.session.hooks import HookState
 from agent_cli.session.rollout import RecordingHistory, RolloutWriter
+from agent_cli.session.tool_use import ToolUseWatch
+from agent_cli.session.window import ContextWindow
 from agent_cli.tools import default_tools
 from agent_cli.tools.base import Tool, ToolContext
 from agent_cli.tools.registry import ToolRegistry
@@ -111,6 +113,8 @@ class Session:
         self._turns = 0
         self.tool_limit: frozenset[str] | None = None  # fewer tools for one command's turn (/review)
         self.shell_snapshot = new_shell_snapshot(config, self.approvals.env)  # taken at the first turn
+        self.window = ContextWindow(self)  # where config.context_window came from; server corrections
+        self.tool_use = ToolUseWatch()  # a model that never calls tools is pointed out once
 
     # --- what front ends call ------------------------------------------------------------
 
@@ -151,6 +155,7 @@ class Session:
 
     async def aclose(self) -> None:
         """Release the session's resources: the model client's connections and the session file."""
+        self.window.cancel()
         client, self._client = self._client, None
         closer = getattr(client, "aclose", None)
         if closer is not None:
@@ -301,6 +306,8 @@ class Session:
         self.model = model
         self._client = None  # the old client's connections close when it is collected
         self.tokens.vision = self.supports_images
+        self.window = ContextWindow(self)  # the new model's window is looked up (and asked for) afresh
+        self.tool_use = ToolUseWatch()
 
     @property
     def memory(self):
@@ -373,13 +380,18 @@ class Session:
         )
 
     def context_tokens(self) -> int:
-        """Tokens the next request will carry: the last report plus estimates since."""
+        """Tokens the next request will carry: the last report plus estimates since (estimates
+        calibrated to the server's counts)."""
         mark = self._usage_mark
         if self.last_usage is not None and mark is not None and mark <= len(self.history):
             reported = self.last_usage.input_tokens + self.last_usage.output_tokens
-            return reported + self.history.estimated_tokens_since(mark)
+            return reported + self.tokens.calibrated(self.history.estimated_tokens_since(mark))
         fixed = self.tokens.prompt_overhead(self.instructions, self.tool_specs())
-        return fixed + self.history.estimated_tokens
+        return self.tokens.calibrated(fixed + self.history.estimated_tokens)
+
+    def distrust_last_usage(self) -> None:
+        """Estimate the whole context again: the last report does not describe what is sent."""
+        self._usage_mark = None
 
     def replace_history(self, items: list[Item]) -> None:
         """Swap in a compacted history. The last usage report no longer describes it.
@@ -399,4 +411,5 @@ class Session:
             context_used=self.context_tokens(),
             context_window=self.effective_window,
             counting_method=self.tokens.counting_method,
+            accuracy=self.tokens.accuracy,
         )

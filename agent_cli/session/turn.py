@@ -58,8 +58,10 @@ async def run_turn(
             messages = [item.text for item in output if isinstance(item, Message)]
             if await hooks.stop_blocked(session, emit, messages[-1] if messages else None):
                 continue  # a Stop hook keeps the agent working
+            session.tool_use.turn_ended(session, messages[-1] if messages else None, emit)
             emit(ev.TurnComplete(messages[-1] if messages else None))
             return
+        session.tool_use.called()
         await run_tool_calls(session, calls, emit)
 
 
@@ -68,6 +70,7 @@ async def sample(session: Session, emit: Emit) -> list[Item]:
     hooks.flush_hook_context(session)  # context added by hooks, now that no tool call is open
     prompt = Prompt(session.instructions, session.request_items(emit), session.tool_specs())
     output: list[Item] = []
+    session.window.before_request(session)  # what we sent, for calibration; asks the server its window
     async for event in session.client.stream(prompt):
         if isinstance(event, stream.TextDelta):
             emit(ev.TextDelta(event.text))
@@ -75,6 +78,8 @@ async def sample(session: Session, emit: Emit) -> list[Item]:
             emit(ev.ReasoningDelta(event.text))
         elif isinstance(event, stream.Retrying):
             emit(ev.Retry(event.attempt, event.max_attempts, event.delay, event.reason))
+        elif isinstance(event, stream.ClientNotice):
+            emit(ev.Warning(event.message))
         elif isinstance(event, stream.OutputItem):
             output.append(event.item)
         elif isinstance(event, stream.Completed):
@@ -85,6 +90,7 @@ async def sample(session: Session, emit: Emit) -> list[Item]:
                 elif isinstance(item, Reasoning) and item.text:
                     emit(ev.ReasoningDone(item.text))
             session.record_usage(event.usage)
+            await session.window.after_response(session, event.usage, emit)
             emit(session.token_count_event())
     return output
 
