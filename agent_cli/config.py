@@ -49,11 +49,13 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "hooks": (dict, None),
     "shell_environment_policy": (dict, None),
     "retry_max_attempts": (int, None),
+    "mcp_servers": (dict, None),
+    "mcp_tool_budget_percent": (int, None),
 }
 SIMPLE_KEYS = (
     "tool_output_token_limit", "model_max_output_tokens", "model_reasoning_effort", "auto_compact",
     "auto_compact_percent", "model_auto_compact_token_limit", "project_doc_max_bytes", "approval_policy",
-    "sandbox_mode", "network_access", "shell_timeout_ms", "mode", "retry_max_attempts",
+    "sandbox_mode", "network_access", "shell_timeout_ms", "mode", "retry_max_attempts", "mcp_tool_budget_percent",
 )
 FIELD_NAMES = {  # config key -> Config field, where they differ
     "model_max_output_tokens": "max_output_tokens",
@@ -69,6 +71,7 @@ MINIMUMS = {
     "project_doc_max_bytes": 0,
     "shell_timeout_ms": 100,
     "retry_max_attempts": 1,
+    "mcp_tool_budget_percent": 0,
 }
 STRING_LISTS = ("project_doc_fallback_filenames", "writable_roots")
 PROVIDER_KEYS = {"name": str, "base_url": str, "wire_api": str, "env_key": str, "requires_key": bool}
@@ -97,6 +100,7 @@ class Config:
     shell_timeout_ms: int = 120_000
     mode: str = "agent"
     retry_max_attempts: int = 5
+    mcp_tool_budget_percent: int = 5  # MCP tool schemas above this share of the window: search mode
     raw: dict[str, Any] = field(default_factory=dict)  # the merged tables, for hooks and the like
     sources: list[Path] = field(default_factory=list)  # config files that were read
     warnings: list[str] = field(default_factory=list)  # shown when the session starts (unknown keys)
@@ -184,6 +188,13 @@ def _check(table: dict[str, Any], origin: str, warnings: list[str] | None = None
             EnvPolicy.from_table(table["shell_environment_policy"])
         except ValueError as exc:
             raise ConfigError(f"{origin}: {exc}") from None
+    if "mcp_servers" in table:
+        from agent_cli.mcp.config import McpConfigError, check_servers_table
+
+        try:
+            check_servers_table(table["mcp_servers"], origin)
+        except McpConfigError as exc:
+            raise ConfigError(str(exc)) from None
     if "hooks" in table:
         from agent_cli.session.hook_config import HookConfigError, parse_hooks
 
@@ -247,6 +258,8 @@ def load_config(
 
     model = merged.get("model", DEFAULT_MODEL)
     provider = _provider(merged.get("model_provider") or default_provider_for(model), merged.get("model_providers", {}))
+    if merged.get("mcp_tool_budget_percent", 0) > 100:
+        raise ConfigError(f"`mcp_tool_budget_percent` must be between 0 and 100; got {merged['mcp_tool_budget_percent']}")
     if merged.get("auto_compact_percent", 100) > 100:
         raise ConfigError(f"`auto_compact_percent` must be between 1 and 100; got {merged['auto_compact_percent']}")
     # Keys that map one to one onto a Config field; what is absent keeps the field's default.

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from agent_cli.commands.info import context_command, diff_command, help_command, skills_command, status_command
 from agent_cli.commands.init_agents import init_command
 from agent_cli.commands.invocation import Invocation
+from agent_cli.commands.mcp_commands import mcp_command
 from agent_cli.commands.review import review_command
 from agent_cli.commands.session_commands import (
     compact_command,
@@ -43,6 +44,7 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("mode", "show or switch the mode: agent, ask (read-only) or plan", "[agent|ask|plan]", mode_command),
     Builtin("diff", "git diff of the working tree, untracked files included", "", diff_command, needs_idle=False),
     Builtin("skills", "the skills found and where they come from", "", skills_command, needs_idle=False),
+    Builtin("mcp", "MCP servers: status, tools and what their schemas cost", "", mcp_command, needs_idle=False),
     Builtin("new", "start a new session with the same settings", "", new_command),
     Builtin("resume", "resume a saved session", "[session id]", resume_command),
     Builtin("help", "list the commands, or describe one", "[command]", help_command, needs_idle=False),

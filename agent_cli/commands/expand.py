@@ -51,6 +51,8 @@ class CommandRun:
 
 
 RunCommand = Callable[[str], Awaitable[CommandRun]]
+# ``@server:uri``: the attachment for an MCP resource, or None when ``server`` is no MCP server.
+ReadResource = Callable[[str], Awaitable[str | None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +72,10 @@ def has_expansions(text: str) -> bool:
     return "@" in text or "!`" in text
 
 
-async def expand(template: Template, *, cwd: Path, max_bytes: int, run_command: RunCommand | None) -> Expansion:
+async def expand(
+    template: Template, *, cwd: Path, max_bytes: int, run_command: RunCommand | None,
+    read_resource: ReadResource | None = None,
+) -> Expansion:
     """The text to send: commands replaced by their output, attachments appended.
 
     ``max_bytes`` caps each attached file; ``run_command`` None leaves ``` !`cmd` ``` as text."""
@@ -79,7 +84,7 @@ async def expand(template: Template, *, cwd: Path, max_bytes: int, run_command: 
     cwd = Path(cwd).resolve()
     workspace = workspace_root(cwd)
     out: list[str] = []
-    attachments: dict[Path, str] = {}
+    attachments: dict[Path | str, str] = {}  # a path, or "server:uri" for an MCP resource
     commands: list[str] = []
     position = 0
     literal_at = -1  # a token starting here was escaped
@@ -109,6 +114,10 @@ async def expand(template: Template, *, cwd: Path, max_bytes: int, run_command: 
             continue
         raw = match["quoted"] if match["quoted"] is not None else match["path"]
         token = raw if match["quoted"] is not None else _strip_punctuation(raw)
+        if read_resource is not None and ":" in token and token not in attachments:
+            if (block := await read_resource(token)) is not None:
+                attachments[token] = block
+                continue
         resolved = resolve_reference(token, cwd, workspace)
         if resolved is not None and resolved not in attachments:
             attachments[resolved] = attachment_block(token, resolved, max_bytes)
@@ -116,7 +125,7 @@ async def expand(template: Template, *, cwd: Path, max_bytes: int, run_command: 
     body = "".join(out)
     if attachments:
         body = body.rstrip("\n") + "\n\n" + "\n\n".join(attachments.values())
-    return Expansion(body, tuple(attachments), tuple(commands))
+    return Expansion(body, tuple(key for key in attachments if isinstance(key, Path)), tuple(commands))
 
 
 def _strip_punctuation(token: str) -> str:

@@ -18,6 +18,7 @@ from agent_cli.commands.custom import CustomCommand, CustomCommandSet, load_cust
 from agent_cli.commands.errors import InputError
 
 if TYPE_CHECKING:
+    from agent_cli.mcp.prompts import McpPrompt
     from agent_cli.session.session import Session
 
 # `/name args`; `/usr/bin/x` is not a command because a name ends at whitespace or the end.
@@ -30,7 +31,7 @@ class CommandInfo:
     name: str  # without the slash, e.g. "review" or "git:commit"
     description: str
     argument_hint: str
-    source: Literal["builtin", "repo", "user"]
+    source: Literal["builtin", "repo", "user", "mcp"]
     needs_idle: bool = True  # False: may run while a turn is running (it only reports)
 
 
@@ -39,25 +40,30 @@ class Resolved:
     name: str
     builtin: Builtin | None = None
     custom: CustomCommand | None = None
+    mcp_prompt: McpPrompt | None = None
 
 
 class CommandTable:
     """The built-ins and one scan of the command files."""
 
-    def __init__(self, custom: CustomCommandSet):
+    def __init__(self, custom: CustomCommandSet, mcp_prompts: list[McpPrompt] = ()):  # type: ignore[assignment]
         self.builtins: dict[str, Builtin] = {}
         for builtin in BUILTINS:
             for name in (builtin.name, *builtin.aliases):
                 self.builtins[name] = builtin
         self.custom = {name: cmd for name, cmd in custom.commands.items() if name not in self.builtins}
+        self.mcp_prompts = {prompt.command: prompt for prompt in mcp_prompts}  # /mcp__server__prompt
         shadowed = [cmd for name, cmd in custom.commands.items() if name in self.builtins]
         self.warnings = custom.warnings + tuple(
             f"command file {cmd.path}: /{cmd.name} is a built-in command; the file is ignored" for cmd in shadowed
         )
 
     @classmethod
-    def load(cls, cwd: Path, agent_home: Path) -> CommandTable:
-        return cls(load_custom_commands(cwd, agent_home))
+    def load(cls, cwd: Path, agent_home: Path, session: Session | None = None) -> CommandTable:
+        """The command files; with a session, also its MCP servers' prompts."""
+        from agent_cli.commands.mcp_commands import mcp_prompts
+
+        return cls(load_custom_commands(cwd, agent_home), mcp_prompts(session) if session is not None else [])
 
     def infos(self) -> list[CommandInfo]:
         infos = [CommandInfo(b.name, b.description, b.argument_hint, "builtin", b.needs_idle) for b in BUILTINS]
@@ -65,16 +71,19 @@ class CommandTable:
             cmd = self.custom[name]
             description = cmd.description or f"custom command ({cmd.source})"
             infos.append(CommandInfo(name, description, cmd.argument_hint, cmd.source))  # type: ignore[arg-type]
+        infos += [CommandInfo(p.command, p.description, p.argument_hint, "mcp") for p in self.mcp_prompts.values()]
         return infos
 
     def names(self) -> list[str]:
-        return [*self.builtins, *self.custom]
+        return [*self.builtins, *self.custom, *self.mcp_prompts]
 
     def resolve(self, name: str) -> Resolved:
         if name in self.builtins:
             return Resolved(name, builtin=self.builtins[name])
         if name in self.custom:
             return Resolved(name, custom=self.custom[name])
+        if name in self.mcp_prompts:
+            return Resolved(name, mcp_prompt=self.mcp_prompts[name])
         suggestions = self.suggest(name)
         hint = f"; did you mean {', '.join('/' + s for s in suggestions)}?" if suggestions else ""
         raise InputError(f"unknown command /{name}{hint} (/help lists every command)", suggestions)
@@ -101,4 +110,4 @@ def parse_slash(text: str) -> tuple[str, str] | None:
 
 def list_commands(session: Session) -> list[CommandInfo]:
     """Every command the session can run, built-ins first, for ``/help`` and completion."""
-    return CommandTable.load(session.config.cwd, session.config.agent_home).infos()
+    return CommandTable.load(session.config.cwd, session.config.agent_home, session).infos()

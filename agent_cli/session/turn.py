@@ -33,6 +33,8 @@ async def run_turn(session: Session, text: str, emit: Emit, typed: str | None = 
     emit(ev.UserMessage(text, typed))
     for fragment in session.skill_fragments(text):
         session.record(user(fragment))
+    if session.mcp is not None:  # servers still starting are waited for; the tool list is set for the turn
+        await session.mcp.sync(session, emit)
     while True:
         try:
             await auto_compact_if_needed(session, emit)
@@ -104,6 +106,8 @@ def batches(session: Session, calls: list[ToolCall]) -> list[list[ToolCall]]:
 
 
 async def run_tool_calls(session: Session, calls: list[ToolCall], emit: Emit) -> None:
+    if session.mcp is not None:  # mcp_call runs as the tool it names: modes, hooks and approvals see that
+        calls = [session.mcp.route(call) for call in calls]
     for batch in batches(session, calls):
         outputs = await asyncio.gather(*(run_tool_call(session, call, emit) for call in batch))
         for output in outputs:
