@@ -54,7 +54,7 @@ def build_exec_parser(resume: bool = False) -> argparse.ArgumentParser:
 def build_tui_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agent",
-        description="An interactive terminal coding agent. Subcommands: exec (headless), sessions, resume.",
+        description="An interactive terminal coding agent. Subcommands: exec (headless), sessions, resume, mcp.",
     )
     parser.add_argument("--version", action="version", version=f"agent-cli {__version__}")
     add_session_options(parser)
@@ -121,6 +121,10 @@ def dispatch(argv: list[str]) -> int:
         from agent_cli.headless import sessions_cmd
 
         return sessions_cmd.run_sessions(argv[1:]) if argv[0] == "sessions" else sessions_cmd.run_resume(argv[1:])
+    if argv and argv[0] == "mcp":
+        from agent_cli.headless.mcp_cmd import run_mcp
+
+        return run_mcp(argv[1:])
     args = build_tui_parser().parse_args(argv)
     config = load_config_or_exit(args)
     check_api_key_or_exit(config)
