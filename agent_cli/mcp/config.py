@@ -102,17 +102,19 @@ def _check_entry(name: str, entry: Any, origin: str) -> None:
     if not isinstance(entry, dict):
         raise McpConfigError(f"{where} must be a table")
     for key, value in entry.items():
+        at = f"{origin}: `mcp_servers.{name}.{key}`"
         if key not in _KEY_TYPES:
-            raise McpConfigError(f"{where}.{key}: unknown key (expected one of: {', '.join(_KEY_TYPES)})")
+            raise McpConfigError(f"{at}: unknown key (expected one of: {', '.join(_KEY_TYPES)})")
         expected, description = _KEY_TYPES[key]
-        if not isinstance(value, expected) or isinstance(value, bool) and expected != bool:
-            raise McpConfigError(f"{where}.{key} must be {description}, got {value!r}")
-        if isinstance(value, list) and not all(isinstance(item, str) for item in value):
-            raise McpConfigError(f"{where}.{key} must be {description}, got {value!r}")
-        if isinstance(value, dict) and not all(isinstance(item, str) for item in value.values()):
-            raise McpConfigError(f"{where}.{key} must be {description}, got {value!r}")
+        wrong = not isinstance(value, expected) or isinstance(value, bool) and expected is not bool
+        if isinstance(value, list):
+            wrong = wrong or not all(isinstance(item, str) for item in value)
+        if isinstance(value, dict):
+            wrong = wrong or not all(isinstance(item, str) for item in value.values())
+        if wrong:
+            raise McpConfigError(f"{at} must be {description}, got {value!r}")
         if key.endswith("_sec") and value <= 0:
-            raise McpConfigError(f"{where}.{key} must be a positive number of seconds, got {value!r}")
+            raise McpConfigError(f"{at} must be a positive number of seconds, got {value!r}")
     if "command" in entry and "url" in entry:
         raise McpConfigError(f"{where}: set `command` (a stdio server) or `url` (an HTTP server), not both")
 
@@ -215,43 +217,47 @@ def load_mcp_json(
 
 def _json_entry(name: str, entry: Any, origin: str, lookup: Mapping[str, str], scope: str) -> ServerSpec:
     where = f"{origin}: `mcpServers.{name}`"
+
+    def at(key: str) -> str:
+        return f"{origin}: `mcpServers.{name}.{key}`"
+
     if not SERVER_NAME.match(name):
         raise McpConfigError(f"{where}: server names may use letters, digits, '_' and '-'")
     if not isinstance(entry, dict):
         raise McpConfigError(f"{where} must be an object")
     kind = entry.get("type", "http" if "url" in entry and "command" not in entry else "stdio")
     if kind not in ("stdio", "http", "sse"):
-        raise McpConfigError(f"{where}.type must be stdio, http or sse, got {kind!r}")
+        raise McpConfigError(f"{at('type')} must be stdio, http or sse, got {kind!r}")
 
     def text(key: str) -> str | None:
         value = entry.get(key)
         if value is None:
             return None
         if not isinstance(value, str):
-            raise McpConfigError(f"{where}.{key} must be a string, got {value!r}")
-        return expand_variables(value, lookup, f"{where}.{key}")
+            raise McpConfigError(f"{at(key)} must be a string, got {value!r}")
+        return expand_variables(value, lookup, at(key))
 
     def strings(key: str) -> dict[str, str]:
         value = entry.get(key, {})
         if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-            raise McpConfigError(f"{where}.{key} must be an object of strings, got {value!r}")
-        return {k: expand_variables(v, lookup, f"{where}.{key}.{k}") for k, v in value.items()}
+            raise McpConfigError(f"{at(key)} must be an object of strings, got {value!r}")
+        return {k: expand_variables(v, lookup, at(f"{key}.{k}")) for k, v in value.items()}
 
     if kind == "stdio":
         args = entry.get("args", [])
         if not isinstance(args, list) or not all(isinstance(arg, str) for arg in args):
-            raise McpConfigError(f"{where}.args must be an array of strings, got {args!r}")
+            raise McpConfigError(f"{at('args')} must be an array of strings, got {args!r}")
         command = text("command")
         if not command:
-            raise McpConfigError(f"{where}.command is missing")
+            raise McpConfigError(f"{at('command')} is missing")
         return ServerSpec(
             name, "stdio", where, scope, command=command,
-            args=tuple(expand_variables(arg, lookup, f"{where}.args") for arg in args),
+            args=tuple(expand_variables(arg, lookup, at("args")) for arg in args),
             env=strings("env"), cwd=text("cwd"),
         )
     url = text("url")
     if not url:
-        raise McpConfigError(f"{where}.url is missing")
+        raise McpConfigError(f"{at('url')} is missing")
     return ServerSpec(name, kind, where, scope, url=url, headers=strings("headers"))
 
 
