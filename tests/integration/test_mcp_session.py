@@ -189,8 +189,9 @@ async def test_streamable_http_server(server, make_session):
         await session.aclose()
 
 
-async def test_mcp_tools_follow_modes_and_approvals(server, make_session):
-    session = make_session(server_table("demo", DEMO), "mode=\"ask\"", 'approval_policy="untrusted"')
+async def test_mcp_tools_follow_modes_approvals_and_hooks(server, make_session, tmp_path):
+    hook = f"[[hooks.PreToolUse]]\nmatcher = \"mcp__demo__pid\"\ncommand = \"cat > {tmp_path}/hook.json; echo no pids here >&2; exit 2\"\n"
+    session = make_session(server_table("demo", DEMO) + hook, "mode=\"ask\"", 'approval_policy="untrusted"')
     server.script(
         Reply(tool_calls=[ToolCall("mcp__demo__echo", {"text": "read"}, "r1"), ToolCall("mcp__demo__add", {"a": 1, "b": 1}, "w1")]),
         Reply(text="ok"),
@@ -201,8 +202,21 @@ async def test_mcp_tools_follow_modes_and_approvals(server, make_session):
     outputs = tool_outputs(server.requests[1])
     assert outputs["r1"] == "echo: read" and "not available in ask mode" in outputs["w1"]
     session.mode = "agent"
-    server.script(Reply(tool_calls=[ToolCall("mcp__demo__add", {"a": 1, "b": 1}, "w2")]), Reply(text="ok"))
+    server.script(Reply(tool_calls=[ToolCall("mcp__demo__add", {"a": 1, "b": 1}, "w2"), ToolCall("mcp__demo__pid", {}, "p1")]),
+                  Reply(text="ok"))
     await run(session, "write")
-    assert "cannot ask the user" in tool_outputs(server.requests[3])["w2"]  # untrusted asks before MCP writes
+    outputs = tool_outputs(server.requests[3])
+    assert "cannot ask the user" in outputs["w2"]  # untrusted asks before MCP writes
+    assert "no pids here" in outputs["p1"]  # a PreToolUse hook blocked it, seeing the mcp__ name and arguments
+    assert json.loads((tmp_path / "hook.json").read_text())["tool_name"] == "mcp__demo__pid"
     assert not any(isinstance(item, ToolOutput) and item.output == '{\n "sum": 2\n}' for item in session.history.items)
     await session.aclose()
+
+
+async def test_a_url_that_only_speaks_sse_falls_back_to_it(server, make_session):
+    with serve_http("sse") as url:
+        session = make_session(f'[mcp_servers.old]\nurl = "{url}"\nstartup_timeout_sec = 60\n')
+        server.script(Reply(tool_calls=[ToolCall("mcp__old__echo", {"text": "sse"}, "e1")]), Reply(text="ok"))
+        await run(session, "call it")
+        assert tool_outputs(server.requests[1])["e1"] == "echo: sse"
+        await session.aclose()

@@ -16,6 +16,7 @@ import asyncio
 import base64
 import os
 import sys
+import time
 
 import mcp_types as types
 from mcp.server.mcpserver import Context, MCPServer
@@ -109,7 +110,9 @@ def build_server(generated_tools: int = 0) -> MCPServer:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tools", type=int, default=0, help="also offer this many generated tools")
+    parser.add_argument("--start-delay", type=float, default=0, help="seconds to wait before serving (a slow server)")
     args = parser.parse_args()
+    time.sleep(args.start_delay)
     sys.stderr.write(f"demo server {os.getpid()} starting\n")
     sys.stderr.flush()
     build_server(args.tools).run("stdio")
