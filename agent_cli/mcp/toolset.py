@@ -69,6 +69,12 @@ class McpToolset:
             toolset._pending_warnings.insert(0, f"project MCP servers from .mcp.json will run: {listed}")
         return toolset
 
+    def take_start_notes(self) -> list[str]:
+        """What to tell the user when the session starts (project servers that will run, problems
+        reading the configuration); otherwise the first turn shows them."""
+        notes, self._pending_warnings = self._pending_warnings, []
+        return notes
+
     # --- at turn boundaries -------------------------------------------------------------
 
     async def sync(self, session: Session, emit: Emit) -> None:

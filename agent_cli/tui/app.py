@@ -147,6 +147,8 @@ class AgentApp(App[int]):
         manager = session.mcp.manager
         manager.add_listener(lambda: session is self.session and self.mcp_indicator.show_states(manager.states()))
         session.start_mcp()
+        for note in session.mcp.take_start_notes():
+            self.run_worker(self.renderer.notice(note, "warning", "mcp"), group="show")
 
     def _warm_up(self) -> None:
         """Import the SDK and build the prompt off the UI thread, then show the context size."""
