@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from agent_cli import events as ev
 from agent_cli.context.tokens import TOOL_OVERHEAD_TOKENS
 from agent_cli.items import ToolCall
-from agent_cli.mcp.config import ServerSpec, configured_servers
+from agent_cli.mcp.config import ServerList, ServerSpec, configured_servers, parse_mcp_json
 from agent_cli.mcp.manager import McpManager
 from agent_cli.mcp.search import McpCallTool, McpSearchTool, route_call
 from agent_cli.mcp.tools import McpTool, build_tools
@@ -36,6 +36,18 @@ def spec_tokens(count: Callable[[str], int], specs: list[ToolSpec]) -> int:
     )
 
 
+def plugin_servers(plugins: Any) -> ServerList:
+    """The MCP servers the active plugins declare, ``${CLAUDE_PLUGIN_ROOT}`` and the like expanded."""
+    specs: list[ServerSpec] = []
+    warnings: list[str] = []
+    for plugin, source in plugins.mcp_sources():
+        found, problems = parse_mcp_json({"mcpServers": source.servers}, str(source.origin), plugin.variables,
+                                         scope=f"plugin {plugin.name}")
+        specs += found
+        warnings += problems
+    return ServerList(specs, warnings)
+
+
 class McpToolset:
     def __init__(self, manager: McpManager, wire_api: str, budget_tokens: int, warnings: list[str] | None = None):
         self.manager = manager
@@ -49,13 +61,17 @@ class McpToolset:
         self._shown: set[str] = set()
 
     @classmethod
-    def from_config(cls, config: Config, base_env: dict[str, str] | None, project_root: Path) -> McpToolset | None:
-        """None when no server is configured (the session then does no MCP work at all)."""
+    def from_config(
+        cls, config: Config, base_env: dict[str, str] | None, project_root: Path, extra: ServerList | None = None
+    ) -> McpToolset | None:
+        """None when no server is configured (the session then does no MCP work at all).
+        ``extra`` servers (the plugins') come after the configured ones; a taken name is skipped."""
         sources = ", ".join(str(path) for path in config.sources) or "config"
         servers = configured_servers(config.raw, project_root, sources)
-        if not servers.specs and not servers.warnings:
+        specs, warnings = servers.specs + (extra.specs if extra else []), servers.warnings + (extra.warnings if extra else [])
+        if not specs and not warnings:
             return None
-        return cls.for_specs(servers.specs, config, base_env, servers.warnings)
+        return cls.for_specs(specs, config, base_env, warnings)
 
     @classmethod
     def for_specs(cls, specs: list[ServerSpec], config: Config, base_env: dict[str, str] | None,
