@@ -27,6 +27,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from agent_cli import events as ev  # noqa: E402
+from agent_cli.commands.dispatch import submit  # noqa: E402
 from agent_cli.config import load_config  # noqa: E402
 from agent_cli.session import Session  # noqa: E402
 from tests.fake_server import FakeModelServer, Reply  # noqa: E402
@@ -50,7 +51,7 @@ async def first_request(server: FakeModelServer, home: Path, cwd: Path, config_t
         await session.mcp.manager.wait_started()
     server.script(Reply(text="ok"))
     started = time.perf_counter()
-    async for event in session.submit("hi"):
+    async for event in submit(session, "hi"):
         if isinstance(event, ev.TokenCount):  # the first (and only) response arrived
             elapsed = time.perf_counter() - started
     await session.aclose()

@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from agent_cli.cli import USAGE_ERROR, fail
+from agent_cli.headless.common import USAGE_ERROR, fail
 
 USAGE = """usage: agent mcp list [--json]
        agent mcp get NAME [--json]
@@ -49,11 +49,14 @@ def session_servers(cwd: Path | None = None):
     from agent_cli.config import ConfigError, load_config
     from agent_cli.context.project_doc import find_git_root
     from agent_cli.mcp.config import McpConfigError, configured_servers
+    from agent_cli.mcp.toolset import plugin_servers
+    from agent_cli.plugins.loader import load_plugins_for
 
     try:
         config = load_config(cwd)
         sources = ", ".join(str(path) for path in config.sources) or "config"
-        return configured_servers(config.raw, find_git_root(config.cwd) or config.cwd, sources)
+        plugins = plugin_servers(load_plugins_for(config))
+        return configured_servers(config.raw, find_git_root(config.cwd) or config.cwd, sources, plugins)
     except (ConfigError, McpConfigError) as exc:
         fail(f"configuration error: {exc}")
 

@@ -270,11 +270,13 @@ class ServerList:
     warnings: list[str]
 
 
-def configured_servers(raw: Mapping[str, Any], project_root: Path, sources: str = "config") -> ServerList:
-    """The servers of a merged config (``raw``) plus the project's ``.mcp.json``.
+def configured_servers(
+    raw: Mapping[str, Any], project_root: Path, sources: str = "config", extra: ServerList | None = None
+) -> ServerList:
+    """The servers of a merged config (``raw``), the project's ``.mcp.json``, then ``extra`` (the plugins').
 
-    A ``[mcp_servers]`` entry wins over a ``.mcp.json`` one of the same name; an override-only
-    table patches a ``.mcp.json`` server (``enabled = false`` turns it off).
+    The first definition of a name wins; an override-only ``[mcp_servers.<name>]`` table patches
+    a server defined in ``.mcp.json`` or a plugin (``enabled = false`` turns it off).
     """
     table = raw.get("mcp_servers") or {}
     specs, overrides = servers_from_table(table, sources)
@@ -283,9 +285,13 @@ def configured_servers(raw: Mapping[str, Any], project_root: Path, sources: str 
     if mcp_json.is_file():
         project, problems = load_mcp_json(mcp_json)
         warnings += problems
-        taken = {spec.name for spec in specs}
-        specs += [spec for spec in project if spec.name not in taken]
-    by_name = {spec.name: spec for spec in specs}
+        specs += project
+    if extra is not None:
+        specs += extra.specs
+        warnings += extra.warnings
+    by_name: dict[str, ServerSpec] = {}
+    for spec in specs:
+        by_name.setdefault(spec.name, spec)
     for name, entry in overrides.items():
         if name in by_name:
             by_name[name] = _apply_overrides(by_name[name], entry)

@@ -67,11 +67,10 @@ class McpToolset:
         """None when no server is configured (the session then does no MCP work at all).
         ``extra`` servers (the plugins') come after the configured ones; a taken name is skipped."""
         sources = ", ".join(str(path) for path in config.sources) or "config"
-        servers = configured_servers(config.raw, project_root, sources)
-        specs, warnings = servers.specs + (extra.specs if extra else []), servers.warnings + (extra.warnings if extra else [])
-        if not specs and not warnings:
+        servers = configured_servers(config.raw, project_root, sources, extra)
+        if not servers.specs and not servers.warnings:
             return None
-        return cls.for_specs(specs, config, base_env, warnings)
+        return cls.for_specs(servers.specs, config, base_env, servers.warnings)
 
     @classmethod
     def for_specs(cls, specs: list[ServerSpec], config: Config, base_env: dict[str, str] | None,

@@ -10,12 +10,14 @@ import sys
 import pytest
 
 from agent_cli import events as ev
+from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
 from agent_cli.items import ToolOutput
 from agent_cli.session import Session
 from tests.conftest import REPO
 from tests.fake_server import Reply, ToolCall
 from tests.mcp_servers.http import serve_http
+from tests.plugin_fixtures import write_plugin
 
 DEMO = [sys.executable, "-m", "tests.mcp_servers.demo_server"]
 
@@ -44,7 +46,7 @@ def make_session(server, tmp_path, monkeypatch, isolated_home):
 
 
 async def run(session: Session, text: str) -> list[ev.Event]:
-    return [event async for event in session.submit(text)]
+    return [event async for event in submit(session, text)]
 
 
 def tool_names(request) -> list[str]:
@@ -189,9 +191,15 @@ async def test_streamable_http_server(server, make_session):
         await session.aclose()
 
 
-async def test_mcp_tools_follow_modes_approvals_and_hooks(server, make_session, tmp_path):
+async def test_a_plugins_server_follows_modes_approvals_and_hooks(server, make_session, tmp_path):
+    serve = f"import runpy, sys; sys.path.insert(0, {str(REPO)!r}); runpy.run_module('tests.mcp_servers.demo_server', run_name='__main__')"
+    write_plugin(tmp_path / ".agent" / "plugins", "kit", {
+        "serve.py": serve, ".mcp.json": {"mcpServers": {"demo": {"command": sys.executable, "args": ["${CLAUDE_PLUGIN_ROOT}/serve.py"]}}},
+    })
     hook = f"[[hooks.PreToolUse]]\nmatcher = \"mcp__demo__pid\"\ncommand = \"cat > {tmp_path}/hook.json; echo no pids here >&2; exit 2\"\n"
-    session = make_session(server_table("demo", DEMO) + hook, "mode=\"ask\"", 'approval_policy="untrusted"')
+    config = "[mcp_servers.demo]\nstartup_timeout_sec = 60\n" + hook  # a config table adjusts the plugin's server
+    session = make_session(config, "mode=\"ask\"", 'approval_policy="untrusted"')
+    assert session.mcp.manager.states()[0].scope == "plugin kit"
     server.script(
         Reply(tool_calls=[ToolCall("mcp__demo__echo", {"text": "read"}, "r1"), ToolCall("mcp__demo__add", {"a": 1, "b": 1}, "w1")]),
         Reply(text="ok"),
