@@ -23,6 +23,7 @@ from agent_cli.mcp.config import ServerSpec
 Status = Literal["starting", "ready", "failed", "stopped"]
 STDERR_LINES = 5
 MAX_PAGES = 100
+EXITED = "exited unexpectedly"  # the error of a server that died; it is restarted once
 STOP_TIMEOUT = 8.0  # the SDK closes stdin, waits 2 s, sends SIGTERM, waits 2 s, then SIGKILL
 
 
@@ -229,16 +230,14 @@ class ServerConnection:
             ) from None
 
     async def _restart_if_crashed(self) -> None:
-        if self.status == "failed" and self.error and self.error.startswith("exited") and self.restarts < 1:
+        if self.status == "failed" and self.error == EXITED and self.restarts < 1:
             self.restarts += 1
             self.start()
             await self.wait_ready()
 
     async def _lost(self) -> None:
-        self._fail("exited unexpectedly")
-        await self.stop()
-        self.status, self.error = "failed", "exited unexpectedly"
-        self.on_change()
+        self._fail(EXITED)
+        await self.stop()  # reaps the process and closes the transport
 
     # --- state --------------------------------------------------------------------------
 

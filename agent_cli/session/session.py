@@ -109,7 +109,9 @@ class Session:
         self._turns = 0
         self.tool_limit: frozenset[str] | None = None  # fewer tools for one command's turn (/review)
         self.shell_snapshot = new_shell_snapshot(config, self.approvals.env)  # taken at the first turn
-        self.mcp = self._mcp_toolset()  # None without MCP servers: no SDK import, no work
+        # None without MCP servers (no SDK import, no work), and in a subagent (its own
+        # instructions): a child never starts a second copy of the parent's servers.
+        self.mcp = self._mcp_toolset() if instructions is None else None
 
     # --- MCP servers (agent_cli/mcp/) ------------------------------------------------------
 
