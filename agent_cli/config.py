@@ -62,6 +62,8 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "max_parallel_agents": (int, None),
     "read_file": (dict, None),
     "model_supports_images": (bool, None),
+    "mcp_servers": (dict, None),
+    "mcp_tool_budget_percent": (int, None),
 }
 SIMPLE_KEYS = (
     "tool_output_token_limit", "model_max_output_tokens", "model_reasoning_effort", "auto_compact",
@@ -69,7 +71,7 @@ SIMPLE_KEYS = (
     "sandbox_mode", "network_access", "shell_timeout_ms", "mode", "retry_max_attempts",
     "model_connect_timeout_ms", "stream_idle_timeout_ms", "shell_snapshot",
     "memory", "memory_top_k", "memory_max_chars", "memory_min_score",
-    "max_agent_depth", "max_parallel_agents",
+    "max_agent_depth", "max_parallel_agents", "mcp_tool_budget_percent",
     "model_supports_images",
 )
 FIELD_NAMES = {  # config key -> Config field, where they differ
@@ -94,6 +96,7 @@ MINIMUMS = {
     "memory_min_score": 0,
     "max_agent_depth": 0,
     "max_parallel_agents": 1,
+    "mcp_tool_budget_percent": 0,
 }
 MAXIMUMS = {"memory_min_score": 1}
 STRING_LISTS = ("project_doc_fallback_filenames", "writable_roots")
@@ -134,6 +137,7 @@ class Config:
     max_parallel_agents: int = 4  # `task` calls of one response that run at once
     read_file: ReadLimits = field(default_factory=ReadLimits)  # thresholds of the file processors
     supports_images: bool | None = None  # None: from the model table (models/model_info.py)
+    mcp_tool_budget_percent: int = 5  # MCP tool schemas above this share of the window: search mode
     raw: dict[str, Any] = field(default_factory=dict)  # the merged tables, for hooks and the like
     sources: list[Path] = field(default_factory=list)  # config files that were read
     warnings: list[str] = field(default_factory=list)  # shown when the session starts (unknown keys)
@@ -224,6 +228,13 @@ def _check(table: dict[str, Any], origin: str, warnings: list[str] | None = None
             EnvPolicy.from_table(table["shell_environment_policy"])
         except ValueError as exc:
             raise ConfigError(f"{origin}: {exc}") from None
+    if "mcp_servers" in table:
+        from agent_cli.mcp.config import McpConfigError, check_servers_table
+
+        try:
+            check_servers_table(table["mcp_servers"], origin)
+        except McpConfigError as exc:
+            raise ConfigError(str(exc)) from None
     plugins = table.get("plugins", {})
     disabled = plugins.get("disabled", []) if isinstance(plugins, dict) else []
     if not isinstance(disabled, list) or not all(isinstance(name, str) for name in disabled):
@@ -296,6 +307,8 @@ def load_config(
 
     model = merged.get("model", DEFAULT_MODEL)
     provider = _provider(merged.get("model_provider") or default_provider_for(model), merged.get("model_providers", {}))
+    if merged.get("mcp_tool_budget_percent", 0) > 100:
+        raise ConfigError(f"`mcp_tool_budget_percent` must be between 0 and 100; got {merged['mcp_tool_budget_percent']}")
     if merged.get("auto_compact_percent", 100) > 100:
         raise ConfigError(f"`auto_compact_percent` must be between 1 and 100; got {merged['auto_compact_percent']}")
     # Keys that map one to one onto a Config field; what is absent keeps the field's default.

@@ -36,11 +36,18 @@ def part_of(item: Item) -> str:
 
 def context_usage(session: Session) -> ev.ContextUsage:
     counter = session.tokens
-    totals = dict.fromkeys(PARTS, 0)
+    mcp_part = ("MCP tools",) if session.mcp is not None else ()  # only when MCP servers are configured
+    totals = dict.fromkeys(PARTS[:2] + mcp_part + PARTS[2:], 0)
     instructions = session.instructions
     totals["system prompt"] = counter.text_tokens(instructions)
     specs = session.tool_specs()
     totals["tool schemas"] = counter.prompt_overhead(instructions, specs) - totals["system prompt"]
+    if session.mcp is not None:  # shown apart: what the MCP servers' tools cost (mcp_search + mcp_call in search mode)
+        from agent_cli.mcp.names import is_mcp_name
+        from agent_cli.mcp.toolset import spec_tokens
+
+        totals["MCP tools"] = spec_tokens(counter.text_tokens, [spec for spec in specs if is_mcp_name(spec.name)])
+        totals["tool schemas"] -= totals["MCP tools"]
     items = session.history.items
     if session.initial is None:  # the first request will carry the initial context too
         items = session.build_initial_context().items + items

@@ -20,6 +20,7 @@ from agent_cli.commands.custom import CustomCommand, allowed_tool_names, substit
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.expand import expand, has_expansions
 from agent_cli.commands.invocation import Invocation, attachment_budget, file_settings, run_model_turn
+from agent_cli.commands.mcp_commands import resource_reader
 from agent_cli.commands.registry import CommandTable, parse_slash
 from agent_cli.commands.shell_runner import session_command_runner
 from agent_cli.commands.text import Template
@@ -60,7 +61,8 @@ async def run_prompt(session: Session, text: str, emit: Emit, images: Sequence[P
     if has_expansions(text):
         expansion = await expand(
             Template.typed(text), cwd=session.config.cwd, max_bytes=attachment_budget(session),
-            run_command=session_command_runner(session, emit), **file_settings(session),
+            run_command=session_command_runner(session, emit), read_resource=resource_reader(session),
+            **file_settings(session),
         )
         if expansion.text != text:
             typed, text = text, expansion.text
@@ -93,6 +95,10 @@ async def run_command(session: Session, typed: str, name: str, args: str, emit: 
         await resolved.builtin.handler(invocation)
     elif resolved.custom is not None:
         await run_custom(invocation, resolved.custom)
+    elif resolved.mcp_prompt is not None:
+        from agent_cli.commands.mcp_commands import run_mcp_prompt
+
+        await run_mcp_prompt(invocation, resolved.mcp_prompt)
 
 
 async def run_custom(inv: Invocation, command: CustomCommand) -> None:

@@ -57,6 +57,8 @@ class CommandRun:
 
 
 RunCommand = Callable[[str], Awaitable[CommandRun]]
+# ``@server:uri``: the attachment for an MCP resource, or None when ``server`` is no MCP server.
+ReadResource = Callable[[str], Awaitable[str | None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +82,7 @@ def has_expansions(text: str) -> bool:
 async def expand(
     template: Template, *, cwd: Path, max_bytes: int, run_command: RunCommand | None,
     limits: ReadLimits | None = None, cache_dir: Path | None = None,
+    read_resource: ReadResource | None = None,
 ) -> Expansion:
     """The text to send: commands replaced by their output, attachments appended.
 
@@ -90,7 +93,7 @@ async def expand(
     cwd = Path(cwd).resolve()
     workspace = workspace_root(cwd)
     out: list[str] = []
-    attachments: dict[Path, str] = {}
+    attachments: dict[Path | str, str] = {}  # a path, or "server:uri" for an MCP resource
     commands: list[str] = []
     position = 0
     literal_at = -1  # a token starting here was escaped
@@ -120,6 +123,10 @@ async def expand(
             continue
         raw = match["quoted"] if match["quoted"] is not None else match["path"]
         token = raw if match["quoted"] is not None else _strip_punctuation(raw)
+        if read_resource is not None and ":" in token and token not in attachments:
+            if (block := await read_resource(token)) is not None:
+                attachments[token] = block
+                continue
         resolved = resolve_reference(token, cwd, workspace)
         if resolved is not None and resolved not in attachments:
             if is_image_file(resolved):  # the picture itself goes to the model (files/images.py)
@@ -133,7 +140,8 @@ async def expand(
     if blocks := [block for block in attachments.values() if block]:
         body = body.rstrip("\n") + "\n\n" + "\n\n".join(blocks)
     images = tuple(path for path, block in attachments.items() if not block)
-    return Expansion(body, tuple(attachments), tuple(commands), images)
+    files = tuple(key for key in attachments if isinstance(key, Path))  # not MCP resources
+    return Expansion(body, files, tuple(commands), images)
 
 
 def _strip_punctuation(token: str) -> str:

@@ -127,6 +127,7 @@ async def drive(session, prompt: str, renderer, images: list[Path] = ()) -> tupl
     """Run the input (a prompt or a slash command) and return the last message and exit status.
 
     A command that runs no model turn (/status, /diff, /quit) succeeds unless it reports an error."""
+    session.start_mcp()  # MCP servers start in the background; the first request waits for them
     renderer.session_started(session)
     if session.resumed is not None:  # what `agent exec resume` restored
         for event in session.resumed.events():

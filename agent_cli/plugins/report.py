@@ -47,7 +47,7 @@ def _block(plugin: Plugin, plain: Mapping[str, str]) -> str:
         ("skills", ", ".join(skill.name for skill in plugin.skills)),
         ("hooks", ", ".join(dict.fromkeys(hooks))),
         ("agents", f"{', '.join(agents)} {NOT_YET_ACTIVE}" if agents else ""),
-        ("MCP servers", f"{', '.join(plugin.mcp_server_names)} {NOT_YET_ACTIVE}" if plugin.mcp else ""),
+        ("MCP servers", ", ".join(plugin.mcp_server_names)),  # run with the session's own (agent_cli/mcp/)
     ]
     lines += [f"  {name.ljust(12)}{value}" for name, value in rows if value]
     if plugin.enabled and len(lines) == 1 + bool(plugin.description) + bool(plugin.author):

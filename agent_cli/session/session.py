@@ -98,6 +98,7 @@ class Session:
 
             tools = default_tools(memory=config.memory) + subagent_tools(self)
         self._tools = ToolRegistry(tools)
+        self.approvals.is_read_only_tool = self._tools.is_read_only
         self._memory = None  # the MemoryBook, opened on first use (memory/book.py)
         self._fixed_instructions = instructions  # a subagent's own system prompt
         self._instructions: str | None = instructions
@@ -115,6 +116,34 @@ class Session:
         self.shell_snapshot = new_shell_snapshot(config, self.approvals.env)  # taken at the first turn
         self.window = ContextWindow(self)  # where config.context_window came from; server corrections
         self.tool_use = ToolUseWatch()  # a model that never calls tools is pointed out once
+        # None without MCP servers (no SDK import, no work), and in a subagent (its own
+        # instructions): a child never starts a second copy of the parent's servers.
+        self.mcp = self._mcp_toolset() if instructions is None else None
+
+    # --- MCP servers (agent_cli/mcp/) ------------------------------------------------------
+
+    def _mcp_toolset(self, specs=None):
+        from agent_cli.context.project_doc import find_git_root
+        from agent_cli.mcp.toolset import McpToolset, plugin_servers
+
+        if specs is not None:
+            return McpToolset.for_specs(specs, self.config, self.approvals.env)
+        root = find_git_root(self.config.cwd) or self.config.cwd
+        return McpToolset.from_config(self.config, self.approvals.env, root, plugin_servers(self.plugins))
+
+    def add_mcp_servers(self, specs) -> None:
+        """More MCP servers (a plugin's ``.mcp.json``: see ``agent_cli.mcp.config.load_mcp_json``).
+        Started with the others, or at once when they already run; their tools join at the next turn."""
+        if self.mcp is None:
+            self.mcp = self._mcp_toolset(list(specs))
+        else:
+            self.mcp.manager.add(specs)
+
+    def start_mcp(self) -> None:
+        """Start the MCP servers in the background now (front ends call it at start; needs a
+        running event loop). Otherwise they start with the first turn."""
+        if self.mcp is not None:
+            self.mcp.manager.start()
 
     # --- what front ends call ------------------------------------------------------------
 
@@ -156,6 +185,8 @@ class Session:
     async def aclose(self) -> None:
         """Release the session's resources: the model client's connections and the session file."""
         self.window.cancel()
+        if self.mcp is not None:
+            await self.mcp.manager.aclose()  # every server process ends with the session
         client, self._client = self._client, None
         closer = getattr(client, "aclose", None)
         if closer is not None:
@@ -292,11 +323,11 @@ class Session:
         return skill_injections(text, self.initial.skills) if self.initial else []
 
     def tool_specs(self) -> list[ToolSpec]:
-        allowed = set(tools_for_mode(self.mode, self._tools.names))
+        allowed = set(tools_for_mode(self.mode, self._tools.names, self._tools.is_read_only))
         return [spec for spec in self._tools.specs if spec.name in allowed and self._within_limit(spec.name)]
 
     def tool_allowed(self, name: str) -> bool:
-        return bool(tools_for_mode(self.mode, [name])) and self._within_limit(name)
+        return bool(tools_for_mode(self.mode, [name], self._tools.is_read_only)) and self._within_limit(name)
 
     def _within_limit(self, name: str) -> bool:
         return self.tool_limit is None or name in self.tool_limit

@@ -39,6 +39,8 @@ async def run_turn(
     for fragment in session.skill_fragments(text):
         session.record(user(fragment))
     recall_into_history(session, typed or text, emit)  # <memories>, after the message
+    if session.mcp is not None:  # servers still starting are waited for; the tool list is set for the turn
+        await session.mcp.sync(session, emit)
     while True:
         try:
             await auto_compact_if_needed(session, emit)
@@ -120,6 +122,8 @@ def batches(session: Session, calls: list[ToolCall]) -> list[list[ToolCall]]:
 
 
 async def run_tool_calls(session: Session, calls: list[ToolCall], emit: Emit) -> None:
+    if session.mcp is not None:  # mcp_call runs as the tool it names: modes, hooks and approvals see that
+        calls = [session.mcp.route(call) for call in calls]
     for batch in batches(session, calls):
         # A TaskGroup, not gather: when the turn is stopped it waits until every call (a subagent
         # with its own processes too) has stopped, so nothing outlives the turn.

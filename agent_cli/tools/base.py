@@ -58,6 +58,7 @@ class Tool(ABC):
 
     spec: ToolSpec
     read_only: bool = False
+    listed: bool = True  # False: callable, but not in the tool list sent to the model (MCP search mode)
 
     @property
     def name(self) -> str:

@@ -38,6 +38,7 @@ from agent_cli.tui.widgets.activity_indicator import ActivityIndicator
 from agent_cli.tui.widgets.attachment_chips import AttachmentChips
 from agent_cli.tui.widgets.completion_menu import CompletionMenu
 from agent_cli.tui.widgets.composer import Composer
+from agent_cli.tui.widgets.mcp_indicator import McpIndicator
 from agent_cli.tui.widgets.queued_messages import QueuedMessages
 from agent_cli.tui.widgets.status_bar import StatusBar
 from agent_cli.tui.widgets.tool_cell import ToolCell
@@ -95,6 +96,7 @@ class AgentApp(App[int]):
         self.renderer = EventRenderer(self.transcript)
         self.activity = ActivityIndicator()
         self.queued = QueuedMessages()
+        self.mcp_indicator = McpIndicator()
         self.menu = CompletionMenu()
         self.composer = Composer(self.menu, self.history, self.commands.list_commands, self._repo_files, id="composer")
         self.composer.cwd = config.cwd
@@ -104,6 +106,7 @@ class AgentApp(App[int]):
     def compose(self) -> ComposeResult:
         yield self.transcript
         yield self.activity
+        yield self.mcp_indicator
         yield self.queued
         yield self.menu
         yield self.attachments
@@ -138,7 +141,19 @@ class AgentApp(App[int]):
     # --- background work ----------------------------------------------------------------
 
     def _start_background_work(self) -> None:
+        self._start_mcp()
         self.run_worker(self._warm_up, thread=True, group="warm-up", exit_on_error=False)
+
+    def _start_mcp(self) -> None:
+        """MCP servers start in the background; the indicator follows them."""
+        session = self.session
+        if session.mcp is None:
+            return
+        manager = session.mcp.manager
+        manager.add_listener(lambda: session is self.session and self.mcp_indicator.show_states(manager.states()))
+        session.start_mcp()
+        for note in session.mcp.take_start_notes():
+            self.run_worker(self.renderer.notice(note, "warning", "mcp"), group="show")
 
     def _warm_up(self) -> None:
         """Import the SDK and build the prompt off the UI thread, then show the context size."""
@@ -163,6 +178,10 @@ class AgentApp(App[int]):
         if time.monotonic() - self._files_loaded_at > FILES_REFRESH_SECONDS and not self._files_loading:
             self._files_loading = True
             self.run_worker(self._load_files, thread=True, group="files", exit_on_error=False)
+        if self.session.mcp is not None:  # @server:uri completes MCP resources too
+            from agent_cli.mcp.prompts import resource_mentions
+
+            return self._files + resource_mentions(self.session.mcp.manager)
         return self._files
 
     def _load_files(self) -> None:

@@ -197,5 +197,5 @@ def test_the_listing_shows_each_plugin_and_what_it_contributed(repo, isolated_ho
     assert "skills      kit:pdf" in text
     assert "hooks       PreToolUse[Bash]" in text
     assert f"agents      kit:reviewer {NOT_YET_ACTIVE}" in text
-    assert f"MCP servers db {NOT_YET_ACTIVE}" in text
+    assert "MCP servers db\n" in text + "\n"  # they run with the session's own servers
     assert "quiet 1.0.0  (user: " in text and "[disabled in config" in text
