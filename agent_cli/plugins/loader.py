@@ -8,8 +8,8 @@ Components come from the default places (``commands/*.md``, ``agents/*.md``,
 Nothing here is fatal: a broken manifest or component becomes a warning naming the file.
 
 Plugins feed the existing registries: commands (``/plugin:command``), skills (``plugin:skill``),
-hooks (in Claude Code's vocabulary). Agents and MCP servers are exposed per plugin for the
-agent registry and the MCP server manager.
+hooks (in Claude Code's vocabulary) and agents (``plugin:agent``, through :meth:`PluginSet.agent_sources`).
+MCP servers are exposed per plugin (:meth:`PluginSet.mcp_sources`) for the MCP server manager.
 """
 
 from __future__ import annotations

@@ -41,12 +41,15 @@ def _block(plugin: Plugin, plain: Mapping[str, str]) -> str:
         for command in plugin.commands
     ]
     hooks = [f"{hook.event}" + (f"[{hook.matcher}]" if hook.matcher else "") for hook in plugin.hooks]
-    agents = [f"{plugin.name}:{path.stem}" for path in plugin.agent_files]
+    agents = [
+        f"{plugin.name}:{path.stem}" + ("" if path.parent in plugin.agent_dirs else " (not loaded: only agent folders are)")
+        for path in plugin.agent_files
+    ]
     rows = [
         ("commands", ", ".join(commands)),
         ("skills", ", ".join(skill.name for skill in plugin.skills)),
         ("hooks", ", ".join(dict.fromkeys(hooks))),
-        ("agents", f"{', '.join(agents)} {NOT_YET_ACTIVE}" if agents else ""),
+        ("agents", ", ".join(agents)),
         ("MCP servers", f"{', '.join(plugin.mcp_server_names)} {NOT_YET_ACTIVE}" if plugin.mcp else ""),
     ]
     lines += [f"  {name.ljust(12)}{value}" for name, value in rows if value]

@@ -196,6 +196,6 @@ def test_the_listing_shows_each_plugin_and_what_it_contributed(repo, isolated_ho
     assert "/kit:greet (also /greet)" in text and "/kit:git:tidy (also /git:tidy)" in text
     assert "skills      kit:pdf" in text
     assert "hooks       PreToolUse[Bash]" in text
-    assert f"agents      kit:reviewer {NOT_YET_ACTIVE}" in text
+    assert "agents      kit:reviewer\n" in text
     assert f"MCP servers db {NOT_YET_ACTIVE}" in text
     assert "quiet 1.0.0  (user: " in text and "[disabled in config" in text
