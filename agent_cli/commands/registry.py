@@ -17,8 +17,10 @@ from typing import TYPE_CHECKING
 from agent_cli.commands.builtins import BUILTINS, Builtin
 from agent_cli.commands.custom import CustomCommand, CustomCommandSet, load_custom_commands
 from agent_cli.commands.errors import InputError
+from agent_cli.commands.plugin_commands import load_plugin_commands
 
 if TYPE_CHECKING:
+    from agent_cli.plugins.loader import PluginSet
     from agent_cli.session.session import Session
 
 # `/name args`; `/usr/bin/x` is not a command because a name ends at whitespace or the end.
@@ -45,7 +47,7 @@ class Resolved:
 class CommandTable:
     """The built-ins, one scan of the command files, and the plugins' commands."""
 
-    def __init__(self, custom: CustomCommandSet, plugin_commands: Sequence[CustomCommand] = ()):
+    def __init__(self, custom: CustomCommandSet, plugins: PluginSet | None = None):
         self.builtins: dict[str, Builtin] = {}
         for builtin in BUILTINS:
             for name in (builtin.name, *builtin.aliases):
@@ -55,6 +57,8 @@ class CommandTable:
         self.warnings = custom.warnings + tuple(
             f"command file {cmd.path}: /{cmd.name} is a built-in command; the file is ignored" for cmd in shadowed
         )
+        plugin_commands, problems = load_plugin_commands(plugins) if plugins is not None else ([], [])
+        self.warnings += tuple(problems)
         self.aliases = self._add_plugin_commands(plugin_commands)
 
     def _add_plugin_commands(self, commands: Sequence[CustomCommand]) -> dict[str, CustomCommand]:
@@ -74,13 +78,13 @@ class CommandTable:
         }
 
     @classmethod
-    def load(cls, cwd: Path, agent_home: Path, plugin_commands: Sequence[CustomCommand] = ()) -> CommandTable:
-        return cls(load_custom_commands(cwd, agent_home), plugin_commands)
+    def load(cls, cwd: Path, agent_home: Path, plugins: PluginSet | None = None) -> CommandTable:
+        return cls(load_custom_commands(cwd, agent_home), plugins)
 
     @classmethod
     def for_session(cls, session: Session) -> CommandTable:
         config = session.config
-        return cls.load(config.cwd, config.agent_home, session.plugins.commands)
+        return cls.load(config.cwd, config.agent_home, session.plugins)
 
     def infos(self) -> list[CommandInfo]:
         infos = [CommandInfo(b.name, b.description, b.argument_hint, "builtin", b.needs_idle) for b in BUILTINS]

@@ -54,7 +54,7 @@ def kit_plugin(parent: Path) -> Path:
     return write_plugin(parent, "kit", {
         "hooks/hooks.json": hooks,
         "hooks/guard.py": GUARD,
-        "commands/greet.md": "---\ndescription: Greet someone\nargument-hint: [name]\nallowed-tools: Bash(echo:*), Read\n---\n"
+        "commands/greet.md": "---\ndescription: Greet someone\nargument-hint: [name]\nallowed-tools: Bash(echo:*), Read\nmodel: haiku\n---\n"
                              "Greet $ARGUMENTS warmly.\n",
         "skills/pdf/SKILL.md": "---\nname: pdf\ndescription: Fill in PDF forms\n---\nUse the pdf-fill steps.\n",
     })
@@ -158,6 +158,7 @@ async def test_namespaced_command_with_arguments_and_allowed_tools(server, repo,
     first, second, third = server.requests
     assert user_texts(first)[-1] == "Greet Ada warmly." and user_texts(second)[-1] == "Greet Bob warmly."
     assert tool_names(first) == tool_names(second) == ["read_file", "shell"]  # Bash(echo:*), Read
+    assert first.body["model"] == "test-model"  # Claude's `haiku` means the session's model off Anthropic
     assert "apply_patch" in tool_names(third)  # for that command's turn only
 
 
