@@ -77,7 +77,6 @@ class PluginSet:
     def active(self) -> list[Plugin]:
         return [plugin for plugin in self.plugins if plugin.enabled]
 
-
     @property
     def skills(self) -> list[Skill]:
         return [skill for plugin in self.active for skill in plugin.skills]
