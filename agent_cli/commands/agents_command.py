@@ -15,7 +15,7 @@ async def agents_command(inv: Invocation) -> None:
     if inv.args:
         raise InputError("/agents takes no arguments")
     session = inv.session
-    found = session.agents or load_agents(session.config.cwd, session.config.agent_home)
+    found = session.agents or load_agents(session.config.cwd, session.config.agent_home, session.plugins.agent_sources())
     entries = []
     for agent in found.agents.values():
         tools = ", ".join(agent.tools) if agent.tools is not None else "all tools"

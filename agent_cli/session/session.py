@@ -93,10 +93,13 @@ class Session:
         self._client = client
         self.agents: AgentSet | None = None  # agent definitions, when the session has `task`
         self.subagent: SubagentInfo | None = None  # set when this session runs a subagent (agents/child.py)
+        from agent_cli.plugins.loader import load_plugins_for  # here: plugins build on session.hook_config
+
+        self.plugins = load_plugins_for(config)  # commands, skills, hooks, agents... from plugins/*/
         if tools is None:
             from agent_cli.agents.task_tool import subagent_tools  # agents/ runs child Sessions: import late
 
-            tools = default_tools(memory=config.memory) + subagent_tools(self)
+            tools = default_tools(memory=config.memory) + subagent_tools(self, self.plugins.agent_sources())
         self._tools = ToolRegistry(tools)
         self.approvals.is_read_only_tool = self._tools.is_read_only
         self._memory = None  # the MemoryBook, opened on first use (memory/book.py)
@@ -105,9 +108,6 @@ class Session:
         self.initial = None  # the InitialContext recorded at the start of the history
         self._initial_tokens: tuple[object, int] | None = None  # (initial, its token count)
         self.environment: EnvironmentContext | None = None  # as last sent to the model
-        from agent_cli.plugins.loader import load_plugins_for  # here: plugins build on session.hook_config
-
-        self.plugins = load_plugins_for(config)  # commands, skills, hooks... from plugins/*/
         self.hooks = HookState.from_config(config, self.plugins.hooks)  # session/hooks.py
         self.resumed = None  # a ResumeInfo when restored from a session file (session/resume.py)
         self._turn_task: asyncio.Task[None] | None = None
