@@ -14,6 +14,7 @@ from agent_cli.models.errors import ContextWindowExceeded, ModelError
 from agent_cli.session import hooks
 from agent_cli.session.compaction import auto_compact_if_needed, recover_from_overflow, reject_oversized_input
 from agent_cli.session.guarded_dispatch import dispatch_guarded
+from agent_cli.session.model_wait import with_wait_notices
 from agent_cli.tools.base import ToolError, ToolResult
 from agent_cli.tools.failures import failure_result
 from agent_cli.tools.registry import parse_arguments
@@ -63,7 +64,7 @@ async def sample(session: Session, emit: Emit) -> list[Item]:
     hooks.flush_hook_context(session)  # context added by hooks, now that no tool call is open
     prompt = Prompt(session.instructions, session.history.for_request(), session.tool_specs())
     output: list[Item] = []
-    async for event in session.client.stream(prompt):
+    async for event in with_wait_notices(session.client.stream(prompt), emit):  # "waiting for the model… 30 s"
         if isinstance(event, stream.TextDelta):
             emit(ev.TextDelta(event.text))
         elif isinstance(event, stream.ReasoningDelta):
