@@ -78,9 +78,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def dispatch(argv: list[str]) -> int:
     if argv and argv[0] == "exec":
-        from agent_cli.headless.exec import run_exec
+        from agent_cli.headless.exec import exit_now, run_exec
 
-        return run_exec(parse_exec_args(argv[1:]))
+        exit_now(run_exec(parse_exec_args(argv[1:])))
     if argv and argv[0] in ("sessions", "resume"):
         from agent_cli.headless import sessions_cmd
 

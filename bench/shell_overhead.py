@@ -39,9 +39,10 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--commands", type=int, default=20)
     parser.add_argument("--sandbox", action="store_true", help="run them in the workspace-write sandbox")
+    parser.add_argument("--home", help="HOME for the commands (default yours, with your login profile)")
     args = parser.parse_args()
     scrub = functools.partial(command_env, EnvPolicy())
-    env = scrub(os.environ)
+    env = scrub({**os.environ, "HOME": args.home} if args.home else os.environ)
     with tempfile.TemporaryDirectory() as work:
         cwd = Path(work)
         sandbox = SandboxPolicy.create("workspace-write", cwd, []) if args.sandbox else None

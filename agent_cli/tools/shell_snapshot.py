@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 SNAPSHOT_TIMEOUT_S = 10.0
+TERM_GRACE_S = 1.0  # between SIGTERM and SIGKILL when the profile takes too long
 # Run by `bash -lc` after the profile: what the profile left behind, in files next to "$1".
 DUMP_SCRIPT = 'env -0 > "$1.env" && { shopt -p; alias -p; declare -f; } > "$1.shell"'
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -76,8 +77,7 @@ class ShellSnapshot:
         """Stop a snapshot still being taken and delete the file."""
         self._closed = True
         if (process := self._process) is not None and process.poll() is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, signal.SIGKILL)
+            stop_group(process)
         if self.path is not None:
             self.path.unlink(missing_ok=True)
 
@@ -107,8 +107,7 @@ class ShellSnapshot:
             try:
                 code = process.wait(timeout=self.timeout_s)
             except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+                stop_group(process)
                 raise OSError(f"the login shell took longer than {self.timeout_s:g} s") from None
             if self._closed:
                 raise OSError("the session ended")
@@ -125,6 +124,18 @@ class ShellSnapshot:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(render(variables, shell, self.env, self.scrub))
         return Path(name)
+
+
+def stop_group(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM first, so profile tools release their locks (pyenv's rehash lock stalls every
+    later login shell for a minute if it is left behind), then SIGKILL for whatever is left."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGTERM)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=TERM_GRACE_S)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
 
 
 def render(login: Mapping[str, str], shell: str, base: Mapping[str, str], scrub: Scrub) -> str:
