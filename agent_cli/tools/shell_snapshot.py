@@ -11,6 +11,7 @@ the user is warned once.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import os
 import re
@@ -32,6 +33,7 @@ SKIPPED_NAMES = {"PWD", "OLDPWD", "SHLVL", "_", "SHELLOPTS", "BASHOPTS", "BASH_E
 READ_ONLY_SHOPTS = ("login_shell", "restricted_shell")
 
 Scrub = Callable[[Mapping[str, str]], dict[str, str]]
+_running: set[subprocess.Popen[bytes]] = set()  # login shells being snapshotted right now
 
 
 class ShellSnapshot:
@@ -104,11 +106,14 @@ class ShellSnapshot:
                 cwd=self.cwd, env=self.env, start_new_session=True,  # its own group: killed as one
             )
             self._process = process
+            _running.add(process)
             try:
                 code = process.wait(timeout=self.timeout_s)
             except subprocess.TimeoutExpired:
                 stop_group(process)
                 raise OSError(f"the login shell took longer than {self.timeout_s:g} s") from None
+            finally:
+                _running.discard(process)
             if self._closed:
                 raise OSError("the session ended")
             if code != 0:
@@ -124,6 +129,14 @@ class ShellSnapshot:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(render(variables, shell, self.env, self.scrub))
         return Path(name)
+
+
+@atexit.register
+def _stop_running() -> None:
+    """A login shell still being snapshotted when the agent exits goes with it (its own session
+    would otherwise keep it running)."""
+    for process in list(_running):
+        stop_group(process)
 
 
 def stop_group(process: subprocess.Popen[bytes]) -> None:
