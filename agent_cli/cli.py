@@ -58,7 +58,7 @@ def resume_position(parser: argparse.ArgumentParser, argv: list[str]) -> int | N
 def build_tui_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agent",
-        description="An interactive terminal coding agent. Subcommands: exec (headless), sessions, resume.",
+        description="An interactive terminal coding agent. Subcommands: exec (headless), sessions, resume, memory, plugin.",
     )
     parser.add_argument("--version", action="version", version=f"agent-cli {__version__}")
     add_session_options(parser)
@@ -81,10 +81,18 @@ def dispatch(argv: list[str]) -> int:
         from agent_cli.headless.exec import exit_now, run_exec
 
         exit_now(run_exec(parse_exec_args(argv[1:])))
+    if argv and argv[0] == "plugin":
+        from agent_cli.headless.plugin_cmd import run_plugin
+
+        return run_plugin(argv[1:])
     if argv and argv[0] in ("sessions", "resume"):
         from agent_cli.headless import sessions_cmd
 
         return sessions_cmd.run_sessions(argv[1:]) if argv[0] == "sessions" else sessions_cmd.run_resume(argv[1:])
+    if argv and argv[0] == "memory":
+        from agent_cli.headless.memory_cmd import run_memory
+
+        return run_memory(argv[1:])
     args = build_tui_parser().parse_args(argv)
     config = load_config_or_exit(args)
     check_api_key_or_exit(config)

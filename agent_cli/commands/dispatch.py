@@ -60,7 +60,7 @@ async def run_prompt(session: Session, text: str, emit: Emit) -> None:
 
 
 async def run_command(session: Session, typed: str, name: str, args: str, emit: Emit) -> None:
-    table = CommandTable.load(session.config.cwd, session.config.agent_home)
+    table = CommandTable.for_session(session)
     shown = _shown_warnings.setdefault(session, set())
     for warning in table.warnings:
         if warning not in shown:

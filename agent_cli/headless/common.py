@@ -30,6 +30,10 @@ def add_session_options(parser: argparse.ArgumentParser) -> None:
         "-a", "--approval", choices=("untrusted", "on-request", "on-failure", "never"),
         help="when to ask before running (default: on-request in the TUI, never in exec)",
     )
+    parser.add_argument(
+        "--plugin-dir", dest="plugin_dirs", action="append", default=[], metavar="DIR",
+        help="load the Claude Code plugin in DIR (or every plugin in it) for this run (repeatable)",
+    )
 
 
 def session_flags(args: argparse.Namespace) -> dict[str, object]:
@@ -47,9 +51,11 @@ def load_config_or_exit(args: argparse.Namespace):
 
     try:
         cwd = Path(args.cd).expanduser() if args.cd else None
-        return load_config(cwd, args.overrides, session_flags(args))
+        config = load_config(cwd, args.overrides, session_flags(args))
     except ConfigError as exc:
         fail(f"configuration error: {exc}")
+    config.plugin_dirs = [Path(folder).expanduser().resolve() for folder in getattr(args, "plugin_dirs", [])]
+    return config
 
 
 def check_api_key_or_exit(config) -> None:

@@ -17,11 +17,14 @@ class TextRenderer:
         self.out = out
         self.color = color
         self._in_reasoning = False
+        self._prefix = ""  # "[agent] " while a subagent's event is rendered
 
     def style(self, text: str, name: str) -> str:
         return f"\x1b[{STYLES[name]}m{text}\x1b[0m" if self.color else text
 
     def line(self, text: str = "") -> None:
+        if self._prefix:
+            text = "\n".join(self._prefix + part for part in text.split("\n"))
         self.out.write(text + "\n")
         self.out.flush()
 
@@ -78,11 +81,26 @@ class TextRenderer:
                 self.line(self.style(f"turn aborted: {reason}", "red"))
             case ev.InputRejected(message=message):
                 self.line(self.style(f"error: {message}", "red"))
+            case ev.SubagentEvent(agent=agent, event=inner):
+                self._subagent_event(agent, inner)
+            case ev.SubagentFinished(agent=agent, status=status, usage=usage):
+                self.line(self.style(f"[{agent}] {status} ({usage.total_tokens:,} tokens)", "dim"))
             case ev.ContextUsage():
                 from agent_cli.commands.context_usage import format_context_table
 
                 self.line(self.style("context", "cyan"))
                 self.line(format_context_table(event))
+
+    def _subagent_event(self, agent: str, event: ev.Event) -> None:
+        """A subagent's progress, each line prefixed with its name; its prompt and token counts
+        are left out (the task call shows the one, the session totals include the other)."""
+        if isinstance(event, (ev.UserMessage, ev.TokenCount, ev.TurnAborted)):
+            return
+        outer, self._prefix = self._prefix, f"{self._prefix}[{agent}] "
+        try:
+            self.render(event)
+        finally:
+            self._prefix = outer
 
     def _tool_end(self, event: ev.ToolCallEnd) -> None:
         status = "ok" if event.success else "failed"
@@ -103,6 +121,8 @@ def describe_call(name: str, args: dict) -> str:
         return f"$ {command_preview(str(args.get('command', '')))}"
     if name == "apply_patch":
         return "apply_patch"
+    if name == "task":
+        return f"task {args.get('agent', '?')}: {args.get('description', '')}"
     details = ", ".join(f"{key}={value!r}" for key, value in args.items() if key != "patch")
     return f"{name}({details})"
 

@@ -14,6 +14,8 @@ import shutil
 import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_cli import events as ev
 from agent_cli.config import Config
@@ -34,6 +36,10 @@ from agent_cli.tools.base import Tool, ToolContext
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.sandbox import start_warning
 from agent_cli.tools.shell_snapshot import ShellSnapshot
+
+if TYPE_CHECKING:
+    from agent_cli.agents.child import SubagentInfo
+    from agent_cli.agents.discovery import AgentSet
 
 Emit = Callable[[ev.Event], None]
 INTERRUPTED_NOTE = (
@@ -61,6 +67,8 @@ class Session:
         interactive: bool = True,
         client: ModelClient | None = None,
         tools: list[Tool] | None = None,
+        instructions: str | None = None,
+        rollout_path: Path | None = None,
     ):
         self.config = config
         self.approvals = Approvals.from_config(config, interactive)  # + sandbox and command env
@@ -70,7 +78,7 @@ class Session:
         self.tokens = TokenCounter.for_model(config.model)  # tiktoken when available locally
         # Every history change is appended to the session file as it happens (session/rollout.py).
         self.rollout = RolloutWriter.for_new_session(
-            config.agent_home, self.id, config.cwd, config.model, config.provider.id
+            config.agent_home, self.id, config.cwd, config.model, config.provider.id, rollout_path
         )
         self.history = RecordingHistory(self.rollout, estimate=self.tokens.item_tokens)
         self.total_usage = Usage()
@@ -78,12 +86,23 @@ class Session:
         self._usage_mark: int | None = 0  # len(history) at the last usage report; None after a compaction
         self.compaction = CompactionState()
         self._client = client
-        self._tools = ToolRegistry(tools if tools is not None else default_tools())
-        self._instructions: str | None = None
+        self.agents: AgentSet | None = None  # agent definitions, when the session has `task`
+        self.subagent: SubagentInfo | None = None  # set when this session runs a subagent (agents/child.py)
+        if tools is None:
+            from agent_cli.agents.task_tool import subagent_tools  # agents/ runs child Sessions: import late
+
+            tools = default_tools(memory=config.memory) + subagent_tools(self)
+        self._tools = ToolRegistry(tools)
+        self._memory = None  # the MemoryBook, opened on first use (memory/book.py)
+        self._fixed_instructions = instructions  # a subagent's own system prompt
+        self._instructions: str | None = instructions
         self.initial = None  # the InitialContext recorded at the start of the history
         self._initial_tokens: tuple[object, int] | None = None  # (initial, its token count)
         self.environment: EnvironmentContext | None = None  # as last sent to the model
-        self.hooks = HookState.from_config(config)  # the user's hooks (session/hooks.py)
+        from agent_cli.plugins.loader import load_plugins_for  # here: plugins build on session.hook_config
+
+        self.plugins = load_plugins_for(config)  # commands, skills, hooks... from plugins/*/
+        self.hooks = HookState.from_config(config, self.plugins.hooks)  # session/hooks.py
         self.resumed = None  # a ResumeInfo when restored from a session file (session/resume.py)
         self._turn_task: asyncio.Task[None] | None = None
         self._turns = 0
@@ -139,6 +158,8 @@ class Session:
         self.rollout.close()
         if self.shell_snapshot is not None:
             self.shell_snapshot.close()
+        if self._memory is not None:
+            self._memory.close()
 
     def interrupt(self) -> None:
         """Stop the running turn. History stays valid; the turn ends with TurnAborted."""
@@ -201,7 +222,9 @@ class Session:
         if self._instructions is None:
             from agent_cli.context.initial import build_instructions
 
-            self._instructions = build_instructions(self.mode, self.config.agent_home)
+            self._instructions = self._fixed_instructions or build_instructions(
+                self.mode, self.config.agent_home, memory=self.config.memory
+            )
         return self._instructions
 
     def build_initial_context(self):
@@ -220,6 +243,7 @@ class Session:
             project_doc_max_bytes=config.project_doc_max_bytes,
             fallback_filenames=config.project_doc_fallback_filenames,
             context_window=config.context_window,
+            plugin_skills=self.plugins.skills,
         )
 
     def start_context(self, emit: Emit) -> None:
@@ -230,7 +254,8 @@ class Session:
                 self.shell_snapshot.start()  # in the background, while the first request goes out
             self.initial = self.build_initial_context()
             self.environment = self.initial.environment
-            for warning in (*self.config.warnings, *self.initial.warnings):
+            agent_warnings = self.agents.warnings if self.agents is not None else ()
+            for warning in (*self.config.warnings, *self.plugins.warnings, *self.initial.warnings, *agent_warnings):
                 emit(ev.Warning(warning))
             if sandbox_warning := start_warning(self.config.sandbox_mode, self.approvals.interactive):
                 emit(ev.Warning(sandbox_warning))
@@ -276,6 +301,15 @@ class Session:
         self._client = None  # the old client's connections close when it is collected
 
     @property
+    def memory(self):
+        """The memory stores (``memory/book.py``), opened on first use; None when `memory = false`."""
+        if self._memory is None and self.config.memory:
+            from agent_cli.memory.book import MemoryBook
+
+            self._memory = MemoryBook(self.config.agent_home, self.config.cwd, lambda: self.rollout.path)
+        return self._memory
+
+    @property
     def tools(self) -> ToolRegistry:
         return self._tools
 
@@ -288,6 +322,7 @@ class Session:
             output_token_limit=self.config.tool_output_token_limit,
             shell_timeout_ms=self.config.shell_timeout_ms,
             shell_snapshot=self.shell_snapshot,
+            memory=self.memory,
         )
         return self.approvals.prepare(context, call_id)  # sandbox, writable roots, scrubbed env
 

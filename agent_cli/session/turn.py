@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
 from agent_cli.items import Item, Message, Reasoning, ToolCall, ToolOutput, user
+from agent_cli.session.memory_recall import recall_into_history
 from agent_cli.models import base as stream
 from agent_cli.models.base import Prompt
 from agent_cli.models.errors import ContextWindowExceeded, ModelError
@@ -35,6 +36,7 @@ async def run_turn(session: Session, text: str, emit: Emit, typed: str | None = 
     emit(ev.UserMessage(text, typed))
     for fragment in session.skill_fragments(text):
         session.record(user(fragment))
+    recall_into_history(session, typed or text, emit)  # <memories>, after the message
     while True:
         try:
             await auto_compact_if_needed(session, emit)
@@ -94,11 +96,15 @@ def lenient_arguments(raw: str) -> dict[str, Any]:
 
 
 def batches(session: Session, calls: list[ToolCall]) -> list[list[ToolCall]]:
-    """Consecutive read-only calls form one batch that runs concurrently; others run alone."""
+    """Consecutive read-only calls form one batch that runs concurrently, and so do consecutive
+    ``task`` calls (subagents, limited by ``max_parallel_agents``); others run alone."""
+
+    def kind(call: ToolCall) -> str | None:
+        return "read" if session.tools.is_read_only(call.name) else "task" if call.name == "task" else None
+
     groups: list[list[ToolCall]] = []
     for call in calls:
-        read_only = session.tools.is_read_only(call.name)
-        if read_only and groups and all(session.tools.is_read_only(c.name) for c in groups[-1]):
+        if kind(call) and groups and all(kind(c) == kind(call) for c in groups[-1]):
             groups[-1].append(call)
         else:
             groups.append([call])
@@ -107,9 +113,12 @@ def batches(session: Session, calls: list[ToolCall]) -> list[list[ToolCall]]:
 
 async def run_tool_calls(session: Session, calls: list[ToolCall], emit: Emit) -> None:
     for batch in batches(session, calls):
-        outputs = await asyncio.gather(*(run_tool_call(session, call, emit) for call in batch))
-        for output in outputs:
-            session.record(output)
+        # A TaskGroup, not gather: when the turn is stopped it waits until every call (a subagent
+        # with its own processes too) has stopped, so nothing outlives the turn.
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(run_tool_call(session, call, emit)) for call in batch]
+        for task in tasks:
+            session.record(task.result())
 
 
 async def run_tool_call(session: Session, call: ToolCall, emit: Emit) -> ToolOutput:

@@ -34,6 +34,7 @@ class ToolContext:
     writable_roots: list[Path] = field(default_factory=list)  # where apply_patch may write; empty = anywhere
     sandbox: SandboxPolicy | None = None  # confines shell commands and apply_patch; None = unconfined
     shell_snapshot: ShellSnapshot | None = None  # the login shell's environment; None = `bash -lc`
+    memory: Any = None  # the session's MemoryBook for the memory tools; None when memory is off
 
     def resolve(self, path: str) -> Path:
         """Resolve a model-supplied path against the session's cwd."""

@@ -37,6 +37,11 @@ def _matches(name: str, patterns: Iterable[str]) -> bool:
     return any(fnmatch.fnmatchcase(upper, pattern.upper()) for pattern in patterns)
 
 
+def is_secret_name(name: str) -> bool:
+    """True for a name the secret patterns match (the memory write gate uses it too)."""
+    return _matches(name, SECRET_PATTERNS)
+
+
 def _strings(table: Mapping[str, Any], key: str) -> tuple[str, ...]:
     value = table.get(key, [])
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):

@@ -282,9 +282,9 @@ async def test_context_breaks_the_window_down_by_part(server, repo, monkeypatch)
     await run(session, "read app.py")
     usage = of(await run(session, "/context"), ev.ContextUsage)[0]
     parts = {part.name: part.tokens for part in usage.parts}
-    assert list(parts) == ["system prompt", "tool schemas", "AGENTS.md", "skills", "environment", "conversation",
-                           "tool outputs"]
-    assert all(parts[name] > 0 for name in parts)
+    assert list(parts) == ["system prompt", "tool schemas", "AGENTS.md", "skills", "environment", "memories",
+                           "conversation", "tool outputs"]
+    assert all(parts[name] > 0 for name in parts if name != "memories")  # nothing saved, nothing recalled
     assert usage.used == sum(parts.values()) and usage.window == session.effective_window
     assert len(server.requests) == 2  # /context itself sent nothing
 
@@ -345,7 +345,7 @@ async def test_mode_switch_limits_tools_and_keeps_the_prefix(server, repo, monke
     await run(session, "/mode plan")
     await run(session, "second")
     first, second = server.requests
-    assert tool_names(second) == ["grep", "list_dir", "read_file", "update_plan"]
+    assert tool_names(second) == ["grep", "list_dir", "read_file", "task", "update_plan"]
     assert second.body["messages"][: len(first.body["messages"])] == first.body["messages"]
     assert any("switched to plan mode" in text for text in contents(second))
     assert session.mode == "plan"
