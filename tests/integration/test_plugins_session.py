@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli import events as ev
+from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
 from agent_cli.session.session import Session
 from tests.conftest import provider_env, run_agent
@@ -77,7 +78,7 @@ def make_session(server, repo: Path, monkeypatch) -> Session:
 
 
 async def turn(session: Session, text: str) -> list[ev.Event]:
-    return [event async for event in session.submit(text)]
+    return [event async for event in submit(session, text)]
 
 
 def logged(repo: Path) -> list[dict]:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli import events as ev
+from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
 from agent_cli.context.history import ABORTED_OUTPUT
 from agent_cli.items import ToolOutput
@@ -36,7 +37,7 @@ def task(agent: str, prompt: str, description: str = "look around") -> ToolCall:
 
 async def turn(session: Session, text: str, stop_when=None, approve: bool = False) -> list[ev.Event]:
     events = []
-    async for event in session.submit(text):
+    async for event in submit(session, text):
         events.append(event)
         if isinstance(event, ev.ApprovalRequest):
             event.future.set_result(ev.ApprovalDecision("approve" if approve else "deny"))
