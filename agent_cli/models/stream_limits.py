@@ -40,7 +40,8 @@ class StreamLimits:
         """The retry reason when ``exc`` is the HTTP client giving up on connecting, else None."""
         while exc is not None:
             if type(exc).__name__ == "ConnectTimeout":
-                return TransientError(f"could not connect to {url} within {seconds(self.connect_s)} (model_connect_timeout_ms)")
+                limit = seconds(self.connect_s)
+                return TransientError(f"could not connect to {url} within {limit} (model_connect_timeout_ms)")
             exc = exc.__cause__ or exc.__context__
         return None
 

@@ -87,7 +87,11 @@ class ShellSnapshot:
 
     def _take(self) -> None:
         try:
-            self.path = self._write(self._login_environment())
+            path = self._write(self._login_environment())
+            if self._closed:  # the session ended while the file was written
+                path.unlink(missing_ok=True)
+            else:
+                self.path = path
         except (OSError, subprocess.SubprocessError, ValueError) as exc:
             self.error = str(exc) or type(exc).__name__
         finally:

@@ -90,7 +90,8 @@ async def test_a_stream_that_stalls_after_it_started_says_so():
         yield TextDelta("never")
 
     seen = []
-    with pytest.raises(TransientError, match=r"^the model's stream stalled: nothing for 0.2 s \(stream_idle_timeout_ms\)$"):
+    stalled = r"^the model's stream stalled: nothing for 0.2 s \(stream_idle_timeout_ms\)$"
+    with pytest.raises(TransientError, match=stalled):
         async for event in within_limits(stalls(), StreamLimits(idle_s=0.2)):
             seen.append(event)
     assert seen == [TextDelta("first words")]
@@ -114,7 +115,8 @@ async def test_the_connect_limit_is_separate_and_named(tmp_path, monkeypatch):
         for filler in fillers:
             filler.close()
     assert isinstance(events[-1], ev.TurnFailed)
-    assert f"could not connect to http://127.0.0.1:{port}/v1 within 0.3 s (model_connect_timeout_ms)" in events[-1].message
+    expected = f"could not connect to http://127.0.0.1:{port}/v1 within 0.3 s (model_connect_timeout_ms)"
+    assert expected in events[-1].message
 
 
 def test_exec_progress_shows_the_wait_every_ten_seconds():

@@ -34,7 +34,9 @@ def home(tmp_path: Path) -> Path:
     return home
 
 
-def session_tools(home: Path, events: list, timeout_s: float = 10.0, folder: str = "snapshots") -> tuple[ToolContext, ShellSnapshot]:
+def session_tools(
+    home: Path, events: list, timeout_s: float = 10.0, folder: str = "snapshots"
+) -> tuple[ToolContext, ShellSnapshot]:
     scrub = functools.partial(command_env, EnvPolicy())
     env = scrub({**os.environ, "HOME": str(home)})
     env.pop("BASH_ENV", None)
@@ -62,7 +64,8 @@ async def test_the_profile_runs_once_and_every_command_gets_what_it_set(home):
 
 async def test_secrets_the_profile_exports_are_scrubbed_and_nested_shells_stay_clean(home):
     ctx, snapshot = session_tools(home, [])
-    output = await run(ctx, 'echo "db=$DATABASE_URL"; echo "env=$BASH_ENV"; bash -c \'type greet >/dev/null 2>&1 || echo clean\'')
+    nested = "bash -c 'type greet >/dev/null 2>&1 || echo clean'"
+    output = await run(ctx, f'echo "db=$DATABASE_URL"; echo "env=$BASH_ENV"; {nested}')
     assert "db=\n" in output and "env=\n" in output and "clean" in output
     snapshot.close()
 
