@@ -106,6 +106,7 @@ def create_child(parent: Session, definition: AgentDefinition) -> Session:
     )
     child.id = child_id
     child.approvals = parent.approvals  # the same sandbox, policy and approvals given so far
+    child.shell_snapshot = parent.shell_snapshot  # the parent's login-shell snapshot; the parent closes it
     child.mode = parent.mode
     child.model = model
     child.agents = parent.agents
@@ -181,6 +182,7 @@ async def run_subagent(
         if child.model == parent.model:
             child.rollout.close()  # the model client is the parent's: leave it open
         else:
+            child.shell_snapshot = None  # the parent's, still in use
             await child.aclose()
         emit(ev.SubagentFinished(
             call_id, definition.name, description, outcome.status,  # type: ignore[arg-type]

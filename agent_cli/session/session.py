@@ -156,6 +156,7 @@ class Session:
         if self._client is None:
             from agent_cli.models.registry import create_client, resolve_api_key
             from agent_cli.models.retry import RetryPolicy
+            from agent_cli.models.stream_limits import StreamLimits
 
             self._client = create_client(
                 self.config.provider,
@@ -164,6 +165,7 @@ class Session:
                 retry=RetryPolicy(max_attempts=self.config.retry_max_attempts),
                 max_output_tokens=self.config.max_output_tokens,
                 reasoning_effort=self.config.reasoning_effort,
+                limits=StreamLimits.from_ms(self.config.model_connect_timeout_ms, self.config.stream_idle_timeout_ms),
             )
         return self._client
 

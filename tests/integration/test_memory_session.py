@@ -8,6 +8,7 @@ import pytest
 
 from agent_cli.commands.dispatch import submit
 from agent_cli import events as ev
+from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
 from agent_cli.context.fragments import MEMORIES
 from agent_cli.items import Message

@@ -9,6 +9,7 @@ import pytest
 
 from agent_cli.commands.dispatch import submit
 from agent_cli import events as ev
+from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
 from agent_cli.context.history import ABORTED_OUTPUT
 from agent_cli.items import ToolOutput
