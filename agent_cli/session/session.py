@@ -12,6 +12,7 @@ import contextlib
 import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from agent_cli import events as ev
 from agent_cli.config import Config
@@ -31,6 +32,9 @@ from agent_cli.tools import default_tools
 from agent_cli.tools.base import Tool, ToolContext
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.sandbox import start_warning
+
+if TYPE_CHECKING:
+    from agent_cli.memory.book import MemoryBook
 
 Emit = Callable[[ev.Event], None]
 INTERRUPTED_NOTE = (
@@ -69,7 +73,7 @@ class Session:
         self.compaction = CompactionState()
         self._client = client
         self._tools = ToolRegistry(tools if tools is not None else default_tools(memory=config.memory))
-        self._memory = None  # the MemoryBook, opened on first use (memory/book.py)
+        self._memory: MemoryBook | None = None  # opened on first use (memory/book.py)
         self._instructions: str | None = None
         self.initial = None  # the InitialContext recorded at the start of the history
         self._initial_tokens: tuple[object, int] | None = None  # (initial, its token count)
@@ -270,7 +274,7 @@ class Session:
         self._client = None  # the old client's connections close when it is collected
 
     @property
-    def memory(self):
+    def memory(self) -> MemoryBook | None:
         """The memory stores (``memory/book.py``), opened on first use; None when `memory = false`."""
         if self._memory is None and self.config.memory:
             from agent_cli.memory.book import MemoryBook
