@@ -207,12 +207,35 @@ class ApprovalRequest:
     summary: str  # the command, or the patch
     reason: str | None = None
     future: asyncio.Future[ApprovalDecision] = field(compare=False, repr=False, default=None)  # type: ignore[assignment]
+    agent: str | None = None  # the subagent whose call this is; None for the session's own
 
 
 @dataclass(frozen=True, slots=True)
 class ApprovalDecision:
     decision: Literal["approve", "approve_session", "deny"]
     reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SubagentEvent:
+    """Something a subagent's session emitted while the ``task`` call ``call_id`` runs it."""
+
+    call_id: str
+    agent: str
+    event: Event
+
+
+@dataclass(frozen=True, slots=True)
+class SubagentFinished:
+    """A subagent ended; its final message is what the ``task`` call returns to the model."""
+
+    call_id: str
+    agent: str
+    description: str
+    status: Literal["completed", "failed", "interrupted"]
+    final_message: str | None
+    usage: Usage  # the subagent's own tokens (and its subagents')
+    transcript: str  # the child's session file
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,6 +275,8 @@ Event = (
     | CompactionStarted
     | CompactionFinished
     | ApprovalRequest
+    | SubagentEvent
+    | SubagentFinished
     | TurnComplete
     | TurnAborted
     | TurnFailed

@@ -128,7 +128,7 @@ async def context_command(inv: Invocation) -> None:
 
 async def skills_command(inv: Invocation) -> None:
     config = inv.session.config
-    found = load_skills(skill_roots(config.cwd, config.agent_home))
+    found = load_skills(skill_roots(config.cwd, config.agent_home), inv.session.plugins.skills)
     if not found.skills:
         text = "no skills found (add .agent/skills/NAME/SKILL.md in the repository or $AGENT_HOME/skills/NAME/SKILL.md)"
     else:

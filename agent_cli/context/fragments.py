@@ -44,7 +44,7 @@ SKILLS_LIST = FragmentMarker("<skills>", "</skills>")
 SKILL_BODY = FragmentMarker('<skill name="', "</skill>")
 ENVIRONMENT_CONTEXT = FragmentMarker("<environment_context>", "</environment_context>")
 TURN_ABORTED = FragmentMarker("<turn_aborted>", "</turn_aborted>")  # for an interrupted turn's note
-MEMORIES = FragmentMarker("<memories>", "</memories>")  # memories recalled for a message (memory/recall.py)
+MEMORIES = FragmentMarker("<memories>", "</memories>")  # memories recalled for a message (session/memory_recall.py)
 # Developer-role envelopes: never mistaken for user input by role alone, recognized anyway in
 # case a wire format has to send them as user text.
 PERMISSIONS = FragmentMarker("<permissions>", "</permissions>")

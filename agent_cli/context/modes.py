@@ -16,8 +16,8 @@ MODES = ("agent", "ask", "plan")
 READ_ONLY_TOOLS = frozenset({"read_file", "grep", "list_dir", "memory_search"})
 _MODE_TOOLS: dict[str, frozenset[str] | None] = {
     "agent": None,  # every tool
-    "ask": READ_ONLY_TOOLS,
-    "plan": READ_ONLY_TOOLS | {"update_plan"},
+    "ask": READ_ONLY_TOOLS | {"task"},  # a subagent gets the same mode, so it only reads too
+    "plan": READ_ONLY_TOOLS | {"update_plan", "task"},
 }
 
 

@@ -1,7 +1,7 @@
 """`agent exec --json`: events as JSON lines, in the shape of Codex's exec schema.
 
 thread.started, turn.started, item.started / item.updated / item.completed (agent_message,
-reasoning, command_execution, file_change, todo_list, tool_call, compaction, error),
+reasoning, command_execution, file_change, todo_list, tool_call, subagent, compaction, error),
 turn.completed {usage}, turn.failed {error}.
 """
 
@@ -77,6 +77,8 @@ class JsonRenderer:
                                              "suggestions": list(suggestions)})
             case ev.Notice(text=text, title=title):
                 self.item("item.completed", {"id": self.new_id(), "type": "notice", "title": title, "text": text})
+            case ev.SubagentFinished():
+                self._subagent_finished(event)
             case ev.ContextUsage():
                 parts = [{"name": part.name, "tokens": part.tokens} for part in event.parts]
                 self.item("item.completed", {"id": self.new_id(), "type": "context_usage", "parts": parts,
@@ -101,11 +103,25 @@ class JsonRenderer:
         fields = ("input_tokens", "cached_input_tokens", "output_tokens")
         return {name: getattr(total, name) - (getattr(start, name) if start else 0) for name in fields}
 
+    def _subagent_finished(self, event: ev.SubagentFinished) -> None:
+        item_id = self._ids.pop(event.call_id, None) or self.new_id()
+        usage = {name: getattr(event.usage, name) for name in ("input_tokens", "cached_input_tokens", "output_tokens")}
+        self.item("item.completed", {
+            "id": item_id, "type": "subagent", "agent": event.agent, "description": event.description,
+            "status": event.status, "final_message": event.final_message, "usage": usage,
+            "transcript": event.transcript,
+        })
+
     def _tool_started(self, call_id: str, name: str, args: dict[str, Any]) -> None:
         if name in ("apply_patch", "update_plan"):
             return  # reported as file_change when done, and as todo_list through PlanUpdated
         item_id = self._ids[call_id] = self.new_id()
-        if name == "shell":
+        if name == "task":  # completed by SubagentFinished, or by the call's end if no agent ran
+            self.item("item.started", {
+                "id": item_id, "type": "subagent", "agent": str(args.get("agent", "")),
+                "description": str(args.get("description", "")), "status": "in_progress",
+            })
+        elif name == "shell":
             self.item("item.started", {
                 "id": item_id, "type": "command_execution", "command": str(args.get("command", "")),
                 "aggregated_output": "", "exit_code": None, "status": "in_progress",
@@ -118,9 +134,17 @@ class JsonRenderer:
     def _tool_finished(self, event: ev.ToolCallEnd) -> None:
         if event.name == "update_plan":
             return
+        if event.name == "task" and event.call_id not in self._ids:
+            return  # its subagent item is already complete
         item_id = self._ids.pop(event.call_id, None) or self.new_id()
         status = "completed" if event.success else "failed"
-        if event.name == "shell":
+        if event.name == "task":  # refused before any agent ran (unknown agent, a hook, the mode)
+            self.item("item.completed", {
+                "id": item_id, "type": "subagent", "agent": str(event.arguments.get("agent", "")),
+                "description": str(event.arguments.get("description", "")), "status": "failed",
+                "final_message": event.output, "usage": {"input_tokens": 0, "cached_input_tokens": 0, "output_tokens": 0},
+            })
+        elif event.name == "shell":
             self.item("item.completed", {
                 "id": item_id, "type": "command_execution", "command": str(event.arguments.get("command", "")),
                 "aggregated_output": event.output, "exit_code": event.exit_code, "status": status,

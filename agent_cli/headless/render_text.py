@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import IO
 
 from agent_cli import events as ev
-from agent_cli.display import command_output
+from agent_cli.display import command_output, command_preview
 
 STYLES = {"dim": "2", "bold": "1", "red": "31", "green": "32", "yellow": "33", "cyan": "36", "magenta": "35"}
 PREVIEW_LINES = 6
@@ -16,11 +16,14 @@ class TextRenderer:
         self.out = out
         self.color = color
         self._in_reasoning = False
+        self._prefix = ""  # "[agent] " while a subagent's event is rendered
 
     def style(self, text: str, name: str) -> str:
         return f"\x1b[{STYLES[name]}m{text}\x1b[0m" if self.color else text
 
     def line(self, text: str = "") -> None:
+        if self._prefix:
+            text = "\n".join(self._prefix + part for part in text.split("\n"))
         self.out.write(text + "\n")
         self.out.flush()
 
@@ -75,11 +78,26 @@ class TextRenderer:
                 self.line(self.style(f"turn aborted: {reason}", "red"))
             case ev.InputRejected(message=message):
                 self.line(self.style(f"error: {message}", "red"))
+            case ev.SubagentEvent(agent=agent, event=inner):
+                self._subagent_event(agent, inner)
+            case ev.SubagentFinished(agent=agent, status=status, usage=usage):
+                self.line(self.style(f"[{agent}] {status} ({usage.total_tokens:,} tokens)", "dim"))
             case ev.ContextUsage():
                 from agent_cli.commands.context_usage import format_context_table
 
                 self.line(self.style("context", "cyan"))
                 self.line(format_context_table(event))
+
+    def _subagent_event(self, agent: str, event: ev.Event) -> None:
+        """A subagent's progress, each line prefixed with its name; its prompt and token counts
+        are left out (the task call shows the one, the session totals include the other)."""
+        if isinstance(event, (ev.UserMessage, ev.TokenCount, ev.TurnAborted)):
+            return
+        outer, self._prefix = self._prefix, f"{self._prefix}[{agent}] "
+        try:
+            self.render(event)
+        finally:
+            self._prefix = outer
 
     def _tool_end(self, event: ev.ToolCallEnd) -> None:
         status = "ok" if event.success else "failed"
@@ -97,9 +115,11 @@ class TextRenderer:
 
 def describe_call(name: str, args: dict) -> str:
     if name == "shell":
-        return f"$ {args.get('command', '')}"
+        return f"$ {command_preview(str(args.get('command', '')))}"
     if name == "apply_patch":
         return "apply_patch"
+    if name == "task":
+        return f"task {args.get('agent', '?')}: {args.get('description', '')}"
     details = ", ".join(f"{key}={value!r}" for key, value in args.items() if key != "patch")
     return f"{name}({details})"
 

@@ -65,7 +65,7 @@ class MemoryBook:
         self._stores: dict[str, MemoryStore] = {}
         self._opening = threading.Lock()  # the TUI opens the stores in a worker thread (warm)
         self._warnings: list[str] = []
-        self.injected: set[str] | None = None  # refs already in the current context (recall.py)
+        self.injected: set[str] | None = None  # refs already in the current context (session/memory_recall.py)
 
     # --- scopes ---------------------------------------------------------------------------
 

@@ -43,6 +43,8 @@ def session_files(agent_home: Path) -> list[tuple[Path, float, int]]:
     if not root.is_dir():
         return found
     for path in root.rglob("*.jsonl"):
+        if any(part.endswith(".agents") for part in path.relative_to(root).parts[:-1]):
+            continue  # a subagent's transcript, reached through its parent's session
         try:
             stat = path.stat()
         except OSError:

@@ -28,7 +28,7 @@ from agent_cli.context.compact import (
 from agent_cli.context.fragments import summary_prefix
 from agent_cli.context.prompts import PromptError, PromptLibrary, prompt_library
 from agent_cli.items import Item, Message, user
-from agent_cli.memory.recall import recall_after_compaction, without_memories
+from agent_cli.session.memory_recall import recall_after_compaction, without_memories
 from agent_cli.models import base as stream
 from agent_cli.models.base import Prompt
 from agent_cli.models.errors import ContextWindowExceeded, ModelError

@@ -231,10 +231,13 @@ class RolloutWriter:
         self._dir_synced = True  # set to False when this writer creates the file
 
     @classmethod
-    def for_new_session(cls, agent_home: Path, session_id: str, cwd: Path, model: str, provider: str) -> RolloutWriter:
+    def for_new_session(
+        cls, agent_home: Path, session_id: str, cwd: Path, model: str, provider: str, path: Path | None = None
+    ) -> RolloutWriter:
+        """A writer for a new session file; ``path`` overrides where it goes (a subagent's transcript)."""
         now = datetime.now().astimezone()
         header = SessionHeader(session_id, str(cwd), model, provider, now.isoformat(timespec="seconds"))
-        return cls(session_path(agent_home, session_id, now), header)
+        return cls(path or session_path(agent_home, session_id, now), header)
 
     @property
     def exists(self) -> bool:

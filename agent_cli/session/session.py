@@ -1,17 +1,20 @@
 """The Session: one conversation with one model, shared by the TUI and `agent exec`.
 
-A front end calls :meth:`Session.submit` with what the user typed and renders the events it
-yields. The turn runs in its own task so :meth:`Session.interrupt` can stop it at any await
-point and still leave a valid history.
+Front ends hand what the user typed to :func:`agent_cli.commands.dispatch.submit`, which runs it
+here through :meth:`Session.run_in_task`; they render the events it yields. The turn runs in its
+own task so :meth:`Session.interrupt` can stop it at any await point and still leave a valid
+history. The session never imports the command layer: commands drive the session, not the reverse.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import shutil
 import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_cli import events as ev
@@ -24,7 +27,7 @@ from agent_cli.context.skills import skill_injections
 from agent_cli.context.tokens import TokenCounter, auto_compact_limit, effective_window
 from agent_cli.items import Item, user
 from agent_cli.models.base import ModelClient, ToolSpec, Usage
-from agent_cli.session.approvals import Approvals
+from agent_cli.session.approvals import Approvals, env_scrubber
 from agent_cli.session.compaction import CompactionState
 from agent_cli.session.hooks import HookState
 from agent_cli.session.rollout import RecordingHistory, RolloutWriter
@@ -32,8 +35,11 @@ from agent_cli.tools import default_tools
 from agent_cli.tools.base import Tool, ToolContext
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.sandbox import start_warning
+from agent_cli.tools.shell_snapshot import ShellSnapshot
 
 if TYPE_CHECKING:
+    from agent_cli.agents.child import SubagentInfo
+    from agent_cli.agents.discovery import AgentSet
     from agent_cli.memory.book import MemoryBook
 
 Emit = Callable[[ev.Event], None]
@@ -47,6 +53,13 @@ def new_session_id() -> str:
     return f"{datetime.now():%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}"
 
 
+def new_shell_snapshot(config: Config, env: dict[str, str] | None) -> ShellSnapshot | None:
+    if not config.shell_snapshot:
+        return None
+    directory = config.data_dir / "shell-snapshots"
+    return ShellSnapshot(directory, config.cwd, env, env_scrubber(config), bash=shutil.which("bash"))
+
+
 class Session:
     def __init__(
         self,
@@ -55,6 +68,8 @@ class Session:
         interactive: bool = True,
         client: ModelClient | None = None,
         tools: list[Tool] | None = None,
+        instructions: str | None = None,
+        rollout_path: Path | None = None,
     ):
         self.config = config
         self.approvals = Approvals.from_config(config, interactive)  # + sandbox and command env
@@ -64,7 +79,7 @@ class Session:
         self.tokens = TokenCounter.for_model(config.model)  # tiktoken when available locally
         # Every history change is appended to the session file as it happens (session/rollout.py).
         self.rollout = RolloutWriter.for_new_session(
-            config.agent_home, self.id, config.cwd, config.model, config.provider.id
+            config.agent_home, self.id, config.cwd, config.model, config.provider.id, rollout_path
         )
         self.history = RecordingHistory(self.rollout, estimate=self.tokens.item_tokens)
         self.total_usage = Usage()
@@ -72,17 +87,28 @@ class Session:
         self._usage_mark: int | None = 0  # len(history) at the last usage report; None after a compaction
         self.compaction = CompactionState()
         self._client = client
-        self._tools = ToolRegistry(tools if tools is not None else default_tools(memory=config.memory))
+        self.agents: AgentSet | None = None  # agent definitions, when the session has `task`
+        self.subagent: SubagentInfo | None = None  # set when this session runs a subagent (agents/child.py)
+        if tools is None:
+            from agent_cli.agents.task_tool import subagent_tools  # agents/ runs child Sessions: import late
+
+            tools = default_tools(memory=config.memory) + subagent_tools(self)
+        self._tools = ToolRegistry(tools)
         self._memory: MemoryBook | None = None  # opened on first use (memory/book.py)
-        self._instructions: str | None = None
+        self._fixed_instructions = instructions  # a subagent's own system prompt
+        self._instructions: str | None = instructions
         self.initial = None  # the InitialContext recorded at the start of the history
         self._initial_tokens: tuple[object, int] | None = None  # (initial, its token count)
         self.environment: EnvironmentContext | None = None  # as last sent to the model
-        self.hooks = HookState.from_config(config)  # the user's hooks (session/hooks.py)
+        from agent_cli.plugins.loader import load_plugins_for  # here: plugins build on session.hook_config
+
+        self.plugins = load_plugins_for(config)  # commands, skills, hooks... from plugins/*/
+        self.hooks = HookState.from_config(config, self.plugins.hooks)  # session/hooks.py
         self.resumed = None  # a ResumeInfo when restored from a session file (session/resume.py)
         self._turn_task: asyncio.Task[None] | None = None
         self._turns = 0
         self.tool_limit: frozenset[str] | None = None  # fewer tools for one command's turn (/review)
+        self.shell_snapshot = new_shell_snapshot(config, self.approvals.env)  # taken at the first turn
 
     # --- what front ends call ------------------------------------------------------------
 
@@ -106,20 +132,12 @@ class Session:
             )
         return self._client
 
-    async def submit(self, text: str) -> AsyncIterator[ev.Event]:
-        """Run what the user typed (a slash command, or a prompt with its ``@path`` and
-        ``!`cmd``` expanded) and yield its events until it ends."""
-        from agent_cli.commands.dispatch import run_input
-
-        async for event in self._run_in_task(lambda emit: run_input(self, text, emit), note_interrupt=True):
-            yield event
-
     async def compact(self, instructions: str | None = None) -> AsyncIterator[ev.Event]:
         """Compact the conversation now (``/compact [focus]``); ``instructions`` focus the summary.
 
         Runs like a turn, so :meth:`interrupt` stops it and the old history is kept.
         """
-        async for event in self._run_in_task(lambda emit: self.compact_now(emit, instructions)):
+        async for event in self.run_in_task(lambda emit: self.compact_now(emit, instructions)):
             yield event
 
     async def compact_now(self, emit: Emit, instructions: str | None = None) -> None:
@@ -137,6 +155,8 @@ class Session:
             with contextlib.suppress(Exception):  # closing is best effort
                 await closer()
         self.rollout.close()
+        if self.shell_snapshot is not None:
+            self.shell_snapshot.close()
         if self._memory is not None:
             self._memory.close()
 
@@ -145,7 +165,7 @@ class Session:
         if self.running:
             self._turn_task.cancel()  # type: ignore[union-attr]
 
-    async def _run_in_task(
+    async def run_in_task(
         self, body: Callable[[Emit], object], note_interrupt: bool = False
     ) -> AsyncIterator[ev.Event]:
         """Run ``body`` in its own task, yielding what it emits. With ``note_interrupt``, a turn
@@ -201,7 +221,9 @@ class Session:
         if self._instructions is None:
             from agent_cli.context.initial import build_instructions
 
-            self._instructions = build_instructions(self.mode, self.config.agent_home, memory=self.config.memory)
+            self._instructions = self._fixed_instructions or build_instructions(
+                self.mode, self.config.agent_home, memory=self.config.memory
+            )
         return self._instructions
 
     def build_initial_context(self):
@@ -220,15 +242,19 @@ class Session:
             project_doc_max_bytes=config.project_doc_max_bytes,
             fallback_filenames=config.project_doc_fallback_filenames,
             context_window=config.context_window,
+            plugin_skills=self.plugins.skills,
         )
 
     def start_context(self, emit: Emit) -> None:
         """Before each user message: the initial context on the first turn, later only what
         changed in the environment (appended, never edited, so the prefix stays stable)."""
         if self.initial is None:
+            if self.shell_snapshot is not None:
+                self.shell_snapshot.start()  # in the background, while the first request goes out
             self.initial = self.build_initial_context()
             self.environment = self.initial.environment
-            for warning in (*self.config.warnings, *self.initial.warnings):
+            agent_warnings = self.agents.warnings if self.agents is not None else ()
+            for warning in (*self.config.warnings, *self.plugins.warnings, *self.initial.warnings, *agent_warnings):
                 emit(ev.Warning(warning))
             if sandbox_warning := start_warning(self.config.sandbox_mode, self.approvals.interactive):
                 emit(ev.Warning(sandbox_warning))
@@ -294,6 +320,7 @@ class Session:
             call_id=call_id,
             output_token_limit=self.config.tool_output_token_limit,
             shell_timeout_ms=self.config.shell_timeout_ms,
+            shell_snapshot=self.shell_snapshot,
             memory=self.memory,
         )
         return self.approvals.prepare(context, call_id)  # sandbox, writable roots, scrubbed env

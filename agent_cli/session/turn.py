@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
 from agent_cli.items import Item, Message, Reasoning, ToolCall, ToolOutput, user
-from agent_cli.memory.recall import recall_into_history
+from agent_cli.session.memory_recall import recall_into_history
 from agent_cli.models import base as stream
 from agent_cli.models.base import Prompt
 from agent_cli.models.errors import ContextWindowExceeded, ModelError
@@ -16,6 +16,7 @@ from agent_cli.session import hooks
 from agent_cli.session.compaction import auto_compact_if_needed, recover_from_overflow, reject_oversized_input
 from agent_cli.session.guarded_dispatch import dispatch_guarded
 from agent_cli.tools.base import ToolError, ToolResult
+from agent_cli.tools.failures import failure_result
 from agent_cli.tools.registry import parse_arguments
 
 if TYPE_CHECKING:
@@ -94,11 +95,15 @@ def lenient_arguments(raw: str) -> dict[str, Any]:
 
 
 def batches(session: Session, calls: list[ToolCall]) -> list[list[ToolCall]]:
-    """Consecutive read-only calls form one batch that runs concurrently; others run alone."""
+    """Consecutive read-only calls form one batch that runs concurrently, and so do consecutive
+    ``task`` calls (subagents, limited by ``max_parallel_agents``); others run alone."""
+
+    def kind(call: ToolCall) -> str | None:
+        return "read" if session.tools.is_read_only(call.name) else "task" if call.name == "task" else None
+
     groups: list[list[ToolCall]] = []
     for call in calls:
-        read_only = session.tools.is_read_only(call.name)
-        if read_only and groups and all(session.tools.is_read_only(c.name) for c in groups[-1]):
+        if kind(call) and groups and all(kind(c) == kind(call) for c in groups[-1]):
             groups[-1].append(call)
         else:
             groups.append([call])
@@ -107,25 +112,31 @@ def batches(session: Session, calls: list[ToolCall]) -> list[list[ToolCall]]:
 
 async def run_tool_calls(session: Session, calls: list[ToolCall], emit: Emit) -> None:
     for batch in batches(session, calls):
-        outputs = await asyncio.gather(*(run_tool_call(session, call, emit) for call in batch))
-        for output in outputs:
-            session.record(output)
+        # A TaskGroup, not gather: when the turn is stopped it waits until every call (a subagent
+        # with its own processes too) has stopped, so nothing outlives the turn.
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(run_tool_call(session, call, emit)) for call in batch]
+        for task in tasks:
+            session.record(task.result())
 
 
 async def run_tool_call(session: Session, call: ToolCall, emit: Emit) -> ToolOutput:
     args = lenient_arguments(call.arguments)
     emit(ev.ToolCallBegin(call.call_id, call.name, args))
     started = time.monotonic()
-    if call.name in session.tools and not session.tool_allowed(call.name):
-        result = ToolResult(f"{call.name} is not available in {session.mode} mode", success=False)
-    elif (hook := await hooks.pre_tool_use(session, call, args, emit)).blocked:
-        result = ToolResult(hook.reason, success=False)  # the model reads why
-    elif denial := await hooks.check_approval(session, hook, call, args, emit):  # session.approvals
-        result = ToolResult(denial, success=False)
-    else:
-        started = time.monotonic()  # the duration shown is the tool's, not the wait for approval
-        result = await dispatch_guarded(session, call, args, emit)  # sandbox; on-failure re-run
-        result = await hooks.post_tool_use(session, call, args, result, emit)
+    try:
+        if call.name in session.tools and not session.tool_allowed(call.name):
+            result = ToolResult(f"{call.name} is not available in {session.mode} mode", success=False)
+        elif (hook := await hooks.pre_tool_use(session, call, args, emit)).blocked:
+            result = ToolResult(hook.reason, success=False)  # the model reads why
+        elif denial := await hooks.check_approval(session, hook, call, args, emit):  # session.approvals
+            result = ToolResult(denial, success=False)
+        else:
+            started = time.monotonic()  # the duration shown is the tool's, not the wait for approval
+            result = await dispatch_guarded(session, call, args, emit)  # sandbox; on-failure re-run
+            result = await hooks.post_tool_use(session, call, args, result, emit)
+    except Exception as exc:  # the file system changing under a patch, a path it refuses: the call
+        result = failure_result(call.name, exc)  # fails with words the model reads, the turn goes on
     emit(
         ev.ToolCallEnd(
             call.call_id,

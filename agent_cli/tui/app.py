@@ -209,8 +209,10 @@ class AgentApp(App[int]):
         return next((command for command in self.commands.list_commands() if command.name == name), None)
 
     async def _run_prompt(self, text: str) -> None:
+        from agent_cli.commands.dispatch import submit
+
         await self.renderer.user_message(text)
-        await self.render_events(self.session.submit(text))
+        await self.render_events(submit(self.session, text))
 
     def _run_busy(self, body: Awaitable[None], label: str) -> None:
         self.busy = True

@@ -13,6 +13,7 @@ from agent_cli.tui.widgets.context_usage_view import ContextUsageView
 from agent_cli.tui.widgets.notice_cell import NoticeCell
 from agent_cli.tui.widgets.plan_view import PlanView
 from agent_cli.tui.widgets.reasoning_cell import ReasoningCell
+from agent_cli.tui.widgets.subagent_cell import SubagentCell
 from agent_cli.tui.widgets.tool_cell import ToolCell
 from agent_cli.tui.widgets.transcript import Transcript
 from agent_cli.tui.widgets.user_message import UserMessage
@@ -25,7 +26,7 @@ class EventRenderer:
         self.transcript = transcript
         self.message: AssistantMessage | None = None
         self.reasoning: ReasoningCell | None = None
-        self.tools: dict[str, ToolCell] = {}
+        self.tools: dict[str, ToolCell | SubagentCell] = {}
         self.pending_user: str | None = None  # shown when typed; its UserMessage event is not shown again
 
     async def render(self, event: ev.Event) -> None:
@@ -63,7 +64,7 @@ class EventRenderer:
             case ev.ToolCallBegin(call_id=call_id, name=name, arguments=arguments):
                 await self.end_streaming()
                 if name not in HIDDEN_TOOL_CELLS:
-                    cell = ToolCell(call_id, name, arguments)
+                    cell = (SubagentCell if name == "task" else ToolCell)(call_id, name, arguments)
                     self.tools[call_id] = cell
                     await self.transcript.add(cell)
             case ev.ToolOutputDelta(call_id=call_id, text=text):
@@ -74,6 +75,12 @@ class EventRenderer:
                     cell.finish(event)
                 elif not event.success and event.name in HIDDEN_TOOL_CELLS:
                     await self.notice(f"{event.name} failed: {event.output}", "error")
+            case ev.SubagentEvent(call_id=call_id, event=inner):
+                if isinstance(cell := self.tools.get(call_id), SubagentCell):
+                    cell.child_event(inner)
+            case ev.SubagentFinished(call_id=call_id):
+                if isinstance(cell := self.tools.get(call_id), SubagentCell):
+                    cell.subagent_finished(event)
             case ev.PlanUpdated():
                 await self.transcript.add(PlanView(event))
             case ev.Retry(attempt=attempt, max_attempts=most, delay=delay, reason=reason):

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli import events as ev
+from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
 from agent_cli.session.session import Session
 from tests.fake_server import Reply, ToolCall
@@ -51,7 +52,7 @@ def make_session(server, repo: Path, monkeypatch, *overrides: str, interactive: 
 async def run(session: Session, text: str, answer: str | None = None) -> list[ev.Event]:
     """Submit ``text``; approval requests are answered with ``answer``."""
     events = []
-    async for event in session.submit(text):
+    async for event in submit(session, text):
         events.append(event)
         if isinstance(event, ev.ApprovalRequest):
             event.future.set_result(ev.ApprovalDecision(answer or "deny"))
@@ -344,7 +345,7 @@ async def test_mode_switch_limits_tools_and_keeps_the_prefix(server, repo, monke
     await run(session, "/mode plan")
     await run(session, "second")
     first, second = server.requests
-    assert tool_names(second) == ["grep", "list_dir", "read_file", "update_plan"]
+    assert tool_names(second) == ["grep", "list_dir", "read_file", "task", "update_plan"]
     assert second.body["messages"][: len(first.body["messages"])] == first.body["messages"]
     assert any("switched to plan mode" in text for text in contents(second))
     assert session.mode == "plan"
@@ -473,7 +474,7 @@ async def test_the_tui_asks_before_running_a_command(server, repo, monkeypatch, 
 async def test_interrupting_a_command_leaves_nothing_running(server, repo, monkeypatch):
     # unsandboxed: this checks that the interrupt reaches the command, not how the sandbox kills
     session = make_session(server, repo, monkeypatch, 'sandbox_mode="danger-full-access"')
-    stream = session.submit("!`sleep 30; touch late-file`")
+    stream = submit(session, "!`sleep 30; touch late-file`")
     async for event in stream:
         if isinstance(event, ev.ToolCallBegin):
             session.interrupt()

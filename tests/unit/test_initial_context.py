@@ -131,10 +131,12 @@ def test_mode_change_is_a_developer_fragment(home):
     assert mode_guidance("ask") in message.text
 
 
-def tool_spec_tokens() -> tuple[int, int]:
+def tool_spec_tokens(repo: Path, home: Path) -> tuple[int, int]:
+    from agent_cli.agents.discovery import load_agents
+    from agent_cli.agents.task_tool import task_spec
     from agent_cli.tools import default_tools
 
-    specs = [tool.spec for tool in default_tools()]
+    specs = [tool.spec for tool in default_tools()] + [task_spec(load_agents(repo, home))]
     payload = [{"type": "function", "name": s.name, "description": s.description, "parameters": s.parameters} for s in specs]
     return len(specs), approx_tokens(json.dumps(payload))
 
@@ -152,7 +154,8 @@ def test_fixed_overhead_without_tools_leaves_room_for_the_tool_schemas(tmp_path,
 
 
 def test_fixed_overhead_with_tool_schemas_is_under_5000_tokens(tmp_path, home):
-    count, tools = tool_spec_tokens()
-    system, context = fixed_overhead(git_init(tmp_path / "empty"), home)
-    assert count >= 6
+    repo = git_init(tmp_path / "empty")
+    count, tools = tool_spec_tokens(repo, home)
+    system, context = fixed_overhead(repo, home)
+    assert count >= 7
     assert system + tools + context < TOKEN_LIMIT, f"system {system} + tools {tools} + context {context}"

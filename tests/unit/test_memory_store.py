@@ -14,7 +14,7 @@ from agent_cli.memory.gate import MAX_CHARS, check_text
 from agent_cli.memory.model import MemoryError, parse_ref
 from agent_cli.memory.store import MemoryStore
 from agent_cli.memory.transfer import export_lines, import_lines
-from agent_cli.memory.recall import injected_refs, render_fragment
+from agent_cli.session.memory_recall import injected_refs, render_fragment
 from agent_cli.memory.ranking import rank
 
 

@@ -50,7 +50,8 @@ class ApprovalScreen(DialogScreen[ApprovalDecision]):
         request = self.request
         with Vertical(id="dialog"):
             what = "apply this patch" if request.tool == "apply_patch" else f"run this {request.tool} command"
-            yield Static(f"Allow the agent to {what}?", id="title")
+            who = f"the {request.agent} subagent" if request.agent else "the agent"
+            yield Static(f"Allow {who} to {what}?", id="title")
             with VerticalScroll(id="summary"):
                 if request.tool == "apply_patch":
                     yield DiffView(request.summary)

@@ -1,0 +1,106 @@
+"""Agent definition files: markdown with YAML front matter, in Claude Code's format.
+
+``name`` and ``description`` say what the agent is for (the model picks agents by them);
+``tools`` (a list or a comma-separated string; Claude Code's names are mapped to ours) limits
+what the agent may call, all the parent's tools when absent; ``model`` is ``inherit`` (default),
+``sonnet``, ``opus``, ``haiku`` or a model name. The body is the agent's system prompt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from agent_cli.context.skills import _FRONT_MATTER  # one front-matter syntax for skills and agents
+from agent_cli.tools.claude_names import our_tool_name
+
+# Every tool an agent file may name in our own vocabulary (`task` only where the depth allows it).
+KNOWN_TOOLS = ["shell", "read_file", "grep", "list_dir", "apply_patch", "update_plan", "task"]
+# Claude Code's model aliases, on the Anthropic provider; elsewhere they mean `inherit`.
+CLAUDE_ALIASES = {"sonnet": "claude-sonnet-4-5", "opus": "claude-opus-4-5", "haiku": "claude-haiku-4-5"}
+MAX_DESCRIPTION_CHARS = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class AgentDefinition:
+    name: str  # "explore", or "plugin:agent" for a plugin's
+    description: str
+    prompt: str  # the body: the agent's own system prompt
+    tools: tuple[str, ...] | None  # our tool names; None = every tool the parent may use
+    model: str = "inherit"
+    source: str = "bundled"  # "repo", "user", "bundled" or "plugin <name>"
+    path: Path | None = None
+
+    def resolve_model(self, current: str, wire_api: str) -> str:
+        """The model the child runs: Claude's aliases only mean something on Anthropic's API."""
+        model = self.model.strip()
+        if model.lower() in ("", "inherit"):
+            return current
+        if model.lower() in CLAUDE_ALIASES:
+            return CLAUDE_ALIASES[model.lower()] if wire_api == "anthropic" else current
+        return model
+
+
+def parse_agent_file(path: Path, source: str, namespace: str | None = None) -> tuple[AgentDefinition | None, str]:
+    """(definition, a warning or "") or (None, why the file cannot be used)."""
+    try:
+        text = path.read_bytes().decode("utf-8", errors="replace").lstrip("\ufeff")
+    except OSError as exc:
+        return None, f"cannot read ({exc.strerror or exc})"
+    match = _FRONT_MATTER.match(text)
+    if match is None:
+        return None, "missing YAML front matter (the file must start with a '---' line and close it with another)"
+    try:
+        meta = yaml.safe_load(match.group(1)) or {}
+    except yaml.YAMLError as exc:
+        return None, f"invalid YAML front matter: {' '.join(str(exc).split())}"
+    if not isinstance(meta, dict):
+        return None, "front matter must be a mapping with `name` and `description`"
+    name = meta.get("name", path.stem)
+    description = meta.get("description")
+    if not isinstance(name, str) or not name.strip() or any(c.isspace() for c in name.strip()):
+        return None, "front matter `name` must be one word"
+    if not isinstance(description, str) or not description.strip():
+        return None, "front matter needs a `description` (the model chooses agents by it)"
+    description = " ".join(description.split())[:MAX_DESCRIPTION_CHARS]
+    model = meta.get("model", "inherit")
+    if not isinstance(model, str):
+        return None, "front matter `model` must be text (inherit, sonnet, opus, haiku or a model name)"
+    raw_tools = meta.get("tools")
+    if isinstance(raw_tools, str):
+        raw_tools = raw_tools.split(",")
+    if raw_tools is not None and not (isinstance(raw_tools, list) and all(isinstance(t, str) for t in raw_tools)):
+        return None, "front matter `tools` must be a comma-separated string or a list of names"
+    tools, unknown = map_tool_names(raw_tools or [])
+    warning = f"tools with no equivalent here are ignored: {', '.join(unknown)}" if unknown else ""
+    full_name = f"{namespace}:{name.strip()}" if namespace else name.strip()
+    definition = AgentDefinition(
+        name=full_name,
+        description=description,
+        prompt=text[match.end() :].strip(),
+        tools=tuple(tools) if raw_tools is not None else None,
+        model=model,
+        source=source,
+        path=path,
+    )
+    return definition, warning
+
+
+def map_tool_names(entries: list[str]) -> tuple[list[str], list[str]]:
+    """(our tool names, entries with no equivalent) for an agent's ``tools`` list.
+
+    Claude Code's names map through claude_names; ``Bash(git:*)``-style patterns allow the tool."""
+    names: list[str] = []
+    unknown: list[str] = []
+    for entry in (entry.strip() for entry in entries):
+        if not entry:
+            continue
+        base = entry.split("(", 1)[0].strip()
+        name = base.lower() if base.lower() in KNOWN_TOOLS else our_tool_name(base)
+        if name is None:
+            unknown.append(entry)
+        elif name not in names:
+            names.append(name)
+    return names, unknown

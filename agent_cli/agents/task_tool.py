@@ -1,0 +1,95 @@
+"""The ``task`` tool: run a subagent and hand its final message back to the model.
+
+The parent's context grows only by that message (cut to the tool-output budget); the child's
+full transcript stays in its own session file, whose path the output gives. Several ``task``
+calls of one response run at once, at most ``max_parallel_agents`` of them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from agent_cli.agents.discovery import AgentSet, load_agents
+from agent_cli.context.prompts import prompt_library
+from agent_cli.context.truncate import TruncationPolicy, truncate_text
+from agent_cli.models.base import ToolSpec
+from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
+
+if TYPE_CHECKING:
+    from agent_cli.session.session import Session
+
+TASK_TOOL = "task"
+LISTED_DESCRIPTION_CHARS = 200  # per agent in the tool's description; the file has the rest
+MAX_LISTED_AGENTS = 30  # the tool list is part of every request: keep it bounded
+
+
+def task_spec(agents: AgentSet) -> ToolSpec:
+    entries = list(agents.agents.values())
+    lines = [f"- {agent.name}: {_cut(agent.description)}" for agent in entries[:MAX_LISTED_AGENTS]]
+    if len(entries) > MAX_LISTED_AGENTS:
+        lines.append(f"- (and {len(entries) - MAX_LISTED_AGENTS} more: " + ", ".join(agents.names[MAX_LISTED_AGENTS:]) + ")")
+    description = prompt_library().render("task_tool.md", agents="\n".join(lines)).strip()
+    return ToolSpec(
+        name=TASK_TOOL,
+        description=description,
+        parameters={
+            "type": "object",
+            "properties": {
+                "agent": {"type": "string", "description": "Which agent runs the task (a name from the list)."},
+                "description": {"type": "string", "description": "A short (3-6 word) label for the user."},
+                "prompt": {"type": "string", "description": "The whole task, with every detail the agent needs."},
+            },
+            "required": ["agent", "description", "prompt"],
+            "additionalProperties": False,
+        },
+    )
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= LISTED_DESCRIPTION_CHARS else text[: LISTED_DESCRIPTION_CHARS - 1] + "…"
+
+
+class TaskTool(Tool):
+    def __init__(self, agents: AgentSet, max_parallel: int):
+        self.agents = agents
+        self.spec = task_spec(agents)
+        self.session: Session | None = None  # bound by the session that owns this tool
+        self._slots = asyncio.Semaphore(max_parallel)
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        from agent_cli.agents.child import run_subagent
+
+        if self.session is None:
+            raise ToolError("the task tool is not bound to a session")
+        name = str(args["agent"]).strip()
+        definition = self.agents.get(name)
+        if definition is None:
+            raise ToolError(f"no agent named {name!r}; available agents: {', '.join(self.agents.names)}")
+        prompt = str(args["prompt"])
+        if not prompt.strip():
+            raise ToolError("`prompt` is empty; describe the whole task for the agent")
+        async with self._slots:
+            outcome = await run_subagent(
+                self.session, definition, str(args["description"]).strip(), prompt, ctx.call_id, ctx.emit
+            )
+        policy = TruncationPolicy("tokens", ctx.output_token_limit)
+        if outcome.status == "completed":
+            body = truncate_text(outcome.final_message or "(the agent gave no final message)", policy)
+            return ToolResult(f"{body}\n\n(agent {name} finished; its full transcript: {outcome.transcript})")
+        detail = truncate_text(outcome.error or "no reason given", policy)
+        return ToolResult(f"agent {name} failed: {detail}\n(its transcript: {outcome.transcript})", success=False)
+
+
+def subagent_tools(session: Session, extra_sources=()) -> list[Tool]:
+    """The ``task`` tool for a top-level session (none when ``max_agent_depth`` is 0).
+
+    ``extra_sources`` are ``(namespace, agents folder)`` pairs, one per plugin.
+    """
+    config = session.config
+    session.agents = load_agents(config.cwd, config.agent_home, extra_sources)
+    if config.max_agent_depth < 1:
+        return []
+    tool = TaskTool(session.agents, config.max_parallel_agents)
+    tool.session = session
+    return [tool]
