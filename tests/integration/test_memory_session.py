@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli import events as ev
+from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
 from agent_cli.context.fragments import MEMORIES
 from agent_cli.items import Message
@@ -31,7 +32,7 @@ def make_session(server, repo: Path, monkeypatch, *overrides: str) -> Session:
 
 
 async def run(session: Session, text: str) -> list[ev.Event]:
-    return [event async for event in session.submit(text)]
+    return [event async for event in submit(session, text)]
 
 
 def notice(events: list[ev.Event]) -> str:
