@@ -43,6 +43,7 @@ from agent_cli.tools.shell_snapshot import ShellSnapshot
 if TYPE_CHECKING:
     from agent_cli.agents.child import SubagentInfo
     from agent_cli.agents.discovery import AgentSet
+    from agent_cli.memory.book import MemoryBook
 
 Emit = Callable[[ev.Event], None]
 INTERRUPTED_NOTE = (
@@ -102,7 +103,7 @@ class Session:
             tools = default_tools(memory=config.memory) + subagent_tools(self, self.plugins.agent_sources())
         self._tools = ToolRegistry(tools)
         self.approvals.is_read_only_tool = self._tools.is_read_only
-        self._memory = None  # the MemoryBook, opened on first use (memory/book.py)
+        self._memory: MemoryBook | None = None  # opened on first use (memory/book.py)
         self._fixed_instructions = instructions  # a subagent's own system prompt
         self._instructions: str | None = instructions
         self.initial = None  # the InitialContext recorded at the start of the history
@@ -343,7 +344,7 @@ class Session:
         self.tool_use = ToolUseWatch()
 
     @property
-    def memory(self):
+    def memory(self) -> MemoryBook | None:
         """The memory stores (``memory/book.py``), opened on first use; None when `memory = false`."""
         if self._memory is None and self.config.memory:
             from agent_cli.memory.book import MemoryBook
