@@ -7,28 +7,9 @@ import os
 import sys
 
 from agent_cli import __version__
+from agent_cli.headless.common import add_session_options, check_api_key_or_exit, load_config_or_exit
 
-USAGE_ERROR = 2
 BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
-
-
-def add_session_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-m", "--model", help="model name, e.g. gpt-5 or claude-sonnet-4-5")
-    parser.add_argument("--provider", help="model provider id (openai, openai-chat, anthropic, ollama, or one from config)")
-    parser.add_argument("-C", "--cd", metavar="DIR", help="run as if started in DIR")
-    parser.add_argument(
-        "-c", "--config", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-        help="override a config key; VALUE is parsed as TOML (repeatable)",
-    )
-    parser.add_argument("--mode", choices=("agent", "ask", "plan"), help="agent: all tools; ask: read-only; plan: read-only + plan")
-    parser.add_argument(
-        "-s", "--sandbox", choices=("read-only", "workspace-write", "danger-full-access"),
-        help="where commands may write (default workspace-write: the cwd, writable_roots and temp dirs)",
-    )
-    parser.add_argument(
-        "-a", "--approval", choices=("untrusted", "on-request", "on-failure", "never"),
-        help="when to ask before running (default: on-request in the TUI, never in exec)",
-    )
 
 
 def build_exec_parser(resume: bool = False) -> argparse.ArgumentParser:
@@ -51,53 +32,38 @@ def build_exec_parser(resume: bool = False) -> argparse.ArgumentParser:
     return parser
 
 
+def parse_exec_args(argv: list[str]) -> argparse.Namespace:
+    """`agent exec [OPTIONS] [PROMPT]` or `agent exec [OPTIONS] resume [OPTIONS] [--last | ID]
+    [PROMPT]`: as in Codex, exec's options may come before and after `resume`."""
+    at = resume_position(build_exec_parser(), argv)
+    if at is None:
+        return build_exec_parser().parse_args(argv)
+    return build_exec_parser(resume=True).parse_intermixed_args(argv[:at] + argv[at + 1:])
+
+
+def resume_position(parser: argparse.ArgumentParser, argv: list[str]) -> int | None:
+    """Where `resume` stands as exec's first positional word (skipping options and their
+    values), or None when the first positional word is something else: a prompt."""
+    options = parser._option_string_actions  # argparse has no public lookup by option string
+    at = 0
+    while at < len(argv):
+        word = argv[at]
+        if word == "--" or not word.startswith("-") or word == "-":
+            return at if word == "resume" else None
+        action = options.get(word)  # `--model=x` and `-mx` carry their value in the word
+        at += 2 if action is not None and action.nargs != 0 else 1
+    return None
+
+
 def build_tui_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agent",
-        description="An interactive terminal coding agent. Subcommands: exec (headless), sessions, resume.",
+        description="An interactive terminal coding agent. Subcommands: exec (headless), sessions, resume, memory, plugin.",
     )
     parser.add_argument("--version", action="version", version=f"agent-cli {__version__}")
     add_session_options(parser)
     parser.add_argument("prompt", nargs="?", help="a first prompt to send")
     return parser
-
-
-def session_flags(args: argparse.Namespace) -> dict[str, object]:
-    return {
-        "model": args.model, "model_provider": args.provider, "mode": args.mode,
-        "sandbox_mode": getattr(args, "sandbox", None), "approval_policy": getattr(args, "approval", None),
-    }
-
-
-def load_config_or_exit(args: argparse.Namespace):
-    """Load config for a front end; print a one-line error and exit 2 when it is bad."""
-    from pathlib import Path
-
-    from agent_cli.config import ConfigError, load_config
-
-    try:
-        cwd = Path(args.cd).expanduser() if args.cd else None
-        return load_config(cwd, args.overrides, session_flags(args))
-    except ConfigError as exc:
-        fail(f"configuration error: {exc}")
-
-
-def check_api_key_or_exit(config) -> None:
-    from agent_cli.models.registry import resolve_api_key
-
-    provider = config.provider
-    if not provider.requires_key or not provider.env_key or resolve_api_key(provider):
-        return
-    fail(
-        f"{provider.env_key} is not set (needed by provider '{provider.id}'). Export it, or use a "
-        f"local OpenAI-compatible server: --provider ollama, or OPENAI_BASE_URL=http://HOST:PORT/v1 "
-        f"with --provider openai-chat."
-    )
-
-
-def fail(message: str) -> None:
-    print(f"agent: error: {message}", file=sys.stderr)
-    raise SystemExit(USAGE_ERROR)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -114,13 +80,19 @@ def dispatch(argv: list[str]) -> int:
     if argv and argv[0] == "exec":
         from agent_cli.headless.exec import run_exec
 
-        resume = argv[1:2] == ["resume"]
-        args = build_exec_parser(resume).parse_args(argv[2:] if resume else argv[1:])
-        return run_exec(args)
+        return run_exec(parse_exec_args(argv[1:]))
+    if argv and argv[0] == "plugin":
+        from agent_cli.headless.plugin_cmd import run_plugin
+
+        return run_plugin(argv[1:])
     if argv and argv[0] in ("sessions", "resume"):
         from agent_cli.headless import sessions_cmd
 
         return sessions_cmd.run_sessions(argv[1:]) if argv[0] == "sessions" else sessions_cmd.run_resume(argv[1:])
+    if argv and argv[0] == "memory":
+        from agent_cli.headless.memory_cmd import run_memory
+
+        return run_memory(argv[1:])
     args = build_tui_parser().parse_args(argv)
     config = load_config_or_exit(args)
     check_api_key_or_exit(config)

@@ -49,6 +49,14 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "hooks": (dict, None),
     "shell_environment_policy": (dict, None),
     "retry_max_attempts": (int, None),
+    "model_connect_timeout_ms": (int, None),
+    "stream_idle_timeout_ms": (int, None),
+    "shell_snapshot": (bool, None),
+    "memory": (bool, None),
+    "memory_top_k": (int, None),
+    "memory_max_chars": (int, None),
+    "memory_min_score": ((int, float), None),
+    "plugins": (dict, None),
     "max_agent_depth": (int, None),
     "max_parallel_agents": (int, None),
 }
@@ -56,6 +64,8 @@ SIMPLE_KEYS = (
     "tool_output_token_limit", "model_max_output_tokens", "model_reasoning_effort", "auto_compact",
     "auto_compact_percent", "model_auto_compact_token_limit", "project_doc_max_bytes", "approval_policy",
     "sandbox_mode", "network_access", "shell_timeout_ms", "mode", "retry_max_attempts",
+    "model_connect_timeout_ms", "stream_idle_timeout_ms", "shell_snapshot",
+    "memory", "memory_top_k", "memory_max_chars", "memory_min_score",
     "max_agent_depth", "max_parallel_agents",
 )
 FIELD_NAMES = {  # config key -> Config field, where they differ
@@ -72,12 +82,18 @@ MINIMUMS = {
     "project_doc_max_bytes": 0,
     "shell_timeout_ms": 100,
     "retry_max_attempts": 1,
+    "model_connect_timeout_ms": 1,
+    "stream_idle_timeout_ms": 1,
+    "memory_top_k": 1,
+    "memory_max_chars": 100,
+    "memory_min_score": 0,
     "max_agent_depth": 0,
     "max_parallel_agents": 1,
 }
+MAXIMUMS = {"memory_min_score": 1}
 STRING_LISTS = ("project_doc_fallback_filenames", "writable_roots")
 PROVIDER_KEYS = {"name": str, "base_url": str, "wire_api": str, "env_key": str, "requires_key": bool}
-_TYPE_NAMES = {str: "a string", int: "an integer", bool: "a boolean", list: "an array", dict: "a table"}
+_TYPE_NAMES = {str: "a string", int: "an integer", bool: "a boolean", list: "an array", dict: "a table", (int, float): "a number"}
 
 
 @dataclass
@@ -102,11 +118,19 @@ class Config:
     shell_timeout_ms: int = 120_000
     mode: str = "agent"
     retry_max_attempts: int = 5
+    model_connect_timeout_ms: int = 10_000  # connecting to the model server
+    stream_idle_timeout_ms: int = 120_000  # waiting for the first byte, and between stream events
+    shell_snapshot: bool = True  # load a snapshot of the login shell instead of `bash -lc` per command
+    memory: bool = True  # memory/: recall each turn, the memory tools, /memory
+    memory_top_k: int = 5
+    memory_max_chars: int = 2_000
+    memory_min_score: float = 0.6  # memory/ranking.py explains the scale
     max_agent_depth: int = 1  # how deep subagents may nest: 1 = the session's children have no `task`
     max_parallel_agents: int = 4  # `task` calls of one response that run at once
     raw: dict[str, Any] = field(default_factory=dict)  # the merged tables, for hooks and the like
     sources: list[Path] = field(default_factory=list)  # config files that were read
     warnings: list[str] = field(default_factory=list)  # shown when the session starts (unknown keys)
+    plugin_dirs: list[Path] = field(default_factory=list)  # --plugin-dir (agent_cli/plugins/loader.py)
 
     @property
     def data_dir(self) -> Path:
@@ -165,13 +189,15 @@ def _check(table: dict[str, Any], origin: str, warnings: list[str] | None = None
                 warnings.append(f"{origin}: unknown config key `{key}` (ignored)")
             continue
         expected, allowed = KEYS[key]
-        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+        if not isinstance(value, expected) or (expected in (int, (int, float)) and isinstance(value, bool)):
             got = f"{type(value).__name__} {value!r}"
             raise ConfigError(f"{origin}: `{key}` must be {_TYPE_NAMES[expected]}, got {got}")
         if allowed and value not in allowed:
             raise ConfigError(f"{origin}: `{key}` must be one of {', '.join(allowed)}; got {value!r}")
         if key in MINIMUMS and value < MINIMUMS[key]:
             raise ConfigError(f"{origin}: `{key}` must be at least {MINIMUMS[key]}; got {value}")
+        if key in MAXIMUMS and value > MAXIMUMS[key]:
+            raise ConfigError(f"{origin}: `{key}` must be at most {MAXIMUMS[key]}; got {value}")
         if key in STRING_LISTS and not all(isinstance(entry, str) for entry in value):
             raise ConfigError(f"{origin}: `{key}` must be an array of strings; got {value!r}")
     for provider_id, provider in table.get("model_providers", {}).items():
@@ -191,6 +217,10 @@ def _check(table: dict[str, Any], origin: str, warnings: list[str] | None = None
             EnvPolicy.from_table(table["shell_environment_policy"])
         except ValueError as exc:
             raise ConfigError(f"{origin}: {exc}") from None
+    plugins = table.get("plugins", {})
+    disabled = plugins.get("disabled", []) if isinstance(plugins, dict) else []
+    if not isinstance(disabled, list) or not all(isinstance(name, str) for name in disabled):
+        raise ConfigError(f"{origin}: `plugins.disabled` must be an array of plugin names; got {disabled!r}")
     if "hooks" in table:
         from agent_cli.session.hook_config import HookConfigError, parse_hooks
 

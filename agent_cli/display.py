@@ -39,3 +39,15 @@ def command_output(output: str) -> str:
     if marker and head.count("\n") <= 4 and head.startswith("Exit code"):
         return rest
     return output
+
+
+def command_preview(command: str, max_lines: int = 3, max_chars: int = 400) -> str:
+    """The first lines of a command for progress output; a heredoc of 300 KB shows as a few
+    lines and a count of the rest (the model and the approval prompt still get all of it)."""
+    lines = command[: max_chars + 1].splitlines()[:max_lines] or [""]
+    shown = "\n".join(lines)[:max_chars]
+    if len(shown) >= len(command.rstrip("\n")):
+        return command
+    rest = command.rstrip("\n").count("\n") + 1 - len(lines)
+    more = f"{rest:,} more lines, " if rest > 0 else ""
+    return f"{shown} … ({more}{human_size(len(command.encode('utf-8', 'replace')))} in all)"

@@ -29,6 +29,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from agent_cli.commands.dispatch import submit  # noqa: E402
 from agent_cli.config import load_config  # noqa: E402
 from agent_cli.items import Item, ToolCall, ToolOutput, assistant, user  # noqa: E402
 from agent_cli.models import base as stream  # noqa: E402
@@ -92,7 +93,7 @@ async def per_turn_overhead(session: Session, client: InstantModel, turns: int) 
     for turn in range(turns):
         client.inside = 0.0
         started = time.perf_counter()
-        async for _ in session.submit(f"turn {turn}: read notes.txt and tell me what it says"):
+        async for _ in submit(session, f"turn {turn}: read notes.txt and tell me what it says"):
             pass
         samples.append(time.perf_counter() - started - client.inside)
     return samples

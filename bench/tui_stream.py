@@ -22,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from agent_cli.commands.dispatch import submit  # noqa: E402
 from tests.fake_server import FakeModelServer, Reply
 
 SIZE = (120, 40)
@@ -65,7 +66,7 @@ async def stream_without_ui(config, document: str, server: FakeModelServer, chun
     session = Session(config, interactive=True)
     deltas = 0
     started = time.perf_counter()
-    async for event in session.submit("write the document"):
+    async for event in submit(session, "write the document"):
         deltas += isinstance(event, ev.TextDelta)
     elapsed = time.perf_counter() - started
     await session.client.aclose()

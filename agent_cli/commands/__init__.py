@@ -1,7 +1,7 @@
 """Slash commands, custom command files, and ``@path`` / ``` !`cmd` ``` expansion.
 
-Front ends send everything the user types to ``Session.submit``, which routes it through
-:func:`agent_cli.commands.dispatch.run_input`. For completion and ``/help`` they call
+Front ends send everything the user types to :func:`agent_cli.commands.dispatch.submit`, which
+runs it as the session's next turn. For completion and ``/help`` they call
 :func:`list_commands`.
 """
 

@@ -9,6 +9,8 @@ from agent_cli.commands.agents_command import agents_command
 from agent_cli.commands.info import context_command, diff_command, help_command, skills_command, status_command
 from agent_cli.commands.init_agents import init_command
 from agent_cli.commands.invocation import Invocation
+from agent_cli.commands.memory_command import memory_command
+from agent_cli.commands.plugins_info import plugins_command
 from agent_cli.commands.review import review_command
 from agent_cli.commands.session_commands import (
     compact_command,
@@ -44,6 +46,9 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("mode", "show or switch the mode: agent, ask (read-only) or plan", "[agent|ask|plan]", mode_command),
     Builtin("diff", "git diff of the working tree, untracked files included", "", diff_command, needs_idle=False),
     Builtin("skills", "the skills found and where they come from", "", skills_command, needs_idle=False),
+    Builtin("memory", "what the agent remembers: list, add, forget, edit, search",
+            "[list | add [--scope S] TEXT | forget ID | edit ID | search QUERY]", memory_command, needs_idle=False),
+    Builtin("plugins", "the plugins loaded and what each contributed", "", plugins_command, needs_idle=False),
     Builtin("agents", "the subagents the task tool can run and where each comes from", "", agents_command,
             needs_idle=False),
     Builtin("new", "start a new session with the same settings", "", new_command),

@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent_cli import events as ev
-from agent_cli.context.fragments import AGENTS_MD, ENVIRONMENT_CONTEXT, SKILL_BODY, SKILLS_LIST
+from agent_cli.context.fragments import AGENTS_MD, ENVIRONMENT_CONTEXT, MEMORIES, SKILL_BODY, SKILLS_LIST
 from agent_cli.items import Item, Message, ToolOutput
 
 if TYPE_CHECKING:
     from agent_cli.session.session import Session
 
-PARTS = ("system prompt", "tool schemas", "AGENTS.md", "skills", "environment", "conversation", "tool outputs")
+PARTS = ("system prompt", "tool schemas", "AGENTS.md", "skills", "environment", "memories", "conversation", "tool outputs")
 BAR_WIDTH = 24
 
 
@@ -28,6 +28,8 @@ def part_of(item: Item) -> str:
                 return "skills"
             if ENVIRONMENT_CONTEXT.matches(item.text):
                 return "environment"
+            if MEMORIES.matches(item.text):
+                return "memories"
     return "conversation"
 
 
@@ -45,6 +47,11 @@ def context_usage(session: Session) -> ev.ContextUsage:
         totals[part_of(item)] += counter.item_tokens(item)
     parts = tuple(ev.ContextPart(name, tokens) for name, tokens in totals.items())
     return ev.ContextUsage(parts, sum(totals.values()), session.effective_window, counter.counting_method)
+
+
+def memory_tokens(session: Session) -> int:
+    """Tokens the recalled ``<memories>`` fragments take in the current context."""
+    return sum(session.tokens.item_tokens(item) for item in session.history.items if part_of(item) == "memories")
 
 
 def format_context_table(usage: ev.ContextUsage) -> str:

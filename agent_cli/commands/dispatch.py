@@ -1,6 +1,7 @@
 """The one entry point for what the user typed, in the TUI and in ``agent exec`` alike.
 
-``Session.submit`` calls :func:`run_input`. A slash command runs its handler (a built-in, or a
+Front ends call :func:`submit` (``async for event in submit(session, text)``), which runs
+:func:`run_input` in the session's turn task. A slash command runs its handler (a built-in, or a
 command file expanded into a model turn); anything else is a prompt whose ``@path`` and
 ``` !`cmd` ``` are expanded before the turn. Bad input ends as an
 :class:`~agent_cli.events.InputRejected` event and nothing reaches the model.
@@ -8,6 +9,7 @@ command file expanded into a model turn); anything else is a prompt whose ``@pat
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
@@ -25,6 +27,13 @@ if TYPE_CHECKING:
 
 # Warnings about command files, shown once per session rather than on every command.
 _shown_warnings: WeakKeyDictionary[Session, set[str]] = WeakKeyDictionary()
+
+
+async def submit(session: Session, text: str) -> AsyncIterator[ev.Event]:
+    """Run what the user typed (a slash command, or a prompt with its ``@path`` and
+    ``!`cmd``` expanded) as the session's next turn and yield its events until it ends."""
+    async for event in session.run_in_task(lambda emit: run_input(session, text, emit), note_interrupt=True):
+        yield event
 
 
 async def run_input(session: Session, text: str, emit: Emit) -> None:
@@ -51,7 +60,7 @@ async def run_prompt(session: Session, text: str, emit: Emit) -> None:
 
 
 async def run_command(session: Session, typed: str, name: str, args: str, emit: Emit) -> None:
-    table = CommandTable.load(session.config.cwd, session.config.agent_home)
+    table = CommandTable.for_session(session)
     shown = _shown_warnings.setdefault(session, set())
     for warning in table.warnings:
         if warning not in shown:

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from agent_cli import events as ev
 from agent_cli.commands import git
-from agent_cli.commands.context_usage import context_usage
+from agent_cli.commands.context_usage import context_usage, memory_tokens
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation
 from agent_cli.context.skills import load_skills, skill_roots
@@ -93,6 +93,7 @@ async def status_command(inv: Invocation) -> None:
         ("AGENTS.md", doc_lines[0]),
         *[("", line) for line in doc_lines[1:]],
         ("skills", f"{len(initial.skills)}: {skills}" if initial.skills else "none"),
+        ("memory", memory_status(session)),
         ("context", f"{count.context_used:,} of {count.context_window:,} tokens used ({count.percent_left}% left)"),
         ("window", f"{config.context_window:,} tokens; {count.context_window:,} usable"),
         ("tokens", f"{total.input_tokens:,} in{cached}, {total.output_tokens:,} out this session"),
@@ -103,6 +104,14 @@ async def status_command(inv: Invocation) -> None:
     if initial.warnings:
         text += "\n\nwarnings:\n" + "\n".join(f"  {warning}" for warning in initial.warnings)
     inv.emit(ev.Notice(text, title="status"))
+
+
+def memory_status(session) -> str:
+    book = session.memory
+    if book is None:
+        return "off (memory = false)"
+    counts = ", ".join(f"{count} {scope}" for scope, count in book.counts().items())
+    return f"{counts}; recalled into this context: {memory_tokens(session):,} tokens"
 
 
 def sandbox_mechanism() -> str:
@@ -119,7 +128,7 @@ async def context_command(inv: Invocation) -> None:
 
 async def skills_command(inv: Invocation) -> None:
     config = inv.session.config
-    found = load_skills(skill_roots(config.cwd, config.agent_home))
+    found = load_skills(skill_roots(config.cwd, config.agent_home), inv.session.plugins.skills)
     if not found.skills:
         text = "no skills found (add .agent/skills/NAME/SKILL.md in the repository or $AGENT_HOME/skills/NAME/SKILL.md)"
     else:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from agent_cli.commands.builtins import BUILTINS, Builtin
 from agent_cli.commands.custom import CustomCommand, CustomCommandSet, load_custom_commands
@@ -30,7 +31,7 @@ class CommandInfo:
     name: str  # without the slash, e.g. "review" or "git:commit"
     description: str
     argument_hint: str
-    source: Literal["builtin", "repo", "user"]
+    source: str  # "builtin", "repo", "user" or "plugin NAME"
     needs_idle: bool = True  # False: may run while a turn is running (it only reports)
 
 
@@ -42,9 +43,9 @@ class Resolved:
 
 
 class CommandTable:
-    """The built-ins and one scan of the command files."""
+    """The built-ins, one scan of the command files, and the plugins' commands."""
 
-    def __init__(self, custom: CustomCommandSet):
+    def __init__(self, custom: CustomCommandSet, plugin_commands: Sequence[CustomCommand] = ()):
         self.builtins: dict[str, Builtin] = {}
         for builtin in BUILTINS:
             for name in (builtin.name, *builtin.aliases):
@@ -54,27 +55,51 @@ class CommandTable:
         self.warnings = custom.warnings + tuple(
             f"command file {cmd.path}: /{cmd.name} is a built-in command; the file is ignored" for cmd in shadowed
         )
+        self.aliases = self._add_plugin_commands(plugin_commands)
+
+    def _add_plugin_commands(self, commands: Sequence[CustomCommand]) -> dict[str, CustomCommand]:
+        """``/plugin:command`` (a command file of that name wins), and plain ``/command`` when
+        nothing else is called that. Returns the plain names."""
+        for cmd in commands:
+            if cmd.name in self.custom or cmd.name in self.builtins:
+                self.warnings += (f"plugin command {cmd.path}: /{cmd.name} already exists; the plugin's is ignored",)
+            else:
+                self.custom[cmd.name] = cmd
+        short_names: dict[str, list[CustomCommand]] = {}
+        for cmd in commands:
+            short_names.setdefault(cmd.name.split(":", 1)[1], []).append(cmd)
+        return {
+            short: cmds[0] for short, cmds in short_names.items()
+            if len(cmds) == 1 and short not in self.builtins and short not in self.custom
+        }
 
     @classmethod
-    def load(cls, cwd: Path, agent_home: Path) -> CommandTable:
-        return cls(load_custom_commands(cwd, agent_home))
+    def load(cls, cwd: Path, agent_home: Path, plugin_commands: Sequence[CustomCommand] = ()) -> CommandTable:
+        return cls(load_custom_commands(cwd, agent_home), plugin_commands)
+
+    @classmethod
+    def for_session(cls, session: Session) -> CommandTable:
+        config = session.config
+        return cls.load(config.cwd, config.agent_home, session.plugins.commands)
 
     def infos(self) -> list[CommandInfo]:
         infos = [CommandInfo(b.name, b.description, b.argument_hint, "builtin", b.needs_idle) for b in BUILTINS]
         for name in sorted(self.custom):
             cmd = self.custom[name]
             description = cmd.description or f"custom command ({cmd.source})"
-            infos.append(CommandInfo(name, description, cmd.argument_hint, cmd.source))  # type: ignore[arg-type]
+            infos.append(CommandInfo(name, description, cmd.argument_hint, cmd.source))
         return infos
 
     def names(self) -> list[str]:
-        return [*self.builtins, *self.custom]
+        return [*self.builtins, *self.custom, *self.aliases]
 
     def resolve(self, name: str) -> Resolved:
         if name in self.builtins:
             return Resolved(name, builtin=self.builtins[name])
         if name in self.custom:
             return Resolved(name, custom=self.custom[name])
+        if name in self.aliases:
+            return Resolved(name, custom=self.aliases[name])
         suggestions = self.suggest(name)
         hint = f"; did you mean {', '.join('/' + s for s in suggestions)}?" if suggestions else ""
         raise InputError(f"unknown command /{name}{hint} (/help lists every command)", suggestions)
@@ -101,4 +126,4 @@ def parse_slash(text: str) -> tuple[str, str] | None:
 
 def list_commands(session: Session) -> list[CommandInfo]:
     """Every command the session can run, built-ins first, for ``/help`` and completion."""
-    return CommandTable.load(session.config.cwd, session.config.agent_home).infos()
+    return CommandTable.for_session(session).infos()

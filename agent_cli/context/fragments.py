@@ -4,7 +4,7 @@ Two kinds, as in Codex:
 
 - developer-role instructions (approval and sandbox rules, mode changes);
 - contextual user-role fragments (AGENTS.md, the skills list, ``<environment_context>``, an
-  injected skill body), each wrapped in stable start and end markers.
+  injected skill body, recalled ``<memories>``), each wrapped in stable start and end markers.
 
 :func:`is_contextual_fragment` is the one place that recognizes them, and
 :func:`is_real_user_message` builds on it so compaction, ``/review`` and history parsing keep
@@ -44,6 +44,7 @@ SKILLS_LIST = FragmentMarker("<skills>", "</skills>")
 SKILL_BODY = FragmentMarker('<skill name="', "</skill>")
 ENVIRONMENT_CONTEXT = FragmentMarker("<environment_context>", "</environment_context>")
 TURN_ABORTED = FragmentMarker("<turn_aborted>", "</turn_aborted>")  # for an interrupted turn's note
+MEMORIES = FragmentMarker("<memories>", "</memories>")  # memories recalled for a message (session/memory_recall.py)
 # Developer-role envelopes: never mistaken for user input by role alone, recognized anyway in
 # case a wire format has to send them as user text.
 PERMISSIONS = FragmentMarker("<permissions>", "</permissions>")
@@ -59,6 +60,7 @@ CONTEXTUAL_MARKERS: tuple[FragmentMarker, ...] = (
     PERMISSIONS,
     MODE,
     HOOK_CONTEXT,
+    MEMORIES,
 )
 NO_SUMMARY = "(no summary available)"
 

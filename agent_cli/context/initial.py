@@ -31,10 +31,14 @@ class InitialContext:
     warnings: tuple[str, ...]  # for the user (not the model): cut files, invalid skills...
 
 
-def build_instructions(mode: str = "agent", agent_home: Path | None = None) -> str:
-    """The system prompt: identity, tool guidance, workflow and ``mode``'s guidance."""
+def build_instructions(mode: str = "agent", agent_home: Path | None = None, memory: bool = True) -> str:
+    """The system prompt: identity, tool guidance, workflow, ``mode``'s guidance and, when memory
+    is on, how to use it (``memory.md``)."""
     library = prompt_library(agent_home)
-    return library.render("system.md", mode_guidance=mode_guidance(mode, library)).strip() + "\n"
+    guidance = mode_guidance(mode, library)
+    if memory:  # before the mode's guidance, which ends the prompt (system.md stays as users override it)
+        guidance = library.render("memory.md").strip() + "\n\n" + guidance
+    return library.render("system.md", mode_guidance=guidance).strip() + "\n"
 
 
 def permissions_text(
@@ -73,13 +77,14 @@ def build_initial_context(
     fallback_filenames: Iterable[str] = (),
     context_window: int = 200_000,
     now: datetime | None = None,
+    plugin_skills: Iterable[Skill] = (),
 ) -> InitialContext:
     """Everything sent before the first user message (the system prompt aside)."""
     check_mode(mode)  # the mode itself lives in the system prompt; fail early on a bad one
     home = Path(agent_home) if agent_home is not None else default_agent_home()
     library = prompt_library(home)
     docs = load_project_docs(cwd, home, project_doc_max_bytes, fallback_filenames)
-    skill_set = load_skills(skill_roots(cwd, home))
+    skill_set = load_skills(skill_roots(cwd, home), plugin_skills)
     skills_text, skill_warnings = render_skills_list(skill_set.skills, context_window, library)
     environment = EnvironmentContext.detect(cwd, approval_policy, sandbox_mode, network_access, writable_roots, now=now)
 

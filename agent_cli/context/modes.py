@@ -13,7 +13,7 @@ from agent_cli.context.prompts import PromptLibrary, prompt_library
 from agent_cli.items import Message
 
 MODES = ("agent", "ask", "plan")
-READ_ONLY_TOOLS = frozenset({"read_file", "grep", "list_dir"})
+READ_ONLY_TOOLS = frozenset({"read_file", "grep", "list_dir", "memory_search"})
 _MODE_TOOLS: dict[str, frozenset[str] | None] = {
     "agent": None,  # every tool
     "ask": READ_ONLY_TOOLS | {"task"},  # a subagent gets the same mode, so it only reads too

@@ -57,8 +57,9 @@ def skill_roots(cwd: Path, agent_home: Path) -> list[tuple[str, Path]]:
     ]
 
 
-def load_skills(roots: Iterable[tuple[str, Path]]) -> SkillSet:
-    """Every valid skill under ``roots`` (one folder level deep); the first of a name wins."""
+def load_skills(roots: Iterable[tuple[str, Path]], extra: Iterable[Skill] = ()) -> SkillSet:
+    """Every valid skill under ``roots`` (one folder level deep), then ``extra`` (plugins'
+    skills, already namespaced); the first of a name wins."""
     skills: dict[str, Skill] = {}
     warnings: list[str] = []
     for source, root in roots:
@@ -83,6 +84,8 @@ def load_skills(roots: Iterable[tuple[str, Path]]) -> SkillSet:
                 continue
             seen_here.add(skill.name)
             skills.setdefault(skill.name, skill)  # a higher-precedence root already won
+    for skill in extra:
+        skills.setdefault(skill.name, skill)
     return SkillSet(tuple(skills.values()), tuple(warnings))
 
 

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from agent_cli import events as ev
-from agent_cli.cli import USAGE_ERROR, check_api_key_or_exit, fail, load_config_or_exit
+from agent_cli.headless.common import USAGE_ERROR, check_api_key_or_exit, fail, load_config_or_exit
 from agent_cli.headless.render_json import JsonRenderer
 from agent_cli.headless.render_text import TextRenderer
 
@@ -124,9 +124,11 @@ async def drive(session, prompt: str, renderer) -> tuple[str | None, int]:
     last_message: str | None = None
     notices: list[str] = []  # what a command without a model turn (/diff, /status) produced
     status = 0
+    from agent_cli.commands.dispatch import submit
+
     interrupted = stop_on_ctrl_c(session)
     try:
-        async for event in session.submit(prompt):
+        async for event in submit(session, prompt):
             if isinstance(event, ev.CommandAction) and event.action in INTERACTIVE_ONLY:
                 event = ev.InputRejected(INTERACTIVE_ONLY[event.action])
             renderer.render(event)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import IO
 
 from agent_cli import events as ev
-from agent_cli.display import command_output
+from agent_cli.display import command_output, command_preview
 
 STYLES = {"dim": "2", "bold": "1", "red": "31", "green": "32", "yellow": "33", "cyan": "36", "magenta": "35"}
 PREVIEW_LINES = 6
@@ -115,7 +115,7 @@ class TextRenderer:
 
 def describe_call(name: str, args: dict) -> str:
     if name == "shell":
-        return f"$ {args.get('command', '')}"
+        return f"$ {command_preview(str(args.get('command', '')))}"
     if name == "apply_patch":
         return "apply_patch"
     if name == "task":

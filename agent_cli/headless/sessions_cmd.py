@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from agent_cli.cli import add_session_options, fail, load_config_or_exit
+from agent_cli.headless.common import add_session_options, check_api_key_or_exit, fail, load_config_or_exit
 from agent_cli.display import human_size, short_path
 
 PICKER_SIZE = 20
@@ -171,8 +171,6 @@ def run_resume(argv: list[str]) -> int:
     path = resolve_session_file(args, ref, picker=True, out=sys.stderr)
     use_recorded_model(args, path)
     config = load_config_or_exit(args)
-    from agent_cli.cli import check_api_key_or_exit
-
     check_api_key_or_exit(config)
     session = restore_or_exit(config, path, interactive=True)
     from agent_cli.tui.app import run_app

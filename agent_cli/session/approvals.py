@@ -18,16 +18,17 @@ also asks before every command that is not known read-only.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import functools
+import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
 from agent_cli.session.safe_commands import approval_key, is_known_safe
-from agent_cli.tools.common import is_within
 from agent_cli.tools.process import TIMEOUT_EXIT_CODE
-from agent_cli.tools.sandbox import SandboxPolicy, detect_mechanism
+from agent_cli.tools.sandbox import SandboxPolicy, detect_mechanism, is_within
 from agent_cli.tools.shell_env import EnvPolicy, command_env
 
 if TYPE_CHECKING:
@@ -71,6 +72,12 @@ def provider_key_names(config: Config) -> list[str]:
     return names
 
 
+def env_scrubber(config: Config) -> Callable[[Mapping[str, str]], dict[str, str]]:
+    """The environment a command gets from a given one (``[shell_environment_policy]``)."""
+    policy = EnvPolicy.from_table(config.raw.get("shell_environment_policy"))
+    return functools.partial(command_env, policy, secret_names=provider_key_names(config))
+
+
 def use_exec_default(config: Config) -> None:
     """``agent exec`` cannot ask: unless the user chose an approval policy, it runs with ``never``."""
     if "approval_policy" not in config.raw:
@@ -98,8 +105,7 @@ class Approvals:
     @classmethod
     def from_config(cls, config: Config, interactive: bool) -> Approvals:
         sandbox = SandboxPolicy.create(config.sandbox_mode, config.cwd, config.writable_roots, config.network_access)
-        env_policy = EnvPolicy.from_table(config.raw.get("shell_environment_policy"))
-        env = command_env(env_policy, secret_names=provider_key_names(config))
+        env = env_scrubber(config)(os.environ)
         return cls(config.approval_policy, interactive, sandbox, env, config.cwd)
 
     # --- the sandbox as it applies here --------------------------------------------------

@@ -28,6 +28,7 @@ from agent_cli.context.compact import (
 from agent_cli.context.fragments import summary_prefix
 from agent_cli.context.prompts import PromptError, PromptLibrary, prompt_library
 from agent_cli.items import Item, Message, user
+from agent_cli.session.memory_recall import recall_after_compaction, without_memories
 from agent_cli.models import base as stream
 from agent_cli.models.base import Prompt
 from agent_cli.models.errors import ContextWindowExceeded, ModelError
@@ -121,6 +122,7 @@ async def compact(session: Session, emit: Emit, trigger: Trigger, focus: str | N
         session.replace_history(rebuilt.items)
         session.compaction.count += 1
         await run_session_start(session, "compact", emit)  # hooks: SessionStart, source "compact"
+        recall_after_compaction(session, emit)
         if initial is not None:
             session.initial = initial
             session.environment = initial.environment  # the model now has it in full
@@ -154,7 +156,7 @@ async def summarize(session: Session, emit: Emit, focus: str | None) -> Summary:
     """Ask the model for a hand-off summary; trim on overflow; fall back to head and tail."""
     history = session.history
     estimates = {id(item): history.item_tokens(index) for index, item in enumerate(history.items)}
-    items = history.for_request()
+    items = without_memories(history.for_request())  # recalled again after the rebuild
     tokens = [estimates.get(id(item)) or session.tokens.item_tokens(item) for item in items]
     request = user(compaction_prompt(session, focus))
     protected = protected_prefix_length(items)

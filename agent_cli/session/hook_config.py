@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+from agent_cli.plugins.hook_vocabulary import claude_views
 
 HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "Stop", "SubagentStop")
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse"})
@@ -33,6 +36,8 @@ class HookSpec:
     command: str
     matcher: str | None = None
     timeout: float = DEFAULT_TIMEOUT
+    env: tuple[tuple[str, str], ...] = ()  # exported to the hook (a plugin's CLAUDE_PLUGIN_ROOT)
+    claude_names: bool = False  # a plugin's hook: matched against and fed Claude Code's tool names
 
     def matches(self, target: str | None) -> bool:
         if self.matcher in (None, "", "*") or target is None:
@@ -109,6 +114,20 @@ def _spec(event: str, entry: dict[str, Any], matcher: str | None, origin: str, w
     return HookSpec(event, command, matcher or None, float(timeout))
 
 
-def hooks_for(table: HookTable, event: str, target: str | None = None) -> list[HookSpec]:
-    """The hooks of ``event`` whose matcher accepts ``target``."""
-    return [spec for spec in table.get(event, ()) if spec.matches(target)]
+def hook_calls(table: HookTable, event: str, fields: dict[str, Any], cwd: Path) -> list[tuple[HookSpec, dict[str, Any]]]:
+    """Each hook of ``event`` whose matcher accepts the call (tool events) or the source or
+    trigger (SessionStart, PreCompact), with the event fields it gets.
+
+    Plugin hooks (``claude_names``) see a tool call in Claude Code's vocabulary, a patch as one
+    call per file, so such a hook may run once per file."""
+    specs = table.get(event, ())
+    if event not in TOOL_EVENTS:
+        target = fields.get("source", fields.get("trigger"))
+        return [(spec, fields) for spec in specs if spec.matches(target)]
+    calls = [(spec, fields) for spec in specs if not spec.claude_names and spec.matches(fields.get("tool_name"))]
+    plugin_specs = [spec for spec in specs if spec.claude_names]
+    if plugin_specs:
+        for name, tool_input in claude_views(fields.get("tool_name", ""), fields.get("tool_input"), cwd):
+            view = {**fields, "tool_name": name, "tool_input": tool_input}
+            calls += [(spec, view) for spec in plugin_specs if spec.matches(name)]
+    return calls

@@ -19,6 +19,7 @@ import asyncio
 import json
 import os
 import signal
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from agent_cli import events as ev
 from agent_cli.context.fragments import HOOK_CONTEXT
 from agent_cli.items import user
-from agent_cli.session.hook_config import TOOL_EVENTS, HookSpec, HookTable, hooks_for, parse_hooks
+from agent_cli.session.hook_config import HookSpec, HookTable, hook_calls, parse_hooks
 from agent_cli.tools.base import ToolResult
 
 if TYPE_CHECKING:
@@ -55,8 +56,12 @@ class HookState:
     stop_blocks: int = 0  # consecutive Stop blocks in the current turn
 
     @classmethod
-    def from_config(cls, config: Config) -> HookState:
-        return cls(parse_hooks(config.raw.get("hooks"), "config"))
+    def from_config(cls, config: Config, plugin_hooks: Iterable[HookSpec] = ()) -> HookState:
+        """The config's hooks, then the plugins' (see agent_cli/plugins/claude_hooks.py)."""
+        table = parse_hooks(config.raw.get("hooks"), "config")
+        for spec in plugin_hooks:
+            table[spec.event] = (*table.get(spec.event, ()), spec)
+        return cls(table)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,21 +100,21 @@ async def run_hooks(session: Session, event: str, emit: Emit, **fields: Any) -> 
     ``fields`` are the event's own payload fields (``tool_name``, ``tool_input``, ``prompt``,
     ``source``, ``trigger``...). With no matching hook this returns at once.
     """
-    target = fields.get("tool_name") if event in TOOL_EVENTS else fields.get("source", fields.get("trigger"))
-    specs = hooks_for(session.hooks.table, event, target)
-    if not specs:
+    cwd = Path(session.config.cwd)
+    calls = hook_calls(session.hooks.table, event, fields, cwd)
+    if not calls:
         return HookOutcome()
-    payload = {
+    common = {
         "session_id": session.id,
         "transcript_path": str(session.rollout.path),
-        "cwd": str(session.config.cwd),
+        "cwd": str(cwd),
         "hook_event_name": event,
-        **fields,
     }
     if session.subagent is not None:  # a hook can tell a subagent's calls from the session's own
-        payload["agent"] = session.subagent.name
-    data = json.dumps(payload).encode("utf-8")
-    runs = await asyncio.gather(*(execute(spec, data, Path(session.config.cwd)) for spec in specs))
+        common["agent"] = session.subagent.name
+    runs = await asyncio.gather(
+        *(execute(spec, json.dumps({**common, **own}).encode("utf-8"), cwd) for spec, own in calls)
+    )
     outcome = HookOutcome(runs=list(runs))
     for run in runs:
         interpret(run, outcome, emit)
@@ -118,7 +123,7 @@ async def run_hooks(session: Session, event: str, emit: Emit, **fields: Any) -> 
 
 async def execute(spec: HookSpec, stdin: bytes, cwd: Path) -> HookRun:
     """Run one hook command; kill its whole process group at the timeout or on cancellation."""
-    env = {**os.environ, "AGENT_PROJECT_DIR": str(cwd), "AGENT_HOOK_EVENT": spec.event}
+    env = {**os.environ, "AGENT_PROJECT_DIR": str(cwd), "AGENT_HOOK_EVENT": spec.event, **dict(spec.env)}
     try:
         proc = await asyncio.create_subprocess_shell(
             spec.command,

@@ -1,14 +1,16 @@
 """The Session: one conversation with one model, shared by the TUI and `agent exec`.
 
-A front end calls :meth:`Session.submit` with what the user typed and renders the events it
-yields. The turn runs in its own task so :meth:`Session.interrupt` can stop it at any await
-point and still leave a valid history.
+Front ends hand what the user typed to :func:`agent_cli.commands.dispatch.submit`, which runs it
+here through :meth:`Session.run_in_task`; they render the events it yields. The turn runs in its
+own task so :meth:`Session.interrupt` can stop it at any await point and still leave a valid
+history. The session never imports the command layer: commands drive the session, not the reverse.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import shutil
 import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime
@@ -25,15 +27,15 @@ from agent_cli.context.skills import skill_injections
 from agent_cli.context.tokens import TokenCounter, auto_compact_limit, effective_window
 from agent_cli.items import Item, user
 from agent_cli.models.base import ModelClient, ToolSpec, Usage
-from agent_cli.session.approvals import Approvals
+from agent_cli.session.approvals import Approvals, env_scrubber
 from agent_cli.session.compaction import CompactionState
 from agent_cli.session.hooks import HookState
 from agent_cli.session.rollout import RecordingHistory, RolloutWriter
-from agent_cli.agents.task_tool import subagent_tools
 from agent_cli.tools import default_tools
 from agent_cli.tools.base import Tool, ToolContext
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.sandbox import start_warning
+from agent_cli.tools.shell_snapshot import ShellSnapshot
 
 if TYPE_CHECKING:
     from agent_cli.agents.child import SubagentInfo
@@ -48,6 +50,13 @@ INTERRUPTED_NOTE = (
 
 def new_session_id() -> str:
     return f"{datetime.now():%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}"
+
+
+def new_shell_snapshot(config: Config, env: dict[str, str] | None) -> ShellSnapshot | None:
+    if not config.shell_snapshot:
+        return None
+    directory = config.data_dir / "shell-snapshots"
+    return ShellSnapshot(directory, config.cwd, env, env_scrubber(config), bash=shutil.which("bash"))
 
 
 class Session:
@@ -79,17 +88,26 @@ class Session:
         self._client = client
         self.agents: AgentSet | None = None  # agent definitions, when the session has `task`
         self.subagent: SubagentInfo | None = None  # set when this session runs a subagent (agents/child.py)
-        self._tools = ToolRegistry(tools if tools is not None else default_tools() + subagent_tools(self))
+        if tools is None:
+            from agent_cli.agents.task_tool import subagent_tools  # agents/ runs child Sessions: import late
+
+            tools = default_tools(memory=config.memory) + subagent_tools(self)
+        self._tools = ToolRegistry(tools)
+        self._memory = None  # the MemoryBook, opened on first use (memory/book.py)
         self._fixed_instructions = instructions  # a subagent's own system prompt
         self._instructions: str | None = instructions
         self.initial = None  # the InitialContext recorded at the start of the history
         self._initial_tokens: tuple[object, int] | None = None  # (initial, its token count)
         self.environment: EnvironmentContext | None = None  # as last sent to the model
-        self.hooks = HookState.from_config(config)  # the user's hooks (session/hooks.py)
+        from agent_cli.plugins.loader import load_plugins_for  # here: plugins build on session.hook_config
+
+        self.plugins = load_plugins_for(config)  # commands, skills, hooks... from plugins/*/
+        self.hooks = HookState.from_config(config, self.plugins.hooks)  # session/hooks.py
         self.resumed = None  # a ResumeInfo when restored from a session file (session/resume.py)
         self._turn_task: asyncio.Task[None] | None = None
         self._turns = 0
         self.tool_limit: frozenset[str] | None = None  # fewer tools for one command's turn (/review)
+        self.shell_snapshot = new_shell_snapshot(config, self.approvals.env)  # taken at the first turn
 
     # --- what front ends call ------------------------------------------------------------
 
@@ -113,20 +131,12 @@ class Session:
             )
         return self._client
 
-    async def submit(self, text: str) -> AsyncIterator[ev.Event]:
-        """Run what the user typed (a slash command, or a prompt with its ``@path`` and
-        ``!`cmd``` expanded) and yield its events until it ends."""
-        from agent_cli.commands.dispatch import run_input
-
-        async for event in self._run_in_task(lambda emit: run_input(self, text, emit), note_interrupt=True):
-            yield event
-
     async def compact(self, instructions: str | None = None) -> AsyncIterator[ev.Event]:
         """Compact the conversation now (``/compact [focus]``); ``instructions`` focus the summary.
 
         Runs like a turn, so :meth:`interrupt` stops it and the old history is kept.
         """
-        async for event in self._run_in_task(lambda emit: self.compact_now(emit, instructions)):
+        async for event in self.run_in_task(lambda emit: self.compact_now(emit, instructions)):
             yield event
 
     async def compact_now(self, emit: Emit, instructions: str | None = None) -> None:
@@ -144,13 +154,17 @@ class Session:
             with contextlib.suppress(Exception):  # closing is best effort
                 await closer()
         self.rollout.close()
+        if self.shell_snapshot is not None:
+            self.shell_snapshot.close()
+        if self._memory is not None:
+            self._memory.close()
 
     def interrupt(self) -> None:
         """Stop the running turn. History stays valid; the turn ends with TurnAborted."""
         if self.running:
             self._turn_task.cancel()  # type: ignore[union-attr]
 
-    async def _run_in_task(
+    async def run_in_task(
         self, body: Callable[[Emit], object], note_interrupt: bool = False
     ) -> AsyncIterator[ev.Event]:
         """Run ``body`` in its own task, yielding what it emits. With ``note_interrupt``, a turn
@@ -206,7 +220,9 @@ class Session:
         if self._instructions is None:
             from agent_cli.context.initial import build_instructions
 
-            self._instructions = self._fixed_instructions or build_instructions(self.mode, self.config.agent_home)
+            self._instructions = self._fixed_instructions or build_instructions(
+                self.mode, self.config.agent_home, memory=self.config.memory
+            )
         return self._instructions
 
     def build_initial_context(self):
@@ -225,16 +241,19 @@ class Session:
             project_doc_max_bytes=config.project_doc_max_bytes,
             fallback_filenames=config.project_doc_fallback_filenames,
             context_window=config.context_window,
+            plugin_skills=self.plugins.skills,
         )
 
     def start_context(self, emit: Emit) -> None:
         """Before each user message: the initial context on the first turn, later only what
         changed in the environment (appended, never edited, so the prefix stays stable)."""
         if self.initial is None:
+            if self.shell_snapshot is not None:
+                self.shell_snapshot.start()  # in the background, while the first request goes out
             self.initial = self.build_initial_context()
             self.environment = self.initial.environment
             agent_warnings = self.agents.warnings if self.agents is not None else ()
-            for warning in (*self.config.warnings, *self.initial.warnings, *agent_warnings):
+            for warning in (*self.config.warnings, *self.plugins.warnings, *self.initial.warnings, *agent_warnings):
                 emit(ev.Warning(warning))
             if sandbox_warning := start_warning(self.config.sandbox_mode, self.approvals.interactive):
                 emit(ev.Warning(sandbox_warning))
@@ -280,6 +299,15 @@ class Session:
         self._client = None  # the old client's connections close when it is collected
 
     @property
+    def memory(self):
+        """The memory stores (``memory/book.py``), opened on first use; None when `memory = false`."""
+        if self._memory is None and self.config.memory:
+            from agent_cli.memory.book import MemoryBook
+
+            self._memory = MemoryBook(self.config.agent_home, self.config.cwd, lambda: self.rollout.path)
+        return self._memory
+
+    @property
     def tools(self) -> ToolRegistry:
         return self._tools
 
@@ -291,6 +319,8 @@ class Session:
             call_id=call_id,
             output_token_limit=self.config.tool_output_token_limit,
             shell_timeout_ms=self.config.shell_timeout_ms,
+            shell_snapshot=self.shell_snapshot,
+            memory=self.memory,
         )
         return self.approvals.prepare(context, call_id)  # sandbox, writable roots, scrubbed env
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
 from agent_cli.items import Item, Message, Reasoning, ToolCall, ToolOutput, user
+from agent_cli.session.memory_recall import recall_into_history
 from agent_cli.models import base as stream
 from agent_cli.models.base import Prompt
 from agent_cli.models.errors import ContextWindowExceeded, ModelError
@@ -15,6 +16,7 @@ from agent_cli.session import hooks
 from agent_cli.session.compaction import auto_compact_if_needed, recover_from_overflow, reject_oversized_input
 from agent_cli.session.guarded_dispatch import dispatch_guarded
 from agent_cli.tools.base import ToolError, ToolResult
+from agent_cli.tools.failures import failure_result
 from agent_cli.tools.registry import parse_arguments
 
 if TYPE_CHECKING:
@@ -33,6 +35,7 @@ async def run_turn(session: Session, text: str, emit: Emit, typed: str | None = 
     emit(ev.UserMessage(text, typed))
     for fragment in session.skill_fragments(text):
         session.record(user(fragment))
+    recall_into_history(session, typed or text, emit)  # <memories>, after the message
     while True:
         try:
             await auto_compact_if_needed(session, emit)
@@ -121,16 +124,19 @@ async def run_tool_call(session: Session, call: ToolCall, emit: Emit) -> ToolOut
     args = lenient_arguments(call.arguments)
     emit(ev.ToolCallBegin(call.call_id, call.name, args))
     started = time.monotonic()
-    if call.name in session.tools and not session.tool_allowed(call.name):
-        result = ToolResult(f"{call.name} is not available in {session.mode} mode", success=False)
-    elif (hook := await hooks.pre_tool_use(session, call, args, emit)).blocked:
-        result = ToolResult(hook.reason, success=False)  # the model reads why
-    elif denial := await hooks.check_approval(session, hook, call, args, emit):  # session.approvals
-        result = ToolResult(denial, success=False)
-    else:
-        started = time.monotonic()  # the duration shown is the tool's, not the wait for approval
-        result = await dispatch_guarded(session, call, args, emit)  # sandbox; on-failure re-run
-        result = await hooks.post_tool_use(session, call, args, result, emit)
+    try:
+        if call.name in session.tools and not session.tool_allowed(call.name):
+            result = ToolResult(f"{call.name} is not available in {session.mode} mode", success=False)
+        elif (hook := await hooks.pre_tool_use(session, call, args, emit)).blocked:
+            result = ToolResult(hook.reason, success=False)  # the model reads why
+        elif denial := await hooks.check_approval(session, hook, call, args, emit):  # session.approvals
+            result = ToolResult(denial, success=False)
+        else:
+            started = time.monotonic()  # the duration shown is the tool's, not the wait for approval
+            result = await dispatch_guarded(session, call, args, emit)  # sandbox; on-failure re-run
+            result = await hooks.post_tool_use(session, call, args, result, emit)
+    except Exception as exc:  # the file system changing under a patch, a path it refuses: the call
+        result = failure_result(call.name, exc)  # fails with words the model reads, the turn goes on
     emit(
         ev.ToolCallEnd(
             call.call_id,

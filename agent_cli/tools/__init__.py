@@ -14,6 +14,11 @@ from agent_cli.tools.update_plan import UpdatePlanTool
 __all__ = ["READ_ONLY_TOOL_NAMES", "default_tools"]
 
 
-def default_tools() -> list[Tool]:
+def default_tools(memory: bool = True) -> list[Tool]:
     """One instance of each built-in tool, in the order the model sees them."""
-    return [ShellTool(), ReadFileTool(), GrepTool(), ListDirTool(), ApplyPatchTool(), UpdatePlanTool()]
+    tools: list[Tool] = [ShellTool(), ReadFileTool(), GrepTool(), ListDirTool(), ApplyPatchTool(), UpdatePlanTool()]
+    if memory:
+        from agent_cli.memory.tools import MemorySaveTool, MemorySearchTool
+
+        tools += [MemorySaveTool(), MemorySearchTool()]
+    return tools

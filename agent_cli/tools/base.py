@@ -13,6 +13,7 @@ from agent_cli.models.base import ToolSpec
 
 if TYPE_CHECKING:
     from agent_cli.tools.sandbox import SandboxPolicy
+    from agent_cli.tools.shell_snapshot import ShellSnapshot
 
 
 class ToolError(Exception):
@@ -32,6 +33,8 @@ class ToolContext:
     env: dict[str, str] | None = None  # environment for commands; None = inherit
     writable_roots: list[Path] = field(default_factory=list)  # where apply_patch may write; empty = anywhere
     sandbox: SandboxPolicy | None = None  # confines shell commands and apply_patch; None = unconfined
+    shell_snapshot: ShellSnapshot | None = None  # the login shell's environment; None = `bash -lc`
+    memory: Any = None  # the session's MemoryBook for the memory tools; None when memory is off
 
     def resolve(self, path: str) -> Path:
         """Resolve a model-supplied path against the session's cwd."""

@@ -53,7 +53,3 @@ def human_size(size: int) -> str:
         size /= 1024  # type: ignore[assignment]
     return f"{size} bytes"
 
-
-def is_within(path: Path, root: Path) -> bool:
-    return path == root or path.is_relative_to(root)
-

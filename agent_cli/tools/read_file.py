@@ -10,6 +10,7 @@ from typing import Any, BinaryIO
 from agent_cli.models.base import ToolSpec
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.common import human_size, int_arg, output_policy, str_arg
+from agent_cli.tools.failures import check_path_text
 
 DEFAULT_LIMIT = 2000
 LINE_WIDTH = 500  # characters shown per line
@@ -142,6 +143,7 @@ class ReadFileTool(Tool):
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raw = str_arg(args, "path")
+        check_path_text(raw)
         path = ctx.resolve(raw)
         offset = int_arg(args, "offset", 1)
         limit = int_arg(args, "limit", DEFAULT_LIMIT)

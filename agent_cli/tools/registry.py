@@ -13,6 +13,7 @@ from typing import Any
 from agent_cli.items import ToolCall
 from agent_cli.models.base import ToolSpec
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
+from agent_cli.tools.failures import failure_result
 
 _JSON_TYPES = {
     "string": str,
@@ -89,7 +90,5 @@ class ToolRegistry:
             args = parse_arguments(call.arguments)
             check_arguments(args, tool.spec.parameters)
             return await tool.run(args, ctx)
-        except ToolError as exc:
-            return ToolResult(f"{call.name} error: {exc}", success=False)
-        except Exception as exc:  # a bug in a tool must not end the turn
-            return ToolResult(f"{call.name} failed: {type(exc).__name__}: {exc}", success=False)
+        except Exception as exc:  # a bad call, a bug in a tool or the file system: the model reads it
+            return failure_result(call.name, exc)

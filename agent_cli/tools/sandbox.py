@@ -23,7 +23,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_cli.tools.common import is_within
 
 READ_ONLY, WORKSPACE_WRITE, FULL_ACCESS = "read-only", "workspace-write", "danger-full-access"
 PROTECTED_NAMES = (".git", ".agent")  # read-only even inside a writable root
@@ -42,6 +41,11 @@ ESCALATION_PARAMETERS = {
     },
     "justification": {"type": "string", "description": "With require_escalated: why, in one sentence, for the user."},
 }
+
+
+def is_within(path: Path, root: Path) -> bool:
+    return path == root or path.is_relative_to(root)
+
 
 
 def temp_dirs() -> list[Path]:

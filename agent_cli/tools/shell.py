@@ -1,13 +1,24 @@
-"""The ``shell`` tool: run a command with ``bash -lc`` and report exit code, time and output."""
+"""The ``shell`` tool: run a command with bash and report exit code, time and output.
+
+bash loads the session's snapshot of the login shell (tools/shell_snapshot.py) instead of
+running the profile for every command; without one it falls back to ``bash -lc``. A command too
+long for an argument (the kernel caps one at 128 KiB) is passed as a script file instead.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from agent_cli.context.truncate import truncate_head_tail, truncate_middle
 from agent_cli.events import ToolOutputDelta
+from agent_cli.events import Warning as WarningEvent
 from agent_cli.models.base import ToolSpec
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.capture import (
@@ -24,11 +35,12 @@ from agent_cli.tools.sandbox import ESCALATION_PARAMETERS, confine
 
 LIVE_INTERVAL_S = 0.1  # at most this often a ToolOutputDelta
 LIVE_CAP = 16 * 1024  # bytes per delta; when output is faster, only the latest part is shown
+MAX_INLINE_COMMAND_BYTES = 32 * 1024  # longer commands go through a script file (argv limits)
 
 SPEC = ToolSpec(
     name="shell",
     description=(
-        "Run a shell command (bash -lc) and return its exit code, wall time and merged "
+        "Run a shell command (bash, with the user's login environment) and return its exit code, wall time and merged "
         "stdout+stderr. stdin is closed; on timeout the whole process group is killed (exit code "
         "124). Long output keeps head and tail; the full text is saved to a file you can page "
         "with read_file. Background jobs must redirect their output (`cmd > log 2>&1 &`). Prefer "
@@ -48,9 +60,37 @@ SPEC = ToolSpec(
 )
 
 
-def shell_argv(command: str) -> list[str]:
+def shell_argv(command: str | Path, snapshot: Path | None = None) -> list[str]:
+    """How to run ``command`` (text, or a script file holding it): with the login snapshot loaded
+    through ``BASH_ENV`` (see :func:`shell_env`), else as a login shell."""
     bash = shutil.which("bash")
-    return [bash, "-lc", command] if bash else ["sh", "-c", command]
+    login = [] if snapshot is not None else ["-l"]
+    if isinstance(command, Path):
+        return [bash, *login, str(command)] if bash else ["sh", str(command)]
+    return [bash, *login, "-c", command] if bash else ["sh", "-c", command]
+
+
+def shell_env(env: dict[str, str] | None, snapshot: Path | None) -> dict[str, str] | None:
+    if snapshot is None:
+        return env
+    return {**(os.environ if env is None else env), "BASH_ENV": str(snapshot)}
+
+
+@contextlib.contextmanager
+def command_source(command: str, ctx: ToolContext) -> Iterator[str | Path]:
+    """``command`` itself, or for a long one a script file holding it (deleted afterwards)."""
+    if len(command.encode("utf-8", "surrogateescape")) <= MAX_INLINE_COMMAND_BYTES:
+        yield command
+        return
+    folder = ctx.data_dir / "tool-commands"
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix="command-", suffix=".sh", dir=folder)
+    with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as script:
+        script.write(command)
+    try:
+        yield Path(name)
+    finally:
+        Path(name).unlink(missing_ok=True)
 
 
 class _LiveOutput:
@@ -93,24 +133,37 @@ class ShellTool(Tool):
         if not workdir.is_dir():
             raise ToolError(f"workdir {workdir} does not exist or is not a directory")
         timeout_ms = int_arg(args, "timeout_ms", ctx.shell_timeout_ms)
+        snapshot = await self._snapshot(ctx)
         live = _LiveOutput(ctx)
         capture = OutputCapture(
             new_spill_path(ctx.data_dir, ctx.call_id), count_chars=output_policy(ctx).kind == "bytes"
         )
         try:
-            result = await run_process(
-                confine(shell_argv(command), ctx.sandbox),  # sandbox.py: bubblewrap / Landlock wrapper
-                cwd=workdir,
-                env=ctx.env,
-                capture=capture,
-                timeout_s=timeout_ms / 1000,
-                on_output=live.feed,
-            )
+            with command_source(command, ctx) as source:
+                result = await run_process(
+                    confine(shell_argv(source, snapshot), ctx.sandbox),  # sandbox.py: bubblewrap / Landlock
+                    cwd=workdir,
+                    env=shell_env(ctx.env, snapshot),
+                    capture=capture,
+                    timeout_s=timeout_ms / 1000,
+                    on_output=live.feed,
+                )
         finally:
             live.flush()
         note = f"command timed out after {timeout_ms} ms\n" if result.timed_out else ""
         text = format_output(ctx, result.output, result.exit_code, result.duration, note)
         return ToolResult(text, success=result.exit_code == 0, exit_code=result.exit_code)
+
+
+    @staticmethod
+    async def _snapshot(ctx: ToolContext) -> Path | None:
+        """The session's login-shell snapshot; None (so ``bash -lc``) without one."""
+        if ctx.shell_snapshot is None:
+            return None
+        path = await ctx.shell_snapshot.ready()
+        if warning := ctx.shell_snapshot.take_warning():
+            ctx.emit(WarningEvent(warning))
+        return path
 
 
 def format_output(ctx: ToolContext, captured: CapturedOutput, exit_code: int, duration: float, note: str = "") -> str:

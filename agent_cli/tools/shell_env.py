@@ -8,19 +8,23 @@ Configured by ``[shell_environment_policy]``::
     set = { CI = "1" }         # set last, whatever the rules above say
 
 Globs match names case-insensitively. The model provider's key variable is always dropped
-unless listed in ``keep``.
+unless listed in ``keep``, and so is any variable whose value carries a password in a URL
+(``DATABASE_URL=postgres://user:pass@host/db``), whatever its name.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 SECRET_PATTERNS = ("*_KEY", "*_TOKEN", "*_SECRET", "*PASSWORD*", "*_API_KEY*", "*SECRET_KEY*")
 PROVIDER_KEY_NAMES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AZURE_OPENAI_API_KEY", "GEMINI_API_KEY")
+# `scheme://user:password@` (or `scheme://:password@`) anywhere in a value.
+URL_CREDENTIALS = re.compile(r"\b[a-z][a-z0-9+.-]*://[^/@\s:]*:[^/@\s]+@", re.IGNORECASE)
 BASICS = (
     "HOME", "PATH", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM", "TMPDIR", "TZ",
     "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "NO_COLOR", "COLORTERM",
@@ -31,6 +35,11 @@ TABLE_KEYS = ("inherit", "exclude", "keep", "set")
 def _matches(name: str, patterns: Iterable[str]) -> bool:
     upper = name.upper()
     return any(fnmatch.fnmatchcase(upper, pattern.upper()) for pattern in patterns)
+
+
+def is_secret_name(name: str) -> bool:
+    """True for a name the secret patterns match (the memory write gate uses it too)."""
+    return _matches(name, SECRET_PATTERNS)
 
 
 def _strings(table: Mapping[str, Any], key: str) -> tuple[str, ...]:
@@ -63,12 +72,12 @@ class EnvPolicy:
         as_text = {str(k): (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in values.items()}
         return cls(inherit, _strings(table, "exclude"), _strings(table, "keep"), as_text)
 
-    def is_excluded(self, name: str, secret_names: Iterable[str] = ()) -> bool:
+    def is_excluded(self, name: str, secret_names: Iterable[str] = (), value: str = "") -> bool:
         if _matches(name, self.keep):
             return False
         if name.upper() in {secret.upper() for secret in secret_names}:
             return True
-        return _matches(name, SECRET_PATTERNS) or _matches(name, self.exclude)
+        return _matches(name, SECRET_PATTERNS) or _matches(name, self.exclude) or bool(URL_CREDENTIALS.search(value))
 
 
 def command_env(
@@ -80,6 +89,6 @@ def command_env(
     environ = os.environ if environ is None else environ
     secrets = (*PROVIDER_KEY_NAMES, *secret_names)
     names = environ if policy.inherit == "all" else [name for name in BASICS if name in environ]
-    env = {name: environ[name] for name in names if not policy.is_excluded(name, secrets)}
+    env = {name: environ[name] for name in names if not policy.is_excluded(name, secrets, environ[name])}
     env.update(policy.set)
     return env

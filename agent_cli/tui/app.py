@@ -143,6 +143,8 @@ class AgentApp(App[int]):
             if module:
                 importlib.import_module(module)
             count = session.token_count_event()
+            if session.memory is not None:
+                session.memory.warm()  # sqlite3 and the memory databases, before the first turn needs them
         except Exception:  # noqa: BLE001 - the first turn reports a broken setup properly
             return
         self.call_from_thread(self._initial_tokens, session, count)
@@ -179,6 +181,13 @@ class AgentApp(App[int]):
 
     def send(self, text: str) -> None:
         """Send what the user typed now, or queue it while a turn runs."""
+        if self.config.memory:  # `# text` saves a memory; `/memory edit ID` opens the editor
+            from agent_cli.tui.memory_editor import edit_in_editor, edit_target, shortcut_command
+
+            if (ref := edit_target(text)) is not None:
+                self.run_worker(edit_in_editor(self, ref), group="memory-edit", exit_on_error=False)
+                return
+            text = shortcut_command(text) or text
         parsed = parse_command(text)
         command = self._command(parsed[0]) if parsed else None
         if self.busy and command is not None and command.name == "resume":  # never swap sessions under a turn
@@ -200,8 +209,10 @@ class AgentApp(App[int]):
         return next((command for command in self.commands.list_commands() if command.name == name), None)
 
     async def _run_prompt(self, text: str) -> None:
+        from agent_cli.commands.dispatch import submit
+
         await self.renderer.user_message(text)
-        await self.render_events(self.session.submit(text))
+        await self.render_events(submit(self.session, text))
 
     def _run_busy(self, body: Awaitable[None], label: str) -> None:
         self.busy = True

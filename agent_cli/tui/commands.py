@@ -1,8 +1,8 @@
 """Slash commands as the composer sees them: a list for completion, and a way to run one.
 
 The app talks to a :class:`CommandProvider`. :class:`SharedCommands` adapts the shared command
-system (``agent_cli/commands/``, the same one ``agent exec`` uses): ``Session.submit`` runs a
-command, and commands that only report may also run beside a running turn. Another provider
+system (``agent_cli/commands/``, the same one ``agent exec`` uses): ``commands.dispatch.submit`` runs
+a command, and commands that only report may also run beside a running turn. Another provider
 plugs in by changing ``COMMAND_PROVIDER`` in ``app.py``.
 """
 
@@ -82,11 +82,12 @@ class SharedCommands:
         return self._cache[2]
 
     async def run(self, host: CommandHost, text: str, *, beside_turn: bool) -> None:
+        from agent_cli.commands.dispatch import run_input, submit
+
         if not beside_turn:
-            await host.render_events(host.session.submit(text))
+            await host.render_events(submit(host.session, text))
             return
         # A reporting command while a turn runs: dispatch it directly, outside the turn's task.
-        from agent_cli.commands.dispatch import run_input
 
         queue: asyncio.Queue[ev.Event] = asyncio.Queue()
         await run_input(host.session, text, queue.put_nowait)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli import events as ev
+from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
 from agent_cli.context.compact import FALLBACK_NOTE
 from agent_cli.items import Message
@@ -100,7 +101,7 @@ def make_session(server: FakeModelServer, repo: Path, monkeypatch, provider: str
 
 
 async def run(session: Session, text: str) -> list[ev.Event]:
-    return [event async for event in session.submit(text)]
+    return [event async for event in submit(session, text)]
 
 
 def of(events: list[ev.Event], kind: type) -> list:

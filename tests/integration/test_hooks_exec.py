@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from agent_cli import events as ev
+from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
 from agent_cli.session.rollout import load_session_file
 from agent_cli.session.session import Session
@@ -31,7 +32,7 @@ def make_session(server, home: Path, tmp_path: Path, monkeypatch, config_toml: s
 async def turn(session: Session, text: str, approve: str | None = None) -> list[ev.Event]:
     """Run one turn; approval requests are answered with ``approve`` (a test fails on one otherwise)."""
     events = []
-    async for event in session.submit(text):
+    async for event in submit(session, text):
         events.append(event)
         if isinstance(event, ev.ApprovalRequest):
             event.future.set_result(ev.ApprovalDecision(approve or "deny"))

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli import events as ev
+from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
 from agent_cli.context.history import ABORTED_OUTPUT
 from agent_cli.headless.sessions_cmd import pick_session
@@ -44,7 +45,7 @@ def make_config(server, repo: Path, monkeypatch, *overrides: str):
 
 
 async def turn(session: Session, text: str) -> list[ev.Event]:
-    return [event async for event in session.submit(text)]
+    return [event async for event in submit(session, text)]
 
 
 # --- in process ----------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli import events as ev
+from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
 from agent_cli.session.session import Session
 from agent_cli.tools.sandbox import detect_mechanism, working_mechanisms
@@ -149,7 +150,7 @@ def interactive_session(server, cwd: Path, monkeypatch, *overrides: str) -> Sess
 
 async def run_answering(session: Session, prompt: str, *answers: str) -> list[ev.ApprovalRequest]:
     pending, asked = list(answers), []
-    async for event in session.submit(prompt):
+    async for event in submit(session, prompt):
         if isinstance(event, ev.ApprovalRequest):
             asked.append(event)
             event.future.set_result(ev.ApprovalDecision(pending.pop(0)))

@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from agent_cli import events as ev
+from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
 from agent_cli.context.history import ABORTED_OUTPUT, normalize
 from agent_cli.items import ToolOutput
@@ -37,7 +38,7 @@ def assert_calls_and_outputs_pair_up(request) -> None:
 
 async def collect(session: Session, text: str, stop_when=None) -> list[ev.Event]:
     events = []
-    async for event in session.submit(text):
+    async for event in submit(session, text):
         events.append(event)
         if stop_when and stop_when(event):
             session.interrupt()

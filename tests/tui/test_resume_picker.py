@@ -7,6 +7,7 @@ import os
 import time
 from pathlib import Path
 
+from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
 from agent_cli.session import Session
 from agent_cli.session.catalog import list_sessions
@@ -26,7 +27,7 @@ async def record_session(config, server, prompt: str, answer: str, age_seconds: 
     """A real turn against the fake server, saved on disk, its file dated ``age_seconds`` ago."""
     server.script(Reply(text=answer))
     session = Session(config, interactive=True)
-    async for _ in session.submit(prompt):
+    async for _ in submit(session, prompt):
         pass
     await session.aclose()
     stamp = time.time() - age_seconds

@@ -15,7 +15,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from agent_cli.display import command_output
+from agent_cli.display import command_output, command_preview
 from agent_cli.events import ToolCallEnd
 from agent_cli.tui.formatting import duration, one_line, preview_lines
 from agent_cli.tui.widgets.diff_view import render_diff
@@ -29,7 +29,7 @@ def describe_call(name: str, args: dict[str, Any]) -> str:
     """A one-line description of the call: the command for shell, the path for file tools."""
     if name == "shell":
         command = args.get("command", "")
-        return " ".join(map(str, command)) if isinstance(command, list) else str(command)
+        return command_preview(" ".join(map(str, command)) if isinstance(command, list) else str(command))
     if name == "apply_patch":
         return ""
     for key in ("path", "pattern", "file_path", "dir"):

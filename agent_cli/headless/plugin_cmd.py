@@ -1,0 +1,36 @@
+"""`agent plugin list`: the Claude Code plugins the agent would load here, and what each contributes."""
+
+from __future__ import annotations
+
+import argparse
+
+from agent_cli.headless.common import load_config_or_exit
+
+
+def build_plugin_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agent plugin",
+        description="Claude Code plugins: from --plugin-dir, <repo>/.agent/plugins/ and $AGENT_HOME/plugins/.",
+    )
+    actions = parser.add_subparsers(dest="action", required=True)
+    listing = actions.add_parser("list", help="each plugin found and what it contributed (commands, skills, hooks...)")
+    listing.add_argument("-C", "--cd", metavar="DIR", help="as if started in DIR (its repository's .agent/plugins/)")
+    listing.add_argument("-c", "--config", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                         help="override a config key, e.g. -c 'plugins.disabled=[\"x\"]' (repeatable)")
+    listing.add_argument("--plugin-dir", dest="plugin_dirs", action="append", default=[], metavar="DIR",
+                         help="also the plugin in DIR, or every plugin in it (repeatable)")
+    listing.set_defaults(model=None, provider=None, mode=None)  # what load_config_or_exit reads
+    return parser
+
+
+def run_plugin(argv: list[str]) -> int:
+    from agent_cli.commands.registry import CommandTable
+    from agent_cli.plugins.loader import load_plugins_for
+    from agent_cli.plugins.report import format_plugins
+
+    args = build_plugin_parser().parse_args(argv)
+    config = load_config_or_exit(args)
+    found = load_plugins_for(config)
+    table = CommandTable.load(config.cwd, config.agent_home, found.commands)
+    print(format_plugins(found, table.aliases))
+    return 0

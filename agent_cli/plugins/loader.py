@@ -1,0 +1,270 @@
+"""Find Claude Code plugins and read what each contributes.
+
+Plugins are looked for in ``--plugin-dir DIR`` (a plugin, or a folder of plugins), then
+``<repo>/.agent/plugins/*/`` (repo = git root, else cwd), then ``$AGENT_HOME/plugins/*/``; the
+first plugin of a name wins. ``[plugins] disabled = ["name"]`` keeps one listed but inactive.
+Components come from the default places (``commands/*.md``, ``agents/*.md``,
+``skills/*/SKILL.md``, ``hooks/hooks.json``, ``.mcp.json``) plus the manifest's extra paths.
+Nothing here is fatal: a broken manifest or component becomes a warning naming the file.
+
+Plugins feed the existing registries: commands (``/plugin:command``), skills (``plugin:skill``),
+hooks (in Claude Code's vocabulary). Agents and MCP servers are exposed per plugin for the
+agent registry and the MCP server manager.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_cli.commands.custom import CustomCommand, command_name, parse_command_file
+from agent_cli.context.project_doc import find_git_root
+from agent_cli.context.skills import SKILL_FILE, Skill, parse_skill
+from agent_cli.plugins.claude_hooks import expand_root, parse_plugin_hooks, root_variables
+from agent_cli.plugins.manifest import MANIFEST, Manifest, ManifestError, read_manifest
+from agent_cli.session.hook_config import HookSpec
+
+if TYPE_CHECKING:
+    from agent_cli.config import Config
+
+PLUGINS_DIR = Path(".agent") / "plugins"
+CLAUDE_MODEL_ALIASES = ("inherit", "sonnet", "opus", "haiku")  # Claude Code's; here: the session's model
+
+
+@dataclass(frozen=True)
+class McpConfig:
+    """MCP servers a plugin declares, as written (``${VAR}`` not yet expanded)."""
+
+    origin: Path  # the .mcp.json file, or the manifest for inline servers
+    servers: dict[str, Any]
+    inline: bool = False  # from the manifest's ``mcpServers`` object rather than a file
+
+
+@dataclass(frozen=True)
+class Plugin:
+    name: str
+    root: Path
+    source: str  # "--plugin-dir", "repo" or "user"
+    version: str = ""
+    description: str = ""
+    author: str = ""
+    enabled: bool = True
+    commands: tuple[CustomCommand, ...] = ()
+    skills: tuple[Skill, ...] = ()
+    hooks: tuple[HookSpec, ...] = ()
+    agent_dirs: tuple[Path, ...] = ()  # folders of agent files; their agents are "<name>:<agent>"
+    agent_files: tuple[Path, ...] = ()  # every agent file found (the folders' and the manifest's)
+    mcp: tuple[McpConfig, ...] = ()
+
+    @property
+    def variables(self) -> dict[str, str]:
+        """``${VAR}`` values for the plugin's MCP configuration: CLAUDE_PLUGIN_ROOT, AGENT_PLUGIN_ROOT."""
+        return root_variables(self.root)
+
+    @property
+    def mcp_server_names(self) -> list[str]:
+        return [name for config in self.mcp for name in config.servers]
+
+
+@dataclass(frozen=True)
+class PluginSet:
+    plugins: tuple[Plugin, ...] = ()  # disabled ones included, for listings
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def active(self) -> list[Plugin]:
+        return [plugin for plugin in self.plugins if plugin.enabled]
+
+    @property
+    def commands(self) -> list[CustomCommand]:
+        return [command for plugin in self.active for command in plugin.commands]
+
+    @property
+    def skills(self) -> list[Skill]:
+        return [skill for plugin in self.active for skill in plugin.skills]
+
+    @property
+    def hooks(self) -> list[HookSpec]:
+        return [hook for plugin in self.active for hook in plugin.hooks]
+
+    def agent_sources(self) -> list[tuple[str, Path]]:
+        """(namespace, folder) pairs for the agent registry."""
+        return [(plugin.name, folder) for plugin in self.active for folder in plugin.agent_dirs]
+
+    def mcp_sources(self) -> list[tuple[Plugin, McpConfig]]:
+        """Each MCP configuration with its plugin (whose ``variables`` expand its ``${VAR}``)."""
+        return [(plugin, config) for plugin in self.active for config in plugin.mcp]
+
+
+def load_plugins_for(config: Config) -> PluginSet:
+    table = config.raw.get("plugins")
+    disabled = table.get("disabled", []) if isinstance(table, dict) else []
+    return load_plugins(config.cwd, config.agent_home, config.plugin_dirs, disabled)
+
+
+def load_plugins(cwd: Path, agent_home: Path, plugin_dirs: Iterable[Path] = (), disabled: Iterable[str] = ()) -> PluginSet:
+    cwd = Path(cwd).resolve()
+    disabled = set(disabled)
+    warnings: list[str] = []
+    plugins: dict[str, Plugin] = {}
+    seen: set[Path] = set()
+    for source, root in plugin_folders(cwd, Path(agent_home), plugin_dirs, warnings):
+        if root in seen:  # --plugin-dir naming a plugin that is also found in .agent/plugins
+            continue
+        seen.add(root)
+        try:
+            manifest = read_manifest(root)
+        except ManifestError as exc:
+            warnings.append(f"{exc}; plugin skipped")
+            continue
+        if manifest.name in plugins:
+            warnings.append(f"plugin {manifest.name!r} in {root}: a plugin of that name was already "
+                            f"found in {plugins[manifest.name].root}; skipped")
+            continue
+        if manifest.name in disabled:  # listed, but none of its files is read
+            plugins[manifest.name] = Plugin(manifest.name, root, source, manifest.version, manifest.description,
+                                            manifest.author, enabled=False)
+            continue
+        warnings.extend(manifest.warnings)
+        try:
+            plugins[manifest.name] = read_plugin(manifest, source, cwd, warnings)
+        except OSError as exc:  # an unreadable folder inside the plugin
+            warnings.append(f"plugin {manifest.name!r} in {root}: cannot read {exc.filename or ''} "
+                            f"({exc.strerror or exc}); skipped")
+    return PluginSet(tuple(plugins.values()), tuple(warnings))
+
+
+def plugin_folders(cwd: Path, agent_home: Path, plugin_dirs: Iterable[Path], warnings: list[str]) -> list[tuple[str, Path]]:
+    """(source, folder) of every candidate plugin, highest precedence first."""
+    found: list[tuple[str, Path]] = []
+    for folder in plugin_dirs:
+        folder = Path(folder).resolve()
+        if (folder / MANIFEST).is_file():
+            found.append(("--plugin-dir", folder))
+        elif children := _children_with_manifest(folder):
+            found += [("--plugin-dir", child) for child in children]
+        else:
+            warnings.append(f"--plugin-dir {folder}: no plugin there (no {MANIFEST}); skipped")
+    project = find_git_root(cwd) or cwd
+    for source, parent in (("repo", project / PLUGINS_DIR), ("user", agent_home / "plugins")):
+        try:
+            children = sorted(parent.iterdir()) if parent.is_dir() else []
+        except OSError as exc:
+            warnings.append(f"plugins folder {parent}: cannot list ({exc.strerror or exc}); skipped")
+            continue
+        for child in children:
+            if not child.is_dir() or child.name.startswith("."):
+                continue
+            if (child / MANIFEST).is_file():
+                found.append((source, child.resolve()))
+            else:
+                warnings.append(f"plugin folder {child}: no {MANIFEST}; skipped")
+    return found
+
+
+def _children_with_manifest(folder: Path) -> list[Path]:
+    try:
+        return [child.resolve() for child in sorted(folder.iterdir()) if (child / MANIFEST).is_file()]
+    except OSError:  # not a folder, or unreadable: reported as "no plugin there"
+        return []
+
+
+def read_plugin(manifest: Manifest, source: str, project_dir: Path, warnings: list[str]) -> Plugin:
+    root, name = manifest.root.resolve(), manifest.name
+
+    def places(key: str, default: str) -> list[Path]:
+        extra = manifest.paths.get(key, ())
+        return list(dict.fromkeys([*([root / default] if (root / default).exists() else []), *extra]))
+
+    agent_places = places("agents", "agents")
+    agent_dirs = tuple(path for path in agent_places if path.is_dir())
+    agent_files = [file for folder in agent_dirs for file in sorted(folder.glob("*.md"))]
+    agent_files += [path for path in agent_places if path.is_file() and path not in agent_files]
+    hooks = _hooks(places("hooks", "hooks/hooks.json"), manifest, root, project_dir, warnings)
+    return Plugin(
+        name=name,
+        root=root,
+        source=source,
+        version=manifest.version,
+        description=manifest.description,
+        author=manifest.author,
+        commands=_commands(name, root, places("commands", "commands"), warnings),
+        skills=_skills(name, root, places("skills", "skills"), warnings),
+        hooks=hooks,
+        agent_dirs=agent_dirs,
+        agent_files=tuple(agent_files),
+        mcp=_mcp(places("mcpServers", ".mcp.json"), manifest, warnings),
+    )
+
+
+def _commands(plugin: str, root: Path, places: list[Path], warnings: list[str]) -> tuple[CustomCommand, ...]:
+    commands: dict[str, CustomCommand] = {}
+    for place in places:
+        files = sorted(place.rglob("*.md")) if place.is_dir() else [place]
+        for path in files:
+            short = command_name(path.relative_to(place) if place.is_dir() else Path(path.name))
+            if short is None:
+                warnings.append(f"plugin command {path}: its path does not make a command name; skipped")
+                continue
+            command, problem = parse_command_file(path, f"{plugin}:{short}", f"plugin {plugin}")
+            if command is None:
+                warnings.append(f"plugin command {path}: {problem}; skipped")
+                continue
+            model = None if command.model in CLAUDE_MODEL_ALIASES else command.model
+            commands.setdefault(command.name, replace(command, body=expand_root(command.body, root), model=model))
+    return tuple(commands.values())
+
+
+def _skills(plugin: str, root: Path, places: list[Path], warnings: list[str]) -> tuple[Skill, ...]:
+    skills: dict[str, Skill] = {}
+    for place in places:
+        folders = sorted(place.iterdir()) if place.is_dir() else []
+        for skill_file in (folder / SKILL_FILE for folder in folders):
+            if not skill_file.is_file():
+                continue
+            skill, problem = parse_skill(skill_file, f"plugin {plugin}")
+            if skill is None:
+                warnings.append(f"plugin skill {skill_file}: {problem}; skipped")
+                continue
+            name = f"{plugin}:{skill.name}"
+            skills.setdefault(name, replace(skill, name=name, body=expand_root(skill.body, root)))
+    return tuple(skills.values())
+
+
+def _read_json(path: Path, what: str, warnings: list[str]) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        warnings.append(f"plugin {what} {path}: cannot read ({exc.strerror or exc}); skipped")
+    except (ValueError, UnicodeDecodeError) as exc:
+        warnings.append(f"plugin {what} {path}: invalid JSON ({exc}); skipped")
+    return None
+
+
+def _hooks(files: list[Path], manifest: Manifest, root: Path, project_dir: Path, warnings: list[str]) -> tuple[HookSpec, ...]:
+    documents = [(path, _read_json(path, "hooks", warnings)) for path in files if path.is_file()]
+    if "hooks" in manifest.inline:
+        documents.append((manifest.path, manifest.inline["hooks"]))
+    specs: list[HookSpec] = []
+    for origin, data in documents:
+        if data is not None:
+            found, problems = parse_plugin_hooks(data, origin, root, project_dir)
+            specs += found
+            warnings += problems
+    return tuple(specs)
+
+
+def _mcp(files: list[Path], manifest: Manifest, warnings: list[str]) -> tuple[McpConfig, ...]:
+    configs: list[McpConfig] = []
+    for path in files:
+        data = _read_json(path, "MCP configuration", warnings) if path.is_file() else None
+        if isinstance(data, dict) and isinstance(data.get("mcpServers", data), dict):
+            configs.append(McpConfig(path, data.get("mcpServers", data)))
+        elif data is not None:
+            warnings.append(f"plugin MCP configuration {path}: expected {{\"mcpServers\": {{...}}}}; skipped")
+    if "mcpServers" in manifest.inline:
+        configs.append(McpConfig(manifest.path, manifest.inline["mcpServers"], inline=True))
+    return tuple(configs)

@@ -1,0 +1,84 @@
+"""The ``<memories>`` fragment: what each user turn recalls, placed right after the message.
+
+Never in the system prompt, so the request prefix stays byte-identical. A memory already in the
+current context is not sent again; after a compaction (which drops the fragments) the memories
+are recalled afresh for the latest message. Imported by the turn, so it stays light: the stores
+(and ``sqlite3``) load on the first recall.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from agent_cli import events as ev
+from agent_cli.context.fragments import MEMORIES, is_real_user_message
+from agent_cli.items import Item, Message, user
+
+if TYPE_CHECKING:
+    from agent_cli.memory.book import MemoryBook
+    from agent_cli.memory.ranking import Scored
+    from agent_cli.session.session import Emit, Session
+
+_REF = re.compile(r"^- \[([spu]\d+)\]", re.MULTILINE)
+
+
+def render_fragment(recalled: Sequence[Scored]) -> str:
+    lines = []
+    for item in recalled:
+        text = item.memory.text.replace("\n", "\n  ")  # continuation lines stay inside the entry
+        lines.append(f"- [{item.memory.ref}] {text}")
+    return MEMORIES.wrap("\n".join(lines))
+
+
+def injected_refs(items: Iterable[Item]) -> set[str]:
+    """Refs of the memories the fragments among ``items`` carry."""
+    refs: set[str] = set()
+    for item in items:
+        if isinstance(item, Message) and item.role == "user" and MEMORIES.matches(item.text):
+            refs.update(_REF.findall(item.text))
+    return refs
+
+
+def recall_into_history(session: Session, message: str, emit: Emit) -> None:
+    """Recall for ``message`` and append the fragment (when anything scores high enough)."""
+    book = session.memory
+    if book is None or not message.strip():
+        return
+    if book.injected is None:  # first recall of this session (or of a resumed one)
+        book.injected = injected_refs(session.history.items)
+    config = session.config
+    try:
+        recalled = book.recall(
+            message, top_k=config.memory_top_k, max_chars=config.memory_max_chars,
+            min_score=config.memory_min_score, exclude=book.injected,
+        )
+    except Exception as exc:  # noqa: BLE001 - memory must never stop a turn
+        recalled = []
+        emit(ev.Warning(f"memory recall failed: {type(exc).__name__}: {exc}"))
+    report_warnings(book, emit)
+    if recalled:
+        session.record(user(render_fragment(recalled)))
+        book.injected.update(item.memory.ref for item in recalled)
+
+
+def recall_after_compaction(session: Session, emit: Emit) -> None:
+    """The compacted history has no memory fragments: recall again for the latest message."""
+    book = session.memory
+    if book is None:
+        return
+    book.injected = set()
+    messages = [item for item in session.history.items if is_real_user_message(item)]
+    if messages:
+        recall_into_history(session, messages[-1].text, emit)  # type: ignore[union-attr]
+
+
+def report_warnings(book: MemoryBook, emit: Emit) -> None:
+    for warning in book.take_warnings():
+        emit(ev.Warning(warning))
+
+
+def without_memories(items: Sequence[Item]) -> list[Item]:
+    """``items`` minus the memory fragments (what the compaction summary is written from)."""
+    return [item for item in items if not (isinstance(item, Message) and item.role == "user" and MEMORIES.matches(item.text))]

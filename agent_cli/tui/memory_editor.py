@@ -1,0 +1,65 @@
+"""The TUI's memory shortcuts: ``# text`` saves a project memory (as Claude Code does), and
+``/memory edit ID`` opens ``$VISUAL``/``$EDITOR`` on the memory, then saves what was written
+through the shared ``/memory edit ID TEXT`` command."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent_cli.tui.app import AgentApp
+
+_EDIT = re.compile(r"\s*/memory\s+edit\s+(\S+)\s*\Z")
+
+
+def shortcut_command(text: str) -> str | None:
+    """``# text`` -> the ``/memory add`` command that saves it as a project memory."""
+    if not text.startswith("#"):
+        return None
+    return "/memory add --scope project " + text.lstrip("#").strip()
+
+
+def edit_target(text: str) -> str | None:
+    """The id in ``/memory edit ID`` typed without a new text (the editor supplies it)."""
+    match = _EDIT.match(text)
+    return match[1] if match else None
+
+
+async def edit_in_editor(app: AgentApp, ref: str) -> None:
+    from textual.app import SuspendNotSupported
+
+    from agent_cli.memory.model import MemoryError
+
+    book = app.session.memory
+    if book is None:
+        await app.renderer.notice("memory is off (`memory = false` in the configuration)", "error", "memory")
+        return
+    try:
+        memory = book.get(ref)
+    except MemoryError as exc:
+        await app.renderer.notice(str(exc), "error", "memory")
+        return
+    editor = shlex.split(os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"memory-{memory.ref}.md"
+        path.write_text(memory.text + "\n", encoding="utf-8")
+        try:
+            try:
+                with app.suspend():
+                    code = subprocess.run([*editor, str(path)], check=False).returncode
+            except SuspendNotSupported:  # no terminal to hand over (tests, web): run it as it is
+                code = subprocess.run([*editor, str(path)], check=False, capture_output=True).returncode
+            text = path.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            await app.renderer.notice(f"could not run the editor {editor[0]!r}: {exc}", "error", "memory")
+            return
+    if code != 0 or not text or text == memory.text:
+        await app.renderer.notice(f"{memory.ref} unchanged", "info", "memory")
+        return
+    app.send(f"/memory edit {memory.ref} {text}")

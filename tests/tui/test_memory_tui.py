@@ -1,0 +1,41 @@
+"""The TUI's memory shortcuts: `# text` saves a project memory; `/memory edit ID` opens $EDITOR."""
+
+from __future__ import annotations
+
+import sys
+
+from agent_cli.tui.widgets.notice_cell import NoticeCell
+from tests.tui.conftest import SIZE
+from tests.tui.helpers import type_text, wait_idle, wait_until
+
+
+async def test_hash_saves_a_project_memory_and_confirms_it(make_app, server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "# run the tests with make check")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(app.transcript.query(NoticeCell)) == 1, what="the confirmation")
+        await wait_idle(pilot)
+        notice = app.transcript.query(NoticeCell).last()
+        assert notice.text == "Saved p1 (project): run the tests with make check"
+        assert [m.text for m in app.session.memory.newest(["project"])["project"]] == ["run the tests with make check"]
+    assert not server.requests  # nothing went to the model
+
+
+async def test_memory_edit_opens_the_editor_and_saves_its_text(make_app, server, tmp_path, monkeypatch):
+    editor = tmp_path / "editor.py"
+    editor.write_text("import sys\nopen(sys.argv[1], 'w').write('run the tests with make test-all\\n')\n")
+    monkeypatch.setenv("VISUAL", f"{sys.executable} {editor}")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.send("# run the tests with make check")
+        await wait_idle(pilot)
+        app.send("/memory edit p1")
+        await wait_until(pilot, lambda: len(app.transcript.query(NoticeCell)) == 2, what="the edit")
+        await wait_idle(pilot)
+        assert app.transcript.query(NoticeCell).last().text == "Edited p1: run the tests with make test-all"
+        assert app.session.memory.get("p1").text == "run the tests with make test-all"
+        app.send("#")
+        await wait_idle(pilot)
+        assert "empty" in app.transcript.query(NoticeCell).last().text
+    assert not server.requests

@@ -1,0 +1,91 @@
+"""The login shell runs once per session; each command loads its snapshot (issue 16, part 6)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from agent_cli import events as ev
+from agent_cli.tools.base import ToolContext
+from agent_cli.tools.shell import ShellTool
+from agent_cli.tools.shell_env import EnvPolicy, command_env
+from agent_cli.tools.shell_snapshot import ShellSnapshot
+
+PROFILE = """\
+echo run >> "$HOME/profile-runs"
+echo "pyenv: cannot rehash: $HOME/.pyenv/shims isn't writable" >&2
+export FROM_PROFILE="set by the profile"
+export DATABASE_URL="postgres://user:pass@db/app"
+alias hello='echo alias works'
+greet() { echo "function works: $1"; }
+"""
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".profile").write_text(PROFILE)
+    return home
+
+
+def session_tools(home: Path, events: list, timeout_s: float = 10.0, folder: str = "snapshots") -> tuple[ToolContext, ShellSnapshot]:
+    scrub = functools.partial(command_env, EnvPolicy())
+    env = scrub({**os.environ, "HOME": str(home)})
+    env.pop("BASH_ENV", None)
+    snapshot = ShellSnapshot(home / folder, home, env, scrub, timeout_s=timeout_s, bash=shutil.which("bash"))
+    ctx = ToolContext(cwd=home, data_dir=home / "data", env=env, emit=events.append, shell_snapshot=snapshot)
+    return ctx, snapshot
+
+
+async def run(ctx: ToolContext, command: str) -> str:
+    return (await ShellTool().run({"command": command}, ctx)).output
+
+
+async def test_the_profile_runs_once_and_every_command_gets_what_it_set(home):
+    events: list = []
+    ctx, snapshot = session_tools(home, events)
+    outputs = [await run(ctx, 'echo "$FROM_PROFILE"; hello; greet x') for _ in range(3)]
+    assert (home / "profile-runs").read_text() == "run\n"
+    for output in outputs:
+        assert "set by the profile\nalias works\nfunction works: x" in output
+        assert "pyenv" not in output  # the profile's noise stays out of what the model reads
+    assert not [e for e in events if isinstance(e, ev.Warning)]
+    snapshot.close()
+    assert not snapshot.path.exists()
+
+
+async def test_secrets_the_profile_exports_are_scrubbed_and_nested_shells_stay_clean(home):
+    ctx, snapshot = session_tools(home, [])
+    output = await run(ctx, 'echo "db=$DATABASE_URL"; echo "env=$BASH_ENV"; bash -c \'type greet >/dev/null 2>&1 || echo clean\'')
+    assert "db=\n" in output and "env=\n" in output and "clean" in output
+    snapshot.close()
+
+
+async def test_a_failing_snapshot_falls_back_to_a_login_shell_with_one_warning(home):
+    (home / "read-only").write_text("a file where the snapshot's folder should be")
+    events: list = []
+    ctx, _ = session_tools(home, events, folder="read-only")
+    first, second = await run(ctx, 'echo "$FROM_PROFILE"'), await run(ctx, "echo again")
+    assert "set by the profile" in first and "again" in second  # `bash -lc` ran the profile
+    warnings = [e.message for e in events if isinstance(e, ev.Warning)]
+    assert len(warnings) == 1 and "read-only" in warnings[0] and "bash -lc" in warnings[0]
+
+
+async def test_a_hanging_profile_is_killed_at_the_snapshots_own_timeout(home):
+    (home / ".profile").write_text('echo $$ > "$HOME/profile-pid"; sleep 60\n')
+    events: list = []
+    ctx, snapshot = session_tools(home, events, timeout_s=0.5)
+    snapshot.start()
+    assert await snapshot.ready() is None
+    pid = int((home / "profile-pid").read_text())
+    deadline = time.monotonic() + 5
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not Path(f"/proc/{pid}").exists()
+    assert "longer than 0.5 s" in snapshot.take_warning() and snapshot.take_warning() is None
