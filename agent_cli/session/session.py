@@ -86,12 +86,15 @@ class Session:
         self._usage_mark: int | None = 0  # len(history) at the last usage report; None after a compaction
         self.compaction = CompactionState()
         self._client = client
+        from agent_cli.plugins.loader import load_plugins_for  # here: plugins build on session.hook_config
+
+        self.plugins = load_plugins_for(config)  # commands, skills, hooks, agents... from plugins/*/
         self.agents: AgentSet | None = None  # agent definitions, when the session has `task`
         self.subagent: SubagentInfo | None = None  # set when this session runs a subagent (agents/child.py)
         if tools is None:
             from agent_cli.agents.task_tool import subagent_tools  # agents/ runs child Sessions: import late
 
-            tools = default_tools(memory=config.memory) + subagent_tools(self)
+            tools = default_tools(memory=config.memory) + subagent_tools(self, self.plugins.agent_sources())
         self._tools = ToolRegistry(tools)
         self._memory = None  # the MemoryBook, opened on first use (memory/book.py)
         self._fixed_instructions = instructions  # a subagent's own system prompt
@@ -99,9 +102,6 @@ class Session:
         self.initial = None  # the InitialContext recorded at the start of the history
         self._initial_tokens: tuple[object, int] | None = None  # (initial, its token count)
         self.environment: EnvironmentContext | None = None  # as last sent to the model
-        from agent_cli.plugins.loader import load_plugins_for  # here: plugins build on session.hook_config
-
-        self.plugins = load_plugins_for(config)  # commands, skills, hooks... from plugins/*/
         self.hooks = HookState.from_config(config, self.plugins.hooks)  # session/hooks.py
         self.resumed = None  # a ResumeInfo when restored from a session file (session/resume.py)
         self._turn_task: asyncio.Task[None] | None = None
