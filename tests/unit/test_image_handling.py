@@ -152,12 +152,14 @@ def test_vision_comes_from_the_model_table():
 
 def test_a_model_without_vision_gets_a_note_in_place_of_each_image():
     image = Image("h", "image/png", 30, 20, "shot.png", data=b"x")
-    items, replaced = without_images([Message("user", "see", images=(image,)), ToolOutput("c", "", images=(image,))],
-                                     "tiny-model")
-    assert replaced == 2
+    described = "[image: shot.png, 30 x 20, resized from 60 x 40]"  # what read_file says beside it
+    items, replaced = without_images([Message("user", "see", images=(image,)), ToolOutput("c", "", images=(image,)),
+                                      ToolOutput("d", described, images=(image,))], "tiny-model")
+    assert replaced == 3
     assert items[0] == Message("user", "see\n[image: shot.png, 30 x 20] (not shown: tiny-model cannot see images)")
     assert items[1].output == "[image: shot.png, 30 x 20] (not shown: tiny-model cannot see images)"
-    assert not items[1].images
+    assert items[2].output == f"{described}\n(shot.png is not shown: tiny-model cannot see images)"
+    assert not items[1].images and not items[2].images
 
 
 def test_compaction_names_the_images_it_drops_and_keeps_those_of_kept_messages():
