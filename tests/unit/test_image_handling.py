@@ -231,3 +231,17 @@ def test_an_image_whose_file_is_gone_is_sent_as_its_placeholder_on_every_wire():
     assert input_items([message])[0]["content"][1] == {"type": "input_text", "text": note}
     assert chat_messages("", [message])[0]["content"][1] == {"type": "text", "text": note}
     assert anthropic_messages([message])[0]["content"][1]["text"] == note
+
+
+def test_a_rotated_photo_is_turned_upright_when_resized_and_huge_pictures_are_refused():
+    photo = PILImage.new("RGB", (3000, 1000), "red")
+    exif = photo.getexif()
+    exif[0x0112] = 6  # EXIF orientation: rotate 90 degrees to display
+    out = io.BytesIO()
+    photo.save(out, "JPEG", exif=exif)
+    prepared = prepare_image(out.getvalue())
+    assert (prepared.width, prepared.height) == (683, 2048) == size_of(prepared.data)
+    header_only = io.BytesIO()
+    PILImage.new("1", (8_000, 8_000)).save(header_only, "PNG")  # a small file of 64 M pixels
+    with pytest.raises(ImageError, match="8000 x 8000 pixels"):
+        prepare_image(header_only.getvalue())
