@@ -139,7 +139,7 @@ async def expand(
     body = "".join(out)
     if blocks := [block for block in attachments.values() if block]:
         body = body.rstrip("\n") + "\n\n" + "\n\n".join(blocks)
-    images = tuple(path for path, block in attachments.items() if not block)
+    images = tuple(key for key, block in attachments.items() if isinstance(key, Path) and not block)
     files = tuple(key for key in attachments if isinstance(key, Path))  # not MCP resources
     return Expansion(body, files, tuple(commands), images)
 
@@ -178,7 +178,7 @@ def attachment_block(token: str, path: Path, max_bytes: int, limits: ReadLimits,
     try:
         sample, detected = sniff(path)
         if detected.kind == IMAGE:
-            # Images: the image support replaces this branch (an image attachment).
+            # An image kind the model cannot be shown (SVG, ICO); pictures never get here (expand above).
             return f"<attached_file path={quoteattr(token)}>\n({detected.label}, {path.stat().st_size:,} bytes; not shown)\n</attached_file>"
         if detected.kind != TEXT or sniff_encoding(sample) != "utf-8":
             return processed_block(token, path, sample, detected, max_bytes, limits, cache_dir)

@@ -36,18 +36,23 @@ def without_images(items: Iterable[Item], model: str) -> tuple[list[Item], int]:
     for item in items:
         images = images_of(item)
         if images:
-            notes = "\n".join(no_vision_note(image, model) for image in images)
             replaced += len(images)
             if isinstance(item, Message):
-                item = replace(item, text=_joined(item.text, notes), images=())
+                item = replace(item, text=_with_notes(item.text, images, model), images=())
             else:
-                item = replace(item, output=_joined(item.output, notes), images=())  # type: ignore[arg-type]
+                item = replace(item, output=_with_notes(item.output, images, model), images=())  # type: ignore[arg-type]
         out.append(item)
     return out, replaced
 
 
-def _joined(text: str, notes: str) -> str:
-    return f"{text}\n{notes}" if text else notes
+def _with_notes(text: str, images: tuple[Image, ...], model: str) -> str:
+    notes = []
+    for image in images:
+        if image.placeholder[:-1] in text:  # already described (a tool's output): say only why it is missing
+            notes.append(f"({image.name or 'the image'} is not shown: {model} cannot see images)")
+        else:
+            notes.append(no_vision_note(image, model))
+    return "\n".join([text, *notes] if text else notes)
 
 
 def old_image_placeholders(dropped: Iterable[Item]) -> str:

@@ -15,6 +15,7 @@ import hashlib
 import io
 import os
 import tempfile
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -24,6 +25,7 @@ from agent_cli.items import Image, Item, Message, ToolOutput
 MAX_SIDE = 2048
 MAX_BASE64_BYTES = 5 * 1024 * 1024
 MAX_INPUT_BYTES = 50 * 1024 * 1024  # what we are willing to decode at all
+MAX_PIXELS = 60_000_000  # more would take gigabytes to decode (a "decompression bomb")
 JPEG_QUALITIES = (90, 80, 70, 60)
 # Formats every provider accepts as they are; anything else Pillow reads is re-encoded as PNG.
 SENDABLE = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
@@ -90,21 +92,17 @@ def prepare_image(data: bytes) -> PreparedImage:
         raise ImageError(f"the image is {len(data):,} bytes; at most {MAX_INPUT_BYTES:,} are accepted")
     from PIL import Image as PILImage  # lazily: only sessions that attach images pay for Pillow
 
-    try:
-        picture = PILImage.open(io.BytesIO(data))
-        picture.load()
-    except (OSError, SyntaxError, ValueError, PILImage.DecompressionBombError) as exc:
-        raise ImageError(f"not a readable image ({exc})") from None
+    picture = _decode(data)
     original = picture.size
     mime = SENDABLE.get(picture.format or "")
     too_big = max(original) > MAX_SIDE
     if mime is not None and not too_big and base64_length(len(data)) <= MAX_BASE64_BYTES:
         return PreparedImage(data, mime, *original, original_size=original)
-    picture = _first_frame(picture)
+    picture = _editable(picture)
     encoded = b""
     if too_big:
         picture.thumbnail((MAX_SIDE, MAX_SIDE), PILImage.Resampling.LANCZOS)
-    if too_big or mime is None:  # smaller, or in a format providers take: encode in its own kind
+    if too_big or mime is None:  # resized, or a format providers refuse: JPEG stays JPEG, the rest is PNG
         mime = "image/jpeg" if mime == "image/jpeg" else "image/png"
         encoded = _encode(picture, "JPEG" if mime == "image/jpeg" else "PNG")
     if not encoded or base64_length(len(encoded)) > MAX_BASE64_BYTES:  # still too heavy: JPEG
@@ -113,11 +111,33 @@ def prepare_image(data: bytes) -> PreparedImage:
     return PreparedImage(encoded, mime, *picture.size, original_size=original)
 
 
-def _first_frame(picture):
-    """A still copy to edit: an animation's first frame."""
+def _decode(data: bytes):
+    from PIL import Image as PILImage
+
+    errors = (OSError, SyntaxError, ValueError, PILImage.DecompressionBombError)
+    try:
+        with warnings.catch_warnings():  # MAX_PIXELS below is the stricter check; never print
+            warnings.simplefilter("ignore", PILImage.DecompressionBombWarning)
+            picture = PILImage.open(io.BytesIO(data))  # reads the header only
+    except errors as exc:
+        raise ImageError(f"not a readable image ({exc})") from None
+    if picture.width * picture.height > MAX_PIXELS:
+        raise ImageError(f"the image is {picture.width} x {picture.height} pixels; at most {MAX_PIXELS:,} are accepted")
+    try:
+        picture.load()
+    except errors as exc:
+        raise ImageError(f"not a readable image ({exc})") from None
+    return picture
+
+
+def _editable(picture):
+    """A still copy to re-encode: an animation's first frame, turned upright as its EXIF says
+    (re-encoding drops the orientation tag that viewers would otherwise apply)."""
+    from PIL import ImageOps
+
     if getattr(picture, "n_frames", 1) > 1:
         picture.seek(0)
-    return picture.copy()
+    return ImageOps.exif_transpose(picture.copy())
 
 
 def _encode(picture, fmt: str, quality: int = JPEG_QUALITIES[0]) -> bytes:

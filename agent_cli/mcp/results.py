@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections.abc import Callable
 from typing import Any
 
 from agent_cli.context.truncate import truncate_text
@@ -32,17 +33,22 @@ def decoded_size(data: str) -> int:
 def binary_note(kind: str, mime_type: str | None, data: str) -> str:
     """The one line that stands for an image, audio or binary content the model cannot take.
 
-    Images in tool results arrive here (``kind == "image"``): the one place to route them to
-    models that accept images once items can carry them.
+    Images in tool results go to the model as images when the caller passes ``show_image``
+    (tools/image_result.py); this note is left for the ones it cannot decode.
     """
     return f"[{kind}: {mime_type or 'unknown type'}, {human_size(decoded_size(data))}; not shown to the model]"
 
 
-def content_text(block: Any) -> str:
+ShowImage = Callable[[Any], "str | None"]  # an image block -> the line describing it, once it is attached
+
+
+def content_text(block: Any, show_image: ShowImage | None = None) -> str:
     """One content block (text, image, audio, resource link or embedded resource) as text."""
     kind = getattr(block, "type", None)
     if kind == "text":
         return block.text
+    if kind == "image" and show_image is not None and (line := show_image(block)) is not None:
+        return line
     if kind in ("image", "audio"):
         return binary_note(kind, block.mime_type, block.data)
     if kind == "resource_link":
@@ -61,9 +67,9 @@ def resource_contents_text(contents: Any) -> str:
     return binary_note("binary resource", contents.mime_type, getattr(contents, "blob", "") or "")
 
 
-def result_text(result: Any) -> tuple[str, bool]:
+def result_text(result: Any, show_image: ShowImage | None = None) -> tuple[str, bool]:
     """``(text for the model, success)`` for a ``CallToolResult``."""
-    parts = [content_text(block) for block in result.content or []]
+    parts = [content_text(block, show_image) for block in result.content or []]
     has_text = any(getattr(block, "type", None) == "text" for block in result.content or [])
     structured = getattr(result, "structured_content", None)
     if structured is not None and not has_text:

@@ -6,14 +6,17 @@ concurrently with other read-only calls); every other MCP tool counts as a write
 
 from __future__ import annotations
 
+import base64
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.mcp.connection import McpCallError
 from agent_cli.mcp.names import exposed_name
 from agent_cli.mcp.results import budgeted, result_text
 from agent_cli.mcp.schema import SchemaError, adapt_schema
+from agent_cli.items import Image
 from agent_cli.models.base import ToolSpec
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
+from agent_cli.tools.image_result import tool_image
 
 if TYPE_CHECKING:
     from agent_cli.mcp.manager import McpManager
@@ -35,8 +38,20 @@ class McpTool(Tool):
             result = await self.manager.call_tool(self.server, self.tool, args)
         except McpCallError as exc:
             raise ToolError(str(exc)) from None
-        text, success = result_text(result)
-        return ToolResult(budgeted(text, ctx), success=success)
+        images: list[Image] = []
+
+        def show_image(block: Any) -> str | None:
+            """Attach an image block as an image (the same path as read_file); None keeps the note."""
+            try:
+                image, line = tool_image(base64.b64decode(block.data), block.mime_type, ctx,
+                                         name=f"{self.tool} image {len(images) + 1}")
+            except (ToolError, ValueError):  # undecodable: the one-line note stands for it
+                return None
+            images.append(image)
+            return line
+
+        text, success = result_text(result, show_image)
+        return ToolResult(budgeted(text, ctx), success=success, images=tuple(images))
 
 
 def tool_description(tool: Any) -> str:

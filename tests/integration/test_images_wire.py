@@ -164,3 +164,12 @@ def test_exec_attaches_images_with_dash_i(server, repo):
     missing = run_agent(["exec", "--provider", "openai-chat", "-m", "test-model", "-i", "nope.png", "hi"],
                         cwd=repo, env=provider_env(server, "openai-chat"))
     assert missing.returncode == 2 and "-i nope.png: no such file" in missing.stderr
+
+
+async def test_an_unreadable_attached_image_rejects_the_input_and_sends_nothing(server, repo, monkeypatch):
+    (repo / "broken.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 50)
+    session = make_session(server, repo, monkeypatch, "openai-chat")
+    events = await run(session, "what is in @broken.png")
+    rejected = [e for e in events if isinstance(e, ev.InputRejected)]
+    assert len(rejected) == 1 and "cannot attach" in rejected[0].message and "not a readable image" in rejected[0].message
+    assert not server.requests and len(session.history) == 0

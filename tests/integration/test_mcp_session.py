@@ -70,7 +70,7 @@ def alive(pid: int) -> bool:
 
 
 async def test_stdio_server_tools_results_timeout_crash_restart_and_list_changed(server, make_session):
-    session = make_session(server_table("demo", DEMO, tool_timeout_sec=3))
+    session = make_session(server_table("demo", DEMO, tool_timeout_sec=3), "model_supports_images=true")
     server.script(
         Reply(tool_calls=[
             ToolCall("mcp__demo__echo", {"text": "hi"}, "c1"), ToolCall("mcp__demo__add", {"a": 2, "b": 3}, "c2"),
@@ -92,7 +92,10 @@ async def test_stdio_server_tools_results_timeout_crash_restart_and_list_changed
     outputs = tool_outputs(server.requests[1])
     assert outputs["c1"] == "echo: hi"
     assert json.loads(outputs["c2"]) == {"sum": 5}  # structured content as JSON when there is no text
-    assert outputs["c3"].startswith("[image: image/png, 70 bytes")
+    assert outputs["c3"] == "[image: pixel image 1, 1 x 1]"  # the image itself follows the tool messages
+    images = [part for m in server.requests[1].body["messages"] if m["role"] == "user" and isinstance(m["content"], list)
+              for part in m["content"] if part["type"] == "image_url"]
+    assert [part["image_url"]["url"][:22] for part in images] == ["data:image/png;base64,"]
     assert "c4" in outputs and not next(e for e in events if isinstance(e, ev.ToolCallEnd) and e.call_id == "c4").success
     assert "did not finish within 3 s" in outputs["c5"]
     first_pid = int(outputs["c6"])

@@ -152,12 +152,14 @@ def test_vision_comes_from_the_model_table():
 
 def test_a_model_without_vision_gets_a_note_in_place_of_each_image():
     image = Image("h", "image/png", 30, 20, "shot.png", data=b"x")
-    items, replaced = without_images([Message("user", "see", images=(image,)), ToolOutput("c", "", images=(image,))],
-                                     "tiny-model")
-    assert replaced == 2
+    described = "[image: shot.png, 30 x 20, resized from 60 x 40]"  # what read_file says beside it
+    items, replaced = without_images([Message("user", "see", images=(image,)), ToolOutput("c", "", images=(image,)),
+                                      ToolOutput("d", described, images=(image,))], "tiny-model")
+    assert replaced == 3
     assert items[0] == Message("user", "see\n[image: shot.png, 30 x 20] (not shown: tiny-model cannot see images)")
     assert items[1].output == "[image: shot.png, 30 x 20] (not shown: tiny-model cannot see images)"
-    assert not items[1].images
+    assert items[2].output == f"{described}\n(shot.png is not shown: tiny-model cannot see images)"
+    assert not items[1].images and not items[2].images
 
 
 def test_compaction_names_the_images_it_drops_and_keeps_those_of_kept_messages():
@@ -229,3 +231,17 @@ def test_an_image_whose_file_is_gone_is_sent_as_its_placeholder_on_every_wire():
     assert input_items([message])[0]["content"][1] == {"type": "input_text", "text": note}
     assert chat_messages("", [message])[0]["content"][1] == {"type": "text", "text": note}
     assert anthropic_messages([message])[0]["content"][1]["text"] == note
+
+
+def test_a_rotated_photo_is_turned_upright_when_resized_and_huge_pictures_are_refused():
+    photo = PILImage.new("RGB", (3000, 1000), "red")
+    exif = photo.getexif()
+    exif[0x0112] = 6  # EXIF orientation: rotate 90 degrees to display
+    out = io.BytesIO()
+    photo.save(out, "JPEG", exif=exif)
+    prepared = prepare_image(out.getvalue())
+    assert (prepared.width, prepared.height) == (683, 2048) == size_of(prepared.data)
+    header_only = io.BytesIO()
+    PILImage.new("1", (8_000, 8_000)).save(header_only, "PNG")  # a small file of 64 M pixels
+    with pytest.raises(ImageError, match="8000 x 8000 pixels"):
+        prepare_image(header_only.getvalue())
