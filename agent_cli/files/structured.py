@@ -24,7 +24,7 @@ _NOTE_RESERVE = 400
 def read_structured(reading: Reading, kind: str) -> FileView:
     if kind == JSONL:
         return read_json_lines(reading)
-    if reading.offset or reading.limit or reading.size <= reading.budget:
+    if reading.offset or reading.limit or (reading.size <= reading.budget and not _has_long_line(reading)):
         return read_text(reading)
     if reading.size > reading.limits.parse_max_bytes:
         return raw_head_tail(reading)
@@ -36,18 +36,29 @@ def read_structured(reading: Reading, kind: str) -> FileView:
             body = _render_data(reading, kind, cuts)
     except (ValueError, RecursionError) as exc:  # bad JSON, YAML or XML all end here as ValueErrors
         return as_text(reading, exc)
-    notes = [f"{reading.label}, {reading.size:,} bytes, shown as a structure-preserving cut "
-             "(use offset/limit to read raw lines)"]
-    if note := cuts.note():
-        notes.append(note)
-    return FileView(body, tuple(notes))
+    note = cuts.note()
+    shown = "shown as a structure-preserving cut" if note else "re-indented; nothing left out"
+    notes = [f"{reading.label}, {reading.size:,} bytes, {shown} (use offset/limit to read raw lines)"]
+    return FileView(body, (*notes, note) if note else tuple(notes))
+
+
+def _has_long_line(reading: Reading) -> bool:
+    """A minified file: as numbered lines it would be cut at ``max_line_chars``, so it is parsed instead."""
+    handle, _ = open_text(reading.path, reading.sample)
+    with handle:
+        return any(len(line) > reading.limits.max_line_chars + 1 for line in handle)
 
 
 def _render_data(reading: Reading, kind: str, cuts: Cuts) -> str:
     handle, _ = open_text(reading.path, reading.sample)
     with handle:
         if kind == JSON:
-            pruned = cut_json(handle.read(), cuts)
+            text = handle.read()
+            if reading.size <= reading.budget:  # small but minified: whole and re-indented when that fits
+                whole = json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+                if len(whole.encode("utf-8", "replace")) <= reading.budget:
+                    return whole
+            pruned = cut_json(text, cuts)
             text = json.dumps(pruned, indent=2, ensure_ascii=False, default=str)
             if len(text) > reading.budget:  # on one line, more of the shape fits the budget
                 text = json.dumps(pruned, ensure_ascii=False, default=str)

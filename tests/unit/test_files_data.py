@@ -205,3 +205,14 @@ def test_block_row_count_matches_the_csv_module(monkeypatch):
         text = "\n".join(lines) + rng.choice(["", "\n", "\r\n"])
         expected = list(csv.reader(io.StringIO(text, newline="")))
         assert rows.count_csv_rows(io.StringIO(text, newline=""), ",", 3) == (len(expected), expected[-3:])
+
+
+async def test_minified_json_within_budget_is_shown_whole_not_as_a_cut_line(ctx, tmp_path):
+    document = {"items": [{"k": i, "v": "x" * 10} for i in range(300)], "meta": {"a": 1}}
+    (tmp_path / "min.json").write_text(json.dumps(document))  # one 9 KB line
+    out = await read(ctx, "min.json")
+    body, note = out.rsplit("\n[", 1)
+    assert "line truncated" not in out
+    assert json.loads(body) == document  # everything, re-indented
+    assert note == "JSON, 9,219 bytes, re-indented; nothing left out (use offset/limit to read raw lines)]"
+    assert (await read(ctx, "min.json", offset=1)).startswith('1\t{"items": [{"k": 0,')  # raw lines stay raw
