@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 
 import pytest
@@ -231,3 +232,12 @@ async def test_a_url_that_only_speaks_sse_falls_back_to_it(server, make_session)
         await run(session, "call it")
         assert tool_outputs(server.requests[1])["e1"] == "echo: sse"
         await session.aclose()
+
+
+async def test_mcp_before_the_first_turn_shows_what_the_tools_will_cost(server, make_session):
+    session = make_session(server_table("demo", DEMO))
+    notice = next(e for e in await run(session, "/mcp") if isinstance(e, ev.Notice))
+    costs = re.search(r"ready · (\d+) tools, ([\d,]+) tokens", notice.text)
+    assert costs and int(costs[1]) >= 8 and int(costs[2].replace(",", "")) > 100, notice.text
+    assert "MCP tool schemas:" in notice.text
+    await session.aclose()
