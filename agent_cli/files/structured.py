@@ -8,6 +8,8 @@ is shown as text with the parser's error.
 from __future__ import annotations
 
 import json
+import sys
+from dataclasses import replace
 from typing import Any
 
 from agent_cli.files.detect import JSON, JSONL, XML
@@ -30,10 +32,9 @@ def read_structured(reading: Reading, kind: str) -> FileView:
         return raw_head_tail(reading)
     cuts = Cuts(reading.limits)
     try:
-        if kind == XML:
-            body = "\n".join(render_xml(parse_xml(reading.path), cuts))
-        else:
-            body = _render_data(reading, kind, cuts)
+        body = _render_whole(reading, kind) if reading.size <= reading.budget else None
+        if body is None:
+            body = _render(reading, kind, cuts)
     except (ValueError, RecursionError) as exc:  # bad JSON, YAML or XML all end here as ValueErrors
         return as_text(reading, exc)
     note = cuts.note()
@@ -49,16 +50,26 @@ def _has_long_line(reading: Reading) -> bool:
         return any(len(line) > reading.limits.max_line_chars + 1 for line in handle)
 
 
+def _render_whole(reading: Reading, kind: str) -> str | None:
+    """A small but minified file, parsed and re-indented with nothing cut, or None when that
+    no longer fits the budget."""
+    limits = replace(reading.limits, max_array_items=sys.maxsize, max_object_keys=sys.maxsize,
+                     max_string_chars=sys.maxsize)
+    body = _render(reading, kind, Cuts(limits))
+    return body if len(body.encode("utf-8", "replace")) <= reading.budget else None
+
+
+def _render(reading: Reading, kind: str, cuts: Cuts) -> str:
+    if kind == XML:
+        return "\n".join(render_xml(parse_xml(reading.path), cuts))
+    return _render_data(reading, kind, cuts)
+
+
 def _render_data(reading: Reading, kind: str, cuts: Cuts) -> str:
     handle, _ = open_text(reading.path, reading.sample)
     with handle:
         if kind == JSON:
-            text = handle.read()
-            if reading.size <= reading.budget:  # small but minified: whole and re-indented when that fits
-                whole = json.dumps(json.loads(text), indent=2, ensure_ascii=False)
-                if len(whole.encode("utf-8", "replace")) <= reading.budget:
-                    return whole
-            pruned = cut_json(text, cuts)
+            pruned = cut_json(handle.read(), cuts)
             text = json.dumps(pruned, indent=2, ensure_ascii=False, default=str)
             if len(text) > reading.budget:  # on one line, more of the shape fits the budget
                 text = json.dumps(pruned, ensure_ascii=False, default=str)
