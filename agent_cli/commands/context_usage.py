@@ -41,6 +41,8 @@ def context_usage(session: Session) -> ev.ContextUsage:
     instructions = session.instructions
     totals["system prompt"] = counter.text_tokens(instructions)
     specs = session.tool_specs()
+    if session.mcp is not None:  # before the first turn: the MCP tools that turn will add
+        specs = [*specs, *session.mcp.pending_specs(counter.text_tokens)]
     totals["tool schemas"] = counter.prompt_overhead(instructions, specs) - totals["system prompt"]
     if session.mcp is not None:  # shown apart: what the MCP servers' tools cost (mcp_search + mcp_call in search mode)
         from agent_cli.mcp.names import is_mcp_name

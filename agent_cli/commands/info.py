@@ -128,6 +128,8 @@ def sandbox_mechanism() -> str:
 
 async def context_command(inv: Invocation) -> None:
     await inv.session.tokens.load_async()
+    if inv.session.mcp is not None and not inv.session.approvals.interactive:  # agent exec: count started servers
+        await inv.session.mcp.manager.wait_started()
     inv.emit(context_usage(inv.session))
 
 

@@ -137,10 +137,23 @@ class McpToolset:
             return [McpSearchTool.spec, McpCallTool.spec]
         return [tool.spec for tool in self.tools]
 
+    def pending_specs(self, count: Callable[[str], int]) -> list[ToolSpec]:
+        """Before the first turn installs them: the MCP part of the tool list that turn will send,
+        from the servers ready now (for ``/context``); nothing once installed."""
+        if self._synced:
+            return []
+        specs = [tool.spec for tool in self._upcoming_tools()]
+        if specs and (self.search_mode or spec_tokens(count, specs) > self.budget_tokens):
+            return [McpSearchTool.spec, McpCallTool.spec]
+        return specs
+
+    def _upcoming_tools(self) -> list[McpTool]:
+        return self.tools if self._synced else build_tools(self.manager, self.wire_api)[0]
+
     def server_tokens(self, count: Callable[[str], int]) -> dict[str, int]:
         """What each server's tool schemas cost (would cost, in search mode); before the first turn
         installs them, what the ready servers' tools will cost."""
-        tools = self.tools if self._synced else build_tools(self.manager, self.wire_api)[0]
+        tools = self._upcoming_tools()
         totals: dict[str, int] = {}
         for tool in tools:
             totals[tool.server] = totals.get(tool.server, 0) + spec_tokens(count, [tool.spec])

@@ -245,3 +245,16 @@ async def test_mcp_before_the_first_turn_shows_what_the_tools_will_cost_and_stat
     assert re.search(r"^MCP +1 ready, 1 failed: ghost \(/mcp for details\)$", status, re.M), status
     assert re.search(r"^plugins +kit 1\.0\.0$", status, re.M), status
     await session.aclose()
+
+
+async def test_context_before_the_first_turn_counts_the_mcp_tools_the_first_request_will_carry(server, make_session):
+    session = make_session(server_table("demo", DEMO))
+    usage = next(e for e in await run(session, "/context") if isinstance(e, ev.ContextUsage))
+    before = {part.name: part.tokens for part in usage.parts}
+    assert before["MCP tools"] > 100
+    server.script(Reply(text="ok"))
+    await run(session, "hi")
+    usage = next(e for e in await run(session, "/context") if isinstance(e, ev.ContextUsage))
+    after = {part.name: part.tokens for part in usage.parts}["MCP tools"]
+    assert after == session.tokens.calibrated(before["MCP tools"])  # the same tools, counted after the usage report
+    await session.aclose()
