@@ -19,6 +19,7 @@ class TextRenderer:
         self.color = color
         self._in_reasoning = False
         self._prefix = ""  # "[agent] " while a subagent's event is rendered
+        self._last_tokens = ""  # the last token line printed
 
     def style(self, text: str, name: str) -> str:
         return f"\x1b[{STYLES[name]}m{text}\x1b[0m" if self.color else text
@@ -77,9 +78,10 @@ class TextRenderer:
             case ev.CompactionFinished():
                 self.line(self.style(describe_compaction(event), "yellow"))
             case ev.TokenCount():
-                self.line(self.style(
-                    f"tokens: {event.context_used:,} used of {event.context_window:,} "
-                    f"({event.percent_left}% context left)", "dim"))
+                text = f"tokens: {event.context_used:,} used of {event.context_window:,} ({event.percent_left}% context left)"
+                if text != self._last_tokens:  # a subagent's responses change the totals, not this context
+                    self._last_tokens = text
+                    self.line(self.style(text, "dim"))
             case ev.TurnAborted(reason=reason):
                 self.line(self.style(f"turn aborted: {reason}", "red"))
             case ev.InputRejected(message=message):

@@ -1,0 +1,23 @@
+"""agent exec's text output: what repeats and what does not."""
+
+from __future__ import annotations
+
+import io
+
+from agent_cli import events as ev
+from agent_cli.headless.render_text import TextRenderer
+from agent_cli.models.base import Usage
+
+
+def count(used: int, total_in: int) -> ev.TokenCount:
+    return ev.TokenCount(Usage(), Usage(input_tokens=total_in), used, 100_000)
+
+
+def test_a_token_line_is_printed_only_when_the_context_changed():
+    out = io.StringIO()
+    renderer = TextRenderer(out)
+    # a subagent's responses update the session's totals, not the parent's context
+    for event in (count(4_000, 4_000), count(4_000, 6_000), count(4_000, 8_000), count(4_200, 12_000)):
+        renderer.render(event)
+    lines = [line for line in out.getvalue().splitlines() if line.startswith("tokens:")]
+    assert lines == ["tokens: 4,000 used of 100,000 (96% context left)", "tokens: 4,200 used of 100,000 (96% context left)"]
