@@ -10,12 +10,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from agent_cli.headless.common import USAGE_ERROR, fail
 
-USAGE = """usage: agent mcp list [--json]
-       agent mcp get NAME [--json]
+USAGE = """usage: agent mcp list [--json] [--plugin-dir DIR]...
+       agent mcp get NAME [--json] [--plugin-dir DIR]...
        agent mcp add NAME [--env KEY=VALUE]... [--cwd DIR] -- COMMAND [ARGS...]
        agent mcp add NAME --url URL [--bearer-token-env-var VAR] [--header KEY=VALUE]...
        agent mcp remove NAME"""
@@ -44,8 +45,8 @@ def config_path() -> Path:
     return agent_home() / "config.toml"
 
 
-def session_servers(cwd: Path | None = None):
-    """What a session started here would run (and the warnings it would show)."""
+def session_servers(plugin_dirs: Iterable[str] = ()):
+    """What a session started here (with these ``--plugin-dir``) would run, and the warnings it would show."""
     from agent_cli.config import ConfigError, load_config
     from agent_cli.context.project_doc import find_git_root
     from agent_cli.mcp.config import McpConfigError, configured_servers
@@ -53,7 +54,8 @@ def session_servers(cwd: Path | None = None):
     from agent_cli.plugins.loader import load_plugins_for
 
     try:
-        config = load_config(cwd)
+        config = load_config()
+        config.plugin_dirs = [Path(folder).expanduser().resolve() for folder in plugin_dirs]
         sources = ", ".join(str(path) for path in config.sources) or "config"
         plugins = plugin_servers(load_plugins_for(config))
         return configured_servers(config.raw, find_git_root(config.cwd) or config.cwd, sources, plugins)
@@ -75,11 +77,17 @@ def describe(spec) -> dict:
     return data
 
 
+def add_plugin_dir(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--plugin-dir", dest="plugin_dirs", action="append", default=[], metavar="DIR",
+                        help="also the plugin in DIR, or every plugin in its subfolders (as for a session)")
+
+
 def list_servers(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="agent mcp list")
     parser.add_argument("--json", action="store_true")
+    add_plugin_dir(parser)
     args = parser.parse_args(argv)
-    servers = session_servers()
+    servers = session_servers(args.plugin_dirs)
     for warning in servers.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if args.json:
@@ -99,8 +107,9 @@ def get_server(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="agent mcp get")
     parser.add_argument("name")
     parser.add_argument("--json", action="store_true")
+    add_plugin_dir(parser)
     args = parser.parse_args(argv)
-    spec = next((s for s in session_servers().specs if s.name == args.name), None)
+    spec = next((s for s in session_servers(args.plugin_dirs).specs if s.name == args.name), None)
     if spec is None:
         fail(f"no MCP server named {args.name!r} (agent mcp list shows them)")
     data = describe(spec)

@@ -81,3 +81,14 @@ def test_agent_mcp_add_list_remove_keeps_the_config_file_layout(tmp_path, isolat
     text = config.read_text()
     assert text.startswith('# my settings\nmodel = "gpt-5"  # the default\n')
     assert "[mcp_servers.web]" in text and "files" not in text
+
+
+def test_agent_mcp_list_and_get_take_plugin_dir_like_a_session(tmp_path, isolated_home):
+    from tests.plugin_fixtures import write_plugin
+
+    write_plugin(tmp_path / "dev", "kit", {".mcp.json": {"mcpServers": {"db": {"command": "${CLAUDE_PLUGIN_ROOT}/db-server"}}}})
+    listed = run_agent(["mcp", "list", "--plugin-dir", str(tmp_path / "dev")], cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert re.search(r"db\s+stdio\s+\S+/dev/kit/db-server", listed.stdout)
+    got = run_agent(["mcp", "get", "db", "--json", "--plugin-dir", str(tmp_path / "dev" / "kit")], cwd=tmp_path)
+    assert json.loads(got.stdout)["scope"] == "plugin kit"
