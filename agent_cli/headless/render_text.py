@@ -20,11 +20,14 @@ class TextRenderer:
         self._in_reasoning = False
         self._prefix = ""  # "[agent] " while a subagent's event is rendered
         self._last_tokens = ""  # the last token line printed
+        self._just_begun: str | None = None  # the call whose header is the last line printed
+        self._running: set[str] = set()  # calls begun and not ended
 
     def style(self, text: str, name: str) -> str:
         return f"\x1b[{STYLES[name]}m{text}\x1b[0m" if self.color else text
 
     def line(self, text: str = "") -> None:
+        self._just_begun = None
         if self._prefix:
             text = "\n".join(self._prefix + part for part in text.split("\n"))
         self.out.write(text + "\n")
@@ -52,8 +55,10 @@ class TextRenderer:
             case ev.AgentMessage(text=text):
                 self.line(self.style("agent", "magenta"))
                 self.line(text)
-            case ev.ToolCallBegin(name=name, arguments=args):
+            case ev.ToolCallBegin(call_id=call_id, name=name, arguments=args):
                 self.line(self.style(f"▶ {describe_call(name, args)}", "bold"))
+                self._just_begun = call_id
+                self._running.add(call_id)
             case ev.ToolCallEnd():
                 self._tool_end(event)
             case ev.PlanUpdated(plan=plan):
@@ -108,11 +113,16 @@ class TextRenderer:
             self._prefix = outer
 
     def _tool_end(self, event: ev.ToolCallEnd) -> None:
+        named = event.call_id != self._just_begun or len(self._running) > 1  # calls run together: say which
+        self._running.discard(event.call_id)
         status = "ok" if event.success else "failed"
         if event.exit_code is not None:
             status = f"exit {event.exit_code}"
         color = "green" if event.success else "red"
-        self.line(self.style(f"  {status} in {event.duration:.1f}s", color))
+        status = f"  {status} in {event.duration:.1f}s"
+        if named:
+            status += f" · {describe_call(event.name, event.arguments)}"
+        self.line(self.style(status, color))
         for change in event.changes:
             self.line(f"  {change.kind} {change.path}" + (f" → {change.move_to}" if change.move_to else ""))
         lines = command_output(event.output).splitlines()  # the status line above says the rest

@@ -21,3 +21,20 @@ def test_a_token_line_is_printed_only_when_the_context_changed():
         renderer.render(event)
     lines = [line for line in out.getvalue().splitlines() if line.startswith("tokens:")]
     assert lines == ["tokens: 4,000 used of 100,000 (96% context left)", "tokens: 4,200 used of 100,000 (96% context left)"]
+
+
+def test_results_of_calls_run_together_name_their_call():
+    out = io.StringIO()
+    renderer = TextRenderer(out)
+    renderer.render(ev.ToolCallBegin("a", "read_file", {"path": "a.csv"}))
+    renderer.render(ev.ToolCallBegin("b", "read_file", {"path": "b.csv"}))
+    renderer.render(ev.ToolCallEnd("b", "read_file", {"path": "b.csv"}, "B", True, 0.1))
+    renderer.render(ev.ToolCallEnd("a", "read_file", {"path": "a.csv"}, "A", True, 0.2))
+    renderer.render(ev.ToolCallBegin("c", "read_file", {"path": "c.csv"}))
+    renderer.render(ev.ToolCallEnd("c", "read_file", {"path": "c.csv"}, "C", True, 0.1))
+    assert out.getvalue().splitlines() == [
+        "▶ read_file(path='a.csv')", "▶ read_file(path='b.csv')",
+        "  ok in 0.1s · read_file(path='b.csv')", "  │ B",
+        "  ok in 0.2s · read_file(path='a.csv')", "  │ A",
+        "▶ read_file(path='c.csv')", "  ok in 0.1s", "  │ C",  # alone: its header is just above
+    ]
