@@ -21,7 +21,7 @@ class TextRenderer:
         self._prefix = ""  # "[agent] " while a subagent's event is rendered
         self._last_tokens = ""  # the last token line printed
         self._just_begun: str | None = None  # the call whose header is the last line printed
-        self._running: set[str] = set()  # calls begun and not ended
+        self._running: dict[str, str] = {}  # calls begun and not ended, with the prefix of their session
 
     def style(self, text: str, name: str) -> str:
         return f"\x1b[{STYLES[name]}m{text}\x1b[0m" if self.color else text
@@ -58,7 +58,7 @@ class TextRenderer:
             case ev.ToolCallBegin(call_id=call_id, name=name, arguments=args):
                 self.line(self.style(f"▶ {describe_call(name, args)}", "bold"))
                 self._just_begun = call_id
-                self._running.add(call_id)
+                self._running[call_id] = self._prefix
             case ev.ToolCallEnd():
                 self._tool_end(event)
             case ev.PlanUpdated(plan=plan):
@@ -113,8 +113,9 @@ class TextRenderer:
             self._prefix = outer
 
     def _tool_end(self, event: ev.ToolCallEnd) -> None:
-        named = event.call_id != self._just_begun or len(self._running) > 1  # calls run together: say which
-        self._running.discard(event.call_id)
+        self._running.pop(event.call_id, None)
+        together = self._prefix in self._running.values()  # another call of the same session still runs
+        named = event.call_id != self._just_begun or together  # so say which call this result is
         status = "ok" if event.success else "failed"
         if event.exit_code is not None:
             status = f"exit {event.exit_code}"

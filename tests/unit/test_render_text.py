@@ -38,3 +38,12 @@ def test_results_of_calls_run_together_name_their_call():
         "  ok in 0.2s · read_file(path='a.csv')", "  │ A",
         "▶ read_file(path='c.csv')", "  ok in 0.1s", "  │ C",  # alone: its header is just above
     ]
+
+
+def test_a_subagents_lone_call_is_not_named_while_the_task_call_runs():
+    out = io.StringIO()
+    renderer = TextRenderer(out)
+    renderer.render(ev.ToolCallBegin("t", "task", {"agent": "explore", "description": "look"}))
+    renderer.render(ev.SubagentEvent("t", "explore", ev.ToolCallBegin("r", "read_file", {"path": "a"})))
+    renderer.render(ev.SubagentEvent("t", "explore", ev.ToolCallEnd("r", "read_file", {"path": "a"}, "A", True, 0.1)))
+    assert out.getvalue().splitlines()[-2:] == ["[explore]   ok in 0.1s", "[explore]   │ A"]
