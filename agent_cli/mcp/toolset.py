@@ -142,7 +142,7 @@ class McpToolset:
         from the servers ready now (for ``/context``); nothing once installed."""
         if self._synced:
             return []
-        specs = [tool.spec for tool in self._upcoming_tools()]
+        specs = [tool.spec for tool in build_tools(self.manager, self.wire_api)[0]]
         if specs and (self.search_mode or spec_tokens(count, specs) > self.budget_tokens):
             return [McpSearchTool.spec, McpCallTool.spec]
         return specs
