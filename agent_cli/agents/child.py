@@ -106,7 +106,7 @@ def create_child(parent: Session, definition: AgentDefinition) -> Session:
     )
     child.id = child_id
     child.approvals = parent.approvals  # the same sandbox, policy and approvals given so far
-    child.shell_snapshot = parent.shell_snapshot  # the parent's login-shell snapshot; the parent closes it
+    child.shell_snapshot = parent.shell_snapshot  # the login shell is the same; the parent closes it
     child.mode = parent.mode
     child.model = model
     child.agents = parent.agents
@@ -179,16 +179,21 @@ async def run_subagent(
         outcome.status, outcome.error = "failed", f"internal error: {type(exc).__name__}: {exc}"
     finally:
         outcome.usage = child.total_usage
-        if child.model == parent.model:
-            child.rollout.close()  # the model client is the parent's: leave it open
-        else:
-            child.shell_snapshot = None  # the parent's, still in use
-            await child.aclose()
+        await close_child(child, parent)
         emit(ev.SubagentFinished(
             call_id, definition.name, description, outcome.status,  # type: ignore[arg-type]
             outcome.final_message, outcome.usage, outcome.transcript,
         ))
     return outcome
+
+
+async def close_child(child: Session, parent: Session) -> None:
+    """Close what the child opened (its session file, memory stores, a client of its own), not
+    what it borrowed from the parent (the model client, the shell snapshot)."""
+    if child.model == parent.model:
+        child._client = None  # the parent's client: it stays open
+    child.shell_snapshot = None
+    await child.aclose()
 
 
 def _ending(event: ev.Event | None, outcome: ChildOutcome) -> ChildOutcome:

@@ -68,6 +68,7 @@ def run_exec(args: argparse.Namespace) -> int:
 
         resume_path = prepare_exec_resume(args)
     prompt = read_prompt(args.prompt)
+    images = image_paths(getattr(args, "images", []))
     config = load_config_or_exit(args)
     check_api_key_or_exit(config)
     from agent_cli.models.prefetch import prefetch_sdk
@@ -91,7 +92,7 @@ def run_exec(args: argparse.Namespace) -> int:
         color = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
         renderer = TextRenderer(sys.stderr, color=color)
     try:
-        outcome = asyncio.run(drive(session, prompt, renderer))
+        outcome = asyncio.run(drive(session, prompt, renderer, images))
     except KeyboardInterrupt:  # before the loop could take over Ctrl+C
         return INTERRUPTED
     last_message, status = outcome
@@ -134,10 +135,20 @@ def stop_on_ctrl_c(session) -> asyncio.Event:
     return interrupted
 
 
-async def drive(session, prompt: str, renderer) -> tuple[str | None, int]:
+def image_paths(names: list[str]) -> list[Path]:
+    """The files of ``-i``, relative to where agent was started; a missing one is a usage error."""
+    paths = [Path(name).expanduser().resolve() for name in names]
+    for name, path in zip(names, paths):
+        if not path.is_file():
+            fail(f"-i {name}: no such file")
+    return paths
+
+
+async def drive(session, prompt: str, renderer, images: list[Path] = ()) -> tuple[str | None, int]:
     """Run the input (a prompt or a slash command) and return the last message and exit status.
 
     A command that runs no model turn (/status, /diff, /quit) succeeds unless it reports an error."""
+    session.start_mcp()  # MCP servers start in the background; the first request waits for them
     renderer.session_started(session)
     if session.resumed is not None:  # what `agent exec resume` restored
         for event in session.resumed.events():
@@ -149,7 +160,7 @@ async def drive(session, prompt: str, renderer) -> tuple[str | None, int]:
 
     interrupted = stop_on_ctrl_c(session)
     try:
-        async for event in submit(session, prompt):
+        async for event in submit(session, prompt, images):
             if isinstance(event, ev.CommandAction) and event.action in INTERACTIVE_ONLY:
                 event = ev.InputRejected(INTERACTIVE_ONLY[event.action])
             renderer.render(event)

@@ -6,6 +6,7 @@ from typing import IO
 
 from agent_cli import events as ev
 from agent_cli.display import command_output, command_preview
+from agent_cli.mcp.names import display_call
 
 STYLES = {"dim": "2", "bold": "1", "red": "31", "green": "32", "yellow": "33", "cyan": "36", "magenta": "35"}
 PREVIEW_LINES = 6
@@ -37,9 +38,11 @@ class TextRenderer:
 
     def render(self, event: ev.Event) -> None:
         match event:
-            case ev.UserMessage(text=text, typed=typed):
+            case ev.UserMessage(text=text, typed=typed, images=images):
                 self.line(self.style("user", "cyan"))
                 self.line(text if typed is None else typed)
+                if images:
+                    self.line(self.style(f"(with image{'s' if len(images) > 1 else ''}: {', '.join(images)})", "dim"))
                 if typed is not None:  # @files, !`cmd` output or a command's prompt were sent too
                     self.line(self.style(f"(sent as {len(text):,} characters after expansion)", "dim"))
             case ev.ReasoningDone(text=text):
@@ -121,6 +124,8 @@ def describe_call(name: str, args: dict) -> str:
         return f"$ {command_preview(str(args.get('command', '')))}"
     if name == "apply_patch":
         return "apply_patch"
+    if mcp_call := display_call(name, args):
+        return mcp_call
     if name == "task":
         return f"task {args.get('agent', '?')}: {args.get('description', '')}"
     details = ", ".join(f"{key}={value!r}" for key, value in args.items() if key != "patch")
