@@ -12,12 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_cli.context.skills import read_front_matter  # one front-matter syntax for skills and agents
-from agent_cli.tools.claude_names import our_tool_name
+from agent_cli.tools.claude_names import our_tool_name, resolve_model
 
 # Every tool an agent file may name in our own vocabulary (`task` only where the depth allows it).
 KNOWN_TOOLS = ["shell", "read_file", "grep", "list_dir", "apply_patch", "update_plan", "task"]
-# Claude Code's model aliases, on the Anthropic provider; elsewhere they mean `inherit`.
-CLAUDE_ALIASES = {"sonnet": "claude-sonnet-4-5", "opus": "claude-opus-4-5", "haiku": "claude-haiku-4-5"}
 MAX_DESCRIPTION_CHARS = 1024
 
 
@@ -33,12 +31,7 @@ class AgentDefinition:
 
     def resolve_model(self, current: str, wire_api: str) -> str:
         """The model the child runs: Claude's aliases only mean something on Anthropic's API."""
-        model = self.model.strip()
-        if model.lower() in ("", "inherit"):
-            return current
-        if model.lower() in CLAUDE_ALIASES:
-            return CLAUDE_ALIASES[model.lower()] if wire_api == "anthropic" else current
-        return model
+        return resolve_model(self.model, current, wire_api)
 
 
 def parse_agent_file(path: Path, source: str, namespace: str | None = None) -> tuple[AgentDefinition | None, str]:
