@@ -59,8 +59,7 @@ def child_tools(parent: Session, definition: AgentDefinition, depth: int) -> lis
     allowed = set(tools_for_mode(parent.mode, parent.tools.names, parent.tools.is_read_only))
     if parent.tool_limit is not None:
         allowed &= parent.tool_limit
-    if definition.tools is not None:
-        allowed &= set(definition.tools)
+    allowed = {name for name in allowed if definition.allows(name)}
     tools: list[Tool] = []
     for name in parent.tools.names:
         if name not in allowed:

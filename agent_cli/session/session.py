@@ -92,9 +92,6 @@ class Session:
         self._usage_mark: int | None = 0  # len(history) at the last usage report; None after a compaction
         self.compaction = CompactionState()
         self._client = client
-        from agent_cli.plugins.loader import load_plugins_for  # here: plugins build on session.hook_config
-
-        self.plugins = load_plugins_for(config)  # commands, skills, hooks, agents... from plugins/*/
         self.agents: AgentSet | None = None  # agent definitions, when the session has `task`
         self.subagent: SubagentInfo | None = None  # set when this session runs a subagent (agents/child.py)
         from agent_cli.plugins.loader import load_plugins_for  # here: plugins build on session.hook_config
