@@ -178,11 +178,11 @@ async def run_subagent(
         outcome.status, outcome.error = "failed", f"internal error: {type(exc).__name__}: {exc}"
     finally:
         outcome.usage = child.total_usage
-        await close_child(child, parent)
-        emit(ev.SubagentFinished(
+        emit(ev.SubagentFinished(  # before closing: a second Ctrl+C may cut the close short
             call_id, definition.name, description, outcome.status,  # type: ignore[arg-type]
             outcome.final_message, outcome.usage, outcome.transcript,
         ))
+        await close_child(child, parent)
     return outcome
 
 
