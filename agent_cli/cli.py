@@ -21,6 +21,8 @@ def build_exec_parser(resume: bool = False) -> argparse.ArgumentParser:
     add_session_options(parser)
     parser.add_argument("--json", action="store_true", help="print events as JSON lines on stdout")
     parser.add_argument("-o", "--output-last-message", metavar="FILE", help="write the last agent message to FILE")
+    parser.add_argument("-i", "--image", dest="images", action="append", default=[], metavar="FILE",
+                        help="attach an image to the prompt (repeatable)")
     if resume:  # agent exec resume [--last | ID] [PROMPT]
         from agent_cli.headless.sessions_cmd import add_resume_arguments
 
@@ -58,7 +60,7 @@ def resume_position(parser: argparse.ArgumentParser, argv: list[str]) -> int | N
 def build_tui_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agent",
-        description="An interactive terminal coding agent. Subcommands: exec (headless), sessions, resume, memory, plugin.",
+        description="An interactive terminal coding agent. Subcommands: exec (headless), sessions, resume, memory, plugin, mcp.",
     )
     parser.add_argument("--version", action="version", version=f"agent-cli {__version__}")
     add_session_options(parser)
@@ -78,9 +80,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def dispatch(argv: list[str]) -> int:
     if argv and argv[0] == "exec":
-        from agent_cli.headless.exec import run_exec
+        from agent_cli.headless.exec import exit_now, run_exec
 
-        return run_exec(parse_exec_args(argv[1:]))
+        exit_now(run_exec(parse_exec_args(argv[1:])))
     if argv and argv[0] == "plugin":
         from agent_cli.headless.plugin_cmd import run_plugin
 
@@ -89,6 +91,10 @@ def dispatch(argv: list[str]) -> int:
         from agent_cli.headless import sessions_cmd
 
         return sessions_cmd.run_sessions(argv[1:]) if argv[0] == "sessions" else sessions_cmd.run_resume(argv[1:])
+    if argv and argv[0] == "mcp":
+        from agent_cli.headless.mcp_cmd import run_mcp
+
+        return run_mcp(argv[1:])
     if argv and argv[0] == "memory":
         from agent_cli.headless.memory_cmd import run_memory
 

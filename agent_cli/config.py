@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_cli.files.limits import ReadLimits
 from agent_cli.models.model_info import context_window_for, default_provider_for
 from agent_cli.models.registry import BUILTIN_PROVIDERS, ProviderConfig
 from agent_cli.paths import agent_home
@@ -59,6 +60,10 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "plugins": (dict, None),
     "max_agent_depth": (int, None),
     "max_parallel_agents": (int, None),
+    "read_file": (dict, None),
+    "model_supports_images": (bool, None),
+    "mcp_servers": (dict, None),
+    "mcp_tool_budget_percent": (int, None),
 }
 SIMPLE_KEYS = (
     "tool_output_token_limit", "model_max_output_tokens", "model_reasoning_effort", "auto_compact",
@@ -66,12 +71,14 @@ SIMPLE_KEYS = (
     "sandbox_mode", "network_access", "shell_timeout_ms", "mode", "retry_max_attempts",
     "model_connect_timeout_ms", "stream_idle_timeout_ms", "shell_snapshot",
     "memory", "memory_top_k", "memory_max_chars", "memory_min_score",
-    "max_agent_depth", "max_parallel_agents",
+    "max_agent_depth", "max_parallel_agents", "mcp_tool_budget_percent",
+    "model_supports_images",
 )
 FIELD_NAMES = {  # config key -> Config field, where they differ
     "model_max_output_tokens": "max_output_tokens",
     "model_reasoning_effort": "reasoning_effort",
     "model_auto_compact_token_limit": "auto_compact_token_limit",
+    "model_supports_images": "supports_images",
 }
 MINIMUMS = {
     "model_context_window": 1_000,
@@ -89,6 +96,7 @@ MINIMUMS = {
     "memory_min_score": 0,
     "max_agent_depth": 0,
     "max_parallel_agents": 1,
+    "mcp_tool_budget_percent": 0,
 }
 MAXIMUMS = {"memory_min_score": 1}
 STRING_LISTS = ("project_doc_fallback_filenames", "writable_roots")
@@ -127,6 +135,9 @@ class Config:
     memory_min_score: float = 0.6  # memory/ranking.py explains the scale
     max_agent_depth: int = 1  # how deep subagents may nest: 1 = the session's children have no `task`
     max_parallel_agents: int = 4  # `task` calls of one response that run at once
+    read_file: ReadLimits = field(default_factory=ReadLimits)  # thresholds of the file processors
+    supports_images: bool | None = None  # None: from the model table (models/model_info.py)
+    mcp_tool_budget_percent: int = 5  # MCP tool schemas above this share of the window: search mode
     raw: dict[str, Any] = field(default_factory=dict)  # the merged tables, for hooks and the like
     sources: list[Path] = field(default_factory=list)  # config files that were read
     warnings: list[str] = field(default_factory=list)  # shown when the session starts (unknown keys)
@@ -217,10 +228,22 @@ def _check(table: dict[str, Any], origin: str, warnings: list[str] | None = None
             EnvPolicy.from_table(table["shell_environment_policy"])
         except ValueError as exc:
             raise ConfigError(f"{origin}: {exc}") from None
+    if "mcp_servers" in table:
+        from agent_cli.mcp.config import McpConfigError, check_servers_table
+
+        try:
+            check_servers_table(table["mcp_servers"], origin)
+        except McpConfigError as exc:
+            raise ConfigError(str(exc)) from None
     plugins = table.get("plugins", {})
     disabled = plugins.get("disabled", []) if isinstance(plugins, dict) else []
     if not isinstance(disabled, list) or not all(isinstance(name, str) for name in disabled):
         raise ConfigError(f"{origin}: `plugins.disabled` must be an array of plugin names; got {disabled!r}")
+    if isinstance(table.get("read_file"), dict):
+        try:
+            ReadLimits.from_table(table["read_file"])
+        except ValueError as exc:
+            raise ConfigError(f"{origin}: {exc}") from None
     if "hooks" in table:
         from agent_cli.session.hook_config import HookConfigError, parse_hooks
 
@@ -284,6 +307,8 @@ def load_config(
 
     model = merged.get("model", DEFAULT_MODEL)
     provider = _provider(merged.get("model_provider") or default_provider_for(model), merged.get("model_providers", {}))
+    if merged.get("mcp_tool_budget_percent", 0) > 100:
+        raise ConfigError(f"`mcp_tool_budget_percent` must be between 0 and 100; got {merged['mcp_tool_budget_percent']}")
     if merged.get("auto_compact_percent", 100) > 100:
         raise ConfigError(f"`auto_compact_percent` must be between 1 and 100; got {merged['auto_compact_percent']}")
     # Keys that map one to one onto a Config field; what is absent keeps the field's default.
@@ -296,6 +321,7 @@ def load_config(
         context_window=merged.get("model_context_window") or context_window_for(model),
         project_doc_fallback_filenames=[str(name) for name in merged.get("project_doc_fallback_filenames", [])],
         writable_roots=[(cwd / Path(str(root)).expanduser()).resolve() for root in merged.get("writable_roots", [])],
+        read_file=ReadLimits.from_table(merged.get("read_file")),
         raw=merged,
         sources=sources,
         warnings=warnings,

@@ -24,6 +24,7 @@ class UserMessage:
 
     text: str
     typed: str | None = None  # what the user typed, when expansion or a command changed it
+    images: tuple[str, ...] = ()  # names of the images attached to it
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +105,7 @@ class TokenCount:
     context_used: int  # tokens the next request is estimated to carry
     context_window: int  # effective window
     counting_method: str = "estimate"
+    accuracy: str = "estimated"  # "exact", "calibrated ×N (…)" or "estimated" (context/tokens.py)
 
     @property
     def percent_left(self) -> int:
@@ -119,6 +121,13 @@ class Retry:
     max_attempts: int
     delay: float
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ModelWaiting:
+    """No answer from the model for ``seconds`` (sent every few seconds while that lasts)."""
+
+    seconds: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +165,7 @@ class ContextUsage:
     used: int  # sum of the parts
     window: int  # effective window
     counting_method: str
+    accuracy: str = "estimated"
 
     def percent(self, tokens: int) -> float:
         return 100 * tokens / self.window if self.window > 0 else 0.0
@@ -266,6 +276,7 @@ Event = (
     | PlanUpdated
     | TokenCount
     | Retry
+    | ModelWaiting
     | Warning
     | Error
     | Notice

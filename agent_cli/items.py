@@ -8,19 +8,42 @@ flat JSON object tagged with ``type`` and round-trips losslessly.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Role = Literal["user", "assistant", "developer"]
 
 
 @dataclass(frozen=True, slots=True)
+class Image:
+    """An image shown to the model, already sized for every provider (agent_cli/files/images.py).
+
+    Session files keep only this reference: the bytes are stored once under
+    ``$AGENT_HOME/images/<sha256>.<ext>`` and ride along in memory as ``data`` (None when the
+    stored file is gone; the model then gets the placeholder).
+    """
+
+    sha256: str
+    mime_type: str
+    width: int
+    height: int
+    name: str = ""
+    data: bytes | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def placeholder(self) -> str:
+        """What stands in for the image where it is not sent: ``[image: name, W x H]``."""
+        return f"[image: {self.name or 'image'}, {self.width} x {self.height}]"
+
+
+@dataclass(frozen=True, slots=True)
 class Message:
-    """Text from the user, the assistant, or the harness (developer role)."""
+    """Text from the user, the assistant, or the harness (developer role), with any images."""
 
     role: Role
     text: str
     id: str | None = None
+    images: tuple[Image, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +73,7 @@ class ToolOutput:
     call_id: str
     output: str
     success: bool = True
+    images: tuple[Image, ...] = ()  # e.g. read_file on a picture, an MCP tool's screenshot
 
 
 Item = Message | Reasoning | ToolCall | ToolOutput
@@ -77,11 +101,34 @@ def developer(text: str) -> Message:
 
 def item_to_dict(item: Item) -> dict[str, Any]:
     data = {"type": _NAMES[type(item)]}
-    for field in dataclasses.fields(item):
-        value = getattr(item, field.name)
-        if value is not None:
-            data[field.name] = value
+    for item_field in dataclasses.fields(item):
+        value = getattr(item, item_field.name)
+        if item_field.name == "images":
+            if value:  # absent when empty, so items without images serialize as before
+                data["images"] = [image_to_dict(image) for image in value]
+        elif value is not None:
+            data[item_field.name] = value
     return data
+
+
+def image_to_dict(image: Image) -> dict[str, Any]:
+    """The reference only: the bytes live in the image store, not in the session file."""
+    data = {"sha256": image.sha256, "mime_type": image.mime_type, "width": image.width, "height": image.height}
+    if image.name:
+        data["name"] = image.name
+    return data
+
+
+def image_from_dict(data: Any) -> Image:
+    if not isinstance(data, dict):
+        raise ValueError(f"an image must be a JSON object, got {type(data).__name__}")
+    sha256, mime_type = data.get("sha256"), data.get("mime_type")
+    width, height, name = data.get("width"), data.get("height"), data.get("name", "")
+    if not (isinstance(sha256, str) and isinstance(mime_type, str) and isinstance(name, str)):
+        raise ValueError("an image needs string `sha256` and `mime_type`")
+    if not (isinstance(width, int) and isinstance(height, int)):
+        raise ValueError("an image needs integer `width` and `height`")
+    return Image(sha256, mime_type, width, height, name)
 
 
 def item_from_dict(data: dict[str, Any]) -> Item:
@@ -93,8 +140,13 @@ def item_from_dict(data: dict[str, Any]) -> Item:
     if cls is None:
         raise ValueError(f"unknown item type {kind!r}")
     names = {f.name for f in dataclasses.fields(cls)}
+    fields = {k: v for k, v in data.items() if k in names}
+    if "images" in fields:
+        if not isinstance(fields["images"], list):
+            raise ValueError(f"malformed {kind} item: `images` must be an array")
+        fields["images"] = tuple(image_from_dict(entry) for entry in fields["images"])
     try:
-        item = cls(**{k: v for k, v in data.items() if k in names})
+        item = cls(**fields)
     except TypeError as exc:
         raise ValueError(f"malformed {kind} item: {exc}") from None
     if isinstance(item, Message) and item.role not in ("user", "assistant", "developer"):

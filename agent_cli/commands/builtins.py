@@ -9,6 +9,7 @@ from agent_cli.commands.agents_command import agents_command
 from agent_cli.commands.info import context_command, diff_command, help_command, skills_command, status_command
 from agent_cli.commands.init_agents import init_command
 from agent_cli.commands.invocation import Invocation
+from agent_cli.commands.mcp_commands import mcp_command
 from agent_cli.commands.memory_command import memory_command
 from agent_cli.commands.plugins_info import plugins_command
 from agent_cli.commands.review import review_command
@@ -51,6 +52,7 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("plugins", "the plugins loaded and what each contributed", "", plugins_command, needs_idle=False),
     Builtin("agents", "the subagents the task tool can run and where each comes from", "", agents_command,
             needs_idle=False),
+    Builtin("mcp", "MCP servers: status, tools and what their schemas cost", "", mcp_command, needs_idle=False),
     Builtin("new", "start a new session with the same settings", "", new_command),
     Builtin("resume", "resume a saved session", "[session id]", resume_command),
     Builtin("help", "list the commands, or describe one", "[command]", help_command, needs_idle=False),

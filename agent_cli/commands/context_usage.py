@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from agent_cli import events as ev
 from agent_cli.context.fragments import AGENTS_MD, ENVIRONMENT_CONTEXT, MEMORIES, SKILL_BODY, SKILLS_LIST
+from agent_cli.context.tokens import images_tokens
 from agent_cli.items import Item, Message, ToolOutput
 
 if TYPE_CHECKING:
@@ -35,18 +36,31 @@ def part_of(item: Item) -> str:
 
 def context_usage(session: Session) -> ev.ContextUsage:
     counter = session.tokens
-    totals = dict.fromkeys(PARTS, 0)
+    mcp_part = ("MCP tools",) if session.mcp is not None else ()  # only when MCP servers are configured
+    totals = dict.fromkeys(PARTS[:2] + mcp_part + PARTS[2:], 0)
     instructions = session.instructions
     totals["system prompt"] = counter.text_tokens(instructions)
     specs = session.tool_specs()
     totals["tool schemas"] = counter.prompt_overhead(instructions, specs) - totals["system prompt"]
+    if session.mcp is not None:  # shown apart: what the MCP servers' tools cost (mcp_search + mcp_call in search mode)
+        from agent_cli.mcp.names import is_mcp_name
+        from agent_cli.mcp.toolset import spec_tokens
+
+        totals["MCP tools"] = spec_tokens(counter.text_tokens, [spec for spec in specs if is_mcp_name(spec.name)])
+        totals["tool schemas"] -= totals["MCP tools"]
     items = session.history.items
     if session.initial is None:  # the first request will carry the initial context too
         items = session.build_initial_context().items + items
+    image_tokens = 0  # a row of their own, shown only when the conversation holds images
     for item in items:
-        totals[part_of(item)] += counter.item_tokens(item)
-    parts = tuple(ev.ContextPart(name, tokens) for name, tokens in totals.items())
-    return ev.ContextUsage(parts, sum(totals.values()), session.effective_window, counter.counting_method)
+        in_images = images_tokens(item, counter.image_formula, counter.vision)
+        totals[part_of(item)] += counter.item_tokens(item) - in_images
+        image_tokens += in_images
+    parts = [ev.ContextPart(name, counter.calibrated(tokens)) for name, tokens in totals.items()]
+    if image_tokens:  # counted by the provider's own formula, so not calibrated
+        parts.append(ev.ContextPart("images", image_tokens))
+    return ev.ContextUsage(tuple(parts), sum(part.tokens for part in parts), session.effective_window,
+                           counter.counting_method, counter.accuracy)
 
 
 def memory_tokens(session: Session) -> int:
@@ -66,5 +80,6 @@ def format_context_table(usage: ev.ContextUsage) -> str:
         percent = usage.percent(tokens)
         bar = "█" * round(BAR_WIDTH * min(percent, 100) / 100) if name not in ("total", "free") else ""
         lines.append(f"{name.ljust(width)}{tokens:>10,}{percent:>8.1f}%  {bar}".rstrip())
-    lines.append(f"window: {usage.window:,} tokens (95% of the model's); counted with {usage.counting_method}")
+    lines.append(f"window: {usage.window:,} tokens (95% of the model's); counted with {usage.counting_method}, "
+                 f"{usage.accuracy}")
     return "\n".join(lines)

@@ -9,7 +9,9 @@ command file expanded into a model turn); anything else is a prompt whose ``@pat
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
@@ -17,10 +19,14 @@ from agent_cli import events as ev
 from agent_cli.commands.custom import CustomCommand, allowed_tool_names, substitute
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.expand import expand, has_expansions
-from agent_cli.commands.invocation import Invocation, attachment_budget, run_model_turn
+from agent_cli.commands.invocation import Invocation, attachment_budget, file_settings, run_model_turn
+from agent_cli.commands.mcp_commands import resource_reader
 from agent_cli.commands.registry import CommandTable, parse_slash
 from agent_cli.commands.shell_runner import session_command_runner
 from agent_cli.commands.text import Template
+from agent_cli.files.images import ImageError, load_image_file
+from agent_cli.items import Image
+from agent_cli.tools.claude_names import resolve_model
 
 if TYPE_CHECKING:
     from agent_cli.session.session import Emit, Session
@@ -29,34 +35,52 @@ if TYPE_CHECKING:
 _shown_warnings: WeakKeyDictionary[Session, set[str]] = WeakKeyDictionary()
 
 
-async def submit(session: Session, text: str) -> AsyncIterator[ev.Event]:
+async def submit(session: Session, text: str, images: Sequence[Path] = ()) -> AsyncIterator[ev.Event]:
     """Run what the user typed (a slash command, or a prompt with its ``@path`` and
-    ``!`cmd``` expanded) as the session's next turn and yield its events until it ends."""
-    async for event in session.run_in_task(lambda emit: run_input(session, text, emit), note_interrupt=True):
+    ``!`cmd``` expanded) as the session's next turn and yield its events until it ends.
+    ``images`` are image files attached to it (``agent exec -i``, the TUI's image chips)."""
+    async for event in session.run_in_task(lambda emit: run_input(session, text, emit, images), note_interrupt=True):
         yield event
 
 
-async def run_input(session: Session, text: str, emit: Emit) -> None:
+async def run_input(session: Session, text: str, emit: Emit, images: Sequence[Path] = ()) -> None:
     try:
         parsed = parse_slash(text)
         if parsed is None:
-            await run_prompt(session, text, emit)
+            await run_prompt(session, text, emit, images)
+        elif images:
+            raise InputError(f"/{parsed[0]}: images can be attached to a prompt, not to a slash command")
         else:
             await run_command(session, text.strip(), *parsed, emit)
     except InputError as exc:
         emit(ev.InputRejected(exc.message, exc.suggestions))
 
 
-async def run_prompt(session: Session, text: str, emit: Emit) -> None:
+async def run_prompt(session: Session, text: str, emit: Emit, images: Sequence[Path] = ()) -> None:
     typed = None
+    paths = list(images)
     if has_expansions(text):
         expansion = await expand(
             Template.typed(text), cwd=session.config.cwd, max_bytes=attachment_budget(session),
-            run_command=session_command_runner(session, emit),
+            run_command=session_command_runner(session, emit), read_resource=resource_reader(session),
+            **file_settings(session),
         )
         if expansion.text != text:
             typed, text = text, expansion.text
-    await session._turn(text, emit, typed)
+        paths += [path for path in expansion.images if path not in paths]
+    await session._turn(text, emit, typed, await load_images(session, paths))
+
+
+async def load_images(session: Session, paths: Sequence[Path]) -> tuple[Image, ...]:
+    """Attached images, sized for the model and stored; a bad one rejects the input."""
+    loaded = []
+    for path in paths:
+        try:
+            loaded.append(await asyncio.to_thread(load_image_file, Path(path), session.config.agent_home))
+        except (ImageError, OSError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise InputError(f"cannot attach {path}: {reason}") from None
+    return tuple(loaded)
 
 
 async def run_command(session: Session, typed: str, name: str, args: str, emit: Emit) -> None:
@@ -72,6 +96,10 @@ async def run_command(session: Session, typed: str, name: str, args: str, emit: 
         await resolved.builtin.handler(invocation)
     elif resolved.custom is not None:
         await run_custom(invocation, resolved.custom)
+    elif resolved.mcp_prompt is not None:
+        from agent_cli.commands.mcp_commands import run_mcp_prompt
+
+        await run_mcp_prompt(invocation, resolved.mcp_prompt)
 
 
 async def run_custom(inv: Invocation, command: CustomCommand) -> None:
@@ -87,6 +115,8 @@ async def run_custom(inv: Invocation, command: CustomCommand) -> None:
                                 f"(tools: {', '.join(session.tools.names)})"))
     expansion = await expand(
         template, cwd=session.config.cwd, max_bytes=attachment_budget(session),
-        run_command=session_command_runner(session, inv.emit),
+        run_command=session_command_runner(session, inv.emit), **file_settings(session),
     )
-    await run_model_turn(session, expansion.text, inv.emit, typed=inv.typed, only_tools=only_tools, model=command.model)
+    model = resolve_model(command.model, session.model, session.config.provider.wire_api) if command.model else None
+    await run_model_turn(session, expansion.text, inv.emit, typed=inv.typed, only_tools=only_tools, model=model,
+                         images=await load_images(session, expansion.images))

@@ -14,11 +14,13 @@ runs as a command, and command output or file content never attaches or runs any
 and ``\\!`` keep a literal ``@`` or ``!``. An ``@word`` that matches no file is left as text
 unless it clearly names a file (``./x``, ``../x``, ``/x``, ``~/x``, ``dir/``, or a name with an
 extension), in which case it is an error naming it. Paths must resolve (symlinks followed) inside
-the workspace: the git root, or the working directory outside a repository.
+the workspace: the git root, or the working directory outside a repository. Files other than
+UTF-8 text go through the same processors as ``read_file`` (agent_cli/files).
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -28,9 +30,13 @@ from xml.sax.saxutils import quoteattr
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.text import Template
 from agent_cli.context.project_doc import find_git_root
+from agent_cli.context.truncate import TruncationPolicy, truncate_text
+from agent_cli.files import Detected, FileReadError, Reading, ReadLimits, read_view, sniff
+from agent_cli.files.detect import IMAGE, TEXT
+from agent_cli.files.text import sniff_encoding
+from agent_cli.files.images import is_image_file
 
 MAX_LISTING_ENTRIES = 200
-BINARY_SNIFF_BYTES = 8192
 READ_CHUNK_BYTES = 1 << 20
 _TOKEN = re.compile(
     r"""(?P<escape>\\(?=@|!`))
@@ -51,6 +57,8 @@ class CommandRun:
 
 
 RunCommand = Callable[[str], Awaitable[CommandRun]]
+# ``@server:uri``: the attachment for an MCP resource, or None when ``server`` is no MCP server.
+ReadResource = Callable[[str], Awaitable[str | None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +66,7 @@ class Expansion:
     text: str  # what the model receives
     attachments: tuple[Path, ...]  # resolved, in order of first mention
     commands: tuple[str, ...]  # the commands that ran, in order
+    images: tuple[Path, ...] = ()  # image attachments: sent as images after the text, not inlined
 
 
 def workspace_root(cwd: Path) -> Path:
@@ -70,16 +79,21 @@ def has_expansions(text: str) -> bool:
     return "@" in text or "!`" in text
 
 
-async def expand(template: Template, *, cwd: Path, max_bytes: int, run_command: RunCommand | None) -> Expansion:
+async def expand(
+    template: Template, *, cwd: Path, max_bytes: int, run_command: RunCommand | None,
+    limits: ReadLimits | None = None, cache_dir: Path | None = None,
+    read_resource: ReadResource | None = None,
+) -> Expansion:
     """The text to send: commands replaced by their output, attachments appended.
 
-    ``max_bytes`` caps each attached file; ``run_command`` None leaves ``` !`cmd` ``` as text."""
+    ``max_bytes`` caps each attached file; ``run_command`` None leaves ``` !`cmd` ``` as text;
+    ``limits`` and ``cache_dir`` are the file processors' thresholds and document cache."""
     text = template.text
     origins = template.origins()
     cwd = Path(cwd).resolve()
     workspace = workspace_root(cwd)
     out: list[str] = []
-    attachments: dict[Path, str] = {}
+    attachments: dict[Path | str, str] = {}  # a path, or "server:uri" for an MCP resource
     commands: list[str] = []
     position = 0
     literal_at = -1  # a token starting here was escaped
@@ -109,14 +123,25 @@ async def expand(template: Template, *, cwd: Path, max_bytes: int, run_command: 
             continue
         raw = match["quoted"] if match["quoted"] is not None else match["path"]
         token = raw if match["quoted"] is not None else _strip_punctuation(raw)
+        if read_resource is not None and ":" in token and token not in attachments:
+            if (block := await read_resource(token)) is not None:
+                attachments[token] = block
+                continue
         resolved = resolve_reference(token, cwd, workspace)
         if resolved is not None and resolved not in attachments:
-            attachments[resolved] = attachment_block(token, resolved, max_bytes)
+            if is_image_file(resolved):  # the picture itself goes to the model (files/images.py)
+                attachments[resolved] = ""
+            else:  # in a thread: converting a PDF or counting a big CSV's rows must not stall the TUI
+                attachments[resolved] = await asyncio.to_thread(
+                    attachment_block, token, resolved, max_bytes, limits or ReadLimits(), cache_dir
+                )
     out.append(text[position:])
     body = "".join(out)
-    if attachments:
-        body = body.rstrip("\n") + "\n\n" + "\n\n".join(attachments.values())
-    return Expansion(body, tuple(attachments), tuple(commands))
+    if blocks := [block for block in attachments.values() if block]:
+        body = body.rstrip("\n") + "\n\n" + "\n\n".join(blocks)
+    images = tuple(key for key, block in attachments.items() if isinstance(key, Path) and not block)
+    files = tuple(key for key in attachments if isinstance(key, Path))  # not MCP resources
+    return Expansion(body, files, tuple(commands), images)
 
 
 def _strip_punctuation(token: str) -> str:
@@ -147,15 +172,19 @@ def resolve_reference(token: str, cwd: Path, workspace: Path) -> Path | None:
     return None
 
 
-def attachment_block(token: str, path: Path, max_bytes: int) -> str:
+def attachment_block(token: str, path: Path, max_bytes: int, limits: ReadLimits, cache_dir: Path | None) -> str:
     if path.is_dir():
         return f"<attached_directory path={quoteattr(token)}>\n{directory_listing(path)}\n</attached_directory>"
     try:
+        sample, detected = sniff(path)
+        if detected.kind == IMAGE:
+            # An image kind the model cannot be shown (SVG, ICO); pictures never get here (expand above).
+            return f"<attached_file path={quoteattr(token)}>\n({detected.label}, {path.stat().st_size:,} bytes; not shown)\n</attached_file>"
+        if detected.kind != TEXT or sniff_encoding(sample) != "utf-8":
+            return processed_block(token, path, sample, detected, max_bytes, limits, cache_dir)
         head = read_head(path, max_bytes)
     except OSError as exc:
         raise InputError(f"@{token}: cannot read it ({exc.strerror or exc})") from None
-    if b"\0" in head.data[:BINARY_SNIFF_BYTES]:
-        return f"<attached_file path={quoteattr(token)}>\n(binary file, {head.size:,} bytes; not shown)\n</attached_file>"
     content, shown, cut = numbered_lines(head, max_bytes)
     if cut or shown < head.lines:
         last = f"{shown} (the last one cut)" if cut else str(shown)
@@ -164,6 +193,21 @@ def attachment_block(token: str, path: Path, max_bytes: int) -> str:
             f"{max_bytes:,} attached); read the rest with read_file from line {shown if cut else shown + 1} …]"
         )
     return f"<attached_file path={quoteattr(token)} lines=\"{head.lines}\">\n{content}\n</attached_file>"
+
+
+def processed_block(
+    token: str, path: Path, sample: bytes, detected: Detected, max_bytes: int, limits: ReadLimits, cache_dir: Path | None
+) -> str:
+    """A file shown by its type's processor, like read_file shows it, cut to ``max_bytes``."""
+    size = path.stat().st_size
+    try:
+        view = read_view(Reading(path, detected.label, sample, size, max_bytes, limits, cache_dir=cache_dir), detected)
+        content = truncate_text(view.render(), TruncationPolicy("bytes", max_bytes))
+    except FileReadError as exc:
+        content = f"(not shown: {exc})"
+    except Exception as exc:  # noqa: BLE001 - a file no processor foresaw must not stop the prompt
+        content = f"(not shown: reading it failed: {type(exc).__name__}: {exc})"
+    return f"<attached_file path={quoteattr(token)} type={quoteattr(detected.label)}>\n{content}\n</attached_file>"
 
 
 @dataclass(frozen=True, slots=True)

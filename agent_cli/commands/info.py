@@ -95,9 +95,10 @@ async def status_command(inv: Invocation) -> None:
         ("skills", f"{len(initial.skills)}: {skills}" if initial.skills else "none"),
         ("memory", memory_status(session)),
         ("context", f"{count.context_used:,} of {count.context_window:,} tokens used ({count.percent_left}% left)"),
-        ("window", f"{config.context_window:,} tokens; {count.context_window:,} usable"),
+        ("window", f"{config.context_window:,} tokens ({session.window.source}); {count.context_window:,} usable"),
         ("tokens", f"{total.input_tokens:,} in{cached}, {total.output_tokens:,} out this session"),
-        ("counting", count.counting_method + ("" if session.last_usage is None else " + the provider's reported usage")),
+        ("counting", f"{count.counting_method}, {count.accuracy}"
+                     + ("" if session.last_usage is None else " + the provider's reported usage")),
         ("session", session.id),
     ]
     text = table(rows)

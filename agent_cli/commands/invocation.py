@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
+from agent_cli.items import Image
 
 if TYPE_CHECKING:
     from agent_cli.commands.registry import CommandTable
@@ -36,6 +37,11 @@ class Invocation:
 def attachment_budget(session: Session) -> int:
     """Bytes per attached file: about one tool output's token budget."""
     return max(4096, session.config.tool_output_token_limit * 4)
+
+
+def file_settings(session: Session) -> dict[str, Any]:
+    """The file processors' thresholds and document cache, for ``expand``."""
+    return {"limits": session.config.read_file, "cache_dir": session.config.agent_home / "cache"}
 
 
 def read_only_tool_names(session: Session) -> list[str]:
@@ -80,6 +86,7 @@ async def run_model_turn(
     only_tools: Iterable[str] | None = None,
     model: str | None = None,
     on_complete: OnComplete | None = None,
+    images: tuple[Image, ...] = (),
 ) -> None:
     """One session turn for ``text``; ``on_complete`` sees the answer before the turn ends."""
     held: list[ev.TurnComplete] = []
@@ -91,6 +98,6 @@ async def run_model_turn(
             emit(event)
 
     with limited_tools(session, only_tools), switched_model(session, model):
-        await session._turn(text, relay, typed)
+        await session._turn(text, relay, typed, images)
     if held:
         emit(await on_complete(held[0].last_message))  # type: ignore[misc]

@@ -17,8 +17,11 @@ from typing import TYPE_CHECKING
 from agent_cli.commands.builtins import BUILTINS, Builtin
 from agent_cli.commands.custom import CustomCommand, CustomCommandSet, load_custom_commands
 from agent_cli.commands.errors import InputError
+from agent_cli.commands.plugin_commands import load_plugin_commands
 
 if TYPE_CHECKING:
+    from agent_cli.mcp.prompts import McpPrompt
+    from agent_cli.plugins.loader import PluginSet
     from agent_cli.session.session import Session
 
 # `/name args`; `/usr/bin/x` is not a command because a name ends at whitespace or the end.
@@ -31,7 +34,7 @@ class CommandInfo:
     name: str  # without the slash, e.g. "review" or "git:commit"
     description: str
     argument_hint: str
-    source: str  # "builtin", "repo", "user" or "plugin NAME"
+    source: str  # "builtin", "repo", "user", "plugin NAME" or "mcp"
     needs_idle: bool = True  # False: may run while a turn is running (it only reports)
 
 
@@ -40,21 +43,27 @@ class Resolved:
     name: str
     builtin: Builtin | None = None
     custom: CustomCommand | None = None
+    mcp_prompt: McpPrompt | None = None
 
 
 class CommandTable:
-    """The built-ins, one scan of the command files, and the plugins' commands."""
+    """The built-ins, one scan of the command files, the plugins' commands and the MCP servers' prompts."""
 
-    def __init__(self, custom: CustomCommandSet, plugin_commands: Sequence[CustomCommand] = ()):
+    def __init__(
+        self, custom: CustomCommandSet, plugins: PluginSet | None = None, mcp_prompts: Sequence[McpPrompt] = ()
+    ):
         self.builtins: dict[str, Builtin] = {}
         for builtin in BUILTINS:
             for name in (builtin.name, *builtin.aliases):
                 self.builtins[name] = builtin
         self.custom = {name: cmd for name, cmd in custom.commands.items() if name not in self.builtins}
+        self.mcp_prompts = {prompt.command: prompt for prompt in mcp_prompts}  # /mcp__server__prompt
         shadowed = [cmd for name, cmd in custom.commands.items() if name in self.builtins]
         self.warnings = custom.warnings + tuple(
             f"command file {cmd.path}: /{cmd.name} is a built-in command; the file is ignored" for cmd in shadowed
         )
+        plugin_commands, problems = load_plugin_commands(plugins) if plugins is not None else ([], [])
+        self.warnings += tuple(problems)
         self.aliases = self._add_plugin_commands(plugin_commands)
 
     def _add_plugin_commands(self, commands: Sequence[CustomCommand]) -> dict[str, CustomCommand]:
@@ -74,13 +83,15 @@ class CommandTable:
         }
 
     @classmethod
-    def load(cls, cwd: Path, agent_home: Path, plugin_commands: Sequence[CustomCommand] = ()) -> CommandTable:
-        return cls(load_custom_commands(cwd, agent_home), plugin_commands)
+    def load(cls, cwd: Path, agent_home: Path, plugins: PluginSet | None = None) -> CommandTable:
+        return cls(load_custom_commands(cwd, agent_home), plugins)
 
     @classmethod
     def for_session(cls, session: Session) -> CommandTable:
+        from agent_cli.commands.mcp_commands import mcp_prompts
+
         config = session.config
-        return cls.load(config.cwd, config.agent_home, session.plugins.commands)
+        return cls(load_custom_commands(config.cwd, config.agent_home), session.plugins, mcp_prompts(session))
 
     def infos(self) -> list[CommandInfo]:
         infos = [CommandInfo(b.name, b.description, b.argument_hint, "builtin", b.needs_idle) for b in BUILTINS]
@@ -88,10 +99,11 @@ class CommandTable:
             cmd = self.custom[name]
             description = cmd.description or f"custom command ({cmd.source})"
             infos.append(CommandInfo(name, description, cmd.argument_hint, cmd.source))
+        infos += [CommandInfo(p.command, p.description, p.argument_hint, "mcp") for p in self.mcp_prompts.values()]
         return infos
 
     def names(self) -> list[str]:
-        return [*self.builtins, *self.custom, *self.aliases]
+        return [*self.builtins, *self.custom, *self.aliases, *self.mcp_prompts]
 
     def resolve(self, name: str) -> Resolved:
         if name in self.builtins:
@@ -100,6 +112,8 @@ class CommandTable:
             return Resolved(name, custom=self.custom[name])
         if name in self.aliases:
             return Resolved(name, custom=self.aliases[name])
+        if name in self.mcp_prompts:
+            return Resolved(name, mcp_prompt=self.mcp_prompts[name])
         suggestions = self.suggest(name)
         hint = f"; did you mean {', '.join('/' + s for s in suggestions)}?" if suggestions else ""
         raise InputError(f"unknown command /{name}{hint} (/help lists every command)", suggestions)

@@ -19,7 +19,13 @@ from agent_cli import events as ev
 from agent_cli.commands import git
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.expand import expand
-from agent_cli.commands.invocation import Invocation, attachment_budget, read_only_tool_names, run_model_turn
+from agent_cli.commands.invocation import (
+    Invocation,
+    attachment_budget,
+    file_settings,
+    read_only_tool_names,
+    run_model_turn,
+)
 from agent_cli.commands.text import Piece, Template
 from agent_cli.context.prompts import prompt_library
 
@@ -111,5 +117,7 @@ async def review_command(inv: Invocation) -> None:
         diff = cap_diff(material, max_bytes * REVIEW_DIFF_BUDGET_FACTOR)
         pieces.append(Piece(f"\n\n<diff>\n{diff.rstrip()}\n</diff>", "literal"))
     # @files in what the user typed attach; nothing else is expanded (arguments never run commands)
-    expansion = await expand(Template(tuple(pieces)), cwd=session.config.cwd, max_bytes=max_bytes, run_command=None)
+    expansion = await expand(
+        Template(tuple(pieces)), cwd=session.config.cwd, max_bytes=max_bytes, run_command=None, **file_settings(session)
+    )
     await run_model_turn(session, expansion.text, inv.emit, typed=inv.typed, only_tools=read_only_tool_names(session))

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from agent_cli.context.fragments import NO_SUMMARY, is_contextual_fragment, is_real_user_message
+from agent_cli.context.image_items import images_of, old_image_placeholders
 from agent_cli.context.truncate import TruncationPolicy, truncate_middle
 from agent_cli.items import Item, Message, Reasoning, ToolCall, ToolOutput, user
 
@@ -88,7 +89,11 @@ def rebuild_history(
     becomes ``(no summary available)``.
     """
     messages, truncated = select_user_messages(real_user_messages(history, summary_prefix), budget, count)
-    summary_message = user(f"{summary_prefix.strip()}\n\n{summary.strip() or NO_SUMMARY}")
+    summary_text = f"{summary_prefix.strip()}\n\n{summary.strip() or NO_SUMMARY}"
+    kept = {id(message) for message in messages}
+    if old_images := old_image_placeholders(item for item in history if id(item) not in kept):
+        summary_text += f"\n\n{old_images}"  # dropped images are named, never sent again
+    summary_message = user(summary_text)
     items: list[Item] = [*initial_items, *messages, summary_message]
     return Rebuilt(items, len(messages), truncated)
 
@@ -141,15 +146,16 @@ def trim_oldest(items: Sequence[Item], tokens: Sequence[int], start: int, target
 
 def transcript_line(item: Item) -> str | None:
     """One item as plain text for the fallback excerpt (None for what is not worth keeping)."""
+    images = "".join(f"\n{image.placeholder}" for image in images_of(item))
     if isinstance(item, Message):
         if item.role == "developer" or is_contextual_fragment(item.text):
             return None
-        return f"[{item.role}] {item.text.strip()}"
+        return f"[{item.role}] {item.text.strip()}{images}"
     if isinstance(item, ToolCall):
         return f"[tool call {item.name}] {item.arguments.strip()}"
     if isinstance(item, ToolOutput):
         status = "" if item.success else " (failed)"
-        return f"[tool output{status}] {item.output.strip()}"
+        return f"[tool output{status}] {item.output.strip()}{images}"
     if isinstance(item, Reasoning):
         return None  # reasoning is long and rarely needed to continue
     return None

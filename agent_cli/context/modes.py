@@ -6,7 +6,7 @@ change mid-session is appended as a developer fragment so earlier requests stay 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from agent_cli.context.fragments import MODE
 from agent_cli.context.prompts import PromptLibrary, prompt_library
@@ -27,10 +27,13 @@ def check_mode(mode: str) -> str:
     return mode
 
 
-def tools_for_mode(mode: str, all_tool_names: Iterable[str]) -> list[str]:
-    """The tools ``mode`` allows, in the order given."""
+def tools_for_mode(
+    mode: str, all_tool_names: Iterable[str], read_only: Callable[[str], bool] = lambda name: False
+) -> list[str]:
+    """The tools ``mode`` allows, in the order given; ``read_only`` tools (an MCP tool with
+    ``readOnlyHint``) are allowed wherever the read-only built-ins are."""
     allowed = _MODE_TOOLS[check_mode(mode)]
-    return [name for name in all_tool_names if allowed is None or name in allowed]
+    return [name for name in all_tool_names if allowed is None or name in allowed or read_only(name)]
 
 
 def mode_guidance(mode: str, library: PromptLibrary | None = None) -> str:

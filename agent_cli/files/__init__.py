@@ -1,1 +1,65 @@
-"""Type-aware file reading: detection and one processor per type; images (issue 14)."""
+"""Type-aware file reading: detection and one processor per type, shared by read_file and ``@path``.
+
+``read_view`` picks the processor for the detected kind. Images are not handled here: callers
+treat them in a branch of their own. Other binary files, audio and video raise FileReadError
+with their type and size.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_cli.files import detect as kinds
+from agent_cli.files.detect import SNIFF_BYTES, Detected, detect
+from agent_cli.files.limits import ReadLimits
+from agent_cli.files.view import FileReadError, FileView, Reading
+
+__all__ = ["Detected", "FileReadError", "FileView", "ReadLimits", "Reading", "describe", "read_view", "sniff"]
+
+
+def sniff(path: Path) -> tuple[bytes, Detected]:
+    """The file's first bytes and its detected kind. Raises OSError."""
+    with open(path, "rb") as handle:
+        sample = handle.read(SNIFF_BYTES)
+    return sample, detect(path, sample)
+
+
+def describe(name: str, detected: Detected, size: int) -> str:
+    """One line for a file that cannot be shown as text."""
+    from agent_cli.tools.common import human_size  # here: tools import this package at their start
+
+    if detected.kind in (kinds.AUDIO, kinds.VIDEO):
+        return f"{name} is {detected.kind} ({detected.label}, {human_size(size)}); it cannot be read as text"
+    return f"{name} is a binary file ({detected.label}, {human_size(size)}); only text and known file types can be read"
+
+
+def read_view(reading: Reading, detected: Detected) -> FileView:
+    """The file as the model should see it. Raises FileReadError and OSError."""
+    kind = detected.kind
+    if reading.pages is not None and kind != kinds.DOCUMENT:
+        raise FileReadError(f"pages applies to PDF files only; this is {detected.label}")
+    if kind in (kinds.CSV, kinds.TSV):
+        from agent_cli.files.table import read_table
+
+        return read_table(reading, tab_separated=kind == kinds.TSV)
+    if kind in (kinds.JSON, kinds.JSONL, kinds.YAML, kinds.XML):
+        from agent_cli.files.structured import read_structured
+
+        return read_structured(reading, kind)
+    if kind == kinds.NOTEBOOK:
+        from agent_cli.files.notebook import read_notebook
+
+        return read_notebook(reading)
+    if kind == kinds.DOCUMENT:
+        from agent_cli.files.documents import read_document
+
+        return read_document(reading)
+    if kind == kinds.ARCHIVE:
+        from agent_cli.files.archive import read_archive
+
+        return read_archive(reading)
+    if kind == kinds.TEXT:
+        from agent_cli.files.text import read_text
+
+        return read_text(reading)
+    raise FileReadError(describe(reading.path.name, detected, reading.size))

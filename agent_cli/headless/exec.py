@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import atexit
 import contextlib
 import os
 import select
 import signal
 import sys
+import threading
 from pathlib import Path
+from typing import NoReturn
 
 from agent_cli import events as ev
 from agent_cli.headless.common import USAGE_ERROR, check_api_key_or_exit, fail, load_config_or_exit
@@ -65,8 +68,12 @@ def run_exec(args: argparse.Namespace) -> int:
 
         resume_path = prepare_exec_resume(args)
     prompt = read_prompt(args.prompt)
+    images = image_paths(getattr(args, "images", []))
     config = load_config_or_exit(args)
     check_api_key_or_exit(config)
+    from agent_cli.models.prefetch import prefetch_sdk
+
+    prefetch_sdk(config.provider.wire_api)  # in parallel with everything up to the first request
     from agent_cli.session import Session
     from agent_cli.session.approvals import use_exec_default
 
@@ -78,13 +85,14 @@ def run_exec(args: argparse.Namespace) -> int:
         from agent_cli.headless.sessions_cmd import restore_or_exit
 
         session = restore_or_exit(config, resume_path, interactive=False)
+    threading.Thread(target=session.tokens.load, name="tokenizer", daemon=True).start()  # the turn awaits it
     if args.json:
         renderer = JsonRenderer(sys.stdout)
     else:
         color = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
         renderer = TextRenderer(sys.stderr, color=color)
     try:
-        outcome = asyncio.run(drive(session, prompt, renderer))
+        outcome = asyncio.run(drive(session, prompt, renderer, images))
     except KeyboardInterrupt:  # before the loop could take over Ctrl+C
         return INTERRUPTED
     last_message, status = outcome
@@ -95,6 +103,20 @@ def run_exec(args: argparse.Namespace) -> int:
     if not args.json and last_message:
         print(last_message, flush=True)
     return status
+
+
+def exit_now(status: int) -> NoReturn:
+    """End `agent exec` once everything is written and closed, without the interpreter's
+    teardown: freeing the SDK's and the tokenizer's hundreds of thousands of objects one by one
+    takes longer than the whole tool round trip. Threads that must finish and ``atexit``
+    handlers still run."""
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join()
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
 
 
 def stop_on_ctrl_c(session) -> asyncio.Event:
@@ -113,10 +135,20 @@ def stop_on_ctrl_c(session) -> asyncio.Event:
     return interrupted
 
 
-async def drive(session, prompt: str, renderer) -> tuple[str | None, int]:
+def image_paths(names: list[str]) -> list[Path]:
+    """The files of ``-i``, relative to where agent was started; a missing one is a usage error."""
+    paths = [Path(name).expanduser().resolve() for name in names]
+    for name, path in zip(names, paths):
+        if not path.is_file():
+            fail(f"-i {name}: no such file")
+    return paths
+
+
+async def drive(session, prompt: str, renderer, images: list[Path] = ()) -> tuple[str | None, int]:
     """Run the input (a prompt or a slash command) and return the last message and exit status.
 
     A command that runs no model turn (/status, /diff, /quit) succeeds unless it reports an error."""
+    session.start_mcp()  # MCP servers start in the background; the first request waits for them
     renderer.session_started(session)
     if session.resumed is not None:  # what `agent exec resume` restored
         for event in session.resumed.events():
@@ -128,7 +160,7 @@ async def drive(session, prompt: str, renderer) -> tuple[str | None, int]:
 
     interrupted = stop_on_ctrl_c(session)
     try:
-        async for event in submit(session, prompt):
+        async for event in submit(session, prompt, images):
             if isinstance(event, ev.CommandAction) and event.action in INTERACTIVE_ONLY:
                 event = ev.InputRejected(INTERACTIVE_ONLY[event.action])
             renderer.render(event)

@@ -1,7 +1,7 @@
 """`agent exec --json`: events as JSON lines, in the shape of Codex's exec schema.
 
 thread.started, turn.started, item.started / item.updated / item.completed (agent_message,
-reasoning, command_execution, file_change, todo_list, tool_call, subagent, compaction, error),
+reasoning, command_execution, file_change, todo_list, tool_call, mcp_tool_call, subagent, compaction, error),
 turn.completed {usage}, turn.failed {error}.
 """
 
@@ -11,6 +11,7 @@ import json
 from typing import IO, Any
 
 from agent_cli import events as ev
+from agent_cli.mcp.names import split_name
 
 
 class JsonRenderer:
@@ -83,7 +84,8 @@ class JsonRenderer:
                 parts = [{"name": part.name, "tokens": part.tokens} for part in event.parts]
                 self.item("item.completed", {"id": self.new_id(), "type": "context_usage", "parts": parts,
                                              "used": event.used, "window": event.window,
-                                             "counting_method": event.counting_method})
+                                             "counting_method": event.counting_method,
+                                             "accuracy": event.accuracy})
             case ev.TurnComplete():
                 self._complete_plan()
                 self.emit("turn.completed", usage=self._turn_usage())
@@ -116,7 +118,9 @@ class JsonRenderer:
         if name in ("apply_patch", "update_plan"):
             return  # reported as file_change when done, and as todo_list through PlanUpdated
         item_id = self._ids[call_id] = self.new_id()
-        if name == "task":  # completed by SubagentFinished, or by the call's end if no agent ran
+        if mcp := split_name(name):
+            self.item("item.started", mcp_item(item_id, mcp, args, None, None, "in_progress"))
+        elif name == "task":  # completed by SubagentFinished, or by the call's end if no agent ran
             self.item("item.started", {
                 "id": item_id, "type": "subagent", "agent": str(args.get("agent", "")),
                 "description": str(args.get("description", "")), "status": "in_progress",
@@ -138,7 +142,11 @@ class JsonRenderer:
             return  # its subagent item is already complete
         item_id = self._ids.pop(event.call_id, None) or self.new_id()
         status = "completed" if event.success else "failed"
-        if event.name == "task":  # refused before any agent ran (unknown agent, a hook, the mode)
+        if mcp := split_name(event.name):
+            result = {"content": [{"type": "text", "text": event.output}]} if event.success else None
+            error = None if event.success else {"message": event.output}
+            self.item("item.completed", mcp_item(item_id, mcp, event.arguments, result, error, status))
+        elif event.name == "task":  # refused before any agent ran (unknown agent, a hook, the mode)
             self.item("item.completed", {
                 "id": item_id, "type": "subagent", "agent": str(event.arguments.get("agent", "")),
                 "description": str(event.arguments.get("description", "")), "status": "failed",
@@ -158,3 +166,9 @@ class JsonRenderer:
                 "id": item_id, "type": "tool_call", "tool": event.name, "arguments": event.arguments,
                 "output": event.output, "status": status,
             })
+
+
+def mcp_item(item_id: str, mcp: tuple[str, str], arguments: dict[str, Any], result, error, status: str) -> dict[str, Any]:
+    """Codex's ``mcp_tool_call`` item."""
+    return {"id": item_id, "type": "mcp_tool_call", "server": mcp[0], "tool": mcp[1], "arguments": arguments,
+            "result": result, "error": error, "status": status}

@@ -6,9 +6,11 @@ from typing import IO
 
 from agent_cli import events as ev
 from agent_cli.display import command_output, command_preview
+from agent_cli.mcp.names import display_call
 
 STYLES = {"dim": "2", "bold": "1", "red": "31", "green": "32", "yellow": "33", "cyan": "36", "magenta": "35"}
 PREVIEW_LINES = 6
+WAITING_EVERY_S = 10  # a "waiting for the model" line every this many seconds of silence
 
 
 class TextRenderer:
@@ -36,9 +38,11 @@ class TextRenderer:
 
     def render(self, event: ev.Event) -> None:
         match event:
-            case ev.UserMessage(text=text, typed=typed):
+            case ev.UserMessage(text=text, typed=typed, images=images):
                 self.line(self.style("user", "cyan"))
                 self.line(text if typed is None else typed)
+                if images:
+                    self.line(self.style(f"(with image{'s' if len(images) > 1 else ''}: {', '.join(images)})", "dim"))
                 if typed is not None:  # @files, !`cmd` output or a command's prompt were sent too
                     self.line(self.style(f"(sent as {len(text):,} characters after expansion)", "dim"))
             case ev.ReasoningDone(text=text):
@@ -58,6 +62,8 @@ class TextRenderer:
                     self.line(f"  {marks[step.status]} {step.step}")
             case ev.Retry(attempt=attempt, max_attempts=most, delay=delay, reason=reason):
                 self.line(self.style(f"retrying ({attempt}/{most}) in {delay:.1f}s: {reason}", "yellow"))
+            case ev.ModelWaiting(seconds=seconds) if round(seconds) % WAITING_EVERY_S == 0:
+                self.line(self.style(f"waiting for the model… {seconds:.0f} s", "dim"))
             case ev.Warning(message=message):
                 self.line(self.style(f"warning: {message}", "yellow"))
             case ev.Error(message=message):
@@ -118,6 +124,8 @@ def describe_call(name: str, args: dict) -> str:
         return f"$ {command_preview(str(args.get('command', '')))}"
     if name == "apply_patch":
         return "apply_patch"
+    if mcp_call := display_call(name, args):
+        return mcp_call
     if name == "task":
         return f"task {args.get('agent', '?')}: {args.get('description', '')}"
     details = ", ".join(f"{key}={value!r}" for key, value in args.items() if key != "patch")

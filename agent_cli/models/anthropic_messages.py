@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
-from agent_cli.items import Item, Message, Reasoning, ToolCall, ToolOutput
+from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput
 from agent_cli.models.base import Completed, OutputItem, Prompt, ReasoningDelta, StreamEvent, TextDelta, ToolSpec, Usage
 from agent_cli.models.client_base import SdkStreamingClient, as_dict, int_field
 from agent_cli.models.errors import TransientError
+from agent_cli.models.image_parts import base64_data, missing_note
 from agent_cli.models.model_info import uses_adaptive_thinking
 
 DEFAULT_MAX_TOKENS = 8192
@@ -36,6 +37,32 @@ def _tool_input(arguments: str) -> dict[str, Any]:
         value = None
     # The API insists on an object; a model's malformed arguments already got an error output.
     return value if isinstance(value, dict) else {}
+
+
+def _image_blocks(images: tuple[Image, ...]) -> list[dict[str, Any]]:
+    blocks = []
+    for image in images:
+        data = base64_data(image)
+        if data is None:
+            blocks.append({"type": "text", "text": missing_note(image)})
+        else:
+            blocks.append({"type": "image", "source": {"type": "base64", "media_type": image.mime_type, "data": data}})
+    return blocks
+
+
+def _blocks_for(item: Item) -> tuple[str, list[dict[str, Any]]] | None:
+    """(role, content blocks) for one item; None for items this API cannot take."""
+    if isinstance(item, Message) and item.images:
+        text = [{"type": "text", "text": item.text}] if item.text else []
+        return "user", text + _image_blocks(item.images)
+    if isinstance(item, ToolOutput) and item.images:  # tool results may hold images
+        text = [{"type": "text", "text": item.output}] if item.output else []
+        block = {"type": "tool_result", "tool_use_id": item.call_id, "content": text + _image_blocks(item.images)}
+        if not item.success:
+            block["is_error"] = True
+        return "user", [block]
+    mapped = _block_for(item)
+    return (mapped[0], [mapped[1]]) if mapped is not None else None
 
 
 def _block_for(item: Item) -> tuple[str, dict[str, Any]] | None:
@@ -70,14 +97,14 @@ def anthropic_messages(items: list[Item]) -> list[dict[str, Any]]:
     """
     turns: list[dict[str, Any]] = []
     for item in items:
-        mapped = _block_for(item)
+        mapped = _blocks_for(item)
         if mapped is None:
             continue
-        role, block = mapped
+        role, blocks = mapped
         if turns and turns[-1]["role"] == role:
-            turns[-1]["content"].append(block)
+            turns[-1]["content"].extend(blocks)
         else:
-            turns.append({"role": role, "content": [block]})
+            turns.append({"role": role, "content": blocks})
     for turn in turns:
         if turn["role"] == "user":  # tool results must lead their user turn
             turn["content"].sort(key=lambda b: b["type"] != "tool_result")

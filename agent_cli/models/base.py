@@ -86,12 +86,19 @@ class Retrying:
 
 
 @dataclass(frozen=True, slots=True)
+class ClientNotice:
+    """Something the user should know about the server, said once (e.g. it has no tool support)."""
+
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class Completed:
     usage: Usage | None
     response_id: str | None = None
 
 
-StreamEvent = TextDelta | ReasoningDelta | OutputItem | Retrying | Completed
+StreamEvent = TextDelta | ReasoningDelta | OutputItem | Retrying | ClientNotice | Completed
 
 
 class ModelClient(Protocol):

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_cli.models.errors import ContextWindowExceeded, ModelError, TransientError
+from agent_cli.models.overflow import window_from_error
 from agent_cli.models.retry import retry_after_from_message, retry_after_seconds
 
 # Lowercase fragments of every context-overflow message we know of.
@@ -156,9 +157,10 @@ def map_exception(exc: BaseException, ctx: ErrorContext) -> ModelError:
     if isinstance(status, int) and hasattr(exc, "response"):
         message, code, kind = error_fields(body)
         if status < 400:  # Anthropic reports in-stream `error` events as a status error on the 200
-            return error_for_stream_failure(message or str(exc), ctx, code=code, kind=kind)
+            return with_window(error_for_stream_failure(message or str(exc), ctx, code=code, kind=kind), body)
         headers = getattr(exc.response, "headers", None)
-        return error_for_status(status, message or getattr(exc, "message", None), ctx, code=code, headers=headers)
+        error = error_for_status(status, message or getattr(exc, "message", None), ctx, code=code, headers=headers)
+        return with_window(error, body)
     name = type(exc).__name__
     if name == "APITimeoutError":
         return TransientError("the request timed out")
@@ -168,9 +170,17 @@ def map_exception(exc: BaseException, ctx: ErrorContext) -> ModelError:
         return TransientError(f"connection error talking to {ctx.base_url}{detail}")
     if name == "APIError" and hasattr(exc, "body"):  # OpenAI SDK: `{"error": ...}` inside a stream
         message, code, kind = error_fields(body)
-        return error_for_stream_failure(message or getattr(exc, "message", None), ctx, code=code, kind=kind)
+        error = error_for_stream_failure(message or getattr(exc, "message", None), ctx, code=code, kind=kind)
+        return with_window(error, body)
     if isinstance(exc, _transport_error_types()):
         return TransientError(f"connection lost: {one_line(exc, 120) or name}")
     if isinstance(exc, json.JSONDecodeError):
         return TransientError("the server sent a malformed stream event")
     return ModelError(f"request to provider {ctx.provider} failed: {name}: {one_line(exc)}")
+
+
+def with_window(error: ModelError, body: object) -> ModelError:
+    """An overflow error learns the window the server named in its body, if it named one."""
+    if isinstance(error, ContextWindowExceeded) and error.window is None:
+        error.window = window_from_error(body)
+    return error

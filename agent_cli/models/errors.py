@@ -6,7 +6,14 @@ class ModelError(Exception):
 
 
 class ContextWindowExceeded(ModelError):
-    """The prompt does not fit in the model's context window."""
+    """The prompt does not fit in the model's context window.
+
+    ``window`` is the window the server named in its error (None when it did not say).
+    """
+
+    def __init__(self, message: str, window: int | None = None):
+        super().__init__(message)
+        self.window = window
 
 
 class TransientError(ModelError):

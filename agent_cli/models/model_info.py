@@ -110,10 +110,15 @@ def _longest_prefix(name: str, table: dict[str, object]) -> str | None:
     return best
 
 
+def known_context_window(model: str) -> int | None:
+    """The model table's window for ``model``, or None when the table does not know it."""
+    prefix = _longest_prefix(normalize_model_name(model), _CONTEXT_WINDOWS)
+    return _CONTEXT_WINDOWS[prefix] if prefix else None
+
+
 def context_window_for(model: str) -> int:
     """The model's context window in tokens, or ``DEFAULT_CONTEXT_WINDOW`` if unknown."""
-    prefix = _longest_prefix(normalize_model_name(model), _CONTEXT_WINDOWS)
-    return _CONTEXT_WINDOWS[prefix] if prefix else DEFAULT_CONTEXT_WINDOW
+    return known_context_window(model) or DEFAULT_CONTEXT_WINDOW
 
 
 def encoding_for(model: str) -> str | None:
@@ -141,6 +146,33 @@ def uses_adaptive_thinking(model: str) -> bool:
     if not match:
         return False
     return (int(match.group(1)), int(match.group(2) or 0)) >= (4, 6)
+
+
+# Prefix -> whether the model takes images. Longest prefix wins; unknown models are assumed
+# blind (a note instead of an error from the server); `model_supports_images` overrides.
+_VISION: dict[str, bool] = {
+    "gpt-5": True, "gpt-4.1": True, "gpt-4.5": True, "gpt-4o": True, "chatgpt-4o": True,
+    "gpt-4-turbo": True, "gpt-4": False, "gpt-3.5": False, "o1": True, "o1-mini": False,
+    "o1-preview": False, "o3": True, "o3-mini": False, "o4-mini": True, "codex-mini": True,
+    "gpt-oss": False, "claude-": True, "claude-2": False, "claude-instant": False,
+    "gemini": True, "gemma3": True, "gemma-3": True, "llama4": True, "llama-4": True,
+    "llama3.2-vision": True, "llava": True, "bakllava": True, "pixtral": True,
+    "mistral-small3.1": True, "mistral-small-3.1": True, "mistral-medium": True, "qwen2.5vl": True,
+    "qwen2.5-vl": True, "qwen-vl": True, "qwen3-vl": True, "minicpm-v": True, "moondream": True,
+    "granite3.2-vision": True, "kimi-vl": True, "glm-4v": True, "glm-4.5v": True,
+}
+
+
+def supports_images(model: str) -> bool:
+    """Whether the model can see images (from the table above; unknown models cannot)."""
+    prefix = _longest_prefix(normalize_model_name(model), _VISION)
+    return _VISION[prefix] if prefix else False
+
+
+def image_token_formula(model: str, wire_api: str | None = None) -> str:
+    """Which provider's published formula counts this model's image tokens."""
+    claude = normalize_model_name(model).startswith("claude") or wire_api == "anthropic"
+    return "anthropic" if claude else "openai"
 
 
 def default_provider_for(model: str) -> str:

@@ -13,10 +13,15 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
-from agent_cli.items import Item, Message, Reasoning, ToolCall, ToolOutput
-from agent_cli.models.base import Completed, OutputItem, Prompt, ReasoningDelta, StreamEvent, TextDelta, ToolSpec, Usage
+from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput
+from agent_cli.models.base import (
+    ClientNotice, Completed, OutputItem, Prompt, ReasoningDelta, StreamEvent, TextDelta, ToolSpec, Usage,
+)
+from agent_cli.models.chat_quirks import ChatQuirks, no_tools_notice
+from agent_cli.models.chat_text import ContentSplitter, Split, parse_tool_calls, whole_answer_calls
 from agent_cli.models.client_base import SdkStreamingClient, as_dict, int_field
-from agent_cli.models.errors import TransientError
+from agent_cli.models.errors import ModelError, TransientError
+from agent_cli.models.image_parts import data_url, missing_note, tool_images_note
 
 # Servers name the streamed reasoning differently: DeepSeek, vLLM and llama.cpp use
 # `reasoning_content`, OpenRouter and Ollama `reasoning`.
@@ -34,14 +39,19 @@ def chat_messages(instructions: str, items: list[Item]) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = []
     if system:
         messages.append({"role": "system", "content": "\n\n".join(system)})
+    tool_images: list[dict[str, Any]] = []  # tool messages are text only: images follow them
     for item in rest:
+        if tool_images and not isinstance(item, ToolOutput):
+            messages.append({"role": "user", "content": tool_images})
+            tool_images = []
         if isinstance(item, Message):
             if item.role == "assistant":
                 if item.text:
                     messages.append({"role": "assistant", "content": item.text})
             else:
                 role = "system" if item.role == "developer" else "user"
-                messages.append({"role": role, "content": item.text})
+                content = _content_parts(item.text, item.images) if item.images else item.text
+                messages.append({"role": role, "content": content})
         elif isinstance(item, ToolCall):
             call = {"id": item.call_id, "type": "function",
                     "function": {"name": item.name, "arguments": item.arguments}}
@@ -53,8 +63,20 @@ def chat_messages(instructions: str, items: list[Item]) -> list[dict[str, Any]]:
                 messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
         elif isinstance(item, ToolOutput):
             messages.append({"role": "tool", "tool_call_id": item.call_id, "content": item.output})
+            if item.images:
+                tool_images += _content_parts(tool_images_note(item.call_id), item.images)
         # Reasoning is not sent back: no compatible server accepts it in the request.
+    if tool_images:
+        messages.append({"role": "user", "content": tool_images})
     return messages
+
+
+def _content_parts(text: str, images: tuple[Image, ...]) -> list[dict[str, Any]]:
+    parts = [{"type": "text", "text": text}] if text else []
+    for image in images:
+        url = data_url(image)
+        parts.append({"type": "image_url", "image_url": {"url": url}} if url else {"type": "text", "text": missing_note(image)})
+    return parts
 
 
 def tool_params(tools: list[ToolSpec]) -> list[dict[str, Any]]:
@@ -95,6 +117,31 @@ class _ChatAccumulator:
     finish_reason: str | None = None
     usage: Usage | None = None
     response_id: str | None = None
+    chunks: int = 0
+    splitter: ContentSplitter = field(default_factory=ContentSplitter)
+
+    def add_content(self, split: Split) -> list[StreamEvent]:
+        """Content as the model wrote it, sorted into answer text and <think> reasoning."""
+        self.text.append(split.text)
+        self.reasoning.append(split.reasoning)
+        return [*([ReasoningDelta(split.reasoning)] if split.reasoning else []),
+                *([TextDelta(split.text)] if split.text else [])]
+
+    def calls_from_text(self, tool_names: set[str]) -> None:
+        """Tool calls the server left in the content as template markup become real calls."""
+        if self.calls or not tool_names:
+            return
+        found = []
+        for markup in self.splitter.markup:
+            calls = parse_tool_calls(markup, tool_names)
+            if calls is None:  # not a call after all: it stays part of the answer
+                self.text.append(markup)
+            else:
+                found += calls
+        if not found and (calls := whole_answer_calls("".join(self.text), tool_names)):
+            self.text, found = [], calls
+        for index, call in enumerate(found):
+            self.calls[index] = _PendingCall(None, call.name, [call.arguments])
 
     def add_tool_deltas(self, deltas: list[dict[str, Any]]) -> None:
         for delta in deltas:
@@ -115,10 +162,13 @@ class _ChatAccumulator:
 
     def items(self) -> list[Item]:
         out: list[Item] = []
-        if self.reasoning:
-            out.append(Reasoning("".join(self.reasoning)))
-        if self.text:
-            out.append(Message("assistant", "".join(self.text)))
+        if reasoning := "".join(self.reasoning):
+            out.append(Reasoning(reasoning))
+        text = "".join(self.text)
+        if self.splitter.markup:
+            text = text.strip("\n")  # the line breaks around the calls taken out of it
+        if text:
+            out.append(Message("assistant", text))
         out.extend(self.calls[index].finish() for index in sorted(self.calls))
         return out
 
@@ -126,6 +176,15 @@ class _ChatAccumulator:
 class OpenAIChatClient(SdkStreamingClient):
     sdk_module = "openai"
     default_base_url = "https://api.openai.com/v1"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.quirks = ChatQuirks()  # what this server turned out not to support
+        self._incomplete_streams = 0
+
+    def stream(self, prompt: Prompt) -> AsyncIterator[StreamEvent]:
+        self._incomplete_streams = 0
+        return super().stream(prompt)
 
     def _make_sdk_client(self, module: ModuleType) -> Any:
         return module.AsyncOpenAI(api_key=self.api_key, base_url=self.base_url,
@@ -137,9 +196,10 @@ class OpenAIChatClient(SdkStreamingClient):
             "model": self.model,
             "messages": chat_messages(prompt.instructions, prompt.items),
             "stream": True,
-            "stream_options": {"include_usage": True},
         }
-        if prompt.tools:  # some servers reject an empty tools list
+        if self.quirks.include_usage:
+            params["stream_options"] = {"include_usage": True}
+        if prompt.tools and self.quirks.tools:  # some servers reject an empty tools list
             params["tools"] = tool_params(prompt.tools)
         if self.max_output_tokens:
             # OpenAI itself wants the newer name; compatible servers reliably know the old one.
@@ -150,11 +210,22 @@ class OpenAIChatClient(SdkStreamingClient):
         return params
 
     async def _attempt(self, sdk: Any, prompt: Prompt) -> AsyncIterator[StreamEvent]:
-        stream = await sdk.chat.completions.create(**self.request(prompt))
+        while True:
+            params = self.request(prompt)
+            try:
+                stream = await sdk.chat.completions.create(**params)
+                break
+            except Exception as exc:
+                dropped = self.quirks.adapt(exc, params)  # asked again without what it rejected
+                if dropped is None:
+                    raise
+                if dropped == "tools":
+                    yield ClientNotice(no_tools_notice(self.model, self._error_context().base_url))
         acc = _ChatAccumulator()
         try:
             async for chunk in stream:
                 data = as_dict(chunk)
+                acc.chunks += 1
                 acc.response_id = acc.response_id or data.get("id")
                 if isinstance(data.get("usage"), dict):  # a usage-only chunk, or on the last choice
                     acc.usage = usage_from(data["usage"])
@@ -168,8 +239,8 @@ class OpenAIChatClient(SdkStreamingClient):
                             yield ReasoningDelta(delta[name])
                             break
                     if isinstance(delta.get("content"), str) and delta["content"]:
-                        acc.text.append(delta["content"])
-                        yield TextDelta(delta["content"])
+                        for event in acc.add_content(acc.splitter.feed(delta["content"])):
+                            yield event
                     if delta.get("tool_calls"):
                         acc.add_tool_deltas(delta["tool_calls"])
                     acc.finish_reason = choice.get("finish_reason") or acc.finish_reason
@@ -177,7 +248,22 @@ class OpenAIChatClient(SdkStreamingClient):
             await stream.close()
         # The SDK hides `[DONE]`; a stream that ends without a finish reason was cut off.
         if acc.finish_reason is None:
-            raise TransientError("the stream ended before the response was complete")
+            self._stream_incomplete(acc)
+        for event in acc.add_content(acc.splitter.finish()):
+            yield event
+        acc.calls_from_text({tool.name for tool in prompt.tools} if self.quirks.tools else set())
         for item in acc.items():
             yield OutputItem(item)
         yield Completed(acc.usage, acc.response_id)
+
+    def _stream_incomplete(self, acc: _ChatAccumulator) -> None:
+        """A stream that ended without an error and without finishing: retried once, then a
+        clear error naming the server (a server in this state rarely recovers by itself)."""
+        self._incomplete_streams += 1
+        what = "an empty response" if acc.chunks == 0 else "a response that stopped before it was complete"
+        if self._incomplete_streams < 2:
+            raise TransientError(f"the server sent {what}")
+        raise ModelError(
+            f"{self._error_context().base_url} sent {what} twice for model {self.model}, without an "
+            "error; check that the server is healthy and has the model loaded (see its log)."
+        )

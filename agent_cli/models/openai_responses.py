@@ -10,10 +10,11 @@ from collections.abc import AsyncIterator
 from types import ModuleType
 from typing import Any
 
-from agent_cli.items import Item, Message, Reasoning, ToolCall, ToolOutput
+from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput
 from agent_cli.models.base import Completed, OutputItem, Prompt, ReasoningDelta, StreamEvent, TextDelta, ToolSpec, Usage
 from agent_cli.models.client_base import SdkStreamingClient, as_dict, int_field
 from agent_cli.models.error_mapping import error_for_stream_failure, one_line
+from agent_cli.models.image_parts import data_url, missing_note
 from agent_cli.models.errors import ModelError, TransientError
 from agent_cli.models.model_info import is_reasoning_model
 
@@ -28,6 +29,8 @@ def input_items(items: list[Item]) -> list[dict[str, Any]]:
             if item.role == "assistant":
                 if item.text:
                     out.append(_message("assistant", "output_text", item.text))
+            elif item.images:
+                out.append({"type": "message", "role": item.role, "content": _input_parts(item.text, item.images)})
             else:
                 out.append(_message(item.role, "input_text", item.text))
         elif isinstance(item, Reasoning):
@@ -41,8 +44,20 @@ def input_items(items: list[Item]) -> list[dict[str, Any]]:
             out.append({"type": "function_call", "call_id": item.call_id, "name": item.name,
                         "arguments": item.arguments})
         elif isinstance(item, ToolOutput):
-            out.append({"type": "function_call_output", "call_id": item.call_id, "output": item.output})
+            # The output may be a list of content parts, images included.
+            output = _input_parts(item.output, item.images) if item.images else item.output
+            out.append({"type": "function_call_output", "call_id": item.call_id, "output": output})
     return out
+
+
+def _input_parts(text: str, images: tuple[Image, ...]) -> list[dict[str, Any]]:
+    parts = [{"type": "input_text", "text": text}] if text else []
+    for image in images:
+        url = data_url(image)
+        # `detail` is required in message content; "auto" is what the token estimate assumes.
+        parts.append({"type": "input_image", "image_url": url, "detail": "auto"} if url
+                     else {"type": "input_text", "text": missing_note(image)})
+    return parts
 
 
 def _message(role: str, content_type: str, text: str) -> dict[str, Any]:

@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
+from agent_cli.mcp.names import PREFIX as MCP_PREFIX
+from agent_cli.mcp.names import display_call
 from agent_cli.session.safe_commands import approval_key, is_known_safe
 from agent_cli.tools.process import TIMEOUT_EXIT_CODE
 from agent_cli.tools.sandbox import SandboxPolicy, detect_mechanism, is_within
@@ -49,7 +51,7 @@ def summarize(tool: str, args: dict[str, Any]) -> str:
         return str(args.get("command", ""))
     if tool == "apply_patch":
         return str(args.get("patch", ""))
-    return f"{tool} {args}"
+    return display_call(tool, args) or f"{tool} {args}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +103,7 @@ class Approvals:
         self.session_approved: set[str] = set()
         self.approved_dirs: list[Path] = []  # outside the sandbox, approved for patches
         self._unsandboxed_calls: set[str] = set()
+        self.is_read_only_tool: Callable[[str], bool] = lambda name: False  # the session's registry
 
     @classmethod
     def from_config(cls, config: Config, interactive: bool) -> Approvals:
@@ -144,7 +147,16 @@ class Approvals:
             return self._assess_shell(args)
         if tool == "apply_patch":
             return self._assess_patch(args)
+        if tool.startswith(MCP_PREFIX):
+            return self._assess_mcp(tool)
         return Need()
+
+    def _assess_mcp(self, tool: str) -> Need:
+        """An MCP tool without ``readOnlyHint`` is a write: ``untrusted`` asks before each one
+        (the other policies run it; MCP servers are not sandboxed)."""
+        if self.policy != "untrusted" or self.is_read_only_tool(tool) or tool in self.session_approved:
+            return Need()
+        return Need(ask=True, key=tool, reason="This MCP tool may change things (it is not marked read-only)")
 
     def _assess_shell(self, args: dict[str, Any]) -> Need:
         command = str(args.get("command", ""))

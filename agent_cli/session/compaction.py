@@ -111,7 +111,7 @@ async def compact(session: Session, emit: Emit, trigger: Trigger, focus: str | N
         initial.items if initial is not None else previous_initial_items(session),
         old_items,
         summary.text,
-        budget=user_message_budget(session.auto_compact_limit, session.effective_window),
+        budget=recent_messages_budget(session),
         count=session.tokens.text_tokens,
         summary_prefix=prefix,
     )
@@ -156,11 +156,12 @@ async def summarize(session: Session, emit: Emit, focus: str | None) -> Summary:
     """Ask the model for a hand-off summary; trim on overflow; fall back to head and tail."""
     history = session.history
     estimates = {id(item): history.item_tokens(index) for index, item in enumerate(history.items)}
-    items = without_memories(history.for_request())  # recalled again after the rebuild
+    items = without_memories(session.request_items(emit))  # recalled again after the rebuild
     tokens = [estimates.get(id(item)) or session.tokens.item_tokens(item) for item in items]
     request = user(compaction_prompt(session, focus))
     protected = protected_prefix_length(items)
-    budget = session.effective_window - session.tokens.prompt_overhead(session.instructions, session.tool_specs())
+    budget = session.tokens.uncalibrated(session.effective_window)  # our count, as `tokens` are
+    budget -= session.tokens.prompt_overhead(session.instructions, session.tool_specs())
     budget -= session.tokens.item_tokens(request)
     trimmed = 0
     for attempt in range(MAX_TRIM_ROUNDS):
@@ -179,8 +180,16 @@ async def summarize(session: Session, emit: Emit, focus: str | None) -> Summary:
             break
     else:
         emit(ev.Warning("The summarizing request kept overflowing; keeping a head-and-tail excerpt instead."))
-    excerpt_budget = user_message_budget(session.auto_compact_limit, session.effective_window)
-    return Summary(fallback_summary(history.items, excerpt_budget), trimmed, fallback=True)
+    return Summary(fallback_summary(history.items, recent_messages_budget(session)), trimmed, fallback=True)
+
+
+def recent_messages_budget(session: Session) -> int:
+    """Tokens (our count) for the user messages kept through a compaction: a quarter of what the
+    threshold leaves beside the system prompt, tools and initial context, in the server's tokens."""
+    counter = session.tokens
+    fixed = counter.prompt_overhead(session.instructions, session.tool_specs()) + session.initial_tokens
+    ceiling = counter.uncalibrated(session.auto_compact_limit or session.effective_window) - fixed
+    return user_message_budget(max(1, ceiling), max(1, ceiling))
 
 
 async def run_summarizer(session: Session, prompt: Prompt, emit: Emit) -> str:
@@ -244,6 +253,7 @@ async def recover_from_overflow(
     session: Session, emit: Emit, error: ContextWindowExceeded, retry: Callable[[], Awaitable[list[Item]]]
 ) -> list[Item] | None:
     """Compact and send the request again, once. None (after reporting) if it still fails."""
+    await session.window.learn_from_overflow(session, error, emit)  # the window the server named
     finished = await compact(session, emit, "overflow")
     if finished is not None and finished.applied:
         try:
@@ -285,9 +295,10 @@ def window_full_event(session: Session) -> ev.TokenCount:
 
 def oversized_input(session: Session, text: str) -> str | None:
     """Why ``text`` can never fit (it is kept whole through compactions), or None if it can."""
-    tokens = session.tokens.text_tokens(text)
-    overhead = session.tokens.prompt_overhead(session.instructions, session.tool_specs())
-    room = session.effective_window - overhead - session.initial_tokens
+    counter = session.tokens
+    tokens = counter.calibrated(counter.text_tokens(text))
+    overhead = counter.calibrated(counter.prompt_overhead(session.instructions, session.tool_specs()))
+    room = session.effective_window - overhead - counter.calibrated(session.initial_tokens)
     if tokens <= room:
         return None
     return (

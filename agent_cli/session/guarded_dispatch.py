@@ -8,6 +8,7 @@ once more without it if the user agrees.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from agent_cli.items import ToolCall
@@ -24,7 +25,7 @@ async def dispatch_guarded(session: Session, call: ToolCall, args: dict, emit: E
         if call.name == "shell" and await approvals.offer_rerun(call.call_id, args, result, emit):
             result = await session.tools.dispatch(call, session.tool_context(call.call_id, emit))
         if hint := approvals.failure_hint(call.call_id, call.name, result):
-            result = ToolResult(f"{result.output}\n{hint}", result.success, result.exit_code, result.changes)
+            result = replace(result, output=f"{result.output}\n{hint}")
         return result
     finally:
         approvals.forget(call.call_id)

@@ -20,7 +20,7 @@ import json
 import os
 import signal
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -319,7 +319,7 @@ async def post_tool_use(session: Session, call: ToolCall, args: dict[str, Any], 
     if not outcome.blocked:
         return result
     output = f"{result.output}\n\nPostToolUse hook feedback: {outcome.reason}"
-    return ToolResult(output, result.success, result.exit_code, result.changes)
+    return replace(result, output=output)
 
 
 async def stop_blocked(session: Session, emit: Emit, last_message: str | None = None) -> bool:

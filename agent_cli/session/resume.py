@@ -17,6 +17,7 @@ from agent_cli import events as ev
 from agent_cli.config import Config
 from agent_cli.context.environment import FIELD_ORDER, EnvironmentContext, diff
 from agent_cli.context.fragments import ENVIRONMENT_CONTEXT
+from agent_cli.files.images import restore_images
 from agent_cli.items import Item, Message, user
 from agent_cli.models.base import ModelClient
 from agent_cli.session.session import Session
@@ -62,7 +63,8 @@ def restore_session(
     session = Session(config, interactive=interactive, client=client, tools=tools)
     loaded = session.rollout.continue_file(path)
     session.id = loaded.header.id
-    session.history.restore(loaded.items)
+    items, image_warnings = restore_images(loaded.items, config.agent_home)  # bytes from $AGENT_HOME/images
+    session.history.restore(items)
     changed: tuple[str, ...] = ()
     if loaded.items:
         # Kept for later environment diffs and compaction; its items are not recorded again.
@@ -79,7 +81,7 @@ def restore_session(
         restored_items=len(loaded.items),
         closed_calls=closed,
         environment_changed=changed,
-        warnings=loaded.warnings,
+        warnings=(*loaded.warnings, *image_warnings),
     )
     return session
 

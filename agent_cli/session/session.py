@@ -22,15 +22,18 @@ from agent_cli.config import Config
 from agent_cli.context.environment import EnvironmentContext
 from agent_cli.context.environment import diff as environment_diff
 from agent_cli.context.fragments import TURN_ABORTED
+from agent_cli.context.image_items import no_vision_warning, without_images
 from agent_cli.context.modes import tools_for_mode
 from agent_cli.context.skills import skill_injections
 from agent_cli.context.tokens import TokenCounter, auto_compact_limit, effective_window
-from agent_cli.items import Item, user
+from agent_cli.items import Image, Item, user
 from agent_cli.models.base import ModelClient, ToolSpec, Usage
 from agent_cli.session.approvals import Approvals, env_scrubber
 from agent_cli.session.compaction import CompactionState
 from agent_cli.session.hooks import HookState
 from agent_cli.session.rollout import RecordingHistory, RolloutWriter
+from agent_cli.session.tool_use import ToolUseWatch
+from agent_cli.session.window import ContextWindow
 from agent_cli.tools import default_tools
 from agent_cli.tools.base import Tool, ToolContext
 from agent_cli.tools.registry import ToolRegistry
@@ -76,7 +79,9 @@ class Session:
         self.id = new_session_id()
         self.mode = config.mode
         self.model = config.model
-        self.tokens = TokenCounter.for_model(config.model)  # tiktoken when available locally
+        self.tokens = TokenCounter.for_model(config.model, config.provider.wire_api)  # tiktoken when available locally
+        self.tokens.vision = self.supports_images
+        self._told_no_vision = False  # the user hears once that the model cannot see images
         # Every history change is appended to the session file as it happens (session/rollout.py).
         self.rollout = RolloutWriter.for_new_session(
             config.agent_home, self.id, config.cwd, config.model, config.provider.id, rollout_path
@@ -89,26 +94,57 @@ class Session:
         self._client = client
         self.agents: AgentSet | None = None  # agent definitions, when the session has `task`
         self.subagent: SubagentInfo | None = None  # set when this session runs a subagent (agents/child.py)
+        from agent_cli.plugins.loader import load_plugins_for  # here: plugins build on session.hook_config
+
+        self.plugins = load_plugins_for(config)  # commands, skills, hooks, agents... from plugins/*/
         if tools is None:
             from agent_cli.agents.task_tool import subagent_tools  # agents/ runs child Sessions: import late
 
-            tools = default_tools(memory=config.memory) + subagent_tools(self)
+            tools = default_tools(memory=config.memory) + subagent_tools(self, self.plugins.agent_sources())
         self._tools = ToolRegistry(tools)
+        self.approvals.is_read_only_tool = self._tools.is_read_only
         self._memory: MemoryBook | None = None  # opened on first use (memory/book.py)
         self._fixed_instructions = instructions  # a subagent's own system prompt
         self._instructions: str | None = instructions
         self.initial = None  # the InitialContext recorded at the start of the history
         self._initial_tokens: tuple[object, int] | None = None  # (initial, its token count)
         self.environment: EnvironmentContext | None = None  # as last sent to the model
-        from agent_cli.plugins.loader import load_plugins_for  # here: plugins build on session.hook_config
-
-        self.plugins = load_plugins_for(config)  # commands, skills, hooks... from plugins/*/
         self.hooks = HookState.from_config(config, self.plugins.hooks)  # session/hooks.py
         self.resumed = None  # a ResumeInfo when restored from a session file (session/resume.py)
         self._turn_task: asyncio.Task[None] | None = None
         self._turns = 0
         self.tool_limit: frozenset[str] | None = None  # fewer tools for one command's turn (/review)
         self.shell_snapshot = new_shell_snapshot(config, self.approvals.env)  # taken at the first turn
+        self.window = ContextWindow(self)  # where config.context_window came from; server corrections
+        self.tool_use = ToolUseWatch()  # a model that never calls tools is pointed out once
+        # None without MCP servers (no SDK import, no work), and in a subagent (its own
+        # instructions): a child never starts a second copy of the parent's servers.
+        self.mcp = self._mcp_toolset() if instructions is None else None
+
+    # --- MCP servers (agent_cli/mcp/) ------------------------------------------------------
+
+    def _mcp_toolset(self, specs=None):
+        from agent_cli.context.project_doc import find_git_root
+        from agent_cli.mcp.toolset import McpToolset, plugin_servers
+
+        if specs is not None:
+            return McpToolset.for_specs(specs, self.config, self.approvals.env)
+        root = find_git_root(self.config.cwd) or self.config.cwd
+        return McpToolset.from_config(self.config, self.approvals.env, root, plugin_servers(self.plugins))
+
+    def add_mcp_servers(self, specs) -> None:
+        """More MCP servers (a plugin's ``.mcp.json``: see ``agent_cli.mcp.config.load_mcp_json``).
+        Started with the others, or at once when they already run; their tools join at the next turn."""
+        if self.mcp is None:
+            self.mcp = self._mcp_toolset(list(specs))
+        else:
+            self.mcp.manager.add(specs)
+
+    def start_mcp(self) -> None:
+        """Start the MCP servers in the background now (front ends call it at start; needs a
+        running event loop). Otherwise they start with the first turn."""
+        if self.mcp is not None:
+            self.mcp.manager.start()
 
     # --- what front ends call ------------------------------------------------------------
 
@@ -121,6 +157,7 @@ class Session:
         if self._client is None:
             from agent_cli.models.registry import create_client, resolve_api_key
             from agent_cli.models.retry import RetryPolicy
+            from agent_cli.models.stream_limits import StreamLimits
 
             self._client = create_client(
                 self.config.provider,
@@ -129,6 +166,7 @@ class Session:
                 retry=RetryPolicy(max_attempts=self.config.retry_max_attempts),
                 max_output_tokens=self.config.max_output_tokens,
                 reasoning_effort=self.config.reasoning_effort,
+                limits=StreamLimits.from_ms(self.config.model_connect_timeout_ms, self.config.stream_idle_timeout_ms),
             )
         return self._client
 
@@ -149,6 +187,9 @@ class Session:
 
     async def aclose(self) -> None:
         """Release the session's resources: the model client's connections and the session file."""
+        self.window.cancel()
+        if self.mcp is not None:
+            await self.mcp.manager.aclose()  # every server process ends with the session
         client, self._client = self._client, None
         closer = getattr(client, "aclose", None)
         if closer is not None:
@@ -205,13 +246,13 @@ class Session:
 
     # --- the turn ------------------------------------------------------------------------
 
-    async def _turn(self, text: str, emit: Emit, typed: str | None = None) -> None:
+    async def _turn(self, text: str, emit: Emit, typed: str | None = None, images: tuple[Image, ...] = ()) -> None:
         """One model turn for ``text`` (already expanded; ``typed`` is what the user typed)."""
         from agent_cli.session.turn import run_turn
 
         self._turns += 1
         emit(ev.TurnStarted(self._turns))
-        await run_turn(self, text, emit, typed)
+        await run_turn(self, text, emit, typed, images)
 
     # --- state the turn uses -------------------------------------------------------------
 
@@ -285,11 +326,11 @@ class Session:
         return skill_injections(text, self.initial.skills) if self.initial else []
 
     def tool_specs(self) -> list[ToolSpec]:
-        allowed = set(tools_for_mode(self.mode, self._tools.names))
+        allowed = set(tools_for_mode(self.mode, self._tools.names, self._tools.is_read_only))
         return [spec for spec in self._tools.specs if spec.name in allowed and self._within_limit(spec.name)]
 
     def tool_allowed(self, name: str) -> bool:
-        return bool(tools_for_mode(self.mode, [name])) and self._within_limit(name)
+        return bool(tools_for_mode(self.mode, [name], self._tools.is_read_only)) and self._within_limit(name)
 
     def _within_limit(self, name: str) -> bool:
         return self.tool_limit is None or name in self.tool_limit
@@ -298,6 +339,9 @@ class Session:
         """Use ``model`` from the next request on (``/model``); its client is created lazily."""
         self.model = model
         self._client = None  # the old client's connections close when it is collected
+        self.tokens.vision = self.supports_images
+        self.window = ContextWindow(self)  # the new model's window is looked up (and asked for) afresh
+        self.tool_use = ToolUseWatch()
 
     @property
     def memory(self) -> MemoryBook | None:
@@ -322,11 +366,31 @@ class Session:
             shell_timeout_ms=self.config.shell_timeout_ms,
             shell_snapshot=self.shell_snapshot,
             memory=self.memory,
+            read_limits=self.config.read_file,
         )
         return self.approvals.prepare(context, call_id)  # sandbox, writable roots, scrubbed env
 
     def record(self, item: Item) -> None:
         self.history.record(item)
+
+    @property
+    def supports_images(self) -> bool:
+        """Whether the current model sees images (`model_supports_images` overrides the table)."""
+        from agent_cli.models.model_info import supports_images
+
+        override = self.config.supports_images
+        return override if override is not None else supports_images(self.model)
+
+    def request_items(self, emit: Emit) -> list[Item]:
+        """The history as the next request sends it: a model without vision gets notes for images."""
+        items = self.history.for_request()
+        if self.supports_images:
+            return items
+        items, replaced = without_images(items, self.model)
+        if replaced and not self._told_no_vision:
+            self._told_no_vision = True
+            emit(ev.Warning(no_vision_warning(self.model)))
+        return items
 
     def record_usage(self, usage: Usage | None) -> None:
         if usage is not None:
@@ -350,13 +414,18 @@ class Session:
         )
 
     def context_tokens(self) -> int:
-        """Tokens the next request will carry: the last report plus estimates since."""
+        """Tokens the next request will carry: the last report plus estimates since (estimates
+        calibrated to the server's counts)."""
         mark = self._usage_mark
         if self.last_usage is not None and mark is not None and mark <= len(self.history):
             reported = self.last_usage.input_tokens + self.last_usage.output_tokens
-            return reported + self.history.estimated_tokens_since(mark)
+            return reported + self.tokens.calibrated(self.history.estimated_tokens_since(mark))
         fixed = self.tokens.prompt_overhead(self.instructions, self.tool_specs())
-        return fixed + self.history.estimated_tokens
+        return self.tokens.calibrated(fixed + self.history.estimated_tokens)
+
+    def distrust_last_usage(self) -> None:
+        """Estimate the whole context again: the last report does not describe what is sent."""
+        self._usage_mark = None
 
     def replace_history(self, items: list[Item]) -> None:
         """Swap in a compacted history. The last usage report no longer describes it.
@@ -376,4 +445,5 @@ class Session:
             context_used=self.context_tokens(),
             context_window=self.effective_window,
             counting_method=self.tokens.counting_method,
+            accuracy=self.tokens.accuracy,
         )

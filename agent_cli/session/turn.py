@@ -7,7 +7,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
-from agent_cli.items import Item, Message, Reasoning, ToolCall, ToolOutput, user
+from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput, user
 from agent_cli.session.memory_recall import recall_into_history
 from agent_cli.models import base as stream
 from agent_cli.models.base import Prompt
@@ -15,6 +15,7 @@ from agent_cli.models.errors import ContextWindowExceeded, ModelError
 from agent_cli.session import hooks
 from agent_cli.session.compaction import auto_compact_if_needed, recover_from_overflow, reject_oversized_input
 from agent_cli.session.guarded_dispatch import dispatch_guarded
+from agent_cli.session.model_wait import with_wait_notices
 from agent_cli.tools.base import ToolError, ToolResult
 from agent_cli.tools.failures import failure_result
 from agent_cli.tools.registry import parse_arguments
@@ -23,19 +24,24 @@ if TYPE_CHECKING:
     from agent_cli.session.session import Emit, Session
 
 
-async def run_turn(session: Session, text: str, emit: Emit, typed: str | None = None) -> None:
-    """One turn for ``text``; ``typed`` is what the user typed when expansion changed it."""
+async def run_turn(
+    session: Session, text: str, emit: Emit, typed: str | None = None, images: tuple[Image, ...] = ()
+) -> None:
+    """One turn for ``text`` (with any attached ``images``); ``typed`` is what the user typed
+    when expansion changed it."""
     await session.tokens.load_async()  # the tokenizer loads off the event loop, once
     session.start_context(emit)
     if reject_oversized_input(session, text, emit):
         return
     if not await hooks.before_prompt(session, text, emit):  # SessionStart, UserPromptSubmit
         return
-    session.record(user(text))
-    emit(ev.UserMessage(text, typed))
+    session.record(Message("user", text, images=images))
+    emit(ev.UserMessage(text, typed, tuple(image.name for image in images)))
     for fragment in session.skill_fragments(text):
         session.record(user(fragment))
     recall_into_history(session, typed or text, emit)  # <memories>, after the message
+    if session.mcp is not None:  # servers still starting are waited for; the tool list is set for the turn
+        await session.mcp.sync(session, emit)
     while True:
         try:
             await auto_compact_if_needed(session, emit)
@@ -55,23 +61,28 @@ async def run_turn(session: Session, text: str, emit: Emit, typed: str | None = 
             messages = [item.text for item in output if isinstance(item, Message)]
             if await hooks.stop_blocked(session, emit, messages[-1] if messages else None):
                 continue  # a Stop hook keeps the agent working
+            session.tool_use.turn_ended(session, messages[-1] if messages else None, emit)
             emit(ev.TurnComplete(messages[-1] if messages else None))
             return
+        session.tool_use.called()
         await run_tool_calls(session, calls, emit)
 
 
 async def sample(session: Session, emit: Emit) -> list[Item]:
     """Send one request and record what comes back. Returns the output items."""
     hooks.flush_hook_context(session)  # context added by hooks, now that no tool call is open
-    prompt = Prompt(session.instructions, session.history.for_request(), session.tool_specs())
+    prompt = Prompt(session.instructions, session.request_items(emit), session.tool_specs())
     output: list[Item] = []
-    async for event in session.client.stream(prompt):
+    session.window.before_request(session)  # what we sent, for calibration; asks the server its window
+    async for event in with_wait_notices(session.client.stream(prompt), emit):  # "waiting for the model… 30 s"
         if isinstance(event, stream.TextDelta):
             emit(ev.TextDelta(event.text))
         elif isinstance(event, stream.ReasoningDelta):
             emit(ev.ReasoningDelta(event.text))
         elif isinstance(event, stream.Retrying):
             emit(ev.Retry(event.attempt, event.max_attempts, event.delay, event.reason))
+        elif isinstance(event, stream.ClientNotice):
+            emit(ev.Warning(event.message))
         elif isinstance(event, stream.OutputItem):
             output.append(event.item)
         elif isinstance(event, stream.Completed):
@@ -82,6 +93,7 @@ async def sample(session: Session, emit: Emit) -> list[Item]:
                 elif isinstance(item, Reasoning) and item.text:
                     emit(ev.ReasoningDone(item.text))
             session.record_usage(event.usage)
+            await session.window.after_response(session, event.usage, emit)
             emit(session.token_count_event())
     return output
 
@@ -111,6 +123,8 @@ def batches(session: Session, calls: list[ToolCall]) -> list[list[ToolCall]]:
 
 
 async def run_tool_calls(session: Session, calls: list[ToolCall], emit: Emit) -> None:
+    if (router := session.tools.get("mcp_call")) is not None:  # MCP search mode (mcp/search.py):
+        calls = [router.route(call) for call in calls]  # modes, hooks and approvals see the tool it names
     for batch in batches(session, calls):
         # A TaskGroup, not gather: when the turn is stopped it waits until every call (a subagent
         # with its own processes too) has stopped, so nothing outlives the turn.
@@ -149,4 +163,4 @@ async def run_tool_call(session: Session, call: ToolCall, emit: Emit) -> ToolOut
             result.changes,
         )
     )
-    return ToolOutput(call.call_id, result.output, result.success)
+    return ToolOutput(call.call_id, result.output, result.success, images=result.images)

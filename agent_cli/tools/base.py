@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.events import Event, FileChange
+from agent_cli.files.limits import ReadLimits
+from agent_cli.items import Image
 from agent_cli.models.base import ToolSpec
 
 if TYPE_CHECKING:
@@ -35,6 +37,7 @@ class ToolContext:
     sandbox: SandboxPolicy | None = None  # confines shell commands and apply_patch; None = unconfined
     shell_snapshot: ShellSnapshot | None = None  # the login shell's environment; None = `bash -lc`
     memory: Any = None  # the session's MemoryBook for the memory tools; None when memory is off
+    read_limits: ReadLimits = field(default_factory=ReadLimits)  # thresholds of read_file's processors
 
     def resolve(self, path: str) -> Path:
         """Resolve a model-supplied path against the session's cwd."""
@@ -47,6 +50,7 @@ class ToolResult:
     success: bool = True
     exit_code: int | None = None
     changes: tuple[FileChange, ...] = ()
+    images: tuple[Image, ...] = ()  # shown to the model after the text (tools/image_result.py)
 
 
 class Tool(ABC):
@@ -54,6 +58,7 @@ class Tool(ABC):
 
     spec: ToolSpec
     read_only: bool = False
+    listed: bool = True  # False: callable, but not in the tool list sent to the model (MCP search mode)
 
     @property
     def name(self) -> str:

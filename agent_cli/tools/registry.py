@@ -70,7 +70,14 @@ class ToolRegistry:
 
     @property
     def specs(self) -> list[ToolSpec]:
-        return [tool.spec for tool in self._tools.values()]
+        return [tool.spec for tool in self._tools.values() if tool.listed]
+
+    def replace(self, remove: Iterable[str], add: Iterable[Tool]) -> None:
+        """Swap a group of tools (MCP tools, at a turn boundary); the others keep their order."""
+        for name in remove:
+            self._tools.pop(name, None)
+        for tool in add:
+            self._tools.setdefault(tool.name, tool)  # a built-in keeps its name
 
     @property
     def names(self) -> list[str]:

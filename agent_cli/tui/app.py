@@ -30,12 +30,15 @@ from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands,
 from agent_cli.tui.event_renderer import EventRenderer
 from agent_cli.tui.input_history import InputHistory
 from agent_cli.tui.keys_help import keys_help
+from agent_cli.tui.pasted_images import PromptWithImages
 from agent_cli.tui.repo_files import list_files
 from agent_cli.tui.resuming import BUSY_TEXT, restored_session
 from agent_cli.tui.screens.approval import ApprovalScreen
 from agent_cli.tui.widgets.activity_indicator import ActivityIndicator
+from agent_cli.tui.widgets.attachment_chips import AttachmentChips
 from agent_cli.tui.widgets.completion_menu import CompletionMenu
 from agent_cli.tui.widgets.composer import Composer
+from agent_cli.tui.widgets.mcp_indicator import McpIndicator
 from agent_cli.tui.widgets.queued_messages import QueuedMessages
 from agent_cli.tui.widgets.status_bar import StatusBar
 from agent_cli.tui.widgets.tool_cell import ToolCell
@@ -46,6 +49,7 @@ from agent_cli.tui.widgets.welcome_banner import WelcomeBanner
 COMMAND_PROVIDER: Callable[[CommandHost], CommandProvider] = SharedCommands
 FILES_REFRESH_SECONDS = 30.0
 QUIT_WINDOW_SECONDS = 2.0
+WAITING_LABEL = "waiting for the model"  # the activity line while a request gets no answer
 # The command palette's entries that type a slash command: (title, help, command).
 PALETTE_COMMANDS = (
     ("New session", "Start a fresh conversation with the same settings", "/new"),
@@ -93,15 +97,20 @@ class AgentApp(App[int]):
         self.renderer = EventRenderer(self.transcript)
         self.activity = ActivityIndicator()
         self.queued = QueuedMessages()
+        self.mcp_indicator = McpIndicator()
         self.menu = CompletionMenu()
         self.composer = Composer(self.menu, self.history, self.commands.list_commands, self._repo_files, id="composer")
+        self.composer.cwd = config.cwd
+        self.attachments = AttachmentChips()
         self.status = StatusBar(self.session.model, config.provider.id, self.session.mode)
 
     def compose(self) -> ComposeResult:
         yield self.transcript
         yield self.activity
+        yield self.mcp_indicator
         yield self.queued
         yield self.menu
+        yield self.attachments
         yield self.composer
         yield self.status
 
@@ -133,7 +142,19 @@ class AgentApp(App[int]):
     # --- background work ----------------------------------------------------------------
 
     def _start_background_work(self) -> None:
+        self._start_mcp()
         self.run_worker(self._warm_up, thread=True, group="warm-up", exit_on_error=False)
+
+    def _start_mcp(self) -> None:
+        """MCP servers start in the background; the indicator follows them."""
+        session = self.session
+        if session.mcp is None:
+            return
+        manager = session.mcp.manager
+        manager.add_listener(lambda: session is self.session and self.mcp_indicator.show_states(manager.states()))
+        session.start_mcp()
+        for note in session.mcp.take_start_notes():
+            self.run_worker(self.renderer.notice(note, "warning", "mcp"), group="show")
 
     def _warm_up(self) -> None:
         """Import the SDK and build the prompt off the UI thread, then show the context size."""
@@ -158,6 +179,10 @@ class AgentApp(App[int]):
         if time.monotonic() - self._files_loaded_at > FILES_REFRESH_SECONDS and not self._files_loading:
             self._files_loading = True
             self.run_worker(self._load_files, thread=True, group="files", exit_on_error=False)
+        if self.session.mcp is not None:  # @server:uri completes MCP resources too
+            from agent_cli.mcp.prompts import resource_mentions
+
+            return self._files + resource_mentions(self.session.mcp.manager)
         return self._files
 
     def _load_files(self) -> None:
@@ -176,8 +201,15 @@ class AgentApp(App[int]):
 
     # --- sending ------------------------------------------------------------------------
 
-    def on_composer_submitted(self, message: Composer.Submitted) -> None:
-        self.send(message.text)
+    async def on_composer_submitted(self, message: Composer.Submitted) -> None:
+        images = await self.attachments.take()
+        self.send(PromptWithImages(message.text, images) if images else message.text)
+
+    async def on_composer_images_pasted(self, message: Composer.ImagesPasted) -> None:
+        await self.attachments.add(message.paths)
+
+    async def on_composer_backspace_when_empty(self, message: Composer.BackspaceWhenEmpty) -> None:
+        await self.attachments.remove_last()
 
     def send(self, text: str) -> None:
         """Send what the user typed now, or queue it while a turn runs."""
@@ -203,16 +235,16 @@ class AgentApp(App[int]):
         if parsed:
             self._run_busy(self.commands.run(self, text, beside_turn=False), "working")
         else:
-            self._run_busy(self._run_prompt(text), "working")
+            self._run_busy(self._run_prompt(text, getattr(text, "images", ())), "working")
 
     def _command(self, name: str) -> SlashCommand | None:
         return next((command for command in self.commands.list_commands() if command.name == name), None)
 
-    async def _run_prompt(self, text: str) -> None:
+    async def _run_prompt(self, text: str, images: tuple[Path, ...] = ()) -> None:
         from agent_cli.commands.dispatch import submit
 
-        await self.renderer.user_message(text)
-        await self.render_events(submit(self.session, text))
+        await self.renderer.user_message(text, images)
+        await self.render_events(submit(self.session, str(text), images))
 
     def _run_busy(self, body: Awaitable[None], label: str) -> None:
         self.busy = True
@@ -240,6 +272,7 @@ class AgentApp(App[int]):
             return
         if self._aborted:  # after an interrupt nothing is sent behind the user's back
             restored = "\n\n".join(self.queue)
+            self.run_worker(self.attachments.add([p for text in self.queue for p in getattr(text, "images", ())]))
             current = self.composer.text
             self.composer.load_text(f"{restored}\n\n{current}" if current.strip() else restored)
             self.composer.move_cursor(self.composer.document.end)
@@ -255,7 +288,11 @@ class AgentApp(App[int]):
             await self.handle_event(event)
 
     async def handle_event(self, event: ev.Event) -> None:
+        if self.activity.label.startswith(WAITING_LABEL) and not isinstance(event, ev.ModelWaiting):
+            self.activity.set_label("working")  # the model answered
         match event:
+            case ev.ModelWaiting(seconds=seconds):
+                self.activity.set_label(f"{WAITING_LABEL}… {seconds:.0f} s")
             case ev.TokenCount():
                 self.status.set_tokens(event)
             case ev.CompactionStarted():

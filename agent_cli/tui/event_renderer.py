@@ -6,6 +6,9 @@ the transcript shows, so it can be driven by any event stream (a turn, /compact,
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
+
 from agent_cli import events as ev
 from agent_cli.tui.formatting import compaction_text
 from agent_cli.tui.widgets.assistant_message import AssistantMessage
@@ -26,17 +29,17 @@ class EventRenderer:
         self.transcript = transcript
         self.message: AssistantMessage | None = None
         self.reasoning: ReasoningCell | None = None
-        self.tools: dict[str, ToolCell | SubagentCell] = {}
+        self.tools: dict[str, ToolCell] = {}  # a SubagentCell for a task call
         self.pending_user: str | None = None  # shown when typed; its UserMessage event is not shown again
 
     async def render(self, event: ev.Event) -> None:
         match event:
-            case ev.UserMessage(text=text, typed=typed):
+            case ev.UserMessage(text=text, typed=typed, images=images):
                 shown = typed or text
                 if self.pending_user is not None and shown.strip() == self.pending_user.strip():
                     self.pending_user = None
                 else:
-                    await self.transcript.add(UserMessage(shown))
+                    await self.transcript.add(UserMessage(shown + attached_names(images)))
             case ev.TextDelta(text=text):
                 await self._close_reasoning()
                 if self.message is None:
@@ -111,10 +114,10 @@ class EventRenderer:
                 await self.end_streaming()
                 self._close_tools()
 
-    async def user_message(self, text: str) -> None:
+    async def user_message(self, text: str, images: tuple[Path, ...] = ()) -> None:
         """Show what the user sent at once, before the core echoes it."""
         self.pending_user = text
-        await self.transcript.add(UserMessage(text))
+        await self.transcript.add(UserMessage(text + attached_names(path.name for path in images)))
 
     async def notice(self, text: str, kind: str = "info", title: str | None = None) -> None:
         await self.transcript.add(NoticeCell(text, kind, title))  # type: ignore[arg-type]
@@ -146,3 +149,8 @@ class EventRenderer:
         for call_id, cell in list(self.tools.items()):
             cell.finish(ev.ToolCallEnd(call_id, cell.tool_name, cell.arguments, "(stopped)", False, 0.0))
         self.tools.clear()
+
+
+def attached_names(names: Iterable[str]) -> str:
+    """The images sent with a message, one line each under its text."""
+    return "".join(f"\n🖼 {name}" for name in names)

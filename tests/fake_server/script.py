@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
 # A `kind` of "ok" streams normally; the others are faults.
-KINDS = ("ok", "http_error", "cut", "context_length", "stream_error")
+KINDS = ("ok", "http_error", "cut", "context_length", "stream_error", "empty")
 
 
 def estimate_tokens(n_chars_or_bytes: int) -> int:
@@ -147,6 +147,12 @@ class Reply:
         Chat a `data: {"error": {...}}` chunk (no `[DONE]`), Anthropic an
         `event: error` with `overloaded_error` (override with `error_type=`)."""
         return cls(text=text, kind="stream_error", message=message, after_events=after_events, **kwargs)
+
+    @classmethod
+    def empty(cls) -> "Reply":
+        """A 200 SSE stream that ends cleanly without a single event (a server that dropped the
+        request without saying so)."""
+        return cls(kind="empty")
 
     # ---------------------------------------------------------------- helpers
     @property

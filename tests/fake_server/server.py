@@ -6,7 +6,11 @@ Routes (with or without the `/v1` prefix, query strings ignored):
   POST /v1/messages               Anthropic Messages          protocol "anthropic"
   POST /v1/messages/count_tokens  {"input_tokens": N}         (not recorded, consumes nothing)
   GET  /v1/models                 a one-model list valid for both SDKs (not recorded)
-Anything else is a 404 recorded in `unexpected` only.
+  `routes`                        extra endpoints given to the constructor (e.g. llama.cpp's
+                                  GET /props; see tests/fake_server/local_servers.py)
+The paths where local servers report their context window (GET /props, POST /api/show,
+GET /api/v0/models) answer 404 quietly, as a server without them would. Anything else is a
+404 recorded in `unexpected` only. `/api/v1/...` is served like `/v1/...` (OpenRouter's paths).
 
 Each model request consumes one scripted reply (FIFO, whatever the protocol).
 Streaming requests get chunked SSE; non-streaming ones get the final JSON object.
@@ -15,6 +19,7 @@ Streaming requests get chunked SSE; non-streaming ones get the final JSON object
 from __future__ import annotations
 
 import json
+import math
 import socket
 import socketserver
 import threading
@@ -69,13 +74,25 @@ class FakeModelServer:
     `chat_reasoning_field`: delta field carrying chat reasoning
     ("reasoning_content" like DeepSeek/vLLM, or "reasoning" like Ollama/OpenRouter).
     `max_recorded`: keep only the last N `requests` (long CLI/benchmark runs).
+    `token_scale`: the server's tokenizer counts this many times ceil(bytes / 4) (a local model's
+    tokenizer often counts 2-3x a bytes/4 estimate).
+    `routes`: {(METHOD, path): callable(RecordedRequest) -> (status, JSON payload)} for extra
+    endpoints; they are not recorded in `requests` and consume no reply.
+    `overflow_body`: callable(protocol, model, window, prompt_tokens) -> JSON body of the
+    context-length error (default: each protocol's real error).
     """
 
     def __init__(self, context_window: Optional[int] = None, *, host: str = "127.0.0.1", port: int = 0,
                  fallback: Optional[Callable[[RecordedRequest], ScriptItem]] = None,
                  chat_reasoning_field: str = "reasoning_content", verbose: bool = False,
-                 max_recorded: Optional[int] = None) -> None:
+                 max_recorded: Optional[int] = None, token_scale: float = 1.0,
+                 routes: Optional[dict[tuple[str, str], Callable[["RecordedRequest"], tuple[int, Any]]]] = None,
+                 overflow_body: Optional[Callable[[str, str, int, int], Any]] = None) -> None:
         self.context_window = context_window
+        self.token_scale = token_scale
+        self.routes = dict(routes or {})
+        self.overflow_body = overflow_body or context_length_body
+        self.route_hits: list[tuple[str, str]] = []  # (method, path) of every extra route answered
         self.fallback = fallback
         self.chat_reasoning_field = chat_reasoning_field
         self.verbose = verbose
@@ -268,7 +285,27 @@ class _Handler(BaseHTTPRequestHandler):
             pass
 
     # -------------------------------------------------------------- routes
+    def _extra_route(self, raw: bytes) -> bool:
+        """Answer a route given to the constructor, or a quiet 404 at a window probe's path."""
+        path = self.path.split("?", 1)[0].rstrip("/")
+        handler = self.fake.routes.get((self.command, path))
+        if handler is None:
+            if (self.command, path) in _QUIET_404:
+                self._send_json(404, {"error": "not found"})
+                return True
+            return False
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        self.fake.route_hits.append((self.command, path))
+        status, payload = handler(RecordedRequest(self.command, self.path, self._headers(), body, "route", raw))
+        self._send_json(status, payload)
+        return True
+
     def do_GET(self) -> None:
+        if self._extra_route(b""):
+            return
         path = self.path.split("?", 1)[0].rstrip("/")
         if path in ("/v1/models", "/models"):
             model = {"id": "fake-model", "object": "model", "created": 0, "owned_by": "fake",
@@ -285,7 +322,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send_json(400, {"error": {"message": "fake server: unreadable body",
                                                    "type": "invalid_request_error", "param": None, "code": None}})
         try:
-            self._dispatch(raw)
+            if not self._extra_route(raw):
+                self._dispatch(raw)
         except OSError:  # client went away mid-answer, or stop() closed the socket
             self.close_connection = True
         except Exception as exc:  # never let a handler thread die silently
@@ -308,6 +346,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _dispatch(self, raw: bytes) -> None:
         fake = self.fake
         path = self.path.split("?", 1)[0].rstrip("/")
+        path = path[4:] if path.startswith("/api/v1/") else path
         bare = path[3:] if path.startswith("/v1/") else path
         if bare == "/messages/count_tokens":
             return self._send_json(200, {"input_tokens": estimate_tokens(len(raw))})
@@ -319,7 +358,7 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = None
         rec = RecordedRequest(self.command, self.path, self._headers(), body, protocol, raw,
-                              input_tokens=estimate_tokens(len(raw)))
+                              input_tokens=math.ceil(fake.token_scale * estimate_tokens(len(raw))))
         model = body.get("model") if isinstance(body, dict) and isinstance(body.get("model"), str) else "fake-model"
         rid = fake._new_id("req")
         id_header = {"request-id" if protocol == "anthropic" else "x-request-id": rid}
@@ -331,7 +370,7 @@ class _Handler(BaseHTTPRequestHandler):
         if fake.context_window is not None and rec.input_tokens > fake.context_window:
             rec.overflowed = True
             fake._record(rec)
-            return self._send_json(400, context_length_body(protocol, model, fake.context_window, rec.input_tokens),
+            return self._send_json(400, fake.overflow_body(protocol, model, fake.context_window, rec.input_tokens),
                                    id_header)
 
         item = fake._next_item()
@@ -385,6 +424,8 @@ class _Handler(BaseHTTPRequestHandler):
         for k, v in id_header.items():
             self.send_header(k, v)
         self.end_headers()
+        if reply.kind == "empty":  # a 200 stream that ends cleanly with nothing in it
+            events = []
         limit = reply.after_events if reply.kind == "cut" else None
         for i, event in enumerate(events):
             if limit is not None and i >= limit:
@@ -398,3 +439,6 @@ class _Handler(BaseHTTPRequestHandler):
         if limit is not None:
             return self._abort()
         self.wfile.write(b"0\r\n\r\n")
+
+
+_QUIET_404 = {("GET", "/props"), ("POST", "/api/show"), ("GET", "/api/v0/models")}

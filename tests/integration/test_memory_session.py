@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_cli.commands.dispatch import submit
 from agent_cli import events as ev
 from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config

@@ -108,7 +108,7 @@ async def test_the_line_count_of_a_big_file_is_exact(repo):
 async def test_a_binary_file_is_not_inlined(repo):
     (repo / "blob.bin").write_bytes(b"\x00\x01\x02" * 100)
     result = await run("@blob.bin", repo)
-    assert "(binary file, 300 bytes; not shown)" in result.text
+    assert "(not shown: blob.bin is a binary file (binary data, 300 bytes)" in result.text
 
 
 async def test_a_missing_file_is_an_error_naming_it(repo):

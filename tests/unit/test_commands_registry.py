@@ -13,7 +13,7 @@ from agent_cli.commands.registry import CommandTable
 from agent_cli.config import load_config
 from agent_cli.session.session import Session
 
-BUILTIN_NAMES = ["review", "compact", "init", "status", "context", "model", "mode", "diff", "skills", "memory", "plugins", "agents", "new",
+BUILTIN_NAMES = ["review", "compact", "init", "status", "context", "model", "mode", "diff", "skills", "memory", "plugins", "agents", "mcp", "new",
                  "resume", "help", "quit"]
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 from textual import events
 from textual.message import Message
@@ -13,6 +14,7 @@ from textual.widgets import TextArea
 
 from agent_cli.tui.commands import SlashCommand
 from agent_cli.tui.input_history import InputHistory
+from agent_cli.tui.pasted_images import pasted_image_paths
 from agent_cli.tui.repo_files import fuzzy_filter
 from agent_cli.tui.widgets.completion_menu import Completion, CompletionMenu
 
@@ -42,6 +44,16 @@ class Composer(TextArea):
             super().__init__()
             self.text = text
 
+    class ImagesPasted(Message):
+        """A paste that named image files: they become attachment chips, not text."""
+
+        def __init__(self, paths: list[Path]) -> None:
+            super().__init__()
+            self.paths = paths
+
+    class BackspaceWhenEmpty(Message):
+        """Backspace with nothing typed: removes the last attachment chip."""
+
     def __init__(
         self,
         menu: CompletionMenu,
@@ -59,6 +71,14 @@ class Composer(TextArea):
         self.commands = commands
         self.files = files
         self._loaded_from_history: str | None = None
+        self.cwd = Path.cwd()  # where pasted relative paths start; the app sets the session's
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        # Textual runs TextArea's own paste handler after this one unless the default is prevented.
+        if paths := pasted_image_paths(event.text, self.cwd):
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.ImagesPasted(paths))
 
     # --- keys ---------------------------------------------------------------------------
 
@@ -72,6 +92,8 @@ class Composer(TextArea):
             event.prevent_default()
             self.submit()
             return
+        if event.key == "backspace" and not self.text:
+            self.post_message(self.BackspaceWhenEmpty())
         if event.key in NEWLINE_KEYS:
             event.stop()
             event.prevent_default()

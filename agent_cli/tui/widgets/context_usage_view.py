@@ -27,7 +27,7 @@ def render_usage(usage: ContextUsage) -> Content:
     parts: list[str | tuple[str, str]] = [
         ("Context", "bold"),
         f"  {tokens(usage.used)} / {tokens(usage.window)} tokens"
-        f" ({usage.percent(usage.used):.0f}% used, {usage.counting_method})\n",
+        f" ({usage.percent(usage.used):.0f}% used, {usage.counting_method}, {usage.accuracy})\n",
     ]
     used_cells = 0
     for index, part in enumerate(usage.parts):

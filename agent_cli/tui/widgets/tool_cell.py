@@ -17,6 +17,7 @@ from textual.widgets import Static
 
 from agent_cli.display import command_output, command_preview
 from agent_cli.events import ToolCallEnd
+from agent_cli.mcp.names import split_name
 from agent_cli.tui.formatting import duration, one_line, preview_lines
 from agent_cli.tui.widgets.diff_view import render_diff
 
@@ -117,7 +118,8 @@ class ToolCell(Static, can_focus=True):
             parts.append(("✓ ", "$text-success"))
         else:
             parts.append(("✗ ", "$text-error"))
-        parts.append((self.tool_name, "bold"))
+        mcp = split_name(self.tool_name)
+        parts.append((f"{mcp[0]}.{mcp[1]}" if mcp else self.tool_name, "bold"))  # an MCP tool: server.tool
         if description:
             parts += ["  ", (description, "$text-accent" if self.tool_name == "shell" else "")]
         if self.result is None:

@@ -1,0 +1,98 @@
+"""``/mcp`` (the servers, their status and what their tools cost) and MCP prompts run as commands."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agent_cli import events as ev
+from agent_cli.commands.errors import InputError
+from agent_cli.commands.invocation import Invocation, attachment_budget, run_model_turn
+
+if TYPE_CHECKING:
+    from agent_cli.commands.expand import ReadResource
+    from agent_cli.mcp.prompts import McpPrompt
+    from agent_cli.session.session import Session
+
+NO_SERVERS = (
+    "no MCP servers configured: add [mcp_servers.NAME] to config.toml (`agent mcp add NAME -- CMD ARGS`), "
+    "or a .mcp.json to the repository"
+)
+
+
+def count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def mcp_prompts(session: Session) -> list[McpPrompt]:
+    if session.mcp is None:
+        return []
+    from agent_cli.mcp.prompts import prompt_commands
+
+    return prompt_commands(session.mcp.manager)
+
+
+async def mcp_command(inv: Invocation) -> None:
+    session = inv.session
+    if session.mcp is None:
+        inv.emit(ev.Notice(NO_SERVERS, title="mcp"))
+        return
+    from agent_cli.commands.info import table
+
+    toolset = session.mcp
+    if not session.approvals.interactive:  # agent exec: report servers once they started
+        await toolset.manager.wait_started()
+    tokens = toolset.server_tokens(session.tokens.text_tokens)
+    rows = []
+    for state in toolset.manager.states():
+        status = f"failed: {state.error}" if state.status == "failed" else state.status
+        facts = [state.transport, status]
+        if state.status == "ready":
+            facts.append(f"{count(state.tools, 'tool')}, {tokens.get(state.name, 0):,} tokens")
+            facts += [count(state.prompts, "prompt")] if state.prompts else []
+            facts += [count(state.resources, "resource")] if state.resources else []
+        rows.append((state.name, " · ".join(facts)))
+        rows.append(("", f"{state.target} ({state.scope})"))
+    text = table(rows)
+    total = sum(tokens.values())
+    if toolset.search_mode:
+        text += (f"\n\nSearch mode: the MCP tools' schemas ({total:,} tokens) exceed mcp_tool_budget_percent "
+                 f"({session.config.mcp_tool_budget_percent}% of the window), so the model gets mcp_search and mcp_call instead.")
+    elif total:
+        text += f"\n\nMCP tool schemas: {total:,} tokens in every request."
+    inv.emit(ev.Notice(text, title="mcp"))
+
+
+async def run_mcp_prompt(inv: Invocation, prompt: McpPrompt) -> None:
+    """The prompt's messages, with its arguments, become the user's turn."""
+    from agent_cli.mcp.connection import McpCallError
+    from agent_cli.mcp.prompts import PromptUsageError, parse_arguments, prompt_text
+
+    session = inv.session
+    try:
+        arguments = parse_arguments(prompt, inv.args)
+        result = await session.mcp.manager.get_prompt(prompt.server, prompt.name, arguments)  # type: ignore[union-attr]
+    except (PromptUsageError, McpCallError) as exc:
+        raise InputError(str(exc)) from None
+    text = prompt_text(result)
+    if not text:
+        raise InputError(f"/{prompt.command}: the server returned an empty prompt")
+    await run_model_turn(session, text, inv.emit, typed=inv.typed)
+
+
+def resource_reader(session: Session) -> ReadResource | None:
+    """What expands ``@server:uri`` in a prompt; None without MCP servers."""
+    if session.mcp is None:
+        return None
+    from agent_cli.mcp.connection import McpCallError
+    from agent_cli.mcp.prompts import resource_block
+
+    manager = session.mcp.manager
+
+    async def read(token: str) -> str | None:
+        await manager.wait_started()
+        try:
+            return await resource_block(manager, token, attachment_budget(session))
+        except McpCallError as exc:
+            raise InputError(f"@{token}: {exc}") from None
+
+    return read

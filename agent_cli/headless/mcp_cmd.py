@@ -1,0 +1,212 @@
+"""``agent mcp list | get NAME | add NAME ... | remove NAME``: the MCP servers the agent runs.
+
+``add`` and ``remove`` edit ``$AGENT_HOME/config.toml`` in place with tomlkit, so its comments
+and layout survive. ``list`` and ``get`` show every server a session in this directory would
+run: the config layers' ``[mcp_servers]`` and the repository's ``.mcp.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from agent_cli.headless.common import USAGE_ERROR, fail
+
+USAGE = """usage: agent mcp list [--json]
+       agent mcp get NAME [--json]
+       agent mcp add NAME [--env KEY=VALUE]... [--cwd DIR] -- COMMAND [ARGS...]
+       agent mcp add NAME --url URL [--bearer-token-env-var VAR] [--header KEY=VALUE]...
+       agent mcp remove NAME"""
+
+
+def run_mcp(argv: list[str]) -> int:
+    if not argv or argv[0] in ("-h", "--help"):
+        print(USAGE)
+        return 0 if argv else USAGE_ERROR
+    command, rest = argv[0], argv[1:]
+    if command == "list":
+        return list_servers(rest)
+    if command == "get":
+        return get_server(rest)
+    if command == "add":
+        return add_server(rest)
+    if command == "remove":
+        return remove_server(rest)
+    fail(f"unknown mcp command {command!r}\n{USAGE}")
+    return USAGE_ERROR
+
+
+def config_path() -> Path:
+    from agent_cli.paths import agent_home
+
+    return agent_home() / "config.toml"
+
+
+def session_servers(cwd: Path | None = None):
+    """What a session started here would run (and the warnings it would show)."""
+    from agent_cli.config import ConfigError, load_config
+    from agent_cli.context.project_doc import find_git_root
+    from agent_cli.mcp.config import McpConfigError, configured_servers
+    from agent_cli.mcp.toolset import plugin_servers
+    from agent_cli.plugins.loader import load_plugins_for
+
+    try:
+        config = load_config(cwd)
+        sources = ", ".join(str(path) for path in config.sources) or "config"
+        plugins = plugin_servers(load_plugins_for(config))
+        return configured_servers(config.raw, find_git_root(config.cwd) or config.cwd, sources, plugins)
+    except (ConfigError, McpConfigError) as exc:
+        fail(f"configuration error: {exc}")
+
+
+def describe(spec) -> dict:
+    data = {"name": spec.name, "transport": spec.transport, "enabled": spec.enabled, "scope": spec.scope,
+            "origin": spec.origin, "startup_timeout_sec": spec.startup_timeout_sec, "tool_timeout_sec": spec.tool_timeout_sec}
+    if spec.transport == "stdio":
+        data.update(command=spec.command, args=list(spec.args), env=sorted(spec.env), cwd=spec.cwd)
+    else:
+        data.update(url=spec.url, headers=sorted(spec.headers), bearer_token_env_var=spec.bearer_token_env_var)
+    if spec.enabled_tools is not None:
+        data["enabled_tools"] = list(spec.enabled_tools)
+    if spec.disabled_tools:
+        data["disabled_tools"] = list(spec.disabled_tools)
+    return data
+
+
+def list_servers(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="agent mcp list")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    servers = session_servers()
+    for warning in servers.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if args.json:
+        print(json.dumps([describe(spec) for spec in servers.specs], indent=2))
+        return 0
+    if not servers.specs:
+        print("no MCP servers configured; add one with: agent mcp add NAME -- COMMAND [ARGS...]")
+        return 0
+    width = max(len(spec.name) for spec in servers.specs) + 2
+    for spec in servers.specs:
+        state = "" if spec.enabled else "  (disabled)"
+        print(f"{spec.name.ljust(width)}{spec.transport:<7}{spec.target}{state}")
+    return 0
+
+
+def get_server(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="agent mcp get")
+    parser.add_argument("name")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    spec = next((s for s in session_servers().specs if s.name == args.name), None)
+    if spec is None:
+        fail(f"no MCP server named {args.name!r} (agent mcp list shows them)")
+    data = describe(spec)
+    if args.json:
+        print(json.dumps(data, indent=2))
+    else:
+        for key, value in data.items():
+            if value not in (None, [], {}):
+                print(f"{key}: {', '.join(map(str, value)) if isinstance(value, list) else value}")
+    return 0
+
+
+def pairs(values: list[str], flag: str) -> dict[str, str]:
+    out = {}
+    for value in values:
+        key, sep, rest = value.partition("=")
+        if not sep or not key:
+            fail(f"{flag} expects KEY=VALUE, got {value!r}")
+        out[key] = rest
+    return out
+
+
+def add_server(argv: list[str]) -> int:
+    options, command = (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv, [])
+    parser = argparse.ArgumentParser(prog="agent mcp add", usage=USAGE.split("\n", 1)[1].strip())
+    parser.add_argument("name")
+    parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--cwd")
+    parser.add_argument("--url")
+    parser.add_argument("--bearer-token-env-var")
+    parser.add_argument("--header", action="append", default=[], metavar="KEY=VALUE")
+    args = parser.parse_args(options)
+    if bool(command) == bool(args.url):
+        fail("give either `-- COMMAND [ARGS...]` (a stdio server) or `--url URL` (an HTTP server)")
+    entry: dict[str, object] = {}
+    if command:
+        entry = {"command": command[0], "args": command[1:]}
+        if env := pairs(args.env, "--env"):
+            entry["env"] = env
+        if args.cwd:
+            entry["cwd"] = args.cwd
+    else:
+        entry = {"url": args.url}
+        if args.bearer_token_env_var:
+            entry["bearer_token_env_var"] = args.bearer_token_env_var
+        if headers := pairs(args.header, "--header"):
+            entry["http_headers"] = headers
+    path = config_path()
+    doc = read_document(path)
+    servers = doc.get("mcp_servers")
+    if servers is not None and args.name in servers:
+        fail(f"{path}: `mcp_servers.{args.name}` already exists; remove it first (agent mcp remove {args.name})")
+    from agent_cli.mcp.config import McpConfigError, check_servers_table
+
+    try:
+        check_servers_table({args.name: entry}, str(path))
+    except McpConfigError as exc:
+        fail(str(exc))
+    import tomlkit
+
+    if servers is None:
+        servers = tomlkit.table(is_super_table=True)
+        doc["mcp_servers"] = servers
+    table = tomlkit.table()
+    for key, value in entry.items():
+        if isinstance(value, dict):  # env = { KEY = "value" } on one line
+            inline = tomlkit.inline_table()
+            inline.update(value)
+            value = inline
+        table[key] = value
+    servers[args.name] = table
+    write_document(path, doc)
+    print(f"added MCP server {args.name!r} to {path}")
+    return 0
+
+
+def remove_server(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="agent mcp remove")
+    parser.add_argument("name")
+    args = parser.parse_args(argv)
+    path = config_path()
+    doc = read_document(path)
+    servers = doc.get("mcp_servers")
+    if servers is None or args.name not in servers:
+        elsewhere = next((s for s in session_servers().specs if s.name == args.name), None)
+        where = f"; it is defined in {elsewhere.origin}" if elsewhere else ""
+        fail(f"{path} has no `mcp_servers.{args.name}`{where}")
+    del servers[args.name]
+    if not servers:
+        del doc["mcp_servers"]
+    write_document(path, doc)
+    print(f"removed MCP server {args.name!r} from {path}")
+    return 0
+
+
+def read_document(path: Path):
+    import tomlkit
+
+    try:
+        return tomlkit.parse(path.read_text(encoding="utf-8")) if path.is_file() else tomlkit.document()
+    except (OSError, UnicodeDecodeError, tomlkit.exceptions.ParseError) as exc:
+        fail(f"{path}: cannot edit it: {exc}")
+
+
+def write_document(path: Path, doc) -> None:
+    import tomlkit
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(tomlkit.dumps(doc), encoding="utf-8")

@@ -1,0 +1,141 @@
+"""The session's side of MCP: servers (a :class:`McpManager`) and the tools they put in the registry.
+
+:meth:`McpToolset.sync` runs at the start of every turn, never inside one: the first time it
+waits for servers still starting, later it applies ``list_changed`` notifications. So the tool
+list of a turn's requests never changes mid-turn, and in search/call mode never at all.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_cli import events as ev
+from agent_cli.context.tokens import TOOL_OVERHEAD_TOKENS
+from agent_cli.mcp.config import ServerList, ServerSpec, configured_servers, parse_mcp_json
+from agent_cli.mcp.manager import McpManager
+from agent_cli.mcp.search import McpCallTool, McpSearchTool
+from agent_cli.mcp.tools import McpTool, build_tools
+from agent_cli.models.base import ToolSpec
+
+if TYPE_CHECKING:
+    from agent_cli.config import Config
+    from agent_cli.session.session import Session
+
+Emit = Callable[[ev.Event], None]
+
+
+def spec_tokens(count: Callable[[str], int], specs: list[ToolSpec]) -> int:
+    """What tool definitions cost in the request, counted as ``/context`` counts them."""
+    return sum(
+        TOOL_OVERHEAD_TOKENS + count(spec.name + spec.description + json.dumps(spec.parameters, sort_keys=True))
+        for spec in specs
+    )
+
+
+def plugin_servers(plugins: Any) -> ServerList:
+    """The MCP servers the active plugins declare, ``${CLAUDE_PLUGIN_ROOT}`` and the like expanded."""
+    specs: list[ServerSpec] = []
+    warnings: list[str] = []
+    for plugin, source in plugins.mcp_sources():
+        found, problems = parse_mcp_json({"mcpServers": source.servers}, str(source.origin), plugin.variables,
+                                         scope=f"plugin {plugin.name}")
+        specs += found
+        warnings += problems
+    return ServerList(specs, warnings)
+
+
+class McpToolset:
+    def __init__(self, manager: McpManager, wire_api: str, budget_tokens: int, warnings: list[str] | None = None):
+        self.manager = manager
+        self.wire_api = wire_api
+        self.budget_tokens = budget_tokens
+        self.search_mode = False
+        self.tools: list[McpTool] = []
+        self._registered: list[str] = []
+        self._synced = False
+        self._pending_warnings = list(warnings or [])
+        self._shown: set[str] = set()
+
+    @classmethod
+    def from_config(
+        cls, config: Config, base_env: dict[str, str] | None, project_root: Path, extra: ServerList | None = None
+    ) -> McpToolset | None:
+        """None when no server is configured (the session then does no MCP work at all).
+        ``extra`` servers (the plugins') come after the configured ones; a taken name is skipped."""
+        sources = ", ".join(str(path) for path in config.sources) or "config"
+        servers = configured_servers(config.raw, project_root, sources, extra)
+        if not servers.specs and not servers.warnings:
+            return None
+        return cls.for_specs(servers.specs, config, base_env, servers.warnings)
+
+    @classmethod
+    def for_specs(cls, specs: list[ServerSpec], config: Config, base_env: dict[str, str] | None,
+                  warnings: list[str] | None = None) -> McpToolset:
+        budget = config.context_window * config.mcp_tool_budget_percent // 100
+        manager = McpManager(specs, config.agent_home / "logs", base_env)
+        toolset = cls(manager, config.provider.wire_api, budget, warnings)
+        project = [spec for spec in specs if spec.scope == "project" and spec.enabled]
+        if project:
+            listed = "; ".join(f"{spec.name} ({spec.target})" for spec in project)
+            toolset._pending_warnings.insert(0, f"project MCP servers from .mcp.json will run: {listed}")
+        return toolset
+
+    def take_start_notes(self) -> list[str]:
+        """What to tell the user when the session starts (project servers that will run, problems
+        reading the configuration); otherwise the first turn shows them."""
+        notes, self._pending_warnings = self._pending_warnings, []
+        return notes
+
+    # --- at turn boundaries -------------------------------------------------------------
+
+    async def sync(self, session: Session, emit: Emit) -> None:
+        """Wait for servers still starting, report failures, and update the registry's MCP tools."""
+        manager = self.manager
+        if manager.starting or not manager.started:
+            await manager.wait_started()
+        changed = await manager.refresh()
+        warnings, self._pending_warnings = self._pending_warnings + manager.take_failures(), []
+        if changed or not self._synced or self._servers_changed():
+            self._synced = True
+            tools, problems = build_tools(manager, self.wire_api)
+            warnings += problems
+            self._install(session, tools)
+        for warning in warnings:
+            if warning not in self._shown:
+                self._shown.add(warning)
+                emit(ev.Warning(warning))
+
+    def _servers_changed(self) -> bool:
+        """A server joined (a plugin's, started late) or left since the tools were built."""
+        return {c.spec.name for c in self.manager.with_tools()} != {tool.server for tool in self.tools}
+
+    def _install(self, session: Session, tools: list[McpTool]) -> None:
+        cost = spec_tokens(session.tokens.text_tokens, [tool.spec for tool in tools])
+        if not self.search_mode and cost > self.budget_tokens:
+            self.search_mode = True  # for the rest of the session, so the tool list stays stable
+        added: list[Any] = list(tools)
+        if self.search_mode:
+            for tool in tools:
+                tool.listed = False
+            added = [McpSearchTool(lambda: self.tools), McpCallTool(lambda: self.tools), *tools]
+        session.tools.replace(self._registered, added)
+        self._registered = [tool.name for tool in added]
+        self.tools = tools
+
+    # --- during a turn ------------------------------------------------------------------
+
+    def listed_specs(self) -> list[ToolSpec]:
+        """What the MCP part of the tool list is (the two search tools in search mode)."""
+        if self.search_mode:
+            return [McpSearchTool.spec, McpCallTool.spec]
+        return [tool.spec for tool in self.tools]
+
+    def server_tokens(self, count: Callable[[str], int]) -> dict[str, int]:
+        """What each server's tool schemas cost (would cost, in search mode)."""
+        totals: dict[str, int] = {}
+        for tool in self.tools:
+            totals[tool.server] = totals.get(tool.server, 0) + spec_tokens(count, [tool.spec])
+        return totals

@@ -1,0 +1,138 @@
+"""The context window the session plans with: where it came from, and how it is corrected.
+
+It starts from the config, the model table or the default. On an OpenAI-compatible server it
+is then corrected by what the server says (discovery, models/discovery.py), by the window a
+"prompt too long" error names, and by a usage report showing the server silently dropped part
+of the prompt. Usage reports also calibrate the token estimates (context/tokens.py).
+The number itself lives in ``config.context_window``, which every budget already reads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import TYPE_CHECKING
+
+from agent_cli import events as ev
+from agent_cli.models.base import Usage
+from agent_cli.models.model_info import known_context_window
+
+if TYPE_CHECKING:
+    from agent_cli.models.discovery import DiscoveredWindow
+    from agent_cli.models.errors import ContextWindowExceeded
+    from agent_cli.session.session import Emit, Session
+
+# A report below this share of what we estimate we sent means the server cut the prompt.
+TRUNCATION_SHARE = 0.5
+# Reports smaller than this are not taken as truncation: no real server runs a window this
+# small, and some report only the uncached part of a prompt.
+MIN_TRUNCATION_REPORT = 1_024
+TRUNCATION_WARNING = (
+    "The server processed about {reported:,} of the ~{sent:,} tokens sent; its window is probably "
+    "smaller than the agent assumed ({window:,}). Using {reported:,} from now on: set "
+    "`model_context_window` or raise the server's context size (llama.cpp -c, Ollama num_ctx)."
+)
+
+
+def initial_source(config, model: str) -> str:
+    if "model_context_window" in config.raw:
+        return "config"
+    return "model table" if known_context_window(model) else "default"
+
+
+class ContextWindow:
+    """What the session knows about its model's window beyond the number itself."""
+
+    def __init__(self, session: Session):
+        self.source = initial_source(session.config, session.model)
+        self._discovery: asyncio.Task[DiscoveredWindow | None] | None = None
+        self._discovery_done = False
+        self._truncation_warned = False
+        self.sent_tokens = 0  # our own count of the request in flight
+
+    def cancel(self) -> None:
+        if self._discovery is not None:
+            self._discovery.cancel()
+
+    @property
+    def configured(self) -> bool:
+        return self.source == "config"
+
+    def before_request(self, session: Session) -> None:
+        """Note what is being sent; on the first request, start asking the server (concurrently)."""
+        overhead = session.tokens.prompt_overhead(session.instructions, session.tool_specs())
+        self.sent_tokens = overhead + session.history.estimated_tokens
+        if self._discovery is None and not self._discovery_done and not self.configured:
+            self._discovery_done = True
+            self._discovery = start_discovery(session)
+
+    async def settle_discovery(self, session: Session, emit: Emit) -> None:
+        """Apply the server's answer, once it is in (each probe has a short timeout)."""
+        task, self._discovery = self._discovery, None
+        if task is None:
+            return
+        found = None
+        with contextlib.suppress(Exception):
+            found = await task
+        if found is not None and found.tokens != session.config.context_window:
+            before = session.config.context_window
+            self.set(session, found.tokens, found.source)
+            emit(ev.Notice(
+                f"{found.server} serves {session.model} with a {found.tokens:,}-token context window "
+                f"(the agent assumed {before:,}); using {found.tokens:,}.",
+                title="context window",
+            ))
+        elif found is not None:
+            self.source = found.source
+
+    async def after_response(self, session: Session, usage: Usage | None, emit: Emit) -> None:
+        """Check a usage report against what was sent: calibrate, or detect a silent cut."""
+        await self.settle_discovery(session, emit)
+        if usage is None or usage.input_tokens <= 0 or self.sent_tokens <= 0:
+            return
+        counter = session.tokens
+        expected = counter.calibrated(self.sent_tokens)
+        reported = usage.input_tokens
+        if reported < expected * TRUNCATION_SHARE:
+            if reported >= MIN_TRUNCATION_REPORT and not self.configured and reported < session.config.context_window:
+                if not self._truncation_warned:
+                    self._truncation_warned = True
+                    emit(ev.Warning(TRUNCATION_WARNING.format(
+                        reported=reported, sent=expected, window=session.config.context_window)))
+                self.set(session, reported, "server usage report (the prompt was cut)")
+                session.distrust_last_usage()  # it counted what the server kept, not what we send
+            return  # a cut prompt says nothing about the tokenizer
+        counter.observe(reported, self.sent_tokens)
+
+    async def learn_from_overflow(self, session: Session, error: ContextWindowExceeded, emit: Emit) -> None:
+        """The server refused the prompt; if it named its window, plan with that from now on."""
+        await self.settle_discovery(session, emit)
+        window = error.window
+        if window is None or window >= session.config.context_window:
+            return
+        emit(ev.Notice(
+            f"The server's context window is {window:,} tokens (the agent assumed "
+            f"{session.config.context_window:,}); compacting to fit.",
+            title="context window",
+        ))
+        self.set(session, window, "server error (prompt too long)")
+
+    def set(self, session: Session, tokens: int, source: str) -> None:
+        session.config.context_window = tokens
+        self.source = source
+
+
+def start_discovery(session: Session) -> asyncio.Task[DiscoveredWindow | None] | None:
+    """Ask the server in the background; None when the provider is not OpenAI-compatible."""
+    config = session.config
+    if config.provider.wire_api != "chat":
+        return None
+    client = session.client
+    base_url = getattr(client, "base_url", None)
+    from agent_cli.models.discovery import discover_window, should_probe
+
+    if not should_probe(base_url):
+        return None
+    api_key = getattr(client, "api_key", None)
+    return asyncio.create_task(discover_window(
+        base_url, session.model, api_key=api_key, cache_dir=config.agent_home / "cache"))
