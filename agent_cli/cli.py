@@ -80,9 +80,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def dispatch(argv: list[str]) -> int:
     if argv and argv[0] == "exec":
-        from agent_cli.headless.exec import run_exec
+        from agent_cli.headless.exec import exit_now, run_exec
 
-        return run_exec(parse_exec_args(argv[1:]))
+        exit_now(run_exec(parse_exec_args(argv[1:])))
     if argv and argv[0] == "plugin":
         from agent_cli.headless.plugin_cmd import run_plugin
 

@@ -124,6 +124,13 @@ class Retry:
 
 
 @dataclass(frozen=True, slots=True)
+class ModelWaiting:
+    """No answer from the model for ``seconds`` (sent every few seconds while that lasts)."""
+
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
 class Warning:
     message: str
 
@@ -269,6 +276,7 @@ Event = (
     | PlanUpdated
     | TokenCount
     | Retry
+    | ModelWaiting
     | Warning
     | Error
     | Notice

@@ -1,7 +1,7 @@
 """20 trivial commands through the shell tool: `bash -lc` (the login profile every time) next to
 a non-login bash loading the session's snapshot (the profile once, then a file per command).
 
-Run: python bench/shell_overhead.py [--commands N] [--sandbox]
+Run: python bench/shell_overhead.py [--commands N] [--sandbox] [--profile-seconds S]
 Prints the total and per-command time of each, measured in this run, and the ratio.
 """
 
@@ -39,11 +39,17 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--commands", type=int, default=20)
     parser.add_argument("--sandbox", action="store_true", help="run them in the workspace-write sandbox")
+    parser.add_argument("--profile-seconds", type=float, metavar="S",
+                        help="instead of your login profile, a made-up one that takes S seconds")
     args = parser.parse_args()
     scrub = functools.partial(command_env, EnvPolicy())
-    env = scrub(os.environ)
     with tempfile.TemporaryDirectory() as work:
         cwd = Path(work)
+        home = os.environ.get("HOME", "")
+        if args.profile_seconds is not None:
+            home = work
+            (cwd / ".profile").write_text(f"export FROM_PROFILE=1\nsleep {args.profile_seconds}\n")
+        env = scrub({**os.environ, "HOME": home})
         sandbox = SandboxPolicy.create("workspace-write", cwd, []) if args.sandbox else None
         login = ToolContext(cwd=cwd, data_dir=cwd / "data", env=env, sandbox=sandbox)
         snapshot = ShellSnapshot(cwd / "snapshots", cwd, env, scrub, bash=shutil.which("bash"))

@@ -25,6 +25,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from agent_cli.commands.dispatch import submit  # noqa: E402
 from agent_cli.config import load_config  # noqa: E402
 from agent_cli.items import Item, ToolCall, ToolOutput, assistant, item_to_dict  # noqa: E402
 from agent_cli.models import base as stream  # noqa: E402
@@ -83,7 +84,7 @@ def write_files(cwd: Path, count: int, lines: int) -> list[str]:
 async def run(cwd: Path, files: list[str], delegate: bool) -> tuple[int, Usage]:
     config = load_config(cwd, ['model="bench-model"', 'model_provider="openai-chat"', "model_context_window=1000000"])
     session = Session(config, interactive=False, client=ScriptedModel(files, delegate))
-    async for event in session.submit("What do the modules under src/ define?"):
+    async for event in submit(session, "What do the modules under src/ define?"):
         if type(event).__name__ in ("Error", "TurnFailed"):
             raise SystemExit(f"the turn failed: {event}")
     context = session.context_tokens()

@@ -19,9 +19,15 @@ PROVIDER_KEYS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTH
 
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path_factory, monkeypatch):
-    """No test reads the user's ~/.agent or a real provider's key."""
+    """No test reads the user's ~/.agent, a real provider's key, or the user's login profile.
+
+    Commands run as login shells; a developer's profile (pyenv, nvm, conda) would run inside every
+    test command, slow it down, and can leave a stale lock behind when a test kills a command."""
     home = tmp_path_factory.mktemp("agent-home")
     monkeypatch.setenv("AGENT_HOME", str(home))
+    if "PYENV_ROOT" not in os.environ and (Path.home() / ".pyenv").is_dir():
+        monkeypatch.setenv("PYENV_ROOT", str(Path.home() / ".pyenv"))  # pyenv's shims find their home
+    monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("user-home")))
     for name in PROVIDER_KEYS:
         monkeypatch.delenv(name, raising=False)
     return home

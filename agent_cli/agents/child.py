@@ -56,11 +56,10 @@ def depth_of(session: Session) -> int:
 
 def child_tools(parent: Session, definition: AgentDefinition, depth: int) -> list[Tool]:
     """The parent's tools its mode (and a command's limit) allow, narrowed to the agent's list."""
-    allowed = set(tools_for_mode(parent.mode, parent.tools.names))
+    allowed = set(tools_for_mode(parent.mode, parent.tools.names, parent.tools.is_read_only))
     if parent.tool_limit is not None:
         allowed &= parent.tool_limit
-    if definition.tools is not None:
-        allowed &= set(definition.tools)
+    allowed = {name for name in allowed if definition.allows(name)}
     tools: list[Tool] = []
     for name in parent.tools.names:
         if name not in allowed:
@@ -106,6 +105,7 @@ def create_child(parent: Session, definition: AgentDefinition) -> Session:
     )
     child.id = child_id
     child.approvals = parent.approvals  # the same sandbox, policy and approvals given so far
+    child.shell_snapshot = parent.shell_snapshot  # the login shell is the same; the parent closes it
     child.mode = parent.mode
     child.model = model
     child.agents = parent.agents
@@ -178,15 +178,21 @@ async def run_subagent(
         outcome.status, outcome.error = "failed", f"internal error: {type(exc).__name__}: {exc}"
     finally:
         outcome.usage = child.total_usage
-        if child.model == parent.model:
-            child.rollout.close()  # the model client is the parent's: leave it open
-        else:
-            await child.aclose()
-        emit(ev.SubagentFinished(
+        emit(ev.SubagentFinished(  # before closing: a second Ctrl+C may cut the close short
             call_id, definition.name, description, outcome.status,  # type: ignore[arg-type]
             outcome.final_message, outcome.usage, outcome.transcript,
         ))
+        await close_child(child, parent)
     return outcome
+
+
+async def close_child(child: Session, parent: Session) -> None:
+    """Close what the child opened (its session file, memory stores, a client of its own), not
+    what it borrowed from the parent (the model client, the shell snapshot)."""
+    if child.model == parent.model:
+        child._client = None  # the parent's client: it stays open
+    child.shell_snapshot = None
+    await child.aclose()
 
 
 def _ending(event: ev.Event | None, outcome: ChildOutcome) -> ChildOutcome:

@@ -11,15 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
-from agent_cli.context.skills import _FRONT_MATTER  # one front-matter syntax for skills and agents
-from agent_cli.tools.claude_names import our_tool_name
+from agent_cli.context.skills import read_front_matter  # one front-matter syntax for skills and agents
+from agent_cli.tools.claude_names import our_tool_name, resolve_model
 
 # Every tool an agent file may name in our own vocabulary (`task` only where the depth allows it).
-KNOWN_TOOLS = ["shell", "read_file", "grep", "list_dir", "apply_patch", "update_plan", "task"]
-# Claude Code's model aliases, on the Anthropic provider; elsewhere they mean `inherit`.
-CLAUDE_ALIASES = {"sonnet": "claude-sonnet-4-5", "opus": "claude-opus-4-5", "haiku": "claude-haiku-4-5"}
+KNOWN_TOOLS = [
+    "shell", "read_file", "grep", "list_dir", "apply_patch", "update_plan", "task", "memory_save", "memory_search",
+    "mcp_search", "mcp_call",
+]
+MCP_PREFIX = "mcp__"  # MCP tools have Claude Code's names: mcp__<server>__<tool>, or mcp__<server> for all
 MAX_DESCRIPTION_CHARS = 1024
 
 
@@ -33,31 +33,22 @@ class AgentDefinition:
     source: str = "bundled"  # "repo", "user", "bundled" or "plugin <name>"
     path: Path | None = None
 
+    def allows(self, tool: str) -> bool:
+        """Whether the agent's ``tools`` list names ``tool`` (``mcp__server`` names a server's all)."""
+        if self.tools is None or tool in self.tools:
+            return True
+        return any(name.startswith(MCP_PREFIX) and tool.startswith(name + "__") for name in self.tools)
+
     def resolve_model(self, current: str, wire_api: str) -> str:
         """The model the child runs: Claude's aliases only mean something on Anthropic's API."""
-        model = self.model.strip()
-        if model.lower() in ("", "inherit"):
-            return current
-        if model.lower() in CLAUDE_ALIASES:
-            return CLAUDE_ALIASES[model.lower()] if wire_api == "anthropic" else current
-        return model
+        return resolve_model(self.model, current, wire_api)
 
 
 def parse_agent_file(path: Path, source: str, namespace: str | None = None) -> tuple[AgentDefinition | None, str]:
     """(definition, a warning or "") or (None, why the file cannot be used)."""
-    try:
-        text = path.read_bytes().decode("utf-8", errors="replace").lstrip("\ufeff")
-    except OSError as exc:
-        return None, f"cannot read ({exc.strerror or exc})"
-    match = _FRONT_MATTER.match(text)
-    if match is None:
-        return None, "missing YAML front matter (the file must start with a '---' line and close it with another)"
-    try:
-        meta = yaml.safe_load(match.group(1)) or {}
-    except yaml.YAMLError as exc:
-        return None, f"invalid YAML front matter: {' '.join(str(exc).split())}"
-    if not isinstance(meta, dict):
-        return None, "front matter must be a mapping with `name` and `description`"
+    meta, body, problem = read_front_matter(path)
+    if meta is None:
+        return None, problem
     name = meta.get("name", path.stem)
     description = meta.get("description")
     if not isinstance(name, str) or not name.strip() or any(c.isspace() for c in name.strip()):
@@ -79,7 +70,7 @@ def parse_agent_file(path: Path, source: str, namespace: str | None = None) -> t
     definition = AgentDefinition(
         name=full_name,
         description=description,
-        prompt=text[match.end() :].strip(),
+        prompt=body,
         tools=tuple(tools) if raw_tools is not None else None,
         model=model,
         source=source,
@@ -98,7 +89,10 @@ def map_tool_names(entries: list[str]) -> tuple[list[str], list[str]]:
         if not entry:
             continue
         base = entry.split("(", 1)[0].strip()
-        name = base.lower() if base.lower() in KNOWN_TOOLS else our_tool_name(base)
+        if base.startswith(MCP_PREFIX):
+            name: str | None = base
+        else:
+            name = base.lower() if base.lower() in KNOWN_TOOLS else our_tool_name(base)
         if name is None:
             unknown.append(entry)
         elif name not in names:

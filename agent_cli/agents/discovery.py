@@ -1,8 +1,8 @@
 """Where agent definitions come from, and which one wins when two share a name.
 
 Roots, highest precedence first: the repository's ``.agent/agents/``, ``$AGENT_HOME/agents/``,
-extra sources given as ``(namespace, directory)`` pairs (plugins: their agents are named
-``namespace:agent``), then the bundled ``general`` and ``explore``. The first of a name wins; a
+extra sources given as ``(namespace, directory or file)`` pairs (plugins: their agents are
+named ``namespace:agent``), then the bundled ``general`` and ``explore``. The first of a name wins; a
 file that cannot be used is a warning naming it, never an error.
 """
 
@@ -50,15 +50,23 @@ def agent_roots(
     return roots
 
 
+def agent_files(root: Path) -> list[Path]:
+    """The ``*.md`` files of a folder, sorted so the tool list is stable; a file (a plugin's
+    manifest may name one) is itself; nothing when the folder does not exist."""
+    if root.is_file():
+        return [root]
+    if not root.is_dir():
+        return []
+    return sorted(path for path in root.glob("*.md") if path.is_file())
+
+
 def load_agents(cwd: Path, agent_home: Path, extra: Iterable[tuple[str, Path]] = ()) -> AgentSet:
     """Every usable agent definition; ``extra`` adds ``(namespace, directory)`` sources (plugins)."""
     agents: dict[str, AgentDefinition] = {}
     warnings: list[str] = []
     for source, root, namespace in agent_roots(cwd, agent_home, extra):
-        if not root.is_dir():
-            continue
         try:
-            files = sorted(path for path in root.glob("*.md") if path.is_file())  # sorted: a stable tool list
+            files = agent_files(root)
         except OSError as exc:
             warnings.append(f"agents folder {root}: cannot list ({exc.strerror or exc}); skipped")
             continue

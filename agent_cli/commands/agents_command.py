@@ -15,7 +15,8 @@ async def agents_command(inv: Invocation) -> None:
     if inv.args:
         raise InputError("/agents takes no arguments")
     session = inv.session
-    found = session.agents or load_agents(session.config.cwd, session.config.agent_home)
+    config = session.config
+    found = session.agents or load_agents(config.cwd, config.agent_home, session.plugins.agent_sources())
     entries = []
     for agent in found.agents.values():
         tools = ", ".join(agent.tools) if agent.tools is not None else "all tools"
@@ -23,7 +24,7 @@ async def agents_command(inv: Invocation) -> None:
         where = f" · {home_relative(agent.path)}" if agent.path is not None and agent.source != "bundled" else ""
         entries.append(f"{agent.name} [{agent.source}]\n  {agent.description}\n  tools: {tools}{model}{where}")
     text = "\n".join(entries) or NONE_FOUND
-    if session.config.max_agent_depth < 1:
+    if config.max_agent_depth < 1:
         text += "\n\nThe task tool is off (max_agent_depth = 0)."
     if found.warnings:
         text += "\n\nwarnings:\n" + "\n".join(f"  {warning}" for warning in found.warnings)

@@ -26,6 +26,7 @@ from agent_cli.commands.shell_runner import session_command_runner
 from agent_cli.commands.text import Template
 from agent_cli.files.images import ImageError, load_image_file
 from agent_cli.items import Image
+from agent_cli.tools.claude_names import resolve_model
 
 if TYPE_CHECKING:
     from agent_cli.session.session import Emit, Session
@@ -116,5 +117,6 @@ async def run_custom(inv: Invocation, command: CustomCommand) -> None:
         template, cwd=session.config.cwd, max_bytes=attachment_budget(session),
         run_command=session_command_runner(session, inv.emit), **file_settings(session),
     )
-    await run_model_turn(session, expansion.text, inv.emit, typed=inv.typed, only_tools=only_tools, model=command.model,
+    model = resolve_model(command.model, session.model, session.config.provider.wire_api) if command.model else None
+    await run_model_turn(session, expansion.text, inv.emit, typed=inv.typed, only_tools=only_tools, model=model,
                          images=await load_images(session, expansion.images))

@@ -1,11 +1,64 @@
-"""``/plugins``: the plugins this session loaded and what each contributed."""
+"""``/plugins`` and ``agent plugin list``: each plugin found and what it contributed."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from agent_cli import events as ev
 from agent_cli.commands.invocation import Invocation
-from agent_cli.plugins.report import format_plugins
+from agent_cli.display import home_relative
+
+if TYPE_CHECKING:
+    from agent_cli.commands.registry import CommandTable
+    from agent_cli.plugins.loader import Plugin, PluginSet
+
+HOW_TO_ADD = (
+    "no plugins found (put a Claude Code plugin in .agent/plugins/NAME/ in the repository or "
+    "$AGENT_HOME/plugins/NAME/, or pass --plugin-dir DIR)"
+)
 
 
 async def plugins_command(inv: Invocation) -> None:
-    inv.emit(ev.Notice(format_plugins(inv.session.plugins, inv.table.aliases), title="plugins"))
+    inv.emit(ev.Notice(format_plugins(inv.session.plugins, inv.table), title="plugins"))
+
+
+def format_plugins(found: PluginSet, table: CommandTable) -> str:
+    """One block per plugin, then the warnings about plugin files. ``table`` holds the commands
+    in effect (a plugin's command that another command shadows is not listed)."""
+    blocks = [_block(plugin, table) for plugin in found.plugins] or [HOW_TO_ADD]
+    text = "\n\n".join(blocks)
+    warnings = [*found.warnings, *(w for w in table.warnings if w.startswith("plugin command"))]
+    if warnings:
+        text += "\n\nwarnings:\n" + "\n".join(f"  {warning}" for warning in warnings)
+    return text
+
+
+def _block(plugin: Plugin, table: CommandTable) -> str:
+    title = " ".join(part for part in (plugin.name, plugin.version) if part)
+    state = "" if plugin.enabled else "  [disabled in config: [plugins] disabled]"
+    lines = [f"{title}  ({plugin.source}: {home_relative(plugin.root)}){state}"]
+    if plugin.description:
+        lines.append(f"  {plugin.description}")
+    if plugin.author:
+        lines.append(f"  by {plugin.author}")
+    plain = {command.name: short for short, command in table.aliases.items()}
+    commands = [
+        f"/{name}" + (f" (also /{plain[name]})" if name in plain else "")
+        for name, command in table.custom.items() if command.source == f"plugin {plugin.name}"
+    ]
+    hooks = [f"{hook.event}" + (f"[{hook.matcher}]" if hook.matcher else "") for hook in plugin.hooks]
+    agents = [
+        f"{plugin.name}:{path.stem}" + ("" if path.parent in plugin.agent_dirs else " (not loaded: only agent folders are)")
+        for path in plugin.agent_files
+    ]
+    rows = [
+        ("commands", ", ".join(commands)),
+        ("skills", ", ".join(skill.name for skill in plugin.skills)),
+        ("hooks", ", ".join(dict.fromkeys(hooks))),
+        ("agents", ", ".join(agents)),
+        ("MCP servers", ", ".join(plugin.mcp_server_names)),  # run with the session's own (agent_cli/mcp/)
+    ]
+    lines += [f"  {name.ljust(12)}{value}" for name, value in rows if value]
+    if plugin.enabled and len(lines) == 1 + bool(plugin.description) + bool(plugin.author):
+        lines.append("  (contributes nothing)")
+    return "\n".join(lines)

@@ -17,9 +17,11 @@ from typing import TYPE_CHECKING
 from agent_cli.commands.builtins import BUILTINS, Builtin
 from agent_cli.commands.custom import CustomCommand, CustomCommandSet, load_custom_commands
 from agent_cli.commands.errors import InputError
+from agent_cli.commands.plugin_commands import load_plugin_commands
 
 if TYPE_CHECKING:
     from agent_cli.mcp.prompts import McpPrompt
+    from agent_cli.plugins.loader import PluginSet
     from agent_cli.session.session import Session
 
 # `/name args`; `/usr/bin/x` is not a command because a name ends at whitespace or the end.
@@ -48,7 +50,7 @@ class CommandTable:
     """The built-ins, one scan of the command files, the plugins' commands and the MCP servers' prompts."""
 
     def __init__(
-        self, custom: CustomCommandSet, plugin_commands: Sequence[CustomCommand] = (), mcp_prompts: Sequence[McpPrompt] = ()
+        self, custom: CustomCommandSet, plugins: PluginSet | None = None, mcp_prompts: Sequence[McpPrompt] = ()
     ):
         self.builtins: dict[str, Builtin] = {}
         for builtin in BUILTINS:
@@ -60,6 +62,8 @@ class CommandTable:
         self.warnings = custom.warnings + tuple(
             f"command file {cmd.path}: /{cmd.name} is a built-in command; the file is ignored" for cmd in shadowed
         )
+        plugin_commands, problems = load_plugin_commands(plugins) if plugins is not None else ([], [])
+        self.warnings += tuple(problems)
         self.aliases = self._add_plugin_commands(plugin_commands)
 
     def _add_plugin_commands(self, commands: Sequence[CustomCommand]) -> dict[str, CustomCommand]:
@@ -79,15 +83,15 @@ class CommandTable:
         }
 
     @classmethod
-    def load(cls, cwd: Path, agent_home: Path, plugin_commands: Sequence[CustomCommand] = ()) -> CommandTable:
-        return cls(load_custom_commands(cwd, agent_home), plugin_commands)
+    def load(cls, cwd: Path, agent_home: Path, plugins: PluginSet | None = None) -> CommandTable:
+        return cls(load_custom_commands(cwd, agent_home), plugins)
 
     @classmethod
     def for_session(cls, session: Session) -> CommandTable:
         from agent_cli.commands.mcp_commands import mcp_prompts
 
         config = session.config
-        return cls(load_custom_commands(config.cwd, config.agent_home), session.plugins.commands, mcp_prompts(session))
+        return cls(load_custom_commands(config.cwd, config.agent_home), session.plugins, mcp_prompts(session))
 
     def infos(self) -> list[CommandInfo]:
         infos = [CommandInfo(b.name, b.description, b.argument_hint, "builtin", b.needs_idle) for b in BUILTINS]

@@ -89,21 +89,29 @@ def load_skills(roots: Iterable[tuple[str, Path]], extra: Iterable[Skill] = ()) 
     return SkillSet(tuple(skills.values()), tuple(warnings))
 
 
-def parse_skill(path: Path, source: str = "repo") -> tuple[Skill | None, str]:
-    """(skill, "") or (None, why it is invalid)."""
+def read_front_matter(path: Path) -> tuple[dict | None, str, str]:
+    """(front matter, body, "") of a markdown file, or (None, "", why it cannot be used)."""
     try:
         text = path.read_bytes().decode("utf-8", errors="replace").lstrip("\ufeff")
     except OSError as exc:
-        return None, f"cannot read ({exc.strerror or exc})"
+        return None, "", f"cannot read ({exc.strerror or exc})"
     match = _FRONT_MATTER.match(text)
     if match is None:
-        return None, "missing YAML front matter (the file must start with a '---' line and close it with another)"
+        return None, "", "missing YAML front matter (the file must start with a '---' line and close it with another)"
     try:
         meta = yaml.safe_load(match.group(1))
     except yaml.YAMLError as exc:
-        return None, f"invalid YAML front matter: {' '.join(str(exc).split())}"
+        return None, "", f"invalid YAML front matter: {' '.join(str(exc).split())}"
     if not isinstance(meta, dict):
-        return None, "front matter must be a mapping with `name` and `description`"
+        return None, "", "front matter must be a mapping with `name` and `description`"
+    return meta, text[match.end() :].strip(), ""
+
+
+def parse_skill(path: Path, source: str = "repo") -> tuple[Skill | None, str]:
+    """(skill, "") or (None, why it is invalid)."""
+    meta, body, problem = read_front_matter(path)
+    if meta is None:
+        return None, problem
     name, description = meta.get("name"), meta.get("description")
     if not isinstance(name, str) or not name.strip():
         return None, "front matter needs a `name` string"
@@ -114,7 +122,7 @@ def parse_skill(path: Path, source: str = "repo") -> tuple[Skill | None, str]:
         return None, f"`name` must be one line of at most {MAX_NAME_CHARS} characters"
     if len(description) > MAX_DESCRIPTION_CHARS:
         return None, f"`description` is {len(description)} characters; the limit is {MAX_DESCRIPTION_CHARS}"
-    return Skill(name, description, path, text[match.end() :].strip(), source), ""
+    return Skill(name, description, path, body, source), ""
 
 
 def render_skills_list(

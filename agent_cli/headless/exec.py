@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import atexit
 import contextlib
 import os
 import select
 import signal
 import sys
+import threading
 from pathlib import Path
+from typing import NoReturn
 
 from agent_cli import events as ev
 from agent_cli.headless.common import USAGE_ERROR, check_api_key_or_exit, fail, load_config_or_exit
@@ -68,6 +71,9 @@ def run_exec(args: argparse.Namespace) -> int:
     images = image_paths(getattr(args, "images", []))
     config = load_config_or_exit(args)
     check_api_key_or_exit(config)
+    from agent_cli.models.prefetch import prefetch_sdk
+
+    prefetch_sdk(config.provider.wire_api)  # in parallel with everything up to the first request
     from agent_cli.session import Session
     from agent_cli.session.approvals import use_exec_default
 
@@ -79,6 +85,7 @@ def run_exec(args: argparse.Namespace) -> int:
         from agent_cli.headless.sessions_cmd import restore_or_exit
 
         session = restore_or_exit(config, resume_path, interactive=False)
+    threading.Thread(target=session.tokens.load, name="tokenizer", daemon=True).start()  # the turn awaits it
     if args.json:
         renderer = JsonRenderer(sys.stdout)
     else:
@@ -96,6 +103,20 @@ def run_exec(args: argparse.Namespace) -> int:
     if not args.json and last_message:
         print(last_message, flush=True)
     return status
+
+
+def exit_now(status: int) -> NoReturn:
+    """End `agent exec` once everything is written and closed, without the interpreter's
+    teardown: freeing the SDK's and the tokenizer's hundreds of thousands of objects one by one
+    takes longer than the whole tool round trip. Threads that must finish and ``atexit``
+    handlers still run."""
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join()
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
 
 
 def stop_on_ctrl_c(session) -> asyncio.Event:

@@ -24,13 +24,12 @@ def build_plugin_parser() -> argparse.ArgumentParser:
 
 
 def run_plugin(argv: list[str]) -> int:
+    from agent_cli.commands.plugins_info import format_plugins
     from agent_cli.commands.registry import CommandTable
     from agent_cli.plugins.loader import load_plugins_for
-    from agent_cli.plugins.report import format_plugins
 
     args = build_plugin_parser().parse_args(argv)
     config = load_config_or_exit(args)
     found = load_plugins_for(config)
-    table = CommandTable.load(config.cwd, config.agent_home, found.commands)
-    print(format_plugins(found, table.aliases))
+    print(format_plugins(found, CommandTable.load(config.cwd, config.agent_home, found)))
     return 0

@@ -10,6 +10,7 @@ from agent_cli.mcp.names import display_call
 
 STYLES = {"dim": "2", "bold": "1", "red": "31", "green": "32", "yellow": "33", "cyan": "36", "magenta": "35"}
 PREVIEW_LINES = 6
+WAITING_EVERY_S = 10  # a "waiting for the model" line every this many seconds of silence
 
 
 class TextRenderer:
@@ -61,6 +62,8 @@ class TextRenderer:
                     self.line(f"  {marks[step.status]} {step.step}")
             case ev.Retry(attempt=attempt, max_attempts=most, delay=delay, reason=reason):
                 self.line(self.style(f"retrying ({attempt}/{most}) in {delay:.1f}s: {reason}", "yellow"))
+            case ev.ModelWaiting(seconds=seconds) if round(seconds) % WAITING_EVERY_S == 0:
+                self.line(self.style(f"waiting for the model… {seconds:.0f} s", "dim"))
             case ev.Warning(message=message):
                 self.line(self.style(f"warning: {message}", "yellow"))
             case ev.Error(message=message):

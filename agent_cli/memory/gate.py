@@ -66,6 +66,6 @@ def _value_like(value: str) -> bool:
 
 def _random_looking(run: str) -> bool:
     """Mixed case and digits; a hex digest (a commit id) or a path-like word does not count."""
-    if re.fullmatch(r"[0-9a-fA-F]+", run) or "/" in run.strip("/") and run.count("/") > 1:
+    if re.fullmatch(r"[0-9a-fA-F]+", run) or run.count("/") > 1:
         return False
     return bool(re.search(r"[a-z]", run) and re.search(r"[A-Z]", run) and re.search(r"\d", run))

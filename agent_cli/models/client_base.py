@@ -18,6 +18,7 @@ from agent_cli.models.base import Prompt, StreamEvent
 from agent_cli.models.error_mapping import ErrorContext, map_exception
 from agent_cli.models.errors import ModelError
 from agent_cli.models.retry import RetryPolicy, stream_with_retries
+from agent_cli.models.stream_limits import StreamLimits, within_limits
 
 
 class SdkStreamingClient:
@@ -36,6 +37,7 @@ class SdkStreamingClient:
         max_output_tokens: int | None = None,
         reasoning_effort: str | None = None,
         timeout: float = 600,
+        limits: StreamLimits | None = None,
     ) -> None:
         self.provider = provider
         self.model = model
@@ -45,7 +47,8 @@ class SdkStreamingClient:
         self.retry = retry or RetryPolicy()
         self.max_output_tokens = max_output_tokens
         self.reasoning_effort = reasoning_effort
-        self.timeout = timeout
+        self.timeout = timeout  # the whole request
+        self.limits = limits or StreamLimits()  # connect, first byte, idle (stream_limits.py)
         self._sdk_client: Any = None
 
     def stream(self, prompt: Prompt) -> AsyncIterator[StreamEvent]:
@@ -65,7 +68,8 @@ class SdkStreamingClient:
         if self._sdk_client is None:
             module = await _import_sdk(self.sdk_module)
             # Our own retry loop handles every retry, including streams cut mid-way.
-            self._sdk_client = self._make_sdk_client(module)
+            sdk = self._make_sdk_client(module)
+            self._sdk_client = sdk.with_options(timeout=self.limits.http_timeout(module, self.timeout))
         return self._sdk_client
 
     def _make_sdk_client(self, module: ModuleType) -> Any:
@@ -74,12 +78,13 @@ class SdkStreamingClient:
     async def _guarded_attempt(self, prompt: Prompt) -> AsyncIterator[StreamEvent]:
         try:
             sdk = await self._sdk()
-            async for event in self._attempt(sdk, prompt):
+            async for event in within_limits(self._attempt(sdk, prompt), self.limits):
                 yield event
         except ModelError:
             raise
         except Exception as exc:  # SDK, HTTP and decoding errors never escape raw
-            raise map_exception(exc, self._error_context()) from exc
+            context = self._error_context()
+            raise self.limits.connect_error(exc, context.base_url) or map_exception(exc, context) from exc
 
     def _attempt(self, sdk: Any, prompt: Prompt) -> AsyncIterator[StreamEvent]:
         raise NotImplementedError

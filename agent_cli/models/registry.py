@@ -12,6 +12,7 @@ from typing import Literal
 from agent_cli.models.base import ModelClient
 from agent_cli.models.errors import ModelError
 from agent_cli.models.retry import RetryPolicy
+from agent_cli.models.stream_limits import StreamLimits
 
 WireApi = Literal["responses", "chat", "anthropic"]
 # Local servers ignore the key, but the SDKs refuse to start without one.
@@ -76,6 +77,7 @@ def create_client(
     max_output_tokens: int | None = None,
     reasoning_effort: str | None = None,
     timeout: float = 600,
+    limits: StreamLimits | None = None,
 ) -> ModelClient:
     """A streaming client for ``model`` at ``provider``. Raises ``ModelError`` if a key is missing."""
     if not api_key:
@@ -101,4 +103,5 @@ def create_client(
         max_output_tokens=max_output_tokens,
         reasoning_effort=reasoning_effort,
         timeout=timeout,
+        limits=limits,
     )

@@ -7,9 +7,10 @@ Components come from the default places (``commands/*.md``, ``agents/*.md``,
 ``skills/*/SKILL.md``, ``hooks/hooks.json``, ``.mcp.json``) plus the manifest's extra paths.
 Nothing here is fatal: a broken manifest or component becomes a warning naming the file.
 
-Plugins feed the existing registries: commands (``/plugin:command``), skills (``plugin:skill``),
-hooks (in Claude Code's vocabulary). Agents and MCP servers are exposed per plugin for the
-agent registry and the MCP server manager.
+Plugins feed the existing registries: commands (``/plugin:command``, parsed by the command layer:
+:mod:`agent_cli.commands.plugin_commands`), skills (``plugin:skill``),
+hooks (in Claude Code's vocabulary) and agents (``plugin:agent``, through :meth:`PluginSet.agent_sources`).
+MCP servers are exposed per plugin (:meth:`PluginSet.mcp_sources`) for the MCP server manager.
 """
 
 from __future__ import annotations
@@ -20,18 +21,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_cli.commands.custom import CustomCommand, command_name, parse_command_file
 from agent_cli.context.project_doc import find_git_root
 from agent_cli.context.skills import SKILL_FILE, Skill, parse_skill
 from agent_cli.plugins.claude_hooks import expand_root, parse_plugin_hooks, root_variables
-from agent_cli.plugins.manifest import MANIFEST, Manifest, ManifestError, read_manifest
+from agent_cli.plugins.manifest import MANIFEST, NAME, Manifest, ManifestError, read_manifest
 from agent_cli.session.hook_config import HookSpec
 
 if TYPE_CHECKING:
     from agent_cli.config import Config
 
 PLUGINS_DIR = Path(".agent") / "plugins"
-CLAUDE_MODEL_ALIASES = ("inherit", "sonnet", "opus", "haiku")  # Claude Code's; here: the session's model
 
 
 @dataclass(frozen=True)
@@ -52,7 +51,7 @@ class Plugin:
     description: str = ""
     author: str = ""
     enabled: bool = True
-    commands: tuple[CustomCommand, ...] = ()
+    command_files: tuple[tuple[str, Path], ...] = ()  # ("plugin:command", file); commands/ parses them
     skills: tuple[Skill, ...] = ()
     hooks: tuple[HookSpec, ...] = ()
     agent_dirs: tuple[Path, ...] = ()  # folders of agent files; their agents are "<name>:<agent>"
@@ -77,10 +76,6 @@ class PluginSet:
     @property
     def active(self) -> list[Plugin]:
         return [plugin for plugin in self.plugins if plugin.enabled]
-
-    @property
-    def commands(self) -> list[CustomCommand]:
-        return [command for plugin in self.active for command in plugin.commands]
 
     @property
     def skills(self) -> list[Skill]:
@@ -191,7 +186,7 @@ def read_plugin(manifest: Manifest, source: str, project_dir: Path, warnings: li
         version=manifest.version,
         description=manifest.description,
         author=manifest.author,
-        commands=_commands(name, root, places("commands", "commands"), warnings),
+        command_files=_command_files(name, places("commands", "commands"), warnings),
         skills=_skills(name, root, places("skills", "skills"), warnings),
         hooks=hooks,
         agent_dirs=agent_dirs,
@@ -200,22 +195,17 @@ def read_plugin(manifest: Manifest, source: str, project_dir: Path, warnings: li
     )
 
 
-def _commands(plugin: str, root: Path, places: list[Path], warnings: list[str]) -> tuple[CustomCommand, ...]:
-    commands: dict[str, CustomCommand] = {}
+def _command_files(plugin: str, places: list[Path], warnings: list[str]) -> tuple[tuple[str, Path], ...]:
+    """``commands/git/tidy.md`` is ``plugin:git:tidy``; a name in two places counts once."""
+    files: dict[str, Path] = {}
     for place in places:
-        files = sorted(place.rglob("*.md")) if place.is_dir() else [place]
-        for path in files:
-            short = command_name(path.relative_to(place) if place.is_dir() else Path(path.name))
-            if short is None:
+        for path in sorted(place.rglob("*.md")) if place.is_dir() else [place]:
+            parts = [*path.relative_to(place).parent.parts, path.stem] if place.is_dir() else [path.stem]
+            if not all(NAME.match(part) for part in parts):
                 warnings.append(f"plugin command {path}: its path does not make a command name; skipped")
                 continue
-            command, problem = parse_command_file(path, f"{plugin}:{short}", f"plugin {plugin}")
-            if command is None:
-                warnings.append(f"plugin command {path}: {problem}; skipped")
-                continue
-            model = None if command.model in CLAUDE_MODEL_ALIASES else command.model
-            commands.setdefault(command.name, replace(command, body=expand_root(command.body, root), model=model))
-    return tuple(commands.values())
+            files.setdefault(":".join([plugin, *parts]), path)
+    return tuple(files.items())
 
 
 def _skills(plugin: str, root: Path, places: list[Path], warnings: list[str]) -> tuple[Skill, ...]:

@@ -43,6 +43,7 @@ from agent_cli.tools.shell_snapshot import ShellSnapshot
 if TYPE_CHECKING:
     from agent_cli.agents.child import SubagentInfo
     from agent_cli.agents.discovery import AgentSet
+    from agent_cli.memory.book import MemoryBook
 
 Emit = Callable[[ev.Event], None]
 INTERRUPTED_NOTE = (
@@ -93,21 +94,21 @@ class Session:
         self._client = client
         self.agents: AgentSet | None = None  # agent definitions, when the session has `task`
         self.subagent: SubagentInfo | None = None  # set when this session runs a subagent (agents/child.py)
+        from agent_cli.plugins.loader import load_plugins_for  # here: plugins build on session.hook_config
+
+        self.plugins = load_plugins_for(config)  # commands, skills, hooks, agents... from plugins/*/
         if tools is None:
             from agent_cli.agents.task_tool import subagent_tools  # agents/ runs child Sessions: import late
 
-            tools = default_tools(memory=config.memory) + subagent_tools(self)
+            tools = default_tools(memory=config.memory) + subagent_tools(self, self.plugins.agent_sources())
         self._tools = ToolRegistry(tools)
         self.approvals.is_read_only_tool = self._tools.is_read_only
-        self._memory = None  # the MemoryBook, opened on first use (memory/book.py)
+        self._memory: MemoryBook | None = None  # opened on first use (memory/book.py)
         self._fixed_instructions = instructions  # a subagent's own system prompt
         self._instructions: str | None = instructions
         self.initial = None  # the InitialContext recorded at the start of the history
         self._initial_tokens: tuple[object, int] | None = None  # (initial, its token count)
         self.environment: EnvironmentContext | None = None  # as last sent to the model
-        from agent_cli.plugins.loader import load_plugins_for  # here: plugins build on session.hook_config
-
-        self.plugins = load_plugins_for(config)  # commands, skills, hooks... from plugins/*/
         self.hooks = HookState.from_config(config, self.plugins.hooks)  # session/hooks.py
         self.resumed = None  # a ResumeInfo when restored from a session file (session/resume.py)
         self._turn_task: asyncio.Task[None] | None = None
@@ -156,6 +157,7 @@ class Session:
         if self._client is None:
             from agent_cli.models.registry import create_client, resolve_api_key
             from agent_cli.models.retry import RetryPolicy
+            from agent_cli.models.stream_limits import StreamLimits
 
             self._client = create_client(
                 self.config.provider,
@@ -164,6 +166,7 @@ class Session:
                 retry=RetryPolicy(max_attempts=self.config.retry_max_attempts),
                 max_output_tokens=self.config.max_output_tokens,
                 reasoning_effort=self.config.reasoning_effort,
+                limits=StreamLimits.from_ms(self.config.model_connect_timeout_ms, self.config.stream_idle_timeout_ms),
             )
         return self._client
 
@@ -341,7 +344,7 @@ class Session:
         self.tool_use = ToolUseWatch()
 
     @property
-    def memory(self):
+    def memory(self) -> MemoryBook | None:
         """The memory stores (``memory/book.py``), opened on first use; None when `memory = false`."""
         if self._memory is None and self.config.memory:
             from agent_cli.memory.book import MemoryBook

@@ -15,6 +15,7 @@ from agent_cli.models.errors import ContextWindowExceeded, ModelError
 from agent_cli.session import hooks
 from agent_cli.session.compaction import auto_compact_if_needed, recover_from_overflow, reject_oversized_input
 from agent_cli.session.guarded_dispatch import dispatch_guarded
+from agent_cli.session.model_wait import with_wait_notices
 from agent_cli.tools.base import ToolError, ToolResult
 from agent_cli.tools.failures import failure_result
 from agent_cli.tools.registry import parse_arguments
@@ -73,7 +74,7 @@ async def sample(session: Session, emit: Emit) -> list[Item]:
     prompt = Prompt(session.instructions, session.request_items(emit), session.tool_specs())
     output: list[Item] = []
     session.window.before_request(session)  # what we sent, for calibration; asks the server its window
-    async for event in session.client.stream(prompt):
+    async for event in with_wait_notices(session.client.stream(prompt), emit):  # "waiting for the model… 30 s"
         if isinstance(event, stream.TextDelta):
             emit(ev.TextDelta(event.text))
         elif isinstance(event, stream.ReasoningDelta):
@@ -122,8 +123,8 @@ def batches(session: Session, calls: list[ToolCall]) -> list[list[ToolCall]]:
 
 
 async def run_tool_calls(session: Session, calls: list[ToolCall], emit: Emit) -> None:
-    if session.mcp is not None:  # mcp_call runs as the tool it names: modes, hooks and approvals see that
-        calls = [session.mcp.route(call) for call in calls]
+    if (router := session.tools.get("mcp_call")) is not None:  # MCP search mode (mcp/search.py):
+        calls = [router.route(call) for call in calls]  # modes, hooks and approvals see the tool it names
     for batch in batches(session, calls):
         # A TaskGroup, not gather: when the turn is stopped it waits until every call (a subagent
         # with its own processes too) has stopped, so nothing outlives the turn.

@@ -15,8 +15,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 IGNORE_FILES = (".rgignore", ".ignore", ".gitignore")  # strongest first
 ALWAYS_SKIPPED = frozenset({".git"})
@@ -67,6 +69,8 @@ def _load(path: Path) -> pathspec.GitIgnoreSpec | None:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
+    import pathspec  # here: a session that never searches or lists does not pay for it
+
     try:
         spec = pathspec.GitIgnoreSpec.from_lines(text.splitlines())
     except Exception:  # a malformed pattern must not break searching

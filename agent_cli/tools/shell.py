@@ -40,8 +40,8 @@ MAX_INLINE_COMMAND_BYTES = 32 * 1024  # longer commands go through a script file
 SPEC = ToolSpec(
     name="shell",
     description=(
-        "Run a shell command (bash, with the user's login environment) and return its exit code, wall time and merged "
-        "stdout+stderr. stdin is closed; on timeout the whole process group is killed (exit code "
+        "Run a shell command (bash, with the user's login environment) and return its exit code, "
+        "wall time and merged stdout+stderr. stdin is closed; on timeout the whole process group is killed (exit code "
         "124). Long output keeps head and tail; the full text is saved to a file you can page "
         "with read_file. Background jobs must redirect their output (`cmd > log 2>&1 &`). Prefer "
         "read_file/grep/list_dir for reading and apply_patch for editing."
@@ -153,7 +153,6 @@ class ShellTool(Tool):
         note = f"command timed out after {timeout_ms} ms\n" if result.timed_out else ""
         text = format_output(ctx, result.output, result.exit_code, result.duration, note)
         return ToolResult(text, success=result.exit_code == 0, exit_code=result.exit_code)
-
 
     @staticmethod
     async def _snapshot(ctx: ToolContext) -> Path | None:

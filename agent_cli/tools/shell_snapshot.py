@@ -11,6 +11,7 @@ the user is warned once.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import os
 import re
@@ -23,6 +24,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 SNAPSHOT_TIMEOUT_S = 10.0
+TERM_GRACE_S = 1.0  # between SIGTERM and SIGKILL when the profile takes too long
 # Run by `bash -lc` after the profile: what the profile left behind, in files next to "$1".
 DUMP_SCRIPT = 'env -0 > "$1.env" && { shopt -p; alias -p; declare -f; } > "$1.shell"'
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -31,6 +33,7 @@ SKIPPED_NAMES = {"PWD", "OLDPWD", "SHLVL", "_", "SHELLOPTS", "BASHOPTS", "BASH_E
 READ_ONLY_SHOPTS = ("login_shell", "restricted_shell")
 
 Scrub = Callable[[Mapping[str, str]], dict[str, str]]
+_running: set[subprocess.Popen[bytes]] = set()  # login shells being snapshotted right now
 
 
 class ShellSnapshot:
@@ -76,8 +79,7 @@ class ShellSnapshot:
         """Stop a snapshot still being taken and delete the file."""
         self._closed = True
         if (process := self._process) is not None and process.poll() is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, signal.SIGKILL)
+            stop_group(process)
         if self.path is not None:
             self.path.unlink(missing_ok=True)
 
@@ -85,7 +87,11 @@ class ShellSnapshot:
 
     def _take(self) -> None:
         try:
-            self.path = self._write(self._login_environment())
+            path = self._write(self._login_environment())
+            if self._closed:  # the session ended while the file was written
+                path.unlink(missing_ok=True)
+            else:
+                self.path = path
         except (OSError, subprocess.SubprocessError, ValueError) as exc:
             self.error = str(exc) or type(exc).__name__
         finally:
@@ -104,12 +110,14 @@ class ShellSnapshot:
                 cwd=self.cwd, env=self.env, start_new_session=True,  # its own group: killed as one
             )
             self._process = process
+            _running.add(process)
             try:
                 code = process.wait(timeout=self.timeout_s)
             except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+                stop_group(process)
                 raise OSError(f"the login shell took longer than {self.timeout_s:g} s") from None
+            finally:
+                _running.discard(process)
             if self._closed:
                 raise OSError("the session ended")
             if code != 0:
@@ -125,6 +133,26 @@ class ShellSnapshot:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(render(variables, shell, self.env, self.scrub))
         return Path(name)
+
+
+@atexit.register
+def _stop_running() -> None:
+    """A login shell still being snapshotted when the agent exits goes with it (its own session
+    would otherwise keep it running)."""
+    for process in list(_running):
+        stop_group(process)
+
+
+def stop_group(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM first, so profile tools release their locks (pyenv's rehash lock stalls every
+    later login shell for a minute if it is left behind), then SIGKILL for whatever is left."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGTERM)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=TERM_GRACE_S)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
 
 
 def render(login: Mapping[str, str], shell: str, base: Mapping[str, str], scrub: Scrub) -> str:

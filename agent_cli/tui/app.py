@@ -49,6 +49,7 @@ from agent_cli.tui.widgets.welcome_banner import WelcomeBanner
 COMMAND_PROVIDER: Callable[[CommandHost], CommandProvider] = SharedCommands
 FILES_REFRESH_SECONDS = 30.0
 QUIT_WINDOW_SECONDS = 2.0
+WAITING_LABEL = "waiting for the model"  # the activity line while a request gets no answer
 # The command palette's entries that type a slash command: (title, help, command).
 PALETTE_COMMANDS = (
     ("New session", "Start a fresh conversation with the same settings", "/new"),
@@ -287,7 +288,11 @@ class AgentApp(App[int]):
             await self.handle_event(event)
 
     async def handle_event(self, event: ev.Event) -> None:
+        if self.activity.label.startswith(WAITING_LABEL) and not isinstance(event, ev.ModelWaiting):
+            self.activity.set_label("working")  # the model answered
         match event:
+            case ev.ModelWaiting(seconds=seconds):
+                self.activity.set_label(f"{WAITING_LABEL}… {seconds:.0f} s")
             case ev.TokenCount():
                 self.status.set_tokens(event)
             case ev.CompactionStarted():

@@ -29,7 +29,7 @@ class EventRenderer:
         self.transcript = transcript
         self.message: AssistantMessage | None = None
         self.reasoning: ReasoningCell | None = None
-        self.tools: dict[str, ToolCell | SubagentCell] = {}
+        self.tools: dict[str, ToolCell] = {}  # a SubagentCell for a task call
         self.pending_user: str | None = None  # shown when typed; its UserMessage event is not shown again
 
     async def render(self, event: ev.Event) -> None:

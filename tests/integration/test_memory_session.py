@@ -8,6 +8,7 @@ import pytest
 
 from agent_cli.commands.dispatch import submit
 from agent_cli import events as ev
+from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
 from agent_cli.context.fragments import MEMORIES
 from agent_cli.items import Message
@@ -95,3 +96,22 @@ async def test_memory_save_is_a_write_and_memory_search_is_read_only(server, rep
     assert off.memory is None
     rejected = [e for e in await run(off, "/memory") if isinstance(e, ev.InputRejected)]
     assert rejected and "memory is off" in rejected[0].message
+
+
+async def test_the_session_scope_is_restored_on_resume(server, repo, monkeypatch):
+    from agent_cli.session.resume import restore_session
+
+    session = make_session(server, repo, monkeypatch)
+    server.script(Reply(text="ok"), Reply(text="still ok"))
+    await run(session, "/memory add --scope session the flaky test is test_upload_retry")
+    await run(session, "look at the flaky upload retry test")
+    assert len(fragments(server.requests[0].body["messages"])) == 1
+    path = session.rollout.path
+    await session.aclose()
+    resumed = restore_session(session.config, path, interactive=False)
+    assert [m.text for m in resumed.memory.newest(["session"])["session"]] == ["the flaky test is test_upload_retry"]
+    await run(resumed, "the flaky upload retry test again")
+    assert len(fragments(server.requests[1].body["messages"])) == 1  # restored, and not sent twice
+    await resumed.aclose()
+    other = make_session(server, repo, monkeypatch)
+    assert other.memory.counts()["session"] == 0

@@ -14,6 +14,7 @@ import pytest
 
 from agent_cli.commands.dispatch import submit
 from agent_cli import events as ev
+from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
 from agent_cli.session.session import Session
 from tests.conftest import provider_env, run_agent
@@ -54,7 +55,7 @@ def kit_plugin(parent: Path) -> Path:
     return write_plugin(parent, "kit", {
         "hooks/hooks.json": hooks,
         "hooks/guard.py": GUARD,
-        "commands/greet.md": "---\ndescription: Greet someone\nargument-hint: [name]\nallowed-tools: Bash(echo:*), Read\n---\n"
+        "commands/greet.md": "---\ndescription: Greet someone\nargument-hint: [name]\nallowed-tools: Bash(echo:*), Read\nmodel: haiku\n---\n"
                              "Greet $ARGUMENTS warmly.\n",
         "skills/pdf/SKILL.md": "---\nname: pdf\ndescription: Fill in PDF forms\n---\nUse the pdf-fill steps.\n",
     })
@@ -158,6 +159,7 @@ async def test_namespaced_command_with_arguments_and_allowed_tools(server, repo,
     first, second, third = server.requests
     assert user_texts(first)[-1] == "Greet Ada warmly." and user_texts(second)[-1] == "Greet Bob warmly."
     assert tool_names(first) == tool_names(second) == ["read_file", "shell"]  # Bash(echo:*), Read
+    assert first.body["model"] == "test-model"  # Claude's `haiku` means the session's model off Anthropic
     assert "apply_patch" in tool_names(third)  # for that command's turn only
 
 
@@ -178,6 +180,25 @@ async def test_plugins_command_lists_what_each_plugin_contributed(server, repo, 
     assert "kit 1.0.0  (repo: " in notice.text and "/kit:greet (also /greet)" in notice.text
     assert "hooks       SessionStart[startup], PreToolUse[Bash|Edit|Write], PostToolUse[Edit|Write]" in notice.text
     assert server.requests == []
+
+
+async def test_a_plugin_agent_runs_through_task_with_its_claude_tools_and_hooks_see_task(server, repo, monkeypatch):
+    write_plugin(repo / ".agent" / "plugins", "crew", {
+        "agents/reviewer.md": "---\nname: reviewer\ndescription: Reviews code\ntools: Read, Grep\n---\nYou review code.",
+        "hooks/hooks.json": hooks_json("PreToolUse", 'cat > "$CLAUDE_PROJECT_DIR/task.json"', "Task"),
+    })
+    session = make_session(server, repo, monkeypatch)
+    call = ToolCall("task", {"agent": "crew:reviewer", "description": "review app", "prompt": "Review app.py"})
+    server.script(Reply(tool_calls=[call]), Reply(text="app.py looks fine"), Reply(text="reviewed"))
+    events = await turn(session, "review it")
+    parent, child, _ = server.requests
+    assert "crew:reviewer" in json.dumps(parent.body["tools"])  # the task tool offers it
+    assert tool_names(child) == ["grep", "read_file"] and "You review code." in json.dumps(child.body["messages"])
+    assert "app.py looks fine" in tool_outputs(server.requests[2])[0]
+    assert [e.final_message for e in events if isinstance(e, ev.SubagentFinished)] == ["app.py looks fine"]
+    seen = json.loads((repo / "task.json").read_text())
+    assert seen["tool_name"] == "Task"
+    assert seen["tool_input"] == {"subagent_type": "crew:reviewer", "description": "review app", "prompt": "Review app.py"}
 
 
 def test_exec_with_plugin_dir_warns_about_a_broken_manifest_and_still_runs_the_good_plugin(server, tmp_path):

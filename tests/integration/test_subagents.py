@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from agent_cli.commands.dispatch import submit
 from agent_cli import events as ev
+from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
 from agent_cli.context.history import ABORTED_OUTPUT
 from agent_cli.items import ToolOutput
@@ -27,7 +29,8 @@ def make_session(server, tmp_path: Path, monkeypatch, *overrides: str, interacti
     repo = tmp_path / "repo"
     repo.mkdir(exist_ok=True)
     (repo / "notes.txt").write_text(SECRET + "\n")
-    base = ['model_provider="openai-chat"', 'model="m"', "retry_max_attempts=1", 'sandbox_mode="danger-full-access"']
+    base = ['model_provider="openai-chat"', 'model="m"', "retry_max_attempts=1", 'sandbox_mode="danger-full-access"',
+            "memory=false"]  # the tool lists below are the built-in ones
     return Session(load_config(repo, [*base, *overrides]), interactive=interactive)
 
 
@@ -185,17 +188,18 @@ async def test_max_parallel_agents_1_runs_children_one_after_the_other(server, t
 
 
 async def test_interrupting_the_parent_stops_every_child(server, tmp_path, monkeypatch):
-    import os
+    from tests.unit.test_tool_shell import gone
 
     session = make_session(server, tmp_path, monkeypatch)
 
     def child(request) -> Reply:
-        return Reply(tool_calls=[ToolCall("shell", {"command": "echo $$; exec sleep 30"})])
+        return Reply(tool_calls=[ToolCall("shell", {"command": "echo pid=$$; exec sleep 30"})])
 
     server.script(Reply(tool_calls=[task("general", "TASK-A"), task("general", "TASK-B")]), child, child)
 
     def printed(events) -> list[str]:  # each child's shell printed its PID
-        return [e.event.text for e in events if isinstance(e, ev.SubagentEvent) and isinstance(e.event, ev.ToolOutputDelta)]
+        deltas = [e.event.text for e in events if isinstance(e, ev.SubagentEvent) and isinstance(e.event, ev.ToolOutputDelta)]
+        return re.findall(r"pid=(\d+)", "".join(deltas))
 
     events = await turn(session, "run two slow things", stop_when=lambda events: len(printed(events)) == 2)
     assert isinstance(events[-1], ev.TurnAborted) and "2 running tool call(s) stopped" in events[-1].reason
@@ -203,8 +207,7 @@ async def test_interrupting_the_parent_stops_every_child(server, tmp_path, monke
     outputs = [item for item in session.history.items if isinstance(item, ToolOutput)]
     assert [output.output for output in outputs] == [ABORTED_OUTPUT, ABORTED_OUTPUT]
     for pid in printed(events):
-        with pytest.raises(ProcessLookupError):
-            os.kill(int(pid), 0)
+        assert await gone(int(pid))  # killed (a zombie until reaped counts as gone)
     for done in finished(events):  # each child's own transcript records its call as aborted too
         items = load_session_file(Path(done.transcript)).items
         assert [i.output for i in items if isinstance(i, ToolOutput)] == [ABORTED_OUTPUT]
@@ -266,3 +269,36 @@ async def test_a_childs_approval_is_asked_in_the_parents_ui_with_its_name(server
     (request,) = [e for e in events if isinstance(e, ev.ApprovalRequest)]
     assert request.agent == "general" and request.summary == "touch made-by-child"
     assert (session.config.cwd / "made-by-child").exists()
+
+
+async def test_a_plugins_agent_is_offered_under_its_namespace(server, tmp_path, monkeypatch):
+    from tests.plugin_fixtures import write_plugin
+
+    agent = "---\nname: reviewer\ndescription: Reviews code.\ntools: Read, Grep\n---\nReview it."
+    write_plugin(tmp_path / "repo" / ".agent" / "plugins", "kit", {"agents/reviewer.md": agent})
+    session = make_session(server, tmp_path, monkeypatch)
+    server.script(Reply(tool_calls=[task("kit:reviewer", "review")]), Reply(text="looks fine"), Reply(text="ok"))
+    await turn(session, "review it")
+    (spec,) = [tool for tool in server.requests[0].body["tools"] if tool["function"]["name"] == "task"]
+    assert "- kit:reviewer: Reviews code." in spec["function"]["description"]
+    assert tool_names(server.requests[1]) == ["read_file", "grep"]
+    assert "You are `kit:reviewer`" in system_prompt(server.requests[1]) and "Review it." in system_prompt(server.requests[1])
+    assert session.agents.get("kit:reviewer").source == "plugin kit"
+
+
+async def test_a_subagent_stop_hook_can_keep_the_child_working(server, isolated_home, tmp_path, monkeypatch):
+    marker = tmp_path / "blocked-once"
+    command = f"test -e {marker} || {{ touch {marker}; echo 'check the tests too' >&2; exit 2; }}"
+    (isolated_home / "config.toml").write_text(f"[[hooks.SubagentStop]]\ncommand = \"{command}\"\n")
+    session = make_session(server, tmp_path, monkeypatch)
+    server.script(
+        Reply(tool_calls=[task("explore", "look")]),
+        Reply(text="first answer"),
+        Reply(text="answer after checking the tests"),
+        Reply(text="ok"),
+    )
+    events = await turn(session, "go")
+    assert finished(events)[0].final_message == "answer after checking the tests"
+    assert text_of(server.requests[2]).count("Do not stop yet. check the tests too") == 1
+    assert "first answer" in text_of(server.requests[2])  # the child kept its own history
+    assert "first answer" not in text_of(server.requests[3])  # the parent got the last answer only

@@ -9,7 +9,7 @@ import pytest
 
 from agent_cli.commands.registry import CommandTable
 from agent_cli.plugins.loader import load_plugins
-from agent_cli.plugins.report import NOT_YET_ACTIVE, format_plugins
+from agent_cli.commands.plugins_info import format_plugins
 from tests.plugin_fixtures import hooks_json, write_plugin
 
 GREET = "---\ndescription: Greet someone\nargument-hint: [name]\nallowed-tools: Bash(echo:*), Read\nmodel: haiku\n---\n" \
@@ -23,6 +23,12 @@ def repo(tmp_path: Path) -> Path:
     root.mkdir()
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
     return root
+
+
+def commands_of(repo: Path, home: Path, found) -> dict:
+    """The plugins' commands as the command table parses them."""
+    table = CommandTable.load(repo, home, found)
+    return {name: command for name, command in table.custom.items() if command.source.startswith("plugin ")}
 
 
 def full_plugin(parent: Path, name: str = "kit") -> Path:
@@ -42,12 +48,12 @@ def test_a_plugin_contributes_namespaced_commands_skills_hooks_agents_and_mcp_se
     assert found.warnings == ()
     [plugin] = found.plugins
     assert (plugin.name, plugin.version, plugin.source, plugin.root) == ("kit", "1.0.0", "repo", root.resolve())
-    commands = {command.name: command for command in plugin.commands}
+    commands = commands_of(repo, isolated_home, found)
     assert sorted(commands) == ["kit:git:tidy", "kit:greet"]
     greet = commands["kit:greet"]
     assert greet.description == "Greet someone" and greet.argument_hint == "[name]"
     assert greet.allowed_tools == ("Bash(echo:*)", "Read")
-    assert greet.model is None  # Claude's `haiku` alias: the session's model here
+    assert greet.model == "haiku" and greet.source == "plugin kit"  # the alias is resolved when the command runs
     assert f"{root.resolve()}/greet.txt" in greet.body  # ${CLAUDE_PLUGIN_ROOT} expanded
     [skill] = plugin.skills
     assert skill.name == "kit:pdf" and skill.source == "plugin kit" and str(root.resolve()) in skill.body
@@ -78,7 +84,7 @@ def test_manifest_paths_add_to_the_default_places(repo, isolated_home):
     [plugin] = found.plugins
     assert found.warnings == ()
     assert plugin.author == "Ada <ada@example.com>"
-    assert sorted(c.name for c in plugin.commands) == ["extra:build", "extra:deploy"]
+    assert sorted(commands_of(repo, isolated_home, found)) == ["extra:build", "extra:deploy"]
     assert [s.name for s in plugin.skills] == ["extra:charts"]
     assert [h.event for h in plugin.hooks] == ["Stop"]
     assert [p.name for p in plugin.agent_files] == ["ops.md"]
@@ -89,8 +95,9 @@ def test_manifest_paths_naming_the_default_places_load_each_component_once(repo,
     manifest = {"name": "same", "commands": "./commands/", "hooks": "./hooks/hooks.json", "agents": ["./agents/a.md"]}
     write_plugin(repo / ".agent" / "plugins", "same", {
         "commands/one.md": "One.", "hooks/hooks.json": hooks_json("Stop", "true"), "agents/a.md": "A"}, manifest)
-    [plugin] = load_plugins(repo, isolated_home).plugins
-    assert [c.name for c in plugin.commands] == ["same:one"]
+    found = load_plugins(repo, isolated_home)
+    [plugin] = found.plugins
+    assert plugin.command_files == (("same:one", plugin.root / "commands" / "one.md"),)
     assert len(plugin.hooks) == 1 and len(plugin.agent_files) == 1
 
 
@@ -120,8 +127,9 @@ def test_broken_manifests_and_components_are_warnings_naming_the_file(repo, isol
     (plugins / "not-a-plugin").mkdir()
     found = load_plugins(repo, isolated_home)
     assert [p.name for p in found.plugins] == ["good"]
-    assert [c.name for c in found.plugins[0].commands] == ["good:ok"]
-    text = "\n".join(found.warnings)
+    table = CommandTable.load(repo, isolated_home, found)
+    assert [name for name in table.custom if name.startswith("good:")] == ["good:ok"]
+    text = "\n".join([*found.warnings, *table.warnings])
     assert f"{bad}/.claude-plugin/plugin.json: invalid JSON" in text
     assert f"{nameless}/.claude-plugin/plugin.json: `name` must be" in text
     for fragment in ("commands/broken.md", "skills/noname/SKILL.md", "hooks/hooks.json: invalid JSON",
@@ -161,10 +169,10 @@ def test_precedence_disabling_and_plugin_dir(repo, isolated_home, tmp_path):
     found = load_plugins(repo, isolated_home, [explicit, bundle, tmp_path / "missing", in_repo], disabled=["other"])
     assert [(p.name, p.source) for p in found.plugins] == [
         ("kit", "--plugin-dir"), ("one", "--plugin-dir"), ("two", "--plugin-dir"), ("other", "user")]
-    assert found.plugins[0].commands[0].body == "explicit"
+    assert commands_of(repo, isolated_home, found)["kit:a"].body == "explicit"
     assert [p.name for p in found.active] == ["kit", "one", "two"]
-    assert [c.name for c in found.commands] == ["kit:a"]
-    assert found.plugins[-1].commands == () and not any("other" in w for w in found.warnings)  # disabled: not read
+    assert list(commands_of(repo, isolated_home, found)) == ["kit:a"]
+    assert found.plugins[-1].command_files == () and not any("other" in w for w in found.warnings)  # disabled: not read
     assert sum("a plugin of that name was already found" in w for w in found.warnings) == 2  # not 3: one folder once
     assert any(f"--plugin-dir {tmp_path / 'missing'}: no plugin there" in w for w in found.warnings)
 
@@ -176,7 +184,7 @@ def test_plain_command_names_only_when_nothing_else_has_them(repo, isolated_home
     write_plugin(plugins, "a", {"commands/greet.md": "A", "commands/deploy.md": "A", "commands/status.md": "A",
                                 "commands/dup.md": "A"})
     write_plugin(plugins, "b", {"commands/dup.md": "B"})
-    table = CommandTable.load(repo, isolated_home, load_plugins(repo, isolated_home).commands)
+    table = CommandTable.load(repo, isolated_home, load_plugins(repo, isolated_home))
     assert table.resolve("greet").custom.name == "a:greet"
     assert table.resolve("a:greet").custom.body == "A"
     assert table.resolve("deploy").custom.body == "mine"  # the repository's own command wins
@@ -190,12 +198,11 @@ def test_the_listing_shows_each_plugin_and_what_it_contributed(repo, isolated_ho
     full_plugin(repo / ".agent" / "plugins")
     write_plugin(isolated_home / "plugins", "quiet", {})
     found = load_plugins(repo, isolated_home, disabled=["quiet"])
-    table = CommandTable.load(repo, isolated_home, found.commands)
-    text = format_plugins(found, table.aliases)
+    text = format_plugins(found, CommandTable.load(repo, isolated_home, found))
     assert "kit 1.0.0  (repo: " in text and "the kit plugin" in text
     assert "/kit:greet (also /greet)" in text and "/kit:git:tidy (also /git:tidy)" in text
     assert "skills      kit:pdf" in text
     assert "hooks       PreToolUse[Bash]" in text
-    assert f"agents      kit:reviewer {NOT_YET_ACTIVE}" in text
+    assert "agents      kit:reviewer\n" in text
     assert "MCP servers db\n" in text + "\n"  # they run with the session's own servers
     assert "quiet 1.0.0  (user: " in text and "[disabled in config" in text

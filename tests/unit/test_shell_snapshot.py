@@ -34,7 +34,9 @@ def home(tmp_path: Path) -> Path:
     return home
 
 
-def session_tools(home: Path, events: list, timeout_s: float = 10.0, folder: str = "snapshots") -> tuple[ToolContext, ShellSnapshot]:
+def session_tools(
+    home: Path, events: list, timeout_s: float = 10.0, folder: str = "snapshots"
+) -> tuple[ToolContext, ShellSnapshot]:
     scrub = functools.partial(command_env, EnvPolicy())
     env = scrub({**os.environ, "HOME": str(home)})
     env.pop("BASH_ENV", None)
@@ -62,7 +64,8 @@ async def test_the_profile_runs_once_and_every_command_gets_what_it_set(home):
 
 async def test_secrets_the_profile_exports_are_scrubbed_and_nested_shells_stay_clean(home):
     ctx, snapshot = session_tools(home, [])
-    output = await run(ctx, 'echo "db=$DATABASE_URL"; echo "env=$BASH_ENV"; bash -c \'type greet >/dev/null 2>&1 || echo clean\'')
+    nested = "bash -c 'type greet >/dev/null 2>&1 || echo clean'"
+    output = await run(ctx, f'echo "db=$DATABASE_URL"; echo "env=$BASH_ENV"; {nested}')
     assert "db=\n" in output and "env=\n" in output and "clean" in output
     snapshot.close()
 
@@ -89,3 +92,26 @@ async def test_a_hanging_profile_is_killed_at_the_snapshots_own_timeout(home):
         time.sleep(0.05)
     assert not Path(f"/proc/{pid}").exists()
     assert "longer than 0.5 s" in snapshot.take_warning() and snapshot.take_warning() is None
+
+
+def test_a_login_shell_still_being_snapshotted_ends_with_the_agent(home, tmp_path):
+    """The agent exits (no session close) while the profile still runs: the profile goes too."""
+    import subprocess
+    import sys
+
+    (home / ".profile").write_text('echo $$ > "$HOME/profile-pid"; sleep 60\n')
+    script = f"""
+import functools, os, shutil, time
+from pathlib import Path
+from agent_cli.tools.shell_env import EnvPolicy, command_env
+from agent_cli.tools.shell_snapshot import ShellSnapshot
+scrub = functools.partial(command_env, EnvPolicy())
+env = scrub({{**os.environ, "HOME": {str(home)!r}}})
+snapshot = ShellSnapshot(Path({str(home)!r}) / "snapshots", Path({str(home)!r}), env, scrub, bash=shutil.which("bash"))
+snapshot.start()
+while not (Path({str(home)!r}) / "profile-pid").exists():
+    time.sleep(0.05)
+"""
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=30)
+    pid = int((home / "profile-pid").read_text())
+    assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]

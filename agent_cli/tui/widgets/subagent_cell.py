@@ -1,8 +1,8 @@
 """One subagent (a ``task`` call): its description, the tool it is running and how long it has run.
 
 Finished, it shows the start of the agent's final message; Enter or a click expands it to every
-step the agent took and the whole message. The cell has the ToolCell interface (``finish``,
-``tool_name``, ``arguments``) so the renderer tracks it like any tool call.
+step the agent took and the whole message. It is a ToolCell, so the renderer tracks, finishes
+and expands it like any tool call.
 """
 
 from __future__ import annotations
@@ -10,34 +10,27 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from textual import events
 from textual.content import Content
-from textual.reactive import reactive
-from textual.widgets import Static
 
 from agent_cli import events as ev
 from agent_cli.tui.formatting import duration, one_line, preview_lines, tokens
-from agent_cli.tui.widgets.tool_cell import describe_call
+from agent_cli.tui.widgets.tool_cell import ToolCell, describe_call
 
 TICK_SECONDS = 1.0
 MAX_STEPS_SHOWN = 200
 
 
-class SubagentCell(Static, can_focus=True):
+class SubagentCell(ToolCell):
+    """A ToolCell for a ``task`` call: it expands and finishes like one, and shows the child."""
+
     DEFAULT_CSS = """
-    SubagentCell { height: auto; margin: 0 0 1 0; padding: 0 1; border-left: outer $secondary; }
-    SubagentCell:focus { border-left: outer $accent; background: $boost; }
+    SubagentCell { border-left: outer $secondary; }
     SubagentCell.-running { border-left: outer $warning; }
     SubagentCell.-failed { border-left: outer $error; }
     """
 
-    expanded: reactive[bool] = reactive(False)
-
     def __init__(self, call_id: str, name: str, arguments: dict[str, Any]) -> None:
-        super().__init__(classes="-running")
-        self.call_id = call_id
-        self.tool_name = name
-        self.arguments = arguments
+        super().__init__(call_id, name, arguments)
         self.agent = str(arguments.get("agent", "?"))
         self.description = str(arguments.get("description", ""))
         self.started = time.monotonic()
@@ -45,16 +38,11 @@ class SubagentCell(Static, can_focus=True):
         self.current: str | None = None  # the tool call running now
         self.message = ""  # the agent's final message, or the task's error
         self.outcome: ev.SubagentFinished | None = None
-        self.result: ev.ToolCallEnd | None = None
         self._running_steps: dict[str, int] = {}
 
     def on_mount(self) -> None:
         self._timer = self.set_interval(TICK_SECONDS, self._refresh_view)
         self._refresh_view()
-
-    @property
-    def running(self) -> bool:
-        return self.result is None
 
     def child_event(self, event: ev.Event) -> None:
         """Something the agent's own session emitted."""
@@ -77,23 +65,18 @@ class SubagentCell(Static, can_focus=True):
         self.outcome = event
         self.message = event.final_message or self.message
 
-    def append_output(self, text: str) -> None:
-        pass  # a task call streams no output of its own
-
     def finish(self, event: ev.ToolCallEnd) -> None:
-        self.result = event
         self.current = None
         if not self.message or not event.success:
             self.message = event.output
         if self.is_mounted:
             self._timer.stop()
-        self.remove_class("-running")
-        self.set_class(not event.success, "-failed")
-        self._refresh_view()
+        super().finish(event)
 
     # --- rendering ----------------------------------------------------------------------
 
     def _refresh_view(self) -> None:
+        self._scheduled = False
         if not self.is_mounted:
             return
         parts = [self._header()]
@@ -134,16 +117,3 @@ class SubagentCell(Static, can_focus=True):
             head, hidden, tail = preview_lines("\n".join(lines))
             lines = [*head, f"… {hidden} more lines (enter or click to expand)", *tail] if hidden else head
         return Content("\n").join(Content.assemble(("  " + line, "$text-muted")) for line in lines)
-
-    # --- expanding ----------------------------------------------------------------------
-
-    def watch_expanded(self) -> None:
-        self._refresh_view()
-
-    def on_click(self, event: events.Click) -> None:
-        self.expanded = not self.expanded
-
-    def on_key(self, event: events.Key) -> None:
-        if event.key in ("enter", "space"):
-            event.stop()
-            self.expanded = not self.expanded

@@ -1,0 +1,81 @@
+"""How long to wait for a model server, in three separate limits.
+
+- connect: opening the connection (``model_connect_timeout_ms``, 10 s), enforced by the HTTP
+  client;
+- first byte: from sending the request to its first stream event, and
+- idle: between two stream events (both ``stream_idle_timeout_ms``, 120 s), enforced here around
+  each event the client yields.
+
+A server that accepts the connection and never answers is retried after the idle limit instead
+of after the HTTP client's overall 10 minutes, and the retry message names the limit it hit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from agent_cli.models.base import StreamEvent
+from agent_cli.models.errors import TransientError
+
+
+@dataclass(frozen=True, slots=True)
+class StreamLimits:
+    connect_s: float = 10.0
+    idle_s: float = 120.0  # to the first event, and between events
+
+    @classmethod
+    def from_ms(cls, connect_ms: int, idle_ms: int) -> StreamLimits:
+        return cls(connect_ms / 1000, idle_ms / 1000)
+
+    def http_timeout(self, sdk: ModuleType, overall_s: float) -> Any:
+        """The SDK's ``timeout`` (its HTTP library's ``Timeout``, which both SDKs re-export):
+        the connect limit apart from the overall one."""
+        return sdk.Timeout(overall_s, connect=self.connect_s)
+
+    def connect_error(self, exc: BaseException, url: str) -> TransientError | None:
+        """The retry reason when ``exc`` is the HTTP client giving up on connecting, else None."""
+        while exc is not None:
+            if type(exc).__name__ == "ConnectTimeout":
+                limit = seconds(self.connect_s)
+                return TransientError(f"could not connect to {url} within {limit} (model_connect_timeout_ms)")
+            exc = exc.__cause__ or exc.__context__
+        return None
+
+
+async def within_limits(events: AsyncIterator[StreamEvent], limits: StreamLimits) -> AsyncIterator[StreamEvent]:
+    """``events``, failing with a ``TransientError`` that names the limit when the first event, or
+    the next one, takes longer than ``limits.idle_s``. The timer runs only while waiting for the
+    server, never while the consumer handles an event."""
+    iterator = aiter(events)
+    first = True
+    try:
+        while True:
+            try:
+                async with asyncio.timeout(limits.idle_s) as timer:
+                    event = await anext(iterator)
+            except StopAsyncIteration:
+                return
+            except TimeoutError:
+                if not timer.expired():
+                    raise  # the SDK's own timeout, not ours
+                if first:
+                    raise TransientError(
+                        f"no response from the model within {seconds(limits.idle_s)} (stream_idle_timeout_ms)"
+                    ) from None
+                raise TransientError(
+                    f"the model's stream stalled: nothing for {seconds(limits.idle_s)} (stream_idle_timeout_ms)"
+                ) from None
+            first = False
+            yield event
+    finally:
+        closer = getattr(iterator, "aclose", None)
+        if closer is not None:
+            await closer()
+
+
+def seconds(value: float) -> str:
+    return f"{value:g} s"
