@@ -43,7 +43,7 @@ def test_review_of_a_file_sends_the_file_and_the_rubric(server, repo):
     sent = last_user_text(server.requests[0])
     assert sent.startswith(RUBRIC)
     assert "     2\t    return request.user.name" in sent
-    assert sorted(t["function"]["name"] for t in server.requests[0].body["tools"]) == ["grep", "list_dir", "read_file"]
+    assert sorted(t["function"]["name"] for t in server.requests[0].body["tools"]) == ["grep", "list_dir", "memory_search", "read_file"]
     assert "/review @src/app.py" in result.stderr  # progress shows what was typed, not the whole rubric
     server.assert_done()
 

@@ -19,7 +19,7 @@ from tests.fake_server import Reply, ToolCall
 
 RUBRIC = "You are reviewing a code change as a careful senior engineer"
 INIT_PROMPT = "Create an AGENTS.md file at the root of this repository"
-READ_ONLY = ["grep", "list_dir", "read_file"]
+READ_ONLY = ["grep", "list_dir", "memory_search", "read_file"]
 
 
 # --- helpers ------------------------------------------------------------------------------------
@@ -345,7 +345,7 @@ async def test_mode_switch_limits_tools_and_keeps_the_prefix(server, repo, monke
     await run(session, "/mode plan")
     await run(session, "second")
     first, second = server.requests
-    assert tool_names(second) == ["grep", "list_dir", "read_file", "task", "update_plan"]
+    assert tool_names(second) == ["grep", "list_dir", "memory_search", "read_file", "task", "update_plan"]
     assert second.body["messages"][: len(first.body["messages"])] == first.body["messages"]
     assert any("switched to plan mode" in text for text in contents(second))
     assert session.mode == "plan"

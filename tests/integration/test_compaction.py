@@ -398,4 +398,4 @@ async def test_a_mode_switch_survives_compaction_in_the_system_prompt(repo, monk
 
     system = after["messages"][0]["content"]
     assert "## Mode: ask" in system  # the appended /mode note was dropped; the prompt now says it
-    assert {tool["function"]["name"] for tool in after["tools"]} == {"read_file", "grep", "list_dir"}
+    assert {tool["function"]["name"] for tool in after["tools"]} == {"read_file", "grep", "list_dir", "memory_search", "task"}
