@@ -56,7 +56,7 @@ def depth_of(session: Session) -> int:
 
 def child_tools(parent: Session, definition: AgentDefinition, depth: int) -> list[Tool]:
     """The parent's tools its mode (and a command's limit) allow, narrowed to the agent's list."""
-    allowed = set(tools_for_mode(parent.mode, parent.tools.names))
+    allowed = set(tools_for_mode(parent.mode, parent.tools.names, parent.tools.is_read_only))
     if parent.tool_limit is not None:
         allowed &= parent.tool_limit
     if definition.tools is not None:

@@ -6,6 +6,7 @@ import csv
 import json
 from pathlib import Path
 
+from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
 from agent_cli.session.session import Session
 from tests.fake_server import Reply, ToolCall
@@ -20,7 +21,7 @@ def make_session(server, cwd: Path, monkeypatch, *overrides: str) -> Session:
 
 
 async def drain(session: Session, text: str) -> None:
-    async for _ in session.submit(text):
+    async for _ in submit(session, text):
         pass
 
 
