@@ -64,7 +64,8 @@ def context_usage(session: Session) -> ev.ContextUsage:
 
 
 def memory_tokens(session: Session) -> int:
-    """Tokens the recalled ``<memories>`` fragments take in the current context."""
+    """Tokens the recalled ``<memories>`` fragments take in the current context, calibrated as
+    ``/context`` counts them so both show the same number."""
     counter = session.tokens
     return counter.calibrated(sum(counter.item_tokens(item) for item in session.history.items if part_of(item) == "memories"))
 
