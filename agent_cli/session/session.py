@@ -92,11 +92,13 @@ class Session:
         self._usage_mark: int | None = 0  # len(history) at the last usage report; None after a compaction
         self.compaction = CompactionState()
         self._client = client
-        self.agents: AgentSet | None = None  # agent definitions, when the session has `task`
-        self.subagent: SubagentInfo | None = None  # set when this session runs a subagent (agents/child.py)
+        self._retired_clients: list[ModelClient] = []  # replaced by set_model(); closed with the session
         from agent_cli.plugins.loader import load_plugins_for  # here: plugins build on session.hook_config
 
         self.plugins = load_plugins_for(config)  # commands, skills, hooks, agents... from plugins/*/
+        self._load_warnings_taken = False
+        self.agents: AgentSet | None = None  # agent definitions, when the session has `task`
+        self.subagent: SubagentInfo | None = None  # set when this session runs a subagent (agents/child.py)
         if tools is None:
             from agent_cli.agents.task_tool import subagent_tools  # agents/ runs child Sessions: import late
 
@@ -190,11 +192,12 @@ class Session:
         self.window.cancel()
         if self.mcp is not None:
             await self.mcp.manager.aclose()  # every server process ends with the session
-        client, self._client = self._client, None
-        closer = getattr(client, "aclose", None)
-        if closer is not None:
-            with contextlib.suppress(Exception):  # closing is best effort
-                await closer()
+        clients, self._client, self._retired_clients = [*self._retired_clients, self._client], None, []
+        for client in clients:
+            closer = getattr(client, "aclose", None)
+            if closer is not None:
+                with contextlib.suppress(Exception):  # closing is best effort
+                    await closer()
         self.rollout.close()
         if self.shell_snapshot is not None:
             self.shell_snapshot.close()
@@ -286,6 +289,15 @@ class Session:
             plugin_skills=self.plugins.skills,
         )
 
+    def take_load_warnings(self) -> list[str]:
+        """Problems met reading the configuration, plugins and agent files, once: the TUI shows
+        them as it starts, otherwise the first turn does."""
+        if self._load_warnings_taken:
+            return []
+        self._load_warnings_taken = True
+        agent_warnings = self.agents.warnings if self.agents is not None else ()
+        return [*self.config.warnings, *self.plugins.warnings, *agent_warnings]
+
     def start_context(self, emit: Emit) -> None:
         """Before each user message: the initial context on the first turn, later only what
         changed in the environment (appended, never edited, so the prefix stays stable)."""
@@ -294,8 +306,7 @@ class Session:
                 self.shell_snapshot.start()  # in the background, while the first request goes out
             self.initial = self.build_initial_context()
             self.environment = self.initial.environment
-            agent_warnings = self.agents.warnings if self.agents is not None else ()
-            for warning in (*self.config.warnings, *self.plugins.warnings, *self.initial.warnings, *agent_warnings):
+            for warning in (*self.take_load_warnings(), *self.initial.warnings):
                 emit(ev.Warning(warning))
             if sandbox_warning := start_warning(self.config.sandbox_mode, self.approvals.interactive):
                 emit(ev.Warning(sandbox_warning))
@@ -338,7 +349,9 @@ class Session:
     def set_model(self, model: str) -> None:
         """Use ``model`` from the next request on (``/model``); its client is created lazily."""
         self.model = model
-        self._client = None  # the old client's connections close when it is collected
+        if self._client is not None:  # closed by aclose() while the event loop still runs, not when collected
+            self._retired_clients.append(self._client)
+        self._client = None
         self.tokens.vision = self.supports_images
         self.window = ContextWindow(self)  # the new model's window is looked up (and asked for) afresh
         self.tool_use = ToolUseWatch()
