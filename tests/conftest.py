@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import socket
 import subprocess
@@ -31,6 +33,32 @@ def isolated_home(tmp_path_factory, monkeypatch):
     for name in PROVIDER_KEYS:
         monkeypatch.delenv(name, raising=False)
     return home
+
+
+@pytest.fixture(autouse=True)
+async def close_model_clients(monkeypatch):
+    """Close the model clients of the sessions a test created in its event loop, while it still runs.
+
+    An SDK client left open is closed when it is garbage collected, which may happen under a later
+    test's event loop, where closing the first loop's connections fails ("Event loop is closed")."""
+    from agent_cli.session.session import Session
+
+    loop = asyncio.get_running_loop()
+    created: list[Session] = []
+    init = Session.__init__
+
+    def tracking_init(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        with contextlib.suppress(RuntimeError):  # no running loop: not ours to close
+            if asyncio.get_running_loop() is loop:
+                created.append(self)
+
+    monkeypatch.setattr(Session, "__init__", tracking_init)
+    yield
+    for session in created:
+        for client in [session._client, *session._retired_clients]:
+            if hasattr(client, "aclose"):
+                await client.aclose()
 
 
 @pytest.fixture

@@ -77,7 +77,6 @@ def _pdf_pages(reading: Reading, first: int, last: int) -> str:
     try:
         from pdfminer.high_level import extract_text
         from pdfminer.pdfpage import PDFPage
-        from pdfminer.pdfparser import PDFSyntaxError
     except ImportError:
         raise _missing_extra(reading.label) from None
     try:
@@ -86,8 +85,10 @@ def _pdf_pages(reading: Reading, first: int, last: int) -> str:
         if first > count:
             raise FileReadError(f"pages {first}-{last}: the PDF has {plural(count, 'page')}")
         text = extract_text(reading.path, page_numbers=range(first - 1, min(last, count)))
-    except PDFSyntaxError as exc:
-        raise FileReadError(f"cannot read this PDF: {exc}") from None
+    except FileReadError:
+        raise
+    except Exception as exc:  # pdfminer raises many kinds for broken or encrypted files
+        raise FileReadError(f"cannot read this PDF: {exc or type(exc).__name__}") from None
     return f"<!-- pages {first}-{min(last, count)} of {count} -->\n{text.replace(chr(12), '').strip()}"
 
 

@@ -107,7 +107,7 @@ class McpSearchTool(Tool):
 
 
 class McpCallTool(Tool):
-    """Reached only when :func:`route_call` found no such tool: says what exists instead."""
+    """Routes calls (:meth:`route`); runs only when no such tool exists, to say what does."""
 
     spec = CALL_SPEC
     # Modes, approvals, hooks and batching judge the routed call (the real tool), so this
@@ -116,6 +116,10 @@ class McpCallTool(Tool):
 
     def __init__(self, catalog: Catalog):
         self.catalog = catalog
+
+    def route(self, call: ToolCall) -> ToolCall:
+        """A call of this tool as a call of the tool it names (a subagent given it routes too)."""
+        return route_call(call, self.catalog())
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         server, tool = str_arg(args, "server"), str_arg(args, "tool")

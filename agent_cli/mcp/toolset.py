@@ -14,10 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
 from agent_cli.context.tokens import TOOL_OVERHEAD_TOKENS
-from agent_cli.items import ToolCall
 from agent_cli.mcp.config import ServerList, ServerSpec, configured_servers, parse_mcp_json
 from agent_cli.mcp.manager import McpManager
-from agent_cli.mcp.search import McpCallTool, McpSearchTool, route_call
+from agent_cli.mcp.search import McpCallTool, McpSearchTool
 from agent_cli.mcp.tools import McpTool, build_tools
 from agent_cli.models.base import ToolSpec
 
@@ -127,9 +126,6 @@ class McpToolset:
         self.tools = tools
 
     # --- during a turn ------------------------------------------------------------------
-
-    def route(self, call: ToolCall) -> ToolCall:
-        return route_call(call, self.tools)
 
     def listed_specs(self) -> list[ToolSpec]:
         """What the MCP part of the tool list is (the two search tools in search mode)."""

@@ -92,6 +92,7 @@ class Session:
         self._usage_mark: int | None = 0  # len(history) at the last usage report; None after a compaction
         self.compaction = CompactionState()
         self._client = client
+        self._retired_clients: list[ModelClient] = []  # replaced by set_model(); closed with the session
         from agent_cli.plugins.loader import load_plugins_for  # here: plugins build on session.hook_config
 
         self.plugins = load_plugins_for(config)  # commands, skills, hooks, agents... from plugins/*/
@@ -191,11 +192,12 @@ class Session:
         self.window.cancel()
         if self.mcp is not None:
             await self.mcp.manager.aclose()  # every server process ends with the session
-        client, self._client = self._client, None
-        closer = getattr(client, "aclose", None)
-        if closer is not None:
-            with contextlib.suppress(Exception):  # closing is best effort
-                await closer()
+        clients, self._client, self._retired_clients = [*self._retired_clients, self._client], None, []
+        for client in clients:
+            closer = getattr(client, "aclose", None)
+            if closer is not None:
+                with contextlib.suppress(Exception):  # closing is best effort
+                    await closer()
         self.rollout.close()
         if self.shell_snapshot is not None:
             self.shell_snapshot.close()
@@ -347,7 +349,9 @@ class Session:
     def set_model(self, model: str) -> None:
         """Use ``model`` from the next request on (``/model``); its client is created lazily."""
         self.model = model
-        self._client = None  # the old client's connections close when it is collected
+        if self._client is not None:  # closed by aclose() while the event loop still runs, not when collected
+            self._retired_clients.append(self._client)
+        self._client = None
         self.tokens.vision = self.supports_images
         self.window = ContextWindow(self)  # the new model's window is looked up (and asked for) afresh
         self.tool_use = ToolUseWatch()

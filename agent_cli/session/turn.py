@@ -123,8 +123,8 @@ def batches(session: Session, calls: list[ToolCall]) -> list[list[ToolCall]]:
 
 
 async def run_tool_calls(session: Session, calls: list[ToolCall], emit: Emit) -> None:
-    if session.mcp is not None:  # mcp_call runs as the tool it names: modes, hooks and approvals see that
-        calls = [session.mcp.route(call) for call in calls]
+    if (router := session.tools.get("mcp_call")) is not None:  # MCP search mode (mcp/search.py):
+        calls = [router.route(call) for call in calls]  # modes, hooks and approvals see the tool it names
     for batch in batches(session, calls):
         # A TaskGroup, not gather: when the turn is stopped it waits until every call (a subagent
         # with its own processes too) has stopped, so nothing outlives the turn.

@@ -329,9 +329,12 @@ async def test_model_switch_appends_a_fragment_and_keeps_the_prefix(server, repo
     server.script(Reply(text="one"), Reply(text="two"))
     session = make_session(server, repo, monkeypatch)
     await run(session, "first")
+    first_client = session.client
     events = await run(session, "/model other-model")
     assert "test-model → other-model" in notice(events, "model")
     await run(session, "second")
+    await session.aclose()
+    assert first_client._sdk_client is None  # the replaced client's connections closed with the session
     first, second = server.requests
     assert first.body["model"] == "test-model" and second.body["model"] == "other-model"
     assert second.body["messages"][: len(first.body["messages"])] == first.body["messages"]

@@ -143,6 +143,8 @@ async def test_search_mode_prompts_and_resources_with_150_tools(server, make_ses
     server.script(Reply(text="reviewed"))
     await run(session, "/mcp__demo__review app.py focus=style")
     assert server.requests[-1].body["messages"][-1]["content"] == "Please review app.py, focusing on style."
+    help_text = next(e for e in await run(session, "/help") if isinstance(e, ev.Notice)).text
+    assert "/mcp__demo__review <path> [focus]" in help_text  # listed with the custom commands
     rejected = await run(session, "/mcp__demo__review")
     assert isinstance(rejected[-1], ev.InputRejected) and "usage: /mcp__demo__review <path> [focus]" in rejected[-1].message
 

@@ -71,7 +71,7 @@ async def test_a_server_that_never_answers_is_retried_after_the_first_byte_limit
     assert retry.reason == "no response from the model within 0.4 s (stream_idle_timeout_ms)"
     assert isinstance(events[-1], ev.TurnFailed) and "gave up after 2 attempts" in events[-1].message
     waiting = [e.seconds for e in events if isinstance(e, ev.ModelWaiting)]
-    assert waiting and waiting[0] == pytest.approx(0.1)  # progress while nothing arrives
+    assert waiting and all(seconds >= 0.1 for seconds in waiting)  # progress while nothing arrives
 
 
 async def test_a_slow_stream_is_retried_after_the_idle_limit(tmp_path, monkeypatch, server):

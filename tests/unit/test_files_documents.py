@@ -101,6 +101,9 @@ async def test_a_pdf_is_converted_cached_and_read_by_page(ctx, tmp_path):
         await read(ctx, "report.pdf", pages="2-3")
     with pytest.raises(ToolError, match='pages must be a page number or a range like "2-5"'):
         await read(ctx, "report.pdf", pages="first")
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4\nnot really a PDF\n")
+    with pytest.raises(ToolError, match="cannot read this PDF: "):
+        await read(ctx, "broken.pdf", pages="1")
     (tmp_path / "notes.txt").write_text("x")
     with pytest.raises(ToolError, match="pages applies to PDF files only; this is text"):
         await read(ctx, "notes.txt", pages="1")

@@ -3,14 +3,17 @@ arguments, and how approvals treat MCP tools."""
 
 from __future__ import annotations
 
+import json
+
 import mcp_types as types
 import pytest
 
+from agent_cli.items import ToolCall as ItemToolCall
 from agent_cli.mcp.names import display_call, exposed_name, split_name
 from agent_cli.mcp.prompts import McpPrompt, PromptArgument, PromptUsageError, parse_arguments
 from agent_cli.mcp.results import result_text
 from agent_cli.mcp.schema import SchemaError, adapt_schema
-from agent_cli.mcp.search import McpTool, search
+from agent_cli.mcp.search import McpCallTool, McpTool, search
 from agent_cli.models.base import ToolSpec
 from agent_cli.session.approvals import Approvals
 
@@ -96,3 +99,17 @@ def test_untrusted_asks_before_mcp_writes_but_not_read_only_tools():
     assert not approvals.assess("mcp__fs__write", {}).ask
     for policy in ("on-request", "on-failure", "never"):
         assert not Approvals(policy, interactive=True).assess("mcp__fs__write", {}).ask
+
+
+def test_mcp_call_is_routed_to_the_tool_it_names():
+    router = McpCallTool(lambda: [tool("gh", "create_pr", "Open a pull request")])
+
+    def call(args) -> ItemToolCall:
+        return ItemToolCall("c1", "mcp_call", args if isinstance(args, str) else json.dumps(args))
+
+    routed = router.route(call({"server": "gh", "tool": "create_pr", "arguments": {"title": "x"}}))
+    assert (routed.call_id, routed.name, json.loads(routed.arguments)) == ("c1", "mcp__gh__create_pr", {"title": "x"})
+    as_string = router.route(call({"server": "gh", "tool": "create_pr", "arguments": '{"title": "y"}'}))
+    assert json.loads(as_string.arguments) == {"title": "y"}  # some models send the arguments as a JSON string
+    for unknown in ({"server": "gh", "tool": "nope"}, "{not json", {"server": "gh", "tool": "create_pr", "arguments": [1]}):
+        assert router.route(call(unknown)).name == "mcp_call"  # left for mcp_call to explain
