@@ -115,9 +115,10 @@ class MemoryBook:
         return warnings
 
     def close(self) -> None:
-        for store in self._stores.values():
+        with self._opening:  # the TUI's warm() may still be opening stores in its worker thread
+            stores, self._stores = list(self._stores.values()), {}
+        for store in stores:
             store.close()
-        self._stores.clear()
 
     # --- writing --------------------------------------------------------------------------
 
