@@ -59,8 +59,7 @@ def child_tools(parent: Session, definition: AgentDefinition, depth: int) -> lis
     allowed = set(tools_for_mode(parent.mode, parent.tools.names, parent.tools.is_read_only))
     if parent.tool_limit is not None:
         allowed &= parent.tool_limit
-    if definition.tools is not None:
-        allowed &= set(definition.tools)
+    allowed = {name for name in allowed if definition.allows(name)}
     tools: list[Tool] = []
     for name in parent.tools.names:
         if name not in allowed:
@@ -179,11 +178,11 @@ async def run_subagent(
         outcome.status, outcome.error = "failed", f"internal error: {type(exc).__name__}: {exc}"
     finally:
         outcome.usage = child.total_usage
-        await close_child(child, parent)
-        emit(ev.SubagentFinished(
+        emit(ev.SubagentFinished(  # before closing: a second Ctrl+C may cut the close short
             call_id, definition.name, description, outcome.status,  # type: ignore[arg-type]
             outcome.final_message, outcome.usage, outcome.transcript,
         ))
+        await close_child(child, parent)
     return outcome
 
 

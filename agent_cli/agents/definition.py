@@ -15,7 +15,11 @@ from agent_cli.context.skills import read_front_matter  # one front-matter synta
 from agent_cli.tools.claude_names import our_tool_name, resolve_model
 
 # Every tool an agent file may name in our own vocabulary (`task` only where the depth allows it).
-KNOWN_TOOLS = ["shell", "read_file", "grep", "list_dir", "apply_patch", "update_plan", "task"]
+KNOWN_TOOLS = [
+    "shell", "read_file", "grep", "list_dir", "apply_patch", "update_plan", "task", "memory_save", "memory_search",
+    "mcp_search", "mcp_call",
+]
+MCP_PREFIX = "mcp__"  # MCP tools have Claude Code's names: mcp__<server>__<tool>, or mcp__<server> for all
 MAX_DESCRIPTION_CHARS = 1024
 
 
@@ -28,6 +32,12 @@ class AgentDefinition:
     model: str = "inherit"
     source: str = "bundled"  # "repo", "user", "bundled" or "plugin <name>"
     path: Path | None = None
+
+    def allows(self, tool: str) -> bool:
+        """Whether the agent's ``tools`` list names ``tool`` (``mcp__server`` names a server's all)."""
+        if self.tools is None or tool in self.tools:
+            return True
+        return any(name.startswith(MCP_PREFIX) and tool.startswith(name + "__") for name in self.tools)
 
     def resolve_model(self, current: str, wire_api: str) -> str:
         """The model the child runs: Claude's aliases only mean something on Anthropic's API."""
@@ -79,7 +89,10 @@ def map_tool_names(entries: list[str]) -> tuple[list[str], list[str]]:
         if not entry:
             continue
         base = entry.split("(", 1)[0].strip()
-        name = base.lower() if base.lower() in KNOWN_TOOLS else our_tool_name(base)
+        if base.startswith(MCP_PREFIX):
+            name: str | None = base
+        else:
+            name = base.lower() if base.lower() in KNOWN_TOOLS else our_tool_name(base)
         if name is None:
             unknown.append(entry)
         elif name not in names:

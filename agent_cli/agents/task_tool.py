@@ -8,6 +8,8 @@ calls of one response run at once, at most ``max_parallel_agents`` of them.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.agents.discovery import AgentSet, load_agents
@@ -81,10 +83,10 @@ class TaskTool(Tool):
         return ToolResult(f"agent {name} failed: {detail}\n(its transcript: {outcome.transcript})", success=False)
 
 
-def subagent_tools(session: Session, extra_sources=()) -> list[Tool]:
+def subagent_tools(session: Session, extra_sources: Iterable[tuple[str, Path]] = ()) -> list[Tool]:
     """The ``task`` tool for a top-level session (none when ``max_agent_depth`` is 0).
 
-    ``extra_sources`` are ``(namespace, agents folder)`` pairs, one per plugin.
+    ``extra_sources`` are ``(namespace, agents folder or file)`` pairs: the plugins' agents.
     """
     config = session.config
     session.agents = load_agents(config.cwd, config.agent_home, extra_sources)

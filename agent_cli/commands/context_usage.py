@@ -64,10 +64,9 @@ def context_usage(session: Session) -> ev.ContextUsage:
 
 
 def memory_tokens(session: Session) -> int:
-    """Tokens the recalled ``<memories>`` fragments take in the current context, calibrated as
-    ``/context`` counts them so both show the same number."""
-    counter = session.tokens
-    return counter.calibrated(sum(counter.item_tokens(item) for item in session.history.items if part_of(item) == "memories"))
+    """Tokens the recalled ``<memories>`` fragments take in the current context (calibrated, as ``/context`` shows them)."""
+    tokens = sum(session.tokens.item_tokens(item) for item in session.history.items if part_of(item) == "memories")
+    return session.tokens.calibrated(tokens)
 
 
 def format_context_table(usage: ev.ContextUsage) -> str:

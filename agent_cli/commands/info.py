@@ -12,6 +12,7 @@ from agent_cli.commands import git
 from agent_cli.commands.context_usage import context_usage, memory_tokens
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation
+from agent_cli.commands.mcp_commands import mcp_summary
 from agent_cli.context.skills import load_skills, skill_roots
 from agent_cli.display import home_relative
 from agent_cli.models.registry import resolve_base_url
@@ -94,6 +95,9 @@ async def status_command(inv: Invocation) -> None:
         *[("", line) for line in doc_lines[1:]],
         ("skills", f"{len(initial.skills)}: {skills}" if initial.skills else "none"),
         ("memory", memory_status(session)),
+        *([("MCP", mcp_summary(session))] if session.mcp is not None else []),
+        *([("plugins", ", ".join(f"{p.name} {p.version}".strip() for p in session.plugins.active))]
+          if session.plugins.active else []),
         ("context", f"{count.context_used:,} of {count.context_window:,} tokens used ({count.percent_left}% left)"),
         ("window", f"{config.context_window:,} tokens ({session.window.source}); {count.context_window:,} usable"),
         ("tokens", f"{total.input_tokens:,} in{cached}, {total.output_tokens:,} out this session"),

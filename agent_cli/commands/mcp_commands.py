@@ -31,6 +31,18 @@ def mcp_prompts(session: Session) -> list[McpPrompt]:
     return prompt_commands(session.mcp.manager)
 
 
+def mcp_summary(session: Session) -> str:
+    """One line for ``/status``: how many servers are in each state, the failed ones by name."""
+    states = session.mcp.manager.states()  # type: ignore[union-attr]
+    parts = []
+    for status in ("ready", "starting", "failed", "stopped", "disabled"):
+        names = [state.name for state in states if state.status == status]
+        if names:
+            parts.append(f"{len(names)} {status}" + (f": {', '.join(names)}" if status == "failed" else ""))
+    failed = any(state.status == "failed" for state in states)
+    return ", ".join(parts) + (" (/mcp for details)" if failed else "")
+
+
 async def mcp_command(inv: Invocation) -> None:
     session = inv.session
     if session.mcp is None:

@@ -119,6 +119,8 @@ def _decode(data: bytes):
         with warnings.catch_warnings():  # MAX_PIXELS below is the stricter check; never print
             warnings.simplefilter("ignore", PILImage.DecompressionBombWarning)
             picture = PILImage.open(io.BytesIO(data))  # reads the header only
+    except PILImage.UnidentifiedImageError:  # its message names the BytesIO object, useless to a reader
+        raise ImageError("not a readable image (Pillow does not recognize its format)") from None
     except errors as exc:
         raise ImageError(f"not a readable image ({exc})") from None
     if picture.width * picture.height > MAX_PIXELS:

@@ -1,9 +1,10 @@
 """Which rows (CSV rows, JSON Lines records) to show, and how many there are, in one streaming pass.
 
 Only the rows shown are kept. Counting runs in C-level iterators (islice, deque) and, for CSV,
-in blocks of whole lines: when every line of a block has an even number of quote characters, no
-quoted field runs past a line, so the block holds one row per line and its newlines are counted;
-otherwise the block goes through the csv module, so a quoted newline stays inside its row.
+in blocks of whole lines: where every line has an even number of quote characters no quoted field
+runs past a line, so there is one row per line and newlines are counted; only the lines from the
+first to the last odd one of a block go through the csv module, so a quoted newline stays inside
+its row. This equals the csv module's count for files quoted the CSV way (RFC 4180).
 """
 
 from __future__ import annotations
@@ -79,19 +80,46 @@ def count_csv_rows(handle: TextIO, delimiter: str, keep: int) -> tuple[int, list
                 continue
         else:
             block, carry = text, ""
-        if '"' in block and '"' in _QUOTE_PAIR.sub("", block):
-            numbers = count()
-            parsed = deque(zip(csv.reader(io.StringIO(block, newline=""), delimiter=delimiter), numbers), maxlen=keep)
-            rows += next(numbers)
-            last.extend(row for row, _ in parsed)
-        elif block:
-            rows += block.count("\n") + (not block.endswith("\n"))
-            if keep:
-                lines = block.rsplit("\n", keep + 1)
-                last.extend(csv.reader(io.StringIO("\n".join(lines[1:]) if len(lines) > keep + 1 else block),
-                                       delimiter=delimiter))
+        unpaired = _QUOTE_PAIR.sub("", block) if '"' in block else ""
+        if '"' not in unpaired:
+            rows += _count_lines(block, delimiter, last)
+        else:  # only the lines from the first to the last with an odd number of quotes need the csv module
+            start = _line_start(block, unpaired.count("\n", 0, unpaired.index('"')))
+            end = _line_start(block, unpaired.count("\n", 0, unpaired.rindex('"')) + 1)
+            rows += _count_lines(block[:start], delimiter, last)
+            rows += _count_parsed(block[start:end], delimiter, last)
+            rows += _count_lines(block[end:], delimiter, last)
         if not chunk:
             return rows, list(last)
+
+
+def _count_lines(text: str, delimiter: str, last: deque[list[str]]) -> int:
+    """Rows in ``text`` where no quoted field spans lines: one a line. ``last`` gets the last ones."""
+    if not text:
+        return 0
+    if last.maxlen:
+        lines = text.rsplit("\n", last.maxlen + 1)
+        tail = "\n".join(lines[1:]) if len(lines) > last.maxlen + 1 else text
+        last.extend(csv.reader(io.StringIO(tail, newline=""), delimiter=delimiter))
+    return text.count("\n") + (not text.endswith("\n"))
+
+
+def _count_parsed(text: str, delimiter: str, last: deque[list[str]]) -> int:
+    """Rows in ``text`` as the csv module reads them. ``last`` gets the last ones."""
+    numbers = count()
+    parsed = deque(zip(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter), numbers), maxlen=last.maxlen)
+    last.extend(row for row, _ in parsed)
+    return next(numbers)
+
+
+def _line_start(text: str, line: int) -> int:
+    """Where line ``line`` (0-based) of ``text`` starts; the end of ``text`` past its last line."""
+    position = 0
+    for _ in range(line):
+        position = text.find("\n", position) + 1
+        if position == 0:
+            return len(text)
+    return position
 
 
 def render_rows(selection: Selection, render: Callable[[Any], str], budget: int, unit: str) -> tuple[list[str], list[str]]:

@@ -8,6 +8,8 @@ is shown as text with the parser's error.
 from __future__ import annotations
 
 import json
+import sys
+from dataclasses import replace
 from typing import Any
 
 from agent_cli.files.detect import JSON, JSONL, XML
@@ -24,23 +26,43 @@ _NOTE_RESERVE = 400
 def read_structured(reading: Reading, kind: str) -> FileView:
     if kind == JSONL:
         return read_json_lines(reading)
-    if reading.offset or reading.limit or reading.size <= reading.budget:
+    if reading.offset or reading.limit or (reading.size <= reading.budget and not _has_long_line(reading)):
         return read_text(reading)
     if reading.size > reading.limits.parse_max_bytes:
         return raw_head_tail(reading)
     cuts = Cuts(reading.limits)
     try:
-        if kind == XML:
-            body = "\n".join(render_xml(parse_xml(reading.path), cuts))
-        else:
-            body = _render_data(reading, kind, cuts)
+        body = _render_whole(reading, kind) if reading.size <= reading.budget else None
+        if body is None:
+            body = _render(reading, kind, cuts)
     except (ValueError, RecursionError) as exc:  # bad JSON, YAML or XML all end here as ValueErrors
         return as_text(reading, exc)
-    notes = [f"{reading.label}, {reading.size:,} bytes, shown as a structure-preserving cut "
-             "(use offset/limit to read raw lines)"]
-    if note := cuts.note():
-        notes.append(note)
-    return FileView(body, tuple(notes))
+    note = cuts.note()
+    shown = "shown as a structure-preserving cut" if note else "re-indented; nothing left out"
+    notes = [f"{reading.label}, {reading.size:,} bytes, {shown} (use offset/limit to read raw lines)"]
+    return FileView(body, (*notes, note) if note else tuple(notes))
+
+
+def _has_long_line(reading: Reading) -> bool:
+    """A minified file: as numbered lines it would be cut at ``max_line_chars``, so it is parsed instead."""
+    handle, _ = open_text(reading.path, reading.sample)
+    with handle:
+        return any(len(line) > reading.limits.max_line_chars + 1 for line in handle)
+
+
+def _render_whole(reading: Reading, kind: str) -> str | None:
+    """A small but minified file, parsed and re-indented with nothing cut, or None when that
+    no longer fits the budget."""
+    limits = replace(reading.limits, max_array_items=sys.maxsize, max_object_keys=sys.maxsize,
+                     max_string_chars=sys.maxsize)
+    body = _render(reading, kind, Cuts(limits))
+    return body if len(body.encode("utf-8", "replace")) <= reading.budget else None
+
+
+def _render(reading: Reading, kind: str, cuts: Cuts) -> str:
+    if kind == XML:
+        return "\n".join(render_xml(parse_xml(reading.path), cuts))
+    return _render_data(reading, kind, cuts)
 
 
 def _render_data(reading: Reading, kind: str, cuts: Cuts) -> str:

@@ -117,6 +117,13 @@ def _check_entry(name: str, entry: Any, origin: str) -> None:
             raise McpConfigError(f"{at} must be a positive number of seconds, got {value!r}")
     if "command" in entry and "url" in entry:
         raise McpConfigError(f"{where}: set `command` (a stdio server) or `url` (an HTTP server), not both")
+    check_url(entry.get("url"), f"{origin}: `mcp_servers.{name}.url`")
+
+
+def check_url(url: object, at: str) -> None:
+    """A URL without its scheme would only fail when the server starts, with an HTTP library's words."""
+    if isinstance(url, str) and not url.startswith(("http://", "https://")):
+        raise McpConfigError(f"{at} must start with http:// or https://, got {url!r}")
 
 
 def servers_from_table(table: dict[str, Any], origin: str, scope: str = "user") -> tuple[list[ServerSpec], dict[str, dict]]:
@@ -258,6 +265,7 @@ def _json_entry(name: str, entry: Any, origin: str, lookup: Mapping[str, str], s
     url = text("url")
     if not url:
         raise McpConfigError(f"{at('url')} is missing")
+    check_url(url, at("url"))
     return ServerSpec(name, kind, where, scope, url=url, headers=strings("headers"))
 
 

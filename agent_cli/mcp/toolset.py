@@ -134,8 +134,10 @@ class McpToolset:
         return [tool.spec for tool in self.tools]
 
     def server_tokens(self, count: Callable[[str], int]) -> dict[str, int]:
-        """What each server's tool schemas cost (would cost, in search mode)."""
+        """What each server's tool schemas cost (would cost, in search mode); before the first turn
+        installs them, what the ready servers' tools will cost."""
+        tools = self.tools if self._synced else build_tools(self.manager, self.wire_api)[0]
         totals: dict[str, int] = {}
-        for tool in self.tools:
+        for tool in tools:
             totals[tool.server] = totals.get(tool.server, 0) + spec_tokens(count, [tool.spec])
         return totals

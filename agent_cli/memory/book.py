@@ -64,6 +64,7 @@ class MemoryBook:
         self._session_file = session_file
         self._stores: dict[str, MemoryStore] = {}
         self._opening = threading.Lock()  # the TUI opens the stores in a worker thread (warm)
+        self._closed = False
         self._warnings: list[str] = []
         self.injected: set[str] | None = None  # refs already in the current context (session/memory_recall.py)
 
@@ -80,6 +81,9 @@ class MemoryBook:
     def warm(self) -> None:
         """Open the databases and the tokenizer now (off the first turn's path)."""
         for scope in SCOPES:
+            with self._opening:
+                if self._closed:  # the session ended before its warm-up got here
+                    return
             self.store(scope)
         stop_stems()
 
@@ -115,8 +119,9 @@ class MemoryBook:
         return warnings
 
     def close(self) -> None:
-        with self._opening:  # the TUI's warm() may still be opening stores in its worker thread
+        with self._opening:  # the TUI's warm-up thread may be opening a store right now
             stores, self._stores = list(self._stores.values()), {}
+            self._closed = True
         for store in stores:
             store.close()
 

@@ -96,11 +96,9 @@ class Session:
         from agent_cli.plugins.loader import load_plugins_for  # here: plugins build on session.hook_config
 
         self.plugins = load_plugins_for(config)  # commands, skills, hooks, agents... from plugins/*/
+        self._load_warnings_taken = False
         self.agents: AgentSet | None = None  # agent definitions, when the session has `task`
         self.subagent: SubagentInfo | None = None  # set when this session runs a subagent (agents/child.py)
-        from agent_cli.plugins.loader import load_plugins_for  # here: plugins build on session.hook_config
-
-        self.plugins = load_plugins_for(config)  # commands, skills, hooks, agents... from plugins/*/
         if tools is None:
             from agent_cli.agents.task_tool import subagent_tools  # agents/ runs child Sessions: import late
 
@@ -291,6 +289,15 @@ class Session:
             plugin_skills=self.plugins.skills,
         )
 
+    def take_load_warnings(self) -> list[str]:
+        """Problems met reading the configuration, plugins and agent files, once: the TUI shows
+        them as it starts, otherwise the first turn does."""
+        if self._load_warnings_taken:
+            return []
+        self._load_warnings_taken = True
+        agent_warnings = self.agents.warnings if self.agents is not None else ()
+        return [*self.config.warnings, *self.plugins.warnings, *agent_warnings]
+
     def start_context(self, emit: Emit) -> None:
         """Before each user message: the initial context on the first turn, later only what
         changed in the environment (appended, never edited, so the prefix stays stable)."""
@@ -299,8 +306,7 @@ class Session:
                 self.shell_snapshot.start()  # in the background, while the first request goes out
             self.initial = self.build_initial_context()
             self.environment = self.initial.environment
-            agent_warnings = self.agents.warnings if self.agents is not None else ()
-            for warning in (*self.config.warnings, *self.plugins.warnings, *self.initial.warnings, *agent_warnings):
+            for warning in (*self.take_load_warnings(), *self.initial.warnings):
                 emit(ev.Warning(warning))
             if sandbox_warning := start_warning(self.config.sandbox_mode, self.approvals.interactive):
                 emit(ev.Warning(sandbox_warning))

@@ -142,6 +142,8 @@ class AgentApp(App[int]):
     # --- background work ----------------------------------------------------------------
 
     def _start_background_work(self) -> None:
+        for warning in self.session.take_load_warnings():  # a broken plugin or agent file, before the first turn
+            self.run_worker(self.renderer.notice(warning, "warning"), group="show")
         self._start_mcp()
         self.run_worker(self._warm_up, thread=True, group="warm-up", exit_on_error=False)
 

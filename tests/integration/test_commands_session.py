@@ -19,7 +19,7 @@ from tests.fake_server import Reply, ToolCall
 
 RUBRIC = "You are reviewing a code change as a careful senior engineer"
 INIT_PROMPT = "Create an AGENTS.md file at the root of this repository"
-READ_ONLY = ["grep", "list_dir", "memory_search", "read_file"]
+READ_ONLY = ["grep", "list_dir", "memory_search", "read_file"]  # memory_search only reads
 
 
 # --- helpers ------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 
 import pytest
@@ -233,3 +234,16 @@ async def test_a_url_that_only_speaks_sse_falls_back_to_it(server, make_session)
         await run(session, "call it")
         assert tool_outputs(server.requests[1])["e1"] == "echo: sse"
         await session.aclose()
+
+
+async def test_mcp_before_the_first_turn_shows_what_the_tools_will_cost_and_status_sums_up(server, make_session, tmp_path):
+    write_plugin(tmp_path / ".agent" / "plugins", "kit", {})
+    session = make_session(server_table("demo", DEMO) + server_table("ghost", ["/nonexistent/server"]))
+    notice = next(e for e in await run(session, "/mcp") if isinstance(e, ev.Notice))
+    costs = re.search(r"ready · (\d+) tools, ([\d,]+) tokens", notice.text)
+    assert costs and int(costs[1]) >= 8 and int(costs[2].replace(",", "")) > 100, notice.text
+    assert "MCP tool schemas:" in notice.text
+    status = next(e for e in await run(session, "/status") if isinstance(e, ev.Notice)).text
+    assert re.search(r"^MCP +1 ready, 1 failed: ghost \(/mcp for details\)$", status, re.M), status
+    assert re.search(r"^plugins +kit 1\.0\.0$", status, re.M), status
+    await session.aclose()

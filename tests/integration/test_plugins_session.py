@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.commands.dispatch import submit
 from agent_cli import events as ev
 from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
@@ -225,4 +224,20 @@ def test_agent_plugin_list(tmp_path):
     result = run_agent(["plugin", "list", "--plugin-dir", str(plugin), "-c", 'plugins.disabled=["nothing"]'], cwd=work)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("kit 1.0.0  (--plugin-dir: ")
-    assert "  hooks       Stop\n  MCP servers db\n" in result.stdout  # they run with the session's own servers
+    assert "hooks       Stop" in result.stdout and "MCP servers db\n" in result.stdout
+
+
+async def test_plugins_are_read_once_per_session_and_their_warnings_shown_once(server, repo, monkeypatch):
+    import agent_cli.plugins.loader as loader
+
+    write_plugin(repo / ".agent" / "plugins", "broken", {}, manifest="{")
+    calls = []
+    original = loader.load_plugins_for
+    monkeypatch.setattr(loader, "load_plugins_for", lambda config: calls.append(config) or original(config))
+    session = make_session(server, repo, monkeypatch)
+    assert len(calls) == 1
+    server.script(Reply(text="one"), Reply(text="two"))
+    first, second = await turn(session, "hi"), await turn(session, "again")
+    assert sum("plugin manifest" in e.message for e in first if isinstance(e, ev.Warning)) == 1
+    assert not any(isinstance(e, ev.Warning) for e in second)
+    await session.aclose()

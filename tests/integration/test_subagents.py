@@ -284,3 +284,21 @@ async def test_a_plugins_agent_is_offered_under_its_namespace(server, tmp_path, 
     assert tool_names(server.requests[1]) == ["read_file", "grep"]
     assert "You are `kit:reviewer`" in system_prompt(server.requests[1]) and "Review it." in system_prompt(server.requests[1])
     assert session.agents.get("kit:reviewer").source == "plugin kit"
+
+
+async def test_a_subagent_stop_hook_can_keep_the_child_working(server, isolated_home, tmp_path, monkeypatch):
+    marker = tmp_path / "blocked-once"
+    command = f"test -e {marker} || {{ touch {marker}; echo 'check the tests too' >&2; exit 2; }}"
+    (isolated_home / "config.toml").write_text(f"[[hooks.SubagentStop]]\ncommand = \"{command}\"\n")
+    session = make_session(server, tmp_path, monkeypatch)
+    server.script(
+        Reply(tool_calls=[task("explore", "look")]),
+        Reply(text="first answer"),
+        Reply(text="answer after checking the tests"),
+        Reply(text="ok"),
+    )
+    events = await turn(session, "go")
+    assert finished(events)[0].final_message == "answer after checking the tests"
+    assert text_of(server.requests[2]).count("Do not stop yet. check the tests too") == 1
+    assert "first answer" in text_of(server.requests[2])  # the child kept its own history
+    assert "first answer" not in text_of(server.requests[3])  # the parent got the last answer only

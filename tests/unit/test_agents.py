@@ -26,6 +26,7 @@ def agent_text(name: str, extra: str = "", body: str = "Do it.") -> str:
     ("tools: [Bash, Edit, MultiEdit, Write, TodoWrite]", ("shell", "apply_patch", "update_plan"), ""),
     ("tools: read_file, Bash(git diff:*), Task", ("read_file", "shell", "task"), ""),
     ("tools: Read, WebFetch, NotebookEdit", ("read_file",), "WebFetch, NotebookEdit"),
+    ("tools: memory_search, mcp__github__get_issue, mcp__db", ("memory_search", "mcp__github__get_issue", "mcp__db"), ""),
     ("", None, ""),
 ])
 def test_tools_are_mapped_from_claude_code_names(tmp_path, tools, expected, ignored):
@@ -89,3 +90,10 @@ def test_the_task_tool_lists_agents_within_a_bound(tmp_path):
     assert "- a00: The a00 agent." in spec.description
     assert "(and 7 more: " in spec.description  # 35 + general + explore listed beyond the bound
     assert spec.parameters["required"] == ["agent", "description", "prompt"]
+
+
+def test_an_mcp_server_name_allows_each_of_its_tools(tmp_path):
+    path = write(tmp_path / "a.md", agent_text("a", "tools: Read, mcp__db\n"))
+    definition, _ = parse_agent_file(path, "repo")
+    assert definition.allows("read_file") and definition.allows("mcp__db__query")
+    assert not definition.allows("shell") and not definition.allows("mcp__dbx__query")

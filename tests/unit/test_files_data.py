@@ -205,3 +205,23 @@ def test_block_row_count_matches_the_csv_module(monkeypatch):
         text = "\n".join(lines) + rng.choice(["", "\n", "\r\n"])
         expected = list(csv.reader(io.StringIO(text, newline="")))
         assert rows.count_csv_rows(io.StringIO(text, newline=""), ",", 3) == (len(expected), expected[-3:])
+
+
+async def test_minified_json_within_budget_is_shown_whole_not_as_a_cut_line(ctx, tmp_path):
+    document = {"items": [{"k": i, "v": "x" * 10} for i in range(300)], "meta": {"a": 1}}
+    (tmp_path / "min.json").write_text(json.dumps(document))  # one 9 KB line
+    out = await read(ctx, "min.json")
+    body, note = out.rsplit("\n[", 1)
+    assert "line truncated" not in out
+    assert json.loads(body) == document  # everything, re-indented
+    assert note == "JSON, 9,219 bytes, re-indented; nothing left out (use offset/limit to read raw lines)]"
+    assert (await read(ctx, "min.json", offset=1)).startswith('1\t{"items": [{"k": 0,')  # raw lines stay raw
+
+
+async def test_minified_yaml_and_xml_within_budget_are_shown_whole(ctx, tmp_path):
+    (tmp_path / "flow.yaml").write_text("a: 1\nb: [" + ", ".join(str(i) for i in range(300)) + "]\n")
+    out = await read(ctx, "flow.yaml")
+    assert "- 299\n" in out and "more items" not in out and "nothing left out" in out
+    (tmp_path / "min.xml").write_text("<root>" + "".join(f'<item id="{i}"/>' for i in range(100)) + "</root>")
+    out = await read(ctx, "min.xml")
+    assert '<item id="99"' in out and "more child elements" not in out and "nothing left out" in out

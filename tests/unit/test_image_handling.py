@@ -79,6 +79,9 @@ def test_formats_providers_do_not_take_become_png_and_transparency_survives():
 def test_unreadable_data_is_an_image_error():
     with pytest.raises(ImageError, match="not a readable image"):
         prepare_image(b"\x89PNG\r\n\x1a\n" + b"\0" * 100)
+    with pytest.raises(ImageError) as caught:
+        prepare_image(b"not an image at all")
+    assert str(caught.value) == "not a readable image (Pillow does not recognize its format)"  # no object reprs
 
 
 # --- the store and items -------------------------------------------------------------------------

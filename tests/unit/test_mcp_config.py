@@ -49,6 +49,7 @@ enabled = false
     ('command = "a"\ntool_timeout_sec = 0', "positive number of seconds"),
     ('command = "a"\nargs = [1]', "array of strings"),
     ('command = "a"\ntimeout = 3', "`mcp_servers.x.timeout`: unknown key"),
+    ('url = "mcp.example.test/mcp"', "`mcp_servers.x.url` must start with http:// or https://"),
 ])
 def test_a_bad_entry_names_the_file_and_the_key(tmp_path, isolated_home, entry, message):
     write_config(isolated_home, f"[mcp_servers.x]\n{entry}\n")
@@ -65,6 +66,7 @@ def test_mcp_json_expands_variables_and_extra_values(tmp_path, monkeypatch):
         "remote": {"type": "sse", "url": "https://${API_HOST}/sse", "headers": {"Authorization": "Bearer ${TOKEN:-none}"}},
         "broken": {"command": "x", "args": ["${MISSING}"]},
         "bad type": {"command": "x"},
+        "bare": {"type": "http", "url": "${API_HOST}/mcp"},
     }}
     specs, warnings = parse_mcp_json(data, "plugin/.mcp.json", {"CLAUDE_PLUGIN_ROOT": "/plugins/p"}, scope="plugin:p")
     tools, remote = specs
@@ -73,6 +75,8 @@ def test_mcp_json_expands_variables_and_extra_values(tmp_path, monkeypatch):
     assert (remote.transport, remote.url, remote.headers["Authorization"]) == ("sse", "https://api.example.test/sse", "Bearer none")
     assert any("`mcpServers.broken.args`" in w and "${MISSING} is not set" in w for w in warnings)
     assert any("`mcpServers.bad type`" in w for w in warnings)
+    assert any("`mcpServers.bare.url` must start with http:// or https://, got 'api.example.test/mcp'" in w
+               for w in warnings)
 
 
 def test_project_mcp_json_is_read_and_config_wins_or_overrides(tmp_path, isolated_home):
