@@ -99,8 +99,6 @@ def make_session(server: FakeModelServer, repo: Path, monkeypatch, provider: str
     config = load_config(repo, [
         f'model_provider="{provider}"', f'model="{MODELS[provider]}"', f"model_context_window={WINDOW}",
         "retry_max_attempts=1", *overrides,
-        # The window is sized to the built-in tools; the task and memory tools would tip it over.
-        "max_agent_depth=0", "memory=false",
     ])
     return Session(config, interactive=False)
 
