@@ -20,8 +20,8 @@ SPEC = ToolSpec(
     description=(
         "Read a file. Text: lines as `N<TAB>text` (N = 1-based line number, not part of the file), long "
         "lines cut with a marker, partial reads end with the total and the offset to continue. CSV/TSV, "
-        "JSON/YAML/XML, notebooks, PDF/Office documents and archives are shown by their shape; notes in "
-        "[brackets] say what was left out."
+        "JSON/YAML/XML, notebooks, PDF/Office documents and archives are shown by their shape, images as "
+        "images; notes in [brackets] say what was left out."
     ),
     parameters={
         "type": "object",
