@@ -49,16 +49,20 @@ async def close_model_clients(monkeypatch):
 
     def tracking_init(self, *args, **kwargs):
         init(self, *args, **kwargs)
-        with contextlib.suppress(RuntimeError):  # no running loop: not ours to close
-            if asyncio.get_running_loop() is loop:
-                created.append(self)
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:  # made by a sync fixture: its client runs in the test's loop
+            running = loop
+        if running is loop:
+            created.append(self)
 
     monkeypatch.setattr(Session, "__init__", tracking_init)
     yield
     for session in created:
         for client in [session._client, *session._retired_clients]:
             if hasattr(client, "aclose"):
-                await client.aclose()
+                with contextlib.suppress(RuntimeError):  # a sync test may have used it in a loop of its own
+                    await client.aclose()
 
 
 @pytest.fixture
