@@ -66,7 +66,7 @@ async def run_process(
 ) -> ProcessResult:
     loop = asyncio.get_running_loop()
     start = time.monotonic()
-    transport, proto = await loop.subprocess_exec(
+    spawn = asyncio.ensure_future(loop.subprocess_exec(
         lambda: _Collector(capture, on_output),
         *argv,
         stdin=asyncio.subprocess.DEVNULL,
@@ -75,7 +75,19 @@ async def run_process(
         cwd=cwd,
         env=env,
         start_new_session=True,  # its own process group, so we can kill the whole tree
-    )
+    ))
+    try:
+        transport, proto = await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        # Stopped while the process was starting. Left alone, asyncio would kill only the shell
+        # and then wait for the pipe its children still hold (a `sleep 30` held Esc for 30 s):
+        # let the start finish, then kill the whole group.
+        with contextlib.suppress(Exception):
+            transport, _ = await spawn
+            _signal_group(transport.get_pid(), signal.SIGKILL)
+            transport.close()
+        capture.finish()
+        raise
     pgid = transport.get_pid()
     _widen_pipe(transport)
     timed_out = False
