@@ -103,7 +103,10 @@ async def _probe_all(base_url: str, model: str, api_key: str | None, timeout: fl
         ("LM Studio", "GET", f"{root}/api/v0/models", None, _lmstudio),
         ("models", "GET", f"{base_url}/models", None, _models_list),
     ]
-    async with http.AsyncClient(timeout=timeout, headers=headers, follow_redirects=False) as client:
+    # Plain http (local servers) needs no TLS: skipping it saves loading the CA bundle (~0.1 s of
+    # CPU, taken from the first request, which runs at the same time).
+    verify = urlsplit(base_url).scheme == "https"
+    async with http.AsyncClient(timeout=timeout, headers=headers, follow_redirects=False, verify=verify) as client:
         answers = await asyncio.gather(*(_probe(client, method, url, body) for _, method, url, body, _ in probes))
     for (server, method, url, _, parse), data in zip(probes, answers):
         if data is None:
