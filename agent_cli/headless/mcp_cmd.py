@@ -144,6 +144,14 @@ def add_server(argv: list[str]) -> int:
     args = parser.parse_args(options)
     if bool(command) == bool(args.url):
         fail("give either `-- COMMAND [ARGS...]` (a stdio server) or `--url URL` (an HTTP server)")
+    # Dropping an option of the other transport silently would leave a server without its token or env.
+    stdio_only = [name for name, given in (("--env", args.env), ("--cwd", args.cwd)) if given]
+    http_only = [name for name, given in (("--bearer-token-env-var", args.bearer_token_env_var),
+                                          ("--header", args.header)) if given]
+    if args.url and stdio_only:
+        fail(f"{', '.join(stdio_only)}: apply only to stdio servers (`-- COMMAND`)")
+    if command and http_only:
+        fail(f"{', '.join(http_only)}: apply only to HTTP servers (`--url URL`)")
     entry: dict[str, object] = {}
     if command:
         entry = {"command": command[0], "args": command[1:]}

@@ -71,6 +71,9 @@ def run_memory(argv: list[str], out: TextIO | None = None, err: TextIO | None = 
                     print(f"agent memory: {exc}", file=err)
                     status = 1
         elif args.action == "search":
+            if not args.query.strip():
+                print("agent memory: error: search needs words to look for", file=err)
+                return 2
             for item in book.search(args.query, scopes, limit=args.limit):
                 print(f"{format_memory(item.memory).strip()}  (score {item.score:.2f})", file=out)
         elif args.action == "export":

@@ -148,7 +148,7 @@ class MemoryBook:
         scope, number = parse_ref(ref)
         memory = self._call(scope, lambda store: store.forget(number))
         if memory is None:
-            raise MemoryError(f"no memory {ref} (/memory lists them with their ids)")
+            raise MemoryError(f"no memory {ref} (listing the memories shows their ids)")
         self._session_changed(scope)
         return memory
 
@@ -164,7 +164,7 @@ class MemoryBook:
         scope, number = parse_ref(ref)
         memory = self._call(scope, lambda store: store.get(number))
         if memory is None:
-            raise MemoryError(f"no memory {ref} (/memory lists them with their ids)")
+            raise MemoryError(f"no memory {ref} (listing the memories shows their ids)")
         return memory
 
     def newest(self, scopes: Iterable[str] = SCOPES, limit: int | None = None) -> dict[str, list[Memory]]:

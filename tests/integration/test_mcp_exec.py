@@ -60,6 +60,14 @@ def test_ctrl_c_during_an_mcp_call_stops_the_server_too(server, tmp_path, isolat
     assert not alive(pid)
 
 
+def test_agent_mcp_add_refuses_options_of_the_other_transport(tmp_path, isolated_home):
+    result = run_agent(["mcp", "add", "x", "--bearer-token-env-var", "T", "--", "server-cmd"], cwd=tmp_path)
+    assert result.returncode == 2 and "apply only to HTTP servers" in result.stderr
+    result = run_agent(["mcp", "add", "y", "--env", "K=V", "--url", "http://127.0.0.1:9/mcp"], cwd=tmp_path)
+    assert result.returncode == 2 and "apply only to stdio servers" in result.stderr
+    assert not (isolated_home / "config.toml").exists()
+
+
 def test_agent_mcp_add_list_remove_keeps_the_config_file_layout(tmp_path, isolated_home):
     config = isolated_home / "config.toml"
     config.write_text('# my settings\nmodel = "gpt-5"  # the default\n')
