@@ -57,6 +57,8 @@ _EXTENSIONS: dict[str, tuple[str, str]] = {
     ".gif": (IMAGE, "GIF image"),
     ".webp": (IMAGE, "WebP image"),
     ".bmp": (IMAGE, "BMP image"),
+    ".tif": (IMAGE, "TIFF image"),
+    ".tiff": (IMAGE, "TIFF image"),
     ".mp3": (AUDIO, "MP3 audio"),
     ".wav": (AUDIO, "WAV audio"),
     ".flac": (AUDIO, "FLAC audio"),
@@ -78,6 +80,8 @@ _MAGIC: tuple[tuple[bytes, str, str], ...] = (
     (b"\xff\xd8\xff", IMAGE, "JPEG image"),
     (b"GIF87a", IMAGE, "GIF image"),
     (b"GIF89a", IMAGE, "GIF image"),
+    (b"II*\x00", IMAGE, "TIFF image"),
+    (b"MM\x00*", IMAGE, "TIFF image"),
     (b"%PDF-", DOCUMENT, "PDF"),
     (b"PK\x03\x04", ARCHIVE, "zip archive"),
     (b"PK\x05\x06", ARCHIVE, "zip archive"),  # an empty zip

@@ -64,8 +64,11 @@ def sniff_image_type(head: bytes) -> str | None:
 
 
 def looks_like_image(path: Path, head: bytes) -> bool:
-    """True when a file's name or first bytes say it is an image."""
-    return path.suffix.lower() in IMAGE_SUFFIXES or sniff_image_type(head) is not None
+    """True when a file's name or first bytes say it is an image (files/detect.py decides, so a
+    text file that merely starts with "BM" stays text)."""
+    from agent_cli.files.detect import IMAGE, detect
+
+    return detect(path, head).kind == IMAGE
 
 
 def is_image_file(path: Path) -> bool:

@@ -6,9 +6,8 @@ import asyncio
 from typing import Any
 
 from agent_cli.context.truncate import truncate_text
-from agent_cli.files import FileReadError, Reading, describe, read_view, sniff
+from agent_cli.files import FileReadError, Reading, read_view, sniff
 from agent_cli.files.detect import IMAGE
-from agent_cli.files.images import looks_like_image
 from agent_cli.models.base import ToolSpec
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.common import int_arg, output_policy, str_arg
@@ -56,10 +55,8 @@ class ReadFileTool(Tool):
         try:
             sample, detected = sniff(path)
             size = path.stat().st_size
-            if looks_like_image(path, sample):  # the model gets the picture itself
+            if detected.kind == IMAGE:  # the model gets the picture itself
                 return await asyncio.to_thread(read_image_file, path, ctx)
-            if detected.kind == IMAGE:  # a kind of image the model cannot be shown (e.g. SVG, ICO)
-                raise ToolError(describe(raw, detected, size))
             reading = Reading(path, detected.label, sample, size, policy.byte_budget, ctx.read_limits,
                               offset, limit, pages, ctx.data_dir / "cache")
             view = await asyncio.to_thread(read_view, reading, detected)

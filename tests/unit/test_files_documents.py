@@ -148,6 +148,11 @@ async def test_archives_list_members_without_extracting(tmp_path):
     assert not (tmp_path / "pkg").exists()
 
 
+async def test_a_text_file_starting_like_a_bitmap_stays_text(ctx, tmp_path):
+    (tmp_path / "notes").write_text("BMW service notes\nline two\n")
+    assert await read(ctx, "notes") == "1\tBMW service notes\n2\tline two"
+
+
 async def test_audio_and_video_are_described_not_read(ctx, tmp_path):  # images: test_images_*.py
     (tmp_path / "talk.mp3").write_bytes(b"ID3\x04" + b"\0" * 2000)
     (tmp_path / "clip.bin").write_bytes(b"\0\0\0\x18ftypmp42" + b"\0" * 100)
