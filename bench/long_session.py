@@ -82,6 +82,7 @@ def make_session(cwd: Path, model: str, history_items: int) -> tuple[Session, In
     config = load_config(cwd, [f'model="{model}"', 'model_provider="openai-chat"', "model_context_window=100000000"])
     client = InstantModel(model)
     session = Session(config, interactive=False, client=client)
+    session.tokens.load()  # --tokenizer tiktoken counts exactly from the start (exec would near a limit)
     session.start_context(lambda event: None)
     session.history.extend(synthetic_history(history_items))
     session.record_usage(Usage(input_tokens=50 * len(session.history), output_tokens=20))

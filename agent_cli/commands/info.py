@@ -67,6 +67,7 @@ async def help_command(inv: Invocation) -> None:
 async def status_command(inv: Invocation) -> None:
     session = inv.session
     config = session.config
+    await session.count_exactly()  # /status promises exact counts, as /context does
     initial = session.initial or session.build_initial_context()
     count = session.token_count_event()
     if session.last_usage is None:  # nothing sent yet: count what the first request will carry, as /context does
@@ -127,7 +128,7 @@ def sandbox_mechanism() -> str:
 
 
 async def context_command(inv: Invocation) -> None:
-    await inv.session.tokens.load_async()
+    await inv.session.count_exactly()  # /context promises exact counts
     if inv.session.mcp is not None and not inv.session.approvals.interactive:  # agent exec: count started servers
         await inv.session.mcp.manager.wait_started()
     inv.emit(context_usage(inv.session))

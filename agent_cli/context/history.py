@@ -51,6 +51,11 @@ class History:
         self._token_total += tokens
         self._track(item)
 
+    def recount(self) -> None:
+        """Count every item again (once, when counting switches from the estimate to exact)."""
+        self._tokens = [self._estimate(item) if self._estimate else 0 for item in self._items]
+        self._token_total = sum(self._tokens)
+
     def _track(self, item: Item) -> None:
         if isinstance(item, ToolCall):
             self._calls.add(item.call_id)

@@ -19,7 +19,6 @@ import importlib.util
 import math
 import threading
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +31,14 @@ ITEM_OVERHEAD_TOKENS = 4  # role and framing that every wire format adds per ite
 TOOL_OVERHEAD_TOKENS = 8  # a tool definition's framing on the wire
 EFFECTIVE_WINDOW_PERCENT = 95  # headroom for the reply and for estimation error
 ESTIMATE_METHOD = "estimate (bytes/4)"
+# How far above the estimate an exact count may lie, when deciding to load the tokenizer.
+# Measured against o200k_base: the system prompt, tools and initial context come to 0.87-1.03x
+# the estimate, this repository's code and docs to 0.99x (single files 0.74-1.37x), tool output
+# (git log/diff, grep, find) to 1.06-1.21x, column output (ls -l, ps) to 1.7-1.8x; only random
+# ids and base64 go beyond (2.3-2.7x), and never a whole context. 1.0 (twice the estimate)
+# covers all of it: the tokenizer loads once an estimate is within half to twice a limit. A
+# context that still exceeded it would be compacted one request late, or recovered on overflow.
+ESTIMATE_ERROR_MARGIN = 1.0
 
 
 def approx_text_tokens(text: str) -> int:
@@ -177,6 +184,7 @@ ENCODINGS: dict[str, EncodingSpec] = {
 
 _loaded: dict[str, Any] = {}  # encoding name -> tiktoken.Encoding, or None when unavailable
 _load_errors: dict[str, str] = {}
+_requested: set[str] = set()  # encodings whose loading has started
 _load_lock = threading.Lock()
 
 
@@ -210,6 +218,7 @@ def load_encoding(name: str) -> Any:
     """The tiktoken encoding ``name`` built from local files, once per process; None if impossible."""
     if name in _loaded:
         return _loaded[name]
+    _requested.add(name)
     with _load_lock:
         if name not in _loaded:
             try:
@@ -229,8 +238,11 @@ def encoding_name_for(model: str) -> str | None:
 class TokenCounter:
     """Counts tokens for one model: tiktoken when available locally, bytes/4 otherwise.
 
-    The encoding is loaded on first use (about 0.3 s); call :meth:`load_async` early to do that
-    off the event loop.
+    Counting starts with the estimate even when the model has an encoding: loading one costs
+    about 0.4 s of CPU, which a fresh conversation far from every limit does not need. The
+    session switches to exact counting (:meth:`load_async`, then
+    :meth:`agent_cli.session.session.Session.count_exactly` recounts its history) once a count
+    comes near a limit it acts on (:meth:`near`), or a display promises exactness.
     """
 
     def __init__(self, encoding_name: str | None = None, image_formula: str = "openai"):
@@ -240,6 +252,7 @@ class TokenCounter:
         # Applied only to estimates: a model's own tokenizer (tiktoken) is already exact.
         self.calibration = Calibration()
         self._prompt_cache: tuple[tuple[str, tuple[ToolSpec, ...]], int] | None = None
+        self._encoding: Any = None  # set by use_loaded(): every count is exact from then on
 
     @classmethod
     def for_model(cls, model: str, wire_api: str | None = None) -> TokenCounter:
@@ -247,18 +260,51 @@ class TokenCounter:
 
         return cls(encoding_name_for(model), image_token_formula(model, wire_api))
 
-    @cached_property
-    def _encoding(self) -> Any:
-        return load_encoding(self.encoding_name) if self.encoding_name else None
+    @property
+    def can_be_exact(self) -> bool:
+        """The model has an encoding that is not in use yet and has not failed to load."""
+        name = self.encoding_name
+        return self._encoding is None and name is not None and _loaded.get(name, True) is not None
 
-    def load(self) -> None:
-        """Load the encoding now (blocking)."""
-        _ = self._encoding
+    @property
+    def load_started(self) -> bool:
+        """Something in this process has started loading the encoding (the TUI does, early)."""
+        return self.can_be_exact and self.encoding_name in _requested
 
-    async def load_async(self) -> None:
-        """Load the encoding in a worker thread so the event loop stays responsive."""
-        if self.encoding_name and "_encoding" not in self.__dict__:
-            await asyncio.to_thread(self.load)
+    def preload(self) -> None:
+        """Load the encoding into the process (blocking, from any thread) without counting with
+        it yet: the switch happens on the session's event loop, so counts never mix."""
+        if self.encoding_name:
+            load_encoding(self.encoding_name)
+
+    def use_loaded(self) -> bool:
+        """Count exactly from now on if the encoding is loaded. True when this call switched."""
+        if self._encoding is not None or self.encoding_name is None:
+            return False
+        self._encoding = _loaded.get(self.encoding_name)
+        if self._encoding is None:
+            return False
+        self._prompt_cache = None  # counted with the estimate
+        return True
+
+    def load(self) -> bool:
+        """Load the encoding now (blocking) and count with it; True when this call switched."""
+        self.preload()
+        return self.use_loaded()
+
+    async def load_async(self) -> bool:
+        """:meth:`load` with the loading in a worker thread so the event loop stays responsive."""
+        if not self.can_be_exact:
+            return False
+        if self.encoding_name not in _loaded:
+            await asyncio.to_thread(self.preload)
+        return self.use_loaded()
+
+    def near(self, tokens: int, limit: int) -> bool:
+        """Whether ``tokens``, counted by the estimate, is too close to ``limit`` to decide by:
+        counted exactly, it may lie on the other side. False once counting cannot be more exact."""
+        factor = 1 + ESTIMATE_ERROR_MARGIN
+        return self.can_be_exact and limit <= tokens * factor and tokens <= limit * factor
 
     @property
     def counting_method(self) -> str:
@@ -296,9 +342,9 @@ class TokenCounter:
 
     @property
     def unavailable_reason(self) -> str | None:
-        """Why tiktoken is not used although the model has an encoding (None otherwise)."""
+        """Why tiktoken failed to load for the model's encoding (None otherwise, also before a load)."""
         if self.encoding_name and self._encoding is None:
-            return _load_errors.get(self.encoding_name, "unavailable")
+            return _load_errors.get(self.encoding_name)
         return None
 
     def text_tokens(self, text: str) -> int:

@@ -85,7 +85,6 @@ def run_exec(args: argparse.Namespace) -> int:
         from agent_cli.headless.sessions_cmd import restore_or_exit
 
         session = restore_or_exit(config, resume_path, interactive=False)
-    threading.Thread(target=session.tokens.load, name="tokenizer", daemon=True).start()  # the turn awaits it
     if args.json:
         renderer = JsonRenderer(sys.stdout)
     else:

@@ -102,6 +102,10 @@ class McpToolset:
             self._synced = True
             tools, problems = build_tools(manager, self.wire_api)
             warnings += problems
+            counter = session.tokens
+            cost = spec_tokens(counter.text_tokens, [tool.spec for tool in tools])
+            if not self.search_mode and counter.near(cost, self.budget_tokens):
+                await session.count_exactly()  # search mode or not is decided once: exactly
             self._install(session, tools)
         for warning in warnings:
             if warning not in self._shown:

@@ -86,6 +86,7 @@ def should_auto_compact(session: Session) -> bool:
 
 
 async def auto_compact_if_needed(session: Session, emit: Emit) -> None:
+    await session.count_exactly_near(session.auto_compact_limit)  # the decision below is then exact
     if should_auto_compact(session):
         await compact(session, emit, "auto")
 
@@ -98,6 +99,7 @@ async def compact(session: Session, emit: Emit, trigger: Trigger, focus: str | N
     if not transcript(session.history.items).strip():
         emit(ev.Notice("Nothing to compact yet."))
         return None
+    await session.count_exactly()  # trimming and the before/after comparison need exact counts
     items_before = len(session.history)
     tokens_before = session.context_tokens()
     emit(ev.CompactionStarted(trigger))
@@ -307,8 +309,10 @@ def oversized_input(session: Session, text: str) -> str | None:
     )
 
 
-def reject_oversized_input(session: Session, text: str, emit: Emit) -> bool:
+async def reject_oversized_input(session: Session, text: str, emit: Emit) -> bool:
     """Fail the turn up front when the new message alone can never fit. True if rejected."""
+    counter = session.tokens
+    await session.count_exactly_near(session.effective_window, counter.calibrated(counter.text_tokens(text)))
     reason = oversized_input(session, text)
     if reason is None:
         return False

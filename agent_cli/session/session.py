@@ -79,7 +79,7 @@ class Session:
         self.id = new_session_id()
         self.mode = config.mode
         self.model = config.model
-        self.tokens = TokenCounter.for_model(config.model, config.provider.wire_api)  # tiktoken when available locally
+        self.tokens = TokenCounter.for_model(config.model, config.provider.wire_api)  # estimate; tiktoken near limits
         self.tokens.vision = self.supports_images
         self._told_no_vision = False  # the user hears once that the model cannot see images
         # Every history change is appended to the session file as it happens (session/rollout.py).
@@ -184,7 +184,6 @@ class Session:
         """A manual compaction inside the running task (``/compact`` runs here too)."""
         from agent_cli.session.compaction import compact
 
-        await self.tokens.load_async()
         await compact(self, emit, "manual", instructions)
 
     async def aclose(self) -> None:
@@ -435,6 +434,19 @@ class Session:
             return reported + self.tokens.calibrated(self.history.estimated_tokens_since(mark))
         fixed = self.tokens.prompt_overhead(self.instructions, self.tool_specs())
         return self.tokens.calibrated(fixed + self.history.estimated_tokens)
+
+    async def count_exactly(self) -> None:
+        """Count with the model's tokenizer from now on (when it has one): loaded off the event
+        loop, once; the history is recounted once, so estimates and exact counts never mix."""
+        if await self.tokens.load_async():
+            self.history.recount()
+            self._initial_tokens = None
+
+    async def count_exactly_near(self, limit: int | None, extra: int = 0) -> None:
+        """Start counting exactly when the context (plus ``extra`` tokens about to join it) is
+        within the estimate's error of ``limit`` (context/tokens.py), before deciding by it."""
+        if limit is not None and self.tokens.can_be_exact and self.tokens.near(self.context_tokens() + extra, limit):
+            await self.count_exactly()
 
     def distrust_last_usage(self) -> None:
         """Estimate the whole context again: the last report does not describe what is sent."""

@@ -29,9 +29,10 @@ async def run_turn(
 ) -> None:
     """One turn for ``text`` (with any attached ``images``); ``typed`` is what the user typed
     when expansion changed it."""
-    await session.tokens.load_async()  # the tokenizer loads off the event loop, once
+    if session.tokens.load_started:  # the TUI loads the tokenizer early; otherwise it waits for a limit
+        await session.count_exactly()
     session.start_context(emit)
-    if reject_oversized_input(session, text, emit):
+    if await reject_oversized_input(session, text, emit):
         return
     if not await hooks.before_prompt(session, text, emit):  # SessionStart, UserPromptSubmit
         return

@@ -49,6 +49,8 @@ class ContextWindow:
         self._discovery_done = False
         self._truncation_warned = False
         self.sent_tokens = 0  # our own count of the request in flight
+        self.sent_items = 0  # the history's length when it was sent
+        self.sent_exactly = False  # counted with the tokenizer, not the estimate
 
     def cancel(self) -> None:
         if self._discovery is not None:
@@ -60,11 +62,18 @@ class ContextWindow:
 
     def before_request(self, session: Session) -> None:
         """Note what is being sent; on the first request, start asking the server (concurrently)."""
-        overhead = session.tokens.prompt_overhead(session.instructions, session.tool_specs())
-        self.sent_tokens = overhead + session.history.estimated_tokens
+        self.sent_items = len(session.history)
+        self.sent_tokens = self.count_sent(session)
+        self.sent_exactly = session.tokens.exact
         if self._discovery is None and not self._discovery_done and not self.configured:
             self._discovery_done = True
             self._discovery = start_discovery(session)
+
+    def count_sent(self, session: Session) -> int:
+        """Our count of the request in flight: the fixed prompt and the history it carried."""
+        history = session.history
+        overhead = session.tokens.prompt_overhead(session.instructions, session.tool_specs())
+        return overhead + history.estimated_tokens - history.estimated_tokens_since(self.sent_items)
 
     async def settle_discovery(self, session: Session, emit: Emit) -> None:
         """Apply the server's answer, once it is in (each probe has a short timeout)."""
@@ -91,10 +100,17 @@ class ContextWindow:
         if usage is None or usage.input_tokens <= 0 or self.sent_tokens <= 0:
             return
         counter = session.tokens
-        expected = counter.calibrated(self.sent_tokens)
         reported = usage.input_tokens
+        if reported < counter.calibrated(self.sent_tokens) * TRUNCATION_SHARE and self.would_shrink(session, reported):
+            # Confirmed with exact counts before the window shrinks. A cut the estimate misses is
+            # seen a request or two later (the server keeps as much of a growing prompt), or at
+            # once after the tokenizer loads near the compaction threshold.
+            await session.count_exactly()
+        if counter.exact and not self.sent_exactly:  # counting turned exact while the request was out
+            self.sent_tokens = self.count_sent(session)  # never an estimate against exact counts
+        expected = counter.calibrated(self.sent_tokens)
         if reported < expected * TRUNCATION_SHARE:
-            if reported >= MIN_TRUNCATION_REPORT and not self.configured and reported < session.config.context_window:
+            if self.would_shrink(session, reported):
                 if not self._truncation_warned:
                     self._truncation_warned = True
                     emit(ev.Warning(TRUNCATION_WARNING.format(
@@ -103,6 +119,10 @@ class ContextWindow:
                 session.distrust_last_usage()  # it counted what the server kept, not what we send
             return  # a cut prompt says nothing about the tokenizer
         counter.observe(reported, self.sent_tokens)
+
+    def would_shrink(self, session: Session, reported: int) -> bool:
+        """Whether a cut prompt with ``reported`` tokens kept makes the window that small."""
+        return reported >= MIN_TRUNCATION_REPORT and not self.configured and reported < session.config.context_window
 
     async def learn_from_overflow(self, session: Session, error: ContextWindowExceeded, emit: Emit) -> None:
         """The server refused the prompt; if it named its window, plan with that from now on."""

@@ -165,6 +165,8 @@ class AgentApp(App[int]):
             module = getattr(session.client, "sdk_module", None)  # clients import their SDK lazily
             if module:
                 importlib.import_module(module)
+            session.tokens.preload()  # the tokenizer, while the user types (exec loads it near a limit)
+            self.call_from_thread(session.count_exactly)  # switched on the event loop, between counts
             count = session.token_count_event()
             if session.memory is not None:
                 session.memory.warm()  # sqlite3 and the memory databases, before the first turn needs them

