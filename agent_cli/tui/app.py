@@ -159,12 +159,10 @@ class AgentApp(App[int]):
             self.run_worker(self.renderer.notice(note, "warning", "mcp"), group="show")
 
     def _warm_up(self) -> None:
-        """Import the SDK and build the prompt off the UI thread, then show the context size."""
+        """Import the HTTP library and build the prompt off the UI thread, then show the context size."""
         session = self.session
         try:
-            module = getattr(session.client, "sdk_module", None)  # clients import their SDK lazily
-            if module:
-                importlib.import_module(module)
+            importlib.import_module("httpx2")  # the model clients import it on their first request
             session.tokens.preload()  # the tokenizer, while the user types (exec loads it near a limit)
             self.call_from_thread(session.count_exactly)  # switched on the event loop, between counts
             count = session.token_count_event()
