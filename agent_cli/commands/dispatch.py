@@ -17,7 +17,6 @@ from weakref import WeakKeyDictionary
 
 from agent_cli import events as ev
 from agent_cli.commands.errors import InputError
-from agent_cli.commands.registry import parse_slash
 
 # A plain prompt (every `agent exec` run) needs none of the modules below: they are imported by
 # the functions that use them, so they stay off the path to the first request.
@@ -41,7 +40,7 @@ async def submit(session: Session, text: str, images: Sequence[Path] = ()) -> As
 
 async def run_input(session: Session, text: str, emit: Emit, images: Sequence[Path] = ()) -> None:
     try:
-        parsed = parse_slash(text)
+        parsed = slash_command(text)
         if parsed is None:
             await run_prompt(session, text, emit, images)
         elif images:
@@ -50,6 +49,15 @@ async def run_input(session: Session, text: str, emit: Emit, images: Sequence[Pa
             await run_command(session, text.strip(), *parsed, emit)
     except InputError as exc:
         emit(ev.InputRejected(exc.message, exc.suggestions))
+
+
+def slash_command(text: str) -> tuple[str, str] | None:
+    """``(name, arguments)`` of a slash command; a plain prompt does not load the command table."""
+    if not text.lstrip().startswith("/"):
+        return None
+    from agent_cli.commands.registry import parse_slash
+
+    return parse_slash(text)
 
 
 def has_expansions(text: str) -> bool:

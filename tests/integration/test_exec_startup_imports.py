@@ -22,7 +22,7 @@ NEVER_IMPORTED = (
     "difflib",  # diffs of patches, command suggestions
     "xml.sax",  # it imports urllib.request; the context escapes with html.escape
     # our own modules for slash commands, @-expansion, patches, MCP servers, memories, --json
-    "agent_cli.commands.builtins", "agent_cli.commands.custom", "agent_cli.commands.expand",
+    "agent_cli.commands.registry", "agent_cli.commands.builtins", "agent_cli.commands.expand",
     "agent_cli.tools.patch_parser", "agent_cli.mcp.manager", "agent_cli.mcp.tools",
     "agent_cli.memory.store", "agent_cli.headless.render_json",
 )
