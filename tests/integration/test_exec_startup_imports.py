@@ -21,10 +21,11 @@ NEVER_IMPORTED = (
     "ctypes",  # bubblewrap is chosen: Landlock is never probed
     "difflib",  # diffs of patches, command suggestions
     "xml.sax",  # it imports urllib.request; the context escapes with html.escape
-    # our own modules for slash commands, @-expansion, patches, MCP servers, memories, --json
+    # our own modules for slash commands, @-expansion, file reading, patches, MCP servers,
+    # memories and --json
     "agent_cli.commands.registry", "agent_cli.commands.builtins", "agent_cli.commands.expand",
-    "agent_cli.tools.patch_parser", "agent_cli.mcp.manager", "agent_cli.mcp.tools",
-    "agent_cli.memory.store", "agent_cli.headless.render_json",
+    "agent_cli.files.detect", "agent_cli.files.view", "agent_cli.files.images", "agent_cli.tools.patch_parser",
+    "agent_cli.mcp.manager", "agent_cli.mcp.tools", "agent_cli.memory.store", "agent_cli.headless.render_json",
 )
 IMPORT_LINE = re.compile(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)$", re.MULTILINE)
 
