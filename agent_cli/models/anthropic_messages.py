@@ -9,18 +9,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any
 
 from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput
 from agent_cli.models.base import Completed, OutputItem, Prompt, ReasoningDelta, StreamEvent, TextDelta, ToolSpec, Usage
-from agent_cli.models.client_base import SdkStreamingClient, as_dict, int_field
+from agent_cli.models.client_base import StreamingClient, int_field
 from agent_cli.models.errors import TransientError
 from agent_cli.models.image_parts import base64_data, missing_note
 from agent_cli.models.model_info import uses_adaptive_thinking
 
 DEFAULT_MAX_TOKENS = 8192
+API_VERSION = "2023-06-01"  # the `anthropic-version` header every request carries
 CACHE = {"type": "ephemeral"}
 # Reasoning id marking a redacted thinking block, whose opaque data rides in encrypted_content.
 REDACTED_THINKING_ID = "anthropic:redacted_thinking"
@@ -188,16 +189,15 @@ def _start_block(block: dict[str, Any]) -> _Block:
     return started
 
 
-class AnthropicMessagesClient(SdkStreamingClient):
-    sdk_module = "anthropic"
+class AnthropicMessagesClient(StreamingClient):
     default_base_url = "https://api.anthropic.com"
+    path = "/v1/messages"
 
-    def _make_sdk_client(self, module: ModuleType) -> Any:
-        return module.AsyncAnthropic(api_key=self.api_key, base_url=self.base_url,
-                                     max_retries=0, timeout=self.timeout)
+    def headers(self) -> dict[str, str]:
+        return {"x-api-key": self.api_key, "anthropic-version": API_VERSION}
 
     def request(self, prompt: Prompt) -> dict[str, Any]:
-        """The keyword arguments of ``messages.create`` for this prompt."""
+        """The request body for this prompt."""
         max_tokens = self.max_output_tokens or DEFAULT_MAX_TOKENS
         params: dict[str, Any] = {
             "model": self.model,
@@ -220,17 +220,16 @@ class AnthropicMessagesClient(SdkStreamingClient):
         params["max_tokens"] = max_tokens
         return params
 
-    async def _attempt(self, sdk: Any, prompt: Prompt) -> AsyncIterator[StreamEvent]:
-        stream = await sdk.messages.create(**self.request(prompt))
+    async def _attempt(self, prompt: Prompt) -> AsyncIterator[StreamEvent]:
         blocks: dict[int, _Block] = {}
         items: list[Item] = []
         counts = _UsageCounts()
         response_id: str | None = None
         finished = False
-        try:
-            async for event in stream:
-                data = as_dict(event)
-                kind = data.get("type")
+        async with aclosing(self.events(self.request(prompt))) as events:
+            async for event in events:
+                data = event.data or {}
+                kind = data.get("type") or event.name
                 if kind == "message_start":
                     message = data.get("message") or {}
                     response_id = message.get("id")
@@ -253,8 +252,8 @@ class AnthropicMessagesClient(SdkStreamingClient):
                 elif kind == "message_stop":
                     finished = True
                     break
-        finally:
-            await stream.close()
+                elif kind == "error":  # overloaded, or any failure after the 200
+                    raise self.stream_failure(data)
         if not finished:
             raise TransientError("the stream ended before the response was complete")
         for item in items:

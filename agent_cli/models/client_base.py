@@ -1,29 +1,31 @@
-"""What the three SDK-backed clients share: settings, lazy SDK loading, retries, error mapping.
+"""What the three streaming clients share: settings, the HTTP connection, retries, error mapping.
 
-A subclass names its SDK module, builds the SDK client, and implements ``_attempt``: one
-request, yielding deltas as they arrive and its output items plus ``Completed`` only after
-the terminal event (so a retried attempt never yields an item twice). Raising
-``TransientError`` from ``_attempt`` retries it.
+A subclass names its endpoint and headers and implements ``_attempt``: one request, yielding
+deltas as they arrive and its output items plus ``Completed`` only after the terminal event (so
+a retried attempt never yields an item twice). Raising ``TransientError`` from ``_attempt``
+retries it.
 """
 
 from __future__ import annotations
 
-import asyncio
-import importlib
+import os
 from collections.abc import AsyncIterator
-from types import ModuleType
 from typing import Any, ClassVar
 
+from agent_cli import __version__
 from agent_cli.models.base import Prompt, StreamEvent
-from agent_cli.models.error_mapping import ErrorContext, map_exception
+from agent_cli.models.error_mapping import ErrorContext, error_fields, error_for_stream_failure, map_exception, with_window
 from agent_cli.models.errors import ModelError
+from agent_cli.models.http_stream import EventStreamClient, ServerEvent
 from agent_cli.models.retry import RetryPolicy, stream_with_retries
 from agent_cli.models.stream_limits import StreamLimits, within_limits
 
+USER_AGENT = f"agent-cli/{__version__}"
 
-class SdkStreamingClient:
-    sdk_module: ClassVar[str]
+
+class StreamingClient:
     default_base_url: ClassVar[str]
+    path: ClassVar[str]  # the endpoint, after the base URL
 
     def __init__(
         self,
@@ -49,63 +51,62 @@ class SdkStreamingClient:
         self.reasoning_effort = reasoning_effort
         self.timeout = timeout  # the whole request
         self.limits = limits or StreamLimits()  # connect, first byte, idle (stream_limits.py)
-        self._sdk_client: Any = None
+        self._http: EventStreamClient | None = None
 
     def stream(self, prompt: Prompt) -> AsyncIterator[StreamEvent]:
         return stream_with_retries(lambda: self._guarded_attempt(prompt), self.retry)
 
     async def aclose(self) -> None:
-        """Close the SDK's connection pool; the next ``stream`` opens a new one."""
-        sdk, self._sdk_client = self._sdk_client, None
-        if sdk is not None:
-            await sdk.close()
+        """Close the connection pool; the next ``stream`` opens a new one."""
+        http, self._http = self._http, None
+        if http is not None:
+            await http.aclose()
+
+    @property
+    def url(self) -> str:
+        return (self.base_url or self.default_base_url).rstrip("/")
 
     def _error_context(self) -> ErrorContext:
-        url = str(getattr(self._sdk_client, "base_url", "") or self.base_url or self.default_base_url)
-        return ErrorContext(self.provider, self.model, url.rstrip("/"), self.env_key)
+        return ErrorContext(self.provider, self.model, self.url, self.env_key)
 
-    async def _sdk(self) -> Any:
-        if self._sdk_client is None:
-            module = await _import_sdk(self.sdk_module)
-            # Our own retry loop handles every retry, including streams cut mid-way.
-            sdk = self._make_sdk_client(module)
-            self._sdk_client = sdk.with_options(timeout=self.limits.http_timeout(module, self.timeout))
-        return self._sdk_client
-
-    def _make_sdk_client(self, module: ModuleType) -> Any:
+    def headers(self) -> dict[str, str]:
+        """What every request carries: authentication and the provider's own headers."""
         raise NotImplementedError
+
+    def events(self, payload: dict[str, Any]) -> AsyncIterator[ServerEvent]:
+        """POST ``payload`` to this client's endpoint; the answer's server-sent events."""
+        if self._http is None:
+            self._http = EventStreamClient(self.url, {"User-Agent": USER_AGENT, **self.headers()},
+                                           connect_s=self.limits.connect_s, overall_s=self.timeout)
+        return self._http.events(self.path, payload)
+
+    def stream_failure(self, body: object) -> ModelError:
+        """The error for a failure the server reported inside the stream (``body`` as sent)."""
+        message, code, kind = error_fields(body)
+        return with_window(error_for_stream_failure(message, self._error_context(), code=code, kind=kind), body)
 
     async def _guarded_attempt(self, prompt: Prompt) -> AsyncIterator[StreamEvent]:
         try:
-            sdk = await self._sdk()
-            async for event in within_limits(self._attempt(sdk, prompt), self.limits):
+            async for event in within_limits(self._attempt(prompt), self.limits):
                 yield event
         except ModelError:
             raise
-        except Exception as exc:  # SDK, HTTP and decoding errors never escape raw
+        except Exception as exc:  # HTTP and decoding errors never escape raw
             context = self._error_context()
             raise self.limits.connect_error(exc, context.base_url) or map_exception(exc, context) from exc
 
-    def _attempt(self, sdk: Any, prompt: Prompt) -> AsyncIterator[StreamEvent]:
+    def _attempt(self, prompt: Prompt) -> AsyncIterator[StreamEvent]:
         raise NotImplementedError
 
 
-async def _import_sdk(name: str) -> ModuleType:
-    """Import an SDK off the event loop: ``anthropic`` alone takes over a second."""
-    try:
-        return await asyncio.to_thread(importlib.import_module, name)
-    except ImportError as exc:
-        raise ModelError(f"the '{name}' package is not installed ({exc}); pip install {name}") from exc
-
-
-def as_dict(obj: Any) -> dict[str, Any]:
-    """An SDK event as a plain dict with exactly the fields the server sent (extras included)."""
-    if isinstance(obj, dict):
-        return obj
-    to_dict = getattr(obj, "to_dict", None)
-    if callable(to_dict):
-        return to_dict(warnings=False)
-    return obj.model_dump(exclude_unset=True)
+def openai_headers(api_key: str) -> dict[str, str]:
+    """Bearer authentication, plus the organization and project the OpenAI SDK reads from the
+    environment (``OPENAI_ORG_ID``, ``OPENAI_PROJECT_ID``)."""
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    for header, variable in (("OpenAI-Organization", "OPENAI_ORG_ID"), ("OpenAI-Project", "OPENAI_PROJECT_ID")):
+        if value := os.environ.get(variable):
+            headers[header] = value
+    return headers
 
 
 def int_field(data: Any, *path: str) -> int:

@@ -12,13 +12,12 @@ The model table knows a model's trained window; a local server often runs it wit
 
 All probes run at once, each with a short timeout; a failure only means "unknown". Answers
 are cached per base URL and model for the process and in ``$AGENT_HOME/cache/`` for a day.
-The HTTP library is the one the openai SDK already brought, imported only when probing.
+The HTTP library is the model clients' own (httpx2), imported only when probing.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import time
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from agent_cli.models.http_stream import import_http
 from agent_cli.paths import open_private
 
 PROBE_TIMEOUT = 2.0  # seconds per probe; the first request is sent meanwhile
@@ -80,19 +80,9 @@ def forget_session_cache() -> None:
 # --- probes -------------------------------------------------------------------------------------
 
 
-def _http() -> Any:
-    """The HTTP library the openai SDK uses (``httpx2`` in newer releases, ``httpx`` before)."""
-    for name in ("httpx2", "httpx"):
-        try:
-            return importlib.import_module(name)
-        except ImportError:
-            continue
-    raise ImportError("no httpx")
-
-
 async def _probe_all(base_url: str, model: str, api_key: str | None, timeout: float) -> DiscoveredWindow | None:
     try:
-        http = await asyncio.to_thread(_http)
+        http = await import_http()
     except ImportError:
         return None
     root = server_root(base_url)

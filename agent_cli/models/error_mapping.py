@@ -1,8 +1,8 @@
-"""Turn whatever an SDK or the network raised into one of our three errors.
+"""Turn whatever the server or the network raised into one of our three errors.
 
-Works on both SDKs by duck typing (``status_code``, ``body``, ``response.headers``) so that this
-module never imports them; transport errors are recognised through the HTTP libraries the SDK
-already loaded.
+Error responses are read by duck typing (``status_code``, ``body``, ``response.headers``, the
+shape of ``http_stream.HttpStatusError``), so this module never imports the HTTP library; its
+transport errors are recognised by name or through the loaded module.
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ def error_for_stream_failure(
 
 
 def _transport_error_types() -> tuple[type[BaseException], ...]:
-    """Network failure types of the HTTP stack the SDK loaded (never imports anything)."""
+    """Network failure types of the HTTP stack in use (never imports anything)."""
     types: list[type[BaseException]] = [ConnectionError, TimeoutError, ssl.SSLError]
     for name in ("httpx2", "httpx"):
         module = sys.modules.get(name)
@@ -156,22 +156,15 @@ def map_exception(exc: BaseException, ctx: ErrorContext) -> ModelError:
     body = getattr(exc, "body", None)
     if isinstance(status, int) and hasattr(exc, "response"):
         message, code, kind = error_fields(body)
-        if status < 400:  # Anthropic reports in-stream `error` events as a status error on the 200
-            return with_window(error_for_stream_failure(message or str(exc), ctx, code=code, kind=kind), body)
         headers = getattr(exc.response, "headers", None)
         error = error_for_status(status, message or getattr(exc, "message", None), ctx, code=code, headers=headers)
         return with_window(error, body)
     name = type(exc).__name__
-    if name == "APITimeoutError":
+    if name in ("ReadTimeout", "WriteTimeout", "PoolTimeout"):
         return TransientError("the request timed out")
-    if name == "APIConnectionError":
-        cause = exc.__cause__ or exc.__context__
-        detail = f": {one_line(cause, 120)}" if cause and str(cause) else ""
+    if name == "ConnectError":
+        detail = f": {one_line(exc, 120)}" if str(exc) else ""
         return TransientError(f"connection error talking to {ctx.base_url}{detail}")
-    if name == "APIError" and hasattr(exc, "body"):  # OpenAI SDK: `{"error": ...}` inside a stream
-        message, code, kind = error_fields(body)
-        error = error_for_stream_failure(message or getattr(exc, "message", None), ctx, code=code, kind=kind)
-        return with_window(error, body)
     if isinstance(exc, _transport_error_types()):
         return TransientError(f"connection lost: {one_line(exc, 120) or name}")
     if isinstance(exc, json.JSONDecodeError):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any
 
 from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput
@@ -19,8 +19,9 @@ from agent_cli.models.base import (
 )
 from agent_cli.models.chat_quirks import ChatQuirks, no_tools_notice
 from agent_cli.models.chat_text import ContentSplitter, Split, parse_tool_calls, whole_answer_calls
-from agent_cli.models.client_base import SdkStreamingClient, as_dict, int_field
+from agent_cli.models.client_base import StreamingClient, int_field, openai_headers
 from agent_cli.models.errors import ModelError, TransientError
+from agent_cli.models.http_stream import HttpStatusError, ServerEvent
 from agent_cli.models.image_parts import data_url, missing_note, tool_images_note
 
 # Servers name the streamed reasoning differently: DeepSeek, vLLM and llama.cpp use
@@ -173,9 +174,9 @@ class _ChatAccumulator:
         return out
 
 
-class OpenAIChatClient(SdkStreamingClient):
-    sdk_module = "openai"
+class OpenAIChatClient(StreamingClient):
     default_base_url = "https://api.openai.com/v1"
+    path = "/chat/completions"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -186,12 +187,11 @@ class OpenAIChatClient(SdkStreamingClient):
         self._incomplete_streams = 0
         return super().stream(prompt)
 
-    def _make_sdk_client(self, module: ModuleType) -> Any:
-        return module.AsyncOpenAI(api_key=self.api_key, base_url=self.base_url,
-                                  max_retries=0, timeout=self.timeout)
+    def headers(self) -> dict[str, str]:
+        return openai_headers(self.api_key)
 
     def request(self, prompt: Prompt) -> dict[str, Any]:
-        """The keyword arguments of ``chat.completions.create`` for this prompt."""
+        """The request body for this prompt."""
         params: dict[str, Any] = {
             "model": self.model,
             "messages": chat_messages(prompt.instructions, prompt.items),
@@ -209,22 +209,18 @@ class OpenAIChatClient(SdkStreamingClient):
             params["reasoning_effort"] = self.reasoning_effort
         return params
 
-    async def _attempt(self, sdk: Any, prompt: Prompt) -> AsyncIterator[StreamEvent]:
-        while True:
-            params = self.request(prompt)
-            try:
-                stream = await sdk.chat.completions.create(**params)
-                break
-            except Exception as exc:
-                dropped = self.quirks.adapt(exc, params)  # asked again without what it rejected
-                if dropped is None:
-                    raise
-                if dropped == "tools":
-                    yield ClientNotice(no_tools_notice(self.model, self._error_context().base_url))
+    async def _attempt(self, prompt: Prompt) -> AsyncIterator[StreamEvent]:
         acc = _ChatAccumulator()
-        try:
-            async for chunk in stream:
-                data = as_dict(chunk)
+        async with aclosing(self._events(prompt)) as events:
+            async for event in events:
+                if isinstance(event, ClientNotice):
+                    yield event
+                    continue
+                data = event.data
+                if data is None:  # [DONE]
+                    break
+                if data.get("error") is not None and not data.get("choices"):  # a failure reported mid-stream
+                    raise self.stream_failure(data)
                 acc.chunks += 1
                 acc.response_id = acc.response_id or data.get("id")
                 if isinstance(data.get("usage"), dict):  # a usage-only chunk, or on the last choice
@@ -239,14 +235,12 @@ class OpenAIChatClient(SdkStreamingClient):
                             yield ReasoningDelta(delta[name])
                             break
                     if isinstance(delta.get("content"), str) and delta["content"]:
-                        for event in acc.add_content(acc.splitter.feed(delta["content"])):
-                            yield event
+                        for out in acc.add_content(acc.splitter.feed(delta["content"])):
+                            yield out
                     if delta.get("tool_calls"):
                         acc.add_tool_deltas(delta["tool_calls"])
                     acc.finish_reason = choice.get("finish_reason") or acc.finish_reason
-        finally:
-            await stream.close()
-        # The SDK hides `[DONE]`; a stream that ends without a finish reason was cut off.
+        # A stream that ends without a finish reason was cut off.
         if acc.finish_reason is None:
             self._stream_incomplete(acc)
         for event in acc.add_content(acc.splitter.finish()):
@@ -255,6 +249,30 @@ class OpenAIChatClient(SdkStreamingClient):
         for item in acc.items():
             yield OutputItem(item)
         yield Completed(acc.usage, acc.response_id)
+
+    async def _events(self, prompt: Prompt) -> AsyncIterator[ServerEvent | ClientNotice]:
+        """The answer's events; a server that rejects ``stream_options`` or ``tools`` is asked
+        again without them (before anything was streamed)."""
+        while True:
+            params = self.request(prompt)
+            events = self.events(params)
+            try:
+                first = await anext(events, None)
+            except HttpStatusError as exc:
+                dropped = self.quirks.adapt(exc, params)
+                if dropped is None:
+                    raise
+                if dropped == "tools":
+                    yield ClientNotice(no_tools_notice(self.model, self.url))
+                continue
+            try:
+                if first is not None:
+                    yield first
+                    async for event in events:
+                        yield event
+            finally:
+                await events.aclose()  # also when the consumer stops at [DONE]: the connection closes now
+            return
 
     def _stream_incomplete(self, acc: _ChatAccumulator) -> None:
         """A stream that ended without an error and without finishing: retried once, then a

@@ -7,13 +7,12 @@ travel back with their encrypted content so reasoning models keep their chain of
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from types import ModuleType
+from contextlib import aclosing
 from typing import Any
 
 from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput
 from agent_cli.models.base import Completed, OutputItem, Prompt, ReasoningDelta, StreamEvent, TextDelta, ToolSpec, Usage
-from agent_cli.models.client_base import SdkStreamingClient, as_dict, int_field
-from agent_cli.models.error_mapping import error_for_stream_failure, one_line
+from agent_cli.models.client_base import StreamingClient, int_field, openai_headers
 from agent_cli.models.image_parts import data_url, missing_note
 from agent_cli.models.errors import ModelError, TransientError
 from agent_cli.models.model_info import is_reasoning_model
@@ -99,16 +98,15 @@ def usage_from(data: dict[str, Any] | None) -> Usage | None:
     )
 
 
-class OpenAIResponsesClient(SdkStreamingClient):
-    sdk_module = "openai"
+class OpenAIResponsesClient(StreamingClient):
     default_base_url = "https://api.openai.com/v1"
+    path = "/responses"
 
-    def _make_sdk_client(self, module: ModuleType) -> Any:
-        return module.AsyncOpenAI(api_key=self.api_key, base_url=self.base_url,
-                                  max_retries=0, timeout=self.timeout)
+    def headers(self) -> dict[str, str]:
+        return openai_headers(self.api_key)
 
     def request(self, prompt: Prompt) -> dict[str, Any]:
-        """The keyword arguments of ``responses.create`` for this prompt."""
+        """The request body for this prompt."""
         params: dict[str, Any] = {
             "model": self.model,
             "input": input_items(prompt.items),
@@ -132,15 +130,14 @@ class OpenAIResponsesClient(SdkStreamingClient):
             params["max_output_tokens"] = self.max_output_tokens
         return params
 
-    async def _attempt(self, sdk: Any, prompt: Prompt) -> AsyncIterator[StreamEvent]:
-        stream = await sdk.responses.create(**self.request(prompt))
+    async def _attempt(self, prompt: Prompt) -> AsyncIterator[StreamEvent]:
         items: list[Item] = []
         summary_index: dict[str, int] = {}
         completed: dict[str, Any] | None = None
-        try:
-            async for event in stream:
-                data = as_dict(event)
-                kind = data.get("type")
+        async with aclosing(self.events(self.request(prompt))) as events:
+            async for event in events:
+                data = event.data or {}
+                kind = data.get("type") or event.name
                 if kind == "response.output_text.delta":
                     if data.get("delta"):
                         yield TextDelta(data["delta"])
@@ -159,22 +156,16 @@ class OpenAIResponsesClient(SdkStreamingClient):
                 elif kind == "response.completed":
                     completed = data.get("response") or {}
                     break
-                elif kind in ("response.failed", "error"):
-                    raise self._stream_failure(data)
+                elif kind == "response.failed":
+                    raise self.stream_failure(data.get("response") or {})
+                elif kind == "error" or data.get("error"):
+                    raise self.stream_failure(data)
                 elif kind == "response.incomplete":
                     details = (data.get("response") or {}).get("incomplete_details") or {}
                     reason = details.get("reason") or "unknown reason"
                     raise ModelError(f"the response was cut short by the provider ({reason})")
-        finally:
-            await stream.close()
         if completed is None:
             raise TransientError("the stream ended before the response was complete")
         for item in items:
             yield OutputItem(item)
         yield Completed(usage_from(completed.get("usage")), completed.get("id"))
-
-    def _stream_failure(self, data: dict[str, Any]) -> ModelError:
-        error = data if data.get("type") == "error" else (data.get("response") or {}).get("error") or {}
-        message = error.get("message")
-        return error_for_stream_failure(one_line(message) if message else None, self._error_context(),
-                                        code=error.get("code"), kind=error.get("type"))

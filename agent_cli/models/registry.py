@@ -1,6 +1,6 @@
 """Built-in providers and the one function that turns a provider and a model into a client.
 
-Importing this module loads no SDK; the client modules are imported when a client is made.
+Importing this module loads no HTTP library; the client modules are imported when a client is made.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from agent_cli.models.retry import RetryPolicy
 from agent_cli.models.stream_limits import StreamLimits
 
 WireApi = Literal["responses", "chat", "anthropic"]
-# Local servers ignore the key, but the SDKs refuse to start without one.
+# Local servers ignore the key; proxies in front of them may still want an Authorization header.
 NO_KEY_PLACEHOLDER = "not-needed"
 
 
@@ -57,7 +57,7 @@ def resolve_api_key(provider: ProviderConfig) -> str | None:
 
 
 def resolve_base_url(provider: ProviderConfig, base_url: str | None = None) -> str | None:
-    """Explicit argument, else the provider's own URL, else its env var; None means SDK default."""
+    """Explicit argument, else the provider's own URL, else its env var; None means the client's default."""
     if base_url:
         return base_url
     if provider.base_url:

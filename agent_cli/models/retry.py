@@ -1,8 +1,7 @@
 """Retrying a streamed request: one policy and one loop, shared by every model client.
 
-The SDKs' own retries are switched off (``max_retries=0``) because they cannot see a stream
-that dies half-way; this loop retries both failed requests and cut streams, and tells the
-consumer about each retry with a ``Retrying`` event.
+This loop retries both failed requests and streams that die half-way, and tells the consumer
+about each retry with a ``Retrying`` event.
 """
 
 from __future__ import annotations

@@ -15,8 +15,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from types import ModuleType
-from typing import Any
 
 from agent_cli.models.base import StreamEvent
 from agent_cli.models.errors import TransientError
@@ -30,11 +28,6 @@ class StreamLimits:
     @classmethod
     def from_ms(cls, connect_ms: int, idle_ms: int) -> StreamLimits:
         return cls(connect_ms / 1000, idle_ms / 1000)
-
-    def http_timeout(self, sdk: ModuleType, overall_s: float) -> Any:
-        """The SDK's ``timeout`` (its HTTP library's ``Timeout``, which both SDKs re-export):
-        the connect limit apart from the overall one."""
-        return sdk.Timeout(overall_s, connect=self.connect_s)
 
     def connect_error(self, exc: BaseException, url: str) -> TransientError | None:
         """The retry reason when ``exc`` is the HTTP client giving up on connecting, else None."""
@@ -61,7 +54,7 @@ async def within_limits(events: AsyncIterator[StreamEvent], limits: StreamLimits
                 return
             except TimeoutError:
                 if not timer.expired():
-                    raise  # the SDK's own timeout, not ours
+                    raise  # the HTTP client's own timeout, not ours
                 if first:
                     raise TransientError(
                         f"no response from the model within {seconds(limits.idle_s)} (stream_idle_timeout_ms)"

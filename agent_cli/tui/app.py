@@ -159,12 +159,10 @@ class AgentApp(App[int]):
             self.run_worker(self.renderer.notice(note, "warning", "mcp"), group="show")
 
     def _warm_up(self) -> None:
-        """Import the SDK and build the prompt off the UI thread, then show the context size."""
+        """Import the HTTP library and build the prompt off the UI thread, then show the context size."""
         session = self.session
         try:
-            module = getattr(session.client, "sdk_module", None)  # clients import their SDK lazily
-            if module:
-                importlib.import_module(module)
+            importlib.import_module("httpx2")  # the model clients import it on their first request
             count = session.token_count_event()
             if session.memory is not None:
                 session.memory.warm()  # sqlite3 and the memory databases, before the first turn needs them

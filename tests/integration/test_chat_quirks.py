@@ -1,4 +1,4 @@
-"""Quirks of local OpenAI-compatible servers, through the real openai SDK against the fake server."""
+"""Quirks of local OpenAI-compatible servers, against the fake server over HTTP."""
 
 from __future__ import annotations
 

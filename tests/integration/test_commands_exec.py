@@ -1,4 +1,4 @@
-"""Slash commands through `agent exec`: a real subprocess, the real SDK, the fake server."""
+"""Slash commands through `agent exec`: a real subprocess, the fake server over HTTP."""
 
 from __future__ import annotations
 

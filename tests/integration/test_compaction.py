@@ -1,4 +1,4 @@
-"""Compaction end to end: a real Session, the real SDK clients and the fake server's small window.
+"""Compaction end to end: a real Session, the real model clients and the fake server's small window.
 
 The fake server counts a request's tokens as ceil(body bytes / 4) and answers anything larger
 than its window with the provider's real context-length error, like the real APIs do.

@@ -1,4 +1,4 @@
-"""`agent exec` end to end: a real subprocess, the real SDKs, the fake server over HTTP."""
+"""`agent exec` end to end: a real subprocess, the fake server over HTTP."""
 
 from __future__ import annotations
 

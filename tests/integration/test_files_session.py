@@ -1,4 +1,4 @@
-"""Type-aware reading through a real Session, the real SDK and the fake server: what the model receives."""
+"""Type-aware reading through a real Session and the fake server: what the model receives."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Local and routed OpenAI-compatible servers: the real window, learned and discovered, and
-counts calibrated to the server's tokenizer. A real Session and the real openai SDK talk to fake
+counts calibrated to the server's tokenizer. A real Session and its real client talk to fake
 servers that imitate llama.cpp, Ollama, vLLM, LM Studio and OpenRouter."""
 
 from __future__ import annotations

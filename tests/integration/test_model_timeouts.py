@@ -57,7 +57,7 @@ def new_session(tmp_path, monkeypatch, base_url: str, *settings: str) -> Session
 
 async def run(session: Session, text: str) -> list[ev.Event]:
     try:
-        async with asyncio.timeout(30):  # without the limits, the SDK would wait 10 minutes
+        async with asyncio.timeout(30):  # without the limits, the HTTP client would wait 10 minutes
             return [event async for event in submit(session, text)]
     finally:
         await session.aclose()

@@ -1,4 +1,4 @@
-"""The Chat Completions client against the fake server, through the real openai SDK."""
+"""The Chat Completions client against the fake server, over HTTP."""
 
 from __future__ import annotations
 

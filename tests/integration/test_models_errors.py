@@ -1,4 +1,4 @@
-"""Retries and error mapping, the same for every wire, through the real SDKs over HTTP."""
+"""Retries and error mapping, the same for every wire, over real HTTP."""
 
 from __future__ import annotations
 

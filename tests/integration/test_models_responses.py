@@ -1,4 +1,4 @@
-"""The Responses client against the fake server, through the real openai SDK."""
+"""The Responses client against the fake server, over HTTP."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Claude Code plugins inside real turns: a real Session, the real OpenAI SDK, the fake server.
+"""Claude Code plugins inside real turns: a real Session, the fake server over HTTP.
 
 Every fixture plugin is written here in Claude Code's format, with hook scripts that read
 Claude's vocabulary (``tool_name`` Bash / Edit / Write, ``tool_input.file_path``...).

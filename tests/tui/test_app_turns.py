@@ -1,4 +1,4 @@
-"""The app against the fake server through the real SDK: answers, tools, interrupts, the queue."""
+"""The app against the fake server over real HTTP: answers, tools, interrupts, the queue."""
 
 from __future__ import annotations
 

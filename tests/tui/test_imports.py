@@ -1,4 +1,4 @@
-"""`agent exec` and the core never load Textual; the app paints before the provider SDK loads."""
+"""`agent exec` and the core never load Textual; the app paints before the HTTP library loads."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def test_exec_and_the_core_never_import_textual():
     assert done.stdout.strip() == "[]"
 
 
-def test_the_first_screen_paints_before_the_sdk_is_imported(tmp_path):
+def test_the_first_screen_paints_before_the_http_library_is_imported(tmp_path):
     done = run_python("""
         import asyncio, sys
         from pathlib import Path
@@ -43,7 +43,7 @@ def test_the_first_screen_paints_before_the_sdk_is_imported(tmp_path):
 
         class Probe(AgentApp):
             def _start_background_work(self):
-                seen['sdk_at_first_paint'] = 'openai' in sys.modules
+                seen['http_at_first_paint'] = 'httpx2' in sys.modules
                 super()._start_background_work()
 
         async def main():
@@ -52,12 +52,12 @@ def test_the_first_screen_paints_before_the_sdk_is_imported(tmp_path):
             async with app.run_test() as pilot:
                 await app.workers.wait_for_complete()
                 await pilot.pause()
-            print(seen['sdk_at_first_paint'], 'openai' in sys.modules)
+            print(seen['http_at_first_paint'], 'httpx2' in sys.modules, 'openai' in sys.modules)
 
         asyncio.run(main())
     """, env={"AGENT_HOME": str(tmp_path), "OPENAI_API_KEY": "x", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False", "True"]  # not at first paint, then loaded in the background
+    assert done.stdout.split() == ["False", "True", "False"]  # not at first paint, then in the background; no SDK
 
 
 # --- the layers, checked on the source: front ends -> commands -> session -> models/tools/context
