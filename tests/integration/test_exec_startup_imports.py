@@ -1,8 +1,8 @@
 """`agent exec` loads only what its run uses: a plain prompt with one shell call never imports the
 modules that only other features need (they are imported inside the functions that use them).
 
-The whole run is checked, provider SDK and tool call included, from Python's own import log
-(``PYTHONPROFILEIMPORTTIME``); nothing here measures time.
+The whole run is checked, the HTTP library's thread and the tool call included, from Python's
+own import log (``PYTHONPROFILEIMPORTTIME``); nothing here measures time.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from tests.conftest import provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
 
 NEVER_IMPORTED = (
-    # libraries of features this run does not use (the layering rule in AGENTS.md)
-    "anthropic", "mcp", "PIL", "markitdown", "textual", "rich",
+    # the SDKs (only the tests use them) and the libraries of features this run does not use
+    "openai", "anthropic", "mcp", "PIL", "markitdown", "textual", "rich",
     # the standard library's slower modules, wanted only by later or other steps
     "tomllib",  # no config file and no -c: nothing to parse
     "sqlite3",  # no memory stored yet: recall opens (and creates) no database
@@ -42,6 +42,6 @@ def test_a_plain_exec_round_trip_never_imports_what_only_other_features_need(ser
     assert result.stdout == "done\n"
     server.assert_done()  # the shell call ran and its output went back
     imported = set(IMPORT_LINE.findall(result.stderr))
-    assert {"agent_cli.session.session", "openai._client"} <= imported  # the log covers the SDK's thread too
+    assert {"agent_cli.session.turn", "agent_cli.tools.shell"} <= imported  # the log is there
     loaded = sorted(name for name in imported if any(name == top or name.startswith(top + ".") for top in NEVER_IMPORTED))
     assert loaded == []
