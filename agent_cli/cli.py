@@ -37,9 +37,10 @@ def build_exec_parser(resume: bool = False) -> argparse.ArgumentParser:
 def parse_exec_args(argv: list[str]) -> argparse.Namespace:
     """`agent exec [OPTIONS] [PROMPT]` or `agent exec [OPTIONS] resume [OPTIONS] [--last | ID]
     [PROMPT]`: as in Codex, exec's options may come before and after `resume`."""
-    at = resume_position(build_exec_parser(), argv)
+    parser = build_exec_parser()
+    at = resume_position(parser, argv)
     if at is None:
-        return build_exec_parser().parse_args(argv)
+        return parser.parse_args(argv)
     return build_exec_parser(resume=True).parse_intermixed_args(argv[:at] + argv[at + 1:])
 
 

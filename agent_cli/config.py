@@ -6,7 +6,6 @@ file, the key and the expected type.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -161,6 +160,8 @@ def find_project_config(cwd: Path) -> Path | None:
 
 
 def read_toml(path: Path) -> dict[str, Any]:
+    import tomllib  # here: without a config file or -c, start-up does not load the parser
+
     try:
         with path.open("rb") as handle:
             return tomllib.load(handle)
@@ -178,6 +179,8 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     key = key.strip()
     if not sep or not key:
         raise ConfigError(f"-c {text!r}: expected key=value")
+    import tomllib
+
     try:
         parsed = tomllib.loads(f"v = {value.strip()}")["v"]
     except tomllib.TOMLDecodeError:

@@ -5,6 +5,14 @@ runs it as the session's next turn. For completion and ``/help`` they call
 :func:`list_commands`.
 """
 
-from agent_cli.commands.registry import CommandInfo, list_commands, parse_slash
-
 __all__ = ["CommandInfo", "list_commands", "parse_slash"]
+
+
+def __getattr__(name: str):
+    # Loaded on first use: importing any module of this package (the dispatcher, on every
+    # `agent exec`) must not load every built-in command with it.
+    if name in __all__:
+        from agent_cli.commands import registry
+
+        return getattr(registry, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

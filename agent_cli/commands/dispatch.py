@@ -16,19 +16,14 @@ from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
 from agent_cli import events as ev
-from agent_cli.commands.custom import CustomCommand, allowed_tool_names, substitute
 from agent_cli.commands.errors import InputError
-from agent_cli.commands.expand import expand, has_expansions
-from agent_cli.commands.invocation import Invocation, attachment_budget, file_settings, run_model_turn
-from agent_cli.commands.mcp_commands import resource_reader
-from agent_cli.commands.registry import CommandTable, parse_slash
-from agent_cli.commands.shell_runner import session_command_runner
-from agent_cli.commands.text import Template
-from agent_cli.files.images import ImageError, load_image_file
-from agent_cli.items import Image
-from agent_cli.tools.claude_names import resolve_model
 
+# A plain prompt (every `agent exec` run) needs none of the modules below: they are imported by
+# the functions that use them, so they stay off the path to the first request.
 if TYPE_CHECKING:
+    from agent_cli.commands.custom import CustomCommand
+    from agent_cli.commands.invocation import Invocation
+    from agent_cli.items import Image
     from agent_cli.session.session import Emit, Session
 
 # Warnings about command files, shown once per session rather than on every command.
@@ -45,7 +40,7 @@ async def submit(session: Session, text: str, images: Sequence[Path] = ()) -> As
 
 async def run_input(session: Session, text: str, emit: Emit, images: Sequence[Path] = ()) -> None:
     try:
-        parsed = parse_slash(text)
+        parsed = slash_command(text)
         if parsed is None:
             await run_prompt(session, text, emit, images)
         elif images:
@@ -56,10 +51,30 @@ async def run_input(session: Session, text: str, emit: Emit, images: Sequence[Pa
         emit(ev.InputRejected(exc.message, exc.suggestions))
 
 
+def slash_command(text: str) -> tuple[str, str] | None:
+    """``(name, arguments)`` of a slash command; a plain prompt does not load the command table."""
+    if not text.lstrip().startswith("/"):
+        return None
+    from agent_cli.commands.registry import parse_slash
+
+    return parse_slash(text)
+
+
+def has_expansions(text: str) -> bool:
+    """Cheap check before doing any work: could ``text`` hold an ``@path`` or ``` !`cmd` ``` at all?"""
+    return "@" in text or "!`" in text
+
+
 async def run_prompt(session: Session, text: str, emit: Emit, images: Sequence[Path] = ()) -> None:
     typed = None
     paths = list(images)
     if has_expansions(text):
+        from agent_cli.commands.expand import expand
+        from agent_cli.commands.invocation import attachment_budget, file_settings
+        from agent_cli.commands.mcp_commands import resource_reader
+        from agent_cli.commands.shell_runner import session_command_runner
+        from agent_cli.commands.text import Template
+
         expansion = await expand(
             Template.typed(text), cwd=session.config.cwd, max_bytes=attachment_budget(session),
             run_command=session_command_runner(session, emit), read_resource=resource_reader(session),
@@ -73,6 +88,10 @@ async def run_prompt(session: Session, text: str, emit: Emit, images: Sequence[P
 
 async def load_images(session: Session, paths: Sequence[Path]) -> tuple[Image, ...]:
     """Attached images, sized for the model and stored; a bad one rejects the input."""
+    if not paths:
+        return ()
+    from agent_cli.files.images import ImageError, load_image_file
+
     loaded = []
     for path in paths:
         try:
@@ -84,6 +103,9 @@ async def load_images(session: Session, paths: Sequence[Path]) -> tuple[Image, .
 
 
 async def run_command(session: Session, typed: str, name: str, args: str, emit: Emit) -> None:
+    from agent_cli.commands.invocation import Invocation
+    from agent_cli.commands.registry import CommandTable
+
     table = CommandTable.for_session(session)
     shown = _shown_warnings.setdefault(session, set())
     for warning in table.warnings:
@@ -103,6 +125,12 @@ async def run_command(session: Session, typed: str, name: str, args: str, emit: 
 
 
 async def run_custom(inv: Invocation, command: CustomCommand) -> None:
+    from agent_cli.commands.custom import allowed_tool_names, substitute
+    from agent_cli.commands.expand import expand
+    from agent_cli.commands.invocation import attachment_budget, file_settings, run_model_turn
+    from agent_cli.commands.shell_runner import session_command_runner
+    from agent_cli.tools.claude_names import resolve_model
+
     session = inv.session
     template = substitute(command.body, inv.args)
     if not template.text.strip():

@@ -74,11 +74,6 @@ def workspace_root(cwd: Path) -> Path:
     return find_git_root(cwd) or cwd
 
 
-def has_expansions(text: str) -> bool:
-    """Cheap check before doing any work: could ``text`` hold a token at all?"""
-    return "@" in text or "!`" in text
-
-
 async def expand(
     template: Template, *, cwd: Path, max_bytes: int, run_command: RunCommand | None,
     limits: ReadLimits | None = None, cache_dir: Path | None = None,

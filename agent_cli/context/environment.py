@@ -10,8 +10,8 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from html import escape
 from pathlib import Path
-from xml.sax.saxutils import escape
 
 from agent_cli.context.fragments import ENVIRONMENT_CONTEXT
 
@@ -81,14 +81,14 @@ def _render(env: EnvironmentContext, names: Iterable[str]) -> str:
         if name == "writable_roots":
             if value:
                 lines.append("  <writable_roots>")
-                lines.extend(f"    <root>{escape(root)}</root>" for root in value)
+                lines.extend(f"    <root>{escape(root, quote=False)}</root>" for root in value)
                 lines.append("  </writable_roots>")
             else:
                 lines.append("  <writable_roots></writable_roots>")  # said explicitly when it became empty
         elif name == "network_access":
             lines.append(f"  <network_access>{'enabled' if value else 'restricted'}</network_access>")
         else:
-            lines.append(f"  <{name}>{escape(str(value))}</{name}>")
+            lines.append(f"  <{name}>{escape(str(value), quote=False)}</{name}>")
     return ENVIRONMENT_CONTEXT.wrap("\n".join(lines))
 
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from html import escape  # not xml.sax.saxutils: it imports urllib.request, ~12 ms
 from pathlib import Path
-from xml.sax.saxutils import escape
 
 from agent_cli.context.prompts import PromptError, PromptLibrary, prompt_library
 from agent_cli.items import Item, Message
@@ -76,7 +76,7 @@ def skill_body_text(name: str, path: str | Path, body: str) -> str:
 
 
 def _attr(value: str) -> str:
-    return escape(value, {'"': "&quot;"})
+    return escape(value, quote=False).replace('"', "&quot;")  # single quotes stay as they are
 
 
 def is_contextual_fragment(text: str) -> bool:

@@ -8,17 +8,30 @@ with their type and size.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agent_cli.files import detect as kinds
-from agent_cli.files.detect import SNIFF_BYTES, Detected, detect
-from agent_cli.files.limits import ReadLimits
-from agent_cli.files.view import FileReadError, FileView, Reading
+if TYPE_CHECKING:
+    from agent_cli.files.detect import Detected
+    from agent_cli.files.view import FileView, Reading
 
 __all__ = ["Detected", "FileReadError", "FileView", "ReadLimits", "Reading", "describe", "read_view", "sniff"]
+# Where each re-exported class lives. Loaded on first use: every session imports this package
+# (config's ReadLimits, the read_file tool), few read a file before their first request.
+_EXPORTS = {"Detected": "detect", "FileReadError": "view", "FileView": "view", "ReadLimits": "limits", "Reading": "view"}
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def sniff(path: Path) -> tuple[bytes, Detected]:
     """The file's first bytes and its detected kind. Raises OSError."""
+    from agent_cli.files.detect import SNIFF_BYTES, detect
+
     with open(path, "rb") as handle:
         sample = handle.read(SNIFF_BYTES)
     return sample, detect(path, sample)
@@ -26,6 +39,7 @@ def sniff(path: Path) -> tuple[bytes, Detected]:
 
 def describe(name: str, detected: Detected, size: int) -> str:
     """One line for a file that cannot be shown as text."""
+    from agent_cli.files import detect as kinds
     from agent_cli.tools.common import human_size  # here: tools import this package at their start
 
     if detected.kind in (kinds.AUDIO, kinds.VIDEO):
@@ -35,6 +49,9 @@ def describe(name: str, detected: Detected, size: int) -> str:
 
 def read_view(reading: Reading, detected: Detected) -> FileView:
     """The file as the model should see it. Raises FileReadError and OSError."""
+    from agent_cli.files import detect as kinds
+    from agent_cli.files.view import FileReadError
+
     kind = detected.kind
     if reading.pages is not None and kind != kinds.DOCUMENT:
         raise FileReadError(f"pages applies to PDF files only; this is {detected.label}")

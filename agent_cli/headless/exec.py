@@ -16,7 +16,6 @@ from typing import NoReturn
 
 from agent_cli import events as ev
 from agent_cli.headless.common import USAGE_ERROR, check_api_key_or_exit, fail, load_config_or_exit
-from agent_cli.headless.render_json import JsonRenderer
 from agent_cli.headless.render_text import TextRenderer
 
 TURN_FAILED = 1
@@ -86,6 +85,8 @@ def run_exec(args: argparse.Namespace) -> int:
 
         session = restore_or_exit(config, resume_path, interactive=False)
     if args.json:
+        from agent_cli.headless.render_json import JsonRenderer
+
         renderer = JsonRenderer(sys.stdout)
     else:
         color = sys.stderr.isatty() and not os.environ.get("NO_COLOR")

@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 from agent_cli import events as ev
 from agent_cli.context.tokens import TOOL_OVERHEAD_TOKENS
 from agent_cli.mcp.config import ServerList, ServerSpec, configured_servers, parse_mcp_json
-from agent_cli.mcp.manager import McpManager
-from agent_cli.mcp.search import McpCallTool, McpSearchTool
-from agent_cli.mcp.tools import McpTool, build_tools
 from agent_cli.models.base import ToolSpec
 
+# Every session asks from_config() whether it has servers; only one that has them loads the
+# manager and the tool wrappers (imported where they are used).
 if TYPE_CHECKING:
     from agent_cli.config import Config
+    from agent_cli.mcp.manager import McpManager
+    from agent_cli.mcp.tools import McpTool
     from agent_cli.session.session import Session
 
 Emit = Callable[[ev.Event], None]
@@ -74,6 +75,8 @@ class McpToolset:
     @classmethod
     def for_specs(cls, specs: list[ServerSpec], config: Config, base_env: dict[str, str] | None,
                   warnings: list[str] | None = None) -> McpToolset:
+        from agent_cli.mcp.manager import McpManager
+
         budget = config.context_window * config.mcp_tool_budget_percent // 100
         manager = McpManager(specs, config.agent_home / "logs", base_env)
         toolset = cls(manager, config.provider.wire_api, budget, warnings)
@@ -99,6 +102,8 @@ class McpToolset:
         changed = await manager.refresh()
         warnings, self._pending_warnings = self._pending_warnings + manager.take_failures(), []
         if changed or not self._synced or self._servers_changed():
+            from agent_cli.mcp.tools import build_tools
+
             self._synced = True
             tools, problems = build_tools(manager, self.wire_api)
             warnings += problems
@@ -122,6 +127,8 @@ class McpToolset:
             self.search_mode = True  # for the rest of the session, so the tool list stays stable
         added: list[Any] = list(tools)
         if self.search_mode:
+            from agent_cli.mcp.search import McpCallTool, McpSearchTool
+
             for tool in tools:
                 tool.listed = False
             added = [McpSearchTool(lambda: self.tools), McpCallTool(lambda: self.tools), *tools]
@@ -134,7 +141,7 @@ class McpToolset:
     def listed_specs(self) -> list[ToolSpec]:
         """What the MCP part of the tool list is (the two search tools in search mode)."""
         if self.search_mode:
-            return [McpSearchTool.spec, McpCallTool.spec]
+            return search_specs()
         return [tool.spec for tool in self.tools]
 
     def pending_specs(self, count: Callable[[str], int]) -> list[ToolSpec]:
@@ -142,12 +149,14 @@ class McpToolset:
         from the servers ready now (for ``/context``); nothing once installed."""
         if self._synced:
             return []
-        specs = [tool.spec for tool in build_tools(self.manager, self.wire_api)[0]]
+        specs = [tool.spec for tool in self._upcoming_tools()]
         if specs and (self.search_mode or spec_tokens(count, specs) > self.budget_tokens):
-            return [McpSearchTool.spec, McpCallTool.spec]
+            return search_specs()
         return specs
 
     def _upcoming_tools(self) -> list[McpTool]:
+        from agent_cli.mcp.tools import build_tools
+
         return self.tools if self._synced else build_tools(self.manager, self.wire_api)[0]
 
     def server_tokens(self, count: Callable[[str], int]) -> dict[str, int]:
@@ -158,3 +167,10 @@ class McpToolset:
         for tool in tools:
             totals[tool.server] = totals.get(tool.server, 0) + spec_tokens(count, [tool.spec])
         return totals
+
+
+def search_specs() -> list[ToolSpec]:
+    """The two tools search mode lists instead of the servers' own."""
+    from agent_cli.mcp.search import McpCallTool, McpSearchTool
+
+    return [McpSearchTool.spec, McpCallTool.spec]

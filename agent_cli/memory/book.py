@@ -19,13 +19,14 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from agent_cli.context.project_doc import find_git_root
 from agent_cli.memory.model import SCOPES, SOURCES, Memory, MemoryError, check_scope, parse_ref
 from agent_cli.memory.ranking import DEFAULT_MIN_SCORE, Scored, rank, select
-from agent_cli.memory.store import CorruptDatabase, MemoryStore
-from agent_cli.memory.terms import query_words, stop_stems
+
+if TYPE_CHECKING:  # the stores (sqlite3, the stemmer) load when the first one opens
+    from agent_cli.memory.store import MemoryStore
 
 T = TypeVar("T")
 CANDIDATES_PER_SCOPE = 20  # BM25's best per scope, re-ranked by the formula
@@ -85,6 +86,8 @@ class MemoryBook:
                 if self._closed:  # the session ended before its warm-up got here
                     return
             self.store(scope)
+        from agent_cli.memory.terms import stop_stems
+
         stop_stems()
 
     def store(self, scope: str) -> MemoryStore:
@@ -93,6 +96,8 @@ class MemoryBook:
             return self._stores.get(scope) or self._open(scope)
 
     def _open(self, scope: str) -> MemoryStore:
+        from agent_cli.memory.store import MemoryStore
+
         if scope == "session":
             store = MemoryStore("session", None)
             self._load_session(store)
@@ -106,6 +111,8 @@ class MemoryBook:
 
     def _call(self, scope: str, action: Callable[[MemoryStore], T]) -> T:
         """Run ``action`` on a scope's store; a damaged database is moved aside and tried again."""
+        from agent_cli.memory.store import CorruptDatabase
+
         store = self.store(scope)
         try:
             return action(store)
@@ -175,6 +182,8 @@ class MemoryBook:
 
     def search(self, query: str, scopes: Iterable[str] = SCOPES, limit: int = 10) -> list[Scored]:
         """Memories sharing words with ``query``, ranked, without a minimum score."""
+        from agent_cli.memory.terms import query_words
+
         words, stems = query_words(query)
         candidates = [m for scope in scopes for m in self._call(scope, lambda s: s.search(words, max(limit, CANDIDATES_PER_SCOPE)))]
         return [scored for scored in rank(stems, candidates) if scored.similarity > 0][:limit]
@@ -184,13 +193,18 @@ class MemoryBook:
         exclude: Iterable[str] = (),
     ) -> list[Scored]:
         """The memories worth putting beside ``message``; their use is recorded."""
+        scopes = [scope for scope in SCOPES if self._may_hold(scope)]
+        if not scopes:
+            return []
+        from agent_cli.memory.terms import query_words
+
         skip = set(exclude)
         words, stems = query_words(message)
         if not words:
             return []
         candidates = [
             memory
-            for scope in SCOPES
+            for scope in scopes
             for memory in self._call(scope, lambda store: store.search(words, CANDIDATES_PER_SCOPE))
             if memory.ref not in skip
         ]
@@ -200,6 +214,14 @@ class MemoryBook:
             if ids:
                 self._call(scope, lambda store: store.touch(ids))
         return chosen
+
+    def _may_hold(self, scope: str) -> bool:
+        """False when ``scope`` has nothing to recall: its store is not open and it has no file
+        yet. Recall then creates no empty database (a session's first request waits for it)."""
+        if scope in self._stores:
+            return True
+        path = self.path(scope)
+        return path is not None and path.exists()
 
     # --- the session scope's file ---------------------------------------------------------
 

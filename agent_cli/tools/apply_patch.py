@@ -8,21 +8,23 @@ path that resolves (``..`` and symlinks included) outside them is refused.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import os
 import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_cli.events import FileChange
 from agent_cli.models.base import ToolSpec
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.common import str_arg
 from agent_cli.tools.sandbox import is_within
-from agent_cli.tools.patch_apply import apply_hunks
-from agent_cli.tools.patch_parser import AddFile, DeleteFile, Operation, UpdateFile, parse_patch
+
+# The parser, the hunk matcher and difflib load with the first patch: every session lists this
+# tool, few call it before their first request.
+if TYPE_CHECKING:
+    from agent_cli.tools.patch_parser import Operation, UpdateFile
 
 
 def _current_umask() -> int:
@@ -109,6 +111,8 @@ class _Planner:
         self.plan.contents[path] = data
 
     def apply(self, op: Operation) -> None:
+        from agent_cli.tools.patch_parser import AddFile, DeleteFile
+
         if isinstance(op, AddFile):
             path = self.target(op.path)
             before = self.current(path)
@@ -128,6 +132,8 @@ class _Planner:
             self._update(op)
 
     def _update(self, op: UpdateFile) -> None:
+        from agent_cli.tools.patch_apply import apply_hunks
+
         path = self.target(op.path)
         before = self.current(path)
         if before is None:
@@ -155,6 +161,8 @@ class _Planner:
 
 
 def unified_diff(old_name: str, new_name: str, before: bytes | None, after: bytes | None) -> str:
+    import difflib
+
     def lines(data: bytes | None) -> list[str]:
         if data is None:
             return []
@@ -234,6 +242,8 @@ class ApplyPatchTool(Tool):
     spec = SPEC
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        from agent_cli.tools.patch_parser import parse_patch
+
         ops = parse_patch(str_arg(args, "patch"))
         planner = _Planner(ctx)
         for op in ops:

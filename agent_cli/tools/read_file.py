@@ -6,13 +6,10 @@ import asyncio
 from typing import Any
 
 from agent_cli.context.truncate import truncate_text
-from agent_cli.files import FileReadError, Reading, read_view, sniff
-from agent_cli.files.detect import IMAGE
 from agent_cli.models.base import ToolSpec
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.common import int_arg, output_policy, str_arg
 from agent_cli.tools.failures import check_path_text
-from agent_cli.tools.image_result import read_image_file
 
 SPEC = ToolSpec(
     name="read_file",
@@ -41,6 +38,11 @@ class ReadFileTool(Tool):
     read_only = True
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        # The file processors load with the first read, not with the tool list.
+        from agent_cli.files import FileReadError, Reading, read_view, sniff
+        from agent_cli.files.detect import IMAGE
+        from agent_cli.tools.image_result import read_image_file
+
         raw = str_arg(args, "path")
         check_path_text(raw)
         path = ctx.resolve(raw)

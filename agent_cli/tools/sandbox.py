@@ -128,18 +128,24 @@ def _landlock_abi() -> int:
     return landlock.abi_version()
 
 
+MECHANISMS = ("bubblewrap", "landlock")  # best first
+
+
 @functools.cache
-def working_mechanisms() -> tuple[str, ...]:
-    """Every mechanism that works on this machine, best first (probed once)."""
+def mechanism_works(name: str) -> bool:
+    """Whether ``name`` can confine a command on this machine (probed once, and only when asked:
+    with bubblewrap working, Landlock's ctypes probe never runs at start-up)."""
     if not sys.platform.startswith("linux"):
-        return ()
-    found = []
-    bwrap = shutil.which("bwrap")
-    if bwrap and _bwrap_works(bwrap):
-        found.append("bubblewrap")
-    if _landlock_abi() >= 1:
-        found.append("landlock")
-    return tuple(found)
+        return False
+    if name == "bubblewrap":
+        bwrap = shutil.which("bwrap")
+        return bool(bwrap) and _bwrap_works(bwrap)
+    return _landlock_abi() >= 1
+
+
+def working_mechanisms() -> tuple[str, ...]:
+    """Every mechanism that works on this machine, best first."""
+    return tuple(name for name in MECHANISMS if mechanism_works(name))
 
 
 @functools.cache
@@ -151,13 +157,13 @@ def detect_mechanism() -> Mechanism:
     forced = os.environ.get(MECHANISM_ENV, "").strip().lower()
     if forced == "none":
         return Mechanism("none", f"none ({MECHANISM_ENV}=none)")
-    working = working_mechanisms()
-    choices = [forced] if forced in ("bubblewrap", "landlock") else list(working)
-    if choices and choices[0] in working:
-        if choices[0] == "landlock":
-            return Mechanism("landlock", f"landlock (ABI {_landlock_abi()})")
+    choices = [forced] if forced in MECHANISMS else MECHANISMS
+    chosen = next((name for name in choices if mechanism_works(name)), None)
+    if chosen == "landlock":
+        return Mechanism("landlock", f"landlock (ABI {_landlock_abi()})")
+    if chosen == "bubblewrap":
         return Mechanism("bubblewrap", "bubblewrap")
-    if forced in ("bubblewrap", "landlock"):
+    if forced in MECHANISMS:
         return Mechanism("none", f"none ({MECHANISM_ENV}={forced} does not work here)")
     if not sys.platform.startswith("linux"):
         return Mechanism("none", f"none (no sandbox support on {sys.platform})")
