@@ -7,7 +7,6 @@ about each retry with a ``Retrying`` event.
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import random
 import re
 import time
@@ -57,6 +56,8 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
         return max(float(value), 0.0)
     except ValueError:
         pass
+    import email.utils  # only for the rare HTTP-date form; it costs start-up otherwise
+
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.conftest import provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
 
 NEVER_IMPORTED = (
-    # the SDKs (only the tests use them) and the libraries of features this run does not use
-    "openai", "anthropic", "mcp", "PIL", "markitdown", "textual", "rich",
+    # the SDKs (~1 s of import for openai, ~2.5 s for anthropic; only the tests use them), pydantic
+    # (theirs), and the libraries of features this run does not use
+    "openai", "anthropic", "pydantic", "mcp", "PIL", "markitdown", "textual", "rich",
     # the standard library's slower modules, wanted only by later or other steps
     "tomllib",  # no config file and no -c: nothing to parse
     "sqlite3",  # no memory stored yet: recall opens (and creates) no database
@@ -30,18 +33,19 @@ NEVER_IMPORTED = (
 IMPORT_LINE = re.compile(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)$", re.MULTILINE)
 
 
-def test_a_plain_exec_round_trip_never_imports_what_only_other_features_need(server, tmp_path):
+@pytest.mark.parametrize("provider", ["openai-chat", "openai", "anthropic"])
+def test_a_plain_exec_round_trip_never_imports_what_only_other_features_need(provider, server, tmp_path):
     server.script(Reply(tool_calls=[ToolCall("shell", {"command": "echo hi"})]), Reply(text="done"))
     env = {
-        **provider_env(server, "openai-chat"),
+        **provider_env(server, provider),
         "PYTHONPROFILEIMPORTTIME": "1",
         "AGENT_SANDBOX_MECHANISM": "bubblewrap",  # where it does not work, commands run unconfined
     }
-    result = run_agent(["exec", "--provider", "openai-chat", "-m", "test-model", "say hi"], cwd=tmp_path, env=env)
+    result = run_agent(["exec", "--provider", provider, "-m", "test-model", "say hi"], cwd=tmp_path, env=env)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout == "done\n"
     server.assert_done()  # the shell call ran and its output went back
     imported = set(IMPORT_LINE.findall(result.stderr))
-    assert {"agent_cli.session.turn", "agent_cli.tools.shell"} <= imported  # the log is there
+    assert {"agent_cli.session.turn", "agent_cli.tools.shell", "httpx2._client"} <= imported  # the log is there
     loaded = sorted(name for name in imported if any(name == top or name.startswith(top + ".") for top in NEVER_IMPORTED))
     assert loaded == []

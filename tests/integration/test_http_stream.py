@@ -1,5 +1,6 @@
 """The clients' own HTTP path (models/http_stream.py): what goes on the wire besides the body,
-answers that are not streams, and round trips that never load a provider SDK."""
+and answers that are not streams (that no exec run loads a provider SDK:
+test_exec_startup_imports.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,7 @@ import pytest
 from agent_cli import items
 from agent_cli.models.base import Prompt
 from agent_cli.models.errors import ModelError
-from tests.conftest import provider_env, run_agent
-from tests.fake_server import FakeModelServer, Reply, ToolCall
+from tests.fake_server import FakeModelServer, Reply
 from tests.integration.model_client_helpers import WIRES, collect, make_client, output_items
 
 PROMPT = Prompt("sys", [items.user("hello")])
@@ -47,19 +47,3 @@ async def test_an_answer_that_is_not_a_stream_is_a_clear_error_and_not_retried(w
         with pytest.raises(ModelError, match="application/json instead of an event stream.*ignores stream"):
             await collect(make_client(server, wire), PROMPT)
     assert len(calls) == 1
-
-
-@pytest.mark.parametrize("provider", ["openai", "openai-chat", "anthropic"])
-def test_an_exec_round_trip_loads_no_provider_sdk(provider, tmp_path):
-    """Importing `openai` costs ~1 s of start-up and `anthropic` ~2.5 s: the clients speak HTTP
-    themselves. A real `agent exec` run reports what it imported through -X importtime."""
-    with FakeModelServer() as server:
-        server.script(Reply(tool_calls=[ToolCall("shell", {"command": "echo ran"})]), Reply(text="done"))
-        env = {**provider_env(server, provider), "PYTHONPROFILEIMPORTTIME": "1"}
-        result = run_agent(["exec", "--provider", provider, "-m", "test-model", "run it"], cwd=tmp_path, env=env)
-        assert len(server.requests) == 2
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "done"
-    imported = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")}
-    assert any(name.startswith("httpx2.") for name in imported)  # the report is there: the clients' HTTP library
-    assert not {name.split(".")[0] for name in imported} & {"openai", "anthropic", "pydantic"}
