@@ -83,8 +83,9 @@ async def run_process(
         # and then wait for the pipe its children still hold (a `sleep 30` held Esc for 30 s):
         # let the start finish, then kill the whole group.
         with contextlib.suppress(Exception):
-            transport, _ = await spawn
+            transport, proto = await spawn
             _signal_group(transport.get_pid(), signal.SIGKILL)
+            await _reaped(proto)
             transport.close()
         capture.finish()
         raise
@@ -100,6 +101,7 @@ async def run_process(
         await asyncio.wait([proto.drained], timeout=DRAIN_GRACE_S)
     except BaseException:  # cancelled (or anything else): leave nothing running
         _signal_group(pgid, signal.SIGKILL)
+        await _reaped(proto)
         capture.finish()  # closes the spill file
         raise
     finally:
@@ -122,6 +124,14 @@ async def _terminate_group(pgid: int, exited: asyncio.Future[None]) -> None:
     await asyncio.wait([exited], timeout=TERM_GRACE_S)
     _signal_group(pgid, signal.SIGKILL)  # stragglers that ignored SIGTERM
     await asyncio.wait([exited], timeout=TERM_GRACE_S)
+
+
+async def _reaped(proto: _Collector) -> None:
+    """Wait (briefly) until asyncio's child watcher has reaped the killed process. Closing the
+    transport first polls the process itself, racing the watcher's ``waitpid``: when the poll
+    wins, the watcher logs "Unknown child process pid ..." into the user's output."""
+    with contextlib.suppress(BaseException):  # a second cancellation: the caller re-raises the first
+        await asyncio.wait([proto.exited], timeout=TERM_GRACE_S)
 
 
 def _widen_pipe(transport: asyncio.SubprocessTransport) -> None:
