@@ -47,10 +47,7 @@ def _block(plugin: Plugin, table: CommandTable) -> str:
         for name, command in table.custom.items() if command.source == f"plugin {plugin.name}"
     ]
     hooks = [f"{hook.event}" + (f"[{hook.matcher}]" if hook.matcher else "") for hook in plugin.hooks]
-    agents = [
-        f"{plugin.name}:{path.stem}" + ("" if path.parent in plugin.agent_dirs else " (not loaded: only agent folders are)")
-        for path in plugin.agent_files
-    ]
+    agents = [f"{plugin.name}:{path.stem}" for path in plugin.agent_files]
     rows = [
         ("commands", ", ".join(commands)),
         ("skills", ", ".join(skill.name for skill in plugin.skills)),

@@ -54,8 +54,7 @@ class Plugin:
     command_files: tuple[tuple[str, Path], ...] = ()  # ("plugin:command", file); commands/ parses them
     skills: tuple[Skill, ...] = ()
     hooks: tuple[HookSpec, ...] = ()
-    agent_dirs: tuple[Path, ...] = ()  # folders of agent files; their agents are "<name>:<agent>"
-    agent_files: tuple[Path, ...] = ()  # every agent file found (the folders' and the manifest's)
+    agent_files: tuple[Path, ...] = ()  # agents/*.md, the manifest's folders' *.md, the files it names
     mcp: tuple[McpConfig, ...] = ()
 
     @property
@@ -86,8 +85,8 @@ class PluginSet:
         return [hook for plugin in self.active for hook in plugin.hooks]
 
     def agent_sources(self) -> list[tuple[str, Path]]:
-        """(namespace, folder) pairs for the agent registry."""
-        return [(plugin.name, folder) for plugin in self.active for folder in plugin.agent_dirs]
+        """(namespace, agent file) pairs for the agent registry; its agents are "<plugin>:<agent>"."""
+        return [(plugin.name, path) for plugin in self.active for path in plugin.agent_files]
 
     def mcp_sources(self) -> list[tuple[Plugin, McpConfig]]:
         """Each MCP configuration with its plugin (whose ``variables`` expand its ``${VAR}``)."""
@@ -174,9 +173,8 @@ def read_plugin(manifest: Manifest, source: str, project_dir: Path, warnings: li
         extra = manifest.paths.get(key, ())
         return list(dict.fromkeys([*([root / default] if (root / default).exists() else []), *extra]))
 
-    agent_places = places("agents", "agents")
-    agent_dirs = tuple(path for path in agent_places if path.is_dir())
-    agent_files = [file for folder in agent_dirs for file in sorted(folder.glob("*.md"))]
+    agent_places = places("agents", "agents")  # folders, or single files as Claude Code accepts
+    agent_files = [file for folder in agent_places if folder.is_dir() for file in sorted(folder.glob("*.md"))]
     agent_files += [path for path in agent_places if path.is_file() and path not in agent_files]
     hooks = _hooks(places("hooks", "hooks/hooks.json"), manifest, root, project_dir, warnings)
     return Plugin(
@@ -189,7 +187,6 @@ def read_plugin(manifest: Manifest, source: str, project_dir: Path, warnings: li
         command_files=_command_files(name, places("commands", "commands"), warnings),
         skills=_skills(name, root, places("skills", "skills"), warnings),
         hooks=hooks,
-        agent_dirs=agent_dirs,
         agent_files=tuple(agent_files),
         mcp=_mcp(places("mcpServers", ".mcp.json"), manifest, warnings),
     )

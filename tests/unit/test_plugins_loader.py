@@ -61,7 +61,7 @@ def test_a_plugin_contributes_namespaced_commands_skills_hooks_agents_and_mcp_se
     assert (hook.event, hook.matcher, hook.timeout, hook.claude_names) == ("PreToolUse", "Bash", 5.0, True)
     assert hook.command == f"{root.resolve()}/check.sh"
     assert ("CLAUDE_PLUGIN_ROOT", str(root.resolve())) in hook.env and ("AGENT_PLUGIN_ROOT", str(root.resolve())) in hook.env
-    assert found.agent_sources() == [("kit", root.resolve() / "agents")]
+    assert found.agent_sources() == [("kit", root.resolve() / "agents" / "reviewer.md")]
     assert plugin.mcp_server_names == ["db"] and plugin.mcp[0].origin == root.resolve() / ".mcp.json"
     assert found.mcp_sources() == [(plugin, plugin.mcp[0])]
     assert plugin.variables["CLAUDE_PLUGIN_ROOT"] == str(root.resolve())
@@ -206,3 +206,28 @@ def test_the_listing_shows_each_plugin_and_what_it_contributed(repo, isolated_ho
     assert "agents      kit:reviewer\n" in text
     assert "MCP servers db\n" in text + "\n"  # they run with the session's own servers
     assert "quiet 1.0.0  (user: " in text and "[disabled in config" in text
+
+
+def agent(name: str) -> str:
+    return f"---\nname: {name}\ndescription: the {name} agent\n---\nYou are {name}."
+
+
+@pytest.mark.parametrize("listed", [["./agents/reviewer.md", "./custom/helper.md"], "./custom/helper.md"])
+def test_agent_files_the_manifest_names_load_beside_the_default_folder(repo, isolated_home, listed):
+    from agent_cli.agents.discovery import load_agents
+
+    write_plugin(repo / ".agent" / "plugins", "crew", {
+        "agents/reviewer.md": agent("reviewer"), "agents/other.md": agent("other"),
+        "custom/helper.md": agent("helper"), "custom/unlisted.md": agent("unlisted"),
+        "extra/deploy.md": "Deploy $ARGUMENTS.",
+    }, {"name": "crew", "agents": listed, "commands": "./extra/deploy.md"})
+    found = load_plugins(repo, isolated_home)
+    assert found.warnings == ()
+    agents = load_agents(repo, isolated_home, found.agent_sources())
+    assert agents.warnings == ()
+    plugin_agents = [name for name in agents.names if name.startswith("crew:")]
+    assert plugin_agents == ["crew:other", "crew:reviewer", "crew:helper"]  # the folder's, then the manifest's
+    assert agents.get("crew:helper").source == "plugin crew" and agents.get("crew:helper").prompt == "You are helper."
+    assert list(commands_of(repo, isolated_home, found)) == ["crew:deploy"]  # a single command file, as a string
+    text = format_plugins(found, CommandTable.load(repo, isolated_home, found))
+    assert "agents      crew:other, crew:reviewer, crew:helper" in text
