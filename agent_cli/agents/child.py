@@ -21,6 +21,7 @@ from agent_cli.agents.definition import AgentDefinition
 from agent_cli.agents.task_tool import TASK_TOOL, TaskTool
 from agent_cli.context.modes import tools_for_mode
 from agent_cli.context.prompts import prompt_library
+from agent_cli.mcp.names import CALL_TOOL, PREFIX as MCP_PREFIX, SEARCH_TOOL
 from agent_cli.models.base import Usage
 from agent_cli.session.hooks import MAX_STOP_BLOCKS, HookState, run_hooks
 
@@ -55,20 +56,34 @@ def depth_of(session: Session) -> int:
 
 
 def child_tools(parent: Session, definition: AgentDefinition, depth: int) -> list[Tool]:
-    """The parent's tools its mode (and a command's limit) allow, narrowed to the agent's list."""
+    """The parent's tools its mode (and a command's limit) allow, narrowed to the agent's list.
+
+    MCP tools are offered on the child's own budget (:func:`~agent_cli.mcp.toolset.subagent_entries`):
+    those the agent names, or all when it names ``mcp_search``/``mcp_call`` or no list."""
     allowed = set(tools_for_mode(parent.mode, parent.tools.names, parent.tools.is_read_only))
     if parent.tool_limit is not None:
         allowed &= parent.tool_limit
-    allowed = {name for name in allowed if definition.allows(name)}
+    searches = definition.allows(SEARCH_TOOL) or definition.allows(CALL_TOOL)
     tools: list[Tool] = []
+    mcp_tools = []
     for name in parent.tools.names:
-        if name not in allowed:
+        if name not in allowed or name in (SEARCH_TOOL, CALL_TOOL):  # the child gets its own
+            continue
+        if name.startswith(MCP_PREFIX):
+            if searches or definition.allows(name):
+                mcp_tools.append(parent.tools.get(name))
+            continue
+        if not definition.allows(name):
             continue
         if name == TASK_TOOL:
             if depth < parent.config.max_agent_depth and parent.agents is not None:
                 tools.append(TaskTool(parent.agents, parent.config.max_parallel_agents))
             continue
         tools.append(parent.tools.get(name))  # type: ignore[arg-type]  # tools keep no state
+    if mcp_tools:
+        from agent_cli.mcp.toolset import subagent_entries
+
+        tools += subagent_entries(mcp_tools, parent.config, parent.tokens.text_tokens)  # type: ignore[arg-type]
     return tools
 
 

@@ -7,6 +7,7 @@ list of a turn's requests never changes mid-turn, and in search/call mode never 
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from agent_cli.mcp.manager import McpManager
     from agent_cli.mcp.tools import McpTool
     from agent_cli.session.session import Session
+    from agent_cli.tools.base import Tool
 
 Emit = Callable[[ev.Event], None]
 
@@ -77,9 +79,8 @@ class McpToolset:
                   warnings: list[str] | None = None) -> McpToolset:
         from agent_cli.mcp.manager import McpManager
 
-        budget = config.context_window * config.mcp_tool_budget_percent // 100
         manager = McpManager(specs, config.agent_home / "logs", base_env)
-        toolset = cls(manager, config.provider.wire_api, budget, warnings)
+        toolset = cls(manager, config.provider.wire_api, budget_tokens(config), warnings)
         project = [spec for spec in specs if spec.scope == "project" and spec.enabled]
         if project:
             listed = "; ".join(f"{spec.name} ({spec.target})" for spec in project)
@@ -125,13 +126,7 @@ class McpToolset:
         cost = spec_tokens(session.tokens.text_tokens, [tool.spec for tool in tools])
         if not self.search_mode and cost > self.budget_tokens:
             self.search_mode = True  # for the rest of the session, so the tool list stays stable
-        added: list[Any] = list(tools)
-        if self.search_mode:
-            from agent_cli.mcp.search import McpCallTool, McpSearchTool
-
-            for tool in tools:
-                tool.listed = False
-            added = [McpSearchTool(lambda: self.tools), McpCallTool(lambda: self.tools), *tools]
+        added = registry_entries(tools, self.search_mode)
         session.tools.replace(self._registered, added)
         self._registered = [tool.name for tool in added]
         self.tools = tools
@@ -167,6 +162,31 @@ class McpToolset:
         for tool in tools:
             totals[tool.server] = totals.get(tool.server, 0) + spec_tokens(count, [tool.spec])
         return totals
+
+
+def budget_tokens(config: Config) -> int:
+    """What the MCP tools' schemas may cost before search mode: ``mcp_tool_budget_percent`` of the window."""
+    return config.context_window * config.mcp_tool_budget_percent // 100
+
+
+def registry_entries(tools: list[McpTool], search_mode: bool) -> list[Tool]:
+    """The tool-registry entries for ``tools``: the tools, or in search mode ``mcp_search`` and
+    ``mcp_call`` over them followed by the tools unlisted (the calls ``mcp_call`` routes run them)."""
+    for tool in tools:
+        tool.listed = not search_mode
+    if not search_mode:
+        return list(tools)
+    from agent_cli.mcp.search import McpCallTool, McpSearchTool
+
+    return [McpSearchTool(lambda: tools), McpCallTool(lambda: tools), *tools]
+
+
+def subagent_entries(tools: list[McpTool], config: Config, count: Callable[[str], int]) -> list[Tool]:
+    """A subagent's MCP entries for the parent's ``tools`` it may use, on its own budget: listed
+    when their schemas fit it (even while the parent, with more tools, is in search mode), else
+    its own ``mcp_search`` and ``mcp_call`` that find and call only these."""
+    own = [copy.copy(tool) for tool in tools]  # the parent's stay as its mode lists them
+    return registry_entries(own, spec_tokens(count, [tool.spec for tool in own]) > budget_tokens(config))
 
 
 def search_specs() -> list[ToolSpec]:

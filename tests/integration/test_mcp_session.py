@@ -260,3 +260,36 @@ async def test_context_before_the_first_turn_counts_the_mcp_tools_the_first_requ
     after = {part.name: part.tokens for part in usage.parts}["MCP tools"]
     assert after == session.tokens.calibrated(before["MCP tools"])  # the same tools, counted after the usage report
     await session.aclose()
+
+
+async def test_a_subagent_gets_the_mcp_tools_it_names_when_the_parent_is_in_search_mode(server, make_session, tmp_path):
+    agents = tmp_path / ".agent" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "linker.md").write_text("---\nname: linker\ndescription: links\ntools: mcp__mini__echo, Read\n---\nLink.")
+    (agents / "finder.md").write_text("---\nname: finder\ndescription: finds\ntools: mcp__demo, Read\n---\nFind.")
+    session = make_session(server_table("demo", [*DEMO, "--tools", "150"]) + server_table("mini", DEMO), "memory=false")
+    task = lambda agent: ToolCall("task", {"agent": agent, "description": agent, "prompt": "go"})  # noqa: E731
+    server.script(
+        Reply(tool_calls=[task("linker")]),
+        Reply(tool_calls=[ToolCall("mcp__mini__echo", {"text": "hi"}, "l1")]),
+        Reply(text="linked"),
+        Reply(tool_calls=[task("finder")]),
+        Reply(tool_calls=[ToolCall("mcp_search", {"query": "echo"}, "f1"),
+                          ToolCall("mcp_call", {"server": "demo", "tool": "gen_42", "arguments": {"query": "q"}}, "f2"),
+                          ToolCall("mcp_call", {"server": "mini", "tool": "echo", "arguments": {"text": "x"}}, "f3")]),
+        Reply(text="found"),
+        Reply(text="both done"),
+    )
+    events = await run(session, "delegate")
+    assert isinstance(events[-1], ev.TurnComplete) and events[-1].last_message == "both done"
+    parent, linker, linker_end, _, finder, finder_end, _ = server.requests
+    assert tool_names(parent)[-2:] == ["mcp_search", "mcp_call"]  # 166 tools: the parent is in search mode
+    assert tool_names(linker) == ["read_file", "mcp__mini__echo"]  # one small schema fits the child's budget
+    assert tool_outputs(linker_end)["l1"] == "echo: hi"
+    assert tool_names(finder) == ["read_file", "mcp_search", "mcp_call"]  # 158 tools do not: search, over them only
+    outputs = tool_outputs(finder_end)
+    assert "of 158 MCP tools match" in outputs["f1"] and "server: demo\ntool: echo" in outputs["f1"]
+    assert "server: mini" not in outputs["f1"]
+    assert outputs["f2"] == "generated tool 42 got 'q'"
+    assert "no MCP tool 'echo' on server 'mini'" in outputs["f3"]  # a tool it does not name
+    await session.aclose()
