@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from agent_cli import events as ev
@@ -63,6 +64,15 @@ def context_usage(session: Session) -> ev.ContextUsage:
         parts.append(ev.ContextPart("images", image_tokens))
     return ev.ContextUsage(tuple(parts), sum(part.tokens for part in parts), session.effective_window,
                            counter.counting_method, counter.accuracy)
+
+
+def token_count(session: Session) -> ev.TokenCount:
+    """The session's count; before the first request reports usage, what that request will
+    carry (the initial context, the MCP tools of the servers ready now) as ``/context`` counts it."""
+    count = session.token_count_event()
+    if session.last_usage is None:
+        count = replace(count, context_used=context_usage(session).used)
+    return count
 
 
 def memory_tokens(session: Session) -> int:

@@ -5,11 +5,9 @@ None of them touches the history, so a front end may run them while a turn is ru
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from agent_cli import events as ev
 from agent_cli.commands import git
-from agent_cli.commands.context_usage import context_usage, memory_tokens
+from agent_cli.commands.context_usage import context_usage, memory_tokens, token_count
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation
 from agent_cli.commands.mcp_commands import mcp_summary
@@ -69,9 +67,7 @@ async def status_command(inv: Invocation) -> None:
     config = session.config
     await session.count_exactly()  # /status promises exact counts, as /context does
     initial = session.initial or session.build_initial_context()
-    count = session.token_count_event()
-    if session.last_usage is None:  # nothing sent yet: count what the first request will carry, as /context does
-        count = replace(count, context_used=context_usage(session).used)
+    count = token_count(session)  # nothing sent yet: what the first request will carry, as /context counts it
     total = count.total
     cached = f" ({100 * total.cached_input_tokens // total.input_tokens}% cached)" if total.input_tokens else ""
     provider = config.provider

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.worker import Worker, get_current_worker
 
 if TYPE_CHECKING:
     from agent_cli.session import Session
@@ -93,6 +94,7 @@ class AgentApp(App[int]):
         self._files: list[str] = []
         self._files_loaded_at = float("-inf")
         self._files_loading = False
+        self._first_count: ev.TokenCount | None = None  # the status bar's count before the first turn
         self.transcript = Transcript()
         self.renderer = EventRenderer(self.transcript)
         self.activity = ActivityIndicator()
@@ -153,7 +155,13 @@ class AgentApp(App[int]):
         if session.mcp is None:
             return
         manager = session.mcp.manager
-        manager.add_listener(lambda: session is self.session and self.mcp_indicator.show_states(manager.states()))
+
+        def changed() -> None:
+            if session is self.session:
+                self.mcp_indicator.show_states(manager.states())
+                self._count_first_request()  # a ready server's tools join the first request
+
+        manager.add_listener(changed)
         session.start_mcp()
         for note in session.mcp.take_start_notes():
             self.run_worker(self.renderer.notice(note, "warning", "mcp"), group="show")
@@ -165,16 +173,33 @@ class AgentApp(App[int]):
             importlib.import_module("httpx2")  # the model clients import it on their first request
             session.tokens.preload()  # the tokenizer, while the user types (exec loads it near a limit)
             self.call_from_thread(session.count_exactly)  # switched on the event loop, between counts
-            count = session.token_count_event()
+            self.call_from_thread(self._count_first_request)
             if session.memory is not None:
                 session.memory.warm()  # sqlite3 and the memory databases, before the first turn needs them
         except Exception:  # noqa: BLE001 - the first turn reports a broken setup properly
             return
-        self.call_from_thread(self._initial_tokens, session, count)
         self._load_files()
 
-    def _initial_tokens(self, session: Session, count: ev.TokenCount) -> None:
-        if session is self.session and self.status.count is None:
+    def _count_first_request(self) -> None:
+        """Until the first turn starts, the status bar shows what its request will carry, as
+        ``/context`` counts it (counted off the UI thread; a newer count replaces one in progress)."""
+        if self.session.initial is None:
+            self.run_worker(partial(self._first_request_tokens, self.session), thread=True, group="first-count",
+                            exclusive=True, exit_on_error=False)
+
+    def _first_request_tokens(self, session: Session) -> None:
+        from agent_cli.commands.context_usage import token_count
+
+        worker = get_current_worker()
+        count = token_count(session)
+        self.call_from_thread(self._initial_tokens, session, count, worker)
+
+    def _initial_tokens(self, session: Session, count: ev.TokenCount, worker: Worker) -> None:
+        shown = self.status.count
+        if session is not self.session or session.initial is not None or worker.is_cancelled:
+            return
+        if shown is None or shown is self._first_count:  # never over a count the session reported
+            self._first_count = count
             self.status.set_tokens(count)
 
     def _repo_files(self) -> list[str]:

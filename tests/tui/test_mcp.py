@@ -30,3 +30,17 @@ async def test_servers_start_in_the_background_and_calls_show_as_server_tool(mak
         assert "demo.pid" in str(cell.render()) and cell.result.success
         pid = int(cell.result.output)
     assert not alive(pid)  # closing the app closed the server
+
+
+async def test_the_first_count_agrees_with_context_once_the_servers_are_ready(make_app, server):
+    from agent_cli.commands.context_usage import context_usage
+
+    table = f"command = {json.dumps(DEMO[0])}, args = {json.dumps([*DEMO[1:], '--start-delay', '1'])}, cwd = {json.dumps(str(REPO))}"
+    app = make_app(f"mcp_servers.demo={{ {table}, startup_timeout_sec = 60 }}")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: str(app.mcp_indicator.render()) == "MCP 1 ready", 60, "the server")
+        usage = context_usage(app.session)
+        assert {part.name: part.tokens for part in usage.parts}["MCP tools"] > 100
+        await wait_until(pilot, lambda: app.status.count is not None and app.status.count.context_used == usage.used,
+                         10, f"the status bar to count {usage.used} tokens, as /context does")
+    assert server.requests == []  # counted before any request
