@@ -146,5 +146,5 @@ async def run_custom(inv: Invocation, command: CustomCommand) -> None:
         run_command=session_command_runner(session, inv.emit), **file_settings(session),
     )
     model = resolve_model(command.model, session.model, session.config.provider.wire_api) if command.model else None
-    await run_model_turn(session, expansion.text, inv.emit, typed=inv.typed, only_tools=only_tools, model=model,
-                         images=await load_images(session, expansion.images))
+    await run_model_turn(session, expansion.text, inv.emit, typed=inv.typed, recall=inv.args, only_tools=only_tools,
+                         model=model, images=await load_images(session, expansion.images))

@@ -69,5 +69,6 @@ async def init_command(inv: Invocation) -> None:
         return ev.TurnComplete(answer)
 
     text = prompt_library(session.config.agent_home).render("init_request.md", path=FILE_NAME)
-    await run_model_turn(session, text, inv.emit, typed=inv.typed,
+    # Only --force can be typed: no words to recall memories by (the model has memory_search).
+    await run_model_turn(session, text, inv.emit, typed=inv.typed, recall="",
                          only_tools=read_only_tool_names(session), on_complete=write)

@@ -87,8 +87,11 @@ async def run_model_turn(
     model: str | None = None,
     on_complete: OnComplete | None = None,
     images: tuple[Image, ...] = (),
+    recall: str | None = None,
 ) -> None:
-    """One session turn for ``text``; ``on_complete`` sees the answer before the turn ends."""
+    """One session turn for ``text``; ``on_complete`` sees the answer before the turn ends.
+    A command passes its arguments as ``recall``: memory recall searches with the words the user
+    typed, never with the prompt the command adds nor its name (``/init`` would find "git init")."""
     held: list[ev.TurnComplete] = []
 
     def relay(event: ev.Event) -> None:
@@ -98,6 +101,6 @@ async def run_model_turn(
             emit(event)
 
     with limited_tools(session, only_tools), switched_model(session, model):
-        await session._turn(text, relay, typed, images)
+        await session._turn(text, relay, typed, images, recall)
     if held:
         emit(await on_complete(held[0].last_message))  # type: ignore[misc]

@@ -88,7 +88,7 @@ async def run_mcp_prompt(inv: Invocation, prompt: McpPrompt) -> None:
     text = prompt_text(result)
     if not text:
         raise InputError(f"/{prompt.command}: the server returned an empty prompt")
-    await run_model_turn(session, text, inv.emit, typed=inv.typed)
+    await run_model_turn(session, text, inv.emit, typed=inv.typed, recall=inv.args)
 
 
 def resource_reader(session: Session) -> ReadResource | None:

@@ -20,12 +20,13 @@ if TYPE_CHECKING:
 
 USAGE = "/memory [list [--scope S] | add [--scope S] TEXT | forget ID | edit ID TEXT | search QUERY]"
 LIST_LIMIT = 50  # per scope
+MEMORY_OFF = "memory is off (`memory = false`; `memory = true` in config.toml or `-c memory=true` turns it on)"
 
 
 def book_of(inv: Invocation) -> MemoryBook:
     book = inv.session.memory
     if book is None:
-        raise InputError("memory is off (`memory = false` in the configuration)")
+        raise InputError(MEMORY_OFF)
     return book
 
 

@@ -120,4 +120,5 @@ async def review_command(inv: Invocation) -> None:
     expansion = await expand(
         Template(tuple(pieces)), cwd=session.config.cwd, max_bytes=max_bytes, run_command=None, **file_settings(session)
     )
-    await run_model_turn(session, expansion.text, inv.emit, typed=inv.typed, only_tools=read_only_tool_names(session))
+    await run_model_turn(session, expansion.text, inv.emit, typed=inv.typed, recall=request.rest,  # not the options
+                         only_tools=read_only_tool_names(session))

@@ -68,6 +68,7 @@ class MemoryBook:
         self._closed = False
         self._warnings: list[str] = []
         self.injected: set[str] | None = None  # refs already in the current context (session/memory_recall.py)
+        self.last_query: str | None = None  # what the latest turn recalled with; compaction recalls with it again
 
     # --- scopes ---------------------------------------------------------------------------
 

@@ -44,7 +44,10 @@ def injected_refs(items: Iterable[Item]) -> set[str]:
 def recall_into_history(session: Session, message: str, emit: Emit) -> None:
     """Recall for ``message`` and append the fragment (when anything scores high enough)."""
     book = session.memory
-    if book is None or not message.strip():
+    if book is None:
+        return
+    book.last_query = message
+    if not message.strip():
         return
     if book.injected is None:  # first recall of this session (or of a resumed one)
         book.injected = injected_refs(session.history.items)
@@ -69,9 +72,11 @@ def recall_after_compaction(session: Session, emit: Emit) -> None:
     if book is None:
         return
     book.injected = set()
-    messages = [item for item in session.history.items if is_real_user_message(item)]
-    if messages:
-        recall_into_history(session, messages[-1].text, emit)  # type: ignore[union-attr]
+    query = book.last_query
+    if query is None:  # resumed and compacted before a turn: the latest message is all there is
+        messages = [item for item in session.history.items if is_real_user_message(item)]
+        query = messages[-1].text if messages else ""  # type: ignore[union-attr]
+    recall_into_history(session, query, emit)
 
 
 def report_warnings(book: MemoryBook, emit: Emit) -> None:

@@ -248,13 +248,15 @@ class Session:
 
     # --- the turn ------------------------------------------------------------------------
 
-    async def _turn(self, text: str, emit: Emit, typed: str | None = None, images: tuple[Image, ...] = ()) -> None:
-        """One model turn for ``text`` (already expanded; ``typed`` is what the user typed)."""
+    async def _turn(self, text: str, emit: Emit, typed: str | None = None, images: tuple[Image, ...] = (),
+                    recall: str | None = None) -> None:
+        """One model turn for ``text`` (already expanded; ``typed`` is what the user typed; ``recall``
+        the words memory recall searches with, when not those)."""
         from agent_cli.session.turn import run_turn
 
         self._turns += 1
         emit(ev.TurnStarted(self._turns))
-        await run_turn(self, text, emit, typed, images)
+        await run_turn(self, text, emit, typed, images, recall)
 
     # --- state the turn uses -------------------------------------------------------------
 

@@ -25,10 +25,11 @@ if TYPE_CHECKING:
 
 
 async def run_turn(
-    session: Session, text: str, emit: Emit, typed: str | None = None, images: tuple[Image, ...] = ()
+    session: Session, text: str, emit: Emit, typed: str | None = None, images: tuple[Image, ...] = (),
+    recall: str | None = None,
 ) -> None:
     """One turn for ``text`` (with any attached ``images``); ``typed`` is what the user typed
-    when expansion changed it."""
+    when expansion changed it; ``recall`` what memory recall searches with (default: what was typed)."""
     if session.tokens.load_started:  # the TUI loads the tokenizer early; otherwise it waits for a limit
         await session.count_exactly()
     session.start_context(emit)
@@ -40,7 +41,7 @@ async def run_turn(
     emit(ev.UserMessage(text, typed, tuple(image.name for image in images)))
     for fragment in session.skill_fragments(text):
         session.record(user(fragment))
-    recall_into_history(session, typed or text, emit)  # <memories>, after the message
+    recall_into_history(session, typed or text if recall is None else recall, emit)  # <memories>, after the message
     if session.mcp is not None:  # servers still starting are waited for; the tool list is set for the turn
         await session.mcp.sync(session, emit)
     while True:

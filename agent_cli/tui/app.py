@@ -240,13 +240,16 @@ class AgentApp(App[int]):
 
     def send(self, text: str) -> None:
         """Send what the user typed now, or queue it while a turn runs."""
-        if self.config.memory:  # `# text` saves a memory; `/memory edit ID` opens the editor
-            from agent_cli.tui.memory_editor import edit_in_editor, edit_target, shortcut_command
+        from agent_cli.tui.memory_editor import edit_in_editor, edit_target, shortcut_command, shortcut_off_text
 
-            if (ref := edit_target(text)) is not None:
-                self.run_worker(edit_in_editor(self, ref), group="memory-edit", exit_on_error=False)
+        if (ref := edit_target(text)) is not None:  # `/memory edit ID` opens the editor
+            self.run_worker(edit_in_editor(self, ref), group="memory-edit", exit_on_error=False)
+            return
+        if (shortcut := shortcut_command(text)) is not None:  # `# text` saves a memory
+            if not self.config.memory:
+                self.run_worker(self.renderer.notice(shortcut_off_text(), "warning", "memory"), group="show")
                 return
-            text = shortcut_command(text) or text
+            text = shortcut
         parsed = parse_command(text)
         command = self._command(parsed[0]) if parsed else None
         if self.busy and command is not None and command.name == "resume":  # never swap sessions under a turn

@@ -18,6 +18,14 @@ if TYPE_CHECKING:
 _EDIT = re.compile(r"\s*/memory\s+edit\s+(\S+)\s*\Z")
 
 
+def shortcut_off_text() -> str:
+    """What ``# text`` says while memory is off: it is not sent as a prompt either (the user meant to save it)."""
+    from agent_cli.commands.memory_command import MEMORY_OFF
+
+    return (f"{MEMORY_OFF}: this was not saved, and not sent to the model. "
+            "To send a prompt that starts with #, begin it with a space.")
+
+
 def shortcut_command(text: str) -> str | None:
     """``# text`` -> the ``/memory add`` command that saves it as a project memory."""
     if not text.startswith("#"):
@@ -36,9 +44,11 @@ async def edit_in_editor(app: AgentApp, ref: str) -> None:
 
     from agent_cli.memory.model import MemoryError
 
+    from agent_cli.commands.memory_command import MEMORY_OFF
+
     book = app.session.memory
     if book is None:
-        await app.renderer.notice("memory is off (`memory = false` in the configuration)", "error", "memory")
+        await app.renderer.notice(MEMORY_OFF, "error", "memory")
         return
     try:
         memory = book.get(ref)

@@ -115,3 +115,20 @@ async def test_the_session_scope_is_restored_on_resume(server, repo, monkeypatch
     await resumed.aclose()
     other = make_session(server, repo, monkeypatch)
     assert other.memory.counts()["session"] == 0
+
+
+async def test_recall_searches_with_the_words_typed_after_a_command_never_its_name_or_its_prompt(server, repo, monkeypatch):
+    session = make_session(server, repo, monkeypatch)
+    await run(session, "/memory add Run git init only inside scratch folders")  # matches the name "init"
+    await run(session, "/memory add Security holes and data loss bugs on the main path need a crash test")  # the rubric's words
+    await run(session, "/memory add The SQL layer lives in db/queries.py")
+    server.script(Reply(text="# Agents"), Reply(text="looks fine. " * 300), Reply(text="## Summary\nReviewed."))
+    await run(session, "/init")
+    assert fragments(server.requests[0].body["messages"]) == []  # nothing typed after the name: nothing recalled
+    await run(session, "/review the SQL layer")
+    [fragment] = fragments(server.requests[1].body["messages"])
+    assert "[p3]" in fragment and "[p2]" not in fragment
+    finished = [e for e in await run(session, "/compact") if isinstance(e, ev.CompactionFinished)]
+    assert finished and finished[0].applied
+    [again] = [i.text for i in session.history.items if isinstance(i, Message) and MEMORIES.matches(i.text)]
+    assert "[p3]" in again and "[p2]" not in again  # recalled again for the same words, not the review prompt

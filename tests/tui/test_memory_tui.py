@@ -39,3 +39,16 @@ async def test_memory_edit_opens_the_editor_and_saves_its_text(make_app, server,
         await wait_idle(pilot)
         assert "empty" in app.transcript.query(NoticeCell).last().text
     assert not server.requests
+
+
+async def test_with_memory_off_hash_says_so_and_sends_nothing(make_app, server):
+    app = make_app("memory=false")
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "# run the tests with make check")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(app.transcript.query(NoticeCell)) == 1, what="the notice")
+        await wait_idle(pilot)
+        notice = app.transcript.query(NoticeCell).last()
+        assert "memory is off" in notice.text and "memory = true" in notice.text and "not sent" in notice.text
+        assert app.session.memory is None
+    assert not server.requests  # not sent to the model either
