@@ -18,16 +18,10 @@ from agent_cli.context.tokens import ESTIMATE_METHOD, TokenCounter
 from agent_cli.items import Image, Message, user
 from agent_cli.models.base import Usage
 from agent_cli.session.session import Session
+from tests.unit.test_tokens_lazy import fresh_process  # noqa: F401  (autouse: no encoding loaded yet)
 
 CLAUDE = "claude-sonnet-4-5"
 PICTURE = Image("0" * 64, "image/png", 1024, 1024, "shot.png")  # 765 tokens by OpenAI's tiles, 1,399 by Anthropic's
-
-
-@pytest.fixture(autouse=True)
-def fresh_process(monkeypatch):
-    monkeypatch.setattr(tokens, "_loaded", {})
-    monkeypatch.setattr(tokens, "_load_errors", {})
-    monkeypatch.setattr(tokens, "_requested", set())
 
 
 @pytest.fixture
