@@ -44,6 +44,9 @@ class Message:
     text: str
     id: str | None = None
     images: tuple[Image, ...] = ()
+    # What the user typed when it differs from ``text`` (``/review``, @files): shown in lists and
+    # replays, never sent, not part of the item's identity.
+    typed: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -117,12 +117,12 @@ def create_child(parent: Session, definition: AgentDefinition) -> Session:
         tools=tools,
         instructions=instructions,
         rollout_path=transcript_path(parent, child_id, definition.name),
+        model=model,  # counted with its own tokenizer, recorded in its transcript's header
     )
     child.id = child_id
     child.approvals = parent.approvals  # the same sandbox, policy and approvals given so far
     child.shell_snapshot = parent.shell_snapshot  # the login shell is the same; the parent closes it
     child.mode = parent.mode
-    child.model = model
     child.agents = parent.agents
     child.hooks = HookState(
         {event: specs for event, specs in parent.hooks.table.items() if event in CHILD_HOOK_EVENTS}, pending_start=None

@@ -36,6 +36,7 @@ async def model_command(inv: Invocation) -> None:
     session.start_context(inv.emit)  # the fragment must come after the initial context
     session.set_model(model)
     config = session.config
+    config.model = model  # the app's model from now on: /new and /resume in the TUI keep it
     if "model_context_window" not in config.raw:  # a configured window stays; a looked-up one follows the model
         config.context_window = context_window_for(model)
     text = prompt_library(config.agent_home).render("model_change.md", previous=previous, model=model)

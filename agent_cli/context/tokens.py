@@ -300,6 +300,10 @@ class TokenCounter:
             await asyncio.to_thread(self.preload)
         return self.use_loaded()
 
+    def counts_like(self, other: TokenCounter) -> bool:
+        """Whether both give every item the same count (before calibration, which is per model)."""
+        return (self._encoding, self.image_formula, self.vision) == (other._encoding, other.image_formula, other.vision)
+
     def near(self, tokens: int, limit: int) -> bool:
         """Whether ``tokens``, counted by the estimate, is too close to ``limit`` to decide by:
         counted exactly, it may lie on the other side. False once counting cannot be more exact."""

@@ -61,6 +61,7 @@ class EventStreamClient:
         self.connect_s = connect_s
         self.overall_s = overall_s
         self._client: Any = None
+        self._httpx: Any = None  # the module, once imported
 
     async def events(self, path: str, payload: dict[str, Any]) -> AsyncIterator[ServerEvent]:
         """POST ``payload`` to ``path`` and yield the events of the streamed answer."""
@@ -77,8 +78,7 @@ class EventStreamClient:
                     f"{self.base_url} answered with {content_type or 'no content type'} instead of an event "
                     f"stream: {' '.join(text.split()) or '(empty)'}"
                 )
-            http = importlib.import_module("httpx2")
-            async for sse in http.EventSource(response, max_event_size=MAX_EVENT_BYTES):
+            async for sse in self._httpx.EventSource(response, max_event_size=MAX_EVENT_BYTES):
                 if sse.event == "ping" or not sse.data:
                     continue
                 if sse.data.startswith("[DONE]"):
@@ -96,7 +96,7 @@ class EventStreamClient:
 
     async def _http_client(self) -> Any:
         if self._client is None:
-            http = await import_http()
+            self._httpx = http = await import_http()
             # Plain http (a local server) needs no TLS: not loading the CA bundle saves ~0.1 s.
             verify = urlsplit(self.base_url).scheme == "https"
             self._client = http.AsyncClient(

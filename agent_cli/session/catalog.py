@@ -67,7 +67,7 @@ def raw_header(path: Path) -> dict[str, Any] | None:
 
 
 def first_prompt(path: Path) -> str | None:
-    """The first message the user typed (not a context fragment), if near the top of the file."""
+    """The first message as the user typed it (not a context fragment), if near the top of the file."""
     try:
         with path.open("rb") as handle:
             chunk = handle.read(FIRST_PROMPT_SCAN_BYTES)
@@ -80,6 +80,8 @@ def first_prompt(path: Path) -> str | None:
             continue  # the cut at the end of the chunk, or a torn line
         item = record.get("item") if isinstance(record, dict) and record.get("type") == "item" else None
         if isinstance(item, dict) and item.get("type") == "message" and item.get("role") == "user":
+            if isinstance(typed := item.get("typed"), str):  # `/review …`, not the rubric it expanded to
+                return typed
             message = Message("user", str(item.get("text", "")))
             if is_real_user_message(message):
                 return message.text

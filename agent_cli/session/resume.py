@@ -35,11 +35,13 @@ class ResumeInfo:
     session_id: str
     restored_items: int
     closed_calls: int
+    compactions: int
     environment_changed: tuple[str, ...]  # names of the fields that differ from last time
     warnings: tuple[str, ...]
 
     def events(self) -> list[ev.Event]:
-        notes = [f"Resumed session {self.session_id} ({self.restored_items} items) from {self.path}"]
+        compacted = f", compacted {self.compactions} time{'s' if self.compactions > 1 else ''}" if self.compactions else ""
+        notes = [f"Resumed session {self.session_id} ({self.restored_items} items{compacted}) from {self.path}"]
         if self.closed_calls:
             notes.append(f"{self.closed_calls} tool call(s) interrupted last time were closed as aborted")
         if self.environment_changed:
@@ -65,6 +67,7 @@ def restore_session(
     session.id = loaded.header.id
     items, image_warnings = restore_images(loaded.items, config.agent_home)  # bytes from $AGENT_HOME/images
     session.history.restore(items)
+    session.compaction.count = loaded.compactions  # the accuracy warning counts every compaction so far
     changed: tuple[str, ...] = ()
     if loaded.items:
         # Kept for later environment diffs and compaction; its items are not recorded again.
@@ -80,6 +83,7 @@ def restore_session(
         session_id=loaded.header.id,
         restored_items=len(loaded.items),
         closed_calls=closed,
+        compactions=loaded.compactions,
         environment_changed=changed,
         warnings=(*loaded.warnings, *image_warnings),
     )

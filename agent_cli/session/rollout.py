@@ -9,9 +9,12 @@ operation, replayed in order on load:
   before stays in the file;
 - ``{"type": "remove_oldest"}`` — the oldest item (with its call/output partner) was evicted.
 
-Each line is written with one ``write`` on an unbuffered file, so a crash loses at most the line
-being written (a "torn" last line, skipped with a warning on load). The file is fsynced at the
-end of every turn and held under an advisory lock so two processes never append to one file.
+The file is created with the first prompt that is sent (the first item that is not harness
+context): context recorded before it waits in memory, so a session whose only prompt a hook
+blocked leaves no file. Each line is written with one ``write`` on an unbuffered file, so a crash
+loses at most the line being written (a "torn" last line, skipped with a warning on load). The
+file is fsynced at the end of every turn and held under an advisory lock so two processes never
+append to one file.
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli import __version__
+from agent_cli.context.fragments import is_contextual_fragment
 from agent_cli.context.history import History
-from agent_cli.items import Item, item_from_dict, item_to_dict
+from agent_cli.items import Item, Message, item_from_dict, item_to_dict
 
 try:  # advisory locks are a POSIX nicety; elsewhere files are simply not locked
     import fcntl
@@ -120,6 +124,7 @@ class LoadedSession:
     warnings: tuple[str, ...]
     good_length: int  # bytes up to the end of the last usable line
     needs_newline: bool  # the last usable line has no trailing newline
+    compactions: int = 0  # compaction lines replayed: how often the conversation was compacted
 
 
 def load_session_file(path: Path) -> LoadedSession:
@@ -139,6 +144,7 @@ def load_session_file(path: Path) -> LoadedSession:
     header: SessionHeader | None = None
     good_length = 0
     offset = 0
+    compactions = 0
     chunks = [(line, True) for line in complete] + ([(tail, False)] if tail else [])
     for number, (raw, has_newline) in enumerate(chunks, start=1):
         line_end = offset + len(raw) + (1 if has_newline else 0)
@@ -167,12 +173,14 @@ def load_session_file(path: Path) -> LoadedSession:
             note = apply_record(history, record, f"{path}: line {number}")
             if note:
                 warnings.append(note)
+            if record.get("type") == "compaction":
+                compactions += 1
         offset = line_end
         good_length = line_end
     if header is None:
         raise RolloutError(f"{path}: the session file is empty")
     needs_newline = good_length > 0 and not data[:good_length].endswith(b"\n")
-    return LoadedSession(path, header, tuple(history.items), tuple(warnings), good_length, needs_newline)
+    return LoadedSession(path, header, tuple(history.items), tuple(warnings), good_length, needs_newline, compactions)
 
 
 def apply_record(history: History, record: Any, where: str) -> str | None:
@@ -217,9 +225,10 @@ def read_header(path: Path) -> SessionHeader:
 class RolloutWriter:
     """Appends history operations to one session file.
 
-    The file is created on the first write, so a session that never records anything leaves no
-    file behind. A write error disables the writer (a half-written line must not be followed by
-    more) and is reported once through :meth:`take_warning`.
+    The file is created with the first item that is not harness context (:func:`opens_the_file`);
+    lines before it wait in memory, so a session that never sends a prompt leaves no file behind.
+    A write error disables the writer (a half-written line must not be followed by more) and is
+    reported once through :meth:`take_warning`.
     """
 
     def __init__(self, path: Path, header: SessionHeader):
@@ -229,6 +238,7 @@ class RolloutWriter:
         self._disabled = False
         self._warning: str | None = None
         self._dir_synced = True  # set to False when this writer creates the file
+        self._waiting: list[dict[str, Any]] = []  # context recorded before the file exists
 
     @classmethod
     def for_new_session(
@@ -248,7 +258,7 @@ class RolloutWriter:
 
         A torn last line is cut off so new lines do not get glued to it.
         """
-        if self._fd is not None:
+        if self._fd is not None or self._waiting:
             raise RuntimeError("continue_file() on a writer that already wrote")
         path = Path(path)
         try:
@@ -271,7 +281,11 @@ class RolloutWriter:
         return loaded
 
     def append_item(self, item: Item) -> None:
-        self._append({"type": "item", "item": item_to_dict(item)})
+        record = {"type": "item", "item": item_to_dict(item)}
+        if self._fd is None and not opens_the_file(item):
+            self._waiting.append(record)  # written just before the first prompt, or never
+            return
+        self._append(record)
 
     def append_compaction(self, items: Iterable[Item]) -> None:
         self._append({"type": "compaction", "items": [item_to_dict(item) for item in items]})
@@ -319,7 +333,8 @@ class RolloutWriter:
         fd = os.open(self.path, flags, 0o600)  # transcripts can hold secrets: owner only
         try:
             _lock(fd, self.path)
-            _write_all(fd, encode_line(self.header.to_dict()))
+            waiting, self._waiting = self._waiting, []
+            _write_all(fd, b"".join(map(encode_line, [self.header.to_dict(), *waiting])))
         except BaseException:
             os.close(fd)
             raise
@@ -330,6 +345,14 @@ class RolloutWriter:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         self._warning = f"the session is no longer being saved ({self.path}: {reason})"
         self._disabled = True
+
+
+def opens_the_file(item: Item) -> bool:
+    """Whether recording ``item`` creates the session file: anything but the context the harness
+    adds (developer instructions, contextual fragments) before the first prompt."""
+    if not isinstance(item, Message) or item.role == "assistant":
+        return True
+    return item.role == "user" and not is_contextual_fragment(item.text)
 
 
 def _lock(fd: int, path: Path) -> None:

@@ -73,20 +73,22 @@ class Session:
         tools: list[Tool] | None = None,
         instructions: str | None = None,
         rollout_path: Path | None = None,
+        model: str | None = None,
     ):
         self.config = config
         self.approvals = Approvals.from_config(config, interactive)  # + sandbox and command env
         self.id = new_session_id()
         self.mode = config.mode
-        self.model = config.model
-        self.tokens = TokenCounter.for_model(config.model, config.provider.wire_api)  # estimate; tiktoken near limits
-        self.tokens.vision = self.supports_images
+        self.model = model or config.model  # a subagent may run another model than the config's
+        self._counters: dict[str, TokenCounter] = {}  # per model: its tokenizer, image formula, calibration
+        self.tokens = self._counter_for(self.model)  # estimate; tiktoken near limits
         self._told_no_vision = False  # the user hears once that the model cannot see images
         # Every history change is appended to the session file as it happens (session/rollout.py).
         self.rollout = RolloutWriter.for_new_session(
-            config.agent_home, self.id, config.cwd, config.model, config.provider.id, rollout_path
+            config.agent_home, self.id, config.cwd, self.model, config.provider.id, rollout_path
         )
-        self.history = RecordingHistory(self.rollout, estimate=self.tokens.item_tokens)
+        # Items are counted by the current model's counter (set_model swaps it and recounts once).
+        self.history = RecordingHistory(self.rollout, estimate=lambda item: self.tokens.item_tokens(item))
         self.total_usage = Usage()
         self.last_usage: Usage | None = None
         self._usage_mark: int | None = 0  # len(history) at the last usage report; None after a compaction
@@ -353,9 +355,27 @@ class Session:
         if self._client is not None:  # closed by aclose() while the event loop still runs, not when collected
             self._retired_clients.append(self._client)
         self._client = None
-        self.tokens.vision = self.supports_images
+        self._count_with(self._counter_for(model))
         self.window = ContextWindow(self)  # the new model's window is looked up (and asked for) afresh
         self.tool_use = ToolUseWatch()
+
+    def _counter_for(self, model: str) -> TokenCounter:
+        """``model``'s counter, kept per model so switching back finds its calibration again."""
+        counter = self._counters.get(model)
+        if counter is None:
+            counter = self._counters[model] = TokenCounter.for_model(model, self.config.provider.wire_api)
+        counter.vision = self.supports_images
+        return counter
+
+    def _count_with(self, counter: TokenCounter) -> None:
+        """Count with another model's counter from now on; the history is recounted once (unless
+        both count alike), and the last usage report, in the old model's tokens, is not reused."""
+        previous, self.tokens = self.tokens, counter
+        counter.use_loaded()  # an encoding this process already loaded counts exactly at once
+        if not counter.counts_like(previous):
+            self.history.recount()
+        self._initial_tokens = None
+        self.distrust_last_usage()
 
     @property
     def memory(self) -> MemoryBook | None:

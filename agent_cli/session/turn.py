@@ -37,7 +37,7 @@ async def run_turn(
         return
     if not await hooks.before_prompt(session, text, emit):  # SessionStart, UserPromptSubmit
         return
-    session.record(Message("user", text, images=images))
+    session.record(Message("user", text, images=images, typed=typed))  # typed: what `agent sessions` lists
     emit(ev.UserMessage(text, typed, tuple(image.name for image in images)))
     for fragment in session.skill_fragments(text):
         session.record(user(fragment))

@@ -33,7 +33,7 @@ def replay_events(items: list[Item]) -> list[ev.Event]:
             elif item.role == "user" and is_summary_message(item.text):
                 events.append(ev.Notice(COMPACTED_NOTE, title="compacted"))
             elif item.role == "user" and not is_contextual_fragment(item.text):
-                events.append(ev.UserMessage(item.text, images=tuple(image.name for image in item.images)))
+                events.append(ev.UserMessage(item.text, item.typed, tuple(image.name for image in item.images)))
         elif isinstance(item, Reasoning) and item.text.strip():
             events.append(ev.ReasoningDone(item.text))
         elif isinstance(item, ToolCall):

@@ -17,6 +17,7 @@ from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
 from agent_cli.context.compact import FALLBACK_NOTE
 from agent_cli.items import Message
+from agent_cli.session.resume import restore_session
 from agent_cli.session.session import Session
 from tests.fake_server import FakeModelServer, Reply, ToolCall
 
@@ -402,3 +403,27 @@ async def test_a_mode_switch_survives_compaction_in_the_system_prompt(repo, monk
     system = after["messages"][0]["content"]
     assert "## Mode: ask" in system  # the appended /mode note was dropped; the prompt now says it
     assert {tool["function"]["name"] for tool in after["tools"]} == {"read_file", "grep", "list_dir", "memory_search", "task"}
+
+
+async def test_the_compaction_count_survives_a_resume(repo, monkeypatch):
+    job = Job(["data0.txt", "data1.txt"])
+    with FakeModelServer(context_window=WINDOW, fallback=job) as server:
+        session = make_session(server, repo, monkeypatch)
+        await run(session, TASK)
+        await run(session, "/compact")
+        job.add(["data2.txt"])
+        await run(session, FOLLOW_UP)
+        events = await run(session, "/compact")
+        assert session.compaction.count == 2 and of(events, ev.Warning)  # "compacted 2 times"
+        await session.aclose()
+
+        resumed = restore_session(session.config, session.rollout.path, interactive=False)
+        assert resumed.compaction.count == 2
+        assert "compacted 2 times" in resumed.resumed.events()[0].text
+        job.add(["data3.txt"])
+        await run(resumed, FOLLOW_UP)
+        events = await run(resumed, "/compact")
+        await resumed.aclose()
+
+    assert of(events, ev.CompactionFinished)[0].applied
+    assert any("compacted 3 times" in warning.message for warning in of(events, ev.Warning))

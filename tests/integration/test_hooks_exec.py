@@ -8,6 +8,7 @@ from pathlib import Path
 from agent_cli import events as ev
 from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
+from agent_cli.session.catalog import list_sessions
 from agent_cli.session.rollout import load_session_file
 from agent_cli.session.session import Session
 from tests.conftest import provider_env, run_agent
@@ -139,15 +140,22 @@ async def test_post_tool_use_sees_the_response_and_can_give_feedback_and_context
 # --- UserPromptSubmit and SessionStart -----------------------------------------------------
 
 
-async def test_user_prompt_submit_exit_2_drops_the_prompt(server, isolated_home, tmp_path, monkeypatch):
+async def test_user_prompt_submit_exit_2_drops_the_prompt_and_leaves_no_session_file(server, isolated_home, tmp_path, monkeypatch):
     session = make_session(server, isolated_home, tmp_path, monkeypatch,
-                           hook("UserPromptSubmit", "echo 'no secrets in prompts' >&2; exit 2"))
+                           hook("UserPromptSubmit", "grep -q hunter2 && { echo 'no secrets in prompts' >&2; exit 2; }; exit 0"))
     events = await turn(session, "my password is hunter2")
     assert server.requests == []  # nothing was sent
     assert any("no secrets in prompts" in w.message for w in of_type(events, ev.Warning))
     assert of_type(events, ev.TurnAborted)
     assert all("hunter2" not in str(item) for item in session.history.items)
-    assert "hunter2" not in session.rollout.path.read_text()
+    assert list_sessions(isolated_home) == [] and not session.rollout.path.exists()
+
+    server.script(Reply(text="ok"))
+    await turn(session, "what changed today?")  # the file starts with the prompt that is sent
+    saved = load_session_file(session.rollout.path).items
+    assert saved == tuple(session.history.items) and "hunter2" not in session.rollout.path.read_text()
+    assert [s.first_prompt for s in list_sessions(isolated_home)] == ["what changed today?"]
+    await session.aclose()
 
 
 async def test_user_prompt_submit_context_and_system_message(server, isolated_home, tmp_path, monkeypatch):

@@ -186,6 +186,27 @@ def test_agent_sessions_lists_time_id_size_cwd_and_first_prompt(server, isolated
     assert session_id.rsplit("-", 1)[-1] in row and "refactor the parser please" in row and "KB" in row
 
 
+async def test_sessions_are_listed_and_replayed_as_typed_not_as_expanded(server, isolated_home, tmp_path, monkeypatch):
+    from agent_cli.tui.history_replay import replay_events
+
+    config = make_config(server, tmp_path / "repo", monkeypatch)
+    (config.cwd / "notes.txt").write_text("remember the milk\n")
+    for prompt in ("/review @notes.txt", "summarize @notes.txt"):
+        session = Session(config, interactive=False)
+        server.script(Reply(text="done"))
+        await turn(session, prompt)
+        await session.aclose()
+    assert "You are reviewing" in json.dumps(server.requests[0].body)  # /review sent its rubric
+
+    listing = run_agent(["sessions"], cwd=tmp_path, env=exec_env(server, isolated_home)).stdout
+    rows = listing.splitlines()[1:3]
+    assert sorted(row.rsplit("  ", 1)[-1] for row in rows) == ["/review @notes.txt", "summarize @notes.txt"]
+    restored = restore_session(config, session.rollout.path)
+    shown = [event for event in replay_events(restored.history.items) if isinstance(event, ev.UserMessage)]
+    assert [(event.typed, "remember the milk" in event.text) for event in shown] == [("summarize @notes.txt", True)]
+    await restored.aclose()
+
+
 def test_a_torn_last_line_is_skipped_with_a_warning(server, isolated_home, tmp_path):
     env = exec_env(server, isolated_home)
     server.script(Reply(text="first answer"))

@@ -207,3 +207,21 @@ async def test_a_session_recorded_with_another_model_says_how_to_switch(make_con
         assert app.session.id == saved.id and app.session.model == "test-model"
         note = notices(app, "info")[-1]
         assert "recorded with other-model" in note and "/model other-model" in note
+
+
+async def test_resume_and_new_keep_the_model_chosen_with_slash_model(make_config, make_app, server):
+    saved = await record_session(make_config(), server, "old question", "old answer", 100)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.send("/model gpt-4")
+        await wait_idle(pilot)
+        app.send(f"/resume {saved.id}")
+        await wait_idle(pilot)
+        session = app.session
+        assert session.id == saved.id and session.model == "gpt-4"  # not the model the app started with
+        assert session.config.context_window == 8_192 and session.tokens.encoding_name == "cl100k_base"
+        note = notices(app, "info")[-1]
+        assert "recorded with test-model" in note and "/model test-model to switch" in note
+        app.send("/new")
+        await wait_idle(pilot)
+        assert app.session.model == "gpt-4" and app.session is not session

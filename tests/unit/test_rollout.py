@@ -49,11 +49,26 @@ def test_nothing_is_written_until_the_first_item(tmp_path):
     assert stat.S_IMODE(writer.path.stat().st_mode) == 0o600  # transcripts may hold secrets
 
 
+def test_context_waits_for_the_first_prompt_and_a_session_without_one_leaves_no_file(tmp_path):
+    writer, history = new_history(tmp_path)
+    context = [Message("developer", "<permissions>\nx\n</permissions>"), user(ENV)]
+    history.extend(context)
+    history.record(Message("developer", "the user switched the model"))  # /model before any prompt
+    assert not writer.path.exists()
+    history.record(user("fix it"))
+    assert load_session_file(writer.path).items == (*context, Message("developer", "the user switched the model"),
+                                                    user("fix it"))
+    unused, unused_history = new_history(tmp_path, "20250101T120001-eeee5555")
+    unused_history.extend(context)
+    unused.close()
+    assert not unused.path.exists()
+
+
 def test_header_then_one_line_per_item_written_at_once(tmp_path):
     writer, history = new_history(tmp_path)
     items = [
-        Message("developer", "rules"),
         user("fix it"),
+        Message("developer", "rules"),
         Reasoning("thinking", encrypted_content="opaque"),
         ToolCall("c1", "shell", '{"command": "ls"}'),
         ToolOutput("c1", "a.txt\n"),
@@ -233,13 +248,16 @@ def test_a_write_failure_stops_saving_and_is_reported_once(tmp_path):
 # --- listing and finding -----------------------------------------------------------------
 
 
-def make_session(home, session_id, cwd, prompt, when):
+def make_session(home, session_id, cwd, prompt, when, typed=None):
     writer = RolloutWriter.for_new_session(home, session_id, cwd, "m", "p")
     history = RecordingHistory(writer)
     history.extend([Message("developer", "<permissions>\nx\n</permissions>"), user(ENV)])
     history.record(user(hook_context_text("SessionStart", "context from a hook, not a prompt")))
     if prompt is not None:
-        history.record(user(prompt))
+        history.record(Message("user", prompt, typed=typed))
+    else:  # as older versions left a session whose prompt never went out
+        writer.path.parent.mkdir(parents=True, exist_ok=True)
+        writer.path.write_text(json.dumps(writer.header.to_dict()) + "\n")
     writer.close()
     os.utime(writer.path, (when, when))
     return writer.path
@@ -256,6 +274,22 @@ def test_list_sessions_newest_first_with_first_real_prompt(tmp_path):
     assert sessions[0].short_id == "bbbb2222" and sessions[0].size == new.stat().st_size
     assert [s.path for s in list_sessions(tmp_path, cwd="/p/one", limit=1)] == [empty]
     assert first_prompt(old) == "first task"
+
+
+def test_a_session_is_listed_by_what_the_user_typed_not_what_it_expanded_to(tmp_path):
+    path = make_session(tmp_path, "20250101T100000-aaaa1111", "/p", "You are reviewing a code change…", 1_000,
+                        typed="/review @app.py")
+    assert first_prompt(path) == "/review @app.py"
+    assert load_session_file(path).items[-1].typed == "/review @app.py"
+
+
+def test_compactions_are_counted_on_load(tmp_path):
+    writer, history = new_history(tmp_path)
+    history.extend([user("one"), assistant("two")])
+    history.replace([user("first summary")])
+    history.record(user("three"))
+    history.replace([user("second summary")])
+    assert load_session_file(writer.path).compactions == 2
 
 
 def test_latest_prefers_this_directory_and_says_so(tmp_path):
