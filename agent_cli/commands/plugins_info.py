@@ -9,6 +9,8 @@ from agent_cli.commands.invocation import Invocation
 from agent_cli.display import home_relative
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from agent_cli.commands.registry import CommandTable
     from agent_cli.plugins.loader import Plugin, PluginSet
 
@@ -47,7 +49,7 @@ def _block(plugin: Plugin, table: CommandTable) -> str:
         for name, command in table.custom.items() if command.source == f"plugin {plugin.name}"
     ]
     hooks = [f"{hook.event}" + (f"[{hook.matcher}]" if hook.matcher else "") for hook in plugin.hooks]
-    agents = [f"{plugin.name}:{path.stem}" for path in plugin.agent_files]
+    agents = [_agent_label(plugin.name, path) for path in plugin.agent_files]
     rows = [
         ("commands", ", ".join(commands)),
         ("skills", ", ".join(skill.name for skill in plugin.skills)),
@@ -59,3 +61,11 @@ def _block(plugin: Plugin, table: CommandTable) -> str:
     if plugin.enabled and len(lines) == 1 + bool(plugin.description) + bool(plugin.author):
         lines.append("  (contributes nothing)")
     return "\n".join(lines)
+
+
+def _agent_label(plugin: str, path: Path) -> str:
+    """The agent's name as `task` knows it (its front matter's ``name``, else the file name)."""
+    from agent_cli.agents.definition import parse_agent_file
+
+    definition, problem = parse_agent_file(path, f"plugin {plugin}", plugin)
+    return definition.name if definition is not None else f"{plugin}:{path.stem} (not loaded: {problem})"

@@ -27,8 +27,9 @@ def shortcut_off_text() -> str:
 
 
 def shortcut_command(text: str) -> str | None:
-    """``# text`` -> the ``/memory add`` command that saves it as a project memory."""
-    if not text.startswith("#"):
+    """``# text`` -> the ``/memory add`` command that saves it as a project memory. Only one
+    line is a memory: a pasted markdown document that opens with ``# Title`` is a prompt."""
+    if not text.startswith("#") or "\n" in text.strip():
         return None
     return "/memory add --scope project " + text.lstrip("#").strip()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from agent_cli.tui.widgets.notice_cell import NoticeCell
+from tests.fake_server import Reply
 from tests.tui.conftest import SIZE
 from tests.tui.helpers import type_text, wait_idle, wait_until
 
@@ -20,6 +21,17 @@ async def test_hash_saves_a_project_memory_and_confirms_it(make_app, server):
         assert notice.text == "Saved p1 (project): run the tests with make check"
         assert [m.text for m in app.session.memory.newest(["project"])["project"]] == ["run the tests with make check"]
     assert not server.requests  # nothing went to the model
+
+
+async def test_pasted_markdown_that_opens_with_a_heading_is_a_prompt_not_a_memory(make_app, server):
+    server.script(Reply(text="read it"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.send("# Release plan\n\n- ship the parser\n- update the docs")
+        await wait_idle(pilot)
+        assert app.session.memory.newest(["project"])["project"] == []
+    sent = [m["content"] for m in server.requests[0].body["messages"] if m["role"] == "user"]
+    assert "# Release plan\n\n- ship the parser\n- update the docs" in sent
 
 
 async def test_memory_edit_opens_the_editor_and_saves_its_text(make_app, server, tmp_path, monkeypatch):

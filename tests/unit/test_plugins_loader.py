@@ -231,3 +231,13 @@ def test_agent_files_the_manifest_names_load_beside_the_default_folder(repo, iso
     assert list(commands_of(repo, isolated_home, found)) == ["crew:deploy"]  # a single command file, as a string
     text = format_plugins(found, CommandTable.load(repo, isolated_home, found))
     assert "agents      crew:other, crew:reviewer, crew:helper" in text
+
+
+def test_the_listing_names_agents_as_task_knows_them(repo, isolated_home):
+    write_plugin(repo / ".agent" / "plugins", "crew", {
+        "agents/deploy.md": agent("deployer"), "agents/broken.md": "no front matter here",
+    })
+    found = load_plugins(repo, isolated_home)
+    text = format_plugins(found, CommandTable.load(repo, isolated_home, found))
+    assert "agents      crew:broken (not loaded: " in text  # the file's name, and why it is not an agent
+    assert text.endswith(", crew:deployer")  # its front matter's name, not the file's
