@@ -6,6 +6,7 @@ file, the key and the expected type.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -224,36 +225,44 @@ def _check(table: dict[str, Any], origin: str, warnings: list[str] | None = None
                 raise ConfigError(f"{where}.{key} must be {_TYPE_NAMES[expected_type]}, got {value!r}")
         if provider.get("wire_api", "chat") not in WIRE_APIS:
             raise ConfigError(f"{where}.wire_api must be one of {', '.join(WIRE_APIS)}; got {provider['wire_api']!r}")
-    if isinstance(table.get("shell_environment_policy"), dict):
-        from agent_cli.tools.shell_env import EnvPolicy
-
-        try:
-            EnvPolicy.from_table(table["shell_environment_policy"])
-        except ValueError as exc:
-            raise ConfigError(f"{origin}: {exc}") from None
-    if "mcp_servers" in table:
-        from agent_cli.mcp.config import McpConfigError, check_servers_table
-
-        try:
-            check_servers_table(table["mcp_servers"], origin)
-        except McpConfigError as exc:
-            raise ConfigError(str(exc)) from None
     plugins = table.get("plugins", {})
     disabled = plugins.get("disabled", []) if isinstance(plugins, dict) else []
     if not isinstance(disabled, list) or not all(isinstance(name, str) for name in disabled):
         raise ConfigError(f"{origin}: `plugins.disabled` must be an array of plugin names; got {disabled!r}")
-    if isinstance(table.get("read_file"), dict):
-        try:
-            ReadLimits.from_table(table["read_file"])
-        except ValueError as exc:
-            raise ConfigError(f"{origin}: {exc}") from None
-    if "hooks" in table:
-        from agent_cli.session.hook_config import HookConfigError, parse_hooks
+    for key, parse, names_the_file in _TABLE_PARSERS:  # each table is a dict here: the type check above ran
+        if key in table:
+            try:
+                parse(table[key], origin)
+            except ValueError as exc:
+                raise ConfigError(str(exc) if names_the_file else f"{origin}: {exc}") from None
 
-        try:
-            parse_hooks(table["hooks"], origin)
-        except HookConfigError as exc:
-            raise ConfigError(str(exc)) from None
+
+def _env_policy(table: Any, origin: str) -> None:
+    from agent_cli.tools.shell_env import EnvPolicy
+
+    EnvPolicy.from_table(table)
+
+
+def _mcp_servers(table: Any, origin: str) -> None:
+    from agent_cli.mcp.config import check_servers_table
+
+    check_servers_table(table, origin)
+
+
+def _hooks(table: Any, origin: str) -> None:
+    from agent_cli.session.hook_config import parse_hooks
+
+    parse_hooks(table, origin)
+
+
+# The tables that have parsers of their own (imported only when the table is set), as (key, parser,
+# whether the parser's ValueError already names the file).
+_TABLE_PARSERS: tuple[tuple[str, Callable[[Any, str], object], bool], ...] = (
+    ("shell_environment_policy", _env_policy, False),
+    ("mcp_servers", _mcp_servers, True),
+    ("read_file", lambda table, origin: ReadLimits.from_table(table), False),
+    ("hooks", _hooks, True),
+)
 
 
 def _provider(provider_id: str, tables: dict[str, Any]) -> ProviderConfig:

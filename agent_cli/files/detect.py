@@ -99,6 +99,8 @@ _MAGIC: tuple[tuple[bytes, str, str], ...] = (
     (b"\xcf\xfa\xed\xfe", BINARY, "Mach-O executable"),
 )
 _TEXT_BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
+_IMAGE_MIME_TYPES = {"PNG image": "image/png", "JPEG image": "image/jpeg", "GIF image": "image/gif",
+                     "WebP image": "image/webp", "BMP image": "image/bmp", "TIFF image": "image/tiff"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +118,13 @@ def detect(path: Path, sample: bytes) -> Detected:
     if by_name.kind in (CSV, TSV, JSON, JSONL, YAML, XML, NOTEBOOK) and (by_content or _looks_binary(sample)):
         return by_content or Detected(BINARY, "binary data")  # a misnamed binary is not parsed as text
     return by_name
+
+
+def image_mime_type(sample: bytes) -> str | None:
+    """The MIME type of bytes already known to be meant as an image, from their first bytes; None
+    when they are no image we know. "BM" counts here: at the start of a file it may as well be text."""
+    found = Detected(IMAGE, "BMP image") if sample.startswith(b"BM") else _by_magic(sample)
+    return _IMAGE_MIME_TYPES.get(found.label) if found and found.kind == IMAGE else None
 
 
 def _by_extension(path: Path) -> Detected | None:

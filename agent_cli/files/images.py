@@ -32,8 +32,6 @@ SENDABLE = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP"
 EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
 # File names that read_file, @path and pasted paths treat as images.
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tif", ".tiff"})
-_MAGIC = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"), (b"GIF87a", "image/gif"),
-          (b"GIF89a", "image/gif"), (b"BM", "image/bmp"), (b"II*\x00", "image/tiff"), (b"MM\x00*", "image/tiff"))
 
 
 class ImageError(ValueError):
@@ -51,16 +49,6 @@ class PreparedImage:
     @property
     def resized(self) -> bool:
         return self.original_size != (self.width, self.height)
-
-
-def sniff_image_type(head: bytes) -> str | None:
-    """The MIME type of an image from its first bytes, or None when it is not one we know."""
-    for magic, mime in _MAGIC:
-        if head.startswith(magic):
-            return mime
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
-    return None
 
 
 def looks_like_image(path: Path, head: bytes) -> bool:

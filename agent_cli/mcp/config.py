@@ -45,7 +45,7 @@ _KEY_TYPES: dict[str, tuple[type | tuple[type, ...], str]] = {
 Transport = Literal["stdio", "http", "sse"]
 
 
-class McpConfigError(Exception):
+class McpConfigError(ValueError):
     """A bad server entry; the message names the file and the key."""
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_cli.files.images import MAX_INPUT_BYTES, ImageError, describe, prepare_image, sniff_image_type, store_image
+from agent_cli.files.detect import image_mime_type
+from agent_cli.files.images import MAX_INPUT_BYTES, ImageError, describe, prepare_image, store_image
 from agent_cli.items import Image
 from agent_cli.tools.base import ToolContext, ToolError, ToolResult
 
@@ -51,4 +52,4 @@ def read_image_file(path: Path, ctx: ToolContext) -> ToolResult:
         data = path.read_bytes()
     except OSError as exc:
         raise ToolError(f"cannot read {path}: {exc.strerror or exc}") from None
-    return image_tool_result(data, sniff_image_type(data[:16]) or "image", ctx, name=path.name)
+    return image_tool_result(data, image_mime_type(data[:16]) or "image", ctx, name=path.name)

@@ -13,9 +13,8 @@ import pytest
 
 from agent_cli import events as ev
 from agent_cli.commands.dispatch import submit
-from agent_cli.config import load_config
-from agent_cli.session.session import Session
 from tests.fake_server import Reply, ToolCall
+from tests.session_helpers import collect_events, make_session
 
 RUBRIC = "You are reviewing a code change as a careful senior engineer"
 INIT_PROMPT = "Create an AGENTS.md file at the root of this repository"
@@ -40,23 +39,6 @@ def repo(tmp_path: Path) -> Path:
     git(root, "add", ".")
     git(root, "commit", "-q", "-m", "first commit")
     return root
-
-
-def make_session(server, repo: Path, monkeypatch, *overrides: str, interactive: bool = False) -> Session:
-    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-    config = load_config(repo, ['model_provider="openai-chat"', 'model="test-model"', "retry_max_attempts=1", *overrides])
-    return Session(config, interactive=interactive)
-
-
-async def run(session: Session, text: str, answer: str | None = None) -> list[ev.Event]:
-    """Submit ``text``; approval requests are answered with ``answer``."""
-    events = []
-    async for event in submit(session, text):
-        events.append(event)
-        if isinstance(event, ev.ApprovalRequest):
-            event.future.set_result(ev.ApprovalDecision(answer or "deny"))
-    return events
 
 
 def of(events, kind):
@@ -88,7 +70,7 @@ async def test_review_without_arguments_reviews_uncommitted_changes_with_read_on
     server.script(Reply(text="[P1] off by one — app.py:2\n\npatch is incorrect"), Reply(text="fixed"))
     session = make_session(server, repo, monkeypatch)
 
-    events = await run(session, "/review")
+    events = await collect_events(session, "/review")
 
     request = server.requests[0]
     sent = last_user_text(request)
@@ -100,13 +82,13 @@ async def test_review_without_arguments_reviews_uncommitted_changes_with_read_on
     assert of(events, ev.UserMessage)[0].typed == "/review"
     assert of(events, ev.TurnComplete)[0].last_message.startswith("[P1] off by one")
     # the next turn has every tool again
-    await run(session, "fix it")
+    await collect_events(session, "fix it")
     assert "apply_patch" in tool_names(server.requests[1]) and "shell" in tool_names(server.requests[1])
 
 
 async def test_review_with_nothing_changed_sends_nothing(server, repo, monkeypatch):
     session = make_session(server, repo, monkeypatch)
-    events = await run(session, "/review --uncommitted")
+    events = await collect_events(session, "/review --uncommitted")
     assert "nothing to review" in notice(events, "review")
     assert server.requests == []
 
@@ -124,7 +106,7 @@ async def test_review_against_a_base_branch_uses_the_merge_base(server, repo, mo
     server.script(Reply(text="no findings\n\npatch is correct"))
     session = make_session(server, repo, monkeypatch)
 
-    await run(session, "/review --base main focus on naming")
+    await collect_events(session, "/review --base main focus on naming")
 
     sent = last_user_text(server.requests[0])
     assert "+FEATURE_CHANGE = 1" in sent
@@ -140,7 +122,7 @@ async def test_review_of_a_commit_sends_its_message_and_diff(server, repo, monke
     server.script(Reply(text="[P0] total ignores its input — app.py:2"))
     session = make_session(server, repo, monkeypatch)
 
-    await run(session, f"/review --commit {sha[:10]}")
+    await collect_events(session, f"/review --commit {sha[:10]}")
 
     sent = last_user_text(server.requests[0])
     assert "make total constant" in sent and "+    return 0" in sent
@@ -149,7 +131,7 @@ async def test_review_of_a_commit_sends_its_message_and_diff(server, repo, monke
 async def test_review_of_files_attaches_them(server, repo, monkeypatch):
     server.script(Reply(text="looks fine"))
     session = make_session(server, repo, monkeypatch)
-    await run(session, "/review @app.py")
+    await collect_events(session, "/review @app.py")
     sent = last_user_text(server.requests[0])
     assert sent.startswith(RUBRIC)
     assert '<attached_file path="app.py" lines="2">\n     1\tdef total(items):' in sent
@@ -166,7 +148,7 @@ async def test_review_of_files_attaches_them(server, repo, monkeypatch):
 ])
 async def test_review_errors_send_nothing(server, repo, monkeypatch, text, message):
     session = make_session(server, repo, monkeypatch)
-    events = await run(session, text)
+    events = await collect_events(session, text)
     assert message in of(events, ev.InputRejected)[0].message
     assert server.requests == []
 
@@ -175,7 +157,7 @@ async def test_the_review_turn_cannot_write(server, repo, monkeypatch):
     patch = "*** Begin Patch\n*** Delete File: app.py\n*** End Patch"
     server.script(Reply(tool_calls=[ToolCall("apply_patch", {"patch": patch})]), Reply(text="could not edit"))
     session = make_session(server, repo, monkeypatch)
-    await run(session, "/review @app.py")
+    await collect_events(session, "/review @app.py")
     assert (repo / "app.py").exists()
     outputs = [m["content"] for m in server.requests[1].body["messages"] if m["role"] == "tool"]
     assert "not available" in outputs[0]
@@ -184,7 +166,7 @@ async def test_the_review_turn_cannot_write(server, repo, monkeypatch):
 async def test_free_text_review_asks_the_model_to_explore(server, repo, monkeypatch):
     server.script(Reply(text="ok"))
     session = make_session(server, repo, monkeypatch)
-    await run(session, "/review the error handling in the parser")
+    await collect_events(session, "/review the error handling in the parser")
     sent = last_user_text(server.requests[0])
     assert "explore the repository" in sent and sent.endswith("the error handling in the parser")
 
@@ -195,7 +177,7 @@ async def test_free_text_review_asks_the_model_to_explore(server, repo, monkeypa
 async def test_init_writes_agents_md_from_the_answer(server, repo, monkeypatch):
     server.script(Reply(text="```markdown\n# Working here\n\nRun `pytest`.\n```"))
     session = make_session(server, repo, monkeypatch)
-    events = await run(session, "/init")
+    events = await collect_events(session, "/init")
     sent = last_user_text(server.requests[0])
     assert sent.startswith(INIT_PROMPT) and "reply with the complete content of `AGENTS.md`" in sent
     assert tool_names(server.requests[0]) == READ_ONLY
@@ -207,7 +189,7 @@ async def test_init_writes_agents_md_from_the_answer(server, repo, monkeypatch):
 async def test_init_refuses_to_overwrite_without_confirmation_in_exec(server, repo, monkeypatch):
     (repo / "AGENTS.md").write_text("hand-written\n")
     session = make_session(server, repo, monkeypatch)
-    events = await run(session, "/init")
+    events = await collect_events(session, "/init")
     assert "already exists" in of(events, ev.InputRejected)[0].message and "/init --force" in of(events, ev.InputRejected)[0].message
     assert server.requests == [] and (repo / "AGENTS.md").read_text() == "hand-written\n"
 
@@ -216,7 +198,7 @@ async def test_init_force_overwrites(server, repo, monkeypatch):
     (repo / "AGENTS.md").write_text("hand-written\n")
     server.script(Reply(text="# Better\n"))
     session = make_session(server, repo, monkeypatch)
-    events = await run(session, "/init --force")
+    events = await collect_events(session, "/init --force")
     assert (repo / "AGENTS.md").read_text() == "# Better\n"
     assert "updated" in notice(events, "init")
 
@@ -226,7 +208,7 @@ async def test_init_asks_before_overwriting_in_the_tui(server, repo, monkeypatch
     (repo / "AGENTS.md").write_text("hand-written\n")
     server.script(Reply(text="# Better\n"))
     session = make_session(server, repo, monkeypatch, interactive=True)
-    events = await run(session, "/init", answer=answer)
+    events = await collect_events(session, "/init", answer=answer)
     request = of(events, ev.ApprovalRequest)[0]
     assert request.tool == "init" and "AGENTS.md" in request.summary
     assert (repo / "AGENTS.md").read_text() == expected
@@ -236,7 +218,7 @@ async def test_init_asks_before_overwriting_in_the_tui(server, repo, monkeypatch
 async def test_init_with_an_empty_answer_writes_nothing(server, repo, monkeypatch):
     server.script(Reply(text="   "))
     session = make_session(server, repo, monkeypatch)
-    events = await run(session, "/init")
+    events = await collect_events(session, "/init")
     assert not (repo / "AGENTS.md").exists()
     assert of(events, ev.TurnFailed) and "no content" in of(events, ev.Error)[0].message
 
@@ -247,8 +229,8 @@ async def test_init_with_an_empty_answer_writes_nothing(server, repo, monkeypatc
 async def test_compact_sends_a_summary_request_with_the_focus(server, repo, monkeypatch):
     server.script(Reply(text="Noted: the API uses v2."), Reply(text="SUMMARY: API v2."))
     session = make_session(server, repo, monkeypatch)
-    await run(session, "remember that the API is v2")
-    events = await run(session, "/compact keep the API version")
+    await collect_events(session, "remember that the API is v2")
+    events = await collect_events(session, "/compact keep the API version")
     assert "keep the API version" in last_user_text(server.requests[1])
     finished = of(events, ev.CompactionFinished)[0]
     assert finished.trigger == "manual" and "SUMMARY: API v2." in finished.summary
@@ -260,7 +242,7 @@ async def test_compact_sends_a_summary_request_with_the_focus(server, repo, monk
 async def test_status_reports_without_a_request(server, repo, monkeypatch):
     (repo / "AGENTS.md").write_text("Be brief.\n")
     session = make_session(server, repo, monkeypatch, 'approval_policy="untrusted"', 'sandbox_mode="read-only"')
-    events = await run(session, "/status")
+    events = await collect_events(session, "/status")
     text = notice(events, "status")
     for expected in ("test-model", "openai-chat", str(repo), "mode       agent", "untrusted", "read-only",
                      str(repo / "AGENTS.md"), "skills", "window", "counting"):
@@ -271,7 +253,7 @@ async def test_status_reports_without_a_request(server, repo, monkeypatch):
 async def test_status_names_a_cut_agents_md(server, repo, monkeypatch):
     (repo / "AGENTS.md").write_text("x" * 5000)
     session = make_session(server, repo, monkeypatch, "project_doc_max_bytes=1000")
-    text = notice(await run(session, "/status"), "status")
+    text = notice(await collect_events(session, "/status"), "status")
     assert "cut to fit project_doc_max_bytes" in text and "warnings:" in text
 
 
@@ -279,8 +261,8 @@ async def test_context_breaks_the_window_down_by_part(server, repo, monkeypatch)
     (repo / "AGENTS.md").write_text("Be brief.\n" * 50)
     server.script(Reply(tool_calls=[ToolCall("read_file", {"path": "app.py"})]), Reply(text="done"))
     session = make_session(server, repo, monkeypatch)
-    await run(session, "read app.py")
-    usage = of(await run(session, "/context"), ev.ContextUsage)[0]
+    await collect_events(session, "read app.py")
+    usage = of(await collect_events(session, "/context"), ev.ContextUsage)[0]
     parts = {part.name: part.tokens for part in usage.parts}
     assert list(parts) == ["system prompt", "tool schemas", "AGENTS.md", "skills", "environment", "memories",
                            "conversation", "tool outputs"]
@@ -293,13 +275,13 @@ async def test_diff_shows_tracked_and_untracked_changes(server, repo, monkeypatc
     (repo / "app.py").write_text("changed\n")
     (repo / "fresh.txt").write_text("fresh\n")
     session = make_session(server, repo, monkeypatch)
-    text = notice(await run(session, "/diff"), "diff")
+    text = notice(await collect_events(session, "/diff"), "diff")
     assert "+changed" in text and "+fresh" in text
 
 
 async def test_diff_outside_a_repository_is_an_error(server, tmp_path, monkeypatch):
     session = make_session(server, tmp_path, monkeypatch)
-    assert "not inside a git repository" in of(await run(session, "/diff"), ev.InputRejected)[0].message
+    assert "not inside a git repository" in of(await collect_events(session, "/diff"), ev.InputRejected)[0].message
 
 
 async def test_skills_lists_repository_skills(server, repo, monkeypatch):
@@ -307,7 +289,7 @@ async def test_skills_lists_repository_skills(server, repo, monkeypatch):
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text("---\nname: release\ndescription: Cut a release of this project.\n---\nSteps.\n")
     session = make_session(server, repo, monkeypatch)
-    text = notice(await run(session, "/skills"), "skills")
+    text = notice(await collect_events(session, "/skills"), "skills")
     assert "$release" in text and "Cut a release of this project." in text and "[repo]" in text
 
 
@@ -316,7 +298,7 @@ async def test_help_lists_builtins_and_custom_commands(server, repo, monkeypatch
     commands.mkdir(parents=True)
     (commands / "explain.md").write_text("---\ndescription: Explain code simply\nargument-hint: <file>\n---\nExplain $1")
     session = make_session(server, repo, monkeypatch)
-    text = notice(await run(session, "/help"), "help")
+    text = notice(await collect_events(session, "/help"), "help")
     assert "/review" in text and "/compact [focus]" in text and "/quit" in text
     assert "/explain <file>" in text and "Explain code simply (repo)" in text
     assert "@path" in text and "!`cmd`" in text
@@ -328,11 +310,11 @@ async def test_help_lists_builtins_and_custom_commands(server, repo, monkeypatch
 async def test_model_switch_appends_a_fragment_and_keeps_the_prefix(server, repo, monkeypatch):
     server.script(Reply(text="one"), Reply(text="two"))
     session = make_session(server, repo, monkeypatch)
-    await run(session, "first")
+    await collect_events(session, "first")
     first_client = session.client
-    events = await run(session, "/model other-model")
+    events = await collect_events(session, "/model other-model")
     assert "test-model → other-model" in notice(events, "model")
-    await run(session, "second")
+    await collect_events(session, "second")
     await session.aclose()
     assert first_client._http is None  # the replaced client's connections closed with the session
     first, second = server.requests
@@ -344,9 +326,9 @@ async def test_model_switch_appends_a_fragment_and_keeps_the_prefix(server, repo
 async def test_mode_switch_limits_tools_and_keeps_the_prefix(server, repo, monkeypatch):
     server.script(Reply(text="one"), Reply(text="two"))
     session = make_session(server, repo, monkeypatch)
-    await run(session, "first")
-    await run(session, "/mode plan")
-    await run(session, "second")
+    await collect_events(session, "first")
+    await collect_events(session, "/mode plan")
+    await collect_events(session, "second")
     first, second = server.requests
     assert tool_names(second) == ["grep", "list_dir", "memory_search", "read_file", "task", "update_plan"]
     assert second.body["messages"][: len(first.body["messages"])] == first.body["messages"]
@@ -357,7 +339,7 @@ async def test_mode_switch_limits_tools_and_keeps_the_prefix(server, repo, monke
 @pytest.mark.parametrize("text, message", [("/mode chaos", "unknown mode"), ("/model a b", "one model name")])
 async def test_model_and_mode_reject_bad_arguments(server, repo, monkeypatch, text, message):
     session = make_session(server, repo, monkeypatch)
-    assert message in of(await run(session, text), ev.InputRejected)[0].message
+    assert message in of(await collect_events(session, text), ev.InputRejected)[0].message
 
 
 # --- front-end actions --------------------------------------------------------------------------
@@ -371,7 +353,7 @@ async def test_model_and_mode_reject_bad_arguments(server, repo, monkeypatch, te
 ])
 async def test_front_end_actions_are_events(server, repo, monkeypatch, text, action):
     session = make_session(server, repo, monkeypatch)
-    assert await run(session, text) == [action]
+    assert await collect_events(session, text) == [action]
 
 
 # --- command files ------------------------------------------------------------------------------
@@ -387,7 +369,7 @@ async def test_a_command_file_becomes_the_prompt(server, repo, monkeypatch):
     command_file(repo, "git/commit.md", "---\ndescription: commit\n---\nCommit with message: $1. Files: $ARGUMENTS")
     server.script(Reply(text="committed"))
     session = make_session(server, repo, monkeypatch)
-    events = await run(session, '/git:commit "fix the bug" @app.py')
+    events = await collect_events(session, '/git:commit "fix the bug" @app.py')
     sent = last_user_text(server.requests[0])
     assert sent.startswith('Commit with message: fix the bug. Files: "fix the bug" @app.py')
     assert '<attached_file path="app.py"' in sent
@@ -398,7 +380,7 @@ async def test_a_command_file_runs_its_commands_before_sending(server, repo, mon
     command_file(repo, "changes.md", "Recent history:\n!`git log --oneline -1`\nSummarize it.")
     server.script(Reply(text="summary"))
     session = make_session(server, repo, monkeypatch)
-    events = await run(session, "/changes")
+    events = await collect_events(session, "/changes")
     sent = last_user_text(server.requests[0])
     assert '<command_output command="git log --oneline -1">' in sent and "first commit" in sent
     assert of(events, ev.ToolCallEnd)[0].exit_code == 0
@@ -408,8 +390,8 @@ async def test_command_file_model_and_allowed_tools_apply_to_its_turn_only(serve
     command_file(repo, "look.md", "---\nmodel: small-model\nallowed-tools: Read, Grep\n---\nLook around.")
     server.script(Reply(text="looked"), Reply(text="normal"))
     session = make_session(server, repo, monkeypatch)
-    await run(session, "/look")
-    await run(session, "next")
+    await collect_events(session, "/look")
+    await collect_events(session, "next")
     assert server.requests[0].body["model"] == "small-model"
     assert tool_names(server.requests[0]) == ["grep", "read_file"]
     assert server.requests[1].body["model"] == "test-model"
@@ -421,8 +403,8 @@ async def test_broken_command_files_warn_once_and_do_not_stop_others(server, rep
     command_file(repo, "fine.md", "Fine.")
     server.script(Reply(text="a"), Reply(text="b"))
     session = make_session(server, repo, monkeypatch)
-    first = await run(session, "/fine")
-    second = await run(session, "/fine")
+    first = await collect_events(session, "/fine")
+    second = await collect_events(session, "/fine")
     assert len([w for w in of(first, ev.Warning) if "broken.md" in w.message]) == 1
     assert not [w for w in of(second, ev.Warning) if "broken.md" in w.message]
     assert len(server.requests) == 2
@@ -430,7 +412,7 @@ async def test_broken_command_files_warn_once_and_do_not_stop_others(server, rep
 
 async def test_an_unknown_command_sends_nothing_and_suggests(server, repo, monkeypatch):
     session = make_session(server, repo, monkeypatch)
-    events = await run(session, "/reveiw @app.py")
+    events = await collect_events(session, "/reveiw @app.py")
     assert len(events) == 1 and events[0].suggestions[0] == "review"
     assert "unknown command /reveiw; did you mean /review" in events[0].message
     assert server.requests == []
@@ -442,7 +424,7 @@ async def test_an_unknown_command_sends_nothing_and_suggests(server, repo, monke
 async def test_a_prompt_attaches_files_and_inlines_command_output(server, repo, monkeypatch):
     server.script(Reply(text="ok"))
     session = make_session(server, repo, monkeypatch)
-    events = await run(session, "Check @app.py against !`echo EXPECTED-42`")
+    events = await collect_events(session, "Check @app.py against !`echo EXPECTED-42`")
     sent = last_user_text(server.requests[0])
     assert "EXPECTED-42" in sent and "Exit code: 0" in sent and "     2\t    return sum(items)" in sent
     message = of(events, ev.UserMessage)[0]
@@ -452,14 +434,14 @@ async def test_a_prompt_attaches_files_and_inlines_command_output(server, repo, 
 async def test_a_prompt_without_expansions_is_sent_as_typed(server, repo, monkeypatch):
     server.script(Reply(text="ok"))
     session = make_session(server, repo, monkeypatch)
-    events = await run(session, "mail me@example.com about @alice")
+    events = await collect_events(session, "mail me@example.com about @alice")
     assert last_user_text(server.requests[0]) == "mail me@example.com about @alice"
     assert of(events, ev.UserMessage)[0].typed is None
 
 
 async def test_exec_denies_a_command_the_policy_would_ask_about(server, repo, monkeypatch):
     session = make_session(server, repo, monkeypatch, 'approval_policy="untrusted"')
-    events = await run(session, "look: !`touch created-by-command`")
+    events = await collect_events(session, "look: !`touch created-by-command`")
     assert "was not run" in of(events, ev.InputRejected)[0].message
     assert not (repo / "created-by-command").exists() and server.requests == []
 
@@ -468,7 +450,7 @@ async def test_exec_denies_a_command_the_policy_would_ask_about(server, repo, mo
 async def test_the_tui_asks_before_running_a_command(server, repo, monkeypatch, answer, runs):
     server.script(Reply(text="ok"))
     session = make_session(server, repo, monkeypatch, 'approval_policy="untrusted"', interactive=True)
-    events = await run(session, "look: !`touch created-by-command`", answer=answer)
+    events = await collect_events(session, "look: !`touch created-by-command`", answer=answer)
     assert of(events, ev.ApprovalRequest)[0].summary == "touch created-by-command"
     assert (repo / "created-by-command").exists() is runs
     assert len(server.requests) == (1 if runs else 0)

@@ -13,13 +13,12 @@ from pathlib import Path
 import pytest
 
 from agent_cli import events as ev
-from agent_cli.commands.dispatch import submit
-from agent_cli.config import load_config
 from agent_cli.context.compact import FALLBACK_NOTE
 from agent_cli.items import Message
 from agent_cli.session.resume import restore_session
-from agent_cli.session.session import Session
+from tests import session_helpers
 from tests.fake_server import FakeModelServer, Reply, ToolCall
+from tests.session_helpers import collect_events
 
 # Auto-compaction starts at 85% of 95% of it (14,535 tokens): two ~4,000-token files fit beside
 # the fixed prompt (~4,000), a third crosses the threshold, and the summarizing request (the
@@ -93,19 +92,8 @@ def repo(tmp_path: Path, monkeypatch) -> Path:
 
 
 def make_session(server: FakeModelServer, repo: Path, monkeypatch, provider: str = "openai-chat", *overrides: str):
-    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-    config = load_config(repo, [
-        f'model_provider="{provider}"', f'model="{MODELS[provider]}"', f"model_context_window={WINDOW}",
-        "retry_max_attempts=1", *overrides,
-    ])
-    return Session(config, interactive=False)
-
-
-async def run(session: Session, text: str) -> list[ev.Event]:
-    return [event async for event in submit(session, text)]
+    return session_helpers.make_session(server, repo, monkeypatch, f"model_context_window={WINDOW}", *overrides,
+                                        provider=provider, model=MODELS[provider])
 
 
 def of(events: list[ev.Event], kind: type) -> list:
@@ -134,9 +122,9 @@ async def test_long_job_compacts_repeatedly_and_never_loses_the_task(repo, monke
     job = Job([f"data{i}.txt" for i in range(6)])
     with FakeModelServer(context_window=WINDOW, fallback=job) as server:
         session = make_session(server, repo, monkeypatch, provider)
-        first = await run(session, TASK)
+        first = await collect_events(session, TASK)
         job.add([f"data{i}.txt" for i in range(6, 10)])
-        second = await run(session, FOLLOW_UP)
+        second = await collect_events(session, FOLLOW_UP)
 
     events = first + second
     assert of(first, ev.TurnComplete)[0].last_message == "finished after 6 files"
@@ -168,7 +156,7 @@ async def test_summarizing_request_continues_the_conversation(repo, monkeypatch)
     job = Job([f"data{i}.txt" for i in range(4)])
     with FakeModelServer(context_window=WINDOW, fallback=job) as server:
         session = make_session(server, repo, monkeypatch)
-        await run(session, TASK)
+        await collect_events(session, TASK)
 
     requests = server.requests
     summaries = [i for i, rec in enumerate(requests) if is_summary_request(rec)]
@@ -189,7 +177,7 @@ async def test_overflow_is_recovered_and_the_summarizing_request_trimmed(repo, m
     job = Job([f"data{i}.txt" for i in range(5)])
     with FakeModelServer(context_window=WINDOW, fallback=job) as server:
         session = make_session(server, repo, monkeypatch, "openai-chat", "model_context_window=64000")
-        events = await run(session, TASK)
+        events = await collect_events(session, TASK)
 
     assert of(events, ev.TurnComplete)[0].last_message == "finished after 5 files"
     finished = of(events, ev.CompactionFinished)
@@ -208,7 +196,7 @@ async def test_failing_summarizer_falls_back_to_head_and_tail(repo, monkeypatch)
     job = Job([f"data{i}.txt" for i in range(4)], summary=Reply.http_error(400, message="summaries are broken"))
     with FakeModelServer(context_window=WINDOW, fallback=job) as server:
         session = make_session(server, repo, monkeypatch)
-        events = await run(session, TASK)
+        events = await collect_events(session, TASK)
 
     assert of(events, ev.TurnComplete)[0].last_message == "finished after 4 files"
     finished = of(events, ev.CompactionFinished)
@@ -227,14 +215,14 @@ async def test_a_message_larger_than_the_window_fails_cleanly(repo, monkeypatch)
     with FakeModelServer(context_window=WINDOW) as server:
         session = make_session(server, repo, monkeypatch)
         server.script(Reply(text="small answer"))
-        events = await run(session, "x" * (WINDOW * 4 + 100))
+        events = await collect_events(session, "x" * (WINDOW * 4 + 100))
         assert server.requests == []  # nothing sent
         errors = of(events, ev.Error)
         assert len(errors) == 1 and errors[0].fatal and "Shorten it" in errors[0].message
         assert of(events, ev.TurnFailed) and not of(events, ev.TurnComplete)
         assert of(events, ev.TokenCount)[-1].percent_left == 0  # the window shows as full
         # The session is still usable.
-        again = await run(session, "a small question")
+        again = await collect_events(session, "a small question")
         assert of(again, ev.TurnComplete)[0].last_message == "small answer"
 
 
@@ -242,7 +230,7 @@ async def test_a_request_that_can_never_fit_fails_the_turn_with_a_clear_message(
     # The server's window is smaller than the system prompt and tools alone.
     with FakeModelServer(context_window=1_000) as server:
         session = make_session(server, repo, monkeypatch)
-        events = await run(session, TASK)
+        events = await collect_events(session, TASK)
 
     assert not of(events, ev.TurnComplete)
     assert len(of(events, ev.TurnFailed)) == 1
@@ -264,7 +252,7 @@ async def test_manual_compact_with_focus(repo, monkeypatch):
     job = Job(["data0.txt", "data1.txt"])
     with FakeModelServer(context_window=WINDOW, fallback=job) as server:
         session = make_session(server, repo, monkeypatch)
-        await run(session, TASK)
+        await collect_events(session, TASK)
         before = session.history.items
         events = [event async for event in session.compact("the longest lines")]
         summarizing = server.requests[-1]
@@ -286,7 +274,7 @@ async def test_compaction_that_would_grow_the_context_keeps_the_history(repo, mo
     with FakeModelServer(context_window=WINDOW) as server:
         session = make_session(server, repo, monkeypatch)
         server.script(Reply(text="hello"), long_summary)
-        await run(session, "hi")
+        await collect_events(session, "hi")
         before = session.history.items
         events = [event async for event in session.compact()]
 
@@ -301,7 +289,7 @@ async def test_interrupting_a_compaction_keeps_the_history(repo, monkeypatch):
     with FakeModelServer(context_window=WINDOW) as server:
         session = make_session(server, repo, monkeypatch)
         server.script(Reply(text="hello"), Reply(text="slow summary " * 50, chunk_size=4, delay=0.05))
-        await run(session, "hi")
+        await collect_events(session, "hi")
         before = session.history.items
         events = []
         async for event in session.compact():
@@ -326,7 +314,7 @@ async def test_no_compaction_loop_when_compacting_cannot_get_below_the_threshold
     job = Job(["data0.txt", "data1.txt"])
     with FakeModelServer(context_window=WINDOW, fallback=job) as server:
         session = make_session(server, repo, monkeypatch, "openai-chat", "model_auto_compact_token_limit=1500")
-        events = await run(session, TASK)
+        events = await collect_events(session, TASK)
 
     assert of(events, ev.TurnComplete)[0].last_message == "finished after 2 files"
     assert len([rec for rec in server.requests if is_summary_request(rec)]) == 1
@@ -338,7 +326,7 @@ async def test_auto_compact_off(repo, monkeypatch):
     with FakeModelServer(context_window=WINDOW, fallback=job) as server:
         session = make_session(server, repo, monkeypatch, "openai-chat", "auto_compact=false")
         assert session.auto_compact_limit is None
-        events = await run(session, TASK)
+        events = await collect_events(session, TASK)
     assert of(events, ev.TurnComplete) and not of(events, ev.CompactionStarted)
 
 
@@ -351,9 +339,9 @@ async def test_pre_compact_hook_runs_and_its_context_survives(repo, monkeypatch)
     with FakeModelServer(context_window=WINDOW) as server:
         session = make_session(server, repo, monkeypatch)
         server.script(Reply(text="hello"), Reply(text="## Active task\nsay hello"), Reply(text="again"))
-        await run(session, "hi")
+        await collect_events(session, "hi")
         [event async for event in session.compact("greetings")]
-        await run(session, "once more")
+        await collect_events(session, "once more")
         last_request = request_text(server.requests[-1])
 
     payload = json.loads(record.read_text())
@@ -394,10 +382,10 @@ async def test_a_mode_switch_survives_compaction_in_the_system_prompt(repo, monk
     job = Job(["data0.txt"])
     with FakeModelServer(context_window=WINDOW, fallback=job) as server:
         session = make_session(server, repo, monkeypatch)
-        await run(session, TASK)
-        await run(session, "/mode ask")
+        await collect_events(session, TASK)
+        await collect_events(session, "/mode ask")
         [event async for event in session.compact(None)]
-        await run(session, "what did you find?")
+        await collect_events(session, "what did you find?")
         after = server.requests[-1].body
 
     system = after["messages"][0]["content"]
@@ -409,11 +397,11 @@ async def test_the_compaction_count_survives_a_resume(repo, monkeypatch):
     job = Job(["data0.txt", "data1.txt"])
     with FakeModelServer(context_window=WINDOW, fallback=job) as server:
         session = make_session(server, repo, monkeypatch)
-        await run(session, TASK)
-        await run(session, "/compact")
+        await collect_events(session, TASK)
+        await collect_events(session, "/compact")
         job.add(["data2.txt"])
-        await run(session, FOLLOW_UP)
-        events = await run(session, "/compact")
+        await collect_events(session, FOLLOW_UP)
+        events = await collect_events(session, "/compact")
         assert session.compaction.count == 2 and of(events, ev.Warning)  # "compacted 2 times"
         await session.aclose()
 
@@ -421,8 +409,8 @@ async def test_the_compaction_count_survives_a_resume(repo, monkeypatch):
         assert resumed.compaction.count == 2
         assert "compacted 2 times" in resumed.resumed.events()[0].text
         job.add(["data3.txt"])
-        await run(resumed, FOLLOW_UP)
-        events = await run(resumed, "/compact")
+        await collect_events(resumed, FOLLOW_UP)
+        events = await collect_events(resumed, "/compact")
         await resumed.aclose()
 
     assert of(events, ev.CompactionFinished)[0].applied

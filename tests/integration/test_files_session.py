@@ -6,23 +6,15 @@ import csv
 import json
 from pathlib import Path
 
-from agent_cli.commands.dispatch import submit
-from agent_cli.config import load_config
 from agent_cli.session.session import Session
+from tests import session_helpers
 from tests.fake_server import Reply, ToolCall
+from tests.session_helpers import collect_events
 
 
 def make_session(server, cwd: Path, monkeypatch, *overrides: str) -> Session:
-    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     monkeypatch.setenv("AGENT_HOME", str(cwd / "home"))
-    config = load_config(cwd, ['model_provider="openai-chat"', 'model="test-model"', "retry_max_attempts=1", *overrides])
-    return Session(config)
-
-
-async def drain(session: Session, text: str) -> None:
-    async for _ in submit(session, text):
-        pass
+    return session_helpers.make_session(server, cwd, monkeypatch, *overrides, interactive=True)
 
 
 async def test_the_model_reads_a_100000_row_csv_as_its_shape(server, tmp_path, monkeypatch):
@@ -32,7 +24,7 @@ async def test_the_model_reads_a_100000_row_csv_as_its_shape(server, tmp_path, m
         writer.writerows([row, row * 2] for row in range(1, 100_001))
     server.script(Reply(tool_calls=[ToolCall("read_file", {"path": "orders.csv"})]), Reply(text="done"))
     session = make_session(server, tmp_path, monkeypatch, "read_file.table_head_rows=5")
-    await drain(session, "how many orders?")
+    await collect_events(session, "how many orders?")
     output = next(m["content"] for m in server.requests[1].body["messages"] if m["role"] == "tool")
     assert output.splitlines()[:4] == ["CSV: 100,000 rows + header, 2 columns, delimiter ','", "header\tid,total",
                                        "1\t1,2", "2\t2,4"]
@@ -46,7 +38,7 @@ async def test_an_attached_json_document_arrives_cut_to_its_structure(server, tm
     (tmp_path / "users.json").write_text(json.dumps(document, indent=2))
     server.script(Reply(text="seen"))
     session = make_session(server, tmp_path, monkeypatch, "tool_output_token_limit=2000")
-    await drain(session, "summarize @users.json")
+    await collect_events(session, "summarize @users.json")
     sent = server.requests[0].body["messages"][-1]["content"]
     attached = sent.split('<attached_file path="users.json" type="JSON">\n', 1)[1]
     assert '"… 4,950 more items"' in attached and '"version": 3' in attached

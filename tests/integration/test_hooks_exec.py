@@ -6,13 +6,12 @@ import json
 from pathlib import Path
 
 from agent_cli import events as ev
-from agent_cli.commands.dispatch import submit
-from agent_cli.config import load_config
 from agent_cli.session.catalog import list_sessions
 from agent_cli.session.rollout import load_session_file
-from agent_cli.session.session import Session
+from tests import session_helpers
 from tests.conftest import provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
+from tests.session_helpers import collect_events
 
 
 def hook(event: str, command: str, matcher: str | None = None) -> str:
@@ -21,23 +20,10 @@ def hook(event: str, command: str, matcher: str | None = None) -> str:
 
 
 def make_session(server, home: Path, tmp_path: Path, monkeypatch, config_toml: str, *overrides: str, interactive=False):
-    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     (home / "config.toml").write_text(config_toml)
     repo = tmp_path / "repo"
     repo.mkdir(exist_ok=True)
-    config = load_config(repo, ['model_provider="openai-chat"', 'model="test-model"', "retry_max_attempts=1", *overrides])
-    return Session(config, interactive=interactive)
-
-
-async def turn(session: Session, text: str, approve: str | None = None) -> list[ev.Event]:
-    """Run one turn; approval requests are answered with ``approve`` (a test fails on one otherwise)."""
-    events = []
-    async for event in submit(session, text):
-        events.append(event)
-        if isinstance(event, ev.ApprovalRequest):
-            event.future.set_result(ev.ApprovalDecision(approve or "deny"))
-    return events
+    return session_helpers.make_session(server, repo, monkeypatch, *overrides, interactive=interactive)
 
 
 def messages(request) -> list[dict]:
@@ -67,7 +53,7 @@ async def test_pre_tool_use_exit_2_stops_the_call_and_the_model_reads_stderr(ser
     session = make_session(server, isolated_home, tmp_path, monkeypatch,
                            hook("PreToolUse", "echo 'touching files is not allowed' >&2; exit 2", "shell"))
     server.script(Reply(tool_calls=[SHELL_TOUCH]), Reply(text="understood"))
-    events = await turn(session, "make a file")
+    events = await collect_events(session, "make a file")
     assert not (tmp_path / "repo" / "made-it").exists()
     output = tool_message(server.requests[1])
     assert "shell was not run: a PreToolUse hook blocked it." in output
@@ -80,7 +66,7 @@ async def test_pre_tool_use_json_deny_gives_its_reason_to_the_model(server, isol
     reply = {"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "use the build tool"}}
     session = make_session(server, isolated_home, tmp_path, monkeypatch, hook("PreToolUse", f"echo '{json.dumps(reply)}'"))
     server.script(Reply(tool_calls=[SHELL_TOUCH]), Reply(text="ok"))
-    await turn(session, "go")
+    await collect_events(session, "go")
     assert not (tmp_path / "repo" / "made-it").exists()
     assert "use the build tool" in tool_message(server.requests[1])
 
@@ -90,7 +76,7 @@ async def test_pre_tool_use_allow_skips_the_approval_question(server, isolated_h
     session = make_session(server, isolated_home, tmp_path, monkeypatch, hook("PreToolUse", f"echo '{allow}'"),
                            'approval_policy="untrusted"', interactive=True)
     server.script(Reply(tool_calls=[SHELL_TOUCH]), Reply(text="made"))
-    events = await turn(session, "go")
+    events = await collect_events(session, "go")
     assert of_type(events, ev.ApprovalRequest) == []  # untrusted would have asked about `touch`
     assert (tmp_path / "repo" / "made-it").exists()
 
@@ -100,7 +86,7 @@ async def test_pre_tool_use_ask_forces_the_question(server, isolated_home, tmp_p
     session = make_session(server, isolated_home, tmp_path, monkeypatch, hook("PreToolUse", f"echo '{ask}'"),
                            'approval_policy="never"', interactive=True)
     server.script(Reply(tool_calls=[SHELL_TOUCH]), Reply(text="asked"))
-    events = await turn(session, "go", approve="approve")
+    events = await collect_events(session, "go", answer="approve")
     requests = of_type(events, ev.ApprovalRequest)
     assert len(requests) == 1 and "PreToolUse hook" in (requests[0].reason or "")
     assert (tmp_path / "repo" / "made-it").exists()  # approved, so it ran
@@ -110,7 +96,7 @@ async def test_pre_tool_use_ask_in_a_session_that_cannot_ask_denies(server, isol
     ask = json.dumps({"hookSpecificOutput": {"permissionDecision": "ask"}})
     session = make_session(server, isolated_home, tmp_path, monkeypatch, hook("PreToolUse", f"echo '{ask}'"))
     server.script(Reply(tool_calls=[SHELL_TOUCH]), Reply(text="denied"))
-    await turn(session, "go")
+    await collect_events(session, "go")
     assert not (tmp_path / "repo" / "made-it").exists()
     assert "cannot ask" in tool_message(server.requests[1])
 
@@ -124,7 +110,7 @@ async def test_post_tool_use_sees_the_response_and_can_give_feedback_and_context
     command = f"cat > post.json; echo '{json.dumps(reply)}'"
     session = make_session(server, isolated_home, tmp_path, monkeypatch, hook("PostToolUse", command, "shell"))
     server.script(Reply(tool_calls=[ToolCall("shell", {"command": "echo produced"})]), Reply(text="fixed"))
-    await turn(session, "go")
+    await collect_events(session, "go")
     payload = json.loads((tmp_path / "repo" / "post.json").read_text())
     assert payload["hook_event_name"] == "PostToolUse" and payload["tool_name"] == "shell"
     assert payload["tool_input"] == {"command": "echo produced"}
@@ -143,7 +129,7 @@ async def test_post_tool_use_sees_the_response_and_can_give_feedback_and_context
 async def test_user_prompt_submit_exit_2_drops_the_prompt_and_leaves_no_session_file(server, isolated_home, tmp_path, monkeypatch):
     session = make_session(server, isolated_home, tmp_path, monkeypatch,
                            hook("UserPromptSubmit", "grep -q hunter2 && { echo 'no secrets in prompts' >&2; exit 2; }; exit 0"))
-    events = await turn(session, "my password is hunter2")
+    events = await collect_events(session, "my password is hunter2")
     assert server.requests == []  # nothing was sent
     assert any("no secrets in prompts" in w.message for w in of_type(events, ev.Warning))
     assert of_type(events, ev.TurnAborted)
@@ -151,7 +137,7 @@ async def test_user_prompt_submit_exit_2_drops_the_prompt_and_leaves_no_session_
     assert list_sessions(isolated_home) == [] and not session.rollout.path.exists()
 
     server.script(Reply(text="ok"))
-    await turn(session, "what changed today?")  # the file starts with the prompt that is sent
+    await collect_events(session, "what changed today?")  # the file starts with the prompt that is sent
     saved = load_session_file(session.rollout.path).items
     assert saved == tuple(session.history.items) and "hunter2" not in session.rollout.path.read_text()
     assert [s.first_prompt for s in list_sessions(isolated_home)] == ["what changed today?"]
@@ -163,7 +149,7 @@ async def test_user_prompt_submit_context_and_system_message(server, isolated_ho
     session = make_session(server, isolated_home, tmp_path, monkeypatch,
                            hook("UserPromptSubmit", f"cat > prompt.json; echo '{json.dumps(reply)}'"))
     server.script(Reply(text="ok"))
-    events = await turn(session, "fix the bug")
+    events = await collect_events(session, "fix the bug")
     assert json.loads((tmp_path / "repo" / "prompt.json").read_text())["prompt"] == "fix the bug"
     assert ev.Notice("prompt checked", title="UserPromptSubmit hook") in events
     texts = user_texts(server.requests[0])
@@ -174,8 +160,8 @@ async def test_session_start_runs_once_and_adds_context_before_the_first_prompt(
     command = """python3 -c "import json,sys; print(json.load(sys.stdin)['source'])" >> starts.log; echo 'repo uses tabs'"""
     session = make_session(server, isolated_home, tmp_path, monkeypatch, hook("SessionStart", command))
     server.script(Reply(text="one"), Reply(text="two"))
-    await turn(session, "first")
-    await turn(session, "second")
+    await collect_events(session, "first")
+    await collect_events(session, "second")
     assert (tmp_path / "repo" / "starts.log").read_text().split() == ["startup"]
     texts = user_texts(server.requests[0])
     context = next(i for i, t in enumerate(texts) if "repo uses tabs" in t)
@@ -189,7 +175,7 @@ async def test_stop_exit_2_keeps_the_agent_working_with_the_reason(server, isola
     command = "if [ -f stopped-once ]; then exit 0; fi; touch stopped-once; echo 'run the tests first' >&2; exit 2"
     session = make_session(server, isolated_home, tmp_path, monkeypatch, hook("Stop", command))
     server.script(Reply(text="done"), Reply(text="tests pass now"))
-    events = await turn(session, "work")
+    events = await collect_events(session, "work")
     assert len(server.requests) == 2
     assert any("run the tests first" in t for t in user_texts(server.requests[1]))
     assert of_type(events, ev.TurnComplete)[0].last_message == "tests pass now"
@@ -200,7 +186,7 @@ async def test_a_stop_hook_that_always_blocks_is_bounded(server, isolated_home, 
     command = "cat >> stop-payloads.jsonl; echo >> stop-payloads.jsonl; echo 'never done' >&2; exit 2"
     session = make_session(server, isolated_home, tmp_path, monkeypatch, hook("Stop", command))
     server.script(*[Reply(text=f"attempt {n}") for n in range(4)])
-    events = await turn(session, "work")
+    events = await collect_events(session, "work")
     assert len(server.requests) == 4  # the first answer, then three continuations
     assert any("3 times in a row" in w.message for w in of_type(events, ev.Warning))
     assert of_type(events, ev.TurnComplete)[0].last_message == "attempt 3"
@@ -247,7 +233,7 @@ async def test_compaction_runs_pre_compact_then_session_start_with_source_compac
     config = hook("PreCompact", log_field) + hook("SessionStart", log_field, "compact")  # matcher on the source
     session = make_session(server, isolated_home, tmp_path, monkeypatch, config)
     server.script(Reply(text="long answer " * 800), Reply(text="the summary"))
-    await turn(session, "explain everything")
+    await collect_events(session, "explain everything")
     events = [event async for event in session.compact("keep the API notes")]
     finished = of_type(events, ev.CompactionFinished)
     assert finished and finished[0].applied

@@ -11,13 +11,13 @@ import pytest
 from PIL import Image as PILImage
 
 from agent_cli import events as ev
-from agent_cli.commands.dispatch import submit
-from agent_cli.config import load_config
 from agent_cli.context.tokens import anthropic_image_tokens, openai_image_tokens
 from agent_cli.session import Session
 from agent_cli.session.resume import restore_session
+from tests import session_helpers
 from tests.conftest import provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
+from tests.session_helpers import collect_events
 
 WIRE_PROVIDERS = {"responses": "openai", "chat": "openai-chat", "anthropic": "anthropic"}
 
@@ -38,16 +38,9 @@ def repo(tmp_path: Path) -> Path:
 
 
 def make_session(server, repo: Path, monkeypatch, provider: str, *overrides: str) -> Session:
-    for name, value in {**provider_env(server, "anthropic"), **provider_env(server, "openai")}.items():
-        monkeypatch.setenv(name, value)
     # "test-model" has no tokenizer to load; the override gives it vision unless a test says otherwise.
-    config = load_config(repo, [f'model_provider="{provider}"', 'model="test-model"', "retry_max_attempts=1",
-                                *(overrides or ("model_supports_images=true",))])
-    return Session(config, interactive=False)
-
-
-async def run(session: Session, text: str) -> list[ev.Event]:
-    return [event async for event in submit(session, text)]
+    overrides = overrides or ("model_supports_images=true",)
+    return session_helpers.make_session(server, repo, monkeypatch, *overrides, provider=provider)
 
 
 def decoded_size(b64: str) -> tuple[int, int]:
@@ -95,7 +88,7 @@ def sent_images(body: dict, wire: str) -> dict[str, list[tuple[int, int]]]:
 async def test_each_provider_receives_attached_and_tool_images_as_base64(server, repo, monkeypatch, wire):
     session = make_session(server, repo, monkeypatch, WIRE_PROVIDERS[wire])
     server.script(Reply(tool_calls=[ToolCall("read_file", {"path": "shot.png"})]), Reply(text="a red rectangle"))
-    events = await run(session, "compare @photo.png with shot.png")
+    events = await collect_events(session, "compare @photo.png with shot.png")
     assert events[-1] == ev.TurnComplete("a red rectangle")
     first, second = server.requests
     assert sent_images(first.body, wire) == {"user": [(40, 30)], "tool": []}
@@ -105,7 +98,7 @@ async def test_each_provider_receives_attached_and_tool_images_as_base64(server,
     assert "photo.png" in str(second.raw) and "attached_file" not in str(second.raw)  # not inlined as text
     images = sorted(p.suffix for p in (session.config.agent_home / "images").iterdir())
     assert images == [".png", ".png"]
-    usage = next(e for e in await run(session, "/context") if isinstance(e, ev.ContextUsage))
+    usage = next(e for e in await collect_events(session, "/context") if isinstance(e, ev.ContextUsage))
     parts = {part.name: part.tokens for part in usage.parts}
     formula = anthropic_image_tokens if wire == "anthropic" else openai_image_tokens  # each provider's own
     assert parts["images"] == formula(40, 30) + formula(2048, 1024)
@@ -114,8 +107,8 @@ async def test_each_provider_receives_attached_and_tool_images_as_base64(server,
 async def test_a_model_without_vision_gets_a_note_and_the_user_is_told_once(server, repo, monkeypatch):
     session = make_session(server, repo, monkeypatch, "openai-chat", "model_supports_images=false")
     server.script(Reply(text="I cannot see it"), Reply(text="still blind"))
-    first = await run(session, "what is in @photo.png")
-    second = await run(session, "and now?")
+    first = await collect_events(session, "what is in @photo.png")
+    second = await collect_events(session, "and now?")
     warnings = [e.message for e in first + second if isinstance(e, ev.Warning)]
     assert len([w for w in warnings if "cannot see images" in w]) == 1
     for request in server.requests:
@@ -127,14 +120,14 @@ async def test_a_model_without_vision_gets_a_note_and_the_user_is_told_once(serv
 async def test_resume_restores_the_image_from_the_store(server, repo, monkeypatch):
     session = make_session(server, repo, monkeypatch, "openai-chat")
     server.script(Reply(text="blue"), Reply(text="still blue"))
-    await run(session, "colour of @photo.png?")
+    await collect_events(session, "colour of @photo.png?")
     path = session.rollout.path
     await session.aclose()
     assert b"base64" not in path.read_bytes()  # the session file refers to the stored image
     (repo / "photo.png").unlink()  # the original is gone; the stored copy remains
 
     restored = restore_session(session.config, path, interactive=False)
-    await run(restored, "sure?")
+    await collect_events(restored, "sure?")
     await restored.aclose()
     assert sent_images(server.requests[-1].body, "chat") == {"user": [(40, 30)], "tool": []}
 
@@ -143,10 +136,10 @@ async def test_compaction_replaces_older_images_with_placeholders(server, repo, 
     session = make_session(server, repo, monkeypatch, "openai-chat")
     server.script(Reply(tool_calls=[ToolCall("read_file", {"path": "shot.png"})]), Reply(text="red"),
                   Reply(text="## Summary\nThe user showed a red screenshot."), Reply(text="ok"))
-    await run(session, "what colour is shot.png?")
+    await collect_events(session, "what colour is shot.png?")
     compacted = [event async for event in session.compact()]
     assert any(isinstance(e, ev.CompactionFinished) and e.applied for e in compacted)
-    await run(session, "thanks")
+    await collect_events(session, "thanks")
     await session.aclose()
     last = server.requests[-1].body
     assert sent_images(last, "chat") == {"user": [], "tool": []}
@@ -169,7 +162,7 @@ def test_exec_attaches_images_with_dash_i(server, repo):
 async def test_an_unreadable_attached_image_rejects_the_input_and_sends_nothing(server, repo, monkeypatch):
     (repo / "broken.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 50)
     session = make_session(server, repo, monkeypatch, "openai-chat")
-    events = await run(session, "what is in @broken.png")
+    events = await collect_events(session, "what is in @broken.png")
     rejected = [e for e in events if isinstance(e, ev.InputRejected)]
     assert len(rejected) == 1 and "cannot attach" in rejected[0].message and "not a readable image" in rejected[0].message
     assert not server.requests and len(session.history) == 0

@@ -9,8 +9,6 @@ from pathlib import Path
 import pytest
 
 from agent_cli import events as ev
-from agent_cli.commands.dispatch import submit
-from agent_cli.config import load_config
 from agent_cli.items import user
 from agent_cli.models import discovery
 from agent_cli.session.session import Session
@@ -23,6 +21,7 @@ from tests.fake_server.local_servers import (
     openrouter_routes,
     vllm_routes,
 )
+from tests.session_helpers import collect_events, make_session
 
 MODEL = "qwen2.5-coder:7b"  # the model table says 32,768 tokens
 COMPACT_MARK = "Your context window is about to be reset"
@@ -44,17 +43,6 @@ def repo(tmp_path: Path) -> Path:
         lines = "".join(f"record {n:03d} of data{i}: " + "lorem ipsum dolor sit amet " * 2 + "\n" for n in range(200))
         (root / f"data{i}.txt").write_text(lines)
     return root
-
-
-def make_session(server: FakeModelServer, repo: Path, monkeypatch, base_url: str | None = None, *overrides: str):
-    monkeypatch.setenv("OPENAI_BASE_URL", base_url or server.openai_base_url)
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-    config = load_config(repo, ['model_provider="openai-chat"', f'model="{MODEL}"', "retry_max_attempts=1", *overrides])
-    return Session(config, interactive=False)
-
-
-async def run(session: Session, text: str) -> list[ev.Event]:
-    return [event async for event in submit(session, text)]
 
 
 def of(events: list[ev.Event], kind: type) -> list:
@@ -109,15 +97,15 @@ async def test_a_server_that_says_nothing_leaves_the_window_unknown(tmp_path):
 async def test_session_uses_the_discovered_window_shows_it_and_caches_it(repo, monkeypatch):
     with FakeModelServer(routes=llamacpp_routes(8192)) as server:
         server.script(Reply(text="hi"))
-        session = make_session(server, repo, monkeypatch)
+        session = make_session(server, repo, monkeypatch, model=MODEL)
         assert session.config.context_window == 32768 and session.window.source == "model table"
-        events = await run(session, "hello")
+        events = await collect_events(session, "hello")
         assert of(events, ev.TurnComplete)
         notice = [n for n in of(events, ev.Notice) if n.title == "context window"]
         assert len(notice) == 1 and "llama.cpp serves qwen2.5-coder:7b with a 8,192-token" in notice[0].text
         assert session.config.context_window == 8192
         assert of(events, ev.TokenCount)[-1].context_window == 8192 * 95 // 100
-        status = [n.text for n in of(await run(session, "/status"), ev.Notice) if n.title == "status"][0]
+        status = [n.text for n in of(await collect_events(session, "/status"), ev.Notice) if n.title == "status"][0]
         assert "8,192 tokens (server: llama.cpp GET /props)" in status
         await session.aclose()
 
@@ -125,8 +113,8 @@ async def test_session_uses_the_discovered_window_shows_it_and_caches_it(repo, m
         discovery.forget_session_cache()
         hits = len(server.route_hits)
         server.script(Reply(text="hi again"))
-        again = make_session(server, repo, monkeypatch)
-        await run(again, "hello")
+        again = make_session(server, repo, monkeypatch, model=MODEL)
+        await collect_events(again, "hello")
         await again.aclose()
     assert again.config.context_window == 8192 and len(server.route_hits) == hits
 
@@ -134,8 +122,8 @@ async def test_session_uses_the_discovered_window_shows_it_and_caches_it(repo, m
 async def test_a_configured_window_is_not_probed(repo, monkeypatch):
     with FakeModelServer(routes=llamacpp_routes(8192)) as server:
         server.script(Reply(text="hi"))
-        session = make_session(server, repo, monkeypatch, None, "model_context_window=20000")
-        await run(session, "hello")
+        session = make_session(server, repo, monkeypatch, "model_context_window=20000", model=MODEL)
+        await collect_events(session, "hello")
         await session.aclose()
     assert server.route_hits == [] and session.config.context_window == 20000 and session.window.source == "config"
 
@@ -146,8 +134,8 @@ async def test_a_configured_window_is_not_probed(repo, monkeypatch):
 async def test_window_learned_from_llamacpp_overflow_then_compaction_and_retry(repo, monkeypatch):
     reader = Reader([f"data{i}.txt" for i in range(5)])
     with FakeModelServer(context_window=8192, overflow_body=llamacpp_overflow_body, fallback=reader) as server:
-        session = make_session(server, repo, monkeypatch)
-        events = await run(session, "Read every data file.")
+        session = make_session(server, repo, monkeypatch, model=MODEL)
+        events = await collect_events(session, "Read every data file.")
         await session.aclose()
 
     assert of(events, ev.TurnComplete) and not of(events, ev.TurnFailed)
@@ -171,9 +159,9 @@ async def test_silent_truncation_is_detected_once_and_lowers_the_window(repo, mo
     reader = Reader(["data0.txt", "data1.txt", "data2.txt", "data3.txt"],
                     usage=lambda rec: Usage(input_tokens=min(rec.input_tokens, kept)))
     with FakeModelServer(fallback=reader) as server:
-        session = make_session(server, repo, monkeypatch)
-        events = await run(session, "Read every data file.")
-        events += await run(session, "Once more, briefly.")
+        session = make_session(server, repo, monkeypatch, model=MODEL)
+        events = await collect_events(session, "Read every data file.")
+        events += await collect_events(session, "Once more, briefly.")
         await session.aclose()
 
     warnings = [w.message for w in of(events, ev.Warning) if "server processed about" in w.message]
@@ -189,14 +177,14 @@ async def test_silent_truncation_is_detected_once_and_lowers_the_window(repo, mo
 async def test_calibration_brings_estimates_within_ten_percent_after_two_responses(repo, monkeypatch):
     reader = Reader(["data0.txt"])
     with FakeModelServer(token_scale=2.5, fallback=reader) as server:
-        session = make_session(server, repo, monkeypatch, None, "model_context_window=200000")
-        await run(session, "Read the data file.")  # two responses: a tool call, then the answer
+        session = make_session(server, repo, monkeypatch, "model_context_window=200000", model=MODEL)
+        await collect_events(session, "Read the data file.")  # two responses: a tool call, then the answer
         counter = session.tokens
         question = user("And now a short summary of what you read, please.")
         raw = counter.prompt_overhead(session.instructions, session.tool_specs())
         raw += session.history.estimated_tokens + counter.item_tokens(question)
         expected = counter.calibrated(raw)
-        await run(session, question.text)
+        await collect_events(session, question.text)
         await session.aclose()
     reported = server.requests[2].input_tokens
     assert abs(raw - reported) / reported > 0.5  # uncalibrated, bytes/4 is far off
@@ -207,7 +195,7 @@ async def test_calibration_brings_estimates_within_ten_percent_after_two_respons
 
 
 async def _context(session: Session) -> list[ev.Event]:
-    return await run(session, "/context")
+    return await collect_events(session, "/context")
 
 
 # --- a model that never calls tools -------------------------------------------------------------
@@ -217,8 +205,8 @@ async def test_a_model_that_never_calls_tools_is_pointed_out_once(repo, monkeypa
     answer = "You can list them yourself:\n```bash\nls -la\n```"
     with FakeModelServer() as server:
         server.script(*[Reply(text=answer)] * 4)
-        session = make_session(server, repo, monkeypatch, None, "model_context_window=32768")
-        turns = [await run(session, f"list the files ({n})") for n in range(4)]
+        session = make_session(server, repo, monkeypatch, "model_context_window=32768", model=MODEL)
+        turns = [await collect_events(session, f"list the files ({n})") for n in range(4)]
         await session.aclose()
     notices = [[w.message for w in of(events, ev.Warning) if "has not called a tool" in w.message] for events in turns]
     assert notices[:2] == [[], []] and notices[3] == []
@@ -228,7 +216,7 @@ async def test_a_model_that_never_calls_tools_is_pointed_out_once(repo, monkeypa
 async def test_a_model_that_calls_tools_is_left_alone(repo, monkeypatch):
     with FakeModelServer() as server:
         server.script(Reply(tool_calls=[ToolCall("list_dir", {"path": "."})]), *[Reply(text="```bash\nls\n```")] * 4)
-        session = make_session(server, repo, monkeypatch, None, "model_context_window=32768")
-        events = [event for n in range(4) for event in await run(session, f"files? ({n})")]
+        session = make_session(server, repo, monkeypatch, "model_context_window=32768", model=MODEL)
+        events = [event for n in range(4) for event in await collect_events(session, f"files? ({n})")]
         await session.aclose()
     assert not [w for w in of(events, ev.Warning) if "has not called a tool" in w.message]

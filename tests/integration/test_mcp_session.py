@@ -11,7 +11,6 @@ import sys
 import pytest
 
 from agent_cli import events as ev
-from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
 from agent_cli.items import ToolOutput
 from agent_cli.session import Session
@@ -19,6 +18,7 @@ from tests.conftest import REPO
 from tests.fake_server import Reply, ToolCall
 from tests.mcp_servers.http import serve_http
 from tests.plugin_fixtures import write_plugin
+from tests.session_helpers import collect_events
 
 DEMO = [sys.executable, "-m", "tests.mcp_servers.demo_server"]
 
@@ -44,10 +44,6 @@ def make_session(server, tmp_path, monkeypatch, isolated_home):
         return session
 
     yield make
-
-
-async def run(session: Session, text: str) -> list[ev.Event]:
-    return [event async for event in submit(session, text)]
 
 
 def tool_names(request) -> list[str]:
@@ -83,7 +79,7 @@ async def test_stdio_server_tools_results_timeout_crash_restart_and_list_changed
         Reply(text="done"),
         Reply(text="second turn"),
     )
-    events = await run(session, "use the demo server")
+    events = await collect_events(session, "use the demo server")
     assert isinstance(events[-1], ev.TurnComplete), events[-1]
     first = server.requests[0]
     assert {"mcp__demo__echo", "mcp__demo__add", "mcp__demo__pixel"} <= set(tool_names(first))
@@ -109,7 +105,7 @@ async def test_stdio_server_tools_results_timeout_crash_restart_and_list_changed
 
     # the tool `grow` added is offered from the next turn on, never in the middle of this one
     assert all("mcp__demo__grown" not in tool_names(request) for request in server.requests[:4])
-    await run(session, "again")
+    await collect_events(session, "again")
     assert "mcp__demo__grown" in tool_names(server.requests[4])
     await session.aclose()
     assert not alive(second_pid)
@@ -127,7 +123,7 @@ async def test_search_mode_prompts_and_resources_with_150_tools(server, make_ses
                           ToolCall("mcp_call", {"server": "demo", "tool": "nope"}, "s3")]),
         Reply(text="found it"),
     )
-    await run(session, "find the widget tool")
+    await collect_events(session, "find the widget tool")
     requests = server.requests[1:]
     found = tool_outputs(requests[1])["s1"]
     assert "tool: gen_42" in found and '"query"' in found  # with its full input schema
@@ -137,29 +133,29 @@ async def test_search_mode_prompts_and_resources_with_150_tools(server, make_ses
     for request in requests:
         assert tool_names(request) == [*baseline, "mcp_search", "mcp_call"]  # 150 tools, two fixed entries
 
-    usage = next(e for e in await run(session, "/context") if isinstance(e, ev.ContextUsage))
+    usage = next(e for e in await collect_events(session, "/context") if isinstance(e, ev.ContextUsage))
     assert 0 < {part.name: part.tokens for part in usage.parts}["MCP tools"] < 400
 
     server.script(Reply(text="reviewed"))
-    await run(session, "/mcp__demo__review app.py focus=style")
+    await collect_events(session, "/mcp__demo__review app.py focus=style")
     assert server.requests[-1].body["messages"][-1]["content"] == "Please review app.py, focusing on style."
-    help_text = next(e for e in await run(session, "/help") if isinstance(e, ev.Notice)).text
+    help_text = next(e for e in await collect_events(session, "/help") if isinstance(e, ev.Notice)).text
     assert "/mcp__demo__review <path> [focus]" in help_text  # listed with the custom commands
-    rejected = await run(session, "/mcp__demo__review")
+    rejected = await collect_events(session, "/mcp__demo__review")
     assert isinstance(rejected[-1], ev.InputRejected) and "usage: /mcp__demo__review <path> [focus]" in rejected[-1].message
 
     server.script(Reply(text="noted"))
-    await run(session, "summarize @demo:demo://notes and @demo:demo://logo")
+    await collect_events(session, "summarize @demo:demo://notes and @demo:demo://logo")
     sent = server.requests[-1].body["messages"][-1]["content"]
     assert "version 2 adds widgets" in sent and "[binary resource: image/png, 70 bytes" in sent
-    notice = next(e for e in await run(session, "/mcp") if isinstance(e, ev.Notice))
+    notice = next(e for e in await collect_events(session, "/mcp") if isinstance(e, ev.Notice))
     assert "demo" in notice.text and "ready" in notice.text and "158 tools" in notice.text and "1 prompt ·" in notice.text and "Search mode" in notice.text
     await session.aclose()
 
 
 async def run_and_close(session: Session, server) -> None:
     server.script(Reply(text="ok"))
-    await run(session, "hi")
+    await collect_events(session, "hi")
     await session.aclose()
 
 
@@ -173,7 +169,7 @@ async def test_servers_that_fail_or_never_start_are_one_warning_each(server, mak
     )
     session = make_session(config)
     server.script(Reply(text="still works"))
-    events = await run(session, "hello")
+    events = await collect_events(session, "hello")
     assert isinstance(events[-1], ev.TurnComplete) and events[-1].last_message == "still works"
     warnings = [e.message for e in events if isinstance(e, ev.Warning) and "MCP server" in e.message]
     broken = next(w for w in warnings if "'broken'" in w)
@@ -191,7 +187,7 @@ async def test_streamable_http_server(server, make_session):
     with serve_http() as url:
         session = make_session(f'[mcp_servers.web]\nurl = "{url}"\nstartup_timeout_sec = 60\n')
         server.script(Reply(tool_calls=[ToolCall("mcp__web__echo", {"text": "over http"}, "h1")]), Reply(text="ok"))
-        await run(session, "call it")
+        await collect_events(session, "call it")
         assert tool_outputs(server.requests[1])["h1"] == "echo: over http"
         assert session.mcp.manager.states()[0].transport == "http"
         await session.aclose()
@@ -210,7 +206,7 @@ async def test_a_plugins_server_follows_modes_approvals_and_hooks(server, make_s
         Reply(tool_calls=[ToolCall("mcp__demo__echo", {"text": "read"}, "r1"), ToolCall("mcp__demo__add", {"a": 1, "b": 1}, "w1")]),
         Reply(text="ok"),
     )
-    await run(session, "try both")
+    await collect_events(session, "try both")
     names = tool_names(server.requests[0])
     assert "mcp__demo__echo" in names and "mcp__demo__add" not in names  # ask mode: read-only tools only
     outputs = tool_outputs(server.requests[1])
@@ -218,7 +214,7 @@ async def test_a_plugins_server_follows_modes_approvals_and_hooks(server, make_s
     session.mode = "agent"
     server.script(Reply(tool_calls=[ToolCall("mcp__demo__add", {"a": 1, "b": 1}, "w2"), ToolCall("mcp__demo__pid", {}, "p1")]),
                   Reply(text="ok"))
-    await run(session, "write")
+    await collect_events(session, "write")
     outputs = tool_outputs(server.requests[3])
     assert "cannot ask the user" in outputs["w2"]  # untrusted asks before MCP writes
     assert "no pids here" in outputs["p1"]  # a PreToolUse hook blocked it, seeing the mcp__ name and arguments
@@ -231,7 +227,7 @@ async def test_a_url_that_only_speaks_sse_falls_back_to_it(server, make_session)
     with serve_http("sse") as url:
         session = make_session(f'[mcp_servers.old]\nurl = "{url}"\nstartup_timeout_sec = 60\n')
         server.script(Reply(tool_calls=[ToolCall("mcp__old__echo", {"text": "sse"}, "e1")]), Reply(text="ok"))
-        await run(session, "call it")
+        await collect_events(session, "call it")
         assert tool_outputs(server.requests[1])["e1"] == "echo: sse"
         await session.aclose()
 
@@ -239,11 +235,11 @@ async def test_a_url_that_only_speaks_sse_falls_back_to_it(server, make_session)
 async def test_mcp_before_the_first_turn_shows_what_the_tools_will_cost_and_status_sums_up(server, make_session, tmp_path):
     write_plugin(tmp_path / ".agent" / "plugins", "kit", {})
     session = make_session(server_table("demo", DEMO) + server_table("ghost", ["/nonexistent/server"]))
-    notice = next(e for e in await run(session, "/mcp") if isinstance(e, ev.Notice))
+    notice = next(e for e in await collect_events(session, "/mcp") if isinstance(e, ev.Notice))
     costs = re.search(r"ready · (\d+) tools, ([\d,]+) tokens", notice.text)
     assert costs and int(costs[1]) >= 8 and int(costs[2].replace(",", "")) > 100, notice.text
     assert "MCP tool schemas:" in notice.text
-    status = next(e for e in await run(session, "/status") if isinstance(e, ev.Notice)).text
+    status = next(e for e in await collect_events(session, "/status") if isinstance(e, ev.Notice)).text
     assert re.search(r"^MCP +1 ready, 1 failed: ghost \(/mcp for details\)$", status, re.M), status
     assert re.search(r"^plugins +kit 1\.0\.0$", status, re.M), status
     await session.aclose()
@@ -251,12 +247,12 @@ async def test_mcp_before_the_first_turn_shows_what_the_tools_will_cost_and_stat
 
 async def test_context_before_the_first_turn_counts_the_mcp_tools_the_first_request_will_carry(server, make_session):
     session = make_session(server_table("demo", DEMO))
-    usage = next(e for e in await run(session, "/context") if isinstance(e, ev.ContextUsage))
+    usage = next(e for e in await collect_events(session, "/context") if isinstance(e, ev.ContextUsage))
     before = {part.name: part.tokens for part in usage.parts}
     assert before["MCP tools"] > 100
     server.script(Reply(text="ok"))
-    await run(session, "hi")
-    usage = next(e for e in await run(session, "/context") if isinstance(e, ev.ContextUsage))
+    await collect_events(session, "hi")
+    usage = next(e for e in await collect_events(session, "/context") if isinstance(e, ev.ContextUsage))
     after = {part.name: part.tokens for part in usage.parts}["MCP tools"]
     assert after == session.tokens.calibrated(before["MCP tools"])  # the same tools, counted after the usage report
     await session.aclose()
@@ -280,7 +276,7 @@ async def test_a_subagent_gets_the_mcp_tools_it_names_when_the_parent_is_in_sear
         Reply(text="found"),
         Reply(text="both done"),
     )
-    events = await run(session, "delegate")
+    events = await collect_events(session, "delegate")
     assert isinstance(events[-1], ev.TurnComplete) and events[-1].last_message == "both done"
     parent, linker, linker_end, _, finder, finder_end, _ = server.requests
     assert tool_names(parent)[-2:] == ["mcp_search", "mcp_call"]  # 166 tools: the parent is in search mode

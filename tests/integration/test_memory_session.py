@@ -6,14 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.commands.dispatch import submit
 from agent_cli import events as ev
-from agent_cli.commands.dispatch import submit
-from agent_cli.config import load_config
 from agent_cli.context.fragments import MEMORIES
 from agent_cli.items import Message
-from agent_cli.session.session import Session
 from tests.fake_server import Reply
+from tests.session_helpers import collect_events, make_session
 
 FACT = "Run the integration suite with make itest, it needs docker running"
 
@@ -23,17 +20,6 @@ def repo(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
     (root / ".git").mkdir(parents=True)
     return root
-
-
-def make_session(server, repo: Path, monkeypatch, *overrides: str) -> Session:
-    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-    config = load_config(repo, ['model_provider="openai-chat"', 'model="test-model"', "retry_max_attempts=1", *overrides])
-    return Session(config, interactive=False)
-
-
-async def run(session: Session, text: str) -> list[ev.Event]:
-    return [event async for event in submit(session, text)]
 
 
 def notice(events: list[ev.Event]) -> str:
@@ -48,41 +34,41 @@ def fragments(messages: list[dict]) -> list[str]:
 
 async def test_memory_command_adds_lists_searches_edits_and_forgets(server, repo, monkeypatch):
     session = make_session(server, repo, monkeypatch)
-    assert notice(await run(session, f"/memory add {FACT}")) == f"Saved p1 (project): {FACT}"
-    assert notice(await run(session, "/memory add --scope user I like terse answers")).startswith("Saved u1 (user)")
-    assert notice(await run(session, "/memory add --scope session this bug is in the parser")).startswith("Saved s1")
-    listing = notice(await run(session, "/memory"))
+    assert notice(await collect_events(session, f"/memory add {FACT}")) == f"Saved p1 (project): {FACT}"
+    assert notice(await collect_events(session, "/memory add --scope user I like terse answers")).startswith("Saved u1 (user)")
+    assert notice(await collect_events(session, "/memory add --scope session this bug is in the parser")).startswith("Saved s1")
+    listing = notice(await collect_events(session, "/memory"))
     assert listing.index("session (1)") < listing.index("project (1)") < listing.index("user (1)")
     assert "p1    " + FACT in listing
-    assert notice(await run(session, "/memory search docker integration")).strip().startswith("p1")
-    assert notice(await run(session, "/memory edit p1 Run the integration suite with make itest")).startswith("Edited p1")
-    assert notice(await run(session, "/memory forget u1")) == "Forgot u1: I like terse answers"
-    rejected = [e for e in await run(session, "/memory forget u1") if isinstance(e, ev.InputRejected)]
+    assert notice(await collect_events(session, "/memory search docker integration")).strip().startswith("p1")
+    assert notice(await collect_events(session, "/memory edit p1 Run the integration suite with make itest")).startswith("Edited p1")
+    assert notice(await collect_events(session, "/memory forget u1")) == "Forgot u1: I like terse answers"
+    rejected = [e for e in await collect_events(session, "/memory forget u1") if isinstance(e, ev.InputRejected)]
     assert rejected and "no memory u1" in rejected[0].message
-    refused = [e for e in await run(session, "/memory add password: hunter2hunter2") if isinstance(e, ev.InputRejected)]
+    refused = [e for e in await collect_events(session, "/memory add password: hunter2hunter2") if isinstance(e, ev.InputRejected)]
     assert refused and "refused" in refused[0].message
     assert server.requests == []  # none of it reached the model
 
 
 async def test_recalled_memories_show_in_context_and_status_and_survive_compaction(server, repo, monkeypatch):
     session = make_session(server, repo, monkeypatch)
-    await run(session, f"/memory add {FACT}")
+    await collect_events(session, f"/memory add {FACT}")
     server.script(Reply(text="use make itest. " * 200), Reply(text="## Summary\nAsked about tests."), Reply(text="ok"))
-    await run(session, "how do I run the integration suite?")
+    await collect_events(session, "how do I run the integration suite?")
     assert len(fragments(server.requests[0].body["messages"])) == 1
 
-    usage = [e for e in await run(session, "/context") if isinstance(e, ev.ContextUsage)][0]
+    usage = [e for e in await collect_events(session, "/context") if isinstance(e, ev.ContextUsage)][0]
     parts = {part.name: part.tokens for part in usage.parts}
     assert parts["memories"] > 0
-    assert f"recalled into this context: {parts['memories']:,} tokens" in notice(await run(session, "/status"))
+    assert f"recalled into this context: {parts['memories']:,} tokens" in notice(await collect_events(session, "/status"))
 
-    finished = [e for e in await run(session, "/compact") if isinstance(e, ev.CompactionFinished)]
+    finished = [e for e in await collect_events(session, "/compact") if isinstance(e, ev.CompactionFinished)]
     assert finished and finished[0].applied
     summary_request = server.requests[1].body["messages"]
     assert fragments(summary_request) == []  # kept out of what the summary is written from
     memory_items = [i for i in session.history.items if isinstance(i, Message) and MEMORIES.matches(i.text)]
     assert len(memory_items) == 1 and "[p1]" in memory_items[0].text  # recalled again after the rebuild
-    await run(session, "and the integration suite again?")
+    await collect_events(session, "and the integration suite again?")
     assert len(fragments(server.requests[2].body["messages"])) == 1  # not repeated
     server.assert_done()
 
@@ -94,7 +80,7 @@ async def test_memory_save_is_a_write_and_memory_search_is_read_only(server, rep
     off = make_session(server, repo, monkeypatch, "memory=false")
     assert not {"memory_save", "memory_search"} & {spec.name for spec in off.tool_specs()}
     assert off.memory is None
-    rejected = [e for e in await run(off, "/memory") if isinstance(e, ev.InputRejected)]
+    rejected = [e for e in await collect_events(off, "/memory") if isinstance(e, ev.InputRejected)]
     assert rejected and "memory is off" in rejected[0].message
 
 
@@ -103,14 +89,14 @@ async def test_the_session_scope_is_restored_on_resume(server, repo, monkeypatch
 
     session = make_session(server, repo, monkeypatch)
     server.script(Reply(text="ok"), Reply(text="still ok"))
-    await run(session, "/memory add --scope session the flaky test is test_upload_retry")
-    await run(session, "look at the flaky upload retry test")
+    await collect_events(session, "/memory add --scope session the flaky test is test_upload_retry")
+    await collect_events(session, "look at the flaky upload retry test")
     assert len(fragments(server.requests[0].body["messages"])) == 1
     path = session.rollout.path
     await session.aclose()
     resumed = restore_session(session.config, path, interactive=False)
     assert [m.text for m in resumed.memory.newest(["session"])["session"]] == ["the flaky test is test_upload_retry"]
-    await run(resumed, "the flaky upload retry test again")
+    await collect_events(resumed, "the flaky upload retry test again")
     assert len(fragments(server.requests[1].body["messages"])) == 1  # restored, and not sent twice
     await resumed.aclose()
     other = make_session(server, repo, monkeypatch)
@@ -119,16 +105,16 @@ async def test_the_session_scope_is_restored_on_resume(server, repo, monkeypatch
 
 async def test_recall_searches_with_the_words_typed_after_a_command_never_its_name_or_its_prompt(server, repo, monkeypatch):
     session = make_session(server, repo, monkeypatch)
-    await run(session, "/memory add Run git init only inside scratch folders")  # matches the name "init"
-    await run(session, "/memory add Security holes and data loss bugs on the main path need a crash test")  # the rubric's words
-    await run(session, "/memory add The SQL layer lives in db/queries.py")
+    await collect_events(session, "/memory add Run git init only inside scratch folders")  # matches the name "init"
+    await collect_events(session, "/memory add Security holes and data loss bugs on the main path need a crash test")  # the rubric's words
+    await collect_events(session, "/memory add The SQL layer lives in db/queries.py")
     server.script(Reply(text="# Agents"), Reply(text="looks fine. " * 300), Reply(text="## Summary\nReviewed."))
-    await run(session, "/init")
+    await collect_events(session, "/init")
     assert fragments(server.requests[0].body["messages"]) == []  # nothing typed after the name: nothing recalled
-    await run(session, "/review the SQL layer")
+    await collect_events(session, "/review the SQL layer")
     [fragment] = fragments(server.requests[1].body["messages"])
     assert "[p3]" in fragment and "[p2]" not in fragment
-    finished = [e for e in await run(session, "/compact") if isinstance(e, ev.CompactionFinished)]
+    finished = [e for e in await collect_events(session, "/compact") if isinstance(e, ev.CompactionFinished)]
     assert finished and finished[0].applied
     [again] = [i.text for i in session.history.items if isinstance(i, Message) and MEMORIES.matches(i.text)]
     assert "[p3]" in again and "[p2]" not in again  # recalled again for the same words, not the review prompt

@@ -13,12 +13,10 @@ from pathlib import Path
 import pytest
 
 from agent_cli import events as ev
-from agent_cli.commands.dispatch import submit
-from agent_cli.config import load_config
-from agent_cli.session.session import Session
 from tests.conftest import provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
 from tests.plugin_fixtures import hooks_json, write_plugin
+from tests.session_helpers import collect_events, make_session
 
 # Reads the hook's JSON from stdin, appends it to log.jsonl beside the session, then acts.
 GUARD = """\
@@ -70,17 +68,6 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
-def make_session(server, repo: Path, monkeypatch) -> Session:
-    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-    config = load_config(repo, ['model_provider="openai-chat"', 'model="test-model"', "retry_max_attempts=1"])
-    return Session(config, interactive=False)
-
-
-async def turn(session: Session, text: str) -> list[ev.Event]:
-    return [event async for event in submit(session, text)]
-
-
 def logged(repo: Path) -> list[dict]:
     path = repo / "log.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
@@ -101,7 +88,7 @@ def user_texts(request) -> list[str]:
 async def test_session_start_hook_adds_context_with_the_plugin_root_exported(server, repo, monkeypatch):
     session = make_session(server, repo, monkeypatch)
     server.script(Reply(text="Bonjour"))
-    await turn(session, "hello")
+    await collect_events(session, "hello")
     [start] = logged(repo)
     assert start["hook_event_name"] == "SessionStart" and start["source"] == "startup"
     assert start["plugin_root_env"] == str((repo / ".agent" / "plugins" / "kit").resolve())
@@ -117,7 +104,7 @@ async def test_pre_tool_use_on_bash_blocks_and_the_model_reads_why(server, repo,
         Reply(tool_calls=[ToolCall("shell", {"command": "rm -rf build"}), ToolCall("read_file", {"path": "app.py"})]),
         Reply(text="ok"),
     )
-    await turn(session, "clean up")
+    await collect_events(session, "clean up")
     pre = [entry for entry in logged(repo) if entry["hook_event_name"] == "PreToolUse"]
     assert [(entry["tool_name"], entry["tool_input"]) for entry in pre] == [("Bash", {"command": "rm -rf build"})]
     blocked, read = tool_outputs(server.requests[1])
@@ -129,7 +116,7 @@ async def test_pre_tool_use_on_bash_blocks_and_the_model_reads_why(server, repo,
 async def test_post_tool_use_on_edit_write_sees_each_file_of_a_patch(server, repo, monkeypatch):
     session = make_session(server, repo, monkeypatch)
     server.script(Reply(tool_calls=[ToolCall("apply_patch", {"patch": PATCH})]), Reply(text="done"))
-    await turn(session, "edit")
+    await collect_events(session, "edit")
     assert (repo / "app.py").read_text() == 'print("new")\n'
     post = [entry for entry in logged(repo) if entry["hook_event_name"] == "PostToolUse"]
     views = {entry["tool_name"]: entry["tool_input"] for entry in post}
@@ -143,7 +130,7 @@ async def test_a_block_on_one_file_refuses_the_whole_patch(server, repo, monkeyp
     session = make_session(server, repo, monkeypatch)
     patch = "*** Begin Patch\n*** Add File: ok.txt\n+fine\n*** Add File: prod.env\n+SECRET=1\n*** End Patch"
     server.script(Reply(tool_calls=[ToolCall("apply_patch", {"patch": patch})]), Reply(text="understood"))
-    await turn(session, "write config")
+    await collect_events(session, "write config")
     assert not (repo / "ok.txt").exists() and not (repo / "prod.env").exists()
     [output] = tool_outputs(server.requests[1])
     assert "apply_patch was not run" in output and f"blocked by the kit guard: {repo / 'prod.env'}" in output
@@ -152,9 +139,9 @@ async def test_a_block_on_one_file_refuses_the_whole_patch(server, repo, monkeyp
 async def test_namespaced_command_with_arguments_and_allowed_tools(server, repo, monkeypatch):
     session = make_session(server, repo, monkeypatch)
     server.script(Reply(text="Hi Ada"), Reply(text="Hi Bob"), Reply(text="plain"))
-    await turn(session, "/kit:greet Ada")
-    await turn(session, "/greet Bob")  # the plain name: no other command is called greet
-    await turn(session, "hello")
+    await collect_events(session, "/kit:greet Ada")
+    await collect_events(session, "/greet Bob")  # the plain name: no other command is called greet
+    await collect_events(session, "hello")
     first, second, third = server.requests
     assert user_texts(first)[-1] == "Greet Ada warmly." and user_texts(second)[-1] == "Greet Bob warmly."
     assert tool_names(first) == tool_names(second) == ["read_file", "shell"]  # Bash(echo:*), Read
@@ -165,7 +152,7 @@ async def test_namespaced_command_with_arguments_and_allowed_tools(server, repo,
 async def test_plugin_skill_is_listed_and_its_body_injected_on_mention(server, repo, monkeypatch):
     session = make_session(server, repo, monkeypatch)
     server.script(Reply(text="filled"))
-    await turn(session, "use $kit:pdf on form.pdf")
+    await collect_events(session, "use $kit:pdf on form.pdf")
     texts = user_texts(server.requests[0])
     skills_list = next(t for t in texts if t.startswith("<skills"))
     assert "- kit:pdf: Fill in PDF forms (" in skills_list
@@ -174,7 +161,7 @@ async def test_plugin_skill_is_listed_and_its_body_injected_on_mention(server, r
 
 async def test_plugins_command_lists_what_each_plugin_contributed(server, repo, monkeypatch):
     session = make_session(server, repo, monkeypatch)
-    events = await turn(session, "/plugins")
+    events = await collect_events(session, "/plugins")
     [notice] = [e for e in events if isinstance(e, ev.Notice)]
     assert "kit 1.0.0  (repo: " in notice.text and "/kit:greet (also /greet)" in notice.text
     assert "hooks       SessionStart[startup], PreToolUse[Bash|Edit|Write], PostToolUse[Edit|Write]" in notice.text
@@ -189,7 +176,7 @@ async def test_a_plugin_agent_runs_through_task_with_its_claude_tools_and_hooks_
     session = make_session(server, repo, monkeypatch)
     call = ToolCall("task", {"agent": "crew:reviewer", "description": "review app", "prompt": "Review app.py"})
     server.script(Reply(tool_calls=[call]), Reply(text="app.py looks fine"), Reply(text="reviewed"))
-    events = await turn(session, "review it")
+    events = await collect_events(session, "review it")
     parent, child, _ = server.requests
     assert "crew:reviewer" in json.dumps(parent.body["tools"])  # the task tool offers it
     assert tool_names(child) == ["grep", "read_file"] and "You review code." in json.dumps(child.body["messages"])
@@ -237,7 +224,7 @@ async def test_plugins_are_read_once_per_session_and_their_warnings_shown_once(s
     session = make_session(server, repo, monkeypatch)
     assert len(calls) == 1
     server.script(Reply(text="one"), Reply(text="two"))
-    first, second = await turn(session, "hi"), await turn(session, "again")
+    first, second = await collect_events(session, "hi"), await collect_events(session, "again")
     assert sum("plugin manifest" in e.message for e in first if isinstance(e, ev.Warning)) == 1
     assert not any(isinstance(e, ev.Warning) for e in second)
     await session.aclose()

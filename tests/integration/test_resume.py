@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from agent_cli import events as ev
-from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
 from agent_cli.context.history import ABORTED_OUTPUT
 from agent_cli.headless.sessions_cmd import pick_session
@@ -25,6 +24,7 @@ from agent_cli.session.rollout import FORMAT_VERSION, load_session_file
 from agent_cli.session.session import Session
 from tests.conftest import PROVIDER_KEYS, REPO, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
+from tests.session_helpers import collect_events
 
 EXEC = ["exec", "--provider", "openai-chat", "-m", "test-model"]
 
@@ -44,10 +44,6 @@ def make_config(server, repo: Path, monkeypatch, *overrides: str):
     return load_config(repo, ['model_provider="openai-chat"', 'model="test-model"', "retry_max_attempts=1", *overrides])
 
 
-async def turn(session: Session, text: str) -> list[ev.Event]:
-    return [event async for event in submit(session, text)]
-
-
 # --- in process ----------------------------------------------------------------------------
 
 
@@ -55,7 +51,7 @@ async def test_a_restored_session_sends_the_same_history_and_appends_to_the_same
     config = make_config(server, tmp_path / "repo", monkeypatch)
     first = Session(config, interactive=False)
     server.script(Reply(text="looking", tool_calls=[ToolCall("shell", {"command": "echo hi"})]), Reply(text="said hi"))
-    await turn(first, "say hi")
+    await collect_events(first, "say hi")
     first.rollout.close()
     path = first.rollout.path
 
@@ -63,7 +59,7 @@ async def test_a_restored_session_sends_the_same_history_and_appends_to_the_same
     assert restored.id == first.id and restored.history.items == first.history.items
     assert restored.resumed.restored_items == len(first.history) and restored.resumed.closed_calls == 0
     server.script(Reply(text="again"))
-    await turn(restored, "continue")
+    await collect_events(restored, "continue")
     before, after = messages(server.requests[1]), messages(server.requests[2])
     assert after[: len(before)] == before  # the prefix is byte-identical: no second initial context
     assert after[len(before):] == [{"role": "assistant", "content": "said hi"}, {"role": "user", "content": "continue"}]
@@ -77,14 +73,14 @@ async def test_an_environment_change_is_appended_as_a_fragment(server, tmp_path,
     config = make_config(server, tmp_path / "repo", monkeypatch, 'approval_policy="on-request"')
     first = Session(config, interactive=False)
     server.script(Reply(text="one"))
-    await turn(first, "hi")
+    await collect_events(first, "hi")
     first.rollout.close()
 
     changed = make_config(server, tmp_path / "repo", monkeypatch, 'approval_policy="untrusted"')
     restored = restore_session(changed, first.rollout.path, interactive=False)
     assert restored.resumed.environment_changed == ("approval_policy",)
     server.script(Reply(text="two"))
-    await turn(restored, "again")
+    await collect_events(restored, "again")
     fragment = messages(server.requests[1])[-2]["content"]
     assert fragment.startswith("<environment_context>") and "<approval_policy>untrusted</approval_policy>" in fragment
     assert "<cwd>" not in fragment  # only what changed
@@ -114,9 +110,9 @@ async def test_session_start_hooks_see_the_resume_source(server, isolated_home, 
     config = make_config(server, tmp_path / "repo", monkeypatch)
     first = Session(config, interactive=False)
     server.script(Reply(text="one"), Reply(text="two"))
-    await turn(first, "hi")
+    await collect_events(first, "hi")
     first.rollout.close()
-    await turn(restore_session(config, first.rollout.path, interactive=False), "again")
+    await collect_events(restore_session(config, first.rollout.path, interactive=False), "again")
     assert (tmp_path / "repo" / "sources.log").read_text().split() == ["startup", "resume"]
 
 
@@ -194,7 +190,7 @@ async def test_sessions_are_listed_and_replayed_as_typed_not_as_expanded(server,
     for prompt in ("/review @notes.txt", "summarize @notes.txt"):
         session = Session(config, interactive=False)
         server.script(Reply(text="done"))
-        await turn(session, prompt)
+        await collect_events(session, prompt)
         await session.aclose()
     assert "You are reviewing" in json.dumps(server.requests[0].body)  # /review sent its rubric
 

@@ -10,28 +10,24 @@ import pytest
 
 from agent_cli.commands.dispatch import submit
 from agent_cli import events as ev
-from agent_cli.commands.dispatch import submit
-from agent_cli.config import load_config
 from agent_cli.context.history import ABORTED_OUTPUT
 from agent_cli.items import ToolOutput
 from agent_cli.session import Session
 from agent_cli.session.catalog import session_files
 from agent_cli.session.resume import restore_session
 from agent_cli.session.rollout import load_session_file
+from tests import session_helpers
 from tests.fake_server import Reply, ToolCall
 
 SECRET = "\n".join(f"zebra-quartz-{n}" for n in range(200))  # only the child reads it; never the parent
 
 
 def make_session(server, tmp_path: Path, monkeypatch, *overrides: str, interactive: bool = False) -> Session:
-    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     repo = tmp_path / "repo"
     repo.mkdir(exist_ok=True)
     (repo / "notes.txt").write_text(SECRET + "\n")
-    base = ['model_provider="openai-chat"', 'model="m"', "retry_max_attempts=1", 'sandbox_mode="danger-full-access"',
-            "memory=false"]  # the tool lists below are the built-in ones
-    return Session(load_config(repo, [*base, *overrides]), interactive=interactive)
+    base = ['sandbox_mode="danger-full-access"', "memory=false"]  # the tool lists below are the built-in ones
+    return session_helpers.make_session(server, repo, monkeypatch, *base, *overrides, model="m", interactive=interactive)
 
 
 def task(agent: str, prompt: str, description: str = "look around") -> ToolCall:

@@ -11,12 +11,11 @@ from pathlib import Path
 import pytest
 
 from agent_cli import events as ev
-from agent_cli.config import load_config
 from agent_cli.context import tokens
 from agent_cli.context.tokens import ESTIMATE_METHOD
-from agent_cli.session.session import Session
 from tests.fake_server import FakeModelServer, Reply
-from tests.integration.test_compaction import TASK, WINDOW, Job, is_summary_request, of, run
+from tests.integration.test_compaction import TASK, WINDOW, Job, is_summary_request, of
+from tests.session_helpers import collect_events, make_session
 
 MODEL = "gpt-4o"  # counted with o200k_base
 
@@ -46,14 +45,6 @@ def loaded() -> bool:
     return tokens._loaded.get("o200k_base") is not None
 
 
-def make_session(server: FakeModelServer, repo, monkeypatch, window: int) -> Session:
-    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-    config = load_config(repo, ['model_provider="openai-chat"', f'model="{MODEL}"', f"model_context_window={window}",
-                                "retry_max_attempts=1"])
-    return Session(config, interactive=False)
-
-
 async def test_a_fresh_turn_estimates_and_displays_say_so_until_status_loads_the_tokenizer(
         repo, monkeypatch, fresh_process):
     seen: list[bool] = []  # per request: was the encoding loaded when it arrived
@@ -63,22 +54,22 @@ async def test_a_fresh_turn_estimates_and_displays_say_so_until_status_loads_the
         return Reply(text="done")
 
     with FakeModelServer(fallback=answer) as server:
-        session = make_session(server, repo, monkeypatch, 128_000)
-        first = await run(session, "say done")
+        session = make_session(server, repo, monkeypatch, "model_context_window=128000", model=MODEL)
+        first = await collect_events(session, "say done")
         assert seen == [False] and not loaded() and not session.tokens.exact
         count = of(first, ev.TokenCount)[-1]
         assert count.counting_method == ESTIMATE_METHOD
         assert count.accuracy == "calibrated ×" + f"{session.tokens.calibration.ratio:.2f} (1 usage report)"
 
-        status = of(await run(session, "/status"), ev.Notice)[-1].text
+        status = of(await collect_events(session, "/status"), ev.Notice)[-1].text
         assert "tiktoken o200k_base, exact" in status and loaded() and session.tokens.exact
         history = session.history
         assert history.estimated_tokens == sum(session.tokens.item_tokens(item) for item in history.items)
 
-        second = await run(session, "say done again")
+        second = await collect_events(session, "say done again")
         count = of(second, ev.TokenCount)[-1]
         assert (count.counting_method, count.accuracy) == ("tiktoken o200k_base", "exact")
-        usage = of(await run(session, "/context"), ev.ContextUsage)[-1]
+        usage = of(await collect_events(session, "/context"), ev.ContextUsage)[-1]
         assert (usage.counting_method, usage.accuracy) == ("tiktoken o200k_base", "exact")
     assert seen == [False, True]
 
@@ -98,10 +89,10 @@ async def test_near_the_threshold_the_tokenizer_loads_and_compaction_is_as_with_
     for eager in (False, True):  # lazily first: the module state starts without the encoding
         states: list[bool] = []
         with job_server(states) as server:
-            session = make_session(server, repo, monkeypatch, WINDOW)
+            session = make_session(server, repo, monkeypatch, f"model_context_window={WINDOW}", model=MODEL)
             if eager:
                 assert session.tokens.load()  # what every turn did before: count exactly from the start
-            events = await run(session, TASK)
+            events = await collect_events(session, TASK)
             assert session.tokens.exact
         runs.append((events, states, server.requests))
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from agent_cli import events as ev
-from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
 from agent_cli.session import Session
 from tests.fake_server import Reply, ToolCall
+from tests.session_helpers import collect_events
 
 LONG_NAME = "x" * 300  # longer than any file system's name limit (255)
 
@@ -20,10 +20,6 @@ def session(server, tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     config = load_config(tmp_path, ['model_provider="openai-chat"', 'model="m"', 'sandbox_mode="workspace-write"'])
     return Session(config, interactive=False)
-
-
-async def run(session: Session, text: str) -> list[ev.Event]:
-    return [event async for event in submit(session, text)]
 
 
 def tool_outputs(events) -> list[str]:
@@ -37,7 +33,7 @@ def tool_outputs(events) -> list[str]:
 ])
 async def test_a_patch_the_file_system_refuses_is_the_tools_error(server, session, patch):
     server.script(Reply(tool_calls=[ToolCall("apply_patch", {"patch": patch})]), Reply(text="noted"))
-    events = await run(session, "patch it")
+    events = await collect_events(session, "patch it")
     assert isinstance(events[-1], ev.TurnComplete) and events[-1].last_message == "noted"
     [output] = tool_outputs(events)
     assert output.startswith("apply_patch") and ("too long" in output or "NUL" in output), output
@@ -51,7 +47,7 @@ async def test_a_patch_the_file_system_refuses_is_the_tools_error(server, sessio
 ])
 async def test_read_file_explains_a_bad_name_in_words(server, session, path, words):
     server.script(Reply(tool_calls=[ToolCall("read_file", {"path": path})]), Reply(text="ok"))
-    events = await run(session, "read it")
+    events = await collect_events(session, "read it")
     [output] = tool_outputs(events)
     assert words in output and "OSError" not in output and "Errno" not in output, output
     assert isinstance(events[-1], ev.TurnComplete)
@@ -64,7 +60,7 @@ async def test_a_failure_outside_the_tools_own_code_is_its_error(server, session
 
     monkeypatch.setattr(session.approvals, "prepare", broken)
     server.script(Reply(tool_calls=[ToolCall("shell", {"command": "true"})]), Reply(text="went on"))
-    events = await run(session, "run it")
+    events = await collect_events(session, "run it")
     [output] = tool_outputs(events)
     assert output == "shell failed: invalid argument"
     assert events[-1].last_message == "went on"

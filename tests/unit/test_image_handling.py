@@ -15,6 +15,7 @@ from PIL import Image as PILImage
 from agent_cli.context.compact import rebuild_history, transcript
 from agent_cli.context.image_items import OLD_IMAGES_HEADING, without_images
 from agent_cli.context.tokens import TokenCounter, anthropic_image_tokens, openai_image_tokens
+from agent_cli.files.detect import IMAGE, TEXT, detect, image_mime_type
 from agent_cli.files.images import (
     MAX_BASE64_BYTES,
     ImageError,
@@ -193,6 +194,17 @@ async def test_read_file_returns_an_image_and_refuses_a_broken_one(tmp_path):
     assert stored_path(ctx.data_dir, result.images[0]).read_bytes() == result.images[0].data
     with pytest.raises(ToolError, match=r"broken.png \(image/png\): not a readable image"):
         await ReadFileTool().run({"path": "broken.png"}, ctx)
+
+
+@pytest.mark.parametrize("fmt, mime", [("PNG", "image/png"), ("JPEG", "image/jpeg"), ("GIF", "image/gif"),
+                                       ("WEBP", "image/webp"), ("BMP", "image/bmp"), ("TIFF", "image/tiff")])
+def test_image_bytes_are_named_by_their_magic_number(tmp_path, fmt, mime):
+    data = picture(4, 4, fmt)
+    assert image_mime_type(data[:16]) == mime
+    if fmt != "BMP":  # "BM" alone does not make a file an image: it may start a line of text
+        assert detect(tmp_path / "unnamed", data[:16]).kind == IMAGE
+    assert detect(tmp_path / "notes", b"BMW parts list\n").kind == TEXT
+    assert image_mime_type(b"%PDF-1.7") is None and image_mime_type(b"RIFF\0\0\0\0WAVE") is None
 
 
 def test_the_tool_output_helper_builds_an_image_result_from_bytes(tmp_path):
