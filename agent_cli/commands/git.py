@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_cli.commands.errors import InputError
+from agent_cli.tools.process import communicate_or_kill
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's hash of an empty tree
 GIT_TIMEOUT_S = 60
@@ -26,18 +27,14 @@ async def git(cwd: Path, *args: str) -> GitResult:
     try:
         process = await asyncio.create_subprocess_exec(
             *_BASE_ARGS, *args, cwd=str(cwd), stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
         )
     except FileNotFoundError:
         raise InputError("git is not installed (or not on PATH)") from None
     try:
-        out, err = await asyncio.wait_for(process.communicate(), GIT_TIMEOUT_S)
-    except asyncio.TimeoutError:
+        out, err = await communicate_or_kill(process, GIT_TIMEOUT_S)
+    except TimeoutError:
         raise InputError(f"`git {args[0]}` did not finish within {GIT_TIMEOUT_S} s") from None
-    finally:
-        if process.returncode is None:  # timed out or interrupted: leave nothing running
-            process.kill()
-            await process.wait()
     code = process.returncode if process.returncode is not None else -1
     return GitResult(code, out.decode("utf-8", errors="replace"), err.decode("utf-8", errors="replace").strip())
 

@@ -7,7 +7,6 @@ unless the user typed ``/init --force``.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from pathlib import Path
 
@@ -33,11 +32,8 @@ async def confirm_overwrite(inv: Invocation, path: Path) -> bool:
     if not session.approvals.interactive:
         raise InputError(f"{path} already exists and /init does not overwrite it without confirmation; "
                          "run `/init --force` to replace it with a new version")
-    future: asyncio.Future[ev.ApprovalDecision] = asyncio.get_running_loop().create_future()
-    inv.emit(ev.ApprovalRequest("init", "init", f"overwrite {path}",
-                                reason=f"{FILE_NAME} already exists; /init will write an improved version over it",
-                                future=future))
-    decision = await future
+    reason = f"{FILE_NAME} already exists; /init will write an improved version over it"
+    decision = await session.approvals.request_decision("init", "init", f"overwrite {path}", reason, inv.emit)
     return decision.decision != "deny"
 
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import os
-import signal
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,7 +18,7 @@ from agent_cli import events as ev
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.expand import CommandRun, RunCommand
 from agent_cli.items import ToolCall
-from agent_cli.tools.process import TIMEOUT_EXIT_CODE
+from agent_cli.tools.process import TIMEOUT_EXIT_CODE, communicate_or_kill
 
 if TYPE_CHECKING:
     from agent_cli.session.session import Emit, Session
@@ -59,25 +57,15 @@ async def run_bash(command: str, cwd: Path, timeout_ms: int, max_bytes: int) -> 
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True,
     )
     try:
-        data, _ = await asyncio.wait_for(process.communicate(), timeout_ms / 1000)
+        data, _ = await communicate_or_kill(process, timeout_ms / 1000)  # killed also when the user interrupts
         exit_code = process.returncode if process.returncode is not None else -1
         note = ""
-    except asyncio.TimeoutError:
-        _kill_group(process.pid)
-        data, _ = await process.communicate()
+    except TimeoutError:
+        data, _ = await process.communicate()  # the rest (what the cancelled read had is lost)
         exit_code, note = TIMEOUT_EXIT_CODE, f"\n(timed out after {timeout_ms} ms)"
-    except asyncio.CancelledError:  # the user interrupted: do not leave the command running
-        _kill_group(process.pid)
-        raise
     text = data.decode("utf-8", errors="replace")
     if len(text) > max_bytes:
         half = max_bytes // 2
         text = f"{text[:half]}\n…{len(text) - 2 * half} chars truncated…\n{text[-half:]}"
     return f"Exit code: {exit_code}\nOutput:\n{text}{note}", exit_code
 
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass  # it already ended

@@ -273,13 +273,18 @@ class Approvals:
             f'with "sandbox_permissions": "{ESCALATE}" and a one-sentence "justification"; the user will be asked.)'
         )
 
+    @staticmethod
+    async def request_decision(call_id: str, tool: str, summary: str, reason: str | None, emit: Emit) -> ev.ApprovalDecision:
+        """Ask the user through the front end (it answers the request's future) and wait."""
+        future: asyncio.Future[ev.ApprovalDecision] = asyncio.get_running_loop().create_future()
+        emit(ev.ApprovalRequest(call_id, tool, summary, reason, future=future))
+        return await future
+
     async def _ask(self, call_id: str, tool: str, args: dict[str, Any], emit: Emit, need: Need) -> str | None:
         if not self.interactive:
             why = need.reason or f"approval policy '{self.policy}' requires the user's approval"
             return f"{tool} was not run: {why}. This session cannot ask the user (non-interactive), so it was denied."
-        future: asyncio.Future[ev.ApprovalDecision] = asyncio.get_running_loop().create_future()
-        emit(ev.ApprovalRequest(call_id, tool, summarize(tool, args), need.reason, future=future))
-        decision = await future
+        decision = await self.request_decision(call_id, tool, summarize(tool, args), need.reason, emit)
         if decision.decision == "deny":
             reason = f": {decision.reason}" if decision.reason else ""
             return f"the user denied this {tool} call{reason}"

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import signal
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -29,6 +28,7 @@ from agent_cli.context.fragments import HOOK_CONTEXT
 from agent_cli.items import user
 from agent_cli.session.hook_config import HookSpec, HookTable, hook_calls, parse_hooks
 from agent_cli.tools.base import ToolResult
+from agent_cli.tools.process import communicate_or_kill
 
 if TYPE_CHECKING:
     from agent_cli.config import Config
@@ -137,25 +137,10 @@ async def execute(spec: HookSpec, stdin: bytes, cwd: Path) -> HookRun:
     except OSError as exc:
         return HookRun(spec, None, error=exc.strerror or str(exc))
     try:
-        out, err = await asyncio.wait_for(proc.communicate(stdin), spec.timeout)
-    except asyncio.TimeoutError:
-        _kill(proc)
-        await proc.wait()
+        out, err = await communicate_or_kill(proc, spec.timeout, stdin)  # killed also when the turn is stopped
+    except TimeoutError:
         return HookRun(spec, None, timed_out=True)
-    finally:
-        if proc.returncode is None:  # cancelled (the user interrupted the turn)
-            _kill(proc)
     return HookRun(spec, proc.returncode, _text(out), _text(err))
-
-
-def _kill(proc: asyncio.subprocess.Process) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError, AttributeError):
-        try:
-            proc.kill()
-        except ProcessLookupError:
-            pass
 
 
 def short_command(command: str, limit: int = 60) -> str:

@@ -3,6 +3,8 @@
 Output goes chunk by chunk into an ``OutputCapture`` (bounded memory) and an optional callback
 (live display). stdin is closed so a command waiting for input gets EOF instead of hanging.
 On timeout or cancellation the whole group (children and grandchildren) is killed.
+:func:`communicate_or_kill` does the same for a short command whose whole output is wanted at once
+(hooks, ``!cmd`` without a shell tool, git queries).
 """
 
 from __future__ import annotations
@@ -84,7 +86,7 @@ async def run_process(
         # let the start finish, then kill the whole group.
         with contextlib.suppress(Exception):
             transport, proto = await spawn
-            _signal_group(transport.get_pid(), signal.SIGKILL)
+            signal_group(transport.get_pid(), signal.SIGKILL)
             await _reaped(proto)
             transport.close()
         capture.finish()
@@ -100,7 +102,7 @@ async def run_process(
             await _terminate_group(pgid, proto.exited)
         await asyncio.wait([proto.drained], timeout=DRAIN_GRACE_S)
     except BaseException:  # cancelled (or anything else): leave nothing running
-        _signal_group(pgid, signal.SIGKILL)
+        signal_group(pgid, signal.SIGKILL)
         await _reaped(proto)
         capture.finish()  # closes the spill file
         raise
@@ -120,9 +122,9 @@ async def run_process(
 
 
 async def _terminate_group(pgid: int, exited: asyncio.Future[None]) -> None:
-    _signal_group(pgid, signal.SIGTERM)
+    signal_group(pgid, signal.SIGTERM)
     await asyncio.wait([exited], timeout=TERM_GRACE_S)
-    _signal_group(pgid, signal.SIGKILL)  # stragglers that ignored SIGTERM
+    signal_group(pgid, signal.SIGKILL)  # stragglers that ignored SIGTERM
     await asyncio.wait([exited], timeout=TERM_GRACE_S)
 
 
@@ -144,6 +146,21 @@ def _widen_pipe(transport: asyncio.SubprocessTransport) -> None:
         fcntl.fcntl(pipe.get_extra_info("pipe").fileno(), set_size, PIPE_BUFFER)
 
 
-def _signal_group(pgid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
+async def communicate_or_kill(
+    process: asyncio.subprocess.Process, timeout_s: float, stdin: bytes | None = None
+) -> tuple[bytes, bytes]:
+    """``process.communicate(stdin)`` within ``timeout_s`` (else TimeoutError). At the limit or on
+    cancellation the process's whole group is killed and the process reaped: start it with
+    ``start_new_session=True``."""
+    try:
+        return await asyncio.wait_for(process.communicate(stdin), timeout_s)
+    finally:
+        if process.returncode is None:
+            signal_group(process.pid, signal.SIGKILL)
+            with contextlib.suppress(BaseException):  # a second cancellation: the first is re-raised
+                await asyncio.wait_for(process.wait(), TERM_GRACE_S)
+
+
+def signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # it is gone already
         os.killpg(pgid, sig)

@@ -12,7 +12,8 @@ import time
 
 from tests.conftest import REPO, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
-from tests.integration.test_mcp_session import DEMO, alive, server_table
+from tests.integration.test_mcp_session import DEMO, server_table
+from tests.processes import alive
 
 EXEC = ["exec", "--provider", "openai-chat", "-m", "test-model"]
 

@@ -4,7 +4,6 @@ and over streamable HTTP on 127.0.0.1, driven by the fake model server and the r
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 
@@ -18,6 +17,7 @@ from tests.conftest import REPO
 from tests.fake_server import Reply, ToolCall
 from tests.mcp_servers.http import serve_http
 from tests.plugin_fixtures import write_plugin
+from tests.processes import alive
 from tests.session_helpers import collect_events
 
 DEMO = [sys.executable, "-m", "tests.mcp_servers.demo_server"]
@@ -52,18 +52,6 @@ def tool_names(request) -> list[str]:
 
 def tool_outputs(request) -> dict[str, str]:
     return {m["tool_call_id"]: m["content"] for m in request.body["messages"] if m["role"] == "tool"}
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie is dead too
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().split(") ")[1][0] != "Z"
-    except OSError:
-        return False
 
 
 async def test_stdio_server_tools_results_timeout_crash_restart_and_list_changed(server, make_session):

@@ -18,6 +18,7 @@ from agent_cli.session.resume import restore_session
 from agent_cli.session.rollout import load_session_file
 from tests import session_helpers
 from tests.fake_server import Reply, ToolCall
+from tests.processes import gone
 
 SECRET = "\n".join(f"zebra-quartz-{n}" for n in range(200))  # only the child reads it; never the parent
 
@@ -184,8 +185,6 @@ async def test_max_parallel_agents_1_runs_children_one_after_the_other(server, t
 
 
 async def test_interrupting_the_parent_stops_every_child(server, tmp_path, monkeypatch):
-    from tests.unit.test_tool_shell import gone
-
     session = make_session(server, tmp_path, monkeypatch)
 
     def child(request) -> Reply:

@@ -7,7 +7,8 @@ import json
 from agent_cli.tui.widgets.tool_cell import ToolCell
 from tests.conftest import REPO
 from tests.fake_server import Reply, ToolCall
-from tests.integration.test_mcp_session import DEMO, alive
+from tests.integration.test_mcp_session import DEMO
+from tests.processes import alive
 from tests.tui.conftest import SIZE
 from tests.tui.helpers import type_text, wait_idle, wait_until
 

@@ -13,6 +13,7 @@ from agent_cli.config import ConfigError, load_config
 from agent_cli.session.hook_config import HookConfigError, HookSpec, parse_hooks
 from agent_cli.session.hooks import run_hooks
 from agent_cli.session.session import Session
+from tests.processes import gone
 
 
 def make_session(home: Path, tmp_path: Path, config_toml: str) -> Session:
@@ -142,18 +143,7 @@ async def test_a_hook_past_its_timeout_is_killed_with_its_children(isolated_home
     assert not outcome.blocked
     assert [type(e) for e in events] == [ev.Warning] and "timed out after 0.5s" in events[0].message
     pid = int((tmp_path / "repo" / "child.pid").read_text())
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and process_running(pid):
-        time.sleep(0.05)
-    assert not process_running(pid)
-
-
-def process_running(pid: int) -> bool:
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return False
-    return "State:\tZ" not in status
+    assert await gone(pid, within=5)
 
 
 async def test_invalid_json_is_an_error_shown_to_the_user(isolated_home, tmp_path):

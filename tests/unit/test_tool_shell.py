@@ -16,6 +16,7 @@ from agent_cli.tools.base import ToolContext
 from agent_cli.tools.capture import OutputCapture
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.shell import ShellTool
+from tests.processes import alive, gone
 
 
 @pytest.fixture
@@ -30,24 +31,6 @@ def ctx(tmp_path: Path, events: list) -> ToolContext:
 
 async def run(ctx: ToolContext, command: str, **extra):
     return await ShellTool().run({"command": command, **extra}, ctx)
-
-
-def alive(pid: int) -> bool:
-    """A process that exists and is not a zombie."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-async def gone(pid: int, within: float = 3.0) -> bool:
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        if not alive(pid):
-            return True
-        await asyncio.sleep(0.02)
-    return False
 
 
 async def wait_for_file(path: Path, within: float = 5.0) -> str:
