@@ -72,6 +72,13 @@ def server():
 
 
 @pytest.fixture
+def script_used_up(server):
+    """For test modules whose every test must use up the fake server's script (`usefixtures` it)."""
+    yield
+    server.assert_done()
+
+
+@pytest.fixture
 def listener():
     """A TCP socket listening on 127.0.0.1, for tests that check network access is cut."""
     server = socket.socket()
@@ -93,6 +100,13 @@ def provider_env(server: FakeModelServer, provider: str) -> dict[str, str]:
     if provider == "anthropic":
         return {"ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": "test-key"}
     return {"OPENAI_BASE_URL": server.openai_base_url, "OPENAI_API_KEY": "test-key"}
+
+
+def git_init(path: Path) -> Path:
+    """A new git repository at ``path`` (created with its parents when missing)."""
+    path.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    return path
 
 
 def run_agent(

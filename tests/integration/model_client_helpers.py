@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent_cli.items import Item
-from agent_cli.models.base import Completed, OutputItem, Prompt, Retrying, StreamEvent, TextDelta
+from agent_cli.models.base import Completed, OutputItem, Prompt, Retrying, StreamEvent, TextDelta, ToolSpec
 from agent_cli.models.registry import BUILTIN_PROVIDERS, create_client
 from agent_cli.models.retry import RetryPolicy
 
@@ -12,6 +12,7 @@ WIRES = ("responses", "chat", "anthropic")
 PROVIDER_FOR = {"responses": ("openai", "gpt-5"), "chat": ("openai-chat", "qwen3:8b"),
                 "anthropic": ("anthropic", "claude-sonnet-4-6")}
 FAST_RETRY = RetryPolicy(max_attempts=3, base_delay=0.001, max_delay=0.01)
+SHELL = ToolSpec("shell", "Run a command", {"type": "object", "properties": {"command": {"type": "string"}}})
 
 
 def make_client(server, wire: str, *, model: str | None = None, retry: RetryPolicy = FAST_RETRY, **kwargs):

@@ -8,20 +8,14 @@ import pytest
 
 from agent_cli import items
 from agent_cli.items import Message, Reasoning, ToolCall
-from agent_cli.models.base import ClientNotice, Prompt, ReasoningDelta, ToolSpec
+from agent_cli.models.base import ClientNotice, Prompt, ReasoningDelta
 from agent_cli.models.errors import ModelError
-from tests.fake_server import FakeModelServer, Reply
-from tests.integration.model_client_helpers import collect, make_client, output_items, retries, text_deltas
+from tests.fake_server import Reply
+from tests.integration.model_client_helpers import SHELL, collect, make_client, output_items, retries, text_deltas
 
-SHELL = ToolSpec("shell", "Run a command", {"type": "object", "properties": {"command": {"type": "string"}}})
 PROMPT = Prompt("sys", [items.user("list the files")], [SHELL])
 
-
-@pytest.fixture
-def server():
-    with FakeModelServer() as srv:
-        yield srv
-        srv.assert_done()
+pytestmark = pytest.mark.usefixtures("script_used_up")  # every test uses up its script
 
 
 @pytest.mark.parametrize("content", [

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import provider_env, run_agent
+from tests.conftest import git_init, provider_env, run_agent
 from tests.fake_server import Reply
 
 RUBRIC = "You are reviewing a code change as a careful senior engineer"
@@ -24,9 +23,8 @@ def last_user_text(request) -> str:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    (root / "src").mkdir(parents=True)
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    root = git_init(tmp_path / "repo")
+    (root / "src").mkdir()
     (root / "src" / "app.py").write_text("def handler(request):\n    return request.user.name\n")
     return root
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 
-from tests.conftest import provider_env, run_agent
+from tests.conftest import git_init, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
 
 
@@ -16,9 +15,8 @@ def request_text(request) -> str:
 
 
 def git_repo(tmp_path: Path) -> Path:
-    repo = tmp_path / "repo"
-    (repo / "sub").mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    repo = git_init(tmp_path / "repo")
+    (repo / "sub").mkdir()
     (repo / "AGENTS.md").write_text("ROOT-RULE: use tabs\n")
     (repo / "sub" / "AGENTS.md").write_text("SUB-RULE: run make test\n")
     return repo

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from tests.conftest import REPO, provider_env, run_agent
+from tests.conftest import REPO, git_init, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall, Usage
 
 PROVIDERS = ["openai-chat", "openai", "anthropic"]
@@ -207,7 +207,7 @@ def test_version_does_not_import_sdks_or_textual():
 
 
 def test_a_command_without_a_model_turn_prints_its_result_on_stdout(tmp_path):
-    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    git_init(tmp_path)
     (tmp_path / "new.txt").write_text("fresh line\n")
     result = run_agent(["exec", "/diff"], cwd=tmp_path, env={"OPENAI_API_KEY": "x"})
     assert result.returncode == 0, result.stderr

@@ -4,9 +4,8 @@ recalled in the next one's request when relevant, absent when not, never moving 
 from __future__ import annotations
 
 import json
-import subprocess
 
-from tests.conftest import provider_env, run_agent
+from tests.conftest import git_init, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
 
 FACT = "Deploy to staging with `make ship-staging`, never with the raw deploy script."
@@ -32,9 +31,7 @@ def exec_agent(server, repo, *args: str, resume: bool = False):
 
 
 def test_saved_in_one_session_recalled_in_the_next_only_when_relevant(server, tmp_path):
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    repo = git_init(tmp_path / "repo")
     server.script(
         Reply(tool_calls=[ToolCall("memory_save", {"text": FACT, "tags": ["deploy"]})]),
         Reply(text="noted"),

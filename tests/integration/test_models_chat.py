@@ -8,20 +8,13 @@ import pytest
 
 from agent_cli import items
 from agent_cli.items import Message, Reasoning, ToolCall, ToolOutput
-from agent_cli.models.base import Prompt, ReasoningDelta, TextDelta, ToolSpec, Usage
+from agent_cli.models.base import Prompt, ReasoningDelta, TextDelta, Usage
 from tests.fake_server import FakeModelServer, Reply
 from tests.fake_server import ToolCall as FakeCall
 from tests.fake_server import Usage as FakeUsage
-from tests.integration.model_client_helpers import collect, completed, make_client, output_items, text_deltas
+from tests.integration.model_client_helpers import SHELL, collect, completed, make_client, output_items, text_deltas
 
-SHELL = ToolSpec("shell", "Run a command", {"type": "object", "properties": {"command": {"type": "string"}}})
-
-
-@pytest.fixture
-def server():
-    with FakeModelServer() as srv:
-        yield srv
-        srv.assert_done()
+pytestmark = pytest.mark.usefixtures("script_used_up")  # every test uses up its script
 
 
 async def test_streams_text_deltas_and_one_message(server):

@@ -30,14 +30,7 @@ ENV_KEY = {"responses": "OPENAI_API_KEY", "chat": "OPENAI_API_KEY", "anthropic":
 # Events after which a cut leaves the first output item finished but the response not terminated.
 LATE_CUT = {"responses": 9, "chat": 4, "anthropic": 7}
 
-pytestmark = pytest.mark.parametrize("wire", WIRES)
-
-
-@pytest.fixture
-def server():
-    with FakeModelServer() as srv:
-        yield srv
-        srv.assert_done()
+pytestmark = [pytest.mark.parametrize("wire", WIRES), pytest.mark.usefixtures("script_used_up")]  # every test uses up its script
 
 
 async def test_429_honours_retry_after_then_succeeds(server, wire):

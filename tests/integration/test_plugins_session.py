@@ -7,13 +7,12 @@ Claude's vocabulary (``tool_name`` Bash / Edit / Write, ``tool_input.file_path``
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from agent_cli import events as ev
-from tests.conftest import provider_env, run_agent
+from tests.conftest import git_init, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
 from tests.plugin_fixtures import hooks_json, write_plugin
 from tests.session_helpers import collect_events, make_session
@@ -60,9 +59,7 @@ def kit_plugin(parent: Path) -> Path:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    root = git_init(tmp_path / "repo")
     (root / "app.py").write_text('print("old")\n')
     kit_plugin(root / ".agent" / "plugins")
     return root

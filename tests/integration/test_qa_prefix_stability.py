@@ -7,11 +7,10 @@ turn (through `agent exec resume --last`) and the Responses and Messages wire fo
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pytest
 
-from tests.conftest import provider_env, run_agent
+from tests.conftest import git_init, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
 
 
@@ -41,9 +40,7 @@ def as_bytes(items: list) -> str:
 
 @pytest.mark.parametrize("provider", ["openai-chat", "openai", "anthropic"])
 def test_each_request_extends_the_previous_one_over_two_turns(server, tmp_path, provider):
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    repo = git_init(tmp_path / "repo")
     (repo / "AGENTS.md").write_text("RULE: keep it small\n")
     server.script(
         Reply(text="step 1", tool_calls=[ToolCall("shell", {"command": "echo one"})]),

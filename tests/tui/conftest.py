@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli.config import load_config
+from tests.conftest import git_init
 from tests.fake_server import FakeModelServer
 
 SIZE = (100, 36)
@@ -25,7 +26,7 @@ def repo(tmp_path, monkeypatch) -> Path:
     (root / "src" / "helpers.py").write_text("X = 1\n")
     (root / ".gitignore").write_text("ignored.txt\n")
     (root / "ignored.txt").write_text("not for completion\n")
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    git_init(root)
     subprocess.run(["git", "add", "README.md", "src/main.py"], cwd=root, check=True)
     return root
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from agent_cli.commands.custom import (
     split_arguments,
     substitute,
 )
+from tests.conftest import git_init
 
 
 def write(path: Path, text: str) -> Path:
@@ -24,10 +24,7 @@ def write(path: Path, text: str) -> Path:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
-    return root
+    return git_init(tmp_path / "repo")
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,13 +12,13 @@ from agent_cli.commands.errors import InputError
 from agent_cli.commands.expand import CommandRun, expand, looks_like_file
 from agent_cli.commands.shell_runner import run_bash
 from agent_cli.commands.text import Piece, Template
+from tests.conftest import git_init
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    (root / "src").mkdir(parents=True)
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    root = git_init(tmp_path / "repo")
+    (root / "src").mkdir()
     (root / "src" / "app.py").write_text("def main():\n    return 42\n", encoding="utf-8")
     (root / "README.md").write_text("# Demo\n", encoding="utf-8")
     return root

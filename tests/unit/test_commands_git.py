@@ -10,6 +10,7 @@ import pytest
 from agent_cli.commands import git
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.review import cap_diff, parse_review_args
+from tests.conftest import git_init
 
 
 def run_git(repo: Path, *args: str) -> None:
@@ -19,7 +20,7 @@ def run_git(repo: Path, *args: str) -> None:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    git_init(tmp_path)
     return tmp_path
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,7 @@ from agent_cli.commands.errors import InputError
 from agent_cli.commands.registry import CommandTable
 from agent_cli.config import load_config
 from agent_cli.session.session import Session
+from tests.conftest import git_init
 
 BUILTIN_NAMES = ["review", "compact", "init", "status", "context", "model", "mode", "diff", "skills", "memory", "plugins", "agents", "mcp", "new",
                  "resume", "help", "quit"]
@@ -19,9 +19,7 @@ BUILTIN_NAMES = ["review", "compact", "init", "status", "context", "model", "mod
 
 @pytest.fixture
 def repo(tmp_path: Path, isolated_home: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    root = git_init(tmp_path / "repo")
     commands = root / ".agent" / "commands"
     (commands / "git").mkdir(parents=True)
     (commands / "git" / "commit.md").write_text("---\ndescription: Commit with a good message\n"

@@ -1,5 +1,4 @@
 import json
-import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -9,16 +8,11 @@ from agent_cli.context.fragments import is_contextual_fragment, is_real_user_mes
 from agent_cli.context.initial import build_initial_context, build_instructions, permissions_text
 from agent_cli.context.modes import MODES, mode_change_fragment, mode_guidance, tools_for_mode
 from agent_cli.context.truncate import approx_tokens
+from tests.conftest import git_init
 
 NOW = datetime(2025, 5, 6, 12, 0, tzinfo=timezone.utc)
 ALL_TOOLS = ["shell", "read_file", "grep", "list_dir", "apply_patch", "update_plan"]
 TOKEN_LIMIT = 5_000
-
-
-def git_init(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["git", "init", "-q", str(path)], check=True)
-    return path
 
 
 @pytest.fixture

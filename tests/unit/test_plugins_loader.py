@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -10,6 +9,7 @@ import pytest
 from agent_cli.commands.registry import CommandTable
 from agent_cli.plugins.loader import load_plugins
 from agent_cli.commands.plugins_info import format_plugins
+from tests.conftest import git_init
 from tests.plugin_fixtures import hooks_json, write_plugin
 
 GREET = "---\ndescription: Greet someone\nargument-hint: [name]\nallowed-tools: Bash(echo:*), Read\nmodel: haiku\n---\n" \
@@ -19,10 +19,7 @@ SKILL = "---\nname: pdf\ndescription: Work with PDF files\n---\nRun ${CLAUDE_PLU
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
-    return root
+    return git_init(tmp_path / "repo")
 
 
 def commands_of(repo: Path, home: Path, found) -> dict:

@@ -1,16 +1,10 @@
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from agent_cli.context.fragments import is_contextual_fragment
 from agent_cli.context.project_doc import discover_project_docs, find_git_root, load_project_docs
-
-
-def git_init(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["git", "init", "-q", str(path)], check=True)
-    return path
+from tests.conftest import git_init
 
 
 def write(path: Path, text: str | bytes) -> Path:

@@ -1,4 +1,3 @@
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ from agent_cli.context.skills import (
 )
 from agent_cli.context.tokens import approx_text_tokens
 from agent_cli.paths import bundled_skills_dir
+from tests.conftest import git_init
 
 
 def make_skill(root: Path, folder: str, front_matter: str, body: str = "Do the thing.") -> Path:
@@ -93,9 +93,8 @@ def test_missing_roots_folders_without_skill_md_and_invalid_utf8(tmp_path):
 
 
 def test_roots_use_the_git_root(tmp_path):
-    repo = tmp_path / "repo"
-    (repo / "src").mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    repo = git_init(tmp_path / "repo")
+    (repo / "src").mkdir()
     roots = skill_roots(repo / "src", tmp_path / "home")
     assert roots == [
         ("repo", repo.resolve() / ".agent" / "skills"),
