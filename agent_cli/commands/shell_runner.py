@@ -61,7 +61,7 @@ async def run_bash(command: str, cwd: Path, timeout_ms: int, max_bytes: int) -> 
         exit_code = process.returncode if process.returncode is not None else -1
         note = ""
     except TimeoutError:
-        data, _ = await process.communicate()  # the rest (what the cancelled read had is lost)
+        data, _ = await process.communicate()  # what is left in the pipe (the cancelled read's share is lost)
         exit_code, note = TIMEOUT_EXIT_CODE, f"\n(timed out after {timeout_ms} ms)"
     text = data.decode("utf-8", errors="replace")
     if len(text) > max_bytes:

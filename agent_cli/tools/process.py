@@ -157,10 +157,10 @@ async def communicate_or_kill(
     finally:
         if process.returncode is None:
             signal_group(process.pid, signal.SIGKILL)
-            with contextlib.suppress(BaseException):  # a second cancellation: the first is re-raised
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(process.wait(), TERM_GRACE_S)
 
 
 def signal_group(pgid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):  # it is gone already
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # gone already, or not ours to signal
         os.killpg(pgid, sig)
