@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from agent_cli.agents.child import SubagentInfo
     from agent_cli.agents.discovery import AgentSet
     from agent_cli.memory.book import MemoryBook
+    from agent_cli.models.chat_quirks import ChatQuirks
 
 Emit = Callable[[ev.Event], None]
 INTERRUPTED_NOTE = (
@@ -95,6 +96,7 @@ class Session:
         self.compaction = CompactionState()
         self._client = client
         self._retired_clients: list[ModelClient] = []  # replaced by set_model(); closed with the session
+        self._chat_quirks: dict[tuple[str, str], ChatQuirks] = {}  # (server, model): what it rejected
         from agent_cli.plugins.loader import load_plugins_for  # here: plugins build on session.hook_config
 
         self.plugins = load_plugins_for(config)  # commands, skills, hooks, agents... from plugins/*/
@@ -172,6 +174,10 @@ class Session:
                 reasoning_effort=self.config.reasoning_effort,
                 limits=StreamLimits.from_ms(self.config.model_connect_timeout_ms, self.config.stream_idle_timeout_ms),
             )
+            if getattr(self._client, "quirks", None) is not None:  # a chat server: what it rejected outlives /model
+                from agent_cli.models.chat_quirks import quirks_for
+
+                self._client.quirks = quirks_for(self._chat_quirks, self._client.url, self.model)
         return self._client
 
     async def compact(self, instructions: str | None = None) -> AsyncIterator[ev.Event]:

@@ -232,3 +232,30 @@ async def test_a_model_that_calls_tools_is_left_alone(repo, monkeypatch):
         events = [event for n in range(4) for event in await run(session, f"files? ({n})")]
         await session.aclose()
     assert not [w for w in of(events, ev.Warning) if "has not called a tool" in w.message]
+
+
+# --- what a server rejected ---------------------------------------------------------------------
+
+
+async def test_what_a_server_rejected_is_remembered_across_model_switches(repo, monkeypatch):
+    def server_answer(rec) -> Reply:  # the server rejects stream_options; one of its models has no tools
+        if "stream_options" in rec.body:
+            return Reply.http_error(400, message="stream_options: Extra inputs are not permitted")
+        if rec.body["model"] == "gemma2:2b" and "tools" in rec.body:
+            return Reply.http_error(400, message="registry.ollama.ai/library/gemma2:2b does not support tools")
+        return Reply(text="hello")
+
+    with FakeModelServer(fallback=server_answer) as server:
+        session = make_session(server, repo, monkeypatch, None, "model_context_window=32768")
+        events = await run(session, "hi")
+        for model in ("gemma2:2b", MODEL, "gemma2:2b"):
+            events += await run(session, f"/model {model}")
+            events += await run(session, "hi again")
+        await session.aclose()
+
+    assert len(of(events, ev.TurnComplete)) == 4
+    sent = [("stream_options" in rec.body, "tools" in rec.body) for rec in server.requests]
+    # Each refusal happens once: stream_options for the server, tools for gemma only.
+    assert sent == [(True, True), (False, True), (False, True), (False, False), (False, True), (False, False)]
+    notices = [w for w in of(events, ev.Warning) if "does not support tool calls" in w.message]
+    assert len(notices) == 1 and "gemma2:2b" in notices[0].message
