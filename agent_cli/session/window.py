@@ -119,6 +119,7 @@ class ContextWindow:
                 session.distrust_last_usage()  # it counted what the server kept, not what we send
             return  # a cut prompt says nothing about the tokenizer
         counter.observe(reported, self.sent_tokens)
+        session.learned.calibration_changed(session.model, counter.calibration)
 
     def would_shrink(self, session: Session, reported: int) -> bool:
         """Whether a cut prompt with ``reported`` tokens kept makes the window that small."""
