@@ -4,9 +4,9 @@ Two things would otherwise be learned again, at a cost, by every process that re
 
 - the calibration ratio per model (context/tokens.py): without it the first request after a
   resume plans with bytes/4 and can overflow a local server's window once before recovering;
-- that the last compaction left the context above the auto-compaction threshold
-  (session/compaction.py): without it the first request after a resume sends the whole
-  conversation to be summarized again, for a compaction that cannot help.
+- whether the last compaction got the context under the auto-compaction threshold
+  (session/compaction.py): when it did not, the session stops trying; forgotten, the first request
+  after a resume sends the whole conversation to be summarized again, for nothing.
 
 Each is one short "learned" line appended when it changes (never per turn, never a rewrite);
 a resume applies the last line of each kind (the calibration per model). Kinds this version does
