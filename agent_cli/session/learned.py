@@ -1,9 +1,13 @@
 """What the session learned about its model server, kept in the session file for a resume.
 
-Two things would otherwise be learned again, at a cost, by every process that resumes:
+Three things would otherwise be learned again, at a cost, by every process that resumes:
 
 - the calibration ratio per model (context/tokens.py): without it the first request after a
   resume plans with bytes/4 and can overflow a local server's window once before recovering;
+- the window the server turned out to have, per model (session/window.py): discovery answers
+  only after the first request, an overflow error names it only by refusing one, and a server
+  that cuts prompts silently would cut the first request after a resume without a word. A
+  configured `model_context_window` still wins, and discovery still corrects it afterwards;
 - whether the last compaction got the context under the auto-compaction threshold
   (session/compaction.py): when it did not, the session stops trying; forgotten, the first request
   after a resume sends the whole conversation to be summarized again, for nothing.
@@ -50,6 +54,9 @@ class LearnedState:
         self._writer.append_learned(
             "calibration", model=model, ratio=round(calibration.ratio, 4), reports=calibration.reports)
 
+    def window_learned(self, model: str, tokens: int, source: str) -> None:
+        self._writer.append_learned("window", model=model, tokens=tokens, source=source)
+
     def compaction_finished(self, state: CompactionState) -> None:
         self._writer.append_learned(
             "compaction", history_len_after=state.history_len_after, tokens_after=state.tokens_after)
@@ -59,19 +66,25 @@ class LearnedState:
         Returns warnings for lines that make no sense (they are skipped)."""
         warnings: list[str] = []
         calibrations: dict[str, tuple[float, int]] = {}
+        windows: dict[str, tuple[int, str]] = {}
         compaction: tuple[int, int] | None = None
         for record in records:
             what = record.get("what")
             if what == "calibration" and _valid_calibration(record):
                 calibrations[record["model"]] = (float(record["ratio"]), record["reports"])
+            elif what == "window" and _valid_window(record):
+                windows[record["model"]] = (record["tokens"], record["source"])
             elif what == "compaction" and _valid_compaction(record, saved_items):
                 compaction = (record["history_len_after"], record["tokens_after"])
-            elif what in ("calibration", "compaction"):
+            elif what in ("calibration", "window", "compaction"):
                 warnings.append(f"skipped a malformed learned {what} line in the session file")
             # Other kinds come from a newer agent-cli: only something to learn again, no warning.
         for model, (ratio, reports) in calibrations.items():
             session.counter_for(model).calibration.restore(ratio, reports)
             self._saved_ratios[model] = ratio
+        window = windows.get(session.model)
+        if window is not None and not session.window.configured:
+            session.config.context_window, session.window.source = window
         if compaction is not None:
             session.compaction.history_len_after, session.compaction.tokens_after = compaction
         return warnings
@@ -86,6 +99,12 @@ def _valid_calibration(record: dict[str, Any]) -> bool:
     return (isinstance(record.get("model"), str) and _is_int(record.get("reports"))
             and isinstance(ratio, (int, float)) and not isinstance(ratio, bool)
             and Calibration.MIN_RATIO <= ratio <= Calibration.MAX_RATIO)
+
+
+def _valid_window(record: dict[str, Any]) -> bool:
+    tokens = record.get("tokens")
+    return (isinstance(record.get("model"), str) and _is_int(tokens) and tokens > 0
+            and isinstance(record.get("source"), str))
 
 
 def _valid_compaction(record: dict[str, Any], saved_items: int) -> bool:

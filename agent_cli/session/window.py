@@ -141,6 +141,7 @@ class ContextWindow:
     def set(self, session: Session, tokens: int, source: str) -> None:
         session.config.context_window = tokens
         self.source = source
+        session.learned.window_learned(session.model, tokens, source)  # a resume starts from it
 
 
 def start_discovery(session: Session) -> asyncio.Task[DiscoveredWindow | None] | None:

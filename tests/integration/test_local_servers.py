@@ -164,6 +164,26 @@ async def test_window_learned_from_llamacpp_overflow_then_compaction_and_retry(r
     assert reader.step == 5 and server.requests[-1].reply.text == "read 5 files"
 
 
+async def test_a_learned_window_survives_a_resume(repo, monkeypatch):
+    reader = Reader(["data0.txt", "data1.txt"])  # the server answers no discovery probe: only its refusal names the window
+    with FakeModelServer(context_window=8192, overflow_body=llamacpp_overflow_body, fallback=reader) as server:
+        session = make_session(server, repo, monkeypatch)
+        await run(session, "Read the data files.")
+        await session.aclose()
+        refused = [rec for rec in server.requests if rec.overflowed and not is_summary_request(rec)]
+        assert session.config.context_window == 8192 and len(refused) == 1
+
+        fresh = make_session(server, repo, monkeypatch).config  # a new process: the model table's 32,768
+        resumed = restore_session(fresh, session.rollout.path, interactive=False)
+        assert (fresh.context_window, resumed.window.source) == (8192, "server error (prompt too long)")
+        reader.files += ["data2.txt", "data3.txt"]
+        events = await run(resumed, "Read the next two.")  # each file takes about half the window
+        await resumed.aclose()
+
+    assert of(events, ev.TurnComplete) and {f.trigger for f in of(events, ev.CompactionFinished)} == {"auto"}
+    assert len([rec for rec in server.requests if rec.overflowed and not is_summary_request(rec)]) == 1
+
+
 # --- silent truncation --------------------------------------------------------------------------
 
 
