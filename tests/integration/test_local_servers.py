@@ -165,7 +165,7 @@ async def test_window_learned_from_llamacpp_overflow_then_compaction_and_retry(r
 
 
 async def test_a_learned_window_survives_a_resume(repo, monkeypatch):
-    reader = Reader(["data0.txt", "data1.txt"])  # the server answers no discovery probe: only its refusal names the window
+    reader = Reader(["data0.txt", "data1.txt"])  # no discovery answers: only a refusal names the window
     with FakeModelServer(context_window=8192, overflow_body=llamacpp_overflow_body, fallback=reader) as server:
         session = make_session(server, repo, monkeypatch)
         await run(session, "Read the data files.")
