@@ -127,6 +127,11 @@ class Calibration:
         self.ratio = sample if self.reports == 0 else (self.ratio + sample) / 2
         self.reports += 1
 
+    def restore(self, ratio: float, reports: int) -> None:
+        """Carry on from what an earlier process learned (a resumed session)."""
+        self.ratio = min(self.MAX_RATIO, max(self.MIN_RATIO, ratio))
+        self.reports = max(1, reports)
+
     def scale(self, tokens: int) -> int:
         """Our count in the server's tokens."""
         return round(tokens * self.ratio)

@@ -1,7 +1,8 @@
 """What an OpenAI-compatible server turned out not to support, learned from its errors.
 
 A server that rejects ``stream_options`` or ``tools`` is asked again without them, once, and
-the client remembers for the rest of the session. Matching is on the error text, as these
+the session remembers for its rest (:func:`quirks_for`: ``/model`` creates a new client, which
+finds what was learned about its server and model). Matching is on the error text, as these
 servers have no error codes for it.
 """
 
@@ -46,6 +47,20 @@ class ChatQuirks:
             self.tools = False
             return "tools"
         return None
+
+
+def quirks_for(known: dict[tuple[str, str], ChatQuirks], base_url: str, model: str) -> ChatQuirks:
+    """The quirks of ``model`` at ``base_url``, shared by every client the session creates for it.
+
+    Tool support is per model (one model on a server may call tools, another not);
+    ``stream_options`` is the server's, so a model new to a server that rejected it starts without.
+    """
+    quirks = known.get((base_url, model))
+    if quirks is None:
+        same_server = [q for (url, _), q in known.items() if url == base_url]
+        include_usage = all(q.include_usage for q in same_server)
+        quirks = known[(base_url, model)] = ChatQuirks(include_usage=include_usage)
+    return quirks
 
 
 def _error_text(exc: BaseException) -> str:

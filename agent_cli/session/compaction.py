@@ -131,6 +131,7 @@ async def compact(session: Session, emit: Emit, trigger: Trigger, focus: str | N
     # Remembered even when nothing changed, so the next request does not try again at once.
     session.compaction.history_len_after = len(session.history)
     session.compaction.tokens_after = session.context_tokens()
+    session.learned.compaction_finished(session.compaction)  # a resume must not retry a useless one
     if not applied:
         emit(ev.Warning(
             f"Compaction would not make the context smaller ({old_tokens:,} → {new_tokens:,} tokens of "

@@ -68,6 +68,7 @@ def restore_session(
     items, image_warnings = restore_images(loaded.items, config.agent_home)  # bytes from $AGENT_HOME/images
     session.history.restore(items)
     session.compaction.count = loaded.compactions  # the accuracy warning counts every compaction so far
+    learned_warnings = session.learned.restore(session, loaded.learned, len(loaded.items))  # window, calibration...
     changed: tuple[str, ...] = ()
     if loaded.items:
         # Kept for later environment diffs and compaction; its items are not recorded again.
@@ -85,7 +86,7 @@ def restore_session(
         closed_calls=closed,
         compactions=loaded.compactions,
         environment_changed=changed,
-        warnings=(*loaded.warnings, *image_warnings),
+        warnings=(*loaded.warnings, *image_warnings, *learned_warnings),
     )
     return session
 

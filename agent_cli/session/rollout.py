@@ -7,7 +7,10 @@ operation, replayed in order on load:
 - ``{"type": "item", "item": {...}}`` — an item recorded (see :mod:`agent_cli.items`);
 - ``{"type": "compaction", "items": [...]}`` — the history was replaced (compaction); what came
   before stays in the file;
-- ``{"type": "remove_oldest"}`` — the oldest item (with its call/output partner) was evicted.
+- ``{"type": "remove_oldest"}`` — the oldest item (with its call/output partner) was evicted;
+- ``{"type": "learned", "what": ..., ...}`` — something learned about the model server, not part
+  of the history (session/learned.py): restored on resume, the last line of each kind wins.
+  Agents older than this record skip such a line with a warning and resume as before.
 
 The file is created with the first prompt that is sent (the first item that is not harness
 context): context recorded before it waits in memory, so a session whose only prompt a hook
@@ -39,6 +42,7 @@ except ImportError:  # pragma: no cover - Windows
 
 FORMAT_VERSION = 1
 HEADER_TYPE = "session"
+LEARNED_TYPE = "learned"
 
 
 class RolloutError(Exception):
@@ -125,6 +129,7 @@ class LoadedSession:
     good_length: int  # bytes up to the end of the last usable line
     needs_newline: bool  # the last usable line has no trailing newline
     compactions: int = 0  # compaction lines replayed: how often the conversation was compacted
+    learned: tuple[dict[str, Any], ...] = ()  # "learned" lines, in file order
 
 
 def load_session_file(path: Path) -> LoadedSession:
@@ -145,6 +150,7 @@ def load_session_file(path: Path) -> LoadedSession:
     good_length = 0
     offset = 0
     compactions = 0
+    learned: list[dict[str, Any]] = []
     chunks = [(line, True) for line in complete] + ([(tail, False)] if tail else [])
     for number, (raw, has_newline) in enumerate(chunks, start=1):
         line_end = offset + len(raw) + (1 if has_newline else 0)
@@ -169,6 +175,8 @@ def load_session_file(path: Path) -> LoadedSession:
             raise RolloutError(f"{path}: line {number} is corrupt (not valid JSON); the file cannot be resumed") from None
         if header is None:
             header = SessionHeader.from_dict(record, str(path))
+        elif isinstance(record, dict) and record.get("type") == LEARNED_TYPE:
+            learned.append(record)
         else:
             note = apply_record(history, record, f"{path}: line {number}")
             if note:
@@ -180,7 +188,8 @@ def load_session_file(path: Path) -> LoadedSession:
     if header is None:
         raise RolloutError(f"{path}: the session file is empty")
     needs_newline = good_length > 0 and not data[:good_length].endswith(b"\n")
-    return LoadedSession(path, header, tuple(history.items), tuple(warnings), good_length, needs_newline, compactions)
+    return LoadedSession(path, header, tuple(history.items), tuple(warnings), good_length, needs_newline, compactions,
+                         tuple(learned))
 
 
 def apply_record(history: History, record: Any, where: str) -> str | None:
@@ -292,6 +301,14 @@ class RolloutWriter:
 
     def append_remove_oldest(self) -> None:
         self._append({"type": "remove_oldest"})
+
+    def append_learned(self, what: str, **fields: Any) -> None:
+        """Something learned about the server (session/learned.py); it never creates the file."""
+        record = {"type": LEARNED_TYPE, "what": what, **fields}
+        if self._fd is None:
+            self._waiting.append(record)
+        else:
+            self._append(record)
 
     def sync(self) -> None:
         """Make everything written so far durable (end of a turn)."""

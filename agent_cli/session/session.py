@@ -31,6 +31,7 @@ from agent_cli.models.base import ModelClient, ToolSpec, Usage
 from agent_cli.session.approvals import Approvals, env_scrubber
 from agent_cli.session.compaction import CompactionState
 from agent_cli.session.hooks import HookState
+from agent_cli.session.learned import LearnedState
 from agent_cli.session.rollout import RecordingHistory, RolloutWriter
 from agent_cli.session.tool_use import ToolUseWatch
 from agent_cli.session.window import ContextWindow
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from agent_cli.agents.child import SubagentInfo
     from agent_cli.agents.discovery import AgentSet
     from agent_cli.memory.book import MemoryBook
+    from agent_cli.models.chat_quirks import ChatQuirks
 
 Emit = Callable[[ev.Event], None]
 INTERRUPTED_NOTE = (
@@ -81,12 +83,13 @@ class Session:
         self.mode = config.mode
         self.model = model or config.model  # a subagent may run another model than the config's
         self._counters: dict[str, TokenCounter] = {}  # per model: its tokenizer, image formula, calibration
-        self.tokens = self._counter_for(self.model)  # estimate; tiktoken near limits
+        self.tokens = self.counter_for(self.model)  # estimate; tiktoken near limits
         self._told_no_vision = False  # the user hears once that the model cannot see images
         # Every history change is appended to the session file as it happens (session/rollout.py).
         self.rollout = RolloutWriter.for_new_session(
             config.agent_home, self.id, config.cwd, self.model, config.provider.id, rollout_path
         )
+        self.learned = LearnedState(self.rollout)  # calibration and compaction state, for a resume
         # Items are counted by the current model's counter (set_model swaps it and recounts once).
         self.history = RecordingHistory(self.rollout, estimate=lambda item: self.tokens.item_tokens(item))
         self.total_usage = Usage()
@@ -95,6 +98,7 @@ class Session:
         self.compaction = CompactionState()
         self._client = client
         self._retired_clients: list[ModelClient] = []  # replaced by set_model(); closed with the session
+        self._chat_quirks: dict[tuple[str, str], ChatQuirks] = {}  # (server, model): what it rejected
         from agent_cli.plugins.loader import load_plugins_for  # here: plugins build on session.hook_config
 
         self.plugins = load_plugins_for(config)  # commands, skills, hooks, agents... from plugins/*/
@@ -172,6 +176,10 @@ class Session:
                 reasoning_effort=self.config.reasoning_effort,
                 limits=StreamLimits.from_ms(self.config.model_connect_timeout_ms, self.config.stream_idle_timeout_ms),
             )
+            if getattr(self._client, "quirks", None) is not None:  # a chat server: what it rejected outlives /model
+                from agent_cli.models.chat_quirks import quirks_for
+
+                self._client.quirks = quirks_for(self._chat_quirks, self._client.url, self.model)
         return self._client
 
     async def compact(self, instructions: str | None = None) -> AsyncIterator[ev.Event]:
@@ -355,11 +363,11 @@ class Session:
         if self._client is not None:  # closed by aclose() while the event loop still runs, not when collected
             self._retired_clients.append(self._client)
         self._client = None
-        self._count_with(self._counter_for(model))
+        self._count_with(self.counter_for(model))
         self.window = ContextWindow(self)  # the new model's window is looked up (and asked for) afresh
         self.tool_use = ToolUseWatch()
 
-    def _counter_for(self, model: str) -> TokenCounter:
+    def counter_for(self, model: str) -> TokenCounter:
         """``model``'s counter, kept per model so switching back finds its calibration again."""
         counter = self._counters.get(model)
         if counter is None:

@@ -119,6 +119,7 @@ class ContextWindow:
                 session.distrust_last_usage()  # it counted what the server kept, not what we send
             return  # a cut prompt says nothing about the tokenizer
         counter.observe(reported, self.sent_tokens)
+        session.learned.calibration_changed(session.model, counter.calibration)
 
     def would_shrink(self, session: Session, reported: int) -> bool:
         """Whether a cut prompt with ``reported`` tokens kept makes the window that small."""
@@ -140,6 +141,7 @@ class ContextWindow:
     def set(self, session: Session, tokens: int, source: str) -> None:
         session.config.context_window = tokens
         self.source = source
+        session.learned.window_learned(session.model, tokens, source)  # a resume starts from it
 
 
 def start_discovery(session: Session) -> asyncio.Task[DiscoveredWindow | None] | None:

@@ -415,3 +415,22 @@ async def test_the_compaction_count_survives_a_resume(repo, monkeypatch):
 
     assert of(events, ev.CompactionFinished)[0].applied
     assert any("compacted 3 times" in warning.message for warning in of(events, ev.Warning))
+
+
+async def test_a_compaction_that_could_not_help_is_not_retried_after_a_resume(repo, monkeypatch):
+    # In a 4,000-token window the fixed prompt alone is above the threshold: compacting cannot get
+    # under it, so the session stops trying (an actual overflow would still be recovered).
+    job = Job([])
+    with FakeModelServer(fallback=job) as server:
+        session = make_session(server, repo, monkeypatch, "openai-chat", "model_context_window=4000")
+        first = await run(session, TASK)
+        second = await run(session, FOLLOW_UP)
+        await session.aclose()
+        resumed = restore_session(session.config, session.rollout.path, interactive=False)
+        third = await run(resumed, FOLLOW_UP)
+        await resumed.aclose()
+
+    assert [finished.applied for finished in of(first, ev.CompactionFinished)] == [False]
+    assert not of(second, ev.CompactionFinished) and not of(third, ev.CompactionFinished)
+    assert len([rec for rec in server.requests if is_summary_request(rec)]) == 1
+    assert of(third, ev.TurnComplete)

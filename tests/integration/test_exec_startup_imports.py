@@ -46,6 +46,8 @@ def test_a_plain_exec_round_trip_never_imports_what_only_other_features_need(pro
     assert result.stdout == "done\n"
     server.assert_done()  # the shell call ran and its output went back
     imported = set(IMPORT_LINE.findall(result.stderr))
-    assert {"agent_cli.session.turn", "agent_cli.tools.shell", "httpx2._client"} <= imported  # the log is there
+    # the log is there (modules the main thread imports: lines of the HTTP library's import
+    # thread can interleave with them on stderr)
+    assert {"agent_cli.session.turn", "agent_cli.tools.shell"} <= imported
     loaded = sorted(name for name in imported if any(name == top or name.startswith(top + ".") for top in NEVER_IMPORTED))
     assert loaded == []

@@ -11,6 +11,7 @@ import pytest
 from agent_cli import events as ev
 from agent_cli.items import user
 from agent_cli.models import discovery
+from agent_cli.session.resume import restore_session
 from agent_cli.session.session import Session
 from tests.fake_server import FakeModelServer, Reply, ToolCall, Usage
 from tests.fake_server.local_servers import (
@@ -151,6 +152,26 @@ async def test_window_learned_from_llamacpp_overflow_then_compaction_and_retry(r
     assert reader.step == 5 and server.requests[-1].reply.text == "read 5 files"
 
 
+async def test_a_learned_window_survives_a_resume(repo, monkeypatch):
+    reader = Reader(["data0.txt", "data1.txt"])  # no discovery answers: only a refusal names the window
+    with FakeModelServer(context_window=8192, overflow_body=llamacpp_overflow_body, fallback=reader) as server:
+        session = make_session(server, repo, monkeypatch)
+        await run(session, "Read the data files.")
+        await session.aclose()
+        refused = [rec for rec in server.requests if rec.overflowed and not is_summary_request(rec)]
+        assert session.config.context_window == 8192 and len(refused) == 1
+
+        fresh = make_session(server, repo, monkeypatch).config  # a new process: the model table's 32,768
+        resumed = restore_session(fresh, session.rollout.path, interactive=False)
+        assert (fresh.context_window, resumed.window.source) == (8192, "server error (prompt too long)")
+        reader.files += ["data2.txt", "data3.txt"]
+        events = await run(resumed, "Read the next two.")  # each file takes about half the window
+        await resumed.aclose()
+
+    assert of(events, ev.TurnComplete) and {f.trigger for f in of(events, ev.CompactionFinished)} == {"auto"}
+    assert len([rec for rec in server.requests if rec.overflowed and not is_summary_request(rec)]) == 1
+
+
 # --- silent truncation --------------------------------------------------------------------------
 
 
@@ -194,6 +215,61 @@ async def test_calibration_brings_estimates_within_ten_percent_after_two_respons
     assert usage.accuracy.startswith("calibrated") and abs(usage.used - reported) / reported < 0.15
 
 
+async def test_calibration_survives_a_resume_so_its_first_request_fits(repo, monkeypatch):
+    window = 30_000  # the fixed prompt and one data file come to ~20,000 of the server's tokens
+    reader = Reader(["data0.txt"])
+    with FakeModelServer(context_window=window, token_scale=2.5, overflow_body=llamacpp_overflow_body,
+                         fallback=reader) as server:
+        session = make_session(server, repo, monkeypatch, None, f"model_context_window={window}")
+        await run(session, "Read the data file.")
+        ratio = session.tokens.calibration.ratio
+        await session.aclose()
+        lines = session.rollout.path.read_text().splitlines()
+        learned = [line for line in lines if '"type":"learned"' in line]
+        assert len(learned) == 1 and MODEL in learned[0]  # written when it changed, not per request
+
+        resumed = restore_session(session.config, session.rollout.path, interactive=False)
+        assert resumed.tokens.calibration.ratio == pytest.approx(ratio, rel=0.05)
+        assert resumed.tokens.accuracy.startswith("calibrated ×") and not resumed.resumed.warnings
+        # A pasted log: ~12,000 of the server's tokens, ~4,800 by bytes/4. Planned with bytes/4
+        # the request looks well under the threshold, and the server refuses it.
+        log = "".join(f"12:00:{n % 60:02d} worker {n} finished step {n * 7} ok\n" for n in range(480))
+        events = await run(resumed, f"Here is the log:\n{log}")
+        await resumed.aclose()
+
+    assert of(events, ev.TurnComplete) and [f.trigger for f in of(events, ev.CompactionFinished)] == ["auto"]
+    assert not [rec for rec in server.requests if rec.overflowed and not is_summary_request(rec)]
+
+
+async def test_a_session_file_without_learned_lines_resumes_estimated(repo, monkeypatch):
+    with FakeModelServer(token_scale=2.5, fallback=Reader([])) as server:
+        session = make_session(server, repo, monkeypatch, None, "model_context_window=200000")
+        await run(session, "hello")
+        await session.aclose()
+    path = session.rollout.path
+    path.write_text("".join(line + "\n" for line in path.read_text().splitlines() if '"type":"learned"' not in line))
+    resumed = restore_session(session.config, path, interactive=False)
+    assert resumed.tokens.accuracy == "estimated" and not resumed.resumed.warnings
+    await resumed.aclose()
+
+
+async def test_learned_lines_apply_to_their_own_model_and_bad_ones_are_skipped(repo, monkeypatch):
+    with FakeModelServer(token_scale=2.5, fallback=Reader([])) as server:
+        session = make_session(server, repo, monkeypatch, None, "model_context_window=200000")
+        await run(session, "hello")
+        await session.aclose()
+    ratio = session.tokens.calibration.ratio
+    with session.rollout.path.open("a") as file:
+        file.write('{"type":"learned","what":"calibration","model":"other:3b","ratio":3.5,"reports":4}\n')
+        file.write('{"type":"learned","what":"calibration","model":"%s","ratio":"lots","reports":1}\n' % MODEL)
+        file.write('{"type":"learned","what":"something newer","value":1}\n')
+    resumed = restore_session(session.config, session.rollout.path, interactive=False)
+    assert resumed.tokens.calibration.ratio == pytest.approx(ratio, rel=0.05)  # the malformed line is skipped
+    assert resumed.counter_for("other:3b").calibration.ratio == 3.5
+    assert resumed.resumed.warnings == ("skipped a malformed learned calibration line in the session file",)
+    await resumed.aclose()
+
+
 async def _context(session: Session) -> list[ev.Event]:
     return await collect_events(session, "/context")
 
@@ -220,3 +296,30 @@ async def test_a_model_that_calls_tools_is_left_alone(repo, monkeypatch):
         events = [event for n in range(4) for event in await collect_events(session, f"files? ({n})")]
         await session.aclose()
     assert not [w for w in of(events, ev.Warning) if "has not called a tool" in w.message]
+
+
+# --- what a server rejected ---------------------------------------------------------------------
+
+
+async def test_what_a_server_rejected_is_remembered_across_model_switches(repo, monkeypatch):
+    def server_answer(rec) -> Reply:  # the server rejects stream_options; one of its models has no tools
+        if "stream_options" in rec.body:
+            return Reply.http_error(400, message="stream_options: Extra inputs are not permitted")
+        if rec.body["model"] == "gemma2:2b" and "tools" in rec.body:
+            return Reply.http_error(400, message="registry.ollama.ai/library/gemma2:2b does not support tools")
+        return Reply(text="hello")
+
+    with FakeModelServer(fallback=server_answer) as server:
+        session = make_session(server, repo, monkeypatch, None, "model_context_window=32768")
+        events = await run(session, "hi")
+        for model in ("gemma2:2b", MODEL, "gemma2:2b"):
+            events += await run(session, f"/model {model}")
+            events += await run(session, "hi again")
+        await session.aclose()
+
+    assert len(of(events, ev.TurnComplete)) == 4
+    sent = [("stream_options" in rec.body, "tools" in rec.body) for rec in server.requests]
+    # Each refusal happens once: stream_options for the server, tools for gemma only.
+    assert sent == [(True, True), (False, True), (False, True), (False, False), (False, True), (False, False)]
+    notices = [w for w in of(events, ev.Warning) if "does not support tool calls" in w.message]
+    assert len(notices) == 1 and "gemma2:2b" in notices[0].message

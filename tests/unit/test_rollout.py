@@ -223,6 +223,19 @@ def test_unknown_line_types_of_the_same_version_are_skipped_with_a_warning(tmp_p
     assert "unknown type 'turn_context'" in loaded.warnings[0]
 
 
+def test_learned_lines_wait_for_the_file_stay_out_of_the_history_and_load_silently(tmp_path):
+    writer, history = new_history(tmp_path)
+    writer.append_learned("window", model="m", tokens=8192, source="server error (prompt too long)")
+    assert not writer.path.exists()  # learning alone never creates a session file
+    history.record(user("a"))
+    writer.append_learned("calibration", model="m", ratio=2.5, reports=1)
+    history.record(assistant("b"))
+    writer.close()
+    loaded = load_session_file(writer.path)
+    assert loaded.items == (user("a"), assistant("b")) and loaded.warnings == ()
+    assert [(line["what"], line["model"]) for line in loaded.learned] == [("window", "m"), ("calibration", "m")]
+
+
 def test_a_file_in_use_cannot_be_continued_by_another_writer(tmp_path):
     writer, history = new_history(tmp_path)
     history.record(user("a"))  # this writer holds the lock

@@ -1,0 +1,112 @@
+"""What the session learned about its model server, kept in the session file for a resume.
+
+Three things would otherwise be learned again, at a cost, by every process that resumes:
+
+- the calibration ratio per model (context/tokens.py): without it the first request after a
+  resume plans with bytes/4 and can overflow a local server's window once before recovering;
+- the window the server turned out to have, per model (session/window.py): discovery answers
+  only after the first request, an overflow error names it only by refusing one, and a server
+  that cuts prompts silently would cut the first request after a resume without a word. A
+  configured `model_context_window` still wins, and discovery still corrects it afterwards;
+- whether the last compaction got the context under the auto-compaction threshold
+  (session/compaction.py): when it did not, the session stops trying; forgotten, the first request
+  after a resume sends the whole conversation to be summarized again, for nothing.
+
+Each is one short "learned" line appended when it changes (never per turn, never a rewrite);
+a resume applies the last line of each kind (the calibration per model). Kinds this version does
+not know are skipped without a word: they can only be learned again.
+
+What a chat server rejected (models/chat_quirks.py) is not kept: a server restarted with other
+flags (llama.cpp ``--jinja``, vLLM ``--enable-auto-tool-choice``) may accept it now, and a
+remembered refusal would leave the resumed session without tools and without a word; asking
+again costs one refused request and shows the notice once more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from agent_cli.context.tokens import Calibration
+
+if TYPE_CHECKING:
+    from agent_cli.session.compaction import CompactionState
+    from agent_cli.session.rollout import RolloutWriter
+    from agent_cli.session.session import Session
+
+# A ratio is written again once it moved this much since the last line: thresholds keep more
+# headroom than that, and a settled ratio then costs no more lines.
+RATIO_STEP = 0.05
+
+
+class LearnedState:
+    """Writes what was learned to the session file when it changes."""
+
+    def __init__(self, writer: RolloutWriter):
+        self._writer = writer
+        self._saved_ratios: dict[str, float] = {}  # per model, as last written
+
+    def calibration_changed(self, model: str, calibration: Calibration) -> None:
+        saved = self._saved_ratios.get(model)
+        if not calibration.reports or (saved is not None and abs(calibration.ratio / saved - 1) < RATIO_STEP):
+            return
+        self._saved_ratios[model] = calibration.ratio
+        self._writer.append_learned(
+            "calibration", model=model, ratio=round(calibration.ratio, 4), reports=calibration.reports)
+
+    def window_learned(self, model: str, tokens: int, source: str) -> None:
+        self._writer.append_learned("window", model=model, tokens=tokens, source=source)
+
+    def compaction_finished(self, state: CompactionState) -> None:
+        self._writer.append_learned(
+            "compaction", history_len_after=state.history_len_after, tokens_after=state.tokens_after)
+
+    def restore(self, session: Session, records: Iterable[dict[str, Any]], saved_items: int) -> list[str]:
+        """Apply the lines a resumed file kept; ``saved_items`` is its history's length.
+        Returns warnings for lines that make no sense (they are skipped)."""
+        warnings: list[str] = []
+        calibrations: dict[str, tuple[float, int]] = {}
+        windows: dict[str, tuple[int, str]] = {}
+        compaction: tuple[int, int] | None = None
+        for record in records:
+            what = record.get("what")
+            if what == "calibration" and _valid_calibration(record):
+                calibrations[record["model"]] = (float(record["ratio"]), record["reports"])
+            elif what == "window" and _valid_window(record):
+                windows[record["model"]] = (record["tokens"], record["source"])
+            elif what == "compaction" and _valid_compaction(record, saved_items):
+                compaction = (record["history_len_after"], record["tokens_after"])
+            elif what in ("calibration", "window", "compaction"):
+                warnings.append(f"skipped a malformed learned {what} line in the session file")
+            # Other kinds come from a newer agent-cli: only something to learn again, no warning.
+        for model, (ratio, reports) in calibrations.items():
+            session.counter_for(model).calibration.restore(ratio, reports)
+            self._saved_ratios[model] = ratio
+        window = windows.get(session.model)
+        if window is not None and not session.window.configured:
+            session.config.context_window, session.window.source = window
+        if compaction is not None:
+            session.compaction.history_len_after, session.compaction.tokens_after = compaction
+        return warnings
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _valid_calibration(record: dict[str, Any]) -> bool:
+    ratio = record.get("ratio")
+    return (isinstance(record.get("model"), str) and _is_int(record.get("reports"))
+            and isinstance(ratio, (int, float)) and not isinstance(ratio, bool)
+            and Calibration.MIN_RATIO <= ratio <= Calibration.MAX_RATIO)
+
+
+def _valid_window(record: dict[str, Any]) -> bool:
+    tokens = record.get("tokens")
+    return (isinstance(record.get("model"), str) and _is_int(tokens) and tokens > 0
+            and isinstance(record.get("source"), str))
+
+
+def _valid_compaction(record: dict[str, Any], saved_items: int) -> bool:
+    length = record.get("history_len_after")
+    return _is_int(length) and length <= saved_items and _is_int(record.get("tokens_after"))
