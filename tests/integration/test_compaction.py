@@ -423,11 +423,11 @@ async def test_a_compaction_that_could_not_help_is_not_retried_after_a_resume(re
     job = Job([])
     with FakeModelServer(fallback=job) as server:
         session = make_session(server, repo, monkeypatch, "openai-chat", "model_context_window=4000")
-        first = await run(session, TASK)
-        second = await run(session, FOLLOW_UP)
+        first = await collect_events(session, TASK)
+        second = await collect_events(session, FOLLOW_UP)
         await session.aclose()
         resumed = restore_session(session.config, session.rollout.path, interactive=False)
-        third = await run(resumed, FOLLOW_UP)
+        third = await collect_events(resumed, FOLLOW_UP)
         await resumed.aclose()
 
     assert [finished.applied for finished in of(first, ev.CompactionFinished)] == [False]

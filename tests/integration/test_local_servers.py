@@ -155,17 +155,17 @@ async def test_window_learned_from_llamacpp_overflow_then_compaction_and_retry(r
 async def test_a_learned_window_survives_a_resume(repo, monkeypatch):
     reader = Reader(["data0.txt", "data1.txt"])  # no discovery answers: only a refusal names the window
     with FakeModelServer(context_window=8192, overflow_body=llamacpp_overflow_body, fallback=reader) as server:
-        session = make_session(server, repo, monkeypatch)
-        await run(session, "Read the data files.")
+        session = make_session(server, repo, monkeypatch, model=MODEL)
+        await collect_events(session, "Read the data files.")
         await session.aclose()
         refused = [rec for rec in server.requests if rec.overflowed and not is_summary_request(rec)]
         assert session.config.context_window == 8192 and len(refused) == 1
 
-        fresh = make_session(server, repo, monkeypatch).config  # a new process: the model table's 32,768
+        fresh = make_session(server, repo, monkeypatch, model=MODEL).config  # a new process: the model table's 32,768
         resumed = restore_session(fresh, session.rollout.path, interactive=False)
         assert (fresh.context_window, resumed.window.source) == (8192, "server error (prompt too long)")
         reader.files += ["data2.txt", "data3.txt"]
-        events = await run(resumed, "Read the next two.")  # each file takes about half the window
+        events = await collect_events(resumed, "Read the next two.")  # each file takes about half the window
         await resumed.aclose()
 
     assert of(events, ev.TurnComplete) and {f.trigger for f in of(events, ev.CompactionFinished)} == {"auto"}
@@ -220,8 +220,8 @@ async def test_calibration_survives_a_resume_so_its_first_request_fits(repo, mon
     reader = Reader(["data0.txt"])
     with FakeModelServer(context_window=window, token_scale=2.5, overflow_body=llamacpp_overflow_body,
                          fallback=reader) as server:
-        session = make_session(server, repo, monkeypatch, None, f"model_context_window={window}")
-        await run(session, "Read the data file.")
+        session = make_session(server, repo, monkeypatch, f"model_context_window={window}", model=MODEL)
+        await collect_events(session, "Read the data file.")
         ratio = session.tokens.calibration.ratio
         await session.aclose()
         lines = session.rollout.path.read_text().splitlines()
@@ -234,7 +234,7 @@ async def test_calibration_survives_a_resume_so_its_first_request_fits(repo, mon
         # A pasted log: ~12,000 of the server's tokens, ~4,800 by bytes/4. Planned with bytes/4
         # the request looks well under the threshold, and the server refuses it.
         log = "".join(f"12:00:{n % 60:02d} worker {n} finished step {n * 7} ok\n" for n in range(480))
-        events = await run(resumed, f"Here is the log:\n{log}")
+        events = await collect_events(resumed, f"Here is the log:\n{log}")
         await resumed.aclose()
 
     assert of(events, ev.TurnComplete) and [f.trigger for f in of(events, ev.CompactionFinished)] == ["auto"]
@@ -243,8 +243,8 @@ async def test_calibration_survives_a_resume_so_its_first_request_fits(repo, mon
 
 async def test_a_session_file_without_learned_lines_resumes_estimated(repo, monkeypatch):
     with FakeModelServer(token_scale=2.5, fallback=Reader([])) as server:
-        session = make_session(server, repo, monkeypatch, None, "model_context_window=200000")
-        await run(session, "hello")
+        session = make_session(server, repo, monkeypatch, "model_context_window=200000", model=MODEL)
+        await collect_events(session, "hello")
         await session.aclose()
     path = session.rollout.path
     path.write_text("".join(line + "\n" for line in path.read_text().splitlines() if '"type":"learned"' not in line))
@@ -255,8 +255,8 @@ async def test_a_session_file_without_learned_lines_resumes_estimated(repo, monk
 
 async def test_learned_lines_apply_to_their_own_model_and_bad_ones_are_skipped(repo, monkeypatch):
     with FakeModelServer(token_scale=2.5, fallback=Reader([])) as server:
-        session = make_session(server, repo, monkeypatch, None, "model_context_window=200000")
-        await run(session, "hello")
+        session = make_session(server, repo, monkeypatch, "model_context_window=200000", model=MODEL)
+        await collect_events(session, "hello")
         await session.aclose()
     ratio = session.tokens.calibration.ratio
     with session.rollout.path.open("a") as file:
@@ -310,11 +310,11 @@ async def test_what_a_server_rejected_is_remembered_across_model_switches(repo, 
         return Reply(text="hello")
 
     with FakeModelServer(fallback=server_answer) as server:
-        session = make_session(server, repo, monkeypatch, None, "model_context_window=32768")
-        events = await run(session, "hi")
+        session = make_session(server, repo, monkeypatch, "model_context_window=32768", model=MODEL)
+        events = await collect_events(session, "hi")
         for model in ("gemma2:2b", MODEL, "gemma2:2b"):
-            events += await run(session, f"/model {model}")
-            events += await run(session, "hi again")
+            events += await collect_events(session, f"/model {model}")
+            events += await collect_events(session, "hi again")
         await session.aclose()
 
     assert len(of(events, ev.TurnComplete)) == 4
