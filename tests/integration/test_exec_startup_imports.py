@@ -1,17 +1,20 @@
 """`agent exec` loads only what its run uses: a plain prompt with one shell call never imports the
 modules that only other features need (they are imported inside the functions that use them).
 
-The whole run is checked, the HTTP library's thread and the tool call included, from Python's
-own import log (``PYTHONPROFILEIMPORTTIME``); nothing here measures time.
+The whole run is checked, the HTTP library's thread and the tool call included: the process
+writes the names in ``sys.modules`` when it exits (exec runs ``atexit`` handlers before it ends).
+Nothing here measures time.
 """
 
 from __future__ import annotations
 
-import re
+import os
+import subprocess
+import sys
 
 import pytest
 
-from tests.conftest import provider_env, run_agent
+from tests.conftest import PROVIDER_KEYS, REPO, provider_env
 from tests.fake_server import Reply, ToolCall
 
 NEVER_IMPORTED = (
@@ -30,24 +33,32 @@ NEVER_IMPORTED = (
     "agent_cli.files.detect", "agent_cli.files.view", "agent_cli.files.images", "agent_cli.tools.patch_parser",
     "agent_cli.mcp.manager", "agent_cli.mcp.tools", "agent_cli.memory.store", "agent_cli.headless.render_json",
 )
-IMPORT_LINE = re.compile(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)$", re.MULTILINE)
+# `python -m agent_cli ARGS`, writing the modules loaded by the end of the run to $MODULES_OUT.
+RUN_AND_LIST_MODULES = (
+    "import atexit, os, runpy, sys\n"
+    "atexit.register(lambda: open(os.environ['MODULES_OUT'], 'w').write('\\n'.join(sys.modules)))\n"
+    "sys.argv[0] = 'agent'\n"
+    "runpy.run_module('agent_cli', run_name='__main__', alter_sys=True)\n"
+)
 
 
 @pytest.mark.parametrize("provider", ["openai-chat", "openai", "anthropic"])
 def test_a_plain_exec_round_trip_never_imports_what_only_other_features_need(provider, server, tmp_path):
     server.script(Reply(tool_calls=[ToolCall("shell", {"command": "echo hi"})]), Reply(text="done"))
+    listing = tmp_path / "modules.txt"
     env = {
-        **provider_env(server, provider),
-        "PYTHONPROFILEIMPORTTIME": "1",
+        **{k: v for k, v in os.environ.items() if k not in PROVIDER_KEYS}, **provider_env(server, provider),
+        "PYTHONPATH": str(REPO), "NO_COLOR": "1", "MODULES_OUT": str(listing),
         "AGENT_SANDBOX_MECHANISM": "bubblewrap",  # where it does not work, commands run unconfined
     }
-    result = run_agent(["exec", "--provider", provider, "-m", "test-model", "say hi"], cwd=tmp_path, env=env)
+    result = subprocess.run(
+        [sys.executable, "-c", RUN_AND_LIST_MODULES, "exec", "--provider", provider, "-m", "test-model", "say hi"],
+        cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout == "done\n"
     server.assert_done()  # the shell call ran and its output went back
-    imported = set(IMPORT_LINE.findall(result.stderr))
-    # the log is there (modules the main thread imports: lines of the HTTP library's import
-    # thread can interleave with them on stderr)
-    assert {"agent_cli.session.turn", "agent_cli.tools.shell"} <= imported
+    imported = set(listing.read_text().split())
+    assert {"agent_cli.session.turn", "agent_cli.tools.shell", "httpx2"} <= imported  # the listing is whole
     loaded = sorted(name for name in imported if any(name == top or name.startswith(top + ".") for top in NEVER_IMPORTED))
     assert loaded == []
