@@ -68,7 +68,7 @@ async def main() -> None:
         home.mkdir()
         cwd.mkdir()
         os.environ.update(AGENT_HOME=str(home), OPENAI_BASE_URL=server.openai_base_url, OPENAI_API_KEY="bench")
-        await first_request(server, home, cwd, "", warm=False)  # import the model SDK once, outside the timing
+        await first_request(server, home, cwd, "", warm=False)  # import the HTTP library once, outside the timing
         timings: dict[str, list[float]] = {"none": [], "cold": [], "warm": []}
         for _ in range(args.runs):
             timings["none"].append(await first_request(server, home, cwd, "", warm=False))

@@ -3,7 +3,7 @@
     .venv/bin/python bench/tui_stream.py [--kb 100] [--chunk 16] [--unpruned]
 
 1. Streaming: the fake model server streams KB of markdown in CHUNK-character deltas through the
-   real OpenAI SDK. First the session alone consumes the stream (the stream's own duration), then
+   session's real client over HTTP. First the session alone consumes the stream (the stream's own duration), then
    the headless app renders it; both times are printed with their ratio.
 2. Appending: a transcript is filled with 20 and with 2,000 messages, then the CPU time to append
    one user message + one markdown answer, lay out and paint is measured (best of --rounds).
@@ -148,7 +148,7 @@ async def main() -> None:
     with FakeModelServer() as server:
         config = make_config(root, server)
         print(f"streaming {len(document) / 1024:.0f} KB of markdown in {args.chunk}-character deltas")
-        await stream_without_ui(config, "warm up the SDK import", server, args.chunk)
+        await stream_without_ui(config, "warm up the HTTP library import", server, args.chunk)
         baseline, deltas = await stream_without_ui(config, document, server, args.chunk)
         print(f"  stream alone (session, no UI):      {baseline:6.2f} s  ({deltas} deltas)")
         for prior in (0, 200):
