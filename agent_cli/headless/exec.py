@@ -70,9 +70,6 @@ def run_exec(args: argparse.Namespace) -> int:
     images = image_paths(getattr(args, "images", []))
     config = load_config_or_exit(args)
     check_api_key_or_exit(config)
-    from agent_cli.models.prefetch import prefetch_http
-
-    prefetch_http()  # in parallel with everything up to the first request
     from agent_cli.session import Session
     from agent_cli.session.approvals import use_exec_default
 

@@ -138,10 +138,9 @@ def error_for_stream_failure(
 def _transport_error_types() -> tuple[type[BaseException], ...]:
     """Network failure types of the HTTP stack in use (never imports anything)."""
     types: list[type[BaseException]] = [ConnectionError, TimeoutError, ssl.SSLError]
-    for name in ("httpx2", "httpx"):
-        module = sys.modules.get(name)
-        if module is not None and hasattr(module, "TransportError"):
-            types.append(module.TransportError)
+    httpx2 = sys.modules.get("httpx2")
+    if httpx2 is not None:
+        types.append(httpx2.TransportError)
     anyio = sys.modules.get("anyio")
     if anyio is not None:
         types += [anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError]

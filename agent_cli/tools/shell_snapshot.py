@@ -23,6 +23,8 @@ import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from agent_cli.tools.process import signal_group
+
 SNAPSHOT_TIMEOUT_S = 10.0
 TERM_GRACE_S = 1.0  # between SIGTERM and SIGKILL when the profile takes too long
 # Run by `bash -lc` after the profile: what the profile left behind, in files next to "$1".
@@ -146,12 +148,10 @@ def _stop_running() -> None:
 def stop_group(process: subprocess.Popen[bytes]) -> None:
     """SIGTERM first, so profile tools release their locks (pyenv's rehash lock stalls every
     later login shell for a minute if it is left behind), then SIGKILL for whatever is left."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGTERM)
+    signal_group(process.pid, signal.SIGTERM)
     with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(timeout=TERM_GRACE_S)
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
+    signal_group(process.pid, signal.SIGKILL)
     process.wait()
 
 

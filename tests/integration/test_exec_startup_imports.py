@@ -1,7 +1,7 @@
 """`agent exec` loads only what its run uses: a plain prompt with one shell call never imports the
 modules that only other features need (they are imported inside the functions that use them).
 
-The whole run is checked, the HTTP library's thread and the tool call included: the process
+The whole run is checked, the first request and the tool call included: the process
 writes the names in ``sys.modules`` when it exits (exec runs ``atexit`` handlers before it ends).
 Nothing here measures time.
 """
