@@ -10,14 +10,19 @@ from tests.tui.conftest import SIZE
 from tests.tui.helpers import type_text, wait_idle, wait_until
 
 
+async def type_and_read_notice(pilot, app, text: str) -> NoticeCell:
+    """Type ``text``, press Enter, and return the one notice the transcript then shows."""
+    await type_text(pilot, text)
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: len(app.transcript.query(NoticeCell)) == 1, what="the notice")
+    await wait_idle(pilot)
+    return app.transcript.query(NoticeCell).last()
+
+
 async def test_hash_saves_a_project_memory_and_confirms_it(make_app, server):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await type_text(pilot, "# run the tests with make check")
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: len(app.transcript.query(NoticeCell)) == 1, what="the confirmation")
-        await wait_idle(pilot)
-        notice = app.transcript.query(NoticeCell).last()
+        notice = await type_and_read_notice(pilot, app, "# run the tests with make check")
         assert notice.text == "Saved p1 (project): run the tests with make check"
         assert [m.text for m in app.session.memory.newest(["project"])["project"]] == ["run the tests with make check"]
     assert not server.requests  # nothing went to the model
@@ -56,11 +61,7 @@ async def test_memory_edit_opens_the_editor_and_saves_its_text(make_app, server,
 async def test_with_memory_off_hash_says_so_and_sends_nothing(make_app, server):
     app = make_app("memory=false")
     async with app.run_test(size=SIZE) as pilot:
-        await type_text(pilot, "# run the tests with make check")
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: len(app.transcript.query(NoticeCell)) == 1, what="the notice")
-        await wait_idle(pilot)
-        notice = app.transcript.query(NoticeCell).last()
+        notice = await type_and_read_notice(pilot, app, "# run the tests with make check")
         assert "memory is off" in notice.text and "memory = true" in notice.text and "not sent" in notice.text
         assert app.session.memory is None
     assert not server.requests  # not sent to the model either
