@@ -64,6 +64,7 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "model_supports_images": (bool, None),
     "mcp_servers": (dict, None),
     "mcp_tool_budget_percent": (int, None),
+    "model_prices": (dict, None),  # agent exec --max-budget-usd (models/pricing.py)
 }
 SIMPLE_KEYS = (
     "tool_output_token_limit", "model_max_output_tokens", "model_reasoning_effort", "auto_compact",

@@ -261,6 +261,7 @@ class TurnAborted:
 @dataclass(frozen=True, slots=True)
 class TurnFailed:
     message: str
+    reason: str | None = None  # a limit that ended it: max_turns, max_budget, output_schema
 
 
 Event = (

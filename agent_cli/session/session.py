@@ -33,6 +33,7 @@ from agent_cli.session.compaction import CompactionState
 from agent_cli.session.hooks import HookState
 from agent_cli.session.learned import LearnedState
 from agent_cli.session.rollout import RecordingHistory, RolloutWriter
+from agent_cli.session.run_limits import RunLimits
 from agent_cli.session.tool_use import ToolUseWatch
 from agent_cli.session.window import ContextWindow
 from agent_cli.tools import default_tools
@@ -125,6 +126,8 @@ class Session:
         self.shell_snapshot = new_shell_snapshot(config, self.approvals.env)  # taken at the first turn
         self.window = ContextWindow(self)  # where config.context_window came from; server corrections
         self.tool_use = ToolUseWatch()  # a model that never calls tools is pointed out once
+        self.limits = RunLimits()  # agent exec --max-turns / --max-budget-usd
+        self.output_schema: dict | None = None  # agent exec --output-schema: the answer is JSON that fits it
         # None without MCP servers (no SDK import, no work), and in a subagent (its own
         # instructions): a child never starts a second copy of the parent's servers.
         self.mcp = self._mcp_toolset() if instructions is None else None
