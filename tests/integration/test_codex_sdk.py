@@ -37,10 +37,13 @@ def agent_binary(tmp_path) -> Path:
     return path
 
 
-def run_sdk(mode: str, agent: Path, workdir: Path, server) -> dict | list:
+def run_sdk(mode: str, agent: Path, workdir: Path, server, through_options: bool = False) -> dict | list:
     env = {k: v for k, v in os.environ.items() if k not in PROVIDER_KEYS}
-    env.update({"PYTHONPATH": str(REPO), "NO_COLOR": "1", "OPENAI_BASE_URL": server.openai_base_url,
-                "OPENAI_API_KEY": "test-key"})
+    env.update({"PYTHONPATH": str(REPO), "NO_COLOR": "1"})
+    if through_options:
+        env["SDK_BASE_URL"] = server.openai_base_url
+    else:
+        env.update({"OPENAI_BASE_URL": server.openai_base_url, "OPENAI_API_KEY": "test-key"})
     proc = subprocess.run(["node", str(NODE_DIR / "codex_sdk_run.mjs"), mode, str(agent), str(workdir)],
                           env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
@@ -102,3 +105,10 @@ def test_a_failed_turn_is_an_error_in_the_sdk(server, tmp_path, agent_binary):
     server.script(*[Reply.http_error(400, message="model not found")])
     result = run_sdk("failure", agent_binary, tmp_path, server)
     assert result["threw"] and "model not found" in result["message"]
+
+
+def test_the_sdk_options_for_server_and_key_work(server, tmp_path, agent_binary):
+    server.script(Reply(text='{"summary": "fine", "status": "ok"}'))
+    turn = run_sdk("schema", agent_binary, tmp_path, server, through_options=True)
+    assert json.loads(turn["finalResponse"])["status"] == "ok"
+    assert server.requests[0].headers.get("authorization") == "Bearer sdk-key"

@@ -3,7 +3,10 @@
 import { Codex } from "@openai/codex-sdk";
 
 const [mode, agentPath, workingDirectory] = process.argv.slice(2);
-const codex = new Codex({ codexPathOverride: agentPath });
+// SDK_BASE_URL set: the server and key go through the SDK's own options (--config openai_base_url=...
+// and CODEX_API_KEY), not the environment.
+const sdkOptions = process.env.SDK_BASE_URL ? { baseUrl: process.env.SDK_BASE_URL, apiKey: "sdk-key" } : {};
+const codex = new Codex({ codexPathOverride: agentPath, ...sdkOptions });
 const options = { workingDirectory, skipGitRepoCheck: true, model: "test-model", sandboxMode: "workspace-write" };
 const thread = codex.startThread(options);
 
