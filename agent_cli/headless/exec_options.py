@@ -7,8 +7,7 @@ import argparse
 
 NOT_A_REPOSITORY = (
     "accepted for `codex exec` compatibility and changes nothing: agent exec runs in any "
-    "directory, git repository or not (outside one, /undo uses a shadow copy and /diff has "
-    "nothing to show)"
+    "directory, git repository or not"
 )
 
 
