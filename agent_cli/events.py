@@ -249,6 +249,41 @@ class SubagentFinished:
 
 
 @dataclass(frozen=True, slots=True)
+class BackgroundProcessInfo:
+    """One background process as front ends show it (``/ps``, notices, the status bar)."""
+
+    id: str
+    command: str
+    pid: int
+    runtime: float  # seconds, so far or until it ended
+    exit_code: int | None  # None while it runs
+    killed: bool = False
+    last_lines: tuple[str, ...] = ()
+    log_path: str = ""
+    keep_alive: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class BackgroundProcessStarted:
+    process: BackgroundProcessInfo
+
+
+@dataclass(frozen=True, slots=True)
+class BackgroundProcessExited:
+    """Sent the moment a background process ends (between turns too, through the listeners of
+    ``session.background``)."""
+
+    process: BackgroundProcessInfo
+
+
+@dataclass(frozen=True, slots=True)
+class BackgroundProcessList:
+    """``/ps``: the session's background processes."""
+
+    processes: tuple[BackgroundProcessInfo, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class TurnComplete:
     last_message: str | None
 
@@ -289,6 +324,9 @@ Event = (
     | ApprovalRequest
     | SubagentEvent
     | SubagentFinished
+    | BackgroundProcessStarted
+    | BackgroundProcessExited
+    | BackgroundProcessList
     | TurnComplete
     | TurnAborted
     | TurnFailed

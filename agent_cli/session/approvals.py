@@ -161,6 +161,8 @@ class Approvals:
     def _assess_shell(self, args: dict[str, Any]) -> Need:
         command = str(args.get("command", ""))
         key = approval_key("shell", args)
+        if args.get("keep_alive") and args.get("run_in_background"):
+            return self._assess_keep_alive(args)
         if self.confined and args.get("sandbox_permissions") == ESCALATE:
             if self.policy == "never":
                 return Need(denial=(
@@ -182,6 +184,18 @@ class Approvals:
         if self.policy == "untrusted" and not is_known_safe(command):
             return Need(ask=True, key=key)
         return Need()
+
+    def _assess_keep_alive(self, args: dict[str, Any]) -> Need:
+        """A process that outlives the session needs the user's explicit yes, every time (never
+        remembered for the session, never given by a policy)."""
+        if not self.interactive or self.policy == "never":
+            return Need(denial=(
+                "the command was not run: keep_alive (running on after the session ends) needs the user's "
+                "approval, and this session cannot ask. Run it without keep_alive: it then stops with the session."
+            ))
+        escalate = self.confined and args.get("sandbox_permissions") == ESCALATE
+        return Need(ask=True, unsandboxed=escalate,
+                    reason="Keep this background process running after the session ends (it will not be stopped)")
 
     def _assess_patch(self, args: dict[str, Any]) -> Need:
         denials = self.patch_denials(args)

@@ -37,6 +37,7 @@ from agent_cli.session.run_limits import RunLimits
 from agent_cli.session.tool_use import ToolUseWatch
 from agent_cli.session.window import ContextWindow
 from agent_cli.tools import default_tools
+from agent_cli.tools.background import BackgroundProcesses
 from agent_cli.tools.base import Tool, ToolContext
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.sandbox import start_warning
@@ -126,6 +127,7 @@ class Session:
         self.shell_snapshot = new_shell_snapshot(config, self.approvals.env)  # taken at the first turn
         self.window = ContextWindow(self)  # where config.context_window came from; server corrections
         self.tool_use = ToolUseWatch()  # a model that never calls tools is pointed out once
+        self.background = BackgroundProcesses(config.data_dir)  # shell run_in_background; end with the session
         self.limits = RunLimits()  # agent exec --max-turns / --max-budget-usd
         self.output_schema: dict | None = None  # agent exec --output-schema: the answer is JSON that fits it
         # None without MCP servers (no SDK import, no work), and in a subagent (its own
@@ -202,6 +204,7 @@ class Session:
     async def aclose(self) -> None:
         """Release the session's resources: the model client's connections and the session file."""
         self.window.cancel()
+        await self.background.aclose()  # every background process ends with the session (not keep_alive ones)
         if self.mcp is not None:
             await self.mcp.manager.aclose()  # every server process ends with the session
         clients, self._client, self._retired_clients = [*self._retired_clients, self._client], None, []
@@ -412,6 +415,7 @@ class Session:
             shell_snapshot=self.shell_snapshot,
             memory=self.memory,
             read_limits=self.config.read_file,
+            background=self.background,
         )
         return self.approvals.prepare(context, call_id)  # sandbox, writable roots, scrubbed env
 

@@ -7,6 +7,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
+from agent_cli.context.fragments import BACKGROUND_EXITS
 from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput, user
 from agent_cli.session.memory_recall import recall_into_history
 from agent_cli.models import base as stream
@@ -88,6 +89,7 @@ async def sample(session: Session, emit: Emit, forced_tool: ToolSpec | None = No
     is added to the tools and must be called (structured output on Messages)."""
     session.limits.before_request()
     hooks.flush_hook_context(session)  # context added by hooks, now that no tool call is open
+    note_background_exits(session)
     tools = session.tool_specs()
     prompt = Prompt(
         session.instructions, session.request_items(emit), tools + [forced_tool] if forced_tool else tools,
@@ -119,6 +121,12 @@ async def sample(session: Session, emit: Emit, forced_tool: ToolSpec | None = No
             await session.window.after_response(session, event.usage, emit)
             emit(session.token_count_event())
     return output
+
+
+def note_background_exits(session: Session) -> None:
+    """Background processes that ended since the last request, as a new fragment (never edited in)."""
+    if notes := session.background.take_exit_notes():
+        session.record(user(BACKGROUND_EXITS.wrap("\n".join(notes))))
 
 
 def lenient_arguments(raw: str) -> dict[str, Any]:

@@ -38,6 +38,8 @@ class ToolContext:
     shell_snapshot: ShellSnapshot | None = None  # the login shell's environment; None = `bash -lc`
     memory: Any = None  # the session's MemoryBook for the memory tools; None when memory is off
     read_limits: ReadLimits = field(default_factory=ReadLimits)  # thresholds of read_file's processors
+    background: Any = None  # the session's BackgroundProcesses (tools/background.py); None: none allowed
+    web: Any = None  # the session's WebAccess for web_fetch (tools/web_access.py); None: no network
 
     def resolve(self, path: str) -> Path:
         """Resolve a model-supplied path against the session's cwd."""
