@@ -40,6 +40,7 @@ from agent_cli.tools import default_tools
 from agent_cli.tools.background import BackgroundProcesses
 from agent_cli.tools.base import Tool, ToolContext
 from agent_cli.tools.registry import ToolRegistry
+from agent_cli.tools.web_fetch import WebSettings
 from agent_cli.tools.sandbox import start_warning
 from agent_cli.tools.shell_snapshot import ShellSnapshot
 
@@ -416,6 +417,7 @@ class Session:
             memory=self.memory,
             read_limits=self.config.read_file,
             background=self.background,
+            web=WebSettings(self.config.web_fetch_allow_private),
         )
         return self.approvals.prepare(context, call_id)  # sandbox, writable roots, scrubbed env
 

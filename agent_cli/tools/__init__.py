@@ -11,6 +11,7 @@ from agent_cli.tools.list_dir import ListDirTool
 from agent_cli.tools.read_file import ReadFileTool
 from agent_cli.tools.shell import ShellTool
 from agent_cli.tools.update_plan import UpdatePlanTool
+from agent_cli.tools.web_fetch import WebFetchTool
 
 __all__ = ["READ_ONLY_TOOL_NAMES", "default_tools"]
 
@@ -18,8 +19,8 @@ __all__ = ["READ_ONLY_TOOL_NAMES", "default_tools"]
 def default_tools(memory: bool = True) -> list[Tool]:
     """One instance of each built-in tool, in the order the model sees them."""
     tools: list[Tool] = [
-        ShellTool(), ShellOutputTool(), ShellKillTool(), ReadFileTool(), GrepTool(), ListDirTool(), ApplyPatchTool(),
-        UpdatePlanTool(),
+        ShellTool(), ReadFileTool(), GrepTool(), ListDirTool(), ApplyPatchTool(), UpdatePlanTool(),
+        ShellOutputTool(), ShellKillTool(), WebFetchTool(),
     ]
     if memory:
         from agent_cli.memory.tools import MemorySaveTool, MemorySearchTool

@@ -21,18 +21,14 @@ FIRST_OUTPUT_WAIT_S = 1.0  # the start returns what the command printed within t
 READ_CHUNK = 256 * 1024
 MAX_LINE = 1024 * 1024  # a filter looks at lines in pieces of at most this size
 
-ID_PARAMETER = {"type": "string", "description": "The background process id (e.g. bg1) that shell returned."}
+ID_PARAMETER = {"type": "string", "description": "Background process id, e.g. bg1."}
 
 OUTPUT_SPEC = ToolSpec(
     name="shell_output",
-    description=(
-        "Read the output a background process (shell with run_in_background) printed since the last "
-        "read, and whether it still runs. `filter` (a regex) keeps only matching lines; the lines "
-        "it drops are consumed too."
-    ),
+    description="New output of a background process since the last read, and its state. `filter`: keep matching lines.",
     parameters={
         "type": "object",
-        "properties": {"id": ID_PARAMETER, "filter": {"type": "string", "description": "Regex for lines to keep."}},
+        "properties": {"id": ID_PARAMETER, "filter": {"type": "string", "description": "Regex."}},
         "required": ["id"],
         "additionalProperties": False,
     },
@@ -40,7 +36,7 @@ OUTPUT_SPEC = ToolSpec(
 
 KILL_SPEC = ToolSpec(
     name="shell_kill",
-    description="Stop a background process and everything it started.",
+    description="Stop a background process and its children.",
     parameters={
         "type": "object", "properties": {"id": ID_PARAMETER}, "required": ["id"], "additionalProperties": False,
     },

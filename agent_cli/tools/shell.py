@@ -43,9 +43,8 @@ SPEC = ToolSpec(
         "Run a shell command (bash, with the user's login environment) and return its exit code, "
         "wall time and merged stdout+stderr. stdin is closed; on timeout the whole process group is killed (exit code "
         "124). Long output keeps head and tail; the full text is saved to a file you can page "
-        "with read_file. For servers, watchers and long runs set run_in_background: it returns at once "
-        "with an id for shell_output and shell_kill. Prefer read_file/grep/list_dir for reading and "
-        "apply_patch for editing."
+        "with read_file. Servers, watchers, long runs: run_in_background (then shell_output, shell_kill). "
+        "Prefer read_file/grep/list_dir for reading and apply_patch for editing."
     ),
     parameters={
         "type": "object",
@@ -53,9 +52,8 @@ SPEC = ToolSpec(
             "command": {"type": "string", "description": "The command line."},
             "workdir": {"type": "string", "description": "Directory to run in (default: session cwd)."},
             "timeout_ms": {"type": "integer", "description": "Kill after this many ms (default 120000)."},
-            "run_in_background": {"type": "boolean", "description": "Start it and return at once (no timeout)."},
-            "keep_alive": {"type": "boolean", "description": "With run_in_background: keep it running after the "
-                           "session ends (the user is asked)."},
+            "run_in_background": {"type": "boolean", "description": "Return at once with an id; no timeout."},
+            "keep_alive": {"type": "boolean", "description": "Outlive the session (the user must approve)."},
             **ESCALATION_PARAMETERS,  # sandbox.py: how the model asks to leave the sandbox
         },
         "required": ["command"],
