@@ -143,9 +143,13 @@ async def _read_capped(response: Any) -> tuple[bytes, bool]:
 
 
 def html_to_markdown(html: str) -> str:
-    from markdownify import markdownify  # a maintained converter, loaded with the first page
+    from bs4 import BeautifulSoup  # markdownify's own parser; both load with the first page
+    from markdownify import MarkdownConverter
 
-    markdown = markdownify(html, heading_style="ATX", strip=["script", "style", "noscript", "iframe", "svg"])
+    soup = BeautifulSoup(html, "html.parser")
+    for element in soup(["script", "style", "noscript", "template", "iframe", "svg", "head"]):
+        element.decompose()  # their text is not content
+    markdown = MarkdownConverter(heading_style="ATX").convert_soup(soup)
     lines = [line.rstrip() for line in markdown.splitlines()]
     out: list[str] = []
     for line in lines:  # runs of blank lines left by layout markup collapse to one
