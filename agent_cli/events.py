@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agent_cli.models.base import Usage
+from agent_cli.models.web_search import WebSource
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,6 +250,23 @@ class SubagentFinished:
 
 
 @dataclass(frozen=True, slots=True)
+class WebSearch:
+    """The provider searched the web (its own tool): the query and the results it reported."""
+
+    call_id: str
+    query: str
+    sources: tuple[WebSource, ...] = ()
+    status: str = "completed"
+
+
+@dataclass(frozen=True, slots=True)
+class WebCitations:
+    """The web sources the answer just given cites."""
+
+    sources: tuple[WebSource, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class BackgroundProcessInfo:
     """One background process as front ends show it (``/ps``, notices, the status bar)."""
 
@@ -324,6 +342,8 @@ Event = (
     | ApprovalRequest
     | SubagentEvent
     | SubagentFinished
+    | WebSearch
+    | WebCitations
     | BackgroundProcessStarted
     | BackgroundProcessExited
     | BackgroundProcessList

@@ -354,6 +354,14 @@ class Session:
         """Bodies of the skills ``text`` mentions as ``$name``, for this turn."""
         return skill_injections(text, self.initial.skills) if self.initial else []
 
+    @property
+    def web_search_mode(self) -> str:
+        """The provider's own web search (``web_search``): unset means cached in the TUI, off in exec.
+        A command's turn with fewer tools (/review) does not search either."""
+        if self.tool_limit is not None and "web_search" not in self.tool_limit:
+            return "off"
+        return self.config.web_search or ("cached" if self.approvals.interactive else "off")
+
     def tool_specs(self) -> list[ToolSpec]:
         allowed = set(tools_for_mode(self.mode, self._tools.names, self._tools.is_read_only))
         return [spec for spec in self._tools.specs if spec.name in allowed and self._within_limit(spec.name)]

@@ -13,6 +13,7 @@ from agent_cli.session.memory_recall import recall_into_history
 from agent_cli.models import base as stream
 from agent_cli.models.base import Prompt, ToolSpec
 from agent_cli.models.errors import ContextWindowExceeded, ModelError
+from agent_cli.models.web_search import WebCitations, WebSearchDone
 from agent_cli.session import hooks
 from agent_cli.session.compaction import auto_compact_if_needed, recover_from_overflow, reject_oversized_input
 from agent_cli.session.guarded_dispatch import dispatch_guarded
@@ -95,6 +96,7 @@ async def sample(session: Session, emit: Emit, forced_tool: ToolSpec | None = No
         session.instructions, session.request_items(emit), tools + [forced_tool] if forced_tool else tools,
         output_schema=session.output_schema if session.config.provider.wire_api != "anthropic" else None,
         forced_tool=forced_tool.name if forced_tool else None,
+        web_search=session.web_search_mode,
     )
     output: list[Item] = []
     session.window.before_request(session)  # what we sent, for calibration; asks the server its window
@@ -107,6 +109,10 @@ async def sample(session: Session, emit: Emit, forced_tool: ToolSpec | None = No
             emit(ev.Retry(event.attempt, event.max_attempts, event.delay, event.reason))
         elif isinstance(event, stream.ClientNotice):
             emit(ev.Warning(event.message))
+        elif isinstance(event, WebSearchDone):
+            emit(ev.WebSearch(event.call_id, event.query, event.sources, event.status))
+        elif isinstance(event, WebCitations):
+            emit(ev.WebCitations(event.sources))
         elif isinstance(event, stream.OutputItem):
             output.append(event.item)
         elif isinstance(event, stream.Completed):
