@@ -68,7 +68,8 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "openai_base_url": (str, None),  # Codex's key: where the built-in OpenAI providers send requests
     "sandbox_workspace_write": (dict, None),  # Codex's table: network_access, writable_roots
     "web_fetch_allow_private": (bool, None),
-    "web_search": (str, ("off", "cached", "live")),  # Codex's setting: the provider's own web search  # web_fetch may reach loopback, private and link-local addresses
+    "web_search": (str, ("off", "cached", "live")),
+    "web_search_api": (dict, None),  # tools/web_search_api.py: a search API for servers without their own  # Codex's setting: the provider's own web search  # web_fetch may reach loopback, private and link-local addresses
 }
 SIMPLE_KEYS = (
     "tool_output_token_limit", "model_max_output_tokens", "model_reasoning_effort", "auto_compact",

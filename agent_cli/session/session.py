@@ -41,6 +41,7 @@ from agent_cli.tools.background import BackgroundProcesses
 from agent_cli.tools.base import Tool, ToolContext
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.web_fetch import WebSettings
+from agent_cli.tools.web_search_api import search_api_tool
 from agent_cli.tools.sandbox import start_warning
 from agent_cli.tools.shell_snapshot import ShellSnapshot
 
@@ -112,6 +113,7 @@ class Session:
             from agent_cli.agents.task_tool import subagent_tools  # agents/ runs child Sessions: import late
 
             tools = default_tools(memory=config.memory) + subagent_tools(self, self.plugins.agent_sources())
+            tools += self._search_api_tool(interactive)
         self._tools = ToolRegistry(tools)
         self.approvals.is_read_only_tool = self._tools.is_read_only
         self._memory: MemoryBook | None = None  # opened on first use (memory/book.py)
@@ -134,6 +136,14 @@ class Session:
         # None without MCP servers (no SDK import, no work), and in a subagent (its own
         # instructions): a child never starts a second copy of the parent's servers.
         self.mcp = self._mcp_toolset() if instructions is None else None
+
+    def _search_api_tool(self, interactive: bool) -> list[Tool]:
+        """``web_search`` through a configured search API, for servers without a search of their own."""
+        mode = self.config.web_search or ("cached" if interactive else "off")
+        tool, problem = search_api_tool(self.config.raw.get("web_search_api"), mode, self.config.provider.wire_api)
+        if problem:
+            self.config.warnings.append(f"web_search_api: {problem}; web search through it is off")
+        return [tool] if tool is not None else []
 
     # --- MCP servers (agent_cli/mcp/) ------------------------------------------------------
 
