@@ -75,6 +75,10 @@ class BackgroundProcess:
         lines = decode_tail(tail).rstrip("\n").splitlines()
         return lines[-count:]
 
+    def tail_text(self, max_bytes: int = 16 * 1024) -> str:
+        """The end of its output, from the log (for a viewer; the model uses shell_output)."""
+        return decode_tail(_file_tail(self.log_path, max_bytes))
+
     def status(self) -> str:
         if self.running:
             return "running"
@@ -368,11 +372,11 @@ class BackgroundProcesses:
                 listener(event)
 
 
-def _file_tail(path: Path) -> bytes:
+def _file_tail(path: Path, max_bytes: int = TAIL_BYTES) -> bytes:
     try:
         with open(path, "rb") as handle:
-            handle.seek(max(0, os.path.getsize(path) - TAIL_BYTES))
-            return handle.read(TAIL_BYTES)
+            handle.seek(max(0, os.path.getsize(path) - max_bytes))
+            return handle.read(max_bytes)
     except OSError:
         return b""
 

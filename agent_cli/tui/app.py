@@ -350,6 +350,10 @@ class AgentApp(App[int]):
                 self.status.set_tokens(self.session.token_count_event())
             case ev.ApprovalRequest():
                 self._ask_approval(event)
+            case ev.BackgroundProcessList(processes=processes) if processes:
+                from agent_cli.tui.screens.processes import ProcessesScreen  # with the first /ps
+
+                self.push_screen(ProcessesScreen(self.session.background))
             case ev.TurnAborted():
                 self._aborted = True
             case ev.CommandAction(action="quit"):

@@ -44,3 +44,29 @@ async def test_background_processes_are_counted_and_their_exit_shown_at_once(mak
         (notice,) = notices(app, "background")
         assert "bg1" in notice and "exited with code 2" in notice and "bye" in notice
         assert app.status.background == 0
+
+
+async def test_ps_lists_them_shows_output_and_stops_one(make_app, server):
+    from agent_cli.tui.screens.processes import ProcessesScreen
+    from tests.processes import alive, gone
+
+    command = "for i in 1 2 3; do echo line $i; done; exec sleep 60"
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": command, "run_in_background": True})]),
+                  Reply(text="started it"))
+    app = make_app('sandbox_mode="danger-full-access"')
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "start it")
+        await pilot.press("enter")
+        await wait_idle(pilot)
+        proc = app.session.background.get("bg1")
+        assert alive(proc.pid)
+        await type_text(pilot, "/ps")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ProcessesScreen), what="the /ps screen")
+        await pilot.press("o")
+        await wait_until(pilot, lambda: "line 3" in str(app.screen.query_one("#output").render()), what="output")
+        await pilot.press("k")
+        assert await gone(proc.pid, within=10)
+        await wait_until(pilot, lambda: "stopped bg1" in str(app.screen.query_one("#output").render()), what="stop")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ProcessesScreen), what="the screen to close")
