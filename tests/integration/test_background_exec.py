@@ -31,8 +31,10 @@ def wait_gone(pid: int, within: float = 10.0) -> bool:
     return False
 
 
-def start_exec(server, tmp_path, sandbox: str) -> subprocess.Popen:
+def start_exec(server, tmp_path, sandbox: str, mechanism: str | None = None) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1", **provider_env(server, "openai-chat")}
+    if mechanism:
+        env["AGENT_SANDBOX_MECHANISM"] = mechanism
     return subprocess.Popen(
         [sys.executable, "-m", "agent_cli", "exec", "--provider", "openai-chat", "-m", "test-model", "--json",
          "-c", f'sandbox_mode="{sandbox}"', "start it"],
@@ -62,11 +64,14 @@ def pids_after_start(proc: subprocess.Popen, tmp_path) -> tuple[int, int]:
     return shell, daemon
 
 
-@pytest.mark.parametrize("sandbox", ["workspace-write", "danger-full-access"])
-def test_exec_ending_normally_ends_them(server, tmp_path, sandbox):
+SANDBOXES = [("workspace-write", "bubblewrap"), ("workspace-write", "landlock"), ("danger-full-access", None)]
+
+
+@pytest.mark.parametrize(("sandbox", "mechanism"), SANDBOXES)
+def test_exec_ending_normally_ends_them(server, tmp_path, sandbox, mechanism):
     server.script(Reply(tool_calls=[ToolCall("shell", {"command": COMMAND, "run_in_background": True})]),
                   Reply(text="started it"))
-    proc = start_exec(server, tmp_path, sandbox)
+    proc = start_exec(server, tmp_path, sandbox, mechanism)
     shell, daemon = pids_after_start(proc, tmp_path)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
@@ -85,10 +90,11 @@ def test_ctrl_c_ends_them(server, tmp_path):
     assert wait_gone(shell) and wait_gone(daemon)
 
 
-def test_sigkill_of_the_agent_ends_them_through_the_watchdog(server, tmp_path):
+@pytest.mark.parametrize(("sandbox", "mechanism"), SANDBOXES)
+def test_sigkill_of_the_agent_ends_them_through_the_watchdog(server, tmp_path, sandbox, mechanism):
     server.script(Reply(tool_calls=[ToolCall("shell", {"command": COMMAND, "run_in_background": True})]),
                   Reply(text="slow " * 100, chunk_size=1, delay=1.0))
-    proc = start_exec(server, tmp_path, "danger-full-access")
+    proc = start_exec(server, tmp_path, sandbox, mechanism)
     shell, daemon = pids_after_start(proc, tmp_path)
     assert alive(shell) and alive(daemon)
     proc.kill()
