@@ -40,10 +40,10 @@ from agent_cli.tools import default_tools
 from agent_cli.tools.background import BackgroundProcesses
 from agent_cli.tools.base import Tool, ToolContext
 from agent_cli.tools.registry import ToolRegistry
-from agent_cli.tools.web_fetch import WebSettings
-from agent_cli.tools.web_search_api import search_api_tool
 from agent_cli.tools.sandbox import start_warning
 from agent_cli.tools.shell_snapshot import ShellSnapshot
+from agent_cli.tools.web_fetch import WebSettings
+from agent_cli.tools.web_search_api import search_api_tool
 
 if TYPE_CHECKING:
     from agent_cli.agents.child import SubagentInfo

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import re
-import socket
 import textwrap
 
 import pytest
@@ -156,6 +154,7 @@ async def test_keep_alive_approved_by_the_user_outlives_the_session(server, tmp_
     try:
         assert alive(pid)
     finally:
-        import os, signal
+        import os
+        import signal
         os.killpg(pid, signal.SIGKILL)
     assert await gone(pid)

@@ -104,9 +104,10 @@ def context(tmp_path: Path, *, allow_private=True, sandbox=None) -> ToolContext:
 
 
 async def fetch(ctx, url):
-    from agent_cli.tools.registry import ToolRegistry
-    from agent_cli.items import ToolCall as Call
     import json
+
+    from agent_cli.items import ToolCall as Call
+    from agent_cli.tools.registry import ToolRegistry
 
     return await ToolRegistry([WebFetchTool()]).dispatch(Call("c1", "web_fetch", json.dumps({"url": url})), ctx)
 
