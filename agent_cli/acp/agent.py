@@ -35,6 +35,7 @@ from acp.schema import (
 
 from agent_cli import __version__
 from agent_cli import events as ev
+from agent_cli.acp.client_files import ClientFiles
 from agent_cli.acp.client_servers import server_specs
 from agent_cli.acp.prompt_blocks import PromptInput
 from agent_cli.acp.tool_calls import KINDS
@@ -118,6 +119,10 @@ class AcpAgent:
     def _open(self, session: Session, mcp_servers: list | None, requested_id: str | None = None) -> None:
         if specs := server_specs(mcp_servers or []):
             session.add_mcp_servers(specs)  # the client's servers join the user's own
+        fs = self.client_capabilities.fs
+        if fs is not None and (fs.read_text_file or fs.write_text_file):
+            session.editor_files = ClientFiles(self.conn, requested_id or session.id, bool(fs.read_text_file),
+                                               bool(fs.write_text_file))
         session.start_mcp()
         self.sessions[requested_id or session.id] = session
         asyncio.get_running_loop().call_soon(  # after the response, as the protocol expects

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from agent_cli.agents.discovery import AgentSet
     from agent_cli.memory.book import MemoryBook
     from agent_cli.models.chat_quirks import ChatQuirks
+    from agent_cli.tools.editor_files import EditorFiles
 
 Emit = Callable[[ev.Event], None]
 INTERRUPTED_NOTE = (
@@ -126,6 +127,7 @@ class Session:
         self.shell_snapshot = new_shell_snapshot(config, self.approvals.env)  # taken at the first turn
         self.window = ContextWindow(self)  # where config.context_window came from; server corrections
         self.tool_use = ToolUseWatch()  # a model that never calls tools is pointed out once
+        self.editor_files: EditorFiles | None = None  # set by a front end whose client holds the files (ACP)
         self.limits = RunLimits()  # agent exec --max-turns / --max-budget-usd
         self.output_schema: dict | None = None  # agent exec --output-schema: the answer is JSON that fits it
         # None without MCP servers (no SDK import, no work), and in a subagent (its own
@@ -412,6 +414,7 @@ class Session:
             shell_snapshot=self.shell_snapshot,
             memory=self.memory,
             read_limits=self.config.read_file,
+            editor=self.editor_files,
         )
         return self.approvals.prepare(context, call_id)  # sandbox, writable roots, scrubbed env
 

@@ -216,3 +216,43 @@ async def test_a_client_that_disappears_ends_the_agent_and_its_commands(server, 
     assert await gone(command_pid, within=10)
 
 
+
+
+class EditorClient(RecordingClient):
+    """An editor with an unsaved buffer: reads and writes go to it, not to the disk."""
+
+    def __init__(self, buffers: dict[str, str]):
+        super().__init__()
+        self.buffers = buffers
+        self.reads: list[str] = []
+
+    async def read_text_file(self, session_id, path, line=None, limit=None, **_):
+        from acp.schema import ReadTextFileResponse
+
+        self.reads.append(path)
+        return ReadTextFileResponse(content=self.buffers[path])
+
+    async def write_text_file(self, session_id, path, content, **_):
+        self.buffers[path] = content
+
+
+async def test_client_files_are_read_and_written_through_the_editor(server, tmp_path):
+    from acp.schema import FileSystemCapabilities
+
+    source = tmp_path / "app.py"
+    source.write_text("saved = 1\n")
+    client = EditorClient({str(source): "unsaved = 2\n"})
+    patch = "*** Begin Patch\n*** Update File: app.py\n@@\n-unsaved = 2\n+unsaved = 3\n*** End Patch\n"
+    server.script(
+        Reply(tool_calls=[ToolCall("read_file", {"path": "app.py"})]),
+        Reply(tool_calls=[ToolCall("apply_patch", {"patch": patch})]),
+        Reply(text="Done."),
+    )
+    async with spawn(client, server, tmp_path, "-a", "never") as (conn, _):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=ClientCapabilities(
+            fs=FileSystemCapabilities(read_text_file=True, write_text_file=True)))
+        session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("edit app.py")])
+    assert "unsaved = 2" in json.dumps(server.requests[1].body["input"])  # the model read the buffer
+    assert client.buffers[str(source)] == "unsaved = 3\n"  # the edit landed in the buffer
+    assert source.read_text() == "saved = 1\n"  # and not on the disk behind the editor's back
