@@ -65,6 +65,14 @@ class ToolOutputDelta:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolTerminal:
+    """The command of ``call_id`` runs in the client's terminal ``terminal_id`` (ACP), which shows it."""
+
+    call_id: str
+    terminal_id: str
+
+
+@dataclass(frozen=True, slots=True)
 class FileChange:
     path: str
     kind: Literal["add", "delete", "update"]
@@ -273,6 +281,7 @@ Event = (
     | ReasoningDone
     | ToolCallBegin
     | ToolOutputDelta
+    | ToolTerminal
     | ToolCallEnd
     | PlanUpdated
     | TokenCount

@@ -37,6 +37,7 @@ from agent_cli import __version__
 from agent_cli import events as ev
 from agent_cli.acp.client_files import ClientFiles
 from agent_cli.acp.client_servers import server_specs
+from agent_cli.acp.client_terminal import ClientTerminal
 from agent_cli.acp.prompt_blocks import PromptInput
 from agent_cli.acp.tool_calls import KINDS
 from agent_cli.acp.updates import UpdateTranslator
@@ -119,6 +120,10 @@ class AcpAgent:
     def _open(self, session: Session, mcp_servers: list | None, requested_id: str | None = None) -> None:
         if specs := server_specs(mcp_servers or []):
             session.add_mcp_servers(specs)  # the client's servers join the user's own
+        if self.client_capabilities.terminal:
+            sid = requested_id or session.id
+            folder = session.config.agent_home / "tool-commands"
+            session.client_terminal = lambda call_id, emit: ClientTerminal(self.conn, sid, call_id, emit, folder)
         fs = self.client_capabilities.fs
         if fs is not None and (fs.read_text_file or fs.write_text_file):
             session.editor_files = ClientFiles(self.conn, requested_id or session.id, bool(fs.read_text_file),

@@ -12,6 +12,7 @@ from acp import (
     text_block,
     tool_content,
     tool_diff_content,
+    tool_terminal_ref,
     update_agent_message_text,
     update_agent_thought_text,
     update_plan,
@@ -32,6 +33,7 @@ class UpdateTranslator:
         self.cwd = cwd
         self.replay = replay  # a loaded session: user messages are shown too
         self.calls: dict[str, CallView] = {}
+        self.terminals: dict[str, str] = {}  # call_id -> the client terminal its command ran in
         self._streamed_text = False  # deltas already showed the message that AgentMessage completes
         self._streamed_thought = False
 
@@ -55,6 +57,9 @@ class UpdateTranslator:
                 view = self.calls[call_id] = tool_calls.begin(name, args, self.cwd)
                 return [start_tool_call(call_id, view.title, kind=view.kind, status="in_progress",
                                         locations=tool_calls.locations(view, args), raw_input=args)]
+            case ev.ToolTerminal(call_id=call_id, terminal_id=terminal_id):
+                self.terminals[call_id] = terminal_id
+                return [update_tool_call(call_id, content=[tool_terminal_ref(terminal_id)])]
             case ev.ToolCallEnd():
                 return [self._finished(event)]
             case ev.PlanUpdated(plan=plan):
@@ -79,4 +84,6 @@ class UpdateTranslator:
             content = [tool_diff_content(path, new, old) for path, old, new in changed]
         else:
             content = [tool_content(text_block(event.output))]
+        if terminal_id := self.terminals.pop(event.call_id, None):
+            content.insert(0, tool_terminal_ref(terminal_id))
         return update_tool_call(event.call_id, status=status, content=content, raw_output=event.output)

@@ -15,7 +15,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
 from agent_cli.config import Config
@@ -128,6 +128,7 @@ class Session:
         self.window = ContextWindow(self)  # where config.context_window came from; server corrections
         self.tool_use = ToolUseWatch()  # a model that never calls tools is pointed out once
         self.editor_files: EditorFiles | None = None  # set by a front end whose client holds the files (ACP)
+        self.client_terminal: Callable[[str, Emit], Any] | None = None  # (call_id, emit) -> a command runner (ACP)
         self.limits = RunLimits()  # agent exec --max-turns / --max-budget-usd
         self.output_schema: dict | None = None  # agent exec --output-schema: the answer is JSON that fits it
         # None without MCP servers (no SDK import, no work), and in a subagent (its own
@@ -415,6 +416,7 @@ class Session:
             memory=self.memory,
             read_limits=self.config.read_file,
             editor=self.editor_files,
+            command_runner=self.client_terminal(call_id, emit) if self.client_terminal else None,
         )
         return self.approvals.prepare(context, call_id)  # sandbox, writable roots, scrubbed env
 

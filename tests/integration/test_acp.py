@@ -256,3 +256,58 @@ async def test_client_files_are_read_and_written_through_the_editor(server, tmp_
     assert "unsaved = 2" in json.dumps(server.requests[1].body["input"])  # the model read the buffer
     assert client.buffers[str(source)] == "unsaved = 3\n"  # the edit landed in the buffer
     assert source.read_text() == "saved = 1\n"  # and not on the disk behind the editor's back
+
+
+class TerminalClient(RecordingClient):
+    """An editor with terminals: it runs what the agent asks in a process of its own."""
+
+    def __init__(self):
+        super().__init__()
+        self.commands: list[list[str]] = []
+        self.processes: dict[str, asyncio.subprocess.Process] = {}
+        self.outputs: dict[str, bytes] = {}
+
+    async def create_terminal(self, session_id, command, args=None, env=None, cwd=None, output_byte_limit=None, **_):
+        from acp.schema import CreateTerminalResponse
+
+        self.commands.append([command, *(args or [])])
+        process = await asyncio.create_subprocess_exec(command, *(args or []), cwd=cwd, stdout=asyncio.subprocess.PIPE,
+                                                       stderr=asyncio.subprocess.STDOUT)
+        terminal_id = f"term-{len(self.commands)}"
+        self.processes[terminal_id] = process
+        return CreateTerminalResponse(terminal_id=terminal_id)
+
+    async def wait_for_terminal_exit(self, session_id, terminal_id, **_):
+        from acp.schema import WaitForTerminalExitResponse
+
+        process = self.processes[terminal_id]
+        self.outputs[terminal_id] = await process.stdout.read()
+        return WaitForTerminalExitResponse(exit_code=await process.wait())
+
+    async def terminal_output(self, session_id, terminal_id, **_):
+        from acp.schema import TerminalOutputResponse
+
+        return TerminalOutputResponse(output=self.outputs.get(terminal_id, b"").decode(), truncated=False)
+
+    async def kill_terminal(self, session_id, terminal_id, **_):
+        self.processes[terminal_id].kill()
+
+    async def release_terminal(self, session_id, terminal_id, **_):
+        pass
+
+
+async def test_commands_run_in_the_client_terminal_still_confined(server, tmp_path):
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "echo in-the-terminal; echo $OPENAI_API_KEY"})]),
+                  Reply(text="Ran."))
+    client = TerminalClient()
+    async with spawn(client, server, tmp_path, "-a", "never") as (conn, _):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=ClientCapabilities(terminal=True))
+        session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("run")])
+    command = client.commands[0]
+    assert command[:3] == ["env", "-i", "/bin/sh"]  # exactly the session's (scrubbed) environment
+    assert not any("test-key" in word or word.startswith("PATH=") for word in command)  # no variable in argv
+    refs = [u for u in client.of("tool_call_update") if u.content and u.content[0].type == "terminal"]
+    assert refs and refs[0].content[0].terminal_id == "term-1"
+    sent = json.dumps(server.requests[1].body["input"])
+    assert "in-the-terminal" in sent and "test-key" not in sent
