@@ -63,7 +63,7 @@ def new_session_id() -> str:
 def new_shell_snapshot(config: Config, env: dict[str, str] | None) -> ShellSnapshot | None:
     if not config.shell_snapshot:
         return None
-    directory = config.data_dir / "shell-snapshots"
+    directory = config.agent_home / "shell-snapshots"
     return ShellSnapshot(directory, config.cwd, env, env_scrubber(config), bash=shutil.which("bash"))
 
 
@@ -407,7 +407,7 @@ class Session:
     def tool_context(self, call_id: str, emit: Emit) -> ToolContext:
         context = ToolContext(
             cwd=self.config.cwd,
-            data_dir=self.config.data_dir,
+            data_dir=self.config.agent_home,
             emit=emit,
             call_id=call_id,
             output_token_limit=self.config.tool_output_token_limit,
