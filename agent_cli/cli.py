@@ -59,7 +59,7 @@ def resume_position(parser: argparse.ArgumentParser, argv: list[str]) -> int | N
 def build_tui_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agent",
-        description="An interactive terminal coding agent. Subcommands: exec (headless), sessions, resume, memory, plugin, mcp.",
+        description="An interactive terminal coding agent. Subcommands: exec (headless), acp (for editors), sessions, resume, memory, plugin, mcp.",
     )
     parser.add_argument("--version", action="version", version=f"agent-cli {__version__}")
     add_session_options(parser)
@@ -90,6 +90,10 @@ def dispatch(argv: list[str]) -> int:
         from agent_cli.headless import sessions_cmd
 
         return sessions_cmd.run_sessions(argv[1:]) if argv[0] == "sessions" else sessions_cmd.run_resume(argv[1:])
+    if argv and (argv[0] == "acp" or "--acp" in argv):
+        from agent_cli.acp.main import run_acp
+
+        return run_acp(argv[1:] if argv[0] == "acp" else [word for word in argv if word != "--acp"])
     if argv and argv[0] == "mcp":
         from agent_cli.headless.mcp_cmd import run_mcp
 

@@ -151,10 +151,6 @@ class Config:
     warnings: list[str] = field(default_factory=list)  # shown when the session starts (unknown keys)
     plugin_dirs: list[Path] = field(default_factory=list)  # --plugin-dir (agent_cli/plugins/loader.py)
 
-    @property
-    def data_dir(self) -> Path:
-        return self.agent_home
-
 
 def find_project_config(cwd: Path) -> Path | None:
     """The nearest .agent/config.toml from cwd up to the git root (or the filesystem root)."""

@@ -66,6 +66,14 @@ class ToolOutputDelta:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolTerminal:
+    """The command of ``call_id`` runs in the client's terminal ``terminal_id`` (ACP), which shows it."""
+
+    call_id: str
+    terminal_id: str
+
+
+@dataclass(frozen=True, slots=True)
 class FileChange:
     path: str
     kind: Literal["add", "delete", "update"]
@@ -326,6 +334,7 @@ Event = (
     | ReasoningDone
     | ToolCallBegin
     | ToolOutputDelta
+    | ToolTerminal
     | ToolCallEnd
     | PlanUpdated
     | TokenCount

@@ -15,7 +15,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
 from agent_cli.config import Config
@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from agent_cli.agents.discovery import AgentSet
     from agent_cli.memory.book import MemoryBook
     from agent_cli.models.chat_quirks import ChatQuirks
+    from agent_cli.tools.editor_files import EditorFiles
 
 Emit = Callable[[ev.Event], None]
 INTERRUPTED_NOTE = (
@@ -65,7 +66,7 @@ def new_session_id() -> str:
 def new_shell_snapshot(config: Config, env: dict[str, str] | None) -> ShellSnapshot | None:
     if not config.shell_snapshot:
         return None
-    directory = config.data_dir / "shell-snapshots"
+    directory = config.agent_home / "shell-snapshots"
     return ShellSnapshot(directory, config.cwd, env, env_scrubber(config), bash=shutil.which("bash"))
 
 
@@ -131,6 +132,8 @@ class Session:
         self.window = ContextWindow(self)  # where config.context_window came from; server corrections
         self.tool_use = ToolUseWatch()  # a model that never calls tools is pointed out once
         self.background = BackgroundProcesses(config.data_dir)  # shell run_in_background; end with the session
+        self.editor_files: EditorFiles | None = None  # set by a front end whose client holds the files (ACP)
+        self.client_terminal: Callable[[str, Emit], Any] | None = None  # (call_id, emit) -> a command runner (ACP)
         self.limits = RunLimits()  # agent exec --max-turns / --max-budget-usd
         self.output_schema: dict | None = None  # agent exec --output-schema: the answer is JSON that fits it
         # None without MCP servers (no SDK import, no work), and in a subagent (its own
@@ -426,7 +429,7 @@ class Session:
     def tool_context(self, call_id: str, emit: Emit) -> ToolContext:
         context = ToolContext(
             cwd=self.config.cwd,
-            data_dir=self.config.data_dir,
+            data_dir=self.config.agent_home,
             emit=emit,
             call_id=call_id,
             output_token_limit=self.config.tool_output_token_limit,
@@ -436,6 +439,8 @@ class Session:
             read_limits=self.config.read_file,
             background=self.background,
             web=WebSettings(self.config.web_fetch_allow_private),
+            editor=self.editor_files,
+            command_runner=self.client_terminal(call_id, emit) if self.client_terminal else None,
         )
         return self.approvals.prepare(context, call_id)  # sandbox, writable roots, scrubbed env
 

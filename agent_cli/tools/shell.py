@@ -137,7 +137,7 @@ class ShellTool(Tool):
         timeout_ms = int_arg(args, "timeout_ms", ctx.shell_timeout_ms)
         snapshot = await self._snapshot(ctx)
         if args.get("run_in_background"):
-            from agent_cli.tools.background_tools import start_in_background
+            from agent_cli.tools.background_tools import start_in_background  # it imports this module
 
             with command_source(command, ctx) as source:
                 argv = confine(shell_argv(source, snapshot), ctx.sandbox)
@@ -151,7 +151,7 @@ class ShellTool(Tool):
         )
         try:
             with command_source(command, ctx) as source:
-                result = await run_process(
+                result = await (ctx.command_runner or run_process)(  # the client's terminal under ACP
                     confine(shell_argv(source, snapshot), ctx.sandbox),  # sandbox.py: bubblewrap / Landlock
                     cwd=workdir,
                     env=shell_env(ctx.env, snapshot),
