@@ -131,7 +131,7 @@ class Session:
         self.shell_snapshot = new_shell_snapshot(config, self.approvals.env)  # taken at the first turn
         self.window = ContextWindow(self)  # where config.context_window came from; server corrections
         self.tool_use = ToolUseWatch()  # a model that never calls tools is pointed out once
-        self.background = BackgroundProcesses(config.data_dir)  # shell run_in_background; end with the session
+        self.background = BackgroundProcesses(config.agent_home)  # shell run_in_background; end with the session
         self.editor_files: EditorFiles | None = None  # set by a front end whose client holds the files (ACP)
         self.client_terminal: Callable[[str, Emit], Any] | None = None  # (call_id, emit) -> a command runner (ACP)
         self.limits = RunLimits()  # agent exec --max-turns / --max-budget-usd
