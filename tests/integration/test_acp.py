@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
 import sys
 
 import pytest
@@ -189,6 +190,18 @@ async def test_protocol_errors_never_crash_the_agent(server, tmp_path):
         await process.stdin.drain()
         session_id = await started(conn, tmp_path)  # still answering
         assert session_id
+
+
+def test_lines_that_are_not_json_objects_get_errors_and_the_agent_carries_on(server, tmp_path):
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": PROTOCOL_VERSION}}
+    lines = ["[1, 2, 3]", "42", "{not json", "", json.dumps(initialize)]
+    proc = subprocess.run([sys.executable, "-m", "agent_cli", "acp", "-m", "test-model"], cwd=tmp_path,
+                          env=agent_env(server), input="\n".join(lines) + "\n", capture_output=True, text=True,
+                          timeout=60)
+    replies = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [reply.get("error", {}).get("code") for reply in replies] == [-32600, -32600, -32700, None]
+    assert all(reply["id"] is None for reply in replies[:3])
+    assert replies[3]["id"] == 1 and replies[3]["result"]["protocolVersion"] == PROTOCOL_VERSION
 
 
 async def test_a_missing_key_is_auth_required(server, tmp_path):
