@@ -117,13 +117,18 @@ class AcpAgent:
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list | None = None,
                            **_: Any) -> LoadSessionResponse:
-        config = self._config(Path(cwd))
-        try:
-            session = await asyncio.to_thread(restore_session, config, find_session(config.agent_home, session_id),
-                                              interactive=True)
-        except RolloutError as exc:
-            raise RequestError.resource_not_found(session_id) from exc
-        self._open(session, mcp_servers, requested_id=session_id)
+        if (session := self.sessions.get(session_id)) is not None:  # open here already: it holds the file's lock
+            if session.running:
+                raise RequestError.invalid_request({"message": "a prompt is running in this session; cancel it or wait"})
+            config = session.config
+        else:
+            config = self._config(Path(cwd))
+            try:
+                session = await asyncio.to_thread(restore_session, config, find_session(config.agent_home, session_id),
+                                                  interactive=True)
+            except RolloutError as exc:
+                raise RequestError.resource_not_found(session_id) from exc
+            self._open(session, mcp_servers, requested_id=session_id)
         translator = UpdateTranslator(config.cwd, replay=True)
         for event in replay_events(list(session.history.items)):
             await self._send(session_id, translator.updates(event))

@@ -168,6 +168,21 @@ async def test_load_replays_the_history_and_modes_switch(server, tmp_path):
     assert "first question" in json.dumps(server.requests[-1].body["input"])
 
 
+async def test_a_session_open_in_this_connection_loads_again(server, tmp_path):
+    # An editor reopening a thread from its history in the same agent process: the open session
+    # holds its file's lock, so restoring it from disk again failed with "resource not found".
+    server.script(Reply(text="First answer."), Reply(text="Second answer."))
+    client = RecordingClient()
+    async with spawn(client, server, tmp_path) as (conn, _):
+        session_id = await started(conn, tmp_path)
+        await conn.prompt(session_id=session_id, prompt=[text_block("first question")])
+        client.updates.clear()
+        await conn.load_session(cwd=str(tmp_path), session_id=session_id, mcp_servers=[])
+        assert "first question" in client.text("user_message_chunk") and "First answer." in client.text()
+        await conn.prompt(session_id=session_id, prompt=[text_block("second question")])
+    assert "first question" in json.dumps(server.requests[-1].body["input"])
+
+
 async def test_an_embedded_resource_is_attached_like_a_file(server, tmp_path):
     server.script(Reply(text="Seen."))
     client = RecordingClient()
