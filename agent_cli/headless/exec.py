@@ -24,6 +24,7 @@ OUTPUT_SCHEMA_MISMATCH = 3  # the answer did not validate against --output-schem
 MAX_TURNS_REACHED = 4
 MAX_BUDGET_REACHED = 5
 INTERRUPTED = 130  # 128 + SIGINT
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 LIMIT_EXIT_CODES = {"output_schema": OUTPUT_SCHEMA_MISMATCH, "max_turns": MAX_TURNS_REACHED,
                     "max_budget": MAX_BUDGET_REACHED}
 INTERACTIVE_ONLY = {
@@ -172,20 +173,24 @@ def exit_now(status: int) -> NoReturn:
     os._exit(status)
 
 
-def stop_on_ctrl_c(session) -> asyncio.Event:
+def stop_on_signals(session) -> list[int]:
     """Ctrl+C stops the turn the way Esc does in the TUI: tools are killed, the history and the
-    session file stay valid, and exec exits 130. Returns the event that records it happened."""
-    interrupted = asyncio.Event()
+    session file stay valid, and exec exits 130. SIGTERM (how the Codex SDKs abort a run) and
+    SIGHUP do the same with 143 and 129: without this they ended exec at once and left its
+    commands running (outside a sandbox nothing else stops them). Returns the signals received."""
+    received: list[int] = []
     loop = asyncio.get_running_loop()
 
-    def on_sigint() -> None:
-        interrupted.set()
+    def on_signal(signum: int) -> None:
+        received.append(signum)
         session.interrupt()
-        loop.remove_signal_handler(signal.SIGINT)  # a second Ctrl+C stops at once
+        for other in STOP_SIGNALS:
+            loop.remove_signal_handler(other)  # a second signal stops at once
 
     with contextlib.suppress(NotImplementedError, RuntimeError):  # no signal handlers on this loop
-        loop.add_signal_handler(signal.SIGINT, on_sigint)
-    return interrupted
+        for signum in STOP_SIGNALS:
+            loop.add_signal_handler(signum, on_signal, signum)
+    return received
 
 
 def show_background_exit(renderer, event: ev.Event) -> None:
@@ -219,7 +224,7 @@ async def drive(session, prompt: str, renderer, images: list[Path] = ()) -> tupl
     status = 0
     from agent_cli.commands.dispatch import submit
 
-    interrupted = stop_on_ctrl_c(session)
+    signals = stop_on_signals(session)
     session.background.add_listener(lambda event: show_background_exit(renderer, event))
     try:
         async for event in submit(session, prompt, images):
@@ -243,8 +248,8 @@ async def drive(session, prompt: str, renderer, images: list[Path] = ()) -> tupl
     finally:
         await session.aclose()
     renderer.finished()
-    if interrupted.is_set():
-        return last_message, INTERRUPTED
+    if signals:
+        return last_message, 128 + signals[0]
     if last_message is None and notices and status == 0:
         last_message = "\n\n".join(notices)  # `agent exec /diff > x.patch` gets the diff on stdout
     return last_message, status
