@@ -251,6 +251,7 @@ class SubagentFinished:
 @dataclass(frozen=True, slots=True)
 class TurnComplete:
     last_message: str | None
+    stop_reason: str = "end"  # why the last answer ended: models.base STOP_* ("max_tokens" when cut off)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,7 @@ Importing this module loads no HTTP library; the client modules are imported whe
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from agent_cli.models.base import ModelClient
@@ -28,6 +28,9 @@ class ProviderConfig:
     base_url_env: str | None = None
     requires_key: bool = True
     name: str = ""
+    kind: str = "default"  # which of the SDK's clients: default, azure, bedrock, vertex
+    http_headers: dict[str, str] = field(default_factory=dict, hash=False)  # sent with every request
+    query_params: dict[str, str] = field(default_factory=dict, hash=False)  # added to every request's URL
 
 
 BUILTIN_PROVIDERS: dict[str, ProviderConfig] = {
@@ -45,6 +48,12 @@ BUILTIN_PROVIDERS: dict[str, ProviderConfig] = {
                        name="LM Studio"),
         ProviderConfig("openrouter", "chat", base_url="https://openrouter.ai/api/v1",
                        env_key="OPENROUTER_API_KEY", name="OpenRouter"),
+        # The clouds, through the SDKs' own clients (models/sdk_clients.py). Azure takes a key or
+        # an Entra ID token (AZURE_OPENAI_AD_TOKEN); Bedrock and Vertex their platform's credentials.
+        ProviderConfig("azure", "responses", env_key="AZURE_OPENAI_API_KEY", base_url_env="AZURE_OPENAI_ENDPOINT",
+                       name="Azure OpenAI", kind="azure"),
+        ProviderConfig("bedrock", "anthropic", requires_key=False, name="Amazon Bedrock", kind="bedrock"),
+        ProviderConfig("vertex", "anthropic", requires_key=False, name="Google Vertex AI", kind="vertex"),
     )
 }
 
@@ -80,9 +89,13 @@ def create_client(
     limits: StreamLimits | None = None,
 ) -> ModelClient:
     """A streaming client for ``model`` at ``provider``. Raises ``ModelError`` if a key is missing."""
-    if not api_key:
+    if not api_key and provider.kind == "azure" and os.environ.get("AZURE_OPENAI_AD_TOKEN", "").strip():
+        api_key = ""  # an Entra ID token instead of a key (sdk_clients)
+    elif not api_key:
         if provider.requires_key:
             where = f"set {provider.env_key}" if provider.env_key else "configure an API key"
+            if provider.kind == "azure":
+                where += " (or AZURE_OPENAI_AD_TOKEN for Entra ID)"
             raise ModelError(f"provider {provider.id} needs an API key: {where}")
         api_key = NO_KEY_PLACEHOLDER
     if provider.wire_api == "responses":
@@ -104,4 +117,7 @@ def create_client(
         reasoning_effort=reasoning_effort,
         timeout=timeout,
         limits=limits,
+        kind=provider.kind,
+        http_headers=provider.http_headers,
+        query_params=provider.query_params,
     )

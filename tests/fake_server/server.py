@@ -426,7 +426,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if reply.kind == "empty":  # a 200 stream that ends cleanly with nothing in it
             events = []
-        limit = reply.after_events if reply.kind == "cut" else None
+        if reply.kind == "raw":  # a stream exactly as scripted
+            events = list(reply.events)
+        limit = reply.after_events if reply.kind == "cut" or (reply.kind == "raw" and reply.after_events) else None
         for i, event in enumerate(events):
             if limit is not None and i >= limit:
                 return self._abort()

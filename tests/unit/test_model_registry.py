@@ -33,6 +33,9 @@ def test_builtin_providers():
         "ollama": ("chat", None, "http://localhost:11434/v1", False),
         "lmstudio": ("chat", None, "http://localhost:1234/v1", False),
         "openrouter": ("chat", "OPENROUTER_API_KEY", "https://openrouter.ai/api/v1", True),
+        "azure": ("responses", "AZURE_OPENAI_API_KEY", None, True),
+        "bedrock": ("anthropic", None, None, False),
+        "vertex": ("anthropic", None, None, False),
     }
     got = {pid: (p.wire_api, p.env_key, p.base_url, p.requires_key) for pid, p in BUILTIN_PROVIDERS.items()}
     assert got == expected
