@@ -15,6 +15,7 @@ from agent_cli.models.retry import RetryPolicy
 from agent_cli.models.stream_limits import StreamLimits
 
 WireApi = Literal["responses", "chat", "anthropic"]
+SDK_OF_WIRE = {"responses": "openai", "chat": "openai", "anthropic": "anthropic"}  # imported with the first request
 # Local servers ignore the key; proxies in front of them may still want an Authorization header.
 NO_KEY_PLACEHOLDER = "not-needed"
 
