@@ -17,6 +17,8 @@ from typing import NoReturn
 from agent_cli import events as ev
 from agent_cli.headless.common import USAGE_ERROR, check_api_key_or_exit, fail, load_config_or_exit
 from agent_cli.headless.render_text import TextRenderer
+from agent_cli.models.registry import SDK_OF_WIRE
+from agent_cli.models.sdk_clients import start_import
 
 TURN_FAILED = 1
 INTERRUPTED = 130  # 128 + SIGINT
@@ -70,6 +72,8 @@ def run_exec(args: argparse.Namespace) -> int:
     images = image_paths(getattr(args, "images", []))
     config = load_config_or_exit(args)
     check_api_key_or_exit(config)
+    if not prompt.lstrip().startswith("/"):  # a model turn follows (a /command may need none)
+        start_import(SDK_OF_WIRE.get(config.provider.wire_api, "openai"))
     from agent_cli.session import Session
     from agent_cli.session.approvals import use_exec_default
 

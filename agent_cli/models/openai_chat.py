@@ -15,8 +15,19 @@ from typing import Any
 
 from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput
 from agent_cli.models.base import (
-    STOP_CONTENT_FILTER, STOP_END, STOP_MAX_TOKENS, STOP_REFUSAL, ClientNotice, Completed, OutputItem, Prompt,
-    ReasoningDelta, StreamEvent, TextDelta, ToolSpec, Usage,
+    STOP_CONTENT_FILTER,
+    STOP_END,
+    STOP_MAX_TOKENS,
+    STOP_REFUSAL,
+    ClientNotice,
+    Completed,
+    OutputItem,
+    Prompt,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    ToolSpec,
+    Usage,
 )
 from agent_cli.models.chat_quirks import ChatQuirks, no_tools_notice
 from agent_cli.models.chat_text import ContentSplitter, Split, parse_tool_calls, whole_answer_calls

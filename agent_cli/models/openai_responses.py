@@ -12,8 +12,18 @@ from typing import Any
 
 from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput
 from agent_cli.models.base import (
-    STOP_CONTENT_FILTER, STOP_END, STOP_MAX_TOKENS, STOP_REFUSAL, Completed, OutputItem, Prompt, ReasoningDelta,
-    StreamEvent, TextDelta, ToolSpec, Usage,
+    STOP_CONTENT_FILTER,
+    STOP_END,
+    STOP_MAX_TOKENS,
+    STOP_REFUSAL,
+    Completed,
+    OutputItem,
+    Prompt,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    ToolSpec,
+    Usage,
 )
 from agent_cli.models.client_base import StreamingClient, int_field
 from agent_cli.models.errors import TransientError

@@ -77,6 +77,21 @@ def resolve_base_url(provider: ProviderConfig, base_url: str | None = None) -> s
     return None
 
 
+def provider_location(provider: ProviderConfig) -> str | None:
+    """Where requests go, as /status shows it (a cloud's region or project, an endpoint's URL)."""
+    env = os.environ.get
+    if provider.kind == "bedrock":
+        return f"AWS region {env('AWS_REGION') or env('AWS_DEFAULT_REGION') or 'from the AWS config'}"
+    if provider.kind == "vertex":
+        project = env("ANTHROPIC_VERTEX_PROJECT_ID") or env("GOOGLE_CLOUD_PROJECT") or "from the credentials"
+        return f"Google Cloud project {project}, region {env('CLOUD_ML_REGION') or 'global'}"
+    base_url = resolve_base_url(provider)
+    if provider.kind == "azure":
+        version = provider.query_params.get("api-version") or env("OPENAI_API_VERSION") or "default"
+        return f"{base_url or 'AZURE_OPENAI_ENDPOINT unset'}, api-version {version}"
+    return base_url
+
+
 def create_client(
     provider: ProviderConfig,
     model: str,

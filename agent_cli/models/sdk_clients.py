@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import importlib
 import os
+import sys
+import threading
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -36,6 +38,21 @@ class Connection:
     connect_s: float
     http_headers: dict[str, str] = field(default_factory=dict)
     query_params: dict[str, str] = field(default_factory=dict)
+
+
+def start_import(name: str) -> None:
+    """Begin importing an SDK now, in a daemon thread, for a run that will send a request: what
+    start-up still does meanwhile (waiting on git, reading files) overlaps with it, and the first
+    request's ``import_sdk`` waits only for the rest (the import system's lock)."""
+    if name not in sys.modules:
+        threading.Thread(target=_import_quietly, args=(name,), name=f"import-{name}", daemon=True).start()
+
+
+def _import_quietly(name: str) -> None:
+    try:
+        importlib.import_module(name)
+    except Exception:  # noqa: BLE001 - the first request imports it again and says what is wrong
+        pass
 
 
 async def import_sdk(name: str) -> ModuleType:

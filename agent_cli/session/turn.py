@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING, Any
 from agent_cli import events as ev
 from agent_cli.context.prompts import prompt_library
 from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput, user
-from agent_cli.session.memory_recall import recall_into_history
 from agent_cli.models import base as stream
 from agent_cli.models.base import CUT_OFF, STOP_END, STOP_PAUSED, STOP_REFUSAL, Prompt
 from agent_cli.models.errors import ContextWindowExceeded, ModelError
 from agent_cli.session import hooks
 from agent_cli.session.compaction import auto_compact_if_needed, recover_from_overflow, reject_oversized_input
 from agent_cli.session.guarded_dispatch import dispatch_guarded
+from agent_cli.session.memory_recall import recall_into_history
 from agent_cli.session.model_wait import with_wait_notices
 from agent_cli.tools.base import ToolError, ToolResult
 from agent_cli.tools.failures import failure_result

@@ -15,7 +15,13 @@ from agent_cli.config import load_config
 from agent_cli.items import Message
 from agent_cli.models.base import Prompt
 from agent_cli.models.errors import ModelError
-from agent_cli.models.registry import BUILTIN_PROVIDERS, ProviderConfig, create_client, resolve_api_key, resolve_base_url
+from agent_cli.models.registry import (
+    BUILTIN_PROVIDERS,
+    ProviderConfig,
+    create_client,
+    resolve_api_key,
+    resolve_base_url,
+)
 from tests.fake_server import FakeModelServer, Reply
 from tests.integration.model_client_helpers import FAST_RETRY, collect, output_items
 
