@@ -208,9 +208,8 @@ _STOP_REASONS = {"max_tokens": STOP_MAX_TOKENS, "model_context_window_exceeded":
 class AnthropicMessagesClient(StreamingClient):
     default_base_url = "https://api.anthropic.com"
     sdk = "anthropic"
+    path = "/v1/messages"
 
-    def endpoint(self, sdk: Any) -> Any:
-        return sdk.messages
 
     def request(self, prompt: Prompt) -> dict[str, Any]:
         """The request body for this prompt."""
@@ -220,8 +219,8 @@ class AnthropicMessagesClient(StreamingClient):
             "messages": anthropic_messages(prompt.items),
             "stream": True,
         }
-        # Later features add their own fields here (server tools, output formats); keys the SDK
-        # does not name travel in extra_body (sdk_clients.sdk_call_arguments).
+        # Later features add their own fields here (server tools, output formats): the body goes
+        # out as built here.
         if prompt.instructions:
             params["system"] = [{"type": "text", "text": prompt.instructions, "cache_control": CACHE}]
         if prompt.tools:

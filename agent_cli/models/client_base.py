@@ -7,7 +7,7 @@ attempt never yields an item twice). Raising ``TransientError`` from ``_attempt`
 
 from __future__ import annotations
 
-import inspect
+import sys
 from collections.abc import AsyncIterator
 from typing import Any, ClassVar
 
@@ -15,13 +15,14 @@ from agent_cli.models.base import Prompt, StreamEvent
 from agent_cli.models.error_mapping import ErrorContext, map_exception, stream_failure_of
 from agent_cli.models.errors import ModelError
 from agent_cli.models.retry import RetryPolicy, stream_with_retries
-from agent_cli.models.sdk_clients import Connection, as_dict, build_sdk_client, request_id, sdk_call_arguments
+from agent_cli.models.sdk_clients import Connection, as_dict, build_sdk_client, request_id
 from agent_cli.models.stream_limits import StreamLimits, within_limits
 
 
 class StreamingClient:
     default_base_url: ClassVar[str]
     sdk: ClassVar[str]  # "openai" or "anthropic"
+    path: ClassVar[str]  # the endpoint, after the base URL (the SDK client rewrites it for a cloud)
 
     def __init__(
         self,
@@ -81,29 +82,32 @@ class StreamingClient:
                 self.http_headers, self.query_params))
         return self._sdk_client
 
-    def endpoint(self, sdk: Any) -> Any:
-        """The SDK resource whose ``create`` this client calls (e.g. ``sdk.responses``)."""
-        raise NotImplementedError
-
     async def events(self, params: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
-        """Send ``params`` through the SDK and yield the streamed events as plain dicts.
+        """POST ``params`` through the SDK client and yield the streamed events as plain dicts.
 
-        The raw event iterator, not the SDK's accumulators: they keep only the fields the SDK
-        knows, and compatible servers put reasoning and errors in fields it does not.
+        The SDK's generic request (``post`` with the SDK's own ``AsyncStream``) rather than
+        ``responses.create`` / ``messages.stream()`` and their accumulators: the SDK still builds,
+        authenticates and signs the request (Azure's deployment paths, Bedrock's SigV4, Vertex's
+        token), decodes the stream (SSE or AWS event stream) and raises its typed errors, in-stream
+        ones included; but the events stay the dicts the server sent. The resource modules and the
+        typed events cost ~0.7 s on a first request (importing the streaming helpers, building
+        pydantic models), and keep only the fields the SDK knows, while compatible servers put
+        reasoning and errors in others.
         """
-        resource = self.endpoint(await self.sdk_client())
-        arguments = sdk_call_arguments(resource.create, params)
-        raw = await resource.with_raw_response.create(**arguments)
-        self.last_request_id = request_id(raw)
-        content_type = raw.headers.get("content-type", "")
-        if "text/event-stream" not in content_type and "eventstream" not in content_type:  # Bedrock's is binary
-            text = (await raw.http_response.aread())[:300].decode("utf-8", "replace")
-            raise ModelError(f"{self.url} answered with {content_type or 'no content type'} instead of an event "
-                             f"stream: {' '.join(text.split()) or '(empty)'}")
-        stream = await maybe_await(raw.parse())  # openai's raw response parses synchronously, anthropic's not
+        sdk = await self.sdk_client()
+        stream_class = sys.modules[self.sdk].AsyncStream
+        stream = await sdk.post(self.path, cast_to=object, body=params, stream=True,
+                                stream_cls=stream_class[object])
+        response = stream.response
+        self.last_request_id = request_id(stream)
         try:
+            content_type = response.headers.get("content-type", "")
+            if "text/event-stream" not in content_type and "eventstream" not in content_type:  # Bedrock's is binary
+                text = (await response.aread())[:300].decode("utf-8", "replace")
+                raise ModelError(f"{self.url} answered with {content_type or 'no content type'} instead of an "
+                                 f"event stream: {' '.join(text.split()) or '(empty)'}")
             async for event in stream:
-                yield as_dict(event)
+                yield event if isinstance(event, dict) else as_dict(event)
         finally:
             await stream.close()  # also when the consumer stops early: the connection closes now
 
@@ -125,10 +129,6 @@ class StreamingClient:
 
     def _attempt(self, prompt: Prompt) -> AsyncIterator[StreamEvent]:
         raise NotImplementedError
-
-
-async def maybe_await(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
 
 
 def int_field(data: Any, *path: str) -> int:

@@ -218,6 +218,7 @@ class _ChatAccumulator:
 class OpenAIChatClient(StreamingClient):
     default_base_url = "https://api.openai.com/v1"
     sdk = "openai"
+    path = "/chat/completions"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -228,8 +229,6 @@ class OpenAIChatClient(StreamingClient):
         self._incomplete_streams = 0
         return super().stream(prompt)
 
-    def endpoint(self, sdk: Any) -> Any:
-        return sdk.chat.completions
 
     def request(self, prompt: Prompt) -> dict[str, Any]:
         """The request body for this prompt."""
@@ -238,8 +237,7 @@ class OpenAIChatClient(StreamingClient):
             "messages": chat_messages(prompt.instructions, prompt.items),
             "stream": True,
         }
-        # Later features add their own fields here; keys the SDK does not name (a compatible
-        # server's own) travel in extra_body (sdk_clients.sdk_call_arguments).
+        # Later features add their own fields here; the body goes out as built here.
         if self.quirks.include_usage:
             params["stream_options"] = {"include_usage": True}
         if prompt.tools and self.quirks.tools:  # some servers reject an empty tools list

@@ -126,9 +126,8 @@ def stop_reason(response: dict[str, Any], items: list[Item]) -> str:
 class OpenAIResponsesClient(StreamingClient):
     default_base_url = "https://api.openai.com/v1"
     sdk = "openai"
+    path = "/responses"
 
-    def endpoint(self, sdk: Any) -> Any:
-        return sdk.responses
 
     def request(self, prompt: Prompt) -> dict[str, Any]:
         """The request body for this prompt."""
@@ -138,8 +137,8 @@ class OpenAIResponsesClient(StreamingClient):
             "store": False,
             "stream": True,
         }
-        # Later features add their own fields here (tools of the provider, output formats); keys
-        # the SDK does not name travel in extra_body (sdk_clients.sdk_call_arguments).
+        # Later features add their own fields here (the provider's tools, output formats): the
+        # body goes out as built here.
         if prompt.instructions:
             params["instructions"] = prompt.instructions
         if prompt.tools:

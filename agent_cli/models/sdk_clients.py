@@ -49,10 +49,11 @@ def start_import(name: str) -> None:
 
 
 def _import_quietly(name: str) -> None:
-    try:
-        importlib.import_module(name)
-    except Exception:  # noqa: BLE001 - the first request imports it again and says what is wrong
-        pass
+    for module in (name, "httpcore2"):  # the SDK, then the connection library its client will load
+        try:
+            importlib.import_module(module)
+        except Exception:  # noqa: BLE001 - the first request imports it again and says what is wrong
+            return
 
 
 async def import_sdk(name: str) -> ModuleType:
@@ -71,21 +72,21 @@ async def build_sdk_client(conn: Connection) -> Any:
     if conn.kind in CLOUD_EXTRAS:
         await import_sdk(CLOUD_EXTRAS[conn.kind][0])
     module = await import_sdk(conn.sdk)
-    if conn.kind in ("bedrock", "vertex"):
-        return await asyncio.to_thread(_cloud_client, module, conn)
-    return _make(module, conn)
+    # In a thread too: the HTTP client's transport imports its connection library (~0.1 s).
+    return await asyncio.to_thread(_cloud_client if conn.kind in ("bedrock", "vertex") else _make, module, conn)
 
 
 def _common(module: ModuleType, conn: Connection, base_url: str | None) -> dict[str, Any]:
     http = importlib.import_module("httpx2")  # loaded by the SDK already
     # Plain http (a local server) needs no TLS: not loading the CA bundle saves ~0.1 s.
     verify = urlsplit(base_url or "https://").scheme != "http"
+    timeout = http.Timeout(conn.timeout, connect=conn.connect_s)
     return {
         "max_retries": 0,  # retries are ours: visible, and they cover a stream cut mid-way
-        "timeout": http.Timeout(conn.timeout, connect=conn.connect_s),
+        "timeout": timeout,
         "default_headers": {"User-Agent": _user_agent(), **conn.http_headers},
         "default_query": dict(conn.query_params) or None,
-        "http_client": module.DefaultAsyncHttpxClient(verify=verify),
+        "http_client": module.DefaultAsyncHttpxClient(verify=verify, timeout=timeout),
     }
 
 
@@ -178,27 +179,3 @@ def as_dict(obj: Any) -> dict[str, Any]:
     if callable(to_dict):
         return to_dict(warnings=False)
     return obj.model_dump(exclude_unset=True)
-
-
-def sdk_call_arguments(create: Any, params: dict[str, Any]) -> dict[str, Any]:
-    """``params`` as keyword arguments of the SDK's ``create``: what it names goes as is, the rest
-    (a compatible server's own fields, features newer than the SDK) in ``extra_body``."""
-    import inspect
-
-    known = _parameters(create, inspect)
-    args = {key: value for key, value in params.items() if key in known}
-    extra = {key: value for key, value in params.items() if key not in known}
-    if extra:
-        args["extra_body"] = extra
-    return args
-
-
-_PARAMETERS: dict[Any, frozenset[str]] = {}
-
-
-def _parameters(create: Any, inspect: Any) -> frozenset[str]:
-    key = getattr(create, "__func__", create)
-    if key not in _PARAMETERS:
-        names = inspect.signature(create).parameters
-        _PARAMETERS[key] = frozenset(n for n in names if not n.startswith("extra_") and n not in ("timeout",))
-    return _PARAMETERS[key]
