@@ -66,6 +66,11 @@ def resolve_api_key(provider: ProviderConfig) -> str | None:
     return os.environ.get(provider.env_key, "").strip() or None
 
 
+def uses_entra_token(provider: ProviderConfig) -> bool:
+    """Azure without a key: an Entra ID token from the environment authenticates instead."""
+    return provider.kind == "azure" and bool(os.environ.get("AZURE_OPENAI_AD_TOKEN", "").strip())
+
+
 def resolve_base_url(provider: ProviderConfig, base_url: str | None = None) -> str | None:
     """Explicit argument, else the provider's own URL, else its env var; None means the client's default."""
     if base_url:
@@ -105,7 +110,7 @@ def create_client(
     limits: StreamLimits | None = None,
 ) -> ModelClient:
     """A streaming client for ``model`` at ``provider``. Raises ``ModelError`` if a key is missing."""
-    if not api_key and provider.kind == "azure" and os.environ.get("AZURE_OPENAI_AD_TOKEN", "").strip():
+    if not api_key and uses_entra_token(provider):
         api_key = ""  # an Entra ID token instead of a key (sdk_clients)
     elif not api_key:
         if provider.requires_key:

@@ -46,3 +46,20 @@ async def test_an_answer_that_is_not_a_stream_is_a_clear_error_and_not_retried(w
         with pytest.raises(ModelError, match="application/json instead of an event stream.*ignores stream"):
             await collect(make_client(server, wire), PROMPT)
     assert len(calls) == 1
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_an_error_names_the_providers_request_id(wire):
+    with FakeModelServer() as server:
+        server.script(Reply.http_error(400, message="bad field"))
+        with pytest.raises(ModelError, match=r"bad field.*\[request id req_\w+\]") as raised:
+            await collect(make_client(server, wire), PROMPT)
+    assert raised.value.request_id.startswith("req_")
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_completed_carries_the_request_id(wire):
+    with FakeModelServer() as server:
+        server.script(Reply(text="hi"))
+        events = await collect(make_client(server, wire), PROMPT)
+    assert events[-1].request_id.startswith("req_")
