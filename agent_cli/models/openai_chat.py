@@ -15,6 +15,7 @@ from typing import Any
 
 from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput
 from agent_cli.models.base import (
+    OUTPUT_SCHEMA_NAME,
     STOP_CONTENT_FILTER,
     STOP_END,
     STOP_MAX_TOKENS,
@@ -248,6 +249,9 @@ class OpenAIChatClient(StreamingClient):
             params[key] = self.max_output_tokens
         if self.reasoning_effort:
             params["reasoning_effort"] = self.reasoning_effort
+        if prompt.output_schema is not None:
+            params["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": OUTPUT_SCHEMA_NAME, "schema": prompt.output_schema, "strict": True}}
         return params
 
     async def _attempt(self, prompt: Prompt) -> AsyncIterator[StreamEvent]:

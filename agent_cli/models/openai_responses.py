@@ -12,6 +12,7 @@ from typing import Any
 
 from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput
 from agent_cli.models.base import (
+    OUTPUT_SCHEMA_NAME,
     STOP_CONTENT_FILTER,
     STOP_END,
     STOP_MAX_TOKENS,
@@ -29,6 +30,7 @@ from agent_cli.models.client_base import StreamingClient, int_field
 from agent_cli.models.errors import TransientError
 from agent_cli.models.image_parts import data_url, missing_note
 from agent_cli.models.model_info import is_reasoning_model
+from agent_cli.models.web_search import responses_citations, responses_search, responses_tool
 
 _REASONING_DELTAS = ("response.reasoning_summary_text.delta", "response.reasoning_text.delta")
 
@@ -128,7 +130,6 @@ class OpenAIResponsesClient(StreamingClient):
     sdk = "openai"
     path = "/responses"
 
-
     def request(self, prompt: Prompt) -> dict[str, Any]:
         """The request body for this prompt."""
         params: dict[str, Any] = {
@@ -145,6 +146,9 @@ class OpenAIResponsesClient(StreamingClient):
             params["tools"] = tool_params(prompt.tools)
             params["tool_choice"] = "auto"
             params["parallel_tool_calls"] = True
+        if search_tool := responses_tool(prompt.web_search):
+            params.setdefault("tools", []).append(search_tool)
+            params["tool_choice"] = "auto"
         if is_reasoning_model(self.model):
             # Non-reasoning models reject both parameters.
             params["include"] = ["reasoning.encrypted_content"]
@@ -154,6 +158,9 @@ class OpenAIResponsesClient(StreamingClient):
             params["reasoning"] = reasoning
         if self.max_output_tokens:
             params["max_output_tokens"] = self.max_output_tokens
+        if prompt.output_schema is not None:
+            params["text"] = {"format": {"type": "json_schema", "name": OUTPUT_SCHEMA_NAME,
+                                         "schema": prompt.output_schema, "strict": True}}
         return params
 
     async def _attempt(self, prompt: Prompt) -> AsyncIterator[StreamEvent]:
@@ -175,6 +182,9 @@ class OpenAIResponsesClient(StreamingClient):
                     if data.get("delta"):
                         yield ReasoningDelta(data["delta"])
                 elif kind == "response.output_item.done":
+                    for found in (responses_search(data.get("item") or {}), responses_citations(data.get("item") or {})):
+                        if found is not None:
+                            yield found  # a provider-side web search, the answer's sources
                     item = output_item(data.get("item") or {})
                     if item is not None:
                         items.append(item)
