@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from agent_cli.display import human_size, short_path
 from agent_cli.headless.common import add_session_options, check_api_key_or_exit, fail, load_config_or_exit
+from agent_cli.display import human_size, short_path
 
 PICKER_SIZE = 20
 
