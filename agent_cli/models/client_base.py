@@ -118,6 +118,7 @@ class StreamingClient:
     async def _guarded_attempt(self, prompt: Prompt) -> AsyncIterator[StreamEvent]:
         self.last_request_id = None
         try:
+            await self.sdk_client()  # the SDK's import is not the server's silence: before the idle timer
             async for event in within_limits(self._attempt(prompt), self.limits):
                 yield event
         except ModelError as exc:
