@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agent_cli.memory.model import SCOPES, MemoryError
+from agent_cli.memory.model import SCOPES, MemoryError, as_model_text
 from agent_cli.models.base import ToolSpec
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 
@@ -71,7 +71,7 @@ class MemorySaveTool(Tool):
         except MemoryError as exc:
             raise ToolError(str(exc)) from None
         verb = "Updated the similar memory" if saved.updated else "Saved"
-        return ToolResult(f"{verb} {saved.memory.ref} ({saved.memory.scope}): {saved.memory.text}")
+        return ToolResult(f"{verb} {saved.memory.ref} ({saved.memory.scope}): {as_model_text(saved.memory.text)}")
 
 
 class MemorySearchTool(Tool):
@@ -87,4 +87,4 @@ class MemorySearchTool(Tool):
         found = book.search(args["query"], scopes, limit=min(limit, 50))
         if not found:
             return ToolResult("No memories match.")
-        return ToolResult("\n".join(f"[{item.memory.ref}] {item.memory.text}" for item in found))
+        return ToolResult("\n".join(f"[{item.memory.ref}] {as_model_text(item.memory.text)}" for item in found))
