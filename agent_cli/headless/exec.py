@@ -125,7 +125,10 @@ def stop_on_ctrl_c(session) -> asyncio.Event:
     def on_sigint() -> None:
         interrupted.set()
         session.interrupt()
-        loop.remove_signal_handler(signal.SIGINT)  # a second Ctrl+C stops at once
+        loop.remove_signal_handler(signal.SIGINT)
+        # A second Ctrl+C ends the process at once, by the kernel: Python's own handler would only
+        # raise KeyboardInterrupt, and shutting down then waits for a tool still busy in a thread.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
 
     with contextlib.suppress(NotImplementedError, RuntimeError):  # no signal handlers on this loop
         loop.add_signal_handler(signal.SIGINT, on_sigint)

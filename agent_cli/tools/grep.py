@@ -25,6 +25,7 @@ from agent_cli.tools.common import display_path, int_arg, output_policy, relativ
 from agent_cli.tools.ignore import IgnoreRules, walk_files
 
 DEFAULT_LIMIT = 100
+MAX_LIMIT = 10_000  # larger asks are clamped (and the output says so)
 LINE_WIDTH = 300  # characters of a matching line shown
 RG_MAX_COLUMNS = 2000  # rg stops printing longer lines in full; we cut at LINE_WIDTH anyway
 
@@ -246,6 +247,8 @@ class GrepTool(Tool):
             raise ToolError("pattern must be a non-empty string")
         path = str_arg(args, "path") if "path" in args else "."
         include = args.get("include") or None
-        limit = int_arg(args, "limit", DEFAULT_LIMIT)
+        notes: list[str] = []
+        limit = int_arg(args, "limit", DEFAULT_LIMIT, maximum=MAX_LIMIT, notes=notes)
         result = await search(ctx, pattern, path, include, limit)
-        return ToolResult(truncate_text(format_result(result, limit), output_policy(ctx)))
+        text = "\n".join([format_result(result, limit), *notes])
+        return ToolResult(truncate_text(text, output_policy(ctx)))
