@@ -98,7 +98,9 @@ def run_exec(args: argparse.Namespace) -> int:
     if args.output_last_message:
         Path(args.output_last_message).write_text(last_message or "", encoding="utf-8")
     if not args.json and last_message:
-        print(last_message, flush=True)
+        from agent_cli.terminal_text import terminal_safe
+
+        print(terminal_safe(last_message), flush=True)  # raw text: --json or -o FILE
     return status
 
 
