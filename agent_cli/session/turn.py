@@ -94,8 +94,9 @@ async def sample(session: Session, emit: Emit) -> list[Item]:
                     emit(ev.AgentMessage(item.text))
                 elif isinstance(item, Reasoning) and item.text:
                     emit(ev.ReasoningDone(item.text))
-            session.record_usage(event.usage)
-            await session.window.after_response(session, event.usage, emit)
+            usage = session.window.checked_usage(event.usage, emit)
+            session.record_usage(usage)
+            await session.window.after_response(session, usage, emit)
             emit(session.token_count_event())
     return output
 
