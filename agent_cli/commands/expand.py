@@ -20,7 +20,6 @@ UTF-8 text go through the same processors as ``read_file`` (agent_cli/files).
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -33,8 +32,9 @@ from agent_cli.context.project_doc import find_git_root
 from agent_cli.context.truncate import TruncationPolicy, truncate_text
 from agent_cli.files import Detected, FileReadError, Reading, ReadLimits, read_view, sniff, special_kind
 from agent_cli.files.detect import IMAGE, TEXT
-from agent_cli.files.text import sniff_encoding
 from agent_cli.files.images import is_image_file
+from agent_cli.files.text import sniff_encoding
+from agent_cli.tools.background import in_thread
 
 MAX_LISTING_ENTRIES = 200
 READ_CHUNK_BYTES = 1 << 20
@@ -127,7 +127,7 @@ async def expand(
             if is_image_file(resolved):  # the picture itself goes to the model (files/images.py)
                 attachments[resolved] = ""
             else:  # in a thread: converting a PDF or counting a big CSV's rows must not stall the TUI
-                attachments[resolved] = await asyncio.to_thread(
+                attachments[resolved] = await in_thread(
                     attachment_block, token, resolved, max_bytes, limits or ReadLimits(), cache_dir
                 )
     out.append(text[position:])

@@ -20,6 +20,7 @@ from typing import Any
 
 from agent_cli.context.truncate import truncate_text
 from agent_cli.models.base import ToolSpec
+from agent_cli.tools.background import in_thread
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.common import display_path, int_arg, output_policy, relative_arg, str_arg
 from agent_cli.tools.ignore import IgnoreRules, walk_files
@@ -93,7 +94,7 @@ async def search(
         raise ToolError("ripgrep (rg) is not installed")
     if rg is not None:
         return await _search_rg(rg, ctx, pattern, target, include, limit)
-    return await asyncio.to_thread(_search_python, ctx, pattern, target, include, limit)
+    return await in_thread(_search_python, ctx, pattern, target, include, limit)
 
 
 # --- ripgrep ------------------------------------------------------------------------------------

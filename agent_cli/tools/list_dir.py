@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agent_cli.context.truncate import truncate_text
 from agent_cli.models.base import ToolSpec
+from agent_cli.tools.background import in_thread
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.common import int_arg, output_policy, str_arg
 from agent_cli.tools.ignore import IgnoreRules, sorted_entries
@@ -118,7 +118,7 @@ class ListDirTool(Tool):
         notes: list[str] = []
         depth = int_arg(args, "depth", DEFAULT_DEPTH, maximum=MAX_DEPTH, notes=notes)
         limit = int_arg(args, "limit", DEFAULT_LIMIT, maximum=MAX_LIMIT, notes=notes)
-        tree, omitted = await asyncio.to_thread(build_tree, root, depth, limit)
+        tree, omitted = await in_thread(build_tree, root, depth, limit)
         text = render_tree(str(root).rstrip("/") + "/", tree)
         if not tree.children:
             text += "\n  (empty)"

@@ -7,6 +7,7 @@ from typing import Any
 
 from agent_cli.context.truncate import truncate_text
 from agent_cli.models.base import ToolSpec
+from agent_cli.tools.background import in_thread
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.common import int_arg, output_policy, str_arg
 from agent_cli.tools.failures import check_path_text
@@ -62,15 +63,15 @@ class ReadFileTool(Tool):
         policy = output_policy(ctx)
         try:
             try:  # off the event loop, with a limit: a path on a hung mount must not stop the session
-                sample, detected = await asyncio.wait_for(asyncio.to_thread(sniff, path), OPEN_TIMEOUT_S)
+                sample, detected = await asyncio.wait_for(in_thread(sniff, path), OPEN_TIMEOUT_S)
             except TimeoutError:
                 raise ToolError(f"cannot read {raw}: opening it took more than {OPEN_TIMEOUT_S:g} s") from None
             size = path.stat().st_size
             if detected.kind == IMAGE:  # the model gets the picture itself
-                return await asyncio.to_thread(read_image_file, path, ctx)
+                return await in_thread(read_image_file, path, ctx)
             reading = Reading(path, detected.label, sample, size, policy.byte_budget, ctx.read_limits,
                               offset, limit, pages, ctx.data_dir / "cache")
-            view = await asyncio.to_thread(read_view, reading, detected)
+            view = await in_thread(read_view, reading, detected)
         except FileReadError as exc:
             raise ToolError(str(exc)) from None
         except OSError as exc:
