@@ -8,7 +8,6 @@ from typing import Any, Protocol
 
 from agent_cli.items import Item
 
-
 MAX_PLAUSIBLE_TOKENS = 100_000_000  # a usage figure above this is a server's error
 
 
