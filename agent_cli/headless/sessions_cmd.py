@@ -15,6 +15,7 @@ from typing import TextIO
 
 from agent_cli.headless.common import add_session_options, check_api_key_or_exit, fail, load_config_or_exit
 from agent_cli.display import human_size, short_path
+from agent_cli.terminal_text import terminal_safe
 
 PICKER_SIZE = 20
 
@@ -258,4 +259,4 @@ def format_row(summary, width: int = 120) -> str:
     room = max(20, width - len(head))
     if len(prompt) > room:
         prompt = prompt[: room - 1] + "…"
-    return head + prompt
+    return terminal_safe(head + prompt)  # a prompt may hold escape sequences (`agent exec "$(cat x)"`)

@@ -64,3 +64,11 @@ def test_json_mode_keeps_the_text_and_escapes_it(server, tmp_path):
 ])
 def test_terminal_safe(raw, shown):
     assert terminal_safe(raw) == shown
+
+
+def test_the_session_list_shows_a_prompt_without_its_escape_sequences(server, tmp_path):
+    server.script(Reply(text="ok"))
+    assert exec_agent(server, tmp_path, f"look {TITLE}{CLEAR}here").returncode == 0
+    listed = run_agent(["sessions"], cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert "look here" in listed.stdout and "\x1b" not in listed.stdout and "\x07" not in listed.stdout
