@@ -16,7 +16,7 @@ from weakref import WeakKeyDictionary
 
 from agent_cli import events as ev
 from agent_cli.commands.errors import InputError
-from agent_cli.tools.background import in_thread
+from agent_cli.tools.daemon_thread import in_thread
 
 # A plain prompt (every `agent exec` run) needs none of the modules below: they are imported by
 # the functions that use them, so they stay off the path to the first request.

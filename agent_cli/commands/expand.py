@@ -34,7 +34,7 @@ from agent_cli.files import Detected, FileReadError, Reading, ReadLimits, read_v
 from agent_cli.files.detect import IMAGE, TEXT
 from agent_cli.files.images import is_image_file
 from agent_cli.files.text import sniff_encoding
-from agent_cli.tools.background import in_thread
+from agent_cli.tools.daemon_thread import in_thread
 
 MAX_LISTING_ENTRIES = 200
 READ_CHUNK_BYTES = 1 << 20

@@ -77,6 +77,10 @@ class TextRenderer:
                 self.line(f"warning: {message}", "yellow")
             case ev.Error(message=message):
                 self.line(f"error: {message}", "red")
+            case ev.WebSearch(query=query, sources=sources):
+                self.line(f"🔎 web search: {query}" + (f" ({len(sources)} results)" if sources else ""), "bold")
+            case ev.WebCitations(sources=sources):
+                self.line("sources: " + ", ".join(source.url for source in sources), "dim")
             case ev.Notice(text=text, title=title):
                 if title:
                     self.line(title, "cyan")
@@ -92,6 +96,8 @@ class TextRenderer:
                     self.line(text, "dim")
             case ev.TurnAborted(reason=reason):
                 self.line(f"turn aborted: {reason}", "red")
+            case ev.TurnFailed(message=message, reason=str()):  # a limit; model errors came as Error
+                self.line(message, "red")
             case ev.InputRejected(message=message):
                 self.line(f"error: {message}", "red")
             case ev.SubagentEvent(agent=agent, event=inner):
