@@ -112,3 +112,12 @@ def test_the_gate_refuses_credentials_in_prose_and_urls(text, tmp_path):
 ])
 def test_the_gate_lets_facts_about_secrets_through(text):
     assert secret_in(text) is None
+
+
+def test_the_session_scope_file_is_owner_only(server, tmp_path, isolated_home):
+    repo = git_init(tmp_path / "repo")
+    save = ToolCall("memory_save", {"text": "This session deploys to staging only.", "scope": "session"})
+    server.script(Reply(tool_calls=[save]), Reply(text="ok"))
+    exec_agent(server, repo, "remember for this session")
+    [path] = list((isolated_home / "sessions").rglob("*.memories.json"))
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
