@@ -83,6 +83,16 @@ def test_a_huge_list_dir_depth_is_clamped_and_said(server, tmp_path):
     assert "[limit 1000000000000000000 is more than the maximum; used 10,000]" in output
 
 
+def test_a_huge_shell_timeout_is_clamped_and_said(server, tmp_path):
+    call = ToolCall("shell", {"command": "echo ran", "timeout_ms": 10**18})
+    server.script(Reply(tool_calls=[call]), Reply(text="done"))
+    result = run_agent(exec_args("openai-chat", "run"), cwd=tmp_path, env=provider_env(server, "openai-chat"))
+    assert result.returncode == 0, result.stderr
+    output = tool_outputs(server.requests[1])[0]
+    assert "Exit code: 0" in output and "ran" in output
+    assert "[timeout_ms 1000000000000000000 is more than the maximum; used 86,400,000]" in output
+
+
 def test_a_second_ctrl_c_ends_exec_while_a_tool_is_still_busy(server, tmp_path):
     """The tool reads a sparse 1 TB text file in a thread that no Ctrl+C can stop; the first Ctrl+C
     stops the turn, the second ends the process by PID, whatever the thread is doing."""
