@@ -86,7 +86,8 @@ def _common(module: ModuleType, conn: Connection, base_url: str | None) -> dict[
         "timeout": timeout,
         "default_headers": {"User-Agent": _user_agent(), **conn.http_headers},
         "default_query": dict(conn.query_params) or None,
-        "http_client": module.DefaultAsyncHttpxClient(verify=verify, timeout=timeout),
+        # Redirects are not followed: the key would go wherever they point (error_mapping names them).
+        "http_client": module.DefaultAsyncHttpxClient(verify=verify, timeout=timeout, follow_redirects=False),
     }
 
 
