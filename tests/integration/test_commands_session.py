@@ -5,7 +5,6 @@ Each test checks what the command sends to the model (or that it sends nothing) 
 
 from __future__ import annotations
 
-import asyncio
 import subprocess
 from pathlib import Path
 
