@@ -31,7 +31,8 @@ from agent_cli.tools.capture import (
 )
 from agent_cli.tools.common import int_arg, output_policy, str_arg
 from agent_cli.tools.process import run_process
-from agent_cli.tools.sandbox import ESCALATION_PARAMETERS, confine
+from agent_cli.tools.sandbox import ESCALATION_PARAMETERS, command_argv
+from agent_cli.tools.sandbox_protected import placeholders
 
 LIVE_INTERVAL_S = 0.1  # at most this often a ToolOutputDelta
 LIVE_CAP = 16 * 1024  # bytes per delta; when output is faster, only the latest part is shown
@@ -139,9 +140,10 @@ class ShellTool(Tool):
             new_spill_path(ctx.data_dir, ctx.call_id), count_chars=output_policy(ctx).kind == "bytes"
         )
         try:
-            with command_source(command, ctx) as source:
+            roots = ctx.sandbox.workspace_roots if ctx.sandbox is not None and ctx.sandbox.confines else ()
+            with command_source(command, ctx) as source, placeholders(roots):  # missing .git etc. stay read-only
                 result = await run_process(
-                    confine(shell_argv(source, snapshot), ctx.sandbox),  # sandbox.py: bubblewrap / Landlock
+                    command_argv(shell_argv(source, snapshot), ctx.sandbox),  # sandbox.py: bubblewrap / Landlock
                     cwd=workdir,
                     env=shell_env(ctx.env, snapshot),
                     capture=capture,
