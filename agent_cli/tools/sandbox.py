@@ -107,8 +107,8 @@ class SandboxPolicy:
         if self.mode == READ_ONLY:
             return f"{path} is not writable: the sandbox is read-only"
         if (protected := self.protected(path)) is not None:
-            where = "is" if path == protected else f"is inside {protected}, which"
-            return f"{path} {where} stays read-only in the sandbox (what is there runs later: config, hooks, MCP servers)"
+            where = "" if path == protected else f" (inside {protected})"
+            return f"{path}{where} is protected: it stays read-only in the sandbox (what is there runs later: config, hooks, MCP servers, git)"
         if any(is_within(path, root) for root in self.writable_roots):
             return None
         roots = ", ".join(str(root) for root in self.writable_roots)
