@@ -55,14 +55,15 @@ def run(argv: list[str]) -> int:
     """Run ``argv`` as a child, wait for it, clean up after it; the exit status to pass on."""
     for sig in STOP_SIGNALS:
         signal.signal(sig, _raise_stopped)
-    try:
-        child = os.fork()
-    except _Stopped as stop:
-        return 128 + stop.sig
+    # Blocked across the fork: a stop signal must reach the child with its default action, not
+    # our handler (which would swallow it before the exec).
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    child = os.fork()
     if child == 0:  # the command
         try:
             for sig in STOP_SIGNALS:
                 signal.signal(sig, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
             _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
             os.execvp(argv[0], argv)
         except OSError as exc:
@@ -71,6 +72,7 @@ def run(argv: list[str]) -> int:
     stopped = 0
     status = 128 + signal.SIGKILL
     try:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
         _stand_aside()
         status = _wait_for(child)
     except _Stopped as stop:  # the agent stopped the command, or died
