@@ -1,7 +1,8 @@
 """The ``shell`` tool: run a command with bash and report exit code, time and output.
 
 bash loads the session's snapshot of the login shell (tools/shell_snapshot.py) instead of
-running the profile for every command; without one it falls back to ``bash -lc``. A command too
+running the profile for every command; when the snapshot failed, bash runs without the profile
+in the inherited environment; only with snapshots turned off does each command run ``bash -lc``. A command too
 long for an argument (the kernel caps one at 128 KiB) is passed as a script file instead.
 """
 
@@ -61,11 +62,11 @@ SPEC = ToolSpec(
 )
 
 
-def shell_argv(command: str | Path, snapshot: Path | None = None) -> list[str]:
+def shell_argv(command: str | Path, snapshot: Path | None = None, *, login: bool | None = None) -> list[str]:
     """How to run ``command`` (text, or a script file holding it): with the login snapshot loaded
-    through ``BASH_ENV`` (see :func:`shell_env`), else as a login shell."""
+    through ``BASH_ENV`` (see :func:`shell_env`), else as a login shell unless ``login`` is False."""
     bash = shutil.which("bash")
-    login = [] if snapshot is not None else ["-l"]
+    login = ["-l"] if (snapshot is None if login is None else login) else []
     if isinstance(command, Path):
         return [bash, *login, str(command)] if bash else ["sh", str(command)]
     return [bash, *login, "-c", command] if bash else ["sh", "-c", command]
@@ -143,7 +144,8 @@ class ShellTool(Tool):
             roots = ctx.sandbox.workspace_roots if ctx.sandbox is not None and ctx.sandbox.confines else ()
             with command_source(command, ctx) as source, placeholders(roots):  # missing .git etc. stay read-only
                 result = await run_process(
-                    command_argv(shell_argv(source, snapshot), ctx.sandbox),  # sandbox.py: bubblewrap / Landlock
+                    # sandbox.py: bubblewrap / Landlock; a failed snapshot means no login profile either
+                    command_argv(shell_argv(source, snapshot, login=ctx.shell_snapshot is None), ctx.sandbox),
                     cwd=workdir,
                     env=shell_env(ctx.env, snapshot),
                     capture=capture,
@@ -158,7 +160,7 @@ class ShellTool(Tool):
 
     @staticmethod
     async def _snapshot(ctx: ToolContext) -> Path | None:
-        """The session's login-shell snapshot; None (so ``bash -lc``) without one."""
+        """The session's login-shell snapshot; None without one, or when it failed."""
         if ctx.shell_snapshot is None:
             return None
         path = await ctx.shell_snapshot.ready()
