@@ -88,6 +88,8 @@ async def status_command(inv: Invocation) -> None:
         ("mode", session.mode),
         ("approval", config.approval_policy),
         ("sandbox", sandbox),
+        *([("not enforced", "; ".join(sandbox_limits(config.network_access)) or "nothing")]
+          if config.sandbox_mode != "danger-full-access" else []),
         ("AGENTS.md", doc_lines[0]),
         *[("", line) for line in doc_lines[1:]],
         ("skills", f"{len(initial.skills)}: {skills}" if initial.skills else "none"),
@@ -121,6 +123,13 @@ def sandbox_mechanism() -> str:
     from agent_cli.tools.sandbox import detect_mechanism
 
     return f"; enforced by {detect_mechanism().detail}"
+
+
+def sandbox_limits(network_access: bool) -> list[str]:
+    """What the running kernel cannot enforce (sandbox_report.py)."""
+    from agent_cli.tools.sandbox_report import unenforced
+
+    return unenforced(network_access)
 
 
 async def context_command(inv: Invocation) -> None:

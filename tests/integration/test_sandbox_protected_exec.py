@@ -75,3 +75,13 @@ async def test_a_protected_write_is_asked_for_each_time(server, tmp_path, monkey
     assert (tmp_path / ".mcp.json").read_text() == "planted\n"
     assert not (tmp_path / ".claude").exists()
     assert (tmp_path / ".agent" / "config.toml").read_text() == "planted\n"
+
+
+@pytest.mark.parametrize("mechanism", [*MECHANISMS, "none"])
+def test_status_says_what_the_sandbox_cannot_enforce_here(server, tmp_path, mechanism):
+    env = {**provider_env(server, "openai-chat"), "AGENT_SANDBOX_MECHANISM": mechanism}
+    result = run_agent(["exec", "--provider", "openai-chat", "-m", "test-model", "/status"], cwd=tmp_path, env=env)
+    assert result.returncode == 0, result.stderr
+    [row] = [line for line in result.stderr.splitlines() if "not enforced" in line]
+    expected = {"bubblewrap": "nothing", "landlock": "no PID namespace", "none": "commands run unconfined"}[mechanism]
+    assert expected in row

@@ -159,3 +159,27 @@ def test_abstract_sockets_and_signals_outside_are_out_of_reach(ws, mechanism):
         bystander.kill()
         bystander.wait()
         server.close()
+
+
+# --- /status: what the running kernel cannot enforce --------------------------------------------
+
+
+@pytest.mark.parametrize("mechanism", [*MECHANISMS, "none"])
+def test_status_names_what_this_kernel_cannot_enforce(monkeypatch, mechanism):
+    from agent_cli.tools.sandbox import MECHANISM_ENV, detect_mechanism
+    from agent_cli.tools.sandbox_report import unenforced
+
+    monkeypatch.setenv(MECHANISM_ENV, mechanism)
+    detect_mechanism.cache_clear()
+    try:
+        limits = unenforced(network_access=False)
+    finally:
+        detect_mechanism.cache_clear()
+    if mechanism == "none":
+        assert limits == ["everything: commands run unconfined"]
+    elif mechanism == "bubblewrap":
+        assert limits == []
+    else:
+        assert "other processes are visible (no PID namespace)" in limits
+        assert any("Landlock ABI" in limit for limit in limits) == (landlock.abi_version() < landlock.SCOPE_ABI)
+        assert any(".mcp.json stay writable" in limit for limit in limits) == (not landlock_mounts_work())
