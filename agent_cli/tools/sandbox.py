@@ -246,7 +246,7 @@ def landlock_argv(argv: Sequence[str], policy: SandboxPolicy) -> list[str]:
 def supervised_argv(argv: Sequence[str]) -> list[str]:
     """No sandbox, only the launcher's lifecycle: the command and whatever it leaves running
     end when it ends, or when the agent does."""
-    return _launcher(argv, {"confine": False})
+    return [sys.executable, "-I", "-S", str(LAUNCHER), "supervise", "--", *argv]
 
 
 def confine(argv: Sequence[str], policy: SandboxPolicy | None, mechanism: str | None = None) -> list[str]:

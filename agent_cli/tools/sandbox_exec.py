@@ -9,13 +9,13 @@ status (supervisor.py), a private mount namespace with the protected paths read-
 sockets covered (sandbox_mounts.py), no capabilities (capabilities.py), Landlock (landlock.py),
 the socket filter (seccomp.py); then the command runs as a child, and whatever it leaves running
 is killed when it ends. With ``"confine": false`` only the process lifecycle applies (commands
-run without a sandbox still end with the agent). If the sandbox cannot be applied the command is
-not run: exit 126 with the reason on stderr.
+run without a sandbox still end with the agent); ``supervise`` in place of the JSON says the same
+without loading ``json``. If the sandbox cannot be applied the command is not run: exit 126 with
+the reason on stderr.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
@@ -30,6 +30,7 @@ else:  # run by path: the siblings are plain modules next to this file
     import supervisor  # type: ignore[no-redef]
 
 CANNOT_SANDBOX = 126
+SUPERVISE_ONLY = "supervise"
 
 
 def apply(policy: dict) -> None:
@@ -55,7 +56,10 @@ def main(argv: list[str]) -> int:
     try:
         supervisor.bind_to_parent()
         supervisor.become_subreaper()
-        apply(json.loads(argv[0]))
+        if argv[0] != SUPERVISE_ONLY:
+            import json  # only a sandbox has a policy to read (json costs a few ms to load)
+
+            apply(json.loads(argv[0]))
     except (OSError, ValueError) as exc:
         print(f"agent sandbox: cannot apply the sandbox, command not run: {exc}", file=sys.stderr)
         return CANNOT_SANDBOX
