@@ -88,7 +88,7 @@ async def status_command(inv: Invocation) -> None:
         ("mode", session.mode),
         ("approval", config.approval_policy),
         ("sandbox", sandbox),
-        *([("not enforced", "; ".join(sandbox_limits(config.network_access)) or "nothing")]
+        *([("", "not enforced here: " + ("; ".join(sandbox_limits(config.network_access)) or "nothing"))]
           if config.sandbox_mode != "danger-full-access" else []),
         ("AGENTS.md", doc_lines[0]),
         *[("", line) for line in doc_lines[1:]],

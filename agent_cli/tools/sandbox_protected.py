@@ -2,9 +2,10 @@
 they exist yet: what the agent, Claude Code or git load and run later (``.agent/``, ``.claude/``,
 ``.mcp.json``, ``.git/`` of the workspace and of nested repositories).
 
-A mount can only cover a path that exists, so a missing one gets an empty placeholder (a
-folder, or an empty ``.mcp.json``) for as long as sandboxed commands run; it is removed when the
-last one ends, if it is still empty. ``AGENTS.md`` is text the model reads, not code: writable.
+A mount can only cover a path that exists, so a missing one gets an empty placeholder folder
+for as long as sandboxed commands run; it is removed when the last one ends, if it is still
+empty. A folder even for ``.mcp.json``: git shows no empty folder (a model running ``git status``
+sees nothing new), and readers of ``.mcp.json`` skip what is not a file. ``AGENTS.md`` is text the model reads, not code: writable.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 PROTECTED_NAMES = (".git", ".agent", ".claude", ".mcp.json")
-PLACEHOLDER_FILES = (".mcp.json",)  # the others are folders
 SKIPPED_DIRS = {"node_modules", ".venv", "venv", "__pycache__", "target", "dist", "build", ".tox"}
 SCAN_MAX_DIRS = 2000  # nested repositories are looked for in this many folders at most
 SCAN_DEPTH = 4
@@ -98,10 +98,7 @@ def _make(path: Path) -> None:
     if os.path.lexists(path):
         return
     with contextlib.suppress(OSError):  # a root we cannot write to: nothing can be planted there
-        if path.name in PLACEHOLDER_FILES:
-            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
-        else:
-            path.mkdir(mode=0o755)
+        path.mkdir(mode=0o755)
         _placeholders[path] = os.lstat(path).st_ino
 
 
@@ -114,8 +111,6 @@ def _remove_all() -> None:
                 continue  # replaced since: not ours
             if stat.S_ISDIR(info.st_mode):
                 path.rmdir()  # fails if something was put in it: then it is the user's
-            elif info.st_size == 0:
-                path.unlink()
 
 
 @atexit.register

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import contextlib
 import os
 import re
 import shlex
