@@ -125,11 +125,22 @@ class Mechanism:
 
 
 def _bwrap_works(bwrap: str) -> bool:
-    argv = [bwrap, *_bwrap_base(network=False), "--", "true"]
+    return _bwrap_runs([bwrap, *_bwrap_base(network=False), "--", "true"])
+
+
+def _bwrap_runs(argv: list[str]) -> bool:
     try:
         return subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT_S).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False
+
+
+@functools.cache
+def _bwrap_user_namespace() -> list[str]:
+    """``--unshare-user`` where bubblewrap can make a user namespace (a setuid bubblewrap on a
+    kernel without unprivileged ones cannot); ``--cap-drop ALL`` holds either way."""
+    bwrap = shutil.which("bwrap") or "bwrap"
+    return ["--unshare-user"] if _bwrap_runs([bwrap, "--unshare-user", "--ro-bind", "/", "/", "true"]) else []
 
 
 def _landlock_abi() -> int:
@@ -202,7 +213,7 @@ def start_warning(mode: str, interactive: bool) -> str | None:
 
 def _bwrap_base(network: bool) -> list[str]:
     # A user namespace with no capabilities: root inside cannot unmount or remount the binds.
-    args = ["--unshare-user", "--cap-drop", "ALL", "--die-with-parent", "--unshare-pid",
+    args = [*_bwrap_user_namespace(), "--cap-drop", "ALL", "--die-with-parent", "--unshare-pid",
             "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     return args if network else ["--unshare-net", *args]
 
