@@ -32,7 +32,7 @@ from agent_cli.tools.capture import (
 )
 from agent_cli.tools.common import int_arg, output_policy, str_arg
 from agent_cli.tools.process import run_process
-from agent_cli.tools.sandbox import ESCALATION_PARAMETERS, command_argv
+from agent_cli.tools.sandbox import ESCALATION_PARAMETERS, command_argv, confine
 from agent_cli.tools.sandbox_protected import placeholders
 
 LIVE_INTERVAL_S = 0.1  # at most this often a ToolOutputDelta
@@ -143,9 +143,12 @@ class ShellTool(Tool):
         try:
             roots = ctx.sandbox.workspace_roots if ctx.sandbox is not None and ctx.sandbox.confines else ()
             with command_source(command, ctx) as source, placeholders(roots):  # missing .git etc. stay read-only
-                result = await run_process(
-                    # sandbox.py: bubblewrap / Landlock; a failed snapshot means no login profile either
-                    command_argv(shell_argv(source, snapshot, login=ctx.shell_snapshot is None), ctx.sandbox),
+                # a failed snapshot means no login profile either
+                argv = shell_argv(source, snapshot, login=ctx.shell_snapshot is None)
+                # sandbox.py: bubblewrap / Landlock, under a supervisor; the client's terminal under ACP
+                runner = ctx.command_runner or run_process
+                result = await runner(
+                    confine(argv, ctx.sandbox) if ctx.command_runner else command_argv(argv, ctx.sandbox),
                     cwd=workdir,
                     env=shell_env(ctx.env, snapshot),
                     capture=capture,
