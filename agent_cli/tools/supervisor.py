@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import ctypes
 import os
-import signal
 import time
+
+try:  # the C module itself: ``signal`` wraps it in enums, whose import costs more than the rest
+    import _signal as signal
+except ImportError:  # another interpreter
+    import signal  # type: ignore[no-redef]
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
