@@ -196,6 +196,8 @@ def stop_on_ctrl_c(session) -> Interruption:
         loop.remove_signal_handler(sig)  # the same signal again stops at once
 
     for sig in STOP_SIGNALS:
+        if sig != signal.SIGINT and signal.getsignal(sig) == signal.SIG_IGN:
+            continue  # `nohup agent exec …`: the user asked for it to be ignored
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # no handlers on this loop
             loop.add_signal_handler(sig, on_signal, sig)
     return interrupted

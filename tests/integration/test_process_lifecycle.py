@@ -113,3 +113,21 @@ def test_an_mcp_server_that_ignores_sigterm_and_eof_dies(server, tmp_path, isola
     finally:
         proc.kill()
     assert all_gone([pid]), f"the MCP server {pid} survived"
+
+
+def test_nohup_exec_keeps_ignoring_sighup(server, tmp_path):
+    token = uuid.uuid4().hex
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": f"{sleeper(token)} & sleep 3; echo survived"})]),
+                  Reply(text="done"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
+    env.update(provider_env(server, "openai-chat"), PYTHONPATH=str(REPO), NO_COLOR="1")
+    proc = subprocess.Popen(["nohup", sys.executable, "-m", "agent_cli", *EXEC, "go"], cwd=tmp_path, env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: token_pids(token))
+        proc.send_signal(signal.SIGHUP)
+        proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0
+    assert "survived" in server.requests[-1].body["messages"][-1]["content"]
