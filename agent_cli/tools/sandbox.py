@@ -211,9 +211,10 @@ def start_warning(mode: str, interactive: bool) -> str | None:
 # --- confining a command --------------------------------------------------------------------
 
 
-def _bwrap_base(network: bool) -> list[str]:
+def _bwrap_base(network: bool, outlive_agent: bool = False) -> list[str]:
     # A user namespace with no capabilities: root inside cannot unmount or remount the binds.
-    args = [*_bwrap_user_namespace(), "--cap-drop", "ALL", "--die-with-parent", "--unshare-pid",
+    dies = [] if outlive_agent else ["--die-with-parent"]
+    args = [*_bwrap_user_namespace(), "--cap-drop", "ALL", *dies, "--unshare-pid",
             "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     return args if network else ["--unshare-net", *args]
 
@@ -222,10 +223,10 @@ def _read_only_paths(policy: SandboxPolicy) -> list[str]:
     return read_only_paths(policy.workspace_roots, policy.writable_roots) if policy.writable_roots else []
 
 
-def bwrap_argv(argv: Sequence[str], policy: SandboxPolicy, bwrap: str = "bwrap") -> list[str]:
+def bwrap_argv(argv: Sequence[str], policy: SandboxPolicy, bwrap: str = "bwrap", outlive_agent: bool = False) -> list[str]:
     """bubblewrap: everything read-only, then the writable roots, then the protected paths, and
     host sockets covered."""
-    args = [bwrap, *_bwrap_base(policy.network_access)]
+    args = [bwrap, *_bwrap_base(policy.network_access, outlive_agent)]
     for root in policy.writable_roots:
         if root.exists():
             args += ["--bind", str(root), str(root)]
@@ -240,13 +241,14 @@ def _launcher(argv: Sequence[str], spec: dict) -> list[str]:
     return [sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(spec), "--", *argv]
 
 
-def landlock_argv(argv: Sequence[str], policy: SandboxPolicy) -> list[str]:
+def landlock_argv(argv: Sequence[str], policy: SandboxPolicy, outlive_agent: bool = False) -> list[str]:
     """The launcher applies Landlock (+ a mount namespace where it can have one, no capabilities,
     seccomp without network) and then runs ``argv``."""
     spec = {
         "writable": [str(root) for root in policy.writable_roots] + list(DEVICE_DIRS),
         "files": list(DEVICE_FILES),
         "network": policy.network_access,
+        "outlive_agent": outlive_agent,
     }
     if landlock_mounts_work():
         spec["read_only"] = _read_only_paths(policy)
@@ -260,15 +262,17 @@ def supervised_argv(argv: Sequence[str]) -> list[str]:
     return [sys.executable, "-I", "-S", str(LAUNCHER), "supervise", "--", *argv]
 
 
-def confine(argv: Sequence[str], policy: SandboxPolicy | None, mechanism: str | None = None) -> list[str]:
-    """``argv`` wrapped so it runs inside ``policy``; unchanged without a policy or mechanism."""
+def confine(argv: Sequence[str], policy: SandboxPolicy | None, mechanism: str | None = None, *,
+            outlive_agent: bool = False) -> list[str]:
+    """``argv`` wrapped so it runs inside ``policy``; unchanged without a policy or mechanism.
+    ``outlive_agent``: no parent-death signal (a background process the user keeps alive)."""
     if policy is None or not policy.confines:
         return list(argv)
     mechanism = mechanism or detect_mechanism().name
     if mechanism == "bubblewrap":
-        return bwrap_argv(argv, policy, shutil.which("bwrap") or "bwrap")
+        return bwrap_argv(argv, policy, shutil.which("bwrap") or "bwrap", outlive_agent)
     if mechanism == "landlock":
-        return landlock_argv(argv, policy)
+        return landlock_argv(argv, policy, outlive_agent)
     return list(argv)
 
 

@@ -31,7 +31,7 @@ SUPERVISE_ONLY = "supervise"
 
 def apply(policy: dict) -> None:
     """Apply ``policy`` to this process. Raises OSError when any part fails."""
-    if not policy.get("confine", True):
+    if not policy or not policy.get("confine", True):
         return
     # Loaded only to confine: a command that is merely supervised starts faster without them.
     if __package__:
@@ -58,12 +58,15 @@ def main(argv: list[str]) -> int:
         print("usage: sandbox_exec.py POLICY_JSON -- COMMAND...", file=sys.stderr)
         return 2
     try:
-        supervisor.bind_to_parent()
-        supervisor.become_subreaper()
+        policy = {}
         if argv[0] != SUPERVISE_ONLY:
             import json  # only a sandbox has a policy to read (json costs a few ms to load)
 
-            apply(json.loads(argv[0]))
+            policy = json.loads(argv[0])
+        if not policy.get("outlive_agent", False):  # a kept-alive background process does
+            supervisor.bind_to_parent()
+        supervisor.become_subreaper()
+        apply(policy)
     except (OSError, ValueError) as exc:
         print(f"agent sandbox: cannot apply the sandbox, command not run: {exc}", file=sys.stderr)
         return CANNOT_SANDBOX

@@ -94,6 +94,18 @@ def placeholders(workspace_roots: Iterable[Path]) -> Iterator[None]:
                 _remove_all()
 
 
+def hold_for_session(workspace_roots: Iterable[Path]) -> None:
+    """For background commands, which outlive the call that started them: the placeholders stay
+    until the agent exits (removing one under a running sandbox would unmount it there)."""
+    global _holders
+    with _lock:
+        _holders += 1
+        for root in workspace_roots:
+            if root.is_dir():
+                for name in PROTECTED_NAMES:
+                    _make(root / name)
+
+
 def _make(path: Path) -> None:
     if os.path.lexists(path):
         return
