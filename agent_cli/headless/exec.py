@@ -110,7 +110,9 @@ def run_exec(args: argparse.Namespace) -> int:
     if args.output_last_message:
         Path(args.output_last_message).write_text(last_message or "", encoding="utf-8")
     if not args.json and last_message:
-        print(last_message, flush=True)
+        from agent_cli.terminal_text import terminal_safe
+
+        print(terminal_safe(last_message), flush=True)  # raw text: --json or -o FILE
     return status
 
 
@@ -193,7 +195,11 @@ def stop_on_ctrl_c(session) -> Interruption:
             interrupted.signal = sig
         interrupted.set()
         session.interrupt()
-        loop.remove_signal_handler(sig)  # the same signal again stops at once
+        loop.remove_signal_handler(sig)
+        # The same signal again ends the process at once, by the kernel: Python's own SIGINT handler
+        # would only raise KeyboardInterrupt, and shutting down then waits for a tool still busy in
+        # a thread.
+        signal.signal(sig, signal.SIG_DFL)
 
     for sig in STOP_SIGNALS:
         if sig != signal.SIGINT and signal.getsignal(sig) == signal.SIG_IGN:
