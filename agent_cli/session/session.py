@@ -25,7 +25,7 @@ from agent_cli.context.fragments import TURN_ABORTED
 from agent_cli.context.image_items import no_vision_warning, without_images
 from agent_cli.context.modes import tools_for_mode
 from agent_cli.context.skills import skill_injections
-from agent_cli.context.tokens import TokenCounter, auto_compact_limit, effective_window
+from agent_cli.context.tokens import TokenCounter, auto_compact_limit, effective_window, tool_output_limit
 from agent_cli.items import Image, Item, user
 from agent_cli.models.base import ModelClient, ToolSpec, Usage
 from agent_cli.session.approvals import Approvals, env_scrubber
@@ -404,7 +404,7 @@ class Session:
             data_dir=self.config.data_dir,
             emit=emit,
             call_id=call_id,
-            output_token_limit=self.config.tool_output_token_limit,
+            output_token_limit=self.tool_output_limit,
             shell_timeout_ms=self.config.shell_timeout_ms,
             shell_snapshot=self.shell_snapshot,
             memory=self.memory,
@@ -443,6 +443,13 @@ class Session:
     @property
     def effective_window(self) -> int:
         return effective_window(self.config.context_window)
+
+    @property
+    def tool_output_limit(self) -> int:
+        """Tokens one tool output keeps in the context (the rest goes to its spill file)."""
+        config = self.config
+        return tool_output_limit(config.tool_output_token_limit, config.context_window,
+                                 explicit="tool_output_token_limit" in config.raw)
 
     @property
     def auto_compact_limit(self) -> int | None:
@@ -490,6 +497,8 @@ class Session:
         (a mid-session /mode switch was only an appended note, which compaction drops).
         """
         self.history.replace(items)
+        self.window.sent_items = len(items)  # steps are measured in the new history from here
+        self.compaction.last_step = None
         self._usage_mark = None
         self._instructions = None
 

@@ -8,13 +8,14 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
 from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput, user
-from agent_cli.session.memory_recall import recall_into_history
 from agent_cli.models import base as stream
 from agent_cli.models.base import Prompt
 from agent_cli.models.errors import ContextWindowExceeded, ModelError
 from agent_cli.session import hooks
 from agent_cli.session.compaction import auto_compact_if_needed, recover_from_overflow, reject_oversized_input
+from agent_cli.session.compaction_plan import note_request
 from agent_cli.session.guarded_dispatch import dispatch_guarded
+from agent_cli.session.memory_recall import recall_into_history
 from agent_cli.session.model_wait import with_wait_notices
 from agent_cli.tools.base import ToolError, ToolResult
 from agent_cli.tools.failures import failure_result
@@ -75,6 +76,7 @@ async def sample(session: Session, emit: Emit) -> list[Item]:
     hooks.flush_hook_context(session)  # context added by hooks, now that no tool call is open
     prompt = Prompt(session.instructions, session.request_items(emit), session.tool_specs())
     output: list[Item] = []
+    note_request(session)  # how much the last step added: compaction looks one step ahead
     session.window.before_request(session)  # what we sent, for calibration; asks the server its window
     async for event in with_wait_notices(session.client.stream(prompt), emit):  # "waiting for the model… 30 s"
         if isinstance(event, stream.TextDelta):

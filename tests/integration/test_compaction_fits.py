@@ -1,0 +1,87 @@
+"""A compaction request is never larger than the window, and it extends the last request (cache hit).
+
+The six-step job of bench/compaction_cache.py: ~3k-token outputs in a 16k window emulated by the
+fake server, which refuses anything larger.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_cli import events as ev
+from tests import session_helpers
+from tests.fake_server import FakeModelServer
+from tests.session_helpers import collect_events
+from tests.window_job import (
+    TASK,
+    Job,
+    cache_report,
+    is_summary_request,
+    prompt_blocks,
+    shared_prefix_bytes,
+    write_data_files,
+)
+
+WINDOW = 16_000
+CODEX_UNCACHED = 60_900  # Codex CLI on this job, as measured for issue 26
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / ".git").mkdir()
+    return root
+
+
+def of(events, kind):
+    return [event for event in events if isinstance(event, kind)]
+
+
+def assert_summaries_extend_the_previous_request(requests) -> None:
+    answered = [rec for rec in requests if not rec.overflowed]
+    summaries = [i for i, rec in enumerate(answered) if is_summary_request(rec)]
+    assert summaries
+    for i in summaries:
+        previous, summarizing = prompt_blocks(answered[i - 1]), prompt_blocks(answered[i])
+        assert shared_prefix_bytes(previous, summarizing) == sum(map(len, previous)), "the cached prefix was lost"
+        assert summarizing[: len(previous)] == previous
+
+
+async def run(repo, monkeypatch, files, *overrides):
+    job = Job(files)
+    with FakeModelServer(context_window=WINDOW, fallback=job) as server:
+        session = session_helpers.make_session(server, repo, monkeypatch, f"model_context_window={WINDOW}", *overrides)
+        events = await collect_events(session, TASK)
+        await session.aclose()
+    return events, list(server.requests), job
+
+
+@pytest.mark.parametrize("overrides", [(), ("tool_output_token_limit=10000",)], ids=["default", "full-outputs"])
+async def test_six_step_job_never_overflows_and_the_summary_hits_the_cache(repo, monkeypatch, overrides):
+    files = write_data_files(repo, 6, 3_100)  # ~3,030 tokens per read_file output
+    events, requests, job = await run(repo, monkeypatch, files, *overrides)
+
+    assert of(events, ev.TurnComplete)[0].last_message == "finished after 6 files"
+    assert not any(rec.overflowed for rec in requests), "a request was refused as too long"
+    assert max(rec.input_tokens for rec in requests) <= WINDOW
+    finished = of(events, ev.CompactionFinished)
+    assert finished and all(f.applied and f.trigger == "auto" and f.trimmed == 0 and not f.fallback for f in finished)
+    assert_summaries_extend_the_previous_request(requests)
+    report = cache_report(requests)
+    limit = 0.3 * CODEX_UNCACHED if not overrides else 0.4 * CODEX_UNCACHED  # full outputs: 6 x 3k must be sent
+    assert report["uncached"] <= limit, report
+
+
+async def test_a_step_much_larger_than_the_last_shortens_the_newest_output_not_the_cached_prefix(repo, monkeypatch):
+    write_data_files(repo, 3, 400)
+    (repo / "big.txt").write_text("".join(f"line {n:04d}: " + "lorem ipsum dolor sit amet " * 2 + "\n" for n in range(600)))
+    events, requests, _ = await run(repo, monkeypatch, ["data0.txt", "data1.txt", "data2.txt", "big.txt"],
+                                    "tool_output_token_limit=10000")
+
+    assert of(events, ev.TurnComplete)
+    assert not any(rec.overflowed for rec in requests)
+    assert any("Shortened the newest" in notice.text for notice in of(events, ev.Notice))
+    assert_summaries_extend_the_previous_request(requests)
