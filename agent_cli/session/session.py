@@ -24,6 +24,8 @@ from agent_cli.context.environment import diff as environment_diff
 from agent_cli.context.fragments import TURN_ABORTED
 from agent_cli.context.image_items import no_vision_warning, without_images
 from agent_cli.context.modes import tools_for_mode
+from agent_cli.context.profile import TOOL_CALL, TOOL_SEARCH, behind_search, is_lean, lean_spec, offered_directly
+from agent_cli.context.prompts import prompt_library
 from agent_cli.context.skills import skill_injections
 from agent_cli.context.tokens import TokenCounter, auto_compact_limit, effective_window, tool_output_limit
 from agent_cli.items import Image, Item, user
@@ -40,6 +42,7 @@ from agent_cli.tools.base import Tool, ToolContext
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.sandbox import start_warning
 from agent_cli.tools.shell_snapshot import ShellSnapshot
+from agent_cli.tools.tool_search import ToolCallTool, ToolSearchTool
 
 if TYPE_CHECKING:
     from agent_cli.agents.child import SubagentInfo
@@ -109,11 +112,13 @@ class Session:
             from agent_cli.agents.task_tool import subagent_tools  # agents/ runs child Sessions: import late
 
             tools = default_tools(memory=config.memory) + subagent_tools(self, self.plugins.agent_sources())
+            tools += [ToolSearchTool(self.tools_behind_search), ToolCallTool(self.tools_behind_search)]
         self._tools = ToolRegistry(tools)
         self.approvals.is_read_only_tool = self._tools.is_read_only
         self._memory: MemoryBook | None = None  # opened on first use (memory/book.py)
         self._fixed_instructions = instructions  # a subagent's own system prompt
         self._instructions: str | None = instructions
+        self._instructions_lean = False  # the profile the cached system prompt was built for
         self.initial = None  # the InitialContext recorded at the start of the history
         self._initial_tokens: tuple[object, int] | None = None  # (initial, its token count)
         self.environment: EnvironmentContext | None = None  # as last sent to the model
@@ -273,13 +278,21 @@ class Session:
     @property
     def instructions(self) -> str:
         """The system prompt, built once so every request's prefix stays byte-identical."""
-        if self._instructions is None:
+        lean = self.lean
+        if self._instructions is None or self._instructions_lean != lean:  # a learned window may change the profile
             from agent_cli.context.initial import build_instructions
 
+            self._instructions_lean = lean
             self._instructions = self._fixed_instructions or build_instructions(
-                self.mode, self.config.agent_home, memory=self.config.memory
+                self.mode, self.config.agent_home, memory=self.config.memory, lean=lean
             )
         return self._instructions
+
+    @property
+    def lean(self) -> bool:
+        """The lean profile (context/profile.py): a small window, or `context_profile = "lean"`.
+        Not in a subagent, which has its own prompt and few tools."""
+        return self._fixed_instructions is None and is_lean(self.config.context_profile, self.config.context_window)
 
     def build_initial_context(self):
         """A fresh initial context: AGENTS.md re-read, skills re-scanned, full environment."""
@@ -349,7 +362,23 @@ class Session:
 
     def tool_specs(self) -> list[ToolSpec]:
         allowed = set(tools_for_mode(self.mode, self._tools.names, self._tools.is_read_only))
-        return [spec for spec in self._tools.specs if spec.name in allowed and self._within_limit(spec.name)]
+        specs = [spec for spec in self._tools.specs if spec.name in allowed and self._within_limit(spec.name)]
+        if not self.lean:
+            return [spec for spec in specs if spec.name not in (TOOL_SEARCH, TOOL_CALL)]
+        library = prompt_library(self.config.agent_home)
+        offered = [spec for spec in specs if offered_directly(spec.name)]
+        if not self.tools_behind_search():
+            offered = [spec for spec in offered if spec.name not in (TOOL_SEARCH, TOOL_CALL)]
+        return [lean_spec(spec, library) for spec in offered]
+
+    def tools_behind_search(self) -> list[Tool]:
+        """In the lean profile: the tools ``tool_search`` finds (memory, task, MCP), as the mode allows."""
+        if not self.lean:
+            return []
+        names = [name for name in self._tools.names if behind_search(name) and self._within_limit(name)]
+        allowed = set(tools_for_mode(self.mode, names, self._tools.is_read_only))
+        tools = [self._tools.get(name) for name in names if name in allowed]
+        return [tool for tool in tools if tool is not None and tool.listed]
 
     def tool_allowed(self, name: str) -> bool:
         return bool(tools_for_mode(self.mode, [name], self._tools.is_read_only)) and self._within_limit(name)

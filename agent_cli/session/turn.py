@@ -7,6 +7,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
+from agent_cli.context.profile import TOOL_CALL
 from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput, user
 from agent_cli.models import base as stream
 from agent_cli.models.base import Prompt
@@ -127,6 +128,8 @@ def batches(session: Session, calls: list[ToolCall]) -> list[list[ToolCall]]:
 
 
 async def run_tool_calls(session: Session, calls: list[ToolCall], emit: Emit) -> None:
+    if session.lean and (door := session.tools.get(TOOL_CALL)) is not None:  # lean profile (context/profile.py):
+        calls = [door.route(call) for call in calls]  # tool_call runs the tool it names, judged as that tool
     if (router := session.tools.get("mcp_call")) is not None:  # MCP search mode (mcp/search.py):
         calls = [router.route(call) for call in calls]  # modes, hooks and approvals see the tool it names
     for batch in batches(session, calls):
