@@ -25,6 +25,7 @@ from agent_cli.context.compact import (
     trim_oldest,
     user_message_budget,
 )
+from agent_cli.context.dropped import dropped_items
 from agent_cli.context.fragments import summary_prefix
 from agent_cli.context.prompts import PromptError, PromptLibrary, prompt_library
 from agent_cli.items import Item, Message, user
@@ -59,6 +60,7 @@ class CompactionState:
     history_len_after: int | None = None  # len(history) right after the last compaction
     tokens_after: int = 0  # estimated context right after it
     last_step: tuple[int, int] | None = None  # history items added between the last two requests
+    last: ev.CompactionFinished | None = None  # the last applied compaction: its summary and what it dropped
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +130,7 @@ async def compact(session: Session, emit: Emit, trigger: Trigger, focus: str | N
     old_tokens = session.history.estimated_tokens
     new_tokens = session.tokens.items_tokens(rebuilt.items)
     applied = new_tokens < old_tokens
+    dropped = dropped_items(old_items, rebuilt.items, session.tokens.item_tokens, prefix) if applied else []
     if applied:
         session.replace_history(rebuilt.items)
         session.compaction.count += 1
@@ -155,7 +158,10 @@ async def compact(session: Session, emit: Emit, trigger: Trigger, focus: str | N
         summary=summary.text,
         applied=applied,
         fallback=summary.fallback,
+        dropped=tuple(dropped),
     )
+    if applied:
+        session.compaction.last = finished  # for `/compact show`
     emit(finished)
     emit(session.token_count_event())
     if applied and session.compaction.count >= 2:

@@ -473,6 +473,17 @@ class Session:
     def effective_window(self) -> int:
         return effective_window(self.config.context_window)
 
+    def set_auto_compact(self, *, enabled: bool, percent: int | None = None, tokens: int | None = None) -> None:
+        """``/autocompact``: the threshold for the rest of the session (a percentage of the usable
+        window, or tokens; the config keys as today). A compaction that could not help is tried again."""
+        config = self.config
+        config.auto_compact = enabled
+        if percent is not None:
+            config.auto_compact_percent, config.auto_compact_token_limit = percent, None
+        if tokens is not None:
+            config.auto_compact_token_limit = tokens
+        self.compaction.history_len_after = None
+
     @property
     def tool_output_limit(self) -> int:
         """Tokens one tool output keeps in the context (the rest goes to its spill file)."""
@@ -539,4 +550,5 @@ class Session:
             context_window=self.effective_window,
             counting_method=self.tokens.counting_method,
             accuracy=self.tokens.accuracy,
+            compact_at=self.auto_compact_limit,
         )

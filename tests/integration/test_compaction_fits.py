@@ -12,7 +12,7 @@ import pytest
 
 from agent_cli import events as ev
 from tests import session_helpers
-from tests.fake_server import FakeModelServer
+from tests.fake_server import FakeModelServer, Reply, ToolCall
 from tests.session_helpers import collect_events
 from tests.window_job import (
     TASK,
@@ -85,3 +85,56 @@ async def test_a_step_much_larger_than_the_last_shortens_the_newest_output_not_t
     assert not any(rec.overflowed for rec in requests)
     assert any("Shortened the newest" in notice.text for notice in of(events, ev.Notice))
     assert_summaries_extend_the_previous_request(requests)
+
+
+async def test_compact_show_lists_the_summary_and_what_left_the_context(repo, monkeypatch):
+    write_data_files(repo, 2, 500)
+    with FakeModelServer(context_window=WINDOW) as server:
+        server.script(
+            Reply(tool_calls=[ToolCall("read_file", {"path": "data0.txt"})]),
+            Reply(tool_calls=[ToolCall("shell", {"command": "seq 1 30000"})]),
+            Reply(text="Read it and counted."),
+            Reply(text="## Active task\nRead data0.txt and count to 30000."),
+        )
+        session = session_helpers.make_session(server, repo, monkeypatch, f"model_context_window={WINDOW}")
+        before = await collect_events(session, "/compact show")
+        await collect_events(session, TASK, answer="approve")
+        compacted = await collect_events(session, "/compact")
+        shown = await collect_events(session, "/compact show")
+        await session.aclose()
+
+    assert "No compaction yet" in of(before, ev.Notice)[0].text
+    finished = of(compacted, ev.CompactionFinished)[0]
+    kinds = {entry.kind: entry for entry in finished.dropped}
+    assert kinds["file"].label == "data0.txt" and kinds["file"].tokens > 400
+    assert kinds["output"].label == "seq 1 30000" and kinds["output"].spill_file
+    assert Path(kinds["output"].spill_file).is_file()
+    assert any(entry.kind == "message" and "Read it and counted." in entry.label for entry in finished.dropped)
+    text = of(shown, ev.Notice)[0].text
+    assert "count to 30000" in text and "Files read:" in text and "data0.txt" in text
+    assert f"full output: {kinds['output'].spill_file}" in text
+    assert not any(entry.label.startswith("user: TASK-7781") for entry in finished.dropped)  # kept, not dropped
+
+
+def test_exec_json_compaction_item_carries_the_summary_and_what_was_dropped(repo, tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    files = write_data_files(repo, 6, 3_100)
+    job = Job(files)
+    with FakeModelServer(context_window=WINDOW, fallback=job) as server:
+        env = {**os.environ, "AGENT_HOME": str(tmp_path / "home"), "NO_COLOR": "1",
+               "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+               "OPENAI_BASE_URL": server.openai_base_url, "OPENAI_API_KEY": "test-key"}
+        argv = [sys.executable, "-m", "agent_cli", "exec", "--json", "--provider", "openai-chat", "-m", "test-model",
+                "-c", f"model_context_window={WINDOW}", TASK]
+        done = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                              timeout=120)
+    assert done.returncode == 0, done.stderr
+    items = [json.loads(line).get("item", {}) for line in done.stdout.splitlines()]
+    (compaction,) = [item for item in items if item.get("type") == "compaction"]
+    assert compaction["summary"].startswith("## Active task")
+    assert [d["label"] for d in compaction["dropped"] if d["kind"] == "file"][:2] == ["data0.txt", "data1.txt"]
+    assert all(d["tokens"] > 0 for d in compaction["dropped"])
