@@ -108,12 +108,13 @@ class Session:
         self._load_warnings_taken = False
         self.agents: AgentSet | None = None  # agent definitions, when the session has `task`
         self.subagent: SubagentInfo | None = None  # set when this session runs a subagent (agents/child.py)
+        default_set = tools is None
         if tools is None:
             from agent_cli.agents.task_tool import subagent_tools  # agents/ runs child Sessions: import late
 
             tools = default_tools(memory=config.memory) + subagent_tools(self, self.plugins.agent_sources())
-            tools += [ToolSearchTool(self.tools_behind_search), ToolCallTool(self.tools_behind_search)]
         self._tools = ToolRegistry(tools)
+        self._door_open = default_set  # the lean profile adds tool_search / tool_call when it applies
         self.approvals.is_read_only_tool = self._tools.is_read_only
         self._memory: MemoryBook | None = None  # opened on first use (memory/book.py)
         self._fixed_instructions = instructions  # a subagent's own system prompt
@@ -365,6 +366,10 @@ class Session:
         specs = [spec for spec in self._tools.specs if spec.name in allowed and self._within_limit(spec.name)]
         if not self.lean:
             return [spec for spec in specs if spec.name not in (TOOL_SEARCH, TOOL_CALL)]
+        if self._door_open and TOOL_SEARCH not in self._tools:  # first lean request: the pair joins the registry
+            self._tools.replace((), [ToolSearchTool(self.tools_behind_search), ToolCallTool(self.tools_behind_search)])
+            specs = [spec for spec in self._tools.specs if self._within_limit(spec.name)
+                     and spec.name in set(tools_for_mode(self.mode, self._tools.names, self._tools.is_read_only))]
         library = prompt_library(self.config.agent_home)
         offered = [spec for spec in specs if offered_directly(spec.name)]
         if not self.tools_behind_search():

@@ -8,7 +8,6 @@ before hooks, approvals and modes see it, so they judge the real tool, as for ``
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Callable
@@ -118,6 +117,8 @@ class ToolCallTool(Tool):
         return ToolCall(call.call_id, str(name), json.dumps(arguments, ensure_ascii=False), call.id)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        import difflib  # only for a call that went wrong (exec's start-up stays lean)
+
         name = str_arg(args, "name")
         names = [tool.name for tool in self.catalog()]
         close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
