@@ -383,7 +383,7 @@ class Session:
         names = [name for name in self._tools.names if behind_search(name) and self._within_limit(name)]
         allowed = set(tools_for_mode(self.mode, names, self._tools.is_read_only))
         tools = [self._tools.get(name) for name in names if name in allowed]
-        return [tool for tool in tools if tool is not None and tool.listed]
+        return [tool for tool in tools if tool is not None]  # MCP tools unlisted by MCP's search mode too
 
     def tool_allowed(self, name: str) -> bool:
         return bool(tools_for_mode(self.mode, [name], self._tools.is_read_only)) and self._within_limit(name)
