@@ -82,7 +82,8 @@ def test_json_output_follows_the_exec_schema(server, tmp_path):
     assert completed["exit_code"] == 0 and completed["status"] == "completed"
     assert "a\nb" in completed["aggregated_output"]
     assert events[5]["item"]["text"] == "All done."
-    assert events[-1]["usage"] == {"input_tokens": 250, "cached_input_tokens": 140, "output_tokens": 15}
+    assert events[-1]["usage"] == {"input_tokens": 250, "cached_input_tokens": 140, "output_tokens": 15,
+                                   "reasoning_output_tokens": 0}
     assert len({e["item"]["id"] for e in events if "item" in e}) == 3  # one id per item, shared by started/completed
 
 
