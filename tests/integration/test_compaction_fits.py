@@ -50,19 +50,25 @@ def assert_summaries_extend_the_previous_request(requests) -> None:
         assert summarizing[: len(previous)] == previous
 
 
-async def run(repo, monkeypatch, files, *overrides):
+MODELS = {"openai-chat": "test-model", "anthropic": "claude-test", "openai": "test-model"}
+
+
+async def run(repo, monkeypatch, files, *overrides, provider="openai-chat"):
     job = Job(files)
     with FakeModelServer(context_window=WINDOW, fallback=job) as server:
-        session = session_helpers.make_session(server, repo, monkeypatch, f"model_context_window={WINDOW}", *overrides)
+        session = session_helpers.make_session(server, repo, monkeypatch, f"model_context_window={WINDOW}", *overrides,
+                                               provider=provider, model=MODELS[provider])
         events = await collect_events(session, TASK)
         await session.aclose()
     return events, list(server.requests), job
 
 
-@pytest.mark.parametrize("overrides", [(), ("tool_output_token_limit=10000",)], ids=["default", "full-outputs"])
-async def test_six_step_job_never_overflows_and_the_summary_hits_the_cache(repo, monkeypatch, overrides):
+@pytest.mark.parametrize(("provider", "overrides"), [
+    ("openai-chat", ()), ("anthropic", ()), ("openai", ()), ("openai-chat", ("tool_output_token_limit=10000",)),
+], ids=["chat", "anthropic", "responses", "chat-full-outputs"])
+async def test_six_step_job_never_overflows_and_the_summary_hits_the_cache(repo, monkeypatch, provider, overrides):
     files = write_data_files(repo, 6, 3_100)  # ~3,030 tokens per read_file output
-    events, requests, job = await run(repo, monkeypatch, files, *overrides)
+    events, requests, job = await run(repo, monkeypatch, files, *overrides, provider=provider)
 
     assert of(events, ev.TurnComplete)[0].last_message == "finished after 6 files"
     assert not any(rec.overflowed for rec in requests), "a request was refused as too long"
