@@ -142,7 +142,6 @@ async def compact(session: Session, emit: Emit, trigger: Trigger, focus: str | N
     # Remembered even when nothing changed, so the next request does not try again at once.
     session.compaction.history_len_after = len(session.history)
     session.compaction.tokens_after = session.context_tokens()
-    session.learned.compaction_finished(session.compaction)  # a resume must not retry a useless one
     if not applied:
         emit(ev.Warning(
             f"Compaction would not make the context smaller ({old_tokens:,} → {new_tokens:,} tokens of "
@@ -162,6 +161,8 @@ async def compact(session: Session, emit: Emit, trigger: Trigger, focus: str | N
     )
     if applied:
         session.compaction.last = finished  # for `/compact show`
+    # A resume must not retry a useless compaction, and `/compact show` works after it too.
+    session.learned.compaction_finished(session.compaction, finished if applied else None)
     emit(finished)
     emit(session.token_count_event())
     if applied and session.compaction.count >= 2:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli import events as ev
+from agent_cli.session.resume import restore_session
 from tests import session_helpers
 from tests.fake_server import FakeModelServer, Reply, ToolCall
 from tests.session_helpers import collect_events
@@ -108,6 +109,9 @@ async def test_compact_show_lists_the_summary_and_what_left_the_context(repo, mo
         compacted = await collect_events(session, "/compact")
         shown = await collect_events(session, "/compact show")
         await session.aclose()
+        resumed = restore_session(session.config, session.rollout.path, interactive=False)
+        shown_after_resume = await collect_events(resumed, "/compact show")
+        await resumed.aclose()
 
     assert "No compaction yet" in of(before, ev.Notice)[0].text
     finished = of(compacted, ev.CompactionFinished)[0]
@@ -120,6 +124,7 @@ async def test_compact_show_lists_the_summary_and_what_left_the_context(repo, mo
     assert "count to 30000" in text and "Files read:" in text and "data0.txt" in text
     assert f"full output: {kinds['output'].spill_file}" in text
     assert not any(entry.label.startswith("user: TASK-7781") for entry in finished.dropped)  # kept, not dropped
+    assert of(shown_after_resume, ev.Notice)[0].text == text  # the session file keeps what /compact show lists
 
 
 def test_exec_json_compaction_item_carries_the_summary_and_what_was_dropped(repo, tmp_path):
