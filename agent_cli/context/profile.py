@@ -32,14 +32,18 @@ def is_lean(profile: str, context_window: int) -> bool:
     return profile == "lean" or (profile == "auto" and context_window <= LEAN_WINDOW_MAX)
 
 
-def offered_directly(name: str) -> bool:
+# Offered directly in one mode only: plan mode's whole job is its plan.
+LEAN_MODE_TOOLS: dict[str, frozenset[str]] = {"plan": frozenset({"update_plan"})}
+
+
+def offered_directly(name: str, mode: str = "agent") -> bool:
     """In the lean profile: a tool whose schema is in every request."""
-    return name in LEAN_TOOLS or name in (TOOL_SEARCH, TOOL_CALL)
+    return name in LEAN_TOOLS or name in (TOOL_SEARCH, TOOL_CALL) or name in LEAN_MODE_TOOLS.get(mode, ())
 
 
-def behind_search(name: str) -> bool:
+def behind_search(name: str, mode: str = "agent") -> bool:
     """In the lean profile: a tool found with ``tool_search`` and run with ``tool_call``."""
-    return not offered_directly(name) and name not in LEAN_LEFT_OUT
+    return not offered_directly(name, mode) and name not in LEAN_LEFT_OUT
 
 
 def lean_spec(spec: ToolSpec, library: PromptLibrary) -> ToolSpec:

@@ -377,7 +377,7 @@ class Session:
             specs = [spec for spec in self._tools.specs if self._within_limit(spec.name)
                      and spec.name in set(tools_for_mode(self.mode, self._tools.names, self._tools.is_read_only))]
         library = prompt_library(self.config.agent_home)
-        offered = [spec for spec in specs if offered_directly(spec.name)]
+        offered = [spec for spec in specs if offered_directly(spec.name, self.mode)]
         if not self.tools_behind_search():
             offered = [spec for spec in offered if spec.name not in (TOOL_SEARCH, TOOL_CALL)]
         return [lean_spec(spec, library) for spec in offered]
@@ -386,7 +386,7 @@ class Session:
         """In the lean profile: the tools ``tool_search`` finds (memory, task, MCP), as the mode allows."""
         if not self.lean:
             return []
-        names = [name for name in self._tools.names if behind_search(name) and self._within_limit(name)]
+        names = [name for name in self._tools.names if behind_search(name, self.mode) and self._within_limit(name)]
         allowed = set(tools_for_mode(self.mode, names, self._tools.is_read_only))
         tools = [self._tools.get(name) for name in names if name in allowed]
         return [tool for tool in tools if tool is not None]  # MCP tools unlisted by MCP's search mode too

@@ -106,3 +106,11 @@ async def test_tools_behind_the_search_pair_are_found_and_run(repo, monkeypatch)
     assert ends[1].success  # routed: run, approved and shown as the tool itself
     assert not ends[2].success and "no tool 'list_dri'" in ends[2].output
     assert all(json.dumps(rec.body["tools"]) == json.dumps(requests[0].body["tools"]) for rec in requests)
+
+
+async def test_plan_mode_keeps_update_plan_in_the_lean_profile(repo, monkeypatch):
+    rec, session = await first_request(repo, monkeypatch, 4_096, 'mode="plan"')
+    assert session.lean
+    names = tool_names(rec)
+    assert "update_plan" in names and "shell" not in names and "apply_patch" not in names
+    assert {"read_file", "grep"} <= set(names)
