@@ -47,7 +47,9 @@ def test_every_turn_finishes_on_a_small_window_with_a_hungry_tokenizer(tmp_path:
     with FakeModelServer(context_window=WINDOW, token_scale=2.5, overflow_body=llamacpp_overflow_body,
                          routes=llamacpp_routes(WINDOW), fallback=model) as server:
         env = provider_env(server, "openai-chat")
-        common = ["--provider", "openai-chat", "-m", "qwen2.5-coder:7b", "--mode", "ask", "--json"]
+        # The full profile: the lean one (8k windows) would leave room enough not to compact.
+        common = ["--provider", "openai-chat", "-m", "qwen2.5-coder:7b", "--mode", "ask", "--json",
+                  "-c", 'context_profile="full"']
         results = []
         for turn in range(1, TURNS + 1):
             model.turn = turn
