@@ -68,6 +68,9 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "model_prices": (dict, None),  # agent exec --max-budget-usd (models/pricing.py)
     "openai_base_url": (str, None),  # Codex's key: where the built-in OpenAI providers send requests
     "sandbox_workspace_write": (dict, None),  # Codex's table: network_access, writable_roots
+    "web_fetch_allow_private": (bool, None),
+    "web_search": (str, ("off", "cached", "live")),
+    "web_search_api": (dict, None),  # tools/web_search_api.py: a search API for servers without their own  # Codex's setting: the provider's own web search  # web_fetch may reach loopback, private and link-local addresses
 }
 SIMPLE_KEYS = (
     "tool_output_token_limit", "model_max_output_tokens", "model_reasoning_effort", "auto_compact",
@@ -76,7 +79,7 @@ SIMPLE_KEYS = (
     "model_connect_timeout_ms", "stream_idle_timeout_ms", "shell_snapshot",
     "memory", "memory_top_k", "memory_max_chars", "memory_min_score",
     "max_agent_depth", "max_parallel_agents", "mcp_tool_budget_percent",
-    "model_supports_images", "context_profile",
+    "model_supports_images", "web_fetch_allow_private", "web_search", "context_profile",
 )
 FIELD_NAMES = {  # config key -> Config field, where they differ
     "model_max_output_tokens": "max_output_tokens",
@@ -126,6 +129,8 @@ class Config:
     approval_policy: str = "on-request"
     sandbox_mode: str = "workspace-write"
     network_access: bool = False
+    web_fetch_allow_private: bool = False  # tools/web_fetch.py: refuse private addresses unless set
+    web_search: str | None = None  # off | cached | live; unset: cached in the TUI, off in exec
     writable_roots: list[Path] = field(default_factory=list)
     shell_timeout_ms: int = 120_000
     mode: str = "agent"
@@ -147,10 +152,6 @@ class Config:
     sources: list[Path] = field(default_factory=list)  # config files that were read
     warnings: list[str] = field(default_factory=list)  # shown when the session starts (unknown keys)
     plugin_dirs: list[Path] = field(default_factory=list)  # --plugin-dir (agent_cli/plugins/loader.py)
-
-    @property
-    def data_dir(self) -> Path:
-        return self.agent_home
 
 
 def find_project_config(cwd: Path) -> Path | None:

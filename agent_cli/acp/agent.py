@@ -32,6 +32,7 @@ from acp.schema import (
     ToolCallUpdate,
     UnstructuredCommandInput,
 )
+from acp.schema import Usage as AcpUsage
 
 from agent_cli import __version__
 from agent_cli import events as ev
@@ -44,6 +45,8 @@ from agent_cli.acp.updates import UpdateTranslator
 from agent_cli.commands.dispatch import submit
 from agent_cli.commands.registry import list_commands
 from agent_cli.config import MODES, Config, ConfigError, load_config
+from agent_cli.models.base import Usage
+from agent_cli.models.pricing import price_for
 from agent_cli.models.registry import resolve_api_key
 from agent_cli.session import Session
 from agent_cli.session.catalog import find_session
@@ -64,6 +67,15 @@ PERMISSION_OPTIONS = [
 ]
 DECISIONS = {"allow_once": "approve", "allow_always": "approve_session", "reject_once": "deny"}
 STOP_REASONS = {"max_turns": "max_turn_requests", "max_budget": "max_turn_requests"}
+
+
+def turn_usage(before: Usage, after: Usage) -> AcpUsage:
+    """The tokens of one prompt turn, in the protocol's shape."""
+    input_tokens = after.input_tokens - before.input_tokens
+    output_tokens = after.output_tokens - before.output_tokens
+    return AcpUsage(total_tokens=input_tokens + output_tokens, input_tokens=input_tokens, output_tokens=output_tokens,
+                    thought_tokens=after.reasoning_tokens - before.reasoning_tokens,
+                    cached_read_tokens=after.cached_input_tokens - before.cached_input_tokens)
 
 
 class AcpAgent:
@@ -151,7 +163,8 @@ class AcpAgent:
         if session.running:
             raise RequestError.invalid_request({"message": "a prompt is already running in this session"})
         given = PromptInput(prompt, session.config.cwd)
-        translator = UpdateTranslator(session.config.cwd)
+        translator = UpdateTranslator(session.config.cwd, price=price_for(session.model, session.config.raw.get("model_prices")))
+        usage_before = session.total_usage
         stop_reason, failure = "end_turn", None
         try:
             async for event in submit(session, given.text, given.images):
@@ -173,7 +186,7 @@ class AcpAgent:
             given.cleanup()
         if failure is not None and stop_reason != "cancelled":
             raise RequestError.internal_error({"message": failure})
-        return PromptResponse(stop_reason=stop_reason)
+        return PromptResponse(stop_reason=stop_reason, usage=turn_usage(usage_before, session.total_usage))
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         if (session := self.sessions.get(session_id)) is not None:

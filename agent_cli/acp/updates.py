@@ -19,18 +19,20 @@ from acp import (
     update_tool_call,
     update_user_message_text,
 )
-from acp.schema import UsageUpdate
+from acp.schema import Cost, UsageUpdate
 
 from agent_cli import events as ev
 from agent_cli.acp import tool_calls
 from agent_cli.acp.tool_calls import CallView
+from agent_cli.models.pricing import Price
 
 Update = Any  # one of acp.schema's session update models
 
 
 class UpdateTranslator:
-    def __init__(self, cwd: Path, replay: bool = False):
+    def __init__(self, cwd: Path, replay: bool = False, price: Price | None = None):
         self.cwd = cwd
+        self.price = price  # the model's list price, for the cost in usage updates
         self.replay = replay  # a loaded session: user messages are shown too
         self.calls: dict[str, CallView] = {}
         self.terminals: dict[str, str] = {}  # call_id -> the client terminal its command ran in
@@ -64,8 +66,9 @@ class UpdateTranslator:
                 return [self._finished(event)]
             case ev.PlanUpdated(plan=plan):
                 return [update_plan([plan_entry(step.step, status=step.status) for step in plan])]
-            case ev.TokenCount(context_used=used, context_window=window):
-                return [UsageUpdate(session_update="usage_update", used=used, size=window)]
+            case ev.TokenCount(context_used=used, context_window=window, total=total):
+                cost = Cost(amount=round(self.price.cost(total), 6), currency="USD") if self.price else None
+                return [UsageUpdate(session_update="usage_update", used=used, size=window, cost=cost)]
             case ev.Notice(text=text) | ev.InputRejected(message=text):
                 return [update_agent_message_text(f"\n{text}\n")]
             case ev.Warning(message=message) | ev.Error(message=message):

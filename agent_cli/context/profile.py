@@ -22,10 +22,12 @@ LEAN_TOOLS: dict[str, tuple[str, ...]] = {
     "apply_patch": ("patch",),
     "grep": ("pattern", "path", "include"),
 }
-# Not offered at all: the direct tools do their job (list_dir, shell_output...), they cost more
-# than they give in a small window (update_plan, web_fetch), or the pair replaces them (MCP's own
+# Not offered at all: the direct tools do their job (list_dir; shell_output and shell_kill serve
+# background commands, which the lean shell does not start), they cost more than they give in a
+# small window (update_plan, web_fetch, web_search: pages do not fit), or the pair replaces them (MCP's own
 # mcp_search / mcp_call: tool_search finds the MCP tools themselves).
-LEAN_LEFT_OUT = frozenset({"list_dir", "update_plan", "shell_output", "shell_kill", "web_fetch", "mcp_search", "mcp_call"})
+LEAN_LEFT_OUT = frozenset({"list_dir", "update_plan", "shell_output", "shell_kill", "web_fetch", "web_search",
+                           "mcp_search", "mcp_call"})
 
 
 def is_lean(profile: str, context_window: int) -> bool:

@@ -188,6 +188,14 @@ def stop_on_ctrl_c(session) -> asyncio.Event:
     return interrupted
 
 
+def show_background_exit(renderer, event: ev.Event) -> None:
+    """A background process ended: the user hears it at once (the model at its next request)."""
+    if isinstance(event, ev.BackgroundProcessExited):
+        from agent_cli.commands.ps_command import exit_notice
+
+        renderer.render(ev.Notice(exit_notice(event.process), title="background"))
+
+
 def image_paths(names: list[str]) -> list[Path]:
     """The files of ``-i``, relative to where agent was started; a missing one is a usage error."""
     paths = [Path(name).expanduser().resolve() for name in names]
@@ -212,6 +220,7 @@ async def drive(session, prompt: str, renderer, images: list[Path] = ()) -> tupl
     from agent_cli.commands.dispatch import submit
 
     interrupted = stop_on_ctrl_c(session)
+    session.background.add_listener(lambda event: show_background_exit(renderer, event))
     try:
         async for event in submit(session, prompt, images):
             if isinstance(event, ev.CommandAction) and event.action in INTERACTIVE_ONLY:

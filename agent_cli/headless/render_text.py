@@ -74,6 +74,10 @@ class TextRenderer:
                 self.line(self.style(f"warning: {message}", "yellow"))
             case ev.Error(message=message):
                 self.line(self.style(f"error: {message}", "red"))
+            case ev.WebSearch(query=query, sources=sources):
+                self.line(self.style(f"🔎 web search: {query}" + (f" ({len(sources)} results)" if sources else ""), "bold"))
+            case ev.WebCitations(sources=sources):
+                self.line(self.style("sources: " + ", ".join(source.url for source in sources), "dim"))
             case ev.Notice(text=text, title=title):
                 if title:
                     self.line(self.style(title, "cyan"))

@@ -55,6 +55,7 @@ class Prompt:
     # way to structured output: a forced tool whose input is the answer).
     output_schema: dict[str, Any] | None = None
     forced_tool: str | None = None
+    web_search: str = "off"  # the provider's own search: off, cached, live (models/web_search.py)
 
 
 OUTPUT_SCHEMA_NAME = "final_answer"  # the name the schema is sent under (Codex's providers need one)

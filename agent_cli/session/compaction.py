@@ -188,7 +188,8 @@ async def summarize(session: Session, emit: Emit, focus: str | None) -> Summary:
         if shortened:
             emit(ev.Notice(f"Shortened the newest {shortened} tool output(s) in the summarizing request to fit the window."))
     for attempt in range(MAX_TRIM_ROUNDS):
-        prompt = Prompt(session.instructions, [*items, request], session.tool_specs())
+        prompt = Prompt(session.instructions, [*items, request], session.tool_specs(),
+                        web_search=session.web_search_mode)  # the same tools: the cached prefix is reused
         try:
             return Summary(await run_summarizer(session, prompt, emit), trimmed)
         except ContextWindowExceeded:

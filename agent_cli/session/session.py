@@ -39,11 +39,14 @@ from agent_cli.session.run_limits import RunLimits
 from agent_cli.session.tool_use import ToolUseWatch
 from agent_cli.session.window import ContextWindow
 from agent_cli.tools import default_tools
+from agent_cli.tools.background import BackgroundProcesses
 from agent_cli.tools.base import Tool, ToolContext
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.sandbox import start_warning
 from agent_cli.tools.shell_snapshot import ShellSnapshot
 from agent_cli.tools.tool_search import ToolCallTool, ToolSearchTool
+from agent_cli.tools.web_fetch import WebSettings
+from agent_cli.tools.web_search_api import search_api_tool
 
 if TYPE_CHECKING:
     from agent_cli.agents.child import SubagentInfo
@@ -66,7 +69,7 @@ def new_session_id() -> str:
 def new_shell_snapshot(config: Config, env: dict[str, str] | None) -> ShellSnapshot | None:
     if not config.shell_snapshot:
         return None
-    directory = config.data_dir / "shell-snapshots"
+    directory = config.agent_home / "shell-snapshots"
     return ShellSnapshot(directory, config.cwd, env, env_scrubber(config), bash=shutil.which("bash"))
 
 
@@ -115,6 +118,7 @@ class Session:
             from agent_cli.agents.task_tool import subagent_tools  # agents/ runs child Sessions: import late
 
             tools = default_tools(memory=config.memory) + subagent_tools(self, self.plugins.agent_sources())
+            tools += self._search_api_tool(interactive)
         self._tools = ToolRegistry(tools)
         self._door_open = default_set  # the lean profile adds tool_search / tool_call when it applies
         self.approvals.is_read_only_tool = self._tools.is_read_only
@@ -133,6 +137,7 @@ class Session:
         self.shell_snapshot = new_shell_snapshot(config, self.approvals.env)  # taken at the first turn
         self.window = ContextWindow(self)  # where config.context_window came from; server corrections
         self.tool_use = ToolUseWatch()  # a model that never calls tools is pointed out once
+        self.background = BackgroundProcesses(config.agent_home)  # shell run_in_background; end with the session
         self.editor_files: EditorFiles | None = None  # set by a front end whose client holds the files (ACP)
         self.client_terminal: Callable[[str, Emit], Any] | None = None  # (call_id, emit) -> a command runner (ACP)
         self.limits = RunLimits()  # agent exec --max-turns / --max-budget-usd
@@ -140,6 +145,14 @@ class Session:
         # None without MCP servers (no SDK import, no work), and in a subagent (its own
         # instructions): a child never starts a second copy of the parent's servers.
         self.mcp = self._mcp_toolset() if instructions is None else None
+
+    def _search_api_tool(self, interactive: bool) -> list[Tool]:
+        """``web_search`` through a configured search API, for servers without a search of their own."""
+        mode = self.config.web_search or ("cached" if interactive else "off")
+        tool, problem = search_api_tool(self.config.raw.get("web_search_api"), mode, self.config.provider.wire_api)
+        if problem:
+            self.config.warnings.append(f"web_search_api: {problem}; web search through it is off")
+        return [tool] if tool is not None else []
 
     # --- MCP servers (agent_cli/mcp/) ------------------------------------------------------
 
@@ -211,6 +224,7 @@ class Session:
     async def aclose(self) -> None:
         """Release the session's resources: the model client's connections and the session file."""
         self.window.cancel()
+        await self.background.aclose()  # every background process ends with the session (not keep_alive ones)
         if self.mcp is not None:
             await self.mcp.manager.aclose()  # every server process ends with the session
         clients, self._client, self._retired_clients = [*self._retired_clients, self._client], None, []
@@ -367,6 +381,15 @@ class Session:
         """Bodies of the skills ``text`` mentions as ``$name``, for this turn."""
         return skill_injections(text, self.initial.skills) if self.initial else []
 
+    @property
+    def web_search_mode(self) -> str:
+        """The provider's own web search (``web_search``): unset means cached in the TUI, off in exec.
+        A command's turn with fewer tools (/review) does not search either."""
+        if self.tool_limit is not None and "web_search" not in self.tool_limit:
+            return "off"
+        # The lean profile (a small window) leaves it off unless configured: results would not fit.
+        return self.config.web_search or ("cached" if self.approvals.interactive and not self.lean else "off")
+
     def tool_specs(self) -> list[ToolSpec]:
         allowed = set(tools_for_mode(self.mode, self._tools.names, self._tools.is_read_only))
         specs = [spec for spec in self._tools.specs if spec.name in allowed and self._within_limit(spec.name)]
@@ -441,7 +464,7 @@ class Session:
     def tool_context(self, call_id: str, emit: Emit) -> ToolContext:
         context = ToolContext(
             cwd=self.config.cwd,
-            data_dir=self.config.data_dir,
+            data_dir=self.config.agent_home,
             emit=emit,
             call_id=call_id,
             output_token_limit=self.tool_output_limit,
@@ -449,6 +472,8 @@ class Session:
             shell_snapshot=self.shell_snapshot,
             memory=self.memory,
             read_limits=self.config.read_file,
+            background=self.background,
+            web=WebSettings(self.config.web_fetch_allow_private),
             editor=self.editor_files,
             command_runner=self.client_terminal(call_id, emit) if self.client_terminal else None,
         )

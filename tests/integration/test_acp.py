@@ -84,6 +84,7 @@ async def test_a_prompt_streams_text_and_runs_an_approved_command(server, tmp_pa
         session_id = await started(conn, tmp_path)
         reply = await conn.prompt(session_id=session_id, prompt=[text_block("run it")])
         assert reply.stop_reason == "end_turn"
+        assert reply.usage.input_tokens > 0 and reply.usage.output_tokens > 0
     assert "Let me check." in client.text() and "It printed acp-shell." in client.text()
     assert len(client.permission_requests) == 1 and "touch made" in client.permission_requests[0].title
     start = client.of("tool_call")[0]
@@ -91,6 +92,8 @@ async def test_a_prompt_streams_text_and_runs_an_approved_command(server, tmp_pa
     done = client.of("tool_call_update")[-1]
     assert done.status == "completed" and "acp-shell" in done.content[0].content.text
     assert "available_commands_update" in client.kinds()
+    usage = client.of("usage_update")[-1]
+    assert 0 < usage.used < usage.size
     server.assert_done()
 
 
