@@ -421,12 +421,11 @@ async def test_the_compaction_count_survives_a_resume(repo, monkeypatch):
 
 
 async def test_a_compaction_that_could_not_help_is_not_retried_after_a_resume(repo, monkeypatch):
-    # In a 4,000-token window the full profile's fixed prompt alone is above the threshold: compacting
-    # cannot get under it, so the session stops trying (an actual overflow would still be recovered).
+    # A threshold below the fixed prompt and initial context: compacting cannot get under it, so the session stops trying (an actual overflow would still be recovered).
     job = Job([])
     with FakeModelServer(fallback=job) as server:
         session = make_session(server, repo, monkeypatch, "openai-chat", "model_context_window=4000",
-                               'context_profile="full"')
+                               "model_auto_compact_token_limit=800")
         first = await collect_events(session, TASK)
         second = await collect_events(session, FOLLOW_UP)
         await session.aclose()

@@ -55,7 +55,7 @@ async def test_the_first_request_fits_the_target_share_of_a_small_window(repo, m
 async def test_the_full_profile_is_kept_for_larger_windows_and_on_request(repo, monkeypatch):
     rec, session = await first_request(repo, monkeypatch, 32_000)
     assert not session.lean and "list_dir" in tool_names(rec) and TOOL_SEARCH not in tool_names(rec)
-    rec, session = await first_request(repo, monkeypatch, 4_096, 'context_profile="full"')
+    rec, session = await first_request(repo, monkeypatch, 8_000, 'context_profile="full"')
     assert not session.lean and "memory_save" in tool_names(rec)
     rec, session = await first_request(repo, monkeypatch, 128_000, 'context_profile="lean"')
     assert session.lean and "list_dir" not in tool_names(rec)
