@@ -42,7 +42,7 @@ def session_command_runner(session: Session, emit: Emit) -> RunCommand:
             result = await session.tools.dispatch(call, session.tool_context(call_id, emit))
             output, exit_code, success = result.output, result.exit_code, result.success
         else:
-            limit = session.config.tool_output_token_limit * 4
+            limit = session.tool_output_limit * 4
             output, exit_code = await run_bash(command, session.config.cwd, session.config.shell_timeout_ms, limit)
             success = exit_code == 0
         emit(ev.ToolCallEnd(call_id, "shell", args, output, success, time.monotonic() - started, exit_code))
