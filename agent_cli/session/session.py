@@ -32,6 +32,7 @@ from agent_cli.session.approvals import Approvals, env_scrubber
 from agent_cli.session.compaction import CompactionState
 from agent_cli.session.hooks import HookState
 from agent_cli.session.learned import LearnedState
+from agent_cli.session.permission_rules import install_rules
 from agent_cli.session.rollout import RecordingHistory, RolloutWriter
 from agent_cli.session.tool_use import ToolUseWatch
 from agent_cli.session.window import ContextWindow
@@ -40,6 +41,7 @@ from agent_cli.tools.base import Tool, ToolContext
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.sandbox import start_warning
 from agent_cli.tools.shell_snapshot import ShellSnapshot
+from agent_cli.trust.gate import trust_state, untrusted_raw
 
 if TYPE_CHECKING:
     from agent_cli.agents.child import SubagentInfo
@@ -79,6 +81,9 @@ class Session:
     ):
         self.config = config
         self.approvals = Approvals.from_config(config, interactive)  # + sandbox and command env
+        self.trust = trust_state(config)  # until the folder is trusted, none of its own code runs (trust/)
+        self._raw = config.raw if self.trust.trusted else untrusted_raw(config)  # hooks and MCP servers in force
+        install_rules(self.approvals, config, self.trust)  # permission rules (permissions/)
         self.id = new_session_id()
         self.mode = config.mode
         self.model = model or config.model  # a subagent may run another model than the config's
@@ -101,7 +106,7 @@ class Session:
         self._chat_quirks: dict[tuple[str, str], ChatQuirks] = {}  # (server, model): what it rejected
         from agent_cli.plugins.loader import load_plugins_for  # here: plugins build on session.hook_config
 
-        self.plugins = load_plugins_for(config)  # commands, skills, hooks, agents... from plugins/*/
+        self.plugins = load_plugins_for(config, repository=self.trust.trusted)  # commands, skills, hooks, agents...
         self._load_warnings_taken = False
         self.agents: AgentSet | None = None  # agent definitions, when the session has `task`
         self.subagent: SubagentInfo | None = None  # set when this session runs a subagent (agents/child.py)
@@ -117,7 +122,7 @@ class Session:
         self.initial = None  # the InitialContext recorded at the start of the history
         self._initial_tokens: tuple[object, int] | None = None  # (initial, its token count)
         self.environment: EnvironmentContext | None = None  # as last sent to the model
-        self.hooks = HookState.from_config(config, self.plugins.hooks)  # session/hooks.py
+        self.hooks = HookState.from_config(config, self.plugins.hooks, self._raw)  # session/hooks.py
         self.resumed = None  # a ResumeInfo when restored from a session file (session/resume.py)
         self._turn_task: asyncio.Task[None] | None = None
         self._turns = 0
@@ -138,7 +143,9 @@ class Session:
         if specs is not None:
             return McpToolset.for_specs(specs, self.config, self.approvals.env)
         root = find_git_root(self.config.cwd) or self.config.cwd
-        return McpToolset.from_config(self.config, self.approvals.env, root, plugin_servers(self.plugins))
+        if not self.trust.trusted:
+            root = None  # the repository's .mcp.json does not run until the folder is trusted
+        return McpToolset.from_config(self.config, self.approvals.env, root, plugin_servers(self.plugins), self._raw)
 
     def add_mcp_servers(self, specs) -> None:
         """More MCP servers (a plugin's ``.mcp.json``: see ``agent_cli.mcp.config.load_mcp_json``).
@@ -307,7 +314,11 @@ class Session:
             return []
         self._load_warnings_taken = True
         agent_warnings = self.agents.warnings if self.agents is not None else ()
-        return [*self.config.warnings, *self.plugins.warnings, *agent_warnings]
+        trust = self.trust
+        told = trust.answer is False or not self.approvals.interactive  # otherwise the TUI asks first
+        skipped = [line] if told and (line := trust.skipped_line()) else []
+        rules = self.approvals.permissions.warnings
+        return [*self.config.warnings, *self.plugins.warnings, *agent_warnings, *rules, *skipped]
 
     def start_context(self, emit: Emit) -> None:
         """Before each user message: the initial context on the first turn, later only what
