@@ -23,6 +23,8 @@ def build_exec_parser(resume: bool = False) -> argparse.ArgumentParser:
     parser.add_argument("-o", "--output-last-message", metavar="FILE", help="write the last agent message to FILE")
     parser.add_argument("-i", "--image", dest="images", action="append", default=[], metavar="FILE",
                         help="attach an image to the prompt (repeatable)")
+    parser.add_argument("--trust", action="store_true",
+                        help="run this repository's own MCP servers, hooks and plugins, and apply its allow rules")
     if resume:  # agent exec resume [--last | ID] [PROMPT]
         from agent_cli.headless.sessions_cmd import add_resume_arguments
 
