@@ -108,7 +108,8 @@ class Approvals:
         self.permissions = Permissions(cwd=self.cwd)  # rules (agent_cli/permissions/); the session loads them
         self.verdicts: dict[str, Verdict] = {}  # call id -> the rules' verdict, for the call's end event
         # "Yes, and don't ask again": saves an allow rule (the session sets it; None: not offered)
-        self.save_rule: Callable[[str], str] | None = None
+        self.save_rule: Callable[[str, str | None], str] | None = None
+        self.rule_files: Callable[[], tuple[str, ...]] = lambda: ()  # where a rule may be saved
 
     @classmethod
     def from_config(cls, config: Config, interactive: bool) -> Approvals:
@@ -134,6 +135,7 @@ class Approvals:
         ctx.sandbox = sandbox
         ctx.writable_roots = list(sandbox.writable_roots) if sandbox is not None else []
         ctx.env = self.env
+        ctx.read_denied = self.permissions.read_denied if self.permissions.hides_any() else None
         return ctx
 
     def unsandbox(self, call_id: str) -> None:
@@ -306,11 +308,13 @@ class Approvals:
 
     @staticmethod
     async def request_decision(
-        call_id: str, tool: str, summary: str, reason: str | None, emit: Emit, suggested_rule: str | None = None
+        call_id: str, tool: str, summary: str, reason: str | None, emit: Emit,
+        suggested_rule: str | None = None, rule_files: tuple[str, ...] = (),
     ) -> ev.ApprovalDecision:
         """Ask the user through the front end (it answers the request's future) and wait."""
         future: asyncio.Future[ev.ApprovalDecision] = asyncio.get_running_loop().create_future()
-        emit(ev.ApprovalRequest(call_id, tool, summary, reason, future=future, suggested_rule=suggested_rule))
+        emit(ev.ApprovalRequest(call_id, tool, summary, reason, future=future, suggested_rule=suggested_rule,
+                                rule_files=rule_files if suggested_rule else ()))
         return await future
 
     async def _ask(self, call_id: str, tool: str, args: dict[str, Any], emit: Emit, need: Need) -> str | None:
@@ -318,13 +322,15 @@ class Approvals:
             why = need.reason or f"approval policy '{self.policy}' requires the user's approval"
             return f"{tool} was not run: {why}. This session cannot ask the user (non-interactive), so it was denied."
         suggestion = suggest_rule(tool, args) if self.save_rule is not None and not need.dirs else None
-        decision = await self.request_decision(call_id, tool, summarize(tool, args), need.reason, emit, suggestion)
+        decision = await self.request_decision(
+            call_id, tool, summarize(tool, args), need.reason, emit, suggestion, self.rule_files()
+        )
         if decision.decision == "deny":
             reason = f": {decision.reason}" if decision.reason else ""
             return f"the user denied this {tool} call{reason}"
         if decision.decision == "approve_always" and decision.rule and self.save_rule is not None:
-            emit(ev.Notice(self.save_rule(decision.rule)))
-        if decision.decision == "approve_session":
+            emit(ev.Notice(self.save_rule(decision.rule, decision.save_to)))
+        if decision.decision in ("approve_session", "approve_always"):
             if need.key:
                 self.session_approved.add(need.key)
             self.approved_dirs.extend(need.dirs)

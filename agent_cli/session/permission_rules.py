@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING
 
 from agent_cli.permissions.engine import Permissions
 from agent_cli.permissions.sources import project_root
-from agent_cli.permissions.writer import DESTINATIONS, remembered_destination, save_allow_rule
-from agent_cli.trust.gate import TrustState, record_answer
+from agent_cli.permissions.writer import DESTINATIONS, remember_destination, remembered_destination, save_allow_rule
+from agent_cli.permissions.rules import parse_rule
+from agent_cli.trust.gate import TrustState, record_answer, trust_state
 
 if TYPE_CHECKING:
     from agent_cli.config import Config
@@ -20,24 +21,32 @@ DEFAULT_DESTINATION = "agent"
 def install_rules(approvals: Approvals, config: Config, trust: TrustState) -> None:
     approvals.permissions = Permissions.from_config(config, trusted=trust.trusted)
 
-    def save(rule: str) -> str:
-        return save_rule(approvals, config, rule)
+    def save(rule: str, save_to: str | None) -> str:
+        return save_rule(approvals, config, rule, save_to)
+
+    def files() -> tuple[str, ...]:
+        remembered = remembered_destination(config.agent_home)
+        return (remembered,) if remembered else tuple(DESTINATIONS)
 
     approvals.save_rule = save
+    approvals.rule_files = files
 
 
-def save_rule(approvals: Approvals, config: Config, rule: str) -> str:
+def save_rule(approvals: Approvals, config: Config, rule: str, save_to: str | None = None) -> str:
     """Write ``rule`` to the chosen file, reload the rules, and say where it went."""
-    destination = remembered_destination(config.agent_home) or DEFAULT_DESTINATION
-    was_trusted = approvals.permissions.trusted
+    if save_to in DESTINATIONS and remembered_destination(config.agent_home) is None:
+        remember_destination(config.agent_home, save_to)  # the user picks once
+    destination = save_to if save_to in DESTINATIONS else remembered_destination(config.agent_home) or DEFAULT_DESTINATION
     try:
+        parse_rule(rule, "allow", "the approval dialog", config.cwd)
         path = save_allow_rule(rule, destination, project_root(config.cwd))
-    except (OSError, ValueError) as exc:
+        config.layers = reload_project_layer(config)
+    except (OSError, ValueError) as exc:  # RuleError, a file that is not TOML or JSON
         return f"could not save the rule `{rule}`: {exc}"
-    config.layers = reload_project_layer(config)
     # The user wrote this rule: the folder's new content is as trusted as before (or trusted now,
-    # when it held nothing to ask about), so the next matching call is not asked about.
-    if was_trusted or not any(item.kind != "allow rule" for item in record_answer(config, True).inventory.items):
+    # when it runs nothing of its own), so the next matching call is not asked about.
+    state = trust_state(config)
+    if approvals.permissions.trusted or all(item.kind == "allow rule" for item in state.inventory.items):
         record_answer(config, True)
         approvals.permissions.trusted = True
     approvals.permissions.reload(config)

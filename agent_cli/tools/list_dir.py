@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,7 +58,7 @@ def _kind(entry: Any) -> str:
         return "file"
 
 
-def build_tree(root: Path, depth: int, limit: int) -> tuple[_Node, int]:
+def build_tree(root: Path, depth: int, limit: int, hidden: Callable[[Path], Any] | None = None) -> tuple[_Node, int]:
     """Breadth first up to ``depth``; returns the tree of the first ``limit`` entries and how many were left out."""
     rules = IgnoreRules(root)
     tree = _Node(root.name, "dir")
@@ -70,7 +71,7 @@ def build_tree(root: Path, depth: int, limit: int) -> tuple[_Node, int]:
             entries.sort(key=lambda pair: pair[0] != "dir")  # stable: dirs first, each by name
             for kind, entry in entries:
                 path = Path(entry.path)
-                if rules.is_ignored(path, kind == "dir"):
+                if rules.is_ignored(path, kind == "dir") or (hidden is not None and hidden(path)):
                     continue
                 if shown >= limit:
                     omitted += 1
@@ -113,7 +114,7 @@ class ListDirTool(Tool):
             raise ToolError(f"{raw} is a file, not a directory; use read_file to read it")
         depth = int_arg(args, "depth", DEFAULT_DEPTH)
         limit = int_arg(args, "limit", DEFAULT_LIMIT)
-        tree, omitted = await asyncio.to_thread(build_tree, root, depth, limit)
+        tree, omitted = await asyncio.to_thread(build_tree, root, depth, limit, ctx.read_denied)
         text = render_tree(str(root).rstrip("/") + "/", tree)
         if not tree.children:
             text += "\n  (empty)"
