@@ -22,7 +22,7 @@ class TrustScreen(DialogScreen[bool]):
     TrustScreen { align: center middle; }
     TrustScreen > #dialog { border: thick $warning; }
     TrustScreen #items { height: auto; max-height: 20; margin: 0 0 1 0; background: $surface; padding: 0 1; }
-    TrustScreen #note { color: $text-muted; margin: 0 0 1 0; }
+    TrustScreen .note { color: $text-muted; margin: 0 0 1 0; }
     TrustScreen #buttons { height: auto; }
     TrustScreen Button { margin: 0 2 0 0; }
     """
@@ -40,12 +40,12 @@ class TrustScreen(DialogScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static(f"Trust the folder {home_relative(self.inventory.folder)}?", id="title")
-            yield Static(Content("It carries its own code, which would run with your permissions:"), id="note")
+            yield Static(Content("It carries its own code, which would run with your permissions:"), classes="note")
             with VerticalScroll(id="items"):
                 for item in self.inventory.items:
                     yield Static(Content(f"• {item.line()}"))
             yield Static(Content("Until you trust it, none of this runs; the session works without it. "
-                                 "You are asked again when it changes."), id="note")
+                                 "You are asked again when it changes."), classes="note")
             with Horizontal(id="buttons"):
                 yield Button(Content.from_markup("[u]T[/u]rust this folder"), id="trust", variant="warning", compact=True)
                 yield Button(Content.from_markup("[u]N[/u]o, run none of it"), id="distrust", variant="primary", compact=True)

@@ -1,0 +1,78 @@
+"""Trusting a repository: its .mcp.json server and its hook each write a marker file when they run.
+Nothing is written by `agent exec` without --trust (one warning line names what was skipped), and
+everything is with --trust or once the folder was trusted; a changed .mcp.json asks again."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from agent_cli.config import load_config
+from agent_cli.trust.gate import record_answer, trust_state
+from tests.conftest import git_init, provider_env, run_agent
+from tests.fake_server import Reply
+
+EXEC = ["exec", "--provider", "openai-chat", "-m", "test-model"]
+
+
+def marker_repo(tmp_path: Path) -> Path:
+    """A repository whose MCP server and SessionStart hook each leave a marker file."""
+    repo = git_init(tmp_path / "repo")
+    server_marker, hook_marker = tmp_path / "server-ran", tmp_path / "hook-ran"
+    script = f"import pathlib; pathlib.Path({str(server_marker)!r}).write_text('ran')"
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"marker": {"command": sys.executable, "args": ["-c", script]}}}))
+    (repo / ".agent").mkdir()
+    (repo / ".agent" / "config.toml").write_text(
+        f'[[hooks.SessionStart]]\ncommand = "touch {hook_marker}"\n'
+    )
+    return repo
+
+
+def markers(tmp_path: Path) -> list[str]:
+    return sorted(path.name for path in (tmp_path / "server-ran", tmp_path / "hook-ran") if path.exists())
+
+
+def test_exec_runs_nothing_of_an_untrusted_repository_and_names_what_it_skipped(server, tmp_path, isolated_home):
+    repo = marker_repo(tmp_path)
+    server.script(Reply(text="hello"))
+    result = run_agent([*EXEC, "hi"], cwd=repo, env=provider_env(server, "openai-chat"))
+    assert result.returncode == 0, result.stderr
+    assert markers(tmp_path) == []
+    lines = [line for line in result.stderr.splitlines() if "not trusted" in line]
+    assert len(lines) == 1 and "MCP server marker" in lines[0] and "hook SessionStart" in lines[0] and "--trust" in lines[0]
+    assert result.stdout.strip() == "hello"
+
+
+def test_exec_with_trust_runs_the_repositorys_server_and_hook(server, tmp_path, isolated_home):
+    repo = marker_repo(tmp_path)
+    server.script(Reply(text="hello"))
+    result = run_agent([*EXEC, "--trust", "hi"], cwd=repo, env=provider_env(server, "openai-chat"))
+    assert result.returncode == 0, result.stderr
+    assert markers(tmp_path) == ["hook-ran", "server-ran"]
+    assert "not trusted" not in result.stderr
+
+
+def test_a_folder_trusted_before_runs_in_exec_until_its_mcp_json_changes(server, tmp_path, isolated_home, monkeypatch):
+    repo = marker_repo(tmp_path)
+    monkeypatch.setenv("AGENT_HOME", str(isolated_home))
+    record_answer(load_config(repo), True)  # what answering "trust" in the TUI records
+    server.script(Reply(text="one"), Reply(text="two"))
+    assert run_agent([*EXEC, "hi"], cwd=repo, env=provider_env(server, "openai-chat")).returncode == 0
+    assert markers(tmp_path) == ["hook-ran", "server-ran"]
+    for marker in (tmp_path / "server-ran", tmp_path / "hook-ran"):
+        marker.unlink()
+    data = json.loads((repo / ".mcp.json").read_text())
+    data["mcpServers"]["marker"]["env"] = {"CHANGED": "1"}
+    (repo / ".mcp.json").write_text(json.dumps(data))
+    assert trust_state(load_config(repo)).needs_question  # a changed .mcp.json is a new question
+    result = run_agent([*EXEC, "hi"], cwd=repo, env=provider_env(server, "openai-chat"))
+    assert result.returncode == 0 and markers(tmp_path) == [] and "not trusted" in result.stderr
+
+
+def test_user_level_servers_and_hooks_need_no_trust(server, tmp_path, isolated_home):
+    repo = git_init(tmp_path / "repo")
+    (isolated_home / "config.toml").write_text(f'[[hooks.SessionStart]]\ncommand = "touch {tmp_path / "hook-ran"}"\n')
+    server.script(Reply(text="hello"))
+    result = run_agent([*EXEC, "hi"], cwd=repo, env=provider_env(server, "openai-chat"))
+    assert result.returncode == 0 and markers(tmp_path) == ["hook-ran"] and "not trusted" not in result.stderr
