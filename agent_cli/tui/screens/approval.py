@@ -40,6 +40,7 @@ class ApprovalScreen(DialogScreen[ApprovalDecision]):
     ApprovalScreen Button { margin: 0 2 0 0; }
     ApprovalScreen #deny-reason { display: none; margin: 1 0 0 0; }
     ApprovalScreen.-asking-reason #deny-reason { display: block; }
+    ApprovalScreen #approve_always { margin: 1 0 0 0; }
     ApprovalScreen #rule, ApprovalScreen #save-to { display: none; margin: 1 0 0 0; height: auto; }
     ApprovalScreen.-editing-rule #rule, ApprovalScreen.-editing-rule #save-to { display: block; }
     """
@@ -75,16 +76,15 @@ class ApprovalScreen(DialogScreen[ApprovalDecision]):
                     Content.from_markup("Yes, for this [u]s[/u]ession (a)"),
                     id="approve_session", variant="primary", compact=True,
                 )
-                if request.suggested_rule:
-                    yield Button(
-                        Content.from_markup("Yes, and [u]d[/u]on't ask again for ") + Content(f"`{rule_label(request.suggested_rule)}`"),
-                        id="approve_always", variant="primary", compact=True,
-                    )
                 yield Button(
                     Content.from_markup("[u]N[/u]o, tell the model why"), id="deny", variant="error", compact=True
                 )
             yield Input(placeholder=DENY_PLACEHOLDER, id="deny-reason")
             if request.suggested_rule:
+                yield Button(
+                    Content.from_markup("Yes, and [u]d[/u]on't ask again for ") + Content(f"`{rule_label(request.suggested_rule)}`"),
+                    id="approve_always", variant="primary", compact=True,
+                )
                 yield Input(request.suggested_rule, id="rule")
                 with Horizontal(id="save-to"):
                     for destination in request.rule_files:
