@@ -60,6 +60,14 @@ def new_session_id() -> str:
     return f"{datetime.now():%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}"
 
 
+def project_settings_hooks(config: Config):
+    """The hooks of the project's .claude/settings.json and settings.local.json (Claude Code's shape)."""
+    from agent_cli.context.project_doc import find_git_root
+    from agent_cli.plugins.claude_hooks import settings_hooks
+
+    return settings_hooks(find_git_root(config.cwd) or config.cwd)
+
+
 def new_shell_snapshot(config: Config, env: dict[str, str] | None) -> ShellSnapshot | None:
     if not config.shell_snapshot:
         return None
@@ -122,7 +130,8 @@ class Session:
         self.initial = None  # the InitialContext recorded at the start of the history
         self._initial_tokens: tuple[object, int] | None = None  # (initial, its token count)
         self.environment: EnvironmentContext | None = None  # as last sent to the model
-        self.hooks = HookState.from_config(config, self.plugins.hooks, self._raw)  # session/hooks.py
+        self._settings_hooks = project_settings_hooks(config) if self.trust.trusted else ([], [])  # .claude/settings.json
+        self.hooks = HookState.from_config(config, [*self._settings_hooks[0], *self.plugins.hooks], self._raw)
         self.resumed = None  # a ResumeInfo when restored from a session file (session/resume.py)
         self._turn_task: asyncio.Task[None] | None = None
         self._turns = 0
@@ -318,7 +327,8 @@ class Session:
         told = trust.answer is False or not self.approvals.interactive  # otherwise the TUI asks first
         skipped = [line] if told and (line := trust.skipped_line()) else []
         rules = self.approvals.permissions.warnings
-        return [*self.config.warnings, *self.plugins.warnings, *agent_warnings, *rules, *skipped]
+        hook_warnings = self._settings_hooks[1]
+        return [*self.config.warnings, *self.plugins.warnings, *agent_warnings, *hook_warnings, *rules, *skipped]
 
     def start_context(self, emit: Emit) -> None:
         """Before each user message: the initial context on the first turn, later only what

@@ -17,7 +17,8 @@ EXEC = ["exec", "--provider", "openai-chat", "-m", "test-model"]
 
 
 def marker_repo(tmp_path: Path) -> Path:
-    """A repository whose MCP server and SessionStart hook each leave a marker file."""
+    """A repository whose MCP server and SessionStart hooks (.agent/config.toml, .claude/settings.json)
+    each leave a marker file."""
     repo = git_init(tmp_path / "repo")
     server_marker, hook_marker = tmp_path / "server-ran", tmp_path / "hook-ran"
     script = f"import pathlib; pathlib.Path({str(server_marker)!r}).write_text('ran')"
@@ -26,11 +27,15 @@ def marker_repo(tmp_path: Path) -> Path:
     (repo / ".agent" / "config.toml").write_text(
         f'[[hooks.SessionStart]]\ncommand = "touch {hook_marker}"\n'
     )
+    (repo / ".claude").mkdir()
+    claude_hook = {"type": "command", "command": f"touch {tmp_path / 'claude-hook-ran'}"}
+    (repo / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"SessionStart": [{"hooks": [claude_hook]}]}}))
     return repo
 
 
 def markers(tmp_path: Path) -> list[str]:
-    return sorted(path.name for path in (tmp_path / "server-ran", tmp_path / "hook-ran") if path.exists())
+    names = ("server-ran", "hook-ran", "claude-hook-ran")
+    return sorted(name for name in names if (tmp_path / name).exists())
 
 
 def test_exec_runs_nothing_of_an_untrusted_repository_and_names_what_it_skipped(server, tmp_path, isolated_home):
@@ -49,7 +54,7 @@ def test_exec_with_trust_runs_the_repositorys_server_and_hook(server, tmp_path, 
     server.script(Reply(text="hello"))
     result = run_agent([*EXEC, "--trust", "hi"], cwd=repo, env=provider_env(server, "openai-chat"))
     assert result.returncode == 0, result.stderr
-    assert markers(tmp_path) == ["hook-ran", "server-ran"]
+    assert markers(tmp_path) == ["claude-hook-ran", "hook-ran", "server-ran"]
     assert "not trusted" not in result.stderr
 
 
@@ -59,9 +64,9 @@ def test_a_folder_trusted_before_runs_in_exec_until_its_mcp_json_changes(server,
     record_answer(load_config(repo), True)  # what answering "trust" in the TUI records
     server.script(Reply(text="one"), Reply(text="two"))
     assert run_agent([*EXEC, "hi"], cwd=repo, env=provider_env(server, "openai-chat")).returncode == 0
-    assert markers(tmp_path) == ["hook-ran", "server-ran"]
-    for marker in (tmp_path / "server-ran", tmp_path / "hook-ran"):
-        marker.unlink()
+    assert markers(tmp_path) == ["claude-hook-ran", "hook-ran", "server-ran"]
+    for name in markers(tmp_path):
+        (tmp_path / name).unlink()
     data = json.loads((repo / ".mcp.json").read_text())
     data["mcpServers"]["marker"]["env"] = {"CHANGED": "1"}
     (repo / ".mcp.json").write_text(json.dumps(data))

@@ -34,13 +34,14 @@ async def test_nothing_runs_before_trust_and_everything_after(server, tmp_path, 
         await wait_until(pilot, lambda: isinstance(app.screen, TrustScreen), what="the trust question")
         shown = screen_text(app)
         assert "MCP server marker" in shown and "hook SessionStart: touch" in shown  # exactly what would run
+        assert ".claude/settings.json" in shown
         untrusted = app.session
         assert untrusted.mcp is None and not untrusted.hooks.table.get("SessionStart")
         assert markers(tmp_path) == []
         await pilot.press("t")
         await wait_until(pilot, lambda: app.session is not untrusted, what="the trusted session")
         await send(app, pilot, "hello")
-        await wait_until(pilot, lambda: len(markers(tmp_path)) == 2, timeout=30, what="the markers")
+        await wait_until(pilot, lambda: len(markers(tmp_path)) == 3, timeout=30, what="the markers")
     assert TrustStore(isolated_home).answer(repo, app.session.trust.inventory.digest) is True
 
 
