@@ -97,3 +97,40 @@ def test_exec_json_items_carry_the_rule_that_decided(server, tmp_path, isolated_
     assert command["status"] == "failed" and "Bash(rm:*)" in command["aggregated_output"]
     assert command["permission"] == {"decision": "deny", "rules": [{"rule": "Bash(rm:*)", "source": '-c permissions.deny=["Bash(rm:*)"]'}]}
     assert (repo / "keep.txt").exists()
+
+
+async def test_both_grep_back_ends_leave_hidden_files_out(tmp_path):
+    from agent_cli.permissions.engine import Permissions
+    from agent_cli.permissions.rules import parse_rule
+    from agent_cli.tools.base import ToolContext
+    from agent_cli.tools.grep import search
+
+    (tmp_path / ".env").write_text(f"TOKEN={SECRET}\n")
+    (tmp_path / "notes.txt").write_text(f"not the {SECRET[:6]}\n")
+    permissions = Permissions([parse_rule("Read(.env)", "deny", "test", tmp_path)], tmp_path)
+    ctx = ToolContext(cwd=tmp_path, data_dir=tmp_path / "data", read_denied=permissions.read_denied)
+    for use_rg in (True, False):
+        result = await search(ctx, "s3cr3t", use_rg=use_rg)
+        assert [match.path for match in result.matches] == ["notes.txt"] and result.total == 1, use_rg
+
+
+async def test_permissions_lists_rules_their_files_and_the_last_decisions(server, tmp_path, monkeypatch, isolated_home):
+    repo = git_init(tmp_path / "repo")
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"allow": ["Bash(git status)"], "deny": ["Bash(rm:*)"]}}))
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "git status"}, "a"), ToolCall("shell", {"command": "rm -f x"}, "b")]),
+        Reply(text="done"),
+    )
+    session = make_session(server, repo, monkeypatch)
+    await collect_events(session, "go")
+    events = await collect_events(session, "/permissions")
+    text = next(event.text for event in events if isinstance(event, ev.Notice))
+    assert "deny:\n  Bash(rm:*)" in text and "allow:\n  Bash(git status)" in text and ".claude/settings.json" in text
+    assert "shell git status: allow by Bash(git status)" in text and "shell rm -f x: deny by Bash(rm:*)" in text
+    untrusted = make_session(server, repo, monkeypatch, trust=False)
+    events = await collect_events(untrusted, "/permissions")
+    text = next(event.text for event in events if isinstance(event, ev.Notice))
+    assert "Bash(git status)" in text and "[not applied: the folder is not trusted]" in text
+    await session.aclose()
+    await untrusted.aclose()
