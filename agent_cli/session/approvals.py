@@ -250,13 +250,17 @@ class Approvals:
             self.unsandbox(call_id)
         return None
 
-    async def check(self, call_id: str, tool: str, args: dict[str, Any], emit: Emit) -> str | None:
-        """None when the call may run; otherwise the denial message for the model."""
+    async def check(self, call_id: str, tool: str, args: dict[str, Any], emit: Emit, hook: str | None = None) -> str | None:
+        """None when the call may run; otherwise the denial message for the model. ``hook`` is a
+        PreToolUse hook's answer: its allow answers the question and its ask forces one; a deny
+        rule wins over both."""
         verdict = self.judge(call_id, tool, args)
         if verdict.decision == "deny":
             rule = verdict.rules[0]
             return f"{tool} was not run: the permission rule `{rule.text}` ({rule.source}) denies it"
-        if verdict.decision == "allow":
+        if hook == "ask":
+            return await self.ask(call_id, tool, args, emit, reason="a PreToolUse hook asked for approval")
+        if hook == "allow" or verdict.decision == "allow":
             return self.allowed_by_rule(call_id, tool, args)
         if verdict.decision == "ask":
             rule = verdict.rules[0]

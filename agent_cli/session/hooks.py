@@ -281,15 +281,9 @@ async def pre_tool_use(session: Session, call: ToolCall, args: dict[str, Any], e
 
 async def check_approval(session: Session, hook: HookOutcome, call: ToolCall, args: dict[str, Any], emit: Emit) -> str | None:
     """The approval step after PreToolUse: a hook's allow skips it, its ask forces a question."""
-    if hook.permission == "allow":
-        # The hook answers the question, as the user would have; a deny rule still applies.
-        verdict = session.approvals.judge(call.call_id, call.name, args)
-        if verdict.decision == "deny":
-            return f"{call.name} was not run: the permission rule `{verdict.rules[0].text}` ({verdict.rules[0].source}) denies it"
-        return session.approvals.allowed_by_rule(call.call_id, call.name, args)
-    if hook.permission == "ask":
-        return await session.approvals.ask(call.call_id, call.name, args, emit, reason="a PreToolUse hook asked for approval")
-    return await session.approvals.check(call.call_id, call.name, args, emit)
+    # A hook's allow answers the question as the user would have (the sandbox's hard limits and
+    # deny rules still apply); its ask forces one.
+    return await session.approvals.check(call.call_id, call.name, args, emit, hook.permission)
 
 
 async def post_tool_use(session: Session, call: ToolCall, args: dict[str, Any], result: ToolResult, emit: Emit) -> ToolResult:

@@ -35,6 +35,7 @@ from agent_cli.tui.pasted_images import PromptWithImages
 from agent_cli.tui.repo_files import list_files
 from agent_cli.tui.resuming import BUSY_TEXT, restored_session
 from agent_cli.tui.screens.approval import ApprovalScreen
+from agent_cli.tui.trust_prompt import ask_trust
 from agent_cli.tui.widgets.activity_indicator import ActivityIndicator
 from agent_cli.tui.widgets.attachment_chips import AttachmentChips
 from agent_cli.tui.widgets.completion_menu import CompletionMenu
@@ -121,30 +122,10 @@ class AgentApp(App[int]):
         await self._replay_history()
         self.composer.focus()
         self.call_after_refresh(self._start_background_work)
-        if self._ask_trust():
+        if ask_trust(self):  # a folder with code of its own, never asked about (tui/trust_prompt.py)
             return  # the first prompt waits for the answer
         if self.initial_prompt:
             self.send(self.initial_prompt)
-
-    def _ask_trust(self) -> bool:
-        """A folder with code of its own, never asked about: ask once (True while asking)."""
-        trust = getattr(self.session, "trust", None)
-        if trust is None or not trust.needs_question:
-            return False
-        from agent_cli.trust.gate import record_answer
-        from agent_cli.tui.screens.trust import TrustScreen
-
-        def answer(trusted: bool | None) -> None:
-            record_answer(self.config, bool(trusted))
-            if trusted and not self.session.history.items:  # nothing ran yet: start over with its code
-                self._switch_to(self.session_factory(self.config))
-            elif not trusted and (line := self.session.trust.skipped_line()):
-                self.run_worker(self.renderer.notice(line, "warning"), group="show")
-            if self.initial_prompt:
-                self.send(self.initial_prompt)
-
-        self.push_screen(TrustScreen(trust.inventory), callback=answer)
-        return True
 
     def _banner(self) -> WelcomeBanner:
         return WelcomeBanner(self.session.model, self.config.provider.id, home_relative(self.config.cwd))
