@@ -33,8 +33,8 @@ from agent_cli.context.project_doc import find_git_root
 from agent_cli.context.truncate import TruncationPolicy, truncate_text
 from agent_cli.files import Detected, FileReadError, Reading, ReadLimits, read_view, sniff
 from agent_cli.files.detect import IMAGE, TEXT
-from agent_cli.files.text import sniff_encoding
 from agent_cli.files.images import is_image_file
+from agent_cli.files.text import sniff_encoding
 
 MAX_LISTING_ENTRIES = 200
 READ_CHUNK_BYTES = 1 << 20

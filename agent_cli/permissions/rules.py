@@ -19,7 +19,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 KINDS = ("allow", "ask", "deny")
@@ -65,7 +65,6 @@ class Rule:
     base: Path  # what relative paths are relative to
     rank: int = 0  # the source's place in the order: a later source wins between ask and allow
     repository: bool = False  # from the repository's own files (allow applies only once trusted)
-    _pattern: object = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         return self.text

@@ -11,7 +11,6 @@ import json
 import re
 from pathlib import Path
 
-
 DESTINATIONS = {"agent": (".agent", "config.toml"), "claude": (".claude", "settings.local.json")}
 CHOICE_FILE = "permissions.json"
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent_cli.permissions.engine import Permissions
+from agent_cli.permissions.rules import parse_rule
 from agent_cli.permissions.sources import project_root
 from agent_cli.permissions.writer import DESTINATIONS, remember_destination, remembered_destination, save_allow_rule
-from agent_cli.permissions.rules import parse_rule
 from agent_cli.trust.gate import TrustState, record_answer, trust_state
 
 if TYPE_CHECKING:
@@ -65,5 +65,3 @@ def reload_project_layer(config: Config):
     layers.insert(index, ConfigLayer("project", str(path), path, read_toml(path)))
     return layers
 
-
-__all__ = ["DESTINATIONS", "install_rules", "save_rule"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from agent_cli.trust.store import TrustStore
 from agent_cli.tui.screens.trust import TrustScreen
 from tests.fake_server import Reply
-from tests.integration.test_trust import markers, marker_repo
+from tests.integration.test_trust import marker_repo, markers
 from tests.tui.conftest import SIZE
 from tests.tui.helpers import screen_text, type_text, wait_idle, wait_until
 
