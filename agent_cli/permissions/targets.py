@@ -1,4 +1,12 @@
-"""What rules judge in one tool call: its commands, the paths it reads or edits, the domain it fetches."""
+"""What rules judge in one tool call: its commands, the paths it reads or edits, the domain it fetches.
+
+A tool joins the rules by its Claude Code name in ``rules.OURS_TO_CLAUDE`` and its targets here.
+``web_fetch`` is already wired: ``{"url": "https://docs.example.com/x"}`` is one ``domain`` target
+(the host) that ``WebFetch(domain:example.com)`` / ``WebFetch(domain:*.example.com)`` rules judge;
+``Approvals.check`` applies the verdict to every tool call, so the tool needs no code of its own.
+To ask directly: ``session.approvals.permissions.decide("web_fetch", {"url": url})`` returns a
+``Verdict`` (``decision`` allow | ask | deny | None, and the deciding ``rules``).
+"""
 
 from __future__ import annotations
 
