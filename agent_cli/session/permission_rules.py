@@ -39,17 +39,21 @@ def save_rule(approvals: Approvals, config: Config, rule: str, save_to: str | No
     destination = save_to if save_to in DESTINATIONS else remembered_destination(config.agent_home) or DEFAULT_DESTINATION
     try:
         parse_rule(rule, "allow", "the approval dialog", config.cwd)
+        config.layers = reload_project_layer(config)  # the folder as it is now, not as the session began
+        trusted_before = trust_state(config).trusted
         path = save_allow_rule(rule, destination, project_root(config.cwd))
         config.layers = reload_project_layer(config)
     except (OSError, ValueError) as exc:  # RuleError, a file that is not TOML or JSON
         return f"could not save the rule `{rule}`: {exc}"
-    # The user wrote this rule: the folder's new content is as trusted as before (or trusted now,
-    # when it runs nothing of its own), so the next matching call is not asked about.
-    state = trust_state(config)
-    if approvals.permissions.trusted or all(item.kind == "allow rule" for item in state.inventory.items):
+    # The user wrote this rule: the folder's new content is as trusted as before (a folder that held
+    # nothing of its own was trusted), so the next matching call is not asked about. Anything else
+    # changed since (a rule the model wrote) keeps the folder untrusted.
+    if trusted_before:
         record_answer(config, True)
         approvals.permissions.trusted = True
     approvals.permissions.reload(config)
+    if not approvals.permissions.trusted:
+        return f"saved `{rule}` to {path}: it applies once you trust this folder (until then, for this session)"
     return f"saved `{rule}` to {path}: matching calls are no longer asked about"
 
 
