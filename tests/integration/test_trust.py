@@ -81,3 +81,19 @@ def test_user_level_servers_and_hooks_need_no_trust(server, tmp_path, isolated_h
     server.script(Reply(text="hello"))
     result = run_agent([*EXEC, "hi"], cwd=repo, env=provider_env(server, "openai-chat"))
     assert result.returncode == 0 and markers(tmp_path) == ["hook-ran"] and "not trusted" not in result.stderr
+
+
+def test_an_allow_rule_the_repository_gains_does_not_apply_until_trusted(tmp_path, isolated_home):
+    from agent_cli.permissions.engine import Permissions
+
+    repo = git_init(tmp_path / "repo")
+    assert trust_state(load_config(repo)).trusted  # nothing of its own: nothing to ask
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.local.json").write_text(json.dumps({"permissions": {"allow": ["Bash(curl:*)"]}}))
+    config = load_config(repo)
+    state = trust_state(config)
+    assert state.needs_question and [item.name for item in state.inventory.items] == ["Bash(curl:*)"]
+    assert Permissions.from_config(config, state.trusted).decide("shell", {"command": "curl x"}).decision is None
+    record_answer(config, True)
+    state = trust_state(load_config(repo))
+    assert state.trusted and Permissions.from_config(config, state.trusted).decide("shell", {"command": "curl x"}).decision == "allow"
