@@ -35,7 +35,10 @@ def call_targets(tool: str, args: dict[str, Any], cwd: Path) -> tuple[list[Targe
     if name == "Edit":
         return patch_targets(str(args.get("patch", "")), cwd)
     if name == "WebFetch":
-        host = urlsplit(str(args.get("url", ""))).hostname or ""
+        try:
+            host = urlsplit(str(args.get("url", ""))).hostname or ""
+        except ValueError:
+            host = ""  # the tool reports the bad URL
         return [Target(name, "domain", host)], bool(host)
     return [Target(name, "call")], True
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import shlex
 from typing import Any
+from urllib.parse import urlsplit
 
 from agent_cli.permissions.rules import canonical_tool
 from agent_cli.permissions.shell_parse import parse_command_line
@@ -103,6 +104,12 @@ def suggest_rule(tool: str, args: dict[str, Any]) -> str | None:
     """The rule "don't ask again" would save: ``Bash(npm test:*)`` for a command (its first words),
     the tool's name otherwise. None when no rule can cover the call safely (a compound line)."""
     name = canonical_tool(tool)
+    if name == "WebFetch":
+        try:
+            host = urlsplit(str(args.get("url", ""))).hostname
+        except ValueError:
+            host = None
+        return f"WebFetch(domain:{host})" if host else None
     if name != "Bash":
         return name if tool != "apply_patch" else "Edit"
     line = parse_command_line(str(args.get("command", "")))
