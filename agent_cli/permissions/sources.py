@@ -91,8 +91,9 @@ def load_rules(config: Config) -> LoadedRules:
     # (source, base folder of relative paths, from the repository, the permissions table or a file to read)
     order: list[tuple[str, Path, bool, Any]] = [("claude-user", cwd, False, Path.home().joinpath(*CLAUDE_SETTINGS))]
     order += [(layer.origin, cwd, False, layer) for layer in layers["user"]]
-    order += [("claude-project", root, True, root.joinpath(*CLAUDE_SETTINGS))]
-    order += [("claude-local", root, True, root.joinpath(*CLAUDE_LOCAL_SETTINGS))]
+    if (root / ".claude").resolve() != (Path.home() / ".claude").resolve():  # in ~ they are the user's own
+        order += [("claude-project", root, True, root.joinpath(*CLAUDE_SETTINGS))]
+        order += [("claude-local", root, True, root.joinpath(*CLAUDE_LOCAL_SETTINGS))]
     order += [(layer.origin, layer.path.parent.parent, True, layer) for layer in layers["project"]]  # type: ignore[union-attr]
     order += [(layer.origin, cwd, False, layer) for layer in layers["override"]]
     for rank, (_, base, repository, where) in enumerate(order, start=1):

@@ -100,7 +100,11 @@ def load_plugins_for(config: Config, repository: bool = True) -> PluginSet:
     found = load_plugins(config.cwd, config.agent_home, config.plugin_dirs, disabled)
     if repository:
         return found
-    plugins = tuple(replace(plugin, enabled=False) if plugin.source == "repo" else plugin for plugin in found.plugins)
+    home = Path(config.agent_home).resolve()  # agent run in ~ without git: ~/.agent/plugins are the user's own
+    plugins = tuple(
+        replace(plugin, enabled=False) if plugin.source == "repo" and not plugin.root.is_relative_to(home) else plugin
+        for plugin in found.plugins
+    )
     return PluginSet(plugins, found.warnings)
 
 

@@ -70,7 +70,10 @@ def project_settings_hooks(config: Config):
     from agent_cli.context.project_doc import find_git_root
     from agent_cli.plugins.claude_hooks import settings_hooks
 
-    return settings_hooks(find_git_root(config.cwd) or config.cwd)
+    project = find_git_root(config.cwd) or config.cwd
+    if (project / ".claude").resolve() == (Path.home() / ".claude").resolve():
+        return [], []  # started in ~ without git: that is the user's own settings, not a project's
+    return settings_hooks(project)
 
 
 def new_shell_snapshot(config: Config, env: dict[str, str] | None) -> ShellSnapshot | None:

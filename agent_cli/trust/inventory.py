@@ -106,17 +106,21 @@ def take_inventory(config: Config) -> Inventory:
             items += _hook_items(table["hooks"], origin) + _server_items(table["mcp_servers"], origin)
             items += _allow_items(layer.table.get("permissions"), origin)
             feed(origin, table)
+    home_claude = (folder / ".claude").resolve() == (Path.home() / ".claude").resolve()  # ~ itself: the user's own
     for relative in CLAUDE_FILES:
-        if (folder / relative).is_file():
+        if (folder / relative).is_file() and not home_claude:
             data = _json(folder / relative)
             items += _hook_items(data.get("hooks"), str(relative)) + _allow_items(data.get("permissions"), str(relative))
             feed(str(relative), {"hooks": data.get("hooks"), "allow": (data.get("permissions") or {}).get("allow")})
+    user_level = (folder / ".agent").resolve() == Path(config.agent_home).resolve()  # agent run in ~ without git
     plugins = folder / SCRIPT_FOLDERS[0]
-    if plugins.is_dir():
+    if plugins.is_dir() and not user_level:
         for child in sorted(plugins.iterdir()):
             if (child / ".claude-plugin" / "plugin.json").is_file():
                 items.append(RepoItem("plugin", child.name, "its hooks, MCP servers and commands", str(child.relative_to(folder))))
     for relative in SCRIPT_FOLDERS:
+        if user_level and relative.parts[0] == ".agent":
+            continue
         files = sorted(path for path in (folder / relative).rglob("*") if path.is_file()) if (folder / relative).is_dir() else []
         for path in files[:MAX_FILES]:
             try:
