@@ -97,3 +97,15 @@ def test_an_allow_rule_the_repository_gains_does_not_apply_until_trusted(tmp_pat
     record_answer(config, True)
     state = trust_state(load_config(repo))
     assert state.trusted and Permissions.from_config(config, state.trusted).decide("shell", {"command": "curl x"}).decision == "allow"
+
+
+def test_started_in_the_home_folder_the_users_own_claude_settings_are_not_a_repository(tmp_path, monkeypatch, isolated_home):
+    from agent_cli.permissions.engine import Permissions
+
+    home = Path.home()
+    (home / ".claude").mkdir(parents=True, exist_ok=True)
+    (home / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"allow": ["Bash(make:*)"]}}))
+    config = load_config(home)
+    assert trust_state(config).trusted and not trust_state(config).inventory.items
+    permissions = Permissions.from_config(config)
+    assert [(rule.text, rule.repository) for rule in permissions.rules] == [("Bash(make:*)", False)]
