@@ -87,6 +87,11 @@ def use_exec_default(config: Config) -> None:
         config.approval_policy = "never"
 
 
+def keeps_alive(tool: str, args: dict[str, Any]) -> bool:
+    """A background process meant to outlive the session: no rule or hook answers for the user."""
+    return tool == "shell" and bool(args.get("keep_alive") and args.get("run_in_background"))
+
+
 class Approvals:
     def __init__(
         self,
@@ -192,7 +197,7 @@ class Approvals:
     def _assess_shell(self, args: dict[str, Any]) -> Need:
         command = str(args.get("command", ""))
         key = approval_key("shell", args)
-        if args.get("keep_alive") and args.get("run_in_background"):
+        if keeps_alive("shell", args):
             return self._assess_keep_alive(args)
         if self.confined and args.get("sandbox_permissions") == ESCALATE:
             if self.policy == "never":
@@ -301,8 +306,8 @@ class Approvals:
             return f"{tool} was not run: the permission rule `{rule.text}` ({rule.source}) denies it"
         if hook == "ask":
             return await self.ask(call_id, tool, args, emit, reason="a PreToolUse hook asked for approval")
-        if hook == "allow" or verdict.decision == "allow":
-            return self.allowed_by_rule(call_id, tool, args)
+        if (hook == "allow" or verdict.decision == "allow") and not keeps_alive(tool, args):
+            return self.allowed_by_rule(call_id, tool, args)  # keep_alive: the user's own yes, every time
         if verdict.decision == "ask":
             rule = verdict.rules[0]
             return await self.ask(call_id, tool, args, emit, reason=f"the permission rule `{rule.text}` asks first")

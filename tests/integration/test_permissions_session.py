@@ -134,3 +134,15 @@ async def test_permissions_lists_rules_their_files_and_the_last_decisions(server
     assert "Bash(git status)" in text and "[not applied: the folder is not trusted]" in text
     await session.aclose()
     await untrusted.aclose()
+
+
+async def test_an_allow_rule_does_not_answer_for_a_process_that_outlives_the_session(server, tmp_path, monkeypatch, isolated_home):
+    repo = git_init(tmp_path / "repo")
+    args = {"command": "sleep 600", "run_in_background": True, "keep_alive": True}
+    server.script(Reply(tool_calls=[ToolCall("shell", args, "k"), ToolCall("shell", {"command": "sleep 0"}, "s")]), Reply(text="ok"))
+    session = make_session(server, repo, monkeypatch, 'permissions.allow=["Bash(sleep:*)"]', 'approval_policy="untrusted"',
+                           interactive=True)
+    events = await collect_events(session, "start it", answer="deny")
+    asked = [event.call_id for event in events if isinstance(event, ev.ApprovalRequest)]
+    assert asked == ["k"]  # the plain `sleep 0` was allowed by the rule without a question
+    await session.aclose()
