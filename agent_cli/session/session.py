@@ -43,9 +43,9 @@ from agent_cli.tools.base import Tool, ToolContext
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.sandbox import start_warning
 from agent_cli.tools.shell_snapshot import ShellSnapshot
-from agent_cli.trust.gate import trust_state, untrusted_raw
 from agent_cli.tools.web_fetch import WebSettings
 from agent_cli.tools.web_search_api import search_api_tool
+from agent_cli.trust.gate import trust_state, untrusted_raw
 
 if TYPE_CHECKING:
     from agent_cli.agents.child import SubagentInfo
