@@ -115,12 +115,15 @@ class Approvals:
         # "Yes, and don't ask again": saves an allow rule (the session sets it; None: not offered)
         self.save_rule: Callable[[str, str | None], str] | None = None
         self.rule_files: Callable[[], tuple[str, ...]] = lambda: ()  # where a rule may be saved
+        self.memory_user_writes = "ask"  # the model's memory_save to the user scope (every project)
 
     @classmethod
     def from_config(cls, config: Config, interactive: bool) -> Approvals:
         sandbox = SandboxPolicy.create(config.sandbox_mode, config.cwd, config.writable_roots, config.network_access)
         env = env_scrubber(config)(os.environ)
-        return cls(config.approval_policy, interactive, sandbox, env, config.cwd)
+        approvals = cls(config.approval_policy, interactive, sandbox, env, config.cwd)
+        approvals.memory_user_writes = config.memory_user_writes
+        return approvals
 
     # --- the sandbox as it applies here --------------------------------------------------
 
@@ -161,9 +164,27 @@ class Approvals:
             return self._assess_patch(args)
         if tool.startswith(MCP_PREFIX):
             return self._assess_mcp(tool)
+        if tool == "memory_save" and args.get("scope") == "user":
+            return self._assess_user_memory()
         if tool == "web_fetch":
             return self._assess_web_fetch(args)
         return Need()
+
+    def _assess_user_memory(self) -> Need:
+        """A user-scope memory is recalled in every project: text one repository's content led the
+        model to write would reach the others. The user decides (``memory_user_writes``)."""
+        if self.memory_user_writes == "allow" or "memory_save:user" in self.session_approved:
+            return Need()
+        refusal = (
+            "memory_save was not run: saving to the user scope (every project) needs the user's approval"
+        )
+        if self.memory_user_writes == "deny" or (self.policy == "never" and self.interactive):
+            return Need(denial=f"{refusal}, and `memory_user_writes` / the approval policy does not allow it. "
+                               "Save it to the project scope instead, or ask the user to add it with /memory add.")
+        if not self.interactive:
+            return Need(denial=f"{refusal}; this session cannot ask (set `memory_user_writes = \"allow\"` to let it). "
+                               "Save it to the project scope instead.")
+        return Need(ask=True, key="memory_save:user", reason="Save a memory for every project (user scope)")
 
     def _assess_web_fetch(self, args: dict[str, Any]) -> Need:
         """Without network in the sandbox, the user may approve a domain (once or for the session)."""
