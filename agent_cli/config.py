@@ -77,6 +77,7 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "mcp_servers": (dict, None),
     "mcp_tool_budget_percent": (int, None),
     "permissions": (dict, None),
+    "context_profile": (str, ("auto", "lean", "full")),
     "model_prices": (dict, None),  # agent exec --max-budget-usd (models/pricing.py)
     "openai_base_url": (str, None),  # Codex's key: where the built-in OpenAI providers send requests
     "sandbox_workspace_write": (dict, None),  # Codex's table: network_access, writable_roots
@@ -91,7 +92,7 @@ SIMPLE_KEYS = (
     "model_connect_timeout_ms", "stream_idle_timeout_ms", "shell_snapshot",
     "memory", "memory_top_k", "memory_max_chars", "memory_min_score", "memory_user_writes",
     "max_agent_depth", "max_parallel_agents", "mcp_tool_budget_percent",
-    "model_supports_images", "web_fetch_allow_private", "web_search",
+    "model_supports_images", "web_fetch_allow_private", "web_search", "context_profile",
 )
 FIELD_NAMES = {  # config key -> Config field, where they differ
     "model_max_output_tokens": "max_output_tokens",
@@ -154,6 +155,7 @@ class Config:
     memory_top_k: int = 5
     memory_max_chars: int = 2_000
     memory_min_score: float = 0.6  # memory/ranking.py explains the scale
+    context_profile: str = "auto"  # "lean" for small windows (context/profile.py); "auto": lean up to 8k
     memory_user_writes: str = "ask"  # the model's user-scope memory_save: ask (exec: refused) | allow | deny
     max_agent_depth: int = 1  # how deep subagents may nest: 1 = the session's children have no `task`
     max_parallel_agents: int = 4  # `task` calls of one response that run at once

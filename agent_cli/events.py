@@ -107,6 +107,9 @@ class PlanUpdated:
     explanation: str | None = None
 
 
+COMPACTION_WARNING_SHARE = 80  # % of the auto-compaction threshold from which the user is warned
+
+
 @dataclass(frozen=True, slots=True)
 class TokenCount:
     """Sent after every model response."""
@@ -117,6 +120,17 @@ class TokenCount:
     context_window: int  # effective window
     counting_method: str = "estimate"
     accuracy: str = "estimated"  # "exact", "calibrated ×N (…)" or "estimated" (context/tokens.py)
+    compact_at: int | None = None  # context tokens at which auto-compaction starts; None when off
+
+    @property
+    def compaction_near(self) -> bool:
+        """The context has reached 80% of the auto-compaction threshold (front ends warn)."""
+        return self.compact_at is not None and self.context_used >= self.compact_at * COMPACTION_WARNING_SHARE // 100
+
+    @property
+    def compact_at_percent(self) -> int:
+        """The threshold as a share of the usable window."""
+        return 100 * (self.compact_at or 0) // max(1, self.context_window)
 
     @property
     def percent_left(self) -> int:
@@ -207,6 +221,16 @@ class CompactionStarted:
 
 
 @dataclass(frozen=True, slots=True)
+class DroppedItem:
+    """Something a compaction took out of the context (the session file still has it)."""
+
+    kind: Literal["file", "output", "message"]  # a file read, another tool's output, a message
+    label: str  # the path, the command, or the tool and its arguments
+    tokens: int
+    spill_file: str | None = None  # where the whole output was saved, when it was
+
+
+@dataclass(frozen=True, slots=True)
 class CompactionFinished:
     trigger: Literal["manual", "auto", "overflow"]
     tokens_before: int
@@ -217,6 +241,7 @@ class CompactionFinished:
     summary: str = ""
     applied: bool = True  # False when the result was not smaller and the old history was kept
     fallback: bool = False  # summarizer failed; a head+tail truncation was used
+    dropped: tuple[DroppedItem, ...] = ()  # what left the context (`/compact show` lists it)
 
 
 @dataclass(frozen=True, slots=True)

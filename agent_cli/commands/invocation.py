@@ -35,8 +35,8 @@ class Invocation:
 
 
 def attachment_budget(session: Session) -> int:
-    """Bytes per attached file: about one tool output's token budget."""
-    return max(4096, session.config.tool_output_token_limit * 4)
+    """Bytes per attached file: about one tool output's token budget (smaller in a small window)."""
+    return max(1024, session.tool_output_limit * 4)
 
 
 def file_settings(session: Session) -> dict[str, Any]:

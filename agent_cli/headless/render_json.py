@@ -85,6 +85,9 @@ class JsonRenderer:
                     "id": self.new_id(), "type": "compaction", "trigger": event.trigger,
                     "tokens_before": event.tokens_before, "tokens_after": event.tokens_after,
                     "trimmed": event.trimmed, "applied": event.applied, "fallback": event.fallback,
+                    "summary": event.summary,
+                    "dropped": [{"kind": d.kind, "label": d.label, "tokens": d.tokens, "spill_file": d.spill_file}
+                                for d in event.dropped],
                 })
             case ev.TokenCount():
                 self._usage = event

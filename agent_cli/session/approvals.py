@@ -257,10 +257,16 @@ class Approvals:
     def _assess_patch(self, args: dict[str, Any]) -> Need:
         denials = self.patch_denials(args)
         if denials:
+            why = "; ".join(reason for _, reason in denials)
+            if any(self.sandbox.protected(path) for path, _ in denials):  # type: ignore[union-attr]
+                # config, hooks, MCP servers, git: each such write is asked for, never approved
+                # by folder or for the session, and refused where nobody can be asked
+                if self.policy == "never":
+                    return Need(denial=f"apply_patch was not run: {why}. Approval policy 'never' cannot approve a write to a protected path.")
+                return Need(ask=True, unsandboxed=True, reason=f"This patch writes a protected path: {why}")
             dirs = tuple(sorted({path.parent for path, _ in denials}))
             if all(any(is_within(d, a) for a in self.approved_dirs) for d in dirs):
                 return Need(unsandboxed=True)
-            why = "; ".join(reason for _, reason in denials)
             if self.policy == "never":
                 return Need(denial=f"apply_patch was not run: {why}. Approval policy 'never' cannot approve writes outside the sandbox.")
             return Need(ask=True, unsandboxed=True, dirs=dirs, reason=f"This patch writes outside the sandbox: {why}")

@@ -29,6 +29,7 @@ from agent_cli.items import user
 from agent_cli.session.hook_config import HookSpec, HookTable, hook_calls, parse_hooks
 from agent_cli.tools.base import ToolResult
 from agent_cli.tools.process import communicate_or_kill
+from agent_cli.tools.sandbox import supervised_argv
 
 if TYPE_CHECKING:
     from agent_cli.config import Config
@@ -130,8 +131,8 @@ async def execute(spec: HookSpec, stdin: bytes, cwd: Path, base_env: Mapping[str
     base = os.environ if base_env is None else base_env
     env = {**base, "AGENT_PROJECT_DIR": str(cwd), "AGENT_HOOK_EVENT": spec.event, **dict(spec.env)}
     try:
-        proc = await asyncio.create_subprocess_shell(
-            spec.command,
+        proc = await asyncio.create_subprocess_exec(
+            *supervised_argv(["/bin/sh", "-c", spec.command]),  # ends with the agent, leaves nothing running
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
