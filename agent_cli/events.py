@@ -91,6 +91,8 @@ class ToolCallEnd:
     duration: float
     exit_code: int | None = None
     changes: tuple[FileChange, ...] = ()
+    permission: str | None = None  # allow | ask | deny: what a permission rule decided
+    permission_rules: tuple[tuple[str, str], ...] = ()  # (rule, where it is written) that decided
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,12 +254,16 @@ class ApprovalRequest:
     reason: str | None = None
     future: asyncio.Future[ApprovalDecision] = field(compare=False, repr=False, default=None)  # type: ignore[assignment]
     agent: str | None = None  # the subagent whose call this is; None for the session's own
+    suggested_rule: str | None = None  # what "Yes, and don't ask again" saves (the user may edit it)
+    rule_files: tuple[str, ...] = ()  # where it may be saved ("agent", "claude"), the remembered choice alone
 
 
 @dataclass(frozen=True, slots=True)
 class ApprovalDecision:
-    decision: Literal["approve", "approve_session", "deny"]
+    decision: Literal["approve", "approve_session", "approve_always", "deny"]
     reason: str | None = None
+    rule: str | None = None  # approve_always: the allow rule to save
+    save_to: str | None = None  # approve_always: "agent" (.agent/config.toml) or "claude" (.claude/settings.local.json)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from agent_cli.commands.init_agents import init_command
 from agent_cli.commands.invocation import Invocation
 from agent_cli.commands.mcp_commands import mcp_command
 from agent_cli.commands.memory_command import memory_command
+from agent_cli.commands.permissions_info import permissions_command
 from agent_cli.commands.plugins_info import plugins_command
 from agent_cli.commands.ps_command import ps_command
 from agent_cli.commands.review import review_command
@@ -47,6 +48,8 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("memory", "what the agent remembers: list, add, forget, edit, search",
             "[list | add [--scope S] TEXT | forget ID | edit ID | search QUERY]", memory_command, needs_idle=False),
     Builtin("plugins", "the plugins loaded and what each contributed", "", plugins_command, needs_idle=False),
+    Builtin("permissions", "permission rules, where they come from, what decided the last calls", "",
+            permissions_command, needs_idle=False),
     Builtin("agents", "the subagents the task tool can run and where each comes from", "", agents_command,
             needs_idle=False),
     Builtin("mcp", "MCP servers: status, tools and what their schemas cost", "", mcp_command, needs_idle=False),

@@ -34,6 +34,7 @@ from agent_cli.session.approvals import Approvals, env_scrubber
 from agent_cli.session.compaction import CompactionState
 from agent_cli.session.hooks import HookState
 from agent_cli.session.learned import LearnedState
+from agent_cli.session.permission_rules import install_rules
 from agent_cli.session.rollout import RecordingHistory, RolloutWriter
 from agent_cli.session.run_limits import RunLimits
 from agent_cli.session.tool_use import ToolUseWatch
@@ -47,6 +48,7 @@ from agent_cli.tools.shell_snapshot import ShellSnapshot
 from agent_cli.tools.tool_search import ToolCallTool, ToolSearchTool
 from agent_cli.tools.web_fetch import WebSettings
 from agent_cli.tools.web_search_api import search_api_tool
+from agent_cli.trust.gate import trust_state, untrusted_raw
 
 if TYPE_CHECKING:
     from agent_cli.agents.child import SubagentInfo
@@ -64,6 +66,17 @@ INTERRUPTED_NOTE = (
 
 def new_session_id() -> str:
     return f"{datetime.now():%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}"
+
+
+def project_settings_hooks(config: Config):
+    """The hooks of the project's .claude/settings.json and settings.local.json (Claude Code's shape)."""
+    from agent_cli.context.project_doc import find_git_root
+    from agent_cli.plugins.claude_hooks import settings_hooks
+
+    project = find_git_root(config.cwd) or config.cwd
+    if (project / ".claude").resolve() == (Path.home() / ".claude").resolve():
+        return [], []  # started in ~ without git: that is the user's own settings, not a project's
+    return settings_hooks(project)
 
 
 def new_shell_snapshot(config: Config, env: dict[str, str] | None) -> ShellSnapshot | None:
@@ -87,6 +100,9 @@ class Session:
     ):
         self.config = config
         self.approvals = Approvals.from_config(config, interactive)  # + sandbox and command env
+        self.trust = trust_state(config)  # until the folder is trusted, none of its own code runs (trust/)
+        self._raw = config.raw if self.trust.trusted else untrusted_raw(config)  # hooks and MCP servers in force
+        install_rules(self.approvals, config, self.trust)  # permission rules (permissions/)
         self.id = new_session_id()
         self.mode = config.mode
         self.model = model or config.model  # a subagent may run another model than the config's
@@ -109,7 +125,7 @@ class Session:
         self._chat_quirks: dict[tuple[str, str], ChatQuirks] = {}  # (server, model): what it rejected
         from agent_cli.plugins.loader import load_plugins_for  # here: plugins build on session.hook_config
 
-        self.plugins = load_plugins_for(config)  # commands, skills, hooks, agents... from plugins/*/
+        self.plugins = load_plugins_for(config, repository=self.trust.trusted)  # commands, skills, hooks, agents...
         self._load_warnings_taken = False
         self.agents: AgentSet | None = None  # agent definitions, when the session has `task`
         self.subagent: SubagentInfo | None = None  # set when this session runs a subagent (agents/child.py)
@@ -129,7 +145,8 @@ class Session:
         self.initial = None  # the InitialContext recorded at the start of the history
         self._initial_tokens: tuple[object, int] | None = None  # (initial, its token count)
         self.environment: EnvironmentContext | None = None  # as last sent to the model
-        self.hooks = HookState.from_config(config, self.plugins.hooks)  # session/hooks.py
+        self._settings_hooks = project_settings_hooks(config) if self.trust.trusted else ([], [])  # .claude/settings.json
+        self.hooks = HookState.from_config(config, [*self._settings_hooks[0], *self.plugins.hooks], self._raw)
         self.resumed = None  # a ResumeInfo when restored from a session file (session/resume.py)
         self._turn_task: asyncio.Task[None] | None = None
         self._turns = 0
@@ -163,7 +180,9 @@ class Session:
         if specs is not None:
             return McpToolset.for_specs(specs, self.config, self.approvals.env)
         root = find_git_root(self.config.cwd) or self.config.cwd
-        return McpToolset.from_config(self.config, self.approvals.env, root, plugin_servers(self.plugins))
+        if not self.trust.trusted:
+            root = None  # the repository's .mcp.json does not run until the folder is trusted
+        return McpToolset.from_config(self.config, self.approvals.env, root, plugin_servers(self.plugins), self._raw)
 
     def add_mcp_servers(self, specs) -> None:
         """More MCP servers (a plugin's ``.mcp.json``: see ``agent_cli.mcp.config.load_mcp_json``).
@@ -341,7 +360,12 @@ class Session:
             return []
         self._load_warnings_taken = True
         agent_warnings = self.agents.warnings if self.agents is not None else ()
-        return [*self.config.warnings, *self.plugins.warnings, *agent_warnings]
+        trust = self.trust
+        told = trust.answer is False or not self.approvals.interactive  # otherwise the TUI asks first
+        skipped = [line] if told and (line := trust.skipped_line()) else []
+        rules = self.approvals.permissions.warnings
+        hook_warnings = self._settings_hooks[1]
+        return [*self.config.warnings, *self.plugins.warnings, *agent_warnings, *hook_warnings, *rules, *skipped]
 
     def start_context(self, emit: Emit) -> None:
         """Before each user message: the initial context on the first turn, later only what

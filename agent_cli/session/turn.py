@@ -228,6 +228,7 @@ async def run_tool_call(session: Session, call: ToolCall, emit: Emit) -> ToolOut
             result = await hooks.post_tool_use(session, call, args, result, emit)
     except Exception as exc:  # the file system changing under a patch, a path it refuses: the call
         result = failure_result(call.name, exc)  # fails with words the model reads, the turn goes on
+    verdict = session.approvals.verdicts.pop(call.call_id, None)  # a permission rule's part, if any
     emit(
         ev.ToolCallEnd(
             call.call_id,
@@ -238,6 +239,8 @@ async def run_tool_call(session: Session, call: ToolCall, emit: Emit) -> ToolOut
             time.monotonic() - started,
             result.exit_code,
             result.changes,
+            verdict.decision if verdict else None,
+            tuple((rule.text, rule.source) for rule in verdict.rules) if verdict else (),
         )
     )
     return ToolOutput(call.call_id, result.output, result.success, images=result.images)
