@@ -355,6 +355,7 @@ class TurnAborted:
 class TurnFailed:
     message: str
     reason: str | None = None  # a limit that ended it: max_turns, max_budget, output_schema
+    request_id: str | None = None  # the provider's id of the failed model request, when it sent one
 
 
 Event = (

@@ -110,6 +110,9 @@ class JsonRenderer:
             case ev.TurnFailed(message=message, reason=str() as reason):  # a limit: max_turns, max_budget, output_schema
                 self._complete_plan()
                 self.emit("turn.failed", error={"message": message, "reason": reason})
+            case ev.TurnFailed(message=message, request_id=str() as request_id):
+                self._complete_plan()
+                self.emit("turn.failed", error={"message": message, "request_id": request_id})
             case ev.TurnFailed(message=message) | ev.TurnAborted(reason=message):
                 self._complete_plan()
                 self.emit("turn.failed", error={"message": message})

@@ -64,7 +64,7 @@ async def run_turn(
                 output = recovered
         except ModelError as exc:
             emit(ev.Error(str(exc), fatal=True))
-            emit(ev.TurnFailed(str(exc)))
+            emit(ev.TurnFailed(str(exc), request_id=exc.request_id))
             return
         except LimitReached as exc:  # agent exec --max-turns / --max-budget-usd
             emit(ev.TurnFailed(str(exc), reason=exc.reason))

@@ -60,3 +60,12 @@ def test_exec_json_reports_the_stop_reason(server, tmp_path):
     assert result.returncode == 0, result.stderr
     last = json.loads(result.stdout.splitlines()[-1])
     assert last["type"] == "turn.completed" and last["stop_reason"] == "max_tokens"
+
+
+def test_exec_json_names_the_request_id_of_a_failed_request(server, tmp_path):
+    server.script(Reply.http_error(400, message="bad field"))
+    result = run_agent(["exec", "--provider", "openai-chat", "-m", "m", "--json", "go"], cwd=tmp_path,
+                       env=provider_env(server, "openai-chat"))
+    assert result.returncode == 1
+    error = json.loads(result.stdout.splitlines()[-1])["error"]
+    assert error["request_id"].startswith("req_") and error["request_id"] in error["message"]
