@@ -6,6 +6,7 @@ file, the key and the expected type.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,6 +22,16 @@ MODES = ("agent", "ask", "plan")
 APPROVAL_POLICIES = ("untrusted", "on-request", "on-failure", "never")
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
 WIRE_APIS = ("responses", "chat", "anthropic")
+
+
+@dataclass(frozen=True)
+class ConfigLayer:
+    """One table that went into the merge, kept so that rules and trust know where a key came from."""
+
+    kind: str  # user | project | override
+    origin: str  # the file, or "-c key=value"
+    path: Path | None
+    table: dict[str, Any]
 
 
 class ConfigError(Exception):
@@ -57,6 +68,7 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "memory_top_k": (int, None),
     "memory_max_chars": (int, None),
     "memory_min_score": ((int, float), None),
+    "memory_user_writes": (str, ("ask", "allow", "deny")),
     "plugins": (dict, None),
     "max_agent_depth": (int, None),
     "max_parallel_agents": (int, None),
@@ -64,6 +76,8 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "model_supports_images": (bool, None),
     "mcp_servers": (dict, None),
     "mcp_tool_budget_percent": (int, None),
+    "permissions": (dict, None),
+    "context_profile": (str, ("auto", "lean", "full")),
     "model_prices": (dict, None),  # agent exec --max-budget-usd (models/pricing.py)
     "openai_base_url": (str, None),  # Codex's key: where the built-in OpenAI providers send requests
     "sandbox_workspace_write": (dict, None),  # Codex's table: network_access, writable_roots
@@ -76,9 +90,9 @@ SIMPLE_KEYS = (
     "auto_compact_percent", "model_auto_compact_token_limit", "project_doc_max_bytes", "approval_policy",
     "sandbox_mode", "network_access", "shell_timeout_ms", "mode", "retry_max_attempts",
     "model_connect_timeout_ms", "stream_idle_timeout_ms", "shell_snapshot",
-    "memory", "memory_top_k", "memory_max_chars", "memory_min_score",
+    "memory", "memory_top_k", "memory_max_chars", "memory_min_score", "memory_user_writes",
     "max_agent_depth", "max_parallel_agents", "mcp_tool_budget_percent",
-    "model_supports_images", "web_fetch_allow_private", "web_search",
+    "model_supports_images", "web_fetch_allow_private", "web_search", "context_profile",
 )
 FIELD_NAMES = {  # config key -> Config field, where they differ
     "model_max_output_tokens": "max_output_tokens",
@@ -106,7 +120,8 @@ MINIMUMS = {
 }
 MAXIMUMS = {"memory_min_score": 1}
 STRING_LISTS = ("project_doc_fallback_filenames", "writable_roots")
-PROVIDER_KEYS = {"name": str, "base_url": str, "wire_api": str, "env_key": str, "requires_key": bool}
+PROVIDER_KEYS = {"name": str, "base_url": str, "wire_api": str, "env_key": str, "requires_key": bool,
+                 "http_headers": dict, "query_params": dict}
 _TYPE_NAMES = {str: "a string", int: "an integer", bool: "a boolean", list: "an array", dict: "a table", (int, float): "a number"}
 
 
@@ -141,6 +156,8 @@ class Config:
     memory_top_k: int = 5
     memory_max_chars: int = 2_000
     memory_min_score: float = 0.6  # memory/ranking.py explains the scale
+    context_profile: str = "auto"  # "lean" for small windows (context/profile.py); "auto": lean up to 8k
+    memory_user_writes: str = "ask"  # the model's user-scope memory_save: ask (exec: refused) | allow | deny
     max_agent_depth: int = 1  # how deep subagents may nest: 1 = the session's children have no `task`
     max_parallel_agents: int = 4  # `task` calls of one response that run at once
     read_file: ReadLimits = field(default_factory=ReadLimits)  # thresholds of the file processors
@@ -150,6 +167,8 @@ class Config:
     sources: list[Path] = field(default_factory=list)  # config files that were read
     warnings: list[str] = field(default_factory=list)  # shown when the session starts (unknown keys)
     plugin_dirs: list[Path] = field(default_factory=list)  # --plugin-dir (agent_cli/plugins/loader.py)
+    layers: list[ConfigLayer] = field(default_factory=list)  # each table merged, in order
+    trust_repository: bool = False  # --trust: run the repository's own servers and hooks (agent_cli/trust/)
 
 
 def find_project_config(cwd: Path) -> Path | None:
@@ -227,6 +246,9 @@ def _check(table: dict[str, Any], origin: str, warnings: list[str] | None = None
             expected_type = PROVIDER_KEYS.get(key)
             if expected_type and not isinstance(value, expected_type):
                 raise ConfigError(f"{where}.{key} must be {_TYPE_NAMES[expected_type]}, got {value!r}")
+        for key in ("http_headers", "query_params"):  # Codex's names: sent with every request
+            if not all(isinstance(v, str) for v in provider.get(key, {}).values()):
+                raise ConfigError(f"{where}.{key} must be a table of strings; got {provider[key]!r}")
         if provider.get("wire_api", "chat") not in WIRE_APIS:
             raise ConfigError(f"{where}.wire_api must be one of {', '.join(WIRE_APIS)}; got {provider['wire_api']!r}")
     plugins = table.get("plugins", {})
@@ -253,6 +275,12 @@ def _mcp_servers(table: Any, origin: str) -> None:
     check_servers_table(table, origin)
 
 
+def _permissions(table: Any, origin: str) -> None:
+    from agent_cli.permissions.sources import check_permissions_table
+
+    check_permissions_table(table, origin)
+
+
 def _hooks(table: Any, origin: str) -> None:
     from agent_cli.session.hook_config import parse_hooks
 
@@ -266,6 +294,7 @@ _TABLE_PARSERS: tuple[tuple[str, Callable[[Any, str], object], bool], ...] = (
     ("mcp_servers", _mcp_servers, True),
     ("read_file", lambda table, origin: ReadLimits.from_table(table), False),
     ("hooks", _hooks, True),
+    ("permissions", _permissions, True),
 )
 
 
@@ -298,6 +327,9 @@ def _provider(provider_id: str, tables: dict[str, Any]) -> ProviderConfig:
         base_url_env=base.base_url_env if "base_url" not in custom else None,
         requires_key=custom.get("requires_key", bool(custom.get("env_key", base.env_key))),
         name=custom.get("name", base.name or provider_id),
+        kind=base.kind,
+        http_headers={**base.http_headers, **custom.get("http_headers", {})},
+        query_params={**base.query_params, **custom.get("query_params", {})},
     )
 
 
@@ -315,20 +347,22 @@ def load_config(
     merged: dict[str, Any] = {}
     sources: list[Path] = []
     warnings: list[str] = []
-    layers = [home / "config.toml", find_project_config(cwd)]
-    for path in layers:
+    layers: list[ConfigLayer] = []
+    for kind, path in (("user", home / "config.toml"), ("project", find_project_config(cwd))):
         if path is not None and path.is_file():
             table = read_toml(path)
             _check(table, str(path), warnings)
-            _merge(merged, table)
+            _merge(merged, copy.deepcopy(table))
             sources.append(path)
+            layers.append(ConfigLayer(kind, str(path), path, table))
     for text in overrides:
         keys, value = parse_override(text)
         table: dict[str, Any] = value
         for key in reversed(keys):
             table = {key: table}
         _check(table, f"-c {text}", warnings)
-        _merge(merged, table)
+        _merge(merged, copy.deepcopy(table))
+        layers.append(ConfigLayer("override", f"-c {text}", None, table))
     flag_table = {key: value for key, value in (flags or {}).items() if value is not None}
     _check(flag_table, "command line")
     _merge(merged, flag_table)
@@ -358,5 +392,6 @@ def load_config(
         raw=merged,
         sources=sources,
         warnings=warnings,
+        layers=layers,
         **settings,
     )

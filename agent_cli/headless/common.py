@@ -55,15 +55,18 @@ def load_config_or_exit(args: argparse.Namespace):
     except ConfigError as exc:
         fail(f"configuration error: {exc}")
     config.plugin_dirs = [Path(folder).expanduser().resolve() for folder in getattr(args, "plugin_dirs", [])]
+    config.trust_repository = bool(getattr(args, "trust", False))  # agent exec --trust
     return config
 
 
 def check_api_key_or_exit(config) -> None:
-    from agent_cli.models.registry import resolve_api_key
+    from agent_cli.models.registry import resolve_api_key, uses_entra_token
 
     provider = config.provider
-    if not provider.requires_key or not provider.env_key or resolve_api_key(provider):
+    if not provider.requires_key or not provider.env_key or resolve_api_key(provider) or uses_entra_token(provider):
         return
+    if provider.kind == "azure":
+        fail(f"{provider.env_key} (or AZURE_OPENAI_AD_TOKEN for Entra ID) is not set (needed by provider 'azure').")
     fail(
         f"{provider.env_key} is not set (needed by provider '{provider.id}'). Export it, or use a "
         f"local OpenAI-compatible server: --provider ollama, or OPENAI_BASE_URL=http://HOST:PORT/v1 "
@@ -72,5 +75,7 @@ def check_api_key_or_exit(config) -> None:
 
 
 def fail(message: str) -> None:
-    print(f"agent: error: {message}", file=sys.stderr)
+    from agent_cli.terminal_text import terminal_safe
+
+    print(f"agent: error: {terminal_safe(message)}", file=sys.stderr)
     raise SystemExit(USAGE_ERROR)

@@ -18,13 +18,14 @@ from agent_cli import events as ev
 from agent_cli.headless.common import USAGE_ERROR, check_api_key_or_exit, fail, load_config_or_exit
 from agent_cli.headless.exec_options import apply_sandbox_shortcuts
 from agent_cli.headless.render_text import TextRenderer
+from agent_cli.models.registry import SDK_OF_WIRE
+from agent_cli.models.sdk_clients import start_import
 
 TURN_FAILED = 1
 OUTPUT_SCHEMA_MISMATCH = 3  # the answer did not validate against --output-schema, also after one repair
 MAX_TURNS_REACHED = 4
 MAX_BUDGET_REACHED = 5
 INTERRUPTED = 130  # 128 + SIGINT
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 LIMIT_EXIT_CODES = {"output_schema": OUTPUT_SCHEMA_MISMATCH, "max_turns": MAX_TURNS_REACHED,
                     "max_budget": MAX_BUDGET_REACHED}
 INTERACTIVE_ONLY = {
@@ -80,6 +81,8 @@ def run_exec(args: argparse.Namespace) -> int:
     config = load_config_or_exit(args)
     config.writable_roots += extra_writable_roots(args.add_dirs)
     check_api_key_or_exit(config)
+    if not prompt.lstrip().startswith("/"):  # a model turn follows (a /command may need none)
+        start_import(SDK_OF_WIRE.get(config.provider.wire_api, "openai"))
     limits = run_limits(args, config)
     from agent_cli.session import Session
     from agent_cli.session.approvals import use_exec_default
@@ -111,7 +114,9 @@ def run_exec(args: argparse.Namespace) -> int:
     if args.output_last_message:
         Path(args.output_last_message).write_text(last_message or "", encoding="utf-8")
     if not args.json and last_message:
-        print(last_message, flush=True)
+        from agent_cli.terminal_text import terminal_safe
+
+        print(terminal_safe(last_message), flush=True)  # raw text: --json or -o FILE
     return status
 
 
@@ -173,24 +178,39 @@ def exit_now(status: int) -> NoReturn:
     os._exit(status)
 
 
-def stop_on_signals(session) -> list[int]:
-    """Ctrl+C stops the turn the way Esc does in the TUI: tools are killed, the history and the
-    session file stay valid, and exec exits 130. SIGTERM (how the Codex SDKs abort a run) and
-    SIGHUP do the same with 143 and 129: without this they ended exec at once and left its
-    commands running (outside a sandbox nothing else stops them). Returns the signals received."""
-    received: list[int] = []
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class Interruption(asyncio.Event):
+    """Set when a stop signal arrived; ``signal`` says which (the exit status is 128 + it)."""
+
+    signal: int = signal.SIGINT
+
+
+def stop_on_ctrl_c(session) -> Interruption:
+    """Ctrl+C, SIGTERM and SIGHUP stop the turn the way Esc does in the TUI: tools are killed, MCP
+    servers closed, the history and the session file stay valid, and exec exits 128 + the signal
+    (130 for Ctrl+C). A second one stops at once. Returns the event that records it happened."""
+    interrupted = Interruption()
     loop = asyncio.get_running_loop()
 
-    def on_signal(signum: int) -> None:
-        received.append(signum)
+    def on_signal(sig: int) -> None:
+        if not interrupted.is_set():
+            interrupted.signal = sig
+        interrupted.set()
         session.interrupt()
-        for other in STOP_SIGNALS:
-            loop.remove_signal_handler(other)  # a second signal stops at once
+        loop.remove_signal_handler(sig)
+        # The same signal again ends the process at once, by the kernel: Python's own SIGINT handler
+        # would only raise KeyboardInterrupt, and shutting down then waits for a tool still busy in
+        # a thread.
+        signal.signal(sig, signal.SIG_DFL)
 
-    with contextlib.suppress(NotImplementedError, RuntimeError):  # no signal handlers on this loop
-        for signum in STOP_SIGNALS:
-            loop.add_signal_handler(signum, on_signal, signum)
-    return received
+    for sig in STOP_SIGNALS:
+        if sig != signal.SIGINT and signal.getsignal(sig) == signal.SIG_IGN:
+            continue  # `nohup agent exec …`: the user asked for it to be ignored
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # no handlers on this loop
+            loop.add_signal_handler(sig, on_signal, sig)
+    return interrupted
 
 
 def show_background_exit(renderer, event: ev.Event) -> None:
@@ -224,7 +244,7 @@ async def drive(session, prompt: str, renderer, images: list[Path] = ()) -> tupl
     status = 0
     from agent_cli.commands.dispatch import submit
 
-    signals = stop_on_signals(session)
+    interrupted = stop_on_ctrl_c(session)
     session.background.add_listener(lambda event: show_background_exit(renderer, event))
     try:
         async for event in submit(session, prompt, images):
@@ -248,8 +268,8 @@ async def drive(session, prompt: str, renderer, images: list[Path] = ()) -> tupl
     finally:
         await session.aclose()
     renderer.finished()
-    if signals:
-        return last_message, 128 + signals[0]
+    if interrupted.is_set():
+        return last_message, 128 + interrupted.signal
     if last_message is None and notices and status == 0:
         last_message = "\n\n".join(notices)  # `agent exec /diff > x.patch` gets the diff on stdout
     return last_message, status

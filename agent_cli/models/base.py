@@ -8,6 +8,8 @@ from typing import Any, Protocol
 
 from agent_cli.items import Item
 
+MAX_PLAUSIBLE_TOKENS = 100_000_000  # a usage figure above this is a server's error
+
 
 @dataclass(frozen=True, slots=True)
 class Usage:
@@ -32,6 +34,21 @@ class Usage:
     @property
     def total_tokens(self) -> int:
         return self.input_tokens + self.output_tokens
+
+    def problem(self) -> str | None:
+        """Why these figures cannot be true (negative, not whole numbers, absurdly large), or None.
+        A server's bad report must not steer the context accounting (or stop a compaction)."""
+        for name in ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                return f"{name} is {value!r}, not a whole number"
+            if value < 0:
+                return f"{name} is negative ({value:,})"
+            if value > MAX_PLAUSIBLE_TOKENS:
+                return f"{name} is {value:,}, more than any model's window"
+        if self.cached_input_tokens > self.input_tokens:
+            return f"cached_input_tokens ({self.cached_input_tokens:,}) is more than input_tokens ({self.input_tokens:,})"
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,10 +118,21 @@ class ClientNotice:
     message: str
 
 
+# Why a response ended, in one vocabulary for every wire (``Completed.stop_reason``).
+STOP_END = "end"  # the model finished (an answer, or tool calls to run)
+STOP_MAX_TOKENS = "max_tokens"  # cut off by the output limit: Chat `length`, Responses `incomplete`
+STOP_PAUSED = "pause_turn"  # the server paused a long turn; sending the conversation again resumes it
+STOP_REFUSAL = "refusal"  # the model declined; its text (if any) is the refusal
+STOP_CONTENT_FILTER = "content_filter"  # the provider's filter stopped the answer
+CUT_OFF = frozenset({STOP_MAX_TOKENS, STOP_CONTENT_FILTER})
+
+
 @dataclass(frozen=True, slots=True)
 class Completed:
     usage: Usage | None
     response_id: str | None = None
+    stop_reason: str = STOP_END
+    request_id: str | None = None  # the provider's id of the request (support asks for it)
 
 
 StreamEvent = TextDelta | ReasoningDelta | OutputItem | Retrying | ClientNotice | Completed

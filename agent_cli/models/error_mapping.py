@@ -1,8 +1,8 @@
-"""Turn whatever the server or the network raised into one of our three errors.
+"""Turn whatever the SDK, the server or the network raised into one of our three errors.
 
-Error responses are read by duck typing (``status_code``, ``body``, ``response.headers``, the
-shape of ``http_stream.HttpStatusError``), so this module never imports the HTTP library; its
-transport errors are recognised by name or through the loaded module.
+The SDKs' exceptions are read by duck typing (``status_code``, ``body``, ``response.headers``,
+the shape of ``openai.APIStatusError`` and ``anthropic.APIStatusError``; ``APITimeoutError`` and
+``APIConnectionError`` by name), so this module imports no SDK.
 """
 
 from __future__ import annotations
@@ -103,6 +103,14 @@ def error_for_status(
 ) -> ModelError:
     """The error for an HTTP error response."""
     text = one_line(message or f"HTTP {status}")
+    if 300 <= status < 400:  # redirects are not followed: the key would go wherever they point
+        location = _header(headers, "location")
+        target = f" to {one_line(location)}" if location else " (no Location given)"
+        return ModelError(
+            f"provider {ctx.provider} at {ctx.base_url} answered with a redirect (HTTP {status}){target}; "
+            "the agent does not follow redirects (the API key would be sent there too): set the base URL "
+            "to the address the server should be reached at"
+        )
     if status in (401, 403):
         where = ctx.env_key or "the API key"
         return ModelError(
@@ -121,6 +129,17 @@ def error_for_status(
     if should_retry != "false" and (transient or should_retry == "true"):
         return TransientError(f"HTTP {status}: {text}", retry_after=retry_after_seconds(headers))
     return ModelError(f"provider {ctx.provider} rejected the request (HTTP {status}): {text}")
+
+
+def _header(headers: Any, name: str) -> str | None:
+    """A response header by name, whatever the case (a dict or the HTTP library's headers)."""
+    if not headers:
+        return None
+    try:
+        value = headers.get(name) or headers.get(name.title())
+    except AttributeError:
+        return None
+    return str(value) if value else None
 
 
 def error_for_stream_failure(
@@ -153,15 +172,24 @@ def map_exception(exc: BaseException, ctx: ErrorContext) -> ModelError:
         return exc
     status = getattr(exc, "status_code", None)
     body = getattr(exc, "body", None)
+    if isinstance(status, int) and 200 <= status < 300 and body is not None:
+        # An error event inside a 200 stream (Anthropic's `event: error`): a stream failure.
+        return stream_failure_of(body, ctx)
+    if status is None and body is not None and hasattr(exc, "request"):
+        # openai.APIError: an error object inside a streamed chunk (OpenRouter sends one next to
+        # `choices`); the body is that error object.
+        return stream_failure_of(body, ctx)
     if isinstance(status, int) and hasattr(exc, "response"):
         message, code, kind = error_fields(body)
         headers = getattr(exc.response, "headers", None)
         error = error_for_status(status, message or getattr(exc, "message", None), ctx, code=code, headers=headers)
         return with_window(error, body)
     name = type(exc).__name__
-    if name in ("ReadTimeout", "WriteTimeout", "PoolTimeout"):
+    if name in ("ReadTimeout", "WriteTimeout", "PoolTimeout", "APITimeoutError"):
         return TransientError("the request timed out")
-    if name == "ConnectError":
+    if name == "APIConnectionError" and exc.__cause__ is not None:
+        return map_exception(exc.__cause__, ctx)  # the transport's own error says more
+    if name in ("ConnectError", "APIConnectionError"):
         detail = f": {one_line(exc, 120)}" if str(exc) else ""
         return TransientError(f"connection error talking to {ctx.base_url}{detail}")
     if isinstance(exc, _transport_error_types()):
@@ -169,6 +197,14 @@ def map_exception(exc: BaseException, ctx: ErrorContext) -> ModelError:
     if isinstance(exc, json.JSONDecodeError):
         return TransientError("the server sent a malformed stream event")
     return ModelError(f"request to provider {ctx.provider} failed: {name}: {one_line(exc)}")
+
+
+def stream_failure_of(body: object, ctx: ErrorContext) -> ModelError:
+    """The error for a failure the server reported inside a 200 stream, ``body`` as sent."""
+    message, code, kind = error_fields(body)
+    if code is not None and code.isdigit() and 400 <= int(code) < 600:  # an HTTP status as the code
+        return with_window(error_for_status(int(code), message, ctx), body)
+    return with_window(error_for_stream_failure(message, ctx, code=code, kind=kind), body)
 
 
 def with_window(error: ModelError, body: object) -> ModelError:

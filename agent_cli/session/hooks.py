@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +29,7 @@ from agent_cli.items import user
 from agent_cli.session.hook_config import HookSpec, HookTable, hook_calls, parse_hooks
 from agent_cli.tools.base import ToolResult
 from agent_cli.tools.process import communicate_or_kill
+from agent_cli.tools.sandbox import supervised_argv
 
 if TYPE_CHECKING:
     from agent_cli.config import Config
@@ -56,9 +57,9 @@ class HookState:
     stop_blocks: int = 0  # consecutive Stop blocks in the current turn
 
     @classmethod
-    def from_config(cls, config: Config, plugin_hooks: Iterable[HookSpec] = ()) -> HookState:
-        """The config's hooks, then the plugins' (see agent_cli/plugins/claude_hooks.py)."""
-        table = parse_hooks(config.raw.get("hooks"), "config")
+    def from_config(cls, config: Config, plugin_hooks: Iterable[HookSpec] = (), raw: dict | None = None) -> HookState:
+        """The config's hooks (``raw``: the tables an untrusted folder may use), then the plugins'."""
+        table = parse_hooks((config.raw if raw is None else raw).get("hooks"), "config")
         for spec in plugin_hooks:
             table[spec.event] = (*table.get(spec.event, ()), spec)
         return cls(table)
@@ -113,7 +114,8 @@ async def run_hooks(session: Session, event: str, emit: Emit, **fields: Any) -> 
     if session.subagent is not None:  # a hook can tell a subagent's calls from the session's own
         common["agent"] = session.subagent.name
     runs = await asyncio.gather(
-        *(execute(spec, json.dumps({**common, **own}).encode("utf-8"), cwd) for spec, own in calls)
+        *(execute(spec, json.dumps({**common, **own}).encode("utf-8"), cwd, session.approvals.env)
+          for spec, own in calls)
     )
     outcome = HookOutcome(runs=list(runs))
     for run in runs:
@@ -121,12 +123,16 @@ async def run_hooks(session: Session, event: str, emit: Emit, **fields: Any) -> 
     return outcome
 
 
-async def execute(spec: HookSpec, stdin: bytes, cwd: Path) -> HookRun:
-    """Run one hook command; kill its whole process group at the timeout or on cancellation."""
-    env = {**os.environ, "AGENT_PROJECT_DIR": str(cwd), "AGENT_HOOK_EVENT": spec.event, **dict(spec.env)}
+async def execute(spec: HookSpec, stdin: bytes, cwd: Path, base_env: Mapping[str, str] | None = None) -> HookRun:
+    """Run one hook command; kill its whole process group at the timeout or on cancellation.
+
+    ``base_env`` is the session's scrubbed environment (``[shell_environment_policy]``), the one
+    commands and MCP servers get: a hook sees no provider key or token it was not given."""
+    base = os.environ if base_env is None else base_env
+    env = {**base, "AGENT_PROJECT_DIR": str(cwd), "AGENT_HOOK_EVENT": spec.event, **dict(spec.env)}
     try:
-        proc = await asyncio.create_subprocess_shell(
-            spec.command,
+        proc = await asyncio.create_subprocess_exec(
+            *supervised_argv(["/bin/sh", "-c", spec.command]),  # ends with the agent, leaves nothing running
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
@@ -281,17 +287,9 @@ async def pre_tool_use(session: Session, call: ToolCall, args: dict[str, Any], e
 
 async def check_approval(session: Session, hook: HookOutcome, call: ToolCall, args: dict[str, Any], emit: Emit) -> str | None:
     """The approval step after PreToolUse: a hook's allow skips it, its ask forces a question."""
-    if hook.permission == "allow":
-        # The hook answers the question; it does not lift the sandbox's hard limits.
-        need = session.approvals.assess(call.name, args)
-        if need.denial:
-            return need.denial
-        if need.unsandboxed:  # an escalation the hook approved, as the user would have
-            session.approvals.unsandbox(call.call_id)
-        return None
-    if hook.permission == "ask":
-        return await session.approvals.ask(call.call_id, call.name, args, emit, reason="a PreToolUse hook asked for approval")
-    return await session.approvals.check(call.call_id, call.name, args, emit)
+    # A hook's allow answers the question as the user would have (the sandbox's hard limits and
+    # deny rules still apply); its ask forces one.
+    return await session.approvals.check(call.call_id, call.name, args, emit, hook.permission)
 
 
 async def post_tool_use(session: Session, call: ToolCall, args: dict[str, Any], result: ToolResult, emit: Emit) -> ToolResult:

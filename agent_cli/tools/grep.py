@@ -20,11 +20,13 @@ from typing import Any
 
 from agent_cli.context.truncate import truncate_text
 from agent_cli.models.base import ToolSpec
+from agent_cli.tools.daemon_thread import in_thread
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.common import display_path, int_arg, output_policy, relative_arg, str_arg
 from agent_cli.tools.ignore import IgnoreRules, walk_files
 
 DEFAULT_LIMIT = 100
+MAX_LIMIT = 10_000  # larger asks are clamped (and the output says so)
 LINE_WIDTH = 300  # characters of a matching line shown
 RG_MAX_COLUMNS = 2000  # rg stops printing longer lines in full; we cut at LINE_WIDTH anyway
 
@@ -92,7 +94,7 @@ async def search(
         raise ToolError("ripgrep (rg) is not installed")
     if rg is not None:
         return await _search_rg(rg, ctx, pattern, target, include, limit)
-    return await asyncio.to_thread(_search_python, ctx, pattern, target, include, limit)
+    return await in_thread(_search_python, ctx, pattern, target, include, limit)
 
 
 # --- ripgrep ------------------------------------------------------------------------------------
@@ -135,6 +137,8 @@ async def _search_rg(
             number, colon, text = rest.partition(b":")
             if not sep or not colon or not number.isdigit():
                 continue  # e.g. "binary file matches" notices
+            if ctx.read_denied is not None and ctx.read_denied(ctx.resolve(_decode(name))):
+                continue  # a Read deny rule hides the file
             total += 1
             if len(matches) < limit:
                 matches.append(Match(_decode(name), int(number), _decode(text).rstrip("\r\n")))
@@ -182,6 +186,8 @@ def _search_python(
             f for f in walk_files(target, IgnoreRules(target))
             if name_globs is None or any(fnmatch.fnmatchcase(f.name, g) for g in name_globs)
         ]  # fmt: skip
+    if ctx.read_denied is not None:  # a Read deny rule hides these files
+        files = [f for f in files if not ctx.read_denied(f.resolve())]
     matches: list[Match] = []
     total = 0
     for file in files:
@@ -246,6 +252,8 @@ class GrepTool(Tool):
             raise ToolError("pattern must be a non-empty string")
         path = str_arg(args, "path") if "path" in args else "."
         include = args.get("include") or None
-        limit = int_arg(args, "limit", DEFAULT_LIMIT)
+        notes: list[str] = []
+        limit = int_arg(args, "limit", DEFAULT_LIMIT, maximum=MAX_LIMIT, notes=notes)
         result = await search(ctx, pattern, path, include, limit)
-        return ToolResult(truncate_text(format_result(result, limit), output_policy(ctx)))
+        text = "\n".join([format_result(result, limit), *notes])
+        return ToolResult(truncate_text(text, output_policy(ctx)))

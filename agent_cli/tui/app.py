@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 from agent_cli import events as ev
 from agent_cli.config import Config
 from agent_cli.display import home_relative
+from agent_cli.models.registry import SDK_OF_WIRE
+from agent_cli.terminal_text import terminal_safe_event
 from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands, SlashCommand, parse_command
 from agent_cli.tui.event_renderer import EventRenderer
 from agent_cli.tui.input_history import InputHistory
@@ -37,6 +39,7 @@ from agent_cli.tui.pasted_images import PromptWithImages
 from agent_cli.tui.repo_files import list_files
 from agent_cli.tui.resuming import BUSY_TEXT, restored_session
 from agent_cli.tui.screens.approval import ApprovalScreen
+from agent_cli.tui.trust_prompt import ask_trust
 from agent_cli.tui.widgets.activity_indicator import ActivityIndicator
 from agent_cli.tui.widgets.attachment_chips import AttachmentChips
 from agent_cli.tui.widgets.completion_menu import CompletionMenu
@@ -124,6 +127,8 @@ class AgentApp(App[int]):
         await self._replay_history()
         self.composer.focus()
         self.call_after_refresh(self._start_background_work)
+        if ask_trust(self):  # a folder with code of its own, never asked about (tui/trust_prompt.py)
+            return  # the first prompt waits for the answer
         if self.initial_prompt:
             self.send(self.initial_prompt)
 
@@ -196,10 +201,12 @@ class AgentApp(App[int]):
             self.run_worker(self.renderer.notice(note, "warning", "mcp"), group="show")
 
     def _warm_up(self) -> None:
-        """Import the HTTP library and build the prompt off the UI thread, then show the context size."""
+        """Import the model SDK and build the prompt off the UI thread, then show the context size."""
         session = self.session
         try:
-            importlib.import_module("httpx2")  # the model clients import it on their first request
+            # The first request would wait for it (openai ~0.5 s, anthropic 1-2.5 s); the user is typing.
+            importlib.import_module("httpx2")
+            importlib.import_module(SDK_OF_WIRE.get(self.config.provider.wire_api, "openai"))
             session.tokens.preload()  # the tokenizer, while the user types (exec loads it near a limit)
             self.call_from_thread(session.count_exactly)  # switched on the event loop, between counts
             self.call_from_thread(self._count_first_request)
@@ -347,6 +354,7 @@ class AgentApp(App[int]):
             await self.handle_event(event)
 
     async def handle_event(self, event: ev.Event) -> None:
+        event = terminal_safe_event(event)  # the approval modal shows commands as they came
         if self.activity.label.startswith(WAITING_LABEL) and not isinstance(event, ev.ModelWaiting):
             self.activity.set_label("working")  # the model answered
         match event:

@@ -9,6 +9,7 @@ import pty
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -241,27 +242,6 @@ def test_non_utf8_config_is_a_usage_error_without_traceback(tmp_path, isolated_h
     (isolated_home / "config.toml").write_bytes(b"model = '\xff'\n")
     result = run_agent(["exec", "hi"], cwd=tmp_path, env={"OPENAI_API_KEY": "x"})
     assert result.returncode == 2 and "not UTF-8" in result.stderr and "Traceback" not in result.stderr
-
-
-@pytest.mark.parametrize("signum, duration", [(signal.SIGTERM, "30.0303"), (signal.SIGHUP, "30.0404")])
-def test_sigterm_and_sighup_stop_the_turn_and_its_command(server, tmp_path, signum, duration):
-    # SIGTERM is how the Codex SDKs abort a run: exec ended at once and, outside a sandbox (where
-    # nothing else stops them), left its command running.
-    server.script(Reply(tool_calls=[ToolCall("shell", {"command": f"sleep {duration}"})]))
-    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1", **provider_env(server, "openai-chat")}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agent_cli", *exec_args("openai-chat", "--json", "-c", 'sandbox_mode="danger-full-access"', "hi")],
-        cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
-    for line in proc.stdout:  # wait until the command runs
-        if '"command_execution"' in line:
-            break
-    pid = asyncio.run(started("sleep", duration))
-    proc.send_signal(signum)
-    out, err = proc.communicate(timeout=30)
-    assert proc.returncode == 128 + signum, err
-    assert '"turn.failed"' in out and "Traceback" not in err
-    assert not alive(pid)  # ended before exec exited
 
 
 def test_ctrl_c_stops_the_turn_cleanly_and_exits_130(server, tmp_path):
