@@ -169,6 +169,9 @@ class AcpAgent:
         if session.running:
             raise RequestError.invalid_request({"message": "a prompt is already running in this session"})
         given = PromptInput(prompt, session.config.cwd)
+        if not given.text and not given.images:  # no blocks, or only kinds we do not take (audio)
+            given.cleanup()
+            raise RequestError.invalid_params({"message": "the prompt is empty: send text, an image or a resource"})
         translator = UpdateTranslator(session.config.cwd, price=price_for(session.model, session.config.raw.get("model_prices")))
         usage_before = session.total_usage
         stop_reason, failure = "end_turn", None

@@ -195,6 +195,23 @@ async def test_an_embedded_resource_is_attached_like_a_file(server, tmp_path):
     assert "from the editor buffer" in sent and "unsaved.py" in sent
 
 
+async def test_a_linked_file_with_a_space_is_attached_and_an_empty_prompt_is_refused(server, tmp_path):
+    from acp import resource_link_block
+
+    (tmp_path / "my notes.txt").write_text("spaced content\n")
+    server.script(Reply(text="Seen."))
+    client = RecordingClient()
+    async with spawn(client, server, tmp_path) as (conn, _):
+        session_id = await started(conn, tmp_path)
+        await conn.prompt(session_id=session_id, prompt=[text_block("look"),
+                                                         resource_link_block("my notes.txt", f"file://{tmp_path}/my%20notes.txt")])
+        with pytest.raises(RequestError) as empty:  # nothing to send: no model request for it
+            await conn.prompt(session_id=session_id, prompt=[])
+        assert empty.value.code == -32602
+    assert "spaced content" in json.dumps(server.requests[0].body["input"][-1])
+    assert len(server.requests) == 1
+
+
 async def test_protocol_errors_never_crash_the_agent(server, tmp_path):
     client = RecordingClient()
     async with spawn(client, server, tmp_path) as (conn, process):
