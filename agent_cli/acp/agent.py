@@ -85,6 +85,7 @@ class AcpAgent:
         self.conn: Any = None
         self.sessions: dict[str, Session] = {}
         self.client_capabilities = ClientCapabilities()
+        self.initialized = False  # sessions only after `initialize` (the protocol's order)
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -92,6 +93,7 @@ class AcpAgent:
     async def initialize(self, protocol_version: int, client_capabilities: ClientCapabilities | None = None,
                          client_info: Implementation | None = None, **_: Any) -> InitializeResponse:
         self.client_capabilities = client_capabilities or ClientCapabilities()
+        self.initialized = True
         log.info("initialize: client %s, protocol %s", client_info.name if client_info else "?", protocol_version)
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
@@ -112,12 +114,14 @@ class AcpAgent:
     # --- sessions -------------------------------------------------------------------------
 
     async def new_session(self, cwd: str, mcp_servers: list | None = None, **_: Any) -> NewSessionResponse:
+        self._require_initialized()
         session = Session(self._config(Path(cwd)), interactive=True)
         self._open(session, mcp_servers)
         return NewSessionResponse(session_id=session.id, modes=self._modes(session))
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list | None = None,
                            **_: Any) -> LoadSessionResponse:
+        self._require_initialized()
         if (session := self.sessions.get(session_id)) is not None:  # open here already: it holds the file's lock
             if session.running:
                 raise RequestError.invalid_request({"message": "a prompt is running in this session; cancel it or wait"})
@@ -235,6 +239,10 @@ class AcpAgent:
             raise RequestError.auth_required({"message": f"{provider.env_key} is not set (needed by provider "
                                                          f"'{provider.id}')"})
         return config
+
+    def _require_initialized(self) -> None:
+        if not self.initialized:
+            raise RequestError.invalid_request({"message": "call initialize first"})
 
     def _session(self, session_id: str) -> Session:
         session = self.sessions.get(session_id)

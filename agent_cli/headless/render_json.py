@@ -195,7 +195,7 @@ class JsonRenderer:
         item_id = self._ids.pop(event.call_id, None) or self.new_id()
         status = "completed" if event.success else "failed"
         if mcp := split_name(event.name):
-            result = {"content": [{"type": "text", "text": event.output}]} if event.success else None
+            result = {"content": [{"type": "text", "text": event.output}], "structured_content": None} if event.success else None
             error = None if event.success else {"message": event.output}
             self.item("item.completed", mcp_item(item_id, mcp, event.arguments, result, error, status))
         elif event.name == "task":  # refused before any agent ran (unknown agent, a hook, the mode)

@@ -381,3 +381,11 @@ async def test_a_repository_server_runs_only_with_trust(server, tmp_path):
                 break
             await asyncio.sleep(0.05)
     assert marker.exists()
+
+
+async def test_sessions_need_initialize_first(server, tmp_path):
+    async with spawn(RecordingClient(), server, tmp_path) as (conn, _):
+        with pytest.raises(RequestError) as early:
+            await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+        assert early.value.code == -32600
+        assert await started(conn, tmp_path)
