@@ -64,6 +64,9 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "model_supports_images": (bool, None),
     "mcp_servers": (dict, None),
     "mcp_tool_budget_percent": (int, None),
+    "checkpoints": (bool, None),
+    "checkpoint_max_file_bytes": (int, None),
+    "checkpoint_timeout_ms": (int, None),
 }
 SIMPLE_KEYS = (
     "tool_output_token_limit", "model_max_output_tokens", "model_reasoning_effort", "auto_compact",
@@ -73,6 +76,7 @@ SIMPLE_KEYS = (
     "memory", "memory_top_k", "memory_max_chars", "memory_min_score",
     "max_agent_depth", "max_parallel_agents", "mcp_tool_budget_percent",
     "model_supports_images",
+    "checkpoints", "checkpoint_max_file_bytes", "checkpoint_timeout_ms",
 )
 FIELD_NAMES = {  # config key -> Config field, where they differ
     "model_max_output_tokens": "max_output_tokens",
@@ -97,6 +101,8 @@ MINIMUMS = {
     "max_agent_depth": 0,
     "max_parallel_agents": 1,
     "mcp_tool_budget_percent": 0,
+    "checkpoint_max_file_bytes": 0,
+    "checkpoint_timeout_ms": 100,
 }
 MAXIMUMS = {"memory_min_score": 1}
 STRING_LISTS = ("project_doc_fallback_filenames", "writable_roots")
@@ -138,6 +144,9 @@ class Config:
     read_file: ReadLimits = field(default_factory=ReadLimits)  # thresholds of the file processors
     supports_images: bool | None = None  # None: from the model table (models/model_info.py)
     mcp_tool_budget_percent: int = 5  # MCP tool schemas above this share of the window: search mode
+    checkpoints: bool = True  # snapshot the tree before a turn changes it (/undo, /rewind)
+    checkpoint_max_file_bytes: int = 10 * 1024 * 1024  # larger files are left out of snapshots, and named
+    checkpoint_timeout_ms: int = 30_000  # a snapshot taking longer is given up with a warning
     raw: dict[str, Any] = field(default_factory=dict)  # the merged tables, for hooks and the like
     sources: list[Path] = field(default_factory=list)  # config files that were read
     warnings: list[str] = field(default_factory=list)  # shown when the session starts (unknown keys)

@@ -175,7 +175,7 @@ class ContextUsage:
 class CommandAction:
     """A slash command only a front end can carry out. `agent exec` ends on "quit"."""
 
-    action: Literal["quit", "new", "resume"]
+    action: Literal["quit", "new", "resume", "rewind"]
     argument: str | None = None
 
 
@@ -249,6 +249,29 @@ class SubagentFinished:
 
 
 @dataclass(frozen=True, slots=True)
+class CheckpointCreated:
+    """The work tree was snapshotted before the turn ``turn`` changed it (/undo, /rewind)."""
+
+    checkpoint_id: str
+    turn: int
+    commit: str
+    files: int
+    skipped: tuple[str, ...] = ()  # over the size limit: not in the snapshot
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Rewound:
+    """Files and/or the conversation were taken back (/undo, /rewind, `agent exec undo`)."""
+
+    mode: Literal["undo", "code", "conversation", "both"]
+    restored: tuple[str, ...] = ()  # paths written back or removed
+    conflicts: tuple[str, ...] = ()  # changed by hand since: left as they are
+    prompt: str | None = None  # the prompt the conversation went back to (into the composer)
+    history_length: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class TurnComplete:
     last_message: str | None
 
@@ -288,6 +311,8 @@ Event = (
     | ApprovalRequest
     | SubagentEvent
     | SubagentFinished
+    | CheckpointCreated
+    | Rewound
     | TurnComplete
     | TurnAborted
     | TurnFailed

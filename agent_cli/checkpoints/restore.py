@@ -107,16 +107,24 @@ def plan_restore(store: Store, before: Snapshot, after: TreeState | None, scratc
     return plan
 
 
+def line_counts(git: Git, old_tree: str, new_tree: str, paths: list[str] | None = None) -> tuple[int, int, int]:
+    """(files, added lines, removed lines) from ``old_tree`` to ``new_tree`` (for ``paths``)."""
+    spec = ["--", *paths] if paths and len(paths) <= 2000 else []
+    numstat = git.run("diff-tree", "-r", "--numstat", "--no-renames", old_tree, new_tree, *spec).decode("utf-8", "replace")
+    files = added = removed = 0
+    for line in numstat.splitlines():
+        plus, minus, _ = line.split("\t", 2)
+        files += 1
+        added += int(plus) if plus.isdigit() else 0
+        removed += int(minus) if minus.isdigit() else 0
+    return files, added, removed
+
+
 def turn_diff(git: Git, old_tree: str, new_tree: str, paths: list[str]) -> tuple[str, int, int]:
     """The diff from ``old_tree`` to ``new_tree`` for ``paths`` (cut to MAX_DIFF_LINES), and its
     added and removed line counts."""
+    _, added, removed = line_counts(git, old_tree, new_tree, paths)
     spec = ["--", *paths] if len(paths) <= 2000 else []
-    numstat = git.run("diff-tree", "-r", "--numstat", "--no-renames", old_tree, new_tree, *spec).decode("utf-8", "replace")
-    added = removed = 0
-    for line in numstat.splitlines():
-        plus, minus, _ = line.split("\t", 2)
-        added += int(plus) if plus.isdigit() else 0
-        removed += int(minus) if minus.isdigit() else 0
     patch = git.run("diff-tree", "-r", "-p", "--no-renames", "--no-ext-diff", "--no-color", old_tree, new_tree, *spec)
     lines = patch.decode("utf-8", "replace").splitlines()
     if len(lines) > MAX_DIFF_LINES:

@@ -50,6 +50,7 @@ MEMORIES = FragmentMarker("<memories>", "</memories>")  # memories recalled for 
 PERMISSIONS = FragmentMarker("<permissions>", "</permissions>")
 MODE = FragmentMarker("<mode>", "</mode>")
 HOOK_CONTEXT = FragmentMarker('<hook_context event="', "</hook_context>")  # context a hook added
+FILES_RESTORED = FragmentMarker("<files_restored>", "</files_restored>")  # /undo, /rewind of the code
 
 CONTEXTUAL_MARKERS: tuple[FragmentMarker, ...] = (
     AGENTS_MD,
@@ -61,6 +62,7 @@ CONTEXTUAL_MARKERS: tuple[FragmentMarker, ...] = (
     MODE,
     HOOK_CONTEXT,
     MEMORIES,
+    FILES_RESTORED,
 )
 NO_SUMMARY = "(no summary available)"
 
