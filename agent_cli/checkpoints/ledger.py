@@ -31,6 +31,7 @@ class Checkpoint:
     work_tree: str
     before: str  # commit of the snapshot before the turn changed anything
     skipped: list[str] = field(default_factory=list)
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES  # the size limit it was taken with (a restore scans alike)
     after: str | None = None  # commit of the snapshot when the turn ended
     files: int = 0  # what the turn changed (known once `after` is)
     added: int = 0
@@ -47,7 +48,7 @@ class Checkpoint:
 
     def record(self) -> dict[str, Any]:
         data = asdict(self)
-        return {name: data[name] for name in _SAVED}
+        return {name: data[name] for name in (*_SAVED, "max_file_bytes")}
 
     def changes(self) -> str:
         if self.after is None:
@@ -70,7 +71,8 @@ class Ledger:
         kind = record.get("type")
         if kind == "checkpoint":
             try:
-                self.add(Checkpoint(**{name: record[name] for name in _SAVED}))
+                self.add(Checkpoint(**{name: record[name] for name in _SAVED},
+                                    max_file_bytes=int(record.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES))))
             except (KeyError, TypeError):
                 return  # a damaged line: that checkpoint is simply not offered
         elif kind == "checkpoint_after" and (checkpoint := self.get(str(record.get("id")))):
@@ -104,12 +106,11 @@ class Ledger:
         return [c for c in self.active() if c.epoch > epoch or (c.epoch == epoch and c.prompt_index >= history_index)]
 
 
-def plan_for(checkpoints: list[Checkpoint], scratch_index: Path, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
-             time_limit: float | None = 120) -> RestorePlan:
+def plan_for(checkpoints: list[Checkpoint], scratch_index: Path, time_limit: float | None = 120) -> RestorePlan:
     """Taking back every turn of ``checkpoints`` (consecutive, oldest first) at once: back to the
     first one's ``before``, hand edits judged against the last one's ``after``."""
     first, last = checkpoints[0], checkpoints[-1]
     store = first.location()
     before = read_snapshot(store, first.before)
     after = read_snapshot(store, last.after) if last.after else None
-    return plan_restore(store, before, after, scratch_index, max_file_bytes, time_limit)
+    return plan_restore(store, before, after, scratch_index, first.max_file_bytes, time_limit)

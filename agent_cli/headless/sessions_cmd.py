@@ -28,7 +28,9 @@ def add_resume_arguments(parser: argparse.ArgumentParser) -> None:
         help="the most recent session started in this directory (else the most recent overall)",
     )
     parser.add_argument("words", nargs="*", metavar="ARG", help="a session id or a prefix of it (unless --last), then a prompt")
-    parser.usage = "%(prog)s [options] [--last | ID] [PROMPT]"
+    parser.add_argument("--fork", action="store_true",
+                        help="continue in a new session copied from it, leaving the saved one as it is")
+    parser.usage = "%(prog)s [options] [--fork] [--last | ID] [PROMPT]"
 
 
 def build_resume_parser() -> argparse.ArgumentParser:
@@ -168,7 +170,7 @@ def run_resume(argv: list[str]) -> int:
     """`agent resume [--last | ID] [PROMPT]`: reopen a session in the TUI."""
     args = build_resume_parser().parse_args(argv)
     ref, prompt = split_words(args)
-    path = resolve_session_file(args, ref, picker=True, out=sys.stderr)
+    path = fork_if_asked(args, resolve_session_file(args, ref, picker=True, out=sys.stderr))
     use_recorded_model(args, path)
     config = load_config_or_exit(args)
     check_api_key_or_exit(config)
@@ -184,9 +186,25 @@ def prepare_exec_resume(args: argparse.Namespace) -> Path:
     Moves the prompt into ``args.prompt`` (where `agent exec` reads it).
     """
     ref, args.prompt = split_words(args)
-    path = resolve_session_file(args, ref, picker=False, out=sys.stderr)
+    path = fork_if_asked(args, resolve_session_file(args, ref, picker=False, out=sys.stderr))
     use_recorded_model(args, path)
     return path
+
+
+def fork_if_asked(args: argparse.Namespace, path: Path) -> Path:
+    """With --fork: a new session file copied from ``path`` (only read), to resume instead."""
+    if not getattr(args, "fork", False):
+        return path
+    from agent_cli.paths import agent_home
+    from agent_cli.session.forking import fork_file
+    from agent_cli.session.rollout import RolloutError
+
+    try:
+        forked = fork_file(agent_home(), path)
+    except (RolloutError, OSError) as exc:
+        fail(f"cannot fork {path}: {exc}")
+    print(f"agent: forked {path} into {forked}", file=sys.stderr)
+    return forked
 
 
 # --- formatting ----------------------------------------------------------------------------

@@ -98,7 +98,8 @@ class TurnCheckpoints:
         turn, prompt_index, prompt = self._turn
         store = self._store
         checkpoint = Checkpoint(str(number), turn, self.session.compaction.count, prompt_index, prompt, store.kind,
-                                str(store.git_dir), str(store.work_tree), snapshot.commit, list(snapshot.skipped))
+                                str(store.git_dir), str(store.work_tree), snapshot.commit, list(snapshot.skipped),
+                                config.checkpoint_max_file_bytes)
         self.ledger.add(checkpoint)
         self.session.rollout.append_checkpoint("checkpoint", **checkpoint.record())
         if skipped:
@@ -164,7 +165,7 @@ class TurnCheckpoints:
         if self.index_file.exists():
             await asyncio.to_thread(shutil.copyfile, self.index_file, scratch)  # hashes only what changed
         try:
-            return await asyncio.to_thread(plan_for, checkpoints, scratch, self.session.config.checkpoint_max_file_bytes)
+            return await asyncio.to_thread(plan_for, checkpoints, scratch)
         finally:
             scratch.unlink(missing_ok=True)
 
