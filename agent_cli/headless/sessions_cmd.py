@@ -47,6 +47,7 @@ def build_sessions_parser() -> argparse.ArgumentParser:
     parser.add_argument("-n", "--limit", type=int, default=30, help="how many to show (default 30; 0 = all)")
     parser.add_argument("--here", action="store_true", help="only sessions started in this directory")
     parser.add_argument("-C", "--cd", metavar="DIR", help="as if started in DIR")
+    parser.add_argument("session", nargs="?", help="show this session's prompts, abandoned branches included")
     return parser
 
 
@@ -153,6 +154,8 @@ def run_sessions(argv: list[str], out: TextIO | None = None) -> int:
 
     out = out or sys.stdout
     args = build_sessions_parser().parse_args(argv)
+    if args.session:
+        return show_session(args.session, out)
     cwd = working_dir(args) if args.here else None
     sessions = list_sessions(agent_home(), cwd=cwd, limit=args.limit or None)
     if not sessions:
@@ -163,6 +166,22 @@ def run_sessions(argv: list[str], out: TextIO | None = None) -> int:
     for summary in sessions:
         out.write(format_row(summary, width) + "\n")
     out.write("\nResume one with `agent resume ID` or `agent exec resume ID \"PROMPT\"`.\n")
+    return 0
+
+
+def show_session(ref: str, out: TextIO) -> int:
+    """`agent sessions ID`: every prompt of the session, those a /rewind abandoned marked."""
+    from agent_cli.paths import agent_home
+    from agent_cli.session.branches import format_timeline, prompt_timeline
+    from agent_cli.session.catalog import find_session
+    from agent_cli.session.rollout import RolloutError
+
+    try:
+        path = find_session(agent_home(), ref)
+        timeline = prompt_timeline(path)
+    except RolloutError as exc:
+        fail(str(exc))
+    out.write(f"{path}\n{format_timeline(timeline)}\n")
     return 0
 
 

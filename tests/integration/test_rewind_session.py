@@ -117,3 +117,25 @@ async def test_fork_copies_the_conversation_and_leaves_the_original(server, tmp_
     assert forked.header.id != session.id
     assert session.rollout.path.read_bytes() == original
     await session.aclose()
+
+
+async def test_agent_sessions_shows_the_abandoned_branch(server, tmp_path, monkeypatch, capsys):
+    from agent_cli.headless.sessions_cmd import run_sessions
+
+    root = git_init(tmp_path / "work")
+    session = make_session(server, root, monkeypatch, *SETTINGS)
+    await four_turns(server, session)
+    await collect_events(session, "/rewind 2 conversation")
+    server.script(Reply(text="again"))
+    await collect_events(session, "second prompt, edited")
+    await session.aclose()
+    assert run_sessions([session.id]) == 0
+    shown = capsys.readouterr().out.splitlines()[1:]
+    assert shown == [
+        "   1  first prompt",
+        "   2  second prompt  [abandoned branch]",
+        "   3  third prompt  [abandoned branch]",
+        "   4  fourth prompt  [abandoned branch]",
+        "      ↩ rewound: the conversation went back here",
+        "   5  second prompt, edited",
+    ]
