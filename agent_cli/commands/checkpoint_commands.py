@@ -97,8 +97,10 @@ async def rewind_command(inv: Invocation) -> None:
         inv.emit(ev.Notice("nothing to rewind: no prompt since the start (or the last compaction)", title="rewind"))
         return
     if not inv.args:
-        inv.emit(ev.CommandAction("rewind"))  # the TUI opens its picker; the text is for everyone else
-        inv.emit(ev.Notice(prompt_list(entries) + f"\n\ngo back with /rewind N [{'|'.join(MODES)}]", title="rewind"))
+        if session.approvals.interactive:
+            inv.emit(ev.CommandAction("rewind"))  # the TUI's picker
+        else:
+            inv.emit(ev.Notice(prompt_list(entries) + f"\n\ngo back with /rewind N [{'|'.join(MODES)}]", title="rewind"))
         return
     yes = inv.args.split()[-1] == YES
     number, mode = parse_rewind(inv.args.removesuffix(YES).strip() if yes else inv.args, len(entries))
