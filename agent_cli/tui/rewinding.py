@@ -4,12 +4,11 @@ conversation the transcript shown again from the history with the prompt back in
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import Any
 
 from agent_cli import events as ev
 
-if TYPE_CHECKING:
-    from agent_cli.tui.app import AgentApp
+AgentApp = Any  # the app (tui/app.py imports this module, so it is not imported back)
 
 DOUBLE_ESCAPE_SECONDS = 0.8
 
