@@ -23,7 +23,12 @@ _CONFIG = ("-c", "commit.gpgSign=false", "-c", "core.quotePath=off", "-c", "colo
 
 
 class CheckpointError(Exception):
-    """A snapshot or restore that could not be done. The message is meant for the user."""
+    """A snapshot or restore that could not be done. The message is meant for the user.
+    ``too_slow``: the time limit ran out; ``refused``: this directory is never snapshotted."""
+
+    def __init__(self, message: str, too_slow: bool = False, refused: bool = False):
+        super().__init__(message)
+        self.too_slow, self.refused = too_slow, refused
 
 
 class Deadline:
@@ -37,7 +42,7 @@ class Deadline:
             return None
         left = self.end - time.monotonic()
         if left <= 0:
-            raise CheckpointError("the time limit ran out")
+            raise CheckpointError("the time limit ran out", too_slow=True)
         return left
 
 
@@ -71,7 +76,7 @@ class Git:
         except FileNotFoundError:
             raise CheckpointError("git is not installed (or not on PATH)") from None
         except subprocess.TimeoutExpired:
-            raise CheckpointError(f"`git {args[0]}` did not finish within the time limit") from None
+            raise CheckpointError(f"`git {args[0]}` did not finish within the time limit", too_slow=True) from None
         if check and done.returncode != 0:
             reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
             raise CheckpointError(f"`git {args[0]}` failed: {reason[-1] if reason else f'exit {done.returncode}'}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,24 +71,49 @@ def scan(git: Git, store: Store, max_file_bytes: int) -> tuple[list[str], dict[s
     return keep, modes, skipped
 
 
-def write_tree(git: Git, keep: list[str]) -> str:
-    """Bring our index (``git.index``) to exactly ``keep`` and write its tree."""
+def write_tree(git: Git, keep: list[str], seed: Path | None = None) -> str:
+    """Bring our index (``git.index``) to exactly ``keep`` and write its tree.
+
+    A new index starts as a copy of ``seed`` (the user's index, only read), so files git already
+    hashed are not hashed again; after that only paths that are new, gone, or changed by stat
+    data (``git diff-files``) are updated."""
+    index = git.index
+    if index is not None and not index.exists() and seed is not None and seed.is_file():
+        shutil.copy2(seed, index)  # with its mtime: git judges "racily clean" entries the same way
+    try:
+        return _update_and_write(git, keep)
+    except CheckpointError:
+        if index is None or not index.exists():
+            raise
+        index.unlink()  # a seed git cannot use as ours (a split index, say): start from nothing
+        return _update_and_write(git, keep)
+
+
+def _update_and_write(git: Git, keep: list[str]) -> str:
     present = set(nul_list(git.run("ls-files", "-z", "--cached"))) if git.index and git.index.exists() else set()
-    gone = sorted(present - set(keep))
+    wanted = set(keep)
+    gone = sorted(present - wanted)
     if gone:
         git.run("update-index", "-z", "--force-remove", "--stdin", input=nul_join(gone))
-    if keep:
-        # Entries whose stat data did not change are not hashed again.
-        git.run("update-index", "-z", "--add", "--remove", "--replace", "--stdin", input=nul_join(keep))
-        return git.text("write-tree")
-    return EMPTY_TREE
+    changed = set(nul_list(git.run("diff-files", "-z", "--name-only", "--ignore-submodules"))) if present else set()
+    update = [path for path in keep if path not in present or path in changed]
+    if update:
+        git.run("update-index", "-z", "--add", "--remove", "--replace", "--stdin", input=nul_join(update))
+    if not keep:
+        return EMPTY_TREE
+    return git.text("write-tree")
+
+
+def users_index(store: Store) -> Path | None:
+    """The user's index file, to copy from (never written)."""
+    return store.git_dir / "index" if store.kind == "git" else None
 
 
 def tree_state(store: Store, index: Path, max_file_bytes: int, deadline: Deadline) -> TreeState:
     """The work tree now, as a tree in the store (no commit, no ref)."""
     git = store.git(index, deadline)
     keep, modes, skipped = scan(git, store, max_file_bytes)
-    tree = write_tree(git, keep)
+    tree = write_tree(git, keep, users_index(store))
     return TreeState(tree, modes, tuple(path for path, _ in skipped), len(keep))
 
 
@@ -99,7 +125,7 @@ def take_snapshot(store: Store, index: Path, name: str, max_file_bytes: int = DE
     git = store.git(index, deadline)
     index.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     keep, modes, skipped = scan(git, store, max_file_bytes)
-    tree = write_tree(git, keep)
+    tree = write_tree(git, keep, users_index(store))
     note = {"modes": {path: f"{bits:o}" for path, bits in modes.items()}, "skipped": [path for path, _ in skipped]}
     message = f"{MESSAGE_TITLE} {name}\n\n{json.dumps(note, ensure_ascii=False)}\n"
     commit = git.run("commit-tree", tree, input=message.encode("utf-8", "surrogateescape")).decode().strip()

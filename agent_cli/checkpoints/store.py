@@ -46,6 +46,9 @@ def locate(cwd: Path, agent_home: Path, create: bool = True) -> Store:
     found = _repository(cwd)
     if found is not None:
         return Store("git", *found)
+    if cwd == Path(cwd.anchor) or cwd == Path.home().resolve():
+        raise CheckpointError(f"no checkpoints outside a git repository in {cwd} (too much to snapshot)",
+                              refused=True)
     shadow = checkpoints_dir(agent_home) / f"{directory_key(cwd)}.git"
     if not (shadow / "HEAD").exists():
         if not create:

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_cli import events as ev
-from agent_cli.checkpoints.gitcmd import CheckpointError
+from agent_cli.checkpoints.gitcmd import CheckpointError, Deadline
 from agent_cli.checkpoints.ledger import Checkpoint, Ledger, plan_for
 from agent_cli.checkpoints.restore import RestorePlan, apply_restore, line_counts
-from agent_cli.checkpoints.snapshot import take_snapshot
+from agent_cli.checkpoints.snapshot import take_snapshot, tree_state
 from agent_cli.checkpoints.store import Store, checkpoints_dir, locate
 from agent_cli.display import human_size
 from agent_cli.context.fragments import FILES_RESTORED, is_real_user_message
@@ -55,7 +55,9 @@ class TurnCheckpoints:
         self._store: Store | None = None
         self._turn: tuple[int, int, str] | None = None  # (turn number, prompt index, prompt) of this turn
         self._taken = False  # this turn's snapshot was tried
-        self._pending: asyncio.Task[None] | None = None  # the "after" snapshot of the last turn
+        self._pending: asyncio.Task[None] | None = None  # the "after" snapshot of the last turn, or a warm-up
+        self._off: str | None = None  # why checkpoints stopped for this session (a snapshot too slow)
+        self._told_off = False
 
     # --- taking them -----------------------------------------------------------------------
 
@@ -71,6 +73,23 @@ class TurnCheckpoints:
 
     def turn_started(self, turn: int, prompt_index: int, prompt: str) -> None:
         self._turn, self._taken = (turn, prompt_index, prompt[:PROMPT_CHARS]), False
+        if self.enabled and self._off is None and self._pending is None and not self.index_file.exists():
+            # The first snapshot hashes the whole tree: do it while the model thinks, so the
+            # snapshot before the first change has only what changed since to add.
+            self._pending = asyncio.get_running_loop().create_task(self._warm_up())
+
+    async def _warm_up(self) -> None:
+        config = self.session.config
+        try:
+            if self._store is None:
+                self._store = await asyncio.to_thread(locate, config.cwd, config.agent_home)
+            await asyncio.to_thread(tree_state, self._store, self.index_file, config.checkpoint_max_file_bytes,
+                                    Deadline(config.checkpoint_timeout_ms / 1000))
+        except CheckpointError as exc:
+            if exc.too_slow or exc.refused:
+                self._off = str(exc)  # told before the first change, when it matters
+        except OSError:
+            pass  # the snapshot itself reports it
 
     def may_change_files(self, name: str) -> bool:
         if name in NEVER_CHANGE_FILES or self.session.tools.is_read_only(name):
@@ -83,6 +102,11 @@ class TurnCheckpoints:
             return
         self._taken = True
         await self._settle()
+        if self._off is not None:
+            if not self._told_off:
+                self._told_off = True
+                emit(ev.Warning(f"checkpoints are off for this session (/undo cannot take turns back): {self._off}"))
+            return
         config, started = self.session.config, time.monotonic()
         number = len(self.ledger.checkpoints) + 1
         name = f"{self.session.id}/{number}"
@@ -93,7 +117,11 @@ class TurnCheckpoints:
                 take_snapshot, self._store, self.index_file, f"{name}-before", config.checkpoint_max_file_bytes,
                 config.checkpoint_timeout_ms / 1000)
         except (CheckpointError, OSError) as exc:
-            emit(ev.Warning(f"no checkpoint for this turn (/undo cannot take it back): {exc}"))
+            if isinstance(exc, CheckpointError) and (exc.too_slow or exc.refused):
+                self._off, self._told_off = str(exc), True  # trying again each turn would cost as much again
+                emit(ev.Warning(f"checkpoints are off for this session (/undo cannot take turns back): {exc}"))
+            else:
+                emit(ev.Warning(f"no checkpoint for this turn (/undo cannot take it back): {exc}"))
             return
         turn, prompt_index, prompt = self._turn
         store = self._store
@@ -163,7 +191,7 @@ class TurnCheckpoints:
         await self._settle()
         scratch = self.index_file.with_suffix(".scratch")
         if self.index_file.exists():
-            await asyncio.to_thread(shutil.copyfile, self.index_file, scratch)  # hashes only what changed
+            await asyncio.to_thread(shutil.copy2, self.index_file, scratch)  # hashes only what changed
         try:
             return await asyncio.to_thread(plan_for, checkpoints, scratch)
         finally:
