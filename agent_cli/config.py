@@ -7,7 +7,7 @@ file, the key and the expected type.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -64,9 +64,15 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "model_supports_images": (bool, None),
     "mcp_servers": (dict, None),
     "mcp_tool_budget_percent": (int, None),
+<<<<<<< HEAD
     "checkpoints": (bool, None),
     "checkpoint_max_file_bytes": (int, None),
     "checkpoint_timeout_ms": (int, None),
+=======
+    "model_prices": (dict, None),  # agent exec --max-budget-usd (models/pricing.py)
+    "openai_base_url": (str, None),  # Codex's key: where the built-in OpenAI providers send requests
+    "sandbox_workspace_write": (dict, None),  # Codex's table: network_access, writable_roots
+>>>>>>> main
 }
 SIMPLE_KEYS = (
     "tool_output_token_limit", "model_max_output_tokens", "model_reasoning_effort", "auto_compact",
@@ -151,10 +157,6 @@ class Config:
     sources: list[Path] = field(default_factory=list)  # config files that were read
     warnings: list[str] = field(default_factory=list)  # shown when the session starts (unknown keys)
     plugin_dirs: list[Path] = field(default_factory=list)  # --plugin-dir (agent_cli/plugins/loader.py)
-
-    @property
-    def data_dir(self) -> Path:
-        return self.agent_home
 
 
 def find_project_config(cwd: Path) -> Path | None:
@@ -274,6 +276,18 @@ _TABLE_PARSERS: tuple[tuple[str, Callable[[Any, str], object], bool], ...] = (
 )
 
 
+def _codex_sandbox_table(merged: dict[str, Any]) -> None:
+    """Codex's ``[sandbox_workspace_write]`` (network_access, writable_roots) as our top-level keys;
+    a top-level key the user set wins."""
+    table = merged.get("sandbox_workspace_write") or {}
+    for key, expected in (("network_access", bool), ("writable_roots", list)):
+        if key not in table:
+            continue
+        if not isinstance(table[key], expected):
+            raise ConfigError(f"`sandbox_workspace_write.{key}` must be {_TYPE_NAMES[expected]}; got {table[key]!r}")
+        merged.setdefault(key, table[key])
+
+
 def _provider(provider_id: str, tables: dict[str, Any]) -> ProviderConfig:
     custom = tables.get(provider_id)
     builtin = BUILTIN_PROVIDERS.get(provider_id)
@@ -326,8 +340,11 @@ def load_config(
     _check(flag_table, "command line")
     _merge(merged, flag_table)
 
+    _codex_sandbox_table(merged)
     model = merged.get("model", DEFAULT_MODEL)
     provider = _provider(merged.get("model_provider") or default_provider_for(model), merged.get("model_providers", {}))
+    if merged.get("openai_base_url") and provider.id in ("openai", "openai-chat"):
+        provider = replace(provider, base_url=merged["openai_base_url"], base_url_env=None)
     if merged.get("mcp_tool_budget_percent", 0) > 100:
         raise ConfigError(f"`mcp_tool_budget_percent` must be between 0 and 100; got {merged['mcp_tool_budget_percent']}")
     if merged.get("auto_compact_percent", 100) > 100:

@@ -65,6 +65,14 @@ class ToolOutputDelta:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolTerminal:
+    """The command of ``call_id`` runs in the client's terminal ``terminal_id`` (ACP), which shows it."""
+
+    call_id: str
+    terminal_id: str
+
+
+@dataclass(frozen=True, slots=True)
 class FileChange:
     path: str
     kind: Literal["add", "delete", "update"]
@@ -284,6 +292,7 @@ class TurnAborted:
 @dataclass(frozen=True, slots=True)
 class TurnFailed:
     message: str
+    reason: str | None = None  # a limit that ended it: max_turns, max_budget, output_schema
 
 
 Event = (
@@ -295,6 +304,7 @@ Event = (
     | ReasoningDone
     | ToolCallBegin
     | ToolOutputDelta
+    | ToolTerminal
     | ToolCallEnd
     | PlanUpdated
     | TokenCount

@@ -61,6 +61,8 @@ class JsonRenderer:
                 self._plan_id = self._plan_id or self.new_id()
                 self._plan_items = [{"text": step.step, "completed": step.status == "completed"} for step in plan]
                 self.item(kind, {"id": self._plan_id, "type": "todo_list", "items": self._plan_items})
+            case ev.Error(message=message, fatal=True):  # Codex's fatal `error` event; turn.failed follows
+                self.emit("error", message=message)
             case ev.Warning(message=message) | ev.Error(message=message, fatal=False):
                 self.item("item.completed", {"id": self.new_id(), "type": "error", "message": message})
             case ev.Retry(attempt=attempt, max_attempts=most, delay=delay, reason=reason):
@@ -101,6 +103,9 @@ class JsonRenderer:
             case ev.TurnComplete():
                 self._complete_plan()
                 self.emit("turn.completed", usage=self._turn_usage())
+            case ev.TurnFailed(message=message, reason=str() as reason):  # a limit: max_turns, max_budget, output_schema
+                self._complete_plan()
+                self.emit("turn.failed", error={"message": message, "reason": reason})
             case ev.TurnFailed(message=message) | ev.TurnAborted(reason=message):
                 self._complete_plan()
                 self.emit("turn.failed", error={"message": message})
@@ -111,11 +116,13 @@ class JsonRenderer:
             self._plan_id = None
 
     def _turn_usage(self) -> dict[str, int]:
+        """Codex's usage fields (``reasoning_output_tokens`` from our ``reasoning_tokens``)."""
+        fields = {"input_tokens": "input_tokens", "cached_input_tokens": "cached_input_tokens",
+                  "output_tokens": "output_tokens", "reasoning_output_tokens": "reasoning_tokens"}
         if self._usage is None:
-            return {"input_tokens": 0, "cached_input_tokens": 0, "output_tokens": 0}
+            return dict.fromkeys(fields, 0)
         total, start = self._usage.total, self._turn_usage_start
-        fields = ("input_tokens", "cached_input_tokens", "output_tokens")
-        return {name: getattr(total, name) - (getattr(start, name) if start else 0) for name in fields}
+        return {name: getattr(total, ours) - (getattr(start, ours) if start else 0) for name, ours in fields.items()}
 
     def _subagent_finished(self, event: ev.SubagentFinished) -> None:
         item_id = self._ids.pop(event.call_id, None) or self.new_id()

@@ -89,6 +89,8 @@ class TextRenderer:
                     self.line(self.style(text, "dim"))
             case ev.TurnAborted(reason=reason):
                 self.line(self.style(f"turn aborted: {reason}", "red"))
+            case ev.TurnFailed(message=message, reason=str()):  # a limit; model errors came as Error
+                self.line(self.style(message, "red"))
             case ev.InputRejected(message=message):
                 self.line(self.style(f"error: {message}", "red"))
             case ev.SubagentEvent(agent=agent, event=inner):

@@ -208,8 +208,10 @@ class AnthropicMessagesClient(StreamingClient):
             params["system"] = [{"type": "text", "text": prompt.instructions, "cache_control": CACHE}]
         if prompt.tools:
             params["tools"] = tool_params(prompt.tools)
+        if prompt.forced_tool:  # thinking does not combine with a forced tool
+            params["tool_choice"] = {"type": "tool", "name": prompt.forced_tool}
         effort = (self.reasoning_effort or "").lower()
-        if effort and effort != "none":
+        if effort and effort != "none" and not prompt.forced_tool:
             if uses_adaptive_thinking(self.model):
                 params["thinking"] = {"type": "adaptive"}
                 params["output_config"] = {"effort": _ADAPTIVE_EFFORTS.get(effort, "medium")}

@@ -11,7 +11,7 @@ from contextlib import aclosing
 from typing import Any
 
 from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput
-from agent_cli.models.base import Completed, OutputItem, Prompt, ReasoningDelta, StreamEvent, TextDelta, ToolSpec, Usage
+from agent_cli.models.base import OUTPUT_SCHEMA_NAME, Completed, OutputItem, Prompt, ReasoningDelta, StreamEvent, TextDelta, ToolSpec, Usage
 from agent_cli.models.client_base import StreamingClient, int_field, openai_headers
 from agent_cli.models.image_parts import data_url, missing_note
 from agent_cli.models.errors import ModelError, TransientError
@@ -128,6 +128,9 @@ class OpenAIResponsesClient(StreamingClient):
             params["reasoning"] = reasoning
         if self.max_output_tokens:
             params["max_output_tokens"] = self.max_output_tokens
+        if prompt.output_schema is not None:
+            params["text"] = {"format": {"type": "json_schema", "name": OUTPUT_SCHEMA_NAME,
+                                         "schema": prompt.output_schema, "strict": True}}
         return params
 
     async def _attempt(self, prompt: Prompt) -> AsyncIterator[StreamEvent]:

@@ -15,7 +15,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
 from agent_cli.config import Config
@@ -34,6 +34,7 @@ from agent_cli.session.compaction import CompactionState
 from agent_cli.session.hooks import HookState
 from agent_cli.session.learned import LearnedState
 from agent_cli.session.rollout import RecordingHistory, RolloutWriter
+from agent_cli.session.run_limits import RunLimits
 from agent_cli.session.tool_use import ToolUseWatch
 from agent_cli.session.window import ContextWindow
 from agent_cli.tools import default_tools
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
     from agent_cli.agents.discovery import AgentSet
     from agent_cli.memory.book import MemoryBook
     from agent_cli.models.chat_quirks import ChatQuirks
+    from agent_cli.tools.editor_files import EditorFiles
 
 Emit = Callable[[ev.Event], None]
 INTERRUPTED_NOTE = (
@@ -62,7 +64,7 @@ def new_session_id() -> str:
 def new_shell_snapshot(config: Config, env: dict[str, str] | None) -> ShellSnapshot | None:
     if not config.shell_snapshot:
         return None
-    directory = config.data_dir / "shell-snapshots"
+    directory = config.agent_home / "shell-snapshots"
     return ShellSnapshot(directory, config.cwd, env, env_scrubber(config), bash=shutil.which("bash"))
 
 
@@ -126,6 +128,10 @@ class Session:
         self.shell_snapshot = new_shell_snapshot(config, self.approvals.env)  # taken at the first turn
         self.window = ContextWindow(self)  # where config.context_window came from; server corrections
         self.tool_use = ToolUseWatch()  # a model that never calls tools is pointed out once
+        self.editor_files: EditorFiles | None = None  # set by a front end whose client holds the files (ACP)
+        self.client_terminal: Callable[[str, Emit], Any] | None = None  # (call_id, emit) -> a command runner (ACP)
+        self.limits = RunLimits()  # agent exec --max-turns / --max-budget-usd
+        self.output_schema: dict | None = None  # agent exec --output-schema: the answer is JSON that fits it
         # None without MCP servers (no SDK import, no work), and in a subagent (its own
         # instructions): a child never starts a second copy of the parent's servers.
         self.mcp = self._mcp_toolset() if instructions is None else None
@@ -407,7 +413,7 @@ class Session:
     def tool_context(self, call_id: str, emit: Emit) -> ToolContext:
         context = ToolContext(
             cwd=self.config.cwd,
-            data_dir=self.config.data_dir,
+            data_dir=self.config.agent_home,
             emit=emit,
             call_id=call_id,
             output_token_limit=self.config.tool_output_token_limit,
@@ -415,6 +421,8 @@ class Session:
             shell_snapshot=self.shell_snapshot,
             memory=self.memory,
             read_limits=self.config.read_file,
+            editor=self.editor_files,
+            command_runner=self.client_terminal(call_id, emit) if self.client_terminal else None,
         )
         return self.approvals.prepare(context, call_id)  # sandbox, writable roots, scrubbed env
 

@@ -140,7 +140,7 @@ class ShellTool(Tool):
         )
         try:
             with command_source(command, ctx) as source:
-                result = await run_process(
+                result = await (ctx.command_runner or run_process)(  # the client's terminal under ACP
                     confine(shell_argv(source, snapshot), ctx.sandbox),  # sandbox.py: bubblewrap / Landlock
                     cwd=workdir,
                     env=shell_env(ctx.env, snapshot),

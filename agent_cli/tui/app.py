@@ -134,7 +134,7 @@ class AgentApp(App[int]):
         items = list(self.session.history.items)
         if not items and getattr(self.session, "resumed", None) is None:
             return
-        from agent_cli.tui.history_replay import replay_events
+        from agent_cli.session.replay import replay_events
 
         for event in replay_events(items):
             await self.renderer.render(event)

@@ -209,7 +209,7 @@ async def test_interrupting_the_parent_stops_every_child(server, tmp_path, monke
 
 
 async def test_resuming_the_parent_shows_the_childs_result_not_its_internals(server, tmp_path, monkeypatch):
-    from agent_cli.tui.history_replay import replay_events
+    from agent_cli.session.replay import replay_events
 
     session = make_session(server, tmp_path, monkeypatch)
     server.script(
