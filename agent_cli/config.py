@@ -64,15 +64,12 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "model_supports_images": (bool, None),
     "mcp_servers": (dict, None),
     "mcp_tool_budget_percent": (int, None),
-<<<<<<< HEAD
-    "checkpoints": (bool, None),
-    "checkpoint_max_file_bytes": (int, None),
-    "checkpoint_timeout_ms": (int, None),
-=======
     "model_prices": (dict, None),  # agent exec --max-budget-usd (models/pricing.py)
     "openai_base_url": (str, None),  # Codex's key: where the built-in OpenAI providers send requests
     "sandbox_workspace_write": (dict, None),  # Codex's table: network_access, writable_roots
->>>>>>> main
+    "checkpoints": (bool, None),
+    "checkpoint_max_file_bytes": (int, None),
+    "checkpoint_timeout_ms": (int, None),
 }
 SIMPLE_KEYS = (
     "tool_output_token_limit", "model_max_output_tokens", "model_reasoning_effort", "auto_compact",
