@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from agent_cli import events as ev
+from agent_cli.session.replay import replay_events
 
 AgentApp = Any  # the app (tui/app.py imports this module, so it is not imported back)
 
@@ -43,8 +44,6 @@ async def show_rewound(app: AgentApp, event: ev.Rewound) -> None:
     """The conversation went back: show it as it now is, with the prompt ready to edit."""
     if event.prompt is None:
         return
-    from agent_cli.tui.history_replay import replay_events
-
     await app.transcript.clear()
     await app.transcript.add(app._banner())
     for replayed in replay_events(app.session.history.items):
