@@ -23,8 +23,8 @@ from agent_cli.checkpoints.ledger import Checkpoint, Ledger, plan_for
 from agent_cli.checkpoints.restore import RestorePlan, apply_restore, line_counts
 from agent_cli.checkpoints.snapshot import take_snapshot, tree_state
 from agent_cli.checkpoints.store import Store, checkpoints_dir, locate
-from agent_cli.display import human_size
 from agent_cli.context.fragments import FILES_RESTORED, is_real_user_message
+from agent_cli.display import human_size
 from agent_cli.items import Message, user
 
 if TYPE_CHECKING:
