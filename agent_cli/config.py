@@ -57,6 +57,7 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "memory_top_k": (int, None),
     "memory_max_chars": (int, None),
     "memory_min_score": ((int, float), None),
+    "memory_user_writes": (str, ("ask", "allow", "deny")),
     "plugins": (dict, None),
     "max_agent_depth": (int, None),
     "max_parallel_agents": (int, None),
@@ -67,6 +68,9 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "model_prices": (dict, None),  # agent exec --max-budget-usd (models/pricing.py)
     "openai_base_url": (str, None),  # Codex's key: where the built-in OpenAI providers send requests
     "sandbox_workspace_write": (dict, None),  # Codex's table: network_access, writable_roots
+    "web_fetch_allow_private": (bool, None),
+    "web_search": (str, ("off", "cached", "live")),
+    "web_search_api": (dict, None),  # tools/web_search_api.py: a search API for servers without their own  # Codex's setting: the provider's own web search  # web_fetch may reach loopback, private and link-local addresses
     "checkpoints": (bool, None),
     "checkpoint_max_file_bytes": (int, None),
     "checkpoint_timeout_ms": (int, None),
@@ -76,9 +80,9 @@ SIMPLE_KEYS = (
     "auto_compact_percent", "model_auto_compact_token_limit", "project_doc_max_bytes", "approval_policy",
     "sandbox_mode", "network_access", "shell_timeout_ms", "mode", "retry_max_attempts",
     "model_connect_timeout_ms", "stream_idle_timeout_ms", "shell_snapshot",
-    "memory", "memory_top_k", "memory_max_chars", "memory_min_score",
+    "memory", "memory_top_k", "memory_max_chars", "memory_min_score", "memory_user_writes",
     "max_agent_depth", "max_parallel_agents", "mcp_tool_budget_percent",
-    "model_supports_images",
+    "model_supports_images", "web_fetch_allow_private", "web_search",
     "checkpoints", "checkpoint_max_file_bytes", "checkpoint_timeout_ms",
 )
 FIELD_NAMES = {  # config key -> Config field, where they differ
@@ -131,6 +135,8 @@ class Config:
     approval_policy: str = "on-request"
     sandbox_mode: str = "workspace-write"
     network_access: bool = False
+    web_fetch_allow_private: bool = False  # tools/web_fetch.py: refuse private addresses unless set
+    web_search: str | None = None  # off | cached | live; unset: cached in the TUI, off in exec
     writable_roots: list[Path] = field(default_factory=list)
     shell_timeout_ms: int = 120_000
     mode: str = "agent"
@@ -142,6 +148,7 @@ class Config:
     memory_top_k: int = 5
     memory_max_chars: int = 2_000
     memory_min_score: float = 0.6  # memory/ranking.py explains the scale
+    memory_user_writes: str = "ask"  # the model's user-scope memory_save: ask (exec: refused) | allow | deny
     max_agent_depth: int = 1  # how deep subagents may nest: 1 = the session's children have no `task`
     max_parallel_agents: int = 4  # `task` calls of one response that run at once
     read_file: ReadLimits = field(default_factory=ReadLimits)  # thresholds of the file processors

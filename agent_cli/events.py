@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agent_cli.models.base import Usage
+from agent_cli.models.web_search import WebSource
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,6 +258,58 @@ class SubagentFinished:
 
 
 @dataclass(frozen=True, slots=True)
+class WebSearch:
+    """The provider searched the web (its own tool): the query and the results it reported."""
+
+    call_id: str
+    query: str
+    sources: tuple[WebSource, ...] = ()
+    status: str = "completed"
+
+
+@dataclass(frozen=True, slots=True)
+class WebCitations:
+    """The web sources the answer just given cites."""
+
+    sources: tuple[WebSource, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BackgroundProcessInfo:
+    """One background process as front ends show it (``/ps``, notices, the status bar)."""
+
+    id: str
+    command: str
+    pid: int
+    runtime: float  # seconds, so far or until it ended
+    exit_code: int | None  # None while it runs
+    killed: bool = False
+    last_lines: tuple[str, ...] = ()
+    log_path: str = ""
+    keep_alive: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class BackgroundProcessStarted:
+    process: BackgroundProcessInfo
+
+
+@dataclass(frozen=True, slots=True)
+class BackgroundProcessExited:
+    """Sent the moment a background process ends (between turns too, through the listeners of
+    ``session.background``)."""
+
+    process: BackgroundProcessInfo
+
+
+@dataclass(frozen=True, slots=True)
+class BackgroundProcessList:
+    """``/ps``: the session's background processes."""
+
+    processes: tuple[BackgroundProcessInfo, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class CheckpointCreated:
     """The work tree was snapshotted before the turn ``turn`` changed it (/undo, /rewind)."""
 
@@ -321,6 +374,11 @@ Event = (
     | ApprovalRequest
     | SubagentEvent
     | SubagentFinished
+    | WebSearch
+    | WebCitations
+    | BackgroundProcessStarted
+    | BackgroundProcessExited
+    | BackgroundProcessList
     | CheckpointCreated
     | Rewound
     | TurnComplete

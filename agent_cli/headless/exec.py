@@ -110,7 +110,9 @@ def run_exec(args: argparse.Namespace) -> int:
     if args.output_last_message:
         Path(args.output_last_message).write_text(last_message or "", encoding="utf-8")
     if not args.json and last_message:
-        print(last_message, flush=True)
+        from agent_cli.terminal_text import terminal_safe
+
+        print(terminal_safe(last_message), flush=True)  # raw text: --json or -o FILE
     return status
 
 
@@ -181,11 +183,22 @@ def stop_on_ctrl_c(session) -> asyncio.Event:
     def on_sigint() -> None:
         interrupted.set()
         session.interrupt()
-        loop.remove_signal_handler(signal.SIGINT)  # a second Ctrl+C stops at once
+        loop.remove_signal_handler(signal.SIGINT)
+        # A second Ctrl+C ends the process at once, by the kernel: Python's own handler would only
+        # raise KeyboardInterrupt, and shutting down then waits for a tool still busy in a thread.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
 
     with contextlib.suppress(NotImplementedError, RuntimeError):  # no signal handlers on this loop
         loop.add_signal_handler(signal.SIGINT, on_sigint)
     return interrupted
+
+
+def show_background_exit(renderer, event: ev.Event) -> None:
+    """A background process ended: the user hears it at once (the model at its next request)."""
+    if isinstance(event, ev.BackgroundProcessExited):
+        from agent_cli.commands.ps_command import exit_notice
+
+        renderer.render(ev.Notice(exit_notice(event.process), title="background"))
 
 
 def image_paths(names: list[str]) -> list[Path]:
@@ -212,6 +225,7 @@ async def drive(session, prompt: str, renderer, images: list[Path] = ()) -> tupl
     from agent_cli.commands.dispatch import submit
 
     interrupted = stop_on_ctrl_c(session)
+    session.background.add_listener(lambda event: show_background_exit(renderer, event))
     try:
         async for event in submit(session, prompt, images):
             if isinstance(event, ev.CommandAction) and event.action in INTERACTIVE_ONLY:

@@ -2,6 +2,7 @@
 
 thread.started, turn.started, item.started / item.updated / item.completed (agent_message,
 reasoning, command_execution, file_change, todo_list, tool_call, mcp_tool_call, subagent, compaction, error,
+web_search {query, results}; an agent_message citing web sources carries them as ``citations``;
 and agent-cli's own checkpoint_created and rewound),
 turn.completed {usage}, turn.failed {error}.
 """
@@ -24,6 +25,7 @@ class JsonRenderer:
         self._plan_items: list[dict[str, Any]] = []
         self._usage: ev.TokenCount | None = None
         self._turn_usage_start = None
+        self._citations: list[dict[str, str]] = []  # for the next agent_message
 
     def emit(self, kind: str, **fields: Any) -> None:
         self.out.write(json.dumps({"type": kind, **fields}, ensure_ascii=False) + "\n")
@@ -49,7 +51,16 @@ class JsonRenderer:
                 self._turn_usage_start = self._usage.total if self._usage else None
                 self.emit("turn.started")
             case ev.AgentMessage(text=text):
-                self.item("item.completed", {"id": self.new_id(), "type": "agent_message", "text": text})
+                message = {"id": self.new_id(), "type": "agent_message", "text": text}
+                if self._citations:
+                    message["citations"], self._citations = self._citations, []
+                self.item("item.completed", message)
+            case ev.WebSearch(query=query, sources=sources, status=status):
+                results = [{"title": source.title, "url": source.url} for source in sources]
+                self.item("item.completed", {"id": self.new_id(), "type": "web_search", "query": query,
+                                             "results": results, "status": status})
+            case ev.WebCitations(sources=sources):
+                self._citations = [{"title": source.title, "url": source.url} for source in sources]
             case ev.ReasoningDone(text=text):
                 self.item("item.completed", {"id": self.new_id(), "type": "reasoning", "text": text})
             case ev.ToolCallBegin(call_id=call_id, name=name, arguments=args):

@@ -8,6 +8,8 @@ from typing import Any, Protocol
 
 from agent_cli.items import Item
 
+MAX_PLAUSIBLE_TOKENS = 100_000_000  # a usage figure above this is a server's error
+
 
 @dataclass(frozen=True, slots=True)
 class Usage:
@@ -33,6 +35,21 @@ class Usage:
     def total_tokens(self) -> int:
         return self.input_tokens + self.output_tokens
 
+    def problem(self) -> str | None:
+        """Why these figures cannot be true (negative, not whole numbers, absurdly large), or None.
+        A server's bad report must not steer the context accounting (or stop a compaction)."""
+        for name in ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                return f"{name} is {value!r}, not a whole number"
+            if value < 0:
+                return f"{name} is negative ({value:,})"
+            if value > MAX_PLAUSIBLE_TOKENS:
+                return f"{name} is {value:,}, more than any model's window"
+        if self.cached_input_tokens > self.input_tokens:
+            return f"cached_input_tokens ({self.cached_input_tokens:,}) is more than input_tokens ({self.input_tokens:,})"
+        return None
+
 
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
@@ -55,6 +72,7 @@ class Prompt:
     # way to structured output: a forced tool whose input is the answer).
     output_schema: dict[str, Any] | None = None
     forced_tool: str | None = None
+    web_search: str = "off"  # the provider's own search: off, cached, live (models/web_search.py)
 
 
 OUTPUT_SCHEMA_NAME = "final_answer"  # the name the schema is sent under (Codex's providers need one)

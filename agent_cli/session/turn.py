@@ -7,11 +7,13 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
+from agent_cli.context.fragments import BACKGROUND_EXITS
 from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput, user
 from agent_cli.session.memory_recall import recall_into_history
 from agent_cli.models import base as stream
 from agent_cli.models.base import Prompt, ToolSpec
 from agent_cli.models.errors import ContextWindowExceeded, ModelError
+from agent_cli.models.web_search import WebCitations, WebSearchDone
 from agent_cli.session import hooks
 from agent_cli.session.compaction import auto_compact_if_needed, recover_from_overflow, reject_oversized_input
 from agent_cli.session.guarded_dispatch import dispatch_guarded
@@ -89,11 +91,13 @@ async def sample(session: Session, emit: Emit, forced_tool: ToolSpec | None = No
     is added to the tools and must be called (structured output on Messages)."""
     session.limits.before_request()
     hooks.flush_hook_context(session)  # context added by hooks, now that no tool call is open
+    note_background_exits(session)
     tools = session.tool_specs()
     prompt = Prompt(
         session.instructions, session.request_items(emit), tools + [forced_tool] if forced_tool else tools,
         output_schema=session.output_schema if session.config.provider.wire_api != "anthropic" else None,
         forced_tool=forced_tool.name if forced_tool else None,
+        web_search=session.web_search_mode,
     )
     output: list[Item] = []
     session.window.before_request(session)  # what we sent, for calibration; asks the server its window
@@ -106,6 +110,10 @@ async def sample(session: Session, emit: Emit, forced_tool: ToolSpec | None = No
             emit(ev.Retry(event.attempt, event.max_attempts, event.delay, event.reason))
         elif isinstance(event, stream.ClientNotice):
             emit(ev.Warning(event.message))
+        elif isinstance(event, WebSearchDone):
+            emit(ev.WebSearch(event.call_id, event.query, event.sources, event.status))
+        elif isinstance(event, WebCitations):
+            emit(ev.WebCitations(event.sources))
         elif isinstance(event, stream.OutputItem):
             output.append(event.item)
         elif isinstance(event, stream.Completed):
@@ -115,11 +123,19 @@ async def sample(session: Session, emit: Emit, forced_tool: ToolSpec | None = No
                     emit(ev.AgentMessage(item.text))
                 elif isinstance(item, Reasoning) and item.text:
                     emit(ev.ReasoningDone(item.text))
-            session.record_usage(event.usage)
-            session.limits.count(event.usage)
-            await session.window.after_response(session, event.usage, emit)
+            usage = session.window.checked_usage(event.usage, emit)  # figures that cannot be true: None
+            session.record_usage(usage)
+            if usage is not None:
+                session.limits.count(usage)
+            await session.window.after_response(session, usage, emit)
             emit(session.token_count_event())
     return output
+
+
+def note_background_exits(session: Session) -> None:
+    """Background processes that ended since the last request, as a new fragment (never edited in)."""
+    if notes := session.background.take_exit_notes():
+        session.record(user(BACKGROUND_EXITS.wrap("\n".join(notes))))
 
 
 def lenient_arguments(raw: str) -> dict[str, Any]:

@@ -40,6 +40,8 @@ class ToolContext:
     shell_snapshot: ShellSnapshot | None = None  # the login shell's environment; None = `bash -lc`
     memory: Any = None  # the session's MemoryBook for the memory tools; None when memory is off
     read_limits: ReadLimits = field(default_factory=ReadLimits)  # thresholds of read_file's processors
+    background: Any = None  # the session's BackgroundProcesses (tools/background.py); None: none allowed
+    web: Any = None  # the session's WebSettings for web_fetch (tools/web_fetch.py)
     editor: EditorFiles | None = None  # the client editor's buffers (ACP); None: the disk
     command_runner: Callable[..., Awaitable[ProcessResult]] | None = None  # run_process's stand-in (ACP terminals)
 

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 from agent_cli import events as ev
 from agent_cli.config import Config
 from agent_cli.display import home_relative
+from agent_cli.terminal_text import terminal_safe_event
 from agent_cli.tui import rewinding
 from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands, SlashCommand, parse_command
 from agent_cli.tui.event_renderer import EventRenderer
@@ -149,7 +150,24 @@ class AgentApp(App[int]):
         for warning in self.session.take_load_warnings():  # a broken plugin or agent file, before the first turn
             self.run_worker(self.renderer.notice(warning, "warning"), group="show")
         self._start_mcp()
+        self._watch_background()
         self.run_worker(self._warm_up, thread=True, group="warm-up", exit_on_error=False)
+
+    def _watch_background(self) -> None:
+        """Background processes: the status bar counts the running ones; an exit is shown at once."""
+        session = self.session
+        self.status.set_background(0)
+
+        def changed(event: ev.Event) -> None:
+            if session is not self.session:
+                return
+            self.status.set_background(session.background.running_count)
+            if isinstance(event, ev.BackgroundProcessExited):
+                from agent_cli.commands.ps_command import exit_notice
+
+                self.run_worker(self.renderer.notice(exit_notice(event.process), "info", "background"), group="show")
+
+        session.background.add_listener(changed)
 
     def _start_mcp(self) -> None:
         """MCP servers start in the background; the indicator follows them."""
@@ -320,6 +338,7 @@ class AgentApp(App[int]):
             await self.handle_event(event)
 
     async def handle_event(self, event: ev.Event) -> None:
+        event = terminal_safe_event(event)  # the approval modal shows commands as they came
         if self.activity.label.startswith(WAITING_LABEL) and not isinstance(event, ev.ModelWaiting):
             self.activity.set_label("working")  # the model answered
         match event:
@@ -335,6 +354,10 @@ class AgentApp(App[int]):
                 self.status.set_tokens(self.session.token_count_event())
             case ev.ApprovalRequest():
                 self._ask_approval(event)
+            case ev.BackgroundProcessList(processes=processes) if processes:
+                from agent_cli.tui.screens.processes import ProcessesScreen  # with the first /ps
+
+                self.push_screen(ProcessesScreen(self.session.background))
             case ev.TurnAborted():
                 self._aborted = True
             case ev.CommandAction(action="quit"):

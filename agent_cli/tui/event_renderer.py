@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from agent_cli import events as ev
+from agent_cli.terminal_text import terminal_safe, terminal_safe_event
 from agent_cli.tui.formatting import compaction_text
 from agent_cli.tui.widgets.assistant_message import AssistantMessage
 from agent_cli.tui.widgets.context_usage_view import ContextUsageView
@@ -33,6 +34,7 @@ class EventRenderer:
         self.pending_user: str | None = None  # shown when typed; its UserMessage event is not shown again
 
     async def render(self, event: ev.Event) -> None:
+        event = terminal_safe_event(event)  # no escape sequence of a model, file or command reaches the terminal
         match event:
             case ev.UserMessage(text=text, typed=typed, images=images):
                 shown = typed or text
@@ -54,6 +56,14 @@ class EventRenderer:
                 else:
                     await self.message.finish(text)
                 self.message = None
+                if self.citations:  # the web sources this answer cites, below it
+                    await self.notice(sources_text(self.citations), "info", "sources")
+                    self.citations = ()
+            case ev.WebSearch(query=query, sources=sources, status=status):
+                await self._close_reasoning()
+                await self.notice(web_search_text(query, sources, status), "info", "web search")
+            case ev.WebCitations(sources=sources):
+                self.citations = sources
             case ev.ReasoningDelta(text=text):
                 if self.reasoning is None:
                     self.reasoning = ReasoningCell()
@@ -114,13 +124,15 @@ class EventRenderer:
                 await self.end_streaming()
                 self._close_tools()
 
+    citations: tuple = ()  # sources of the answer being streamed, shown once it is finished
+
     async def user_message(self, text: str, images: tuple[Path, ...] = ()) -> None:
         """Show what the user sent at once, before the core echoes it."""
         self.pending_user = text
         await self.transcript.add(UserMessage(text + attached_names(path.name for path in images)))
 
     async def notice(self, text: str, kind: str = "info", title: str | None = None) -> None:
-        await self.transcript.add(NoticeCell(text, kind, title))  # type: ignore[arg-type]
+        await self.transcript.add(NoticeCell(terminal_safe(text), kind, title))  # type: ignore[arg-type]
 
     async def end_streaming(self) -> None:
         """Finish whatever streams: a message without its AgentMessage stays as it streamed."""
@@ -154,3 +166,14 @@ class EventRenderer:
 def attached_names(names: Iterable[str]) -> str:
     """The images sent with a message, one line each under its text."""
     return "".join(f"\n🖼 {name}" for name in names)
+
+
+def web_search_text(query: str, sources, status: str) -> str:
+    head = f"🔎 {query or '(no query reported)'}" + ("" if status == "completed" else f" ({status})")
+    return "\n".join([head, *(f"  {source.title or source.url}  {source.url if source.title else ''}".rstrip()
+                               for source in sources[:8])])
+
+
+def sources_text(sources) -> str:
+    return "\n".join(f"[{n}] {source.title + ' — ' if source.title else ''}{source.url}"
+                      for n, source in enumerate(sources, 1))

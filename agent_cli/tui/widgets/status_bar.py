@@ -21,6 +21,11 @@ class StatusBar(Static):
         self.mode = mode
         self.count: TokenCount | None = None
         self.context_event = ""
+        self.background = 0  # background processes running
+
+    def set_background(self, running: int) -> None:
+        self.background = running
+        self.refresh_content()
 
     def on_mount(self) -> None:
         self.refresh_content()
@@ -56,6 +61,8 @@ class StatusBar(Static):
                 parts.append(f"   ↑{tokens(total.input_tokens)} ↓{tokens(total.output_tokens)}")
                 if total.cached_input_tokens and total.input_tokens:
                     parts.append(f" ({100 * total.cached_input_tokens // total.input_tokens}% cached)")
+        if self.background:
+            parts += ["   ", (f"{self.background} background", "$text-warning")]
         if self.context_event:
             parts += ["   ", (self.context_event, "$text-accent")]
         return Content.assemble(*parts)
