@@ -56,6 +56,9 @@ class StatusBar(Static):
             style = "$text-error bold" if left <= 10 else "$text-warning" if left <= 25 else "$text-success"
             parts += ["   ", (f"{left}% context left", style)]
             parts.append(f" ({tokens(count.context_used)} / {tokens(count.context_window)})")
+            if count.compaction_near:  # from 80% of the threshold: the user can act before it happens
+                parts += ["   ", (f"compacting at {count.compact_at_percent}%: /compact now or /autocompact to change",
+                                  "$text-warning")]
             total = count.total
             if total.input_tokens or total.output_tokens:
                 parts.append(f"   ↑{tokens(total.input_tokens)} ↓{tokens(total.output_tokens)}")
