@@ -78,6 +78,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def dispatch(argv: list[str]) -> int:
+    if argv[:2] == ["exec", "undo"]:
+        from agent_cli.headless.undo_cmd import run_undo
+
+        return run_undo(argv[2:])
     if argv and argv[0] == "exec":
         from agent_cli.headless.exec import exit_now, run_exec
 

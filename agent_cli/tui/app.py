@@ -31,6 +31,7 @@ from agent_cli.config import Config
 from agent_cli.display import home_relative
 from agent_cli.models.registry import SDK_OF_WIRE
 from agent_cli.terminal_text import terminal_safe_event
+from agent_cli.tui import rewinding
 from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands, SlashCommand, parse_command
 from agent_cli.tui.event_renderer import EventRenderer
 from agent_cli.tui.input_history import InputHistory
@@ -96,6 +97,7 @@ class AgentApp(App[int]):
         self.busy = False
         self._aborted = False
         self._last_ctrl_c = 0.0
+        self._escapes = rewinding.DoubleEscape()  # Esc Esc on an empty composer opens /rewind
         self._files: list[str] = []
         self._files_loaded_at = float("-inf")
         self._files_loading = False
@@ -383,6 +385,11 @@ class AgentApp(App[int]):
             case ev.CommandAction(action="resume", argument=argument):
                 await self.resume_session(argument)
                 return
+            case ev.CommandAction(action="rewind"):
+                await rewinding.pick_and_rewind(self)  # the picker instead of the text list
+                return
+            case ev.Rewound(prompt=prompt) if prompt is not None:
+                await rewinding.show_rewound(self, event)
         await self.renderer.render(event)
         if isinstance(event, ev.Notice) and event.title == "help":
             await self.renderer.notice(keys_help(), "info", "keys")
@@ -469,6 +476,8 @@ class AgentApp(App[int]):
         if self.busy:
             self.activity.set_label("interrupting")
             self.session.interrupt()
+        elif not self.composer.text and self._escapes.pressed():
+            self.send("/rewind")
 
     def action_ctrl_c(self) -> None:
         now = time.monotonic()
