@@ -55,6 +55,7 @@ def test_approval_modal(snap_compare, make_app, server):
         await type_text(pilot, "make the build dir")
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the modal")
+        await wait_until(pilot, lambda: app.screen.armed, what="the modal to take keys")
         await pilot.pause(0.1)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run)

@@ -2,24 +2,43 @@
 
 Keyboard first: ``y`` approve, ``a`` approve for the session, ``n`` deny (a reason for the model
 may be typed, Enter sends it), ``esc`` denies without a reason.
+
+The modal often opens while the user is still typing their next message. Until it has been on
+screen for ``ARM_SECONDS`` with no key pressed in that time, it answers nothing: letters go back
+to the composer (through ``typed_early``) and every other key is dropped, so a keystroke meant
+for the draft can never approve a command.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.timer import Timer
 from textual.widgets import Button, Input, Static
 
 from agent_cli.events import ApprovalDecision, ApprovalRequest
+from agent_cli.session.safe_commands import command_prefix
 from agent_cli.tui.screens.dialog import DialogScreen
 from agent_cli.tui.widgets.diff_view import DiffView
 
 DENY_PLACEHOLDER = "reason for the model (optional) · enter to deny · esc for no reason"
+ARM_SECONDS = 0.6  # how long the modal must be visible before a key can answer it
+
+
+def session_scope(request: ApprovalRequest) -> str:
+    """What "Yes, for this session" covers, in the words of the session's approval key."""
+    if request.tool == "shell":
+        prefix = command_prefix(request.summary)
+        return "this exact command" if prefix.startswith("=") or not prefix else f"commands starting with `{prefix}`"
+    if request.tool == "apply_patch":
+        return "every patch"
+    return f"every {request.tool} call"
 
 
 class ApprovalScreen(DialogScreen[ApprovalDecision]):
@@ -30,7 +49,9 @@ class ApprovalScreen(DialogScreen[ApprovalDecision]):
     ApprovalScreen #command { padding: 0 1; color: $text-accent; }
     ApprovalScreen #reason-note { color: $text-muted; margin: 0 0 1 0; }
     ApprovalScreen #buttons { height: auto; }
-    ApprovalScreen Button { margin: 0 2 0 0; }
+    ApprovalScreen #arming { color: $text-muted; height: 1; }
+    ApprovalScreen.-armed #arming { display: none; }
+    ApprovalScreen Button { margin: 0; }
     ApprovalScreen #deny-reason { display: none; margin: 1 0 0 0; }
     ApprovalScreen.-asking-reason #deny-reason { display: block; }
     """
@@ -42,9 +63,12 @@ class ApprovalScreen(DialogScreen[ApprovalDecision]):
         Binding("escape", "deny", "deny", show=False),
     ]
 
-    def __init__(self, request: ApprovalRequest) -> None:
+    def __init__(self, request: ApprovalRequest, typed_early: Callable[[str], None] | None = None) -> None:
         super().__init__()
         self.request = request
+        self.typed_early = typed_early
+        self.armed = False
+        self._arm_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         request = self.request
@@ -59,35 +83,66 @@ class ApprovalScreen(DialogScreen[ApprovalDecision]):
                     yield Static(Content("$ " + request.summary), id="command")
             if request.reason:
                 yield Static(Content(request.reason), id="reason-note")
-            with Horizontal(id="buttons"):
-                yield Button(Content.from_markup("[u]Y[/u]es, once"), id="approve", variant="success", compact=True)
+            with Vertical(id="buttons"):
                 yield Button(
-                    Content.from_markup("Yes, for this [u]s[/u]ession (a)"),
-                    id="approve_session", variant="primary", compact=True,
+                    Content.from_markup("[u]y[/u] Yes, once"), id="approve", variant="success", compact=True, disabled=True
                 )
                 yield Button(
-                    Content.from_markup("[u]N[/u]o, tell the model why"), id="deny", variant="error", compact=True
+                    Content.assemble(Content.from_markup("[u]a[/u] Yes, and don't ask again for "),
+                                     session_scope(request), " this session"),
+                    id="approve_session", variant="primary", compact=True, disabled=True,
                 )
+                yield Button(
+                    Content.from_markup("[u]n[/u] No, tell the model why"), id="deny", variant="error", compact=True,
+                    disabled=True,
+                )
+            yield Static("keys wait until you stop typing…", id="arming")
             yield Input(placeholder=DENY_PLACEHOLDER, id="deny-reason")
 
     def on_mount(self) -> None:
+        self.call_after_refresh(self._restart_arming)  # counted from the first paint
+
+    def _restart_arming(self) -> None:
+        if self._arm_timer is not None:
+            self._arm_timer.stop()
+        self._arm_timer = self.set_timer(ARM_SECONDS, self._arm)
+
+    def _arm(self) -> None:
+        self.armed = True
+        self.add_class("-armed")
+        for button in self.query(Button):
+            button.disabled = False
         self.query_one("#approve", Button).focus()
+
+    def on_key(self, event: events.Key) -> None:
+        """Before the modal is armed a key answers nothing; a letter goes back to the draft."""
+        if self.armed:
+            return
+        event.stop()
+        event.prevent_default()
+        self._restart_arming()  # still typing: the delay counts from the last key
+        if event.is_printable and event.character and self.typed_early is not None:
+            self.typed_early(event.character)
 
     @on(Button.Pressed, "#approve")
     def action_approve(self) -> None:
-        self.dismiss(ApprovalDecision("approve"))
+        if self.armed:
+            self.dismiss(ApprovalDecision("approve"))
 
     @on(Button.Pressed, "#approve_session")
     def action_approve_session(self) -> None:
-        self.dismiss(ApprovalDecision("approve_session"))
+        if self.armed:
+            self.dismiss(ApprovalDecision("approve_session"))
 
     @on(Button.Pressed, "#deny")
     def action_ask_reason(self) -> None:
-        self.add_class("-asking-reason")
-        self.query_one("#deny-reason", Input).focus()
+        if self.armed:
+            self.add_class("-asking-reason")
+            self.query_one("#deny-reason", Input).focus()
 
     def action_deny(self) -> None:
-        self.dismiss(ApprovalDecision("deny"))
+        if self.armed:
+            self.dismiss(ApprovalDecision("deny"))
 
     @on(Input.Submitted, "#deny-reason")
     def deny_with_reason(self, event: Input.Submitted) -> None:
