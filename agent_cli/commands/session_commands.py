@@ -9,6 +9,7 @@ from __future__ import annotations
 from agent_cli import events as ev
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation
+from agent_cli.commands.model_check import unknown_model_reason
 from agent_cli.context.modes import MODES, mode_change_fragment
 from agent_cli.context.prompts import prompt_library
 from agent_cli.items import developer
@@ -33,6 +34,15 @@ async def model_command(inv: Invocation) -> None:
     if model == previous:
         inv.emit(ev.Notice(f"already using {model}", title="model"))
         return
+    if (unknown := await unknown_model_reason(session, model)) is not None:
+        if session.approvals.interactive:
+            decision = await session.approvals.request_decision(
+                "model", "model", f"switch to {model}", f"{unknown}; switch anyway?", inv.emit)
+            if decision.decision == "deny":
+                inv.emit(ev.Notice(f"kept {previous}", title="model"))
+                return
+        else:
+            inv.emit(ev.Warning(f"{unknown}; switching to it unverified"))
     session.start_context(inv.emit)  # the fragment must come after the initial context
     session.set_model(model)
     config = session.config

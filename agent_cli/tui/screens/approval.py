@@ -28,6 +28,7 @@ from agent_cli.tui.screens.dialog import DialogScreen
 from agent_cli.tui.widgets.diff_view import DiffView
 
 DENY_PLACEHOLDER = "reason for the model (optional) · enter to deny · esc for no reason"
+QUESTIONS = frozenset({"init", "model"})  # approval requests that commands use to ask a yes/no question
 ARM_SECONDS = 0.6  # how long the modal must be visible before a key can answer it
 
 
@@ -72,29 +73,34 @@ class ApprovalScreen(DialogScreen[ApprovalDecision]):
 
     def compose(self) -> ComposeResult:
         request = self.request
+        question = request.tool in QUESTIONS  # a command asking the user, not a tool call to allow
         with Vertical(id="dialog"):
             what = "apply this patch" if request.tool == "apply_patch" else f"run this {request.tool} command"
             who = f"the {request.agent} subagent" if request.agent else "the agent"
-            yield Static(f"Allow {who} to {what}?", id="title")
-            with VerticalScroll(id="summary"):
-                if request.tool == "apply_patch":
-                    yield DiffView(request.summary)
-                else:
-                    yield Static(Content("$ " + request.summary), id="command")
+            title = request.summary[:1].upper() + request.summary[1:] + "?" if question else f"Allow {who} to {what}?"
+            yield Static(Content(title), id="title")
+            if not question:
+                with VerticalScroll(id="summary"):
+                    if request.tool == "apply_patch":
+                        yield DiffView(request.summary)
+                    else:
+                        yield Static(Content("$ " + request.summary), id="command")
             if request.reason:
                 yield Static(Content(request.reason), id="reason-note")
             with Vertical(id="buttons"):
                 yield Button(
-                    Content.from_markup("[u]y[/u] Yes, once"), id="approve", variant="success", compact=True, disabled=True
+                    Content.from_markup("[u]y[/u] Yes" if question else "[u]y[/u] Yes, once"),
+                    id="approve", variant="success", compact=True, disabled=True,
                 )
+                if not question:
+                    yield Button(
+                        Content.assemble(Content.from_markup("[u]a[/u] Yes, and don't ask again for "),
+                                         session_scope(request), " this session"),
+                        id="approve_session", variant="primary", compact=True, disabled=True,
+                    )
                 yield Button(
-                    Content.assemble(Content.from_markup("[u]a[/u] Yes, and don't ask again for "),
-                                     session_scope(request), " this session"),
-                    id="approve_session", variant="primary", compact=True, disabled=True,
-                )
-                yield Button(
-                    Content.from_markup("[u]n[/u] No, tell the model why"), id="deny", variant="error", compact=True,
-                    disabled=True,
+                    Content.from_markup("[u]n[/u] No" if question else "[u]n[/u] No, tell the model why"),
+                    id="deny", variant="error", compact=True, disabled=True,
                 )
             yield Static("keys wait until you stop typing…", id="arming")
             yield Input(placeholder=DENY_PLACEHOLDER, id="deny-reason")
@@ -131,12 +137,14 @@ class ApprovalScreen(DialogScreen[ApprovalDecision]):
 
     @on(Button.Pressed, "#approve_session")
     def action_approve_session(self) -> None:
-        if self.armed:
+        if self.armed and self.request.tool not in QUESTIONS:
             self.dismiss(ApprovalDecision("approve_session"))
 
     @on(Button.Pressed, "#deny")
     def action_ask_reason(self) -> None:
-        if self.armed:
+        if self.armed and self.request.tool in QUESTIONS:
+            self.dismiss(ApprovalDecision("deny"))
+        elif self.armed:
             self.add_class("-asking-reason")
             self.query_one("#deny-reason", Input).focus()
 

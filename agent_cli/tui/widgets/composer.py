@@ -71,6 +71,7 @@ class Composer(TextArea):
         self.commands = commands
         self.files = files
         self._loaded_from_history: str | None = None
+        self._menu_for: str | None = None  # the text before the cursor the menu was computed for
         self.cwd = Path.cwd()  # where pasted relative paths start; the app sets the session's
 
     async def _on_paste(self, event: events.Paste) -> None:
@@ -83,6 +84,10 @@ class Composer(TextArea):
     # --- keys ---------------------------------------------------------------------------
 
     async def _on_key(self, event: events.Key) -> None:
+        if event.key in ("tab", "enter") and self.menu.is_open and self._menu_for != self._before_cursor():
+            # Keys typed in one burst reach here before their Changed messages: the menu may
+            # still be the one computed for an earlier text, so compute it for the text held now.
+            self.refresh_completion()
         if self.menu.is_open and self._menu_key(event.key):
             event.stop()
             event.prevent_default()
@@ -112,6 +117,8 @@ class Composer(TextArea):
             self.menu.move(1)
         elif key == "escape":
             self.menu.hide()
+        elif key == "enter" and self.menu.kind == "command" and self._typed_command_exists():
+            self.submit()  # the whole name is typed: send it as typed, whatever is highlighted
         elif key in ("tab", "enter"):
             kind = self.menu.kind
             self.accept_completion()
@@ -120,6 +127,10 @@ class Composer(TextArea):
         else:
             return False
         return True
+
+    def _typed_command_exists(self) -> bool:
+        match = COMMAND_TOKEN.match(self._before_cursor())
+        return match is not None and any(command.name == match.group(1) for command in self.commands())
 
     def _history_key(self, key: str) -> bool:
         row, _ = self.cursor_location
@@ -161,7 +172,7 @@ class Composer(TextArea):
         return self.document.get_line(row)[:column]
 
     def refresh_completion(self) -> None:
-        before = self._before_cursor()
+        before = self._menu_for = self._before_cursor()
         row, _ = self.cursor_location
         if row == 0 and (match := COMMAND_TOKEN.match(before)):
             query = match.group(1)

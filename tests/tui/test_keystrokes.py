@@ -1,0 +1,57 @@
+"""Keystrokes reach the widget the user is looking at, with the timings that once misrouted them (issue 28)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual import events
+
+from tests.fake_server import Reply
+from tests.tui.conftest import SIZE
+from tests.tui.helpers import screen_text, type_text, wait_idle, wait_until
+
+
+def burst(app, keys: list[str]) -> None:
+    """Queue keys the way the terminal driver does for one read: all at once, before any is handled."""
+    for key in keys:
+        character = " " if key == "space" else key if len(key) == 1 else None
+        app.post_message(events.Key(key, character))
+
+
+async def test_enter_acts_on_the_text_typed_in_a_burst_not_on_a_stale_menu(make_app, server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "/")
+        await pilot.pause(0.4)
+        assert app.menu.is_open
+        burst(app, [*"status", "enter"])
+        await wait_until(pilot, lambda: "approval" in screen_text(app) or server.requests, what="its output")
+        assert not server.requests  # /status asks no model; /review would have
+        assert app.session.model == "test-model"
+
+
+async def test_a_model_switch_typed_in_a_burst_switches_to_the_typed_name(make_app, server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "/")
+        await pilot.pause(0.4)
+        burst(app, [*"model", "space", *"gpt-5", "enter"])
+        await wait_until(pilot, lambda: app.session.model == "gpt-5" or server.requests, what="the switch")
+        await wait_idle(pilot)
+        assert app.session.model == "gpt-5" and not server.requests
+        assert "gpt-5 ·" in screen_text(app)  # the status bar
+
+
+async def test_an_unknown_model_name_is_asked_about_before_switching(make_app, server):
+    from agent_cli.tui.screens.approval import ApprovalScreen
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "/model /review")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the question")
+        await wait_until(pilot, lambda: app.screen.armed, what="the question to take keys")
+        assert "Switch to /review?" in screen_text(app) and "does not list a model named '/review'" in screen_text(app)
+        await pilot.press("n")
+        await wait_idle(pilot)
+        assert app.session.model == "test-model" and "kept test-model" in screen_text(app)
