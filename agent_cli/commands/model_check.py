@@ -31,6 +31,8 @@ async def unknown_model_reason(session, model: str) -> str | None:
     """None when ``model`` is known; otherwise why it cannot be verified."""
     if known_context_window(model) is not None or model in used_models(session):
         return None
+    if not session.approvals.interactive:  # headless: no request to the provider just to warn
+        return f"{model!r} is not in the model table"
     served = await served_models(session)
     if model in served:
         return None
