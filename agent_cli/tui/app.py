@@ -69,6 +69,7 @@ class AgentApp(App[int]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "interrupt", "interrupt", show=False),
         Binding("ctrl+c", "ctrl_c", "quit", show=False, priority=True),
+        Binding("ctrl+d", "ctrl_d", "quit", show=False, priority=True),
     ]
 
     def __init__(
@@ -427,6 +428,24 @@ class AgentApp(App[int]):
             self.session.interrupt()
 
     def action_ctrl_c(self) -> None:
+        """Clear the draft, or interrupt the turn; two presses in a row with nothing to clear quit.
+
+        A press that clears a draft never counts towards quitting, so clearing a new draft right
+        after an earlier press cannot quit."""
+        if self.composer.text:
+            self.composer.clear()
+            self._last_ctrl_c = 0.0
+            return
+        self._quit_press("ctrl+c")
+
+    def action_ctrl_d(self) -> None:
+        """Ctrl+D on an empty composer quits the same way (twice); otherwise it deletes as usual."""
+        if self.focused is self.composer and self.composer.text:
+            self.composer.action_delete_right()
+            return
+        self._quit_press("ctrl+d")
+
+    def _quit_press(self, key: str) -> None:
         now = time.monotonic()
         if now - self._last_ctrl_c < QUIT_WINDOW_SECONDS:
             self.exit(0)
@@ -434,9 +453,7 @@ class AgentApp(App[int]):
         self._last_ctrl_c = now
         if self.busy:
             self.action_interrupt()
-        elif self.composer.text:
-            self.composer.clear()
-        self.notify("press ctrl+c again to quit", timeout=QUIT_WINDOW_SECONDS)
+        self.status.show_hint(f"press {key} again to quit", QUIT_WINDOW_SECONDS)
 
     def action_toggle_tool_output(self) -> None:
         cells = list(self.transcript.query(ToolCell))

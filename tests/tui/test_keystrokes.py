@@ -55,3 +55,34 @@ async def test_an_unknown_model_name_is_asked_about_before_switching(make_app, s
         await pilot.press("n")
         await wait_idle(pilot)
         assert app.session.model == "test-model" and "kept test-model" in screen_text(app)
+
+
+async def test_ctrl_c_that_clears_a_new_draft_never_quits(make_app, server):
+    """Issue 28, bug 5: Ctrl+C on an empty composer, then a new draft, then Ctrl+C clears it and the app stays."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+c")
+        await type_text(pilot, "new draft")
+        await pilot.press("ctrl+c")
+        await pilot.pause(0.1)
+        assert app.is_running and app.return_code is None and app.composer.text == ""
+        await pilot.press("ctrl+c")
+        await pilot.pause(0.1)
+        assert app.is_running  # one press on the empty composer warns
+        await pilot.press("ctrl+c")
+        await pilot.pause(0.1)
+    assert app.return_code == 0
+
+
+async def test_ctrl_d_on_an_empty_composer_quits_on_the_second_press(make_app, server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "ab")
+        await pilot.press("home", "ctrl+d")
+        assert app.composer.text == "b" and app.is_running  # with text it deletes
+        await pilot.press("ctrl+c", "ctrl+d")
+        await pilot.pause(0.1)
+        assert app.is_running and "press ctrl+d again to quit" in screen_text(app)
+        await pilot.press("ctrl+d")
+        await pilot.pause(0.1)
+    assert app.return_code == 0
