@@ -62,6 +62,7 @@ class ToolOutputDelta:
 
     call_id: str
     text: str
+    skipped_bytes: int = 0  # output dropped before ``text`` because it came faster than it is shown
 
 
 @dataclass(frozen=True, slots=True)
