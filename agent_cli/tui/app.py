@@ -15,9 +15,10 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, get_current_worker
 
 if TYPE_CHECKING:
@@ -70,6 +71,7 @@ class AgentApp(App[int]):
         Binding("escape", "interrupt", "interrupt", show=False),
         Binding("ctrl+c", "ctrl_c", "quit", show=False, priority=True),
         Binding("ctrl+d", "ctrl_d", "quit", show=False, priority=True),
+        Binding("shift+tab", "cycle_mode", "mode", show=False, priority=True),
     ]
 
     def __init__(
@@ -454,6 +456,26 @@ class AgentApp(App[int]):
         if self.busy:
             self.action_interrupt()
         self.status.show_hint(f"press {key} again to quit", QUIT_WINDOW_SECONDS)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cycle_mode" and isinstance(self.screen, ModalScreen):
+            return False  # in a dialog Shift+Tab moves focus back, as usual
+        return True
+
+    def action_cycle_mode(self) -> None:
+        """Shift+Tab: agent → ask → plan → agent, through ``/mode`` like a typed switch."""
+        from agent_cli.context.modes import MODES
+
+        self.send(f"/mode {MODES[(MODES.index(self.session.mode) + 1) % len(MODES)]}")
+
+    def on_key(self, event: events.Key) -> None:
+        """A letter typed while a transcript cell has focus goes to the composer, never nowhere."""
+        if self.focused is self.composer or isinstance(self.screen, ModalScreen):
+            return
+        if event.is_printable and event.character:
+            event.stop()
+            self.composer.focus()
+            self.composer.insert(event.character)
 
     def action_toggle_tool_output(self) -> None:
         cells = list(self.transcript.query(ToolCell))

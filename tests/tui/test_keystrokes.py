@@ -86,3 +86,34 @@ async def test_ctrl_d_on_an_empty_composer_quits_on_the_second_press(make_app, s
         await pilot.press("ctrl+d")
         await pilot.pause(0.1)
     assert app.return_code == 0
+
+
+async def test_letters_typed_while_a_tool_cell_has_focus_go_to_the_composer(make_app, server):
+    """Issue 28, bug 4: Tab moves focus to a cell; typing must not be lost."""
+    from tests.fake_server import ToolCall
+    from agent_cli.tui.widgets.tool_cell import ToolCell
+
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "echo hi"})]), Reply(text="done"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "go")
+        await pilot.press("enter")
+        await wait_idle(pilot)
+        await pilot.press("tab")
+        assert isinstance(app.focused, ToolCell)
+        await type_text(pilot, "next question")
+        assert app.composer.text == "next question" and app.focused is app.composer
+
+
+async def test_shift_tab_cycles_the_mode(make_app, server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "draft")
+        await pilot.press("shift+tab")
+        await wait_until(pilot, lambda: app.session.mode == "ask", what="ask mode")
+        await wait_idle(pilot)
+        await pilot.press("shift+tab")
+        await wait_until(pilot, lambda: app.session.mode == "plan", what="plan mode")
+        await wait_idle(pilot)
+        assert "· plan" in str(app.status.build_content()) and app.composer.text == "draft"
+        assert not server.requests
