@@ -351,6 +351,8 @@ class AgentApp(App[int]):
 
     def _ask_approval(self, request: ev.ApprovalRequest) -> None:
         def answer(decision: ev.ApprovalDecision | None) -> None:
+            if self.activity.label == "waiting for approval":
+                self.activity.set_label("working")  # the wait ends with the answer
             if request.future is not None and not request.future.done():
                 request.future.set_result(decision or ev.ApprovalDecision("deny"))
 

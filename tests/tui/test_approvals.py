@@ -125,3 +125,23 @@ async def test_session_button_says_what_it_covers_and_its_key_is_underlined(make
         await pilot.press("a")
         await wait_idle(pilot)
     assert (repo / "scoped.txt").exists()
+
+
+async def test_the_waiting_label_ends_with_the_answer_and_the_wait_is_not_the_duration(make_app, server, repo):
+    """Issue 28, bug 6."""
+    import asyncio
+
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "touch slow.txt && sleep 1"})]),
+        Reply(text="done"),
+    )
+    app = make_app(UNTRUSTED)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(app, pilot)
+        await asyncio.sleep(2.0)  # the user reads the command for a while
+        await pilot.press("y")
+        await wait_until(pilot, lambda: (repo / "slow.txt").exists(), what="the command to start")
+        assert "approval" not in app.activity.label and "approval" not in screen_text(app)
+        await wait_idle(pilot)
+        cell = app.transcript.query_one(ToolCell)
+        assert 1.0 <= cell.result.duration < 2.0
