@@ -357,7 +357,7 @@ class AgentApp(App[int]):
                 request.future.set_result(decision or ev.ApprovalDecision("deny"))
 
         self.activity.set_label("waiting for approval")
-        self.push_screen(ApprovalScreen(request, typed_early=self.composer.insert), callback=answer)
+        self.push_screen(ApprovalScreen(request, typed_early=self.composer.insert, cwd=self.config.cwd), callback=answer)
 
     def _close_approvals(self) -> None:
         while isinstance(self.screen, ApprovalScreen):

@@ -11,6 +11,7 @@ import re
 
 from agent_cli import events as ev
 from agent_cli.items import Item, Message, Reasoning, ToolCall, ToolOutput
+from agent_cli.tools.patch_preview import patch_changes
 
 MAX_REPLAYED_ITEMS = 200
 COMPACTED_NOTE = "the conversation before this point was compacted into a summary"
@@ -40,8 +41,10 @@ def replay_events(items: list[Item]) -> list[ev.Event]:
             events.append(ev.ToolCallBegin(item.call_id, item.name, lenient_arguments(item.arguments)))
         elif isinstance(item, ToolOutput) and (call := calls.get(item.call_id)):
             code = EXIT_CODE.search(item.output)
+            arguments = lenient_arguments(call.arguments)
+            changes = patch_changes(str(arguments.get("patch", ""))) if call.name == "apply_patch" else ()
             events.append(ev.ToolCallEnd(
-                item.call_id, call.name, lenient_arguments(call.arguments), item.output, item.success, 0.0,
-                int(code.group(1)) if code else None,
+                item.call_id, call.name, arguments, item.output, item.success, 0.0,
+                int(code.group(1)) if code else None, changes,
             ))
     return events

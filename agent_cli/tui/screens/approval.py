@@ -12,6 +12,7 @@ for the draft can never approve a command.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import ClassVar
 
 from textual import events, on
@@ -24,6 +25,7 @@ from textual.widgets import Button, Input, Static
 
 from agent_cli.events import ApprovalDecision, ApprovalRequest
 from agent_cli.session.safe_commands import command_prefix
+from agent_cli.tools.patch_preview import preview_changes
 from agent_cli.tui.screens.dialog import DialogScreen
 from agent_cli.tui.widgets.diff_view import DiffView
 
@@ -64,9 +66,11 @@ class ApprovalScreen(DialogScreen[ApprovalDecision]):
         Binding("escape", "deny", "deny", show=False),
     ]
 
-    def __init__(self, request: ApprovalRequest, typed_early: Callable[[str], None] | None = None) -> None:
+    def __init__(self, request: ApprovalRequest, typed_early: Callable[[str], None] | None = None,
+                 cwd: Path | None = None) -> None:
         super().__init__()
         self.request = request
+        self.cwd = cwd or Path.cwd()  # where the patch's paths start
         self.typed_early = typed_early
         self.armed = False
         self._arm_timer: Timer | None = None
@@ -82,7 +86,8 @@ class ApprovalScreen(DialogScreen[ApprovalDecision]):
             if not question:
                 with VerticalScroll(id="summary"):
                     if request.tool == "apply_patch":
-                        yield DiffView(request.summary)
+                        changes = preview_changes(request.summary, self.cwd)
+                        yield DiffView("\n".join(c.diff for c in changes if c.diff) or request.summary)
                     else:
                         yield Static(Content("$ " + request.summary), id="command")
             if request.reason:
