@@ -72,6 +72,11 @@ class AgentApp(App[int]):
         Binding("ctrl+c", "ctrl_c", "quit", show=False, priority=True),
         Binding("ctrl+d", "ctrl_d", "quit", show=False, priority=True),
         Binding("shift+tab", "cycle_mode", "mode", show=False, priority=True),
+        # The composer keeps focus; these scroll the transcript above it.
+        Binding("pageup", "scroll_transcript('page_up')", "scroll up", show=False, priority=True),
+        Binding("pagedown", "scroll_transcript('page_down')", "scroll down", show=False, priority=True),
+        Binding("ctrl+home", "scroll_transcript('home')", "top", show=False, priority=True),
+        Binding("ctrl+end", "scroll_transcript('end')", "bottom", show=False, priority=True),
     ]
 
     def __init__(
@@ -240,6 +245,9 @@ class AgentApp(App[int]):
 
     async def on_composer_backspace_when_empty(self, message: Composer.BackspaceWhenEmpty) -> None:
         await self.attachments.remove_last()
+
+    async def on_composer_help_asked(self, message: Composer.HelpAsked) -> None:
+        await self.renderer.notice(keys_help(), "info", "keys")
 
     def send(self, text: str) -> None:
         """Send what the user typed now, or queue it while a turn runs."""
@@ -460,9 +468,20 @@ class AgentApp(App[int]):
         self.status.show_hint(f"press {key} again to quit", QUIT_WINDOW_SECONDS)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "cycle_mode" and isinstance(self.screen, ModalScreen):
-            return False  # in a dialog Shift+Tab moves focus back, as usual
+        if action in ("cycle_mode", "scroll_transcript") and isinstance(self.screen, ModalScreen):
+            return False  # in a dialog these keys do what they do there
         return True
+
+    def action_scroll_transcript(self, where: str) -> None:
+        transcript = self.transcript
+        if where == "page_up":
+            transcript.scroll_page_up(animate=False)
+        elif where == "page_down":
+            transcript.scroll_page_down(animate=False)
+        elif where == "home":
+            transcript.scroll_home(animate=False)
+        else:
+            transcript.scroll_end(animate=False)  # back to following the newest output
 
     def action_cycle_mode(self) -> None:
         """Shift+Tab: agent → ask → plan → agent, through ``/mode`` like a typed switch."""
@@ -504,6 +523,17 @@ def run_app(config: Config, prompt: str | None, session: Session | None = None) 
     """Run the interactive app until the user quits; returns the exit code."""
     app = AgentApp(config, prompt, session=session)
     result = app.run()
+    if (note := resume_note(app.session)) is not None:
+        print(note)  # the terminal is back to normal: the way back into this conversation
     if isinstance(result, int):
         return result
     return app.return_code or 0
+
+
+def resume_note(session: Session) -> str | None:
+    """What to print on exit: the session id and how to continue it; None when nothing was saved."""
+    rollout = session.rollout
+    if not rollout.path.exists():
+        return None
+    session_id = rollout.header.id
+    return f"session {session_id}\ncontinue it with: agent resume {session_id}   (headless: agent exec resume {session_id} PROMPT)"

@@ -54,6 +54,9 @@ class Composer(TextArea):
     class BackspaceWhenEmpty(Message):
         """Backspace with nothing typed: removes the last attachment chip."""
 
+    class HelpAsked(Message):
+        """``?`` typed in an empty composer: show the keys."""
+
     def __init__(
         self,
         menu: CompletionMenu,
@@ -96,6 +99,11 @@ class Composer(TextArea):
             event.stop()
             event.prevent_default()
             self.submit()
+            return
+        if event.character == "?" and not self.text:
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.HelpAsked())
             return
         if event.key == "backspace" and not self.text:
             self.post_message(self.BackspaceWhenEmpty())

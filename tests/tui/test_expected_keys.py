@@ -1,0 +1,55 @@
+"""What a Codex or Claude Code user expects of the keys: scrolling from the composer, ? for help,
+the way back into a session printed on exit (issue 28)."""
+
+from __future__ import annotations
+
+from agent_cli.tui.app import resume_note
+from agent_cli.tui.widgets.user_message import UserMessage
+from tests.fake_server import Reply
+from tests.tui.conftest import SIZE
+from tests.tui.helpers import screen_text, type_text, wait_idle, wait_until
+
+
+async def test_page_keys_scroll_the_transcript_while_the_composer_keeps_focus(make_app, server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        for index in range(60):
+            await app.transcript.add(UserMessage(f"message number {index}"))
+        await pilot.pause(0.2)
+        bottom = app.transcript.scroll_y
+        assert bottom > 0
+        await pilot.press("pageup")
+        await pilot.pause(0.1)
+        assert app.transcript.scroll_y < bottom and app.focused is app.composer
+        await pilot.press("ctrl+home")
+        await pilot.pause(0.1)
+        assert app.transcript.scroll_y == 0 and "message number 0" in screen_text(app)
+        await pilot.press("pagedown")
+        await pilot.pause(0.1)
+        assert app.transcript.scroll_y > 0
+        await pilot.press("ctrl+end")
+        await pilot.pause(0.1)
+        assert app.transcript.scroll_y == app.transcript.max_scroll_y
+
+
+async def test_question_mark_in_an_empty_composer_shows_the_keys(make_app, server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("?")
+        await wait_until(pilot, lambda: "pageup, pagedown" in screen_text(app),
+                         what="the keys")
+        assert app.composer.text == "" and "pageup, pagedown" in screen_text(app)
+        await type_text(pilot, "why?")
+        assert app.composer.text == "why?"  # inside a message it is just a character
+
+
+async def test_the_exit_note_names_the_session_and_how_to_resume_it(make_app, server):
+    server.script(Reply(text="hello"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        assert resume_note(app.session) is None  # nothing saved yet, nothing to resume
+        app.send("hi")
+        await wait_idle(pilot)
+    note = resume_note(app.session)
+    session_id = app.session.rollout.header.id
+    assert note is not None and f"agent resume {session_id}" in note and f"agent exec resume {session_id}" in note
