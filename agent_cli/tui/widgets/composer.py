@@ -37,6 +37,7 @@ class Composer(TextArea):
     }
     Composer:focus { border: round $primary; }
     Composer.-queueing:focus { border: round $warning; }
+    Composer.-shell, Composer.-shell:focus { border: round $secondary; border-title-color: $secondary; }
     """
 
     class Submitted(Message):
@@ -169,6 +170,10 @@ class Composer(TextArea):
     # --- completion ---------------------------------------------------------------------
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        shell = self.text.startswith("!") and not self.text.startswith("!`")
+        if shell != self.has_class("-shell"):  # `!` at the start: the line runs as a shell command
+            self.set_class(shell, "-shell")
+            self.border_title = "! shell command · enter runs it · the model sees its output" if shell else None
         self.refresh_completion()
 
     def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
