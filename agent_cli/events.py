@@ -176,7 +176,7 @@ class ContextUsage:
 class CommandAction:
     """A slash command only a front end can carry out. `agent exec` ends on "quit"."""
 
-    action: Literal["quit", "new", "resume"]
+    action: Literal["quit", "new", "resume", "copy"]  # copy: the argument is the text
     argument: str | None = None
 
 

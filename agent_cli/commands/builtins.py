@@ -15,6 +15,7 @@ from agent_cli.commands.plugins_info import plugins_command
 from agent_cli.commands.review import review_command
 from agent_cli.commands.session_commands import (
     compact_command,
+    copy_command,
     mode_command,
     model_command,
     new_command,
@@ -53,6 +54,7 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("agents", "the subagents the task tool can run and where each comes from", "", agents_command,
             needs_idle=False),
     Builtin("mcp", "MCP servers: status, tools and what their schemas cost", "", mcp_command, needs_idle=False),
+    Builtin("copy", "copy the last answer to the clipboard", "", copy_command, needs_idle=False),
     Builtin("new", "start a new session with the same settings", "", new_command),
     Builtin("resume", "resume a saved session", "[session id]", resume_command),
     Builtin("help", "list the commands, or describe one", "[command]", help_command, needs_idle=False),

@@ -82,6 +82,18 @@ async def quit_command(inv: Invocation) -> None:
     inv.emit(ev.CommandAction("quit"))
 
 
+async def copy_command(inv: Invocation) -> None:
+    """``/copy``: the last answer, for the front end to put on the clipboard."""
+    _no_arguments(inv)
+    from agent_cli.items import Message
+
+    answers = [item.text for item in inv.session.history.items
+               if isinstance(item, Message) and item.role == "assistant" and item.text.strip()]
+    if not answers:
+        raise InputError("/copy: there is no answer to copy yet")
+    inv.emit(ev.CommandAction("copy", answers[-1]))
+
+
 async def resume_command(inv: Invocation) -> None:
     inv.emit(ev.CommandAction("resume", inv.args or None))
 

@@ -348,6 +348,12 @@ class AgentApp(App[int]):
                 self._aborted = True
             case ev.CommandAction(action="quit"):
                 self.exit(0)
+            case ev.CommandAction(action="copy", argument=text):
+                self.copy_to_clipboard(text or "")
+                lines = (text or "").count("\n") + 1
+                await self.renderer.notice(f"copied the last answer ({lines} lines, {len(text or '')} characters)",
+                                           "info", "copy")
+                return
             case ev.CommandAction(action="new"):
                 self.new_session()
             case ev.CommandAction(action="resume", argument=argument):

@@ -53,3 +53,18 @@ async def test_the_exit_note_names_the_session_and_how_to_resume_it(make_app, se
     note = resume_note(app.session)
     session_id = app.session.rollout.header.id
     assert note is not None and f"agent resume {session_id}" in note and f"agent exec resume {session_id}" in note
+
+
+async def test_copy_puts_the_last_answer_on_the_clipboard(make_app, server):
+    server.script(Reply(text="first answer"), Reply(text="the **last** answer"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.send("/copy")
+        await wait_idle(pilot)
+        assert "no answer to copy yet" in screen_text(app)
+        for prompt in ("one", "two"):
+            app.send(prompt)
+            await wait_idle(pilot)
+        app.send("/copy")
+        await wait_until(pilot, lambda: "copied the last answer" in screen_text(app), what="the copy")
+        assert app.clipboard == "the **last** answer"
