@@ -204,7 +204,7 @@ class ToolCell(Static, can_focus=True):
         self.expanded = not self.expanded
 
     def on_key(self, event: events.Key) -> None:
-        if event.key in ("enter", "space"):
+        if event.key == "enter":  # a space is typing: it goes to the composer
             event.stop()
             self.expanded = not self.expanded
 
