@@ -22,9 +22,21 @@ def used_models(session) -> list[str]:
     return list(dict.fromkeys([session.config.model, session.model, *getattr(session, "models_used", ())]))
 
 
-async def model_choices(session) -> list[str]:
-    """What the /model picker offers: the provider's list, then what was used before."""
-    return list(dict.fromkeys([*used_models(session), *await served_models(session)]))
+async def model_choices(session) -> dict[str, str]:
+    """What the /model picker offers, each with where it comes from: what was used before, the
+    provider's list, then the model table's names for this provider's family."""
+    from agent_cli.models.model_info import default_provider_for, table_models
+
+    choices = dict.fromkeys(used_models(session), "used in this session")
+    for model in await served_models(session):
+        choices.setdefault(model, "listed by the provider")
+    wire = session.config.provider.wire_api
+    family = "anthropic" if wire == "anthropic" else "openai"
+    if session.config.provider.id in ("openai", "openai-chat", "anthropic"):
+        for model in table_models():
+            if default_provider_for(model) == family:
+                choices.setdefault(model, "model table")
+    return choices
 
 
 async def unknown_model_reason(session, model: str) -> str | None:

@@ -262,6 +262,9 @@ class AgentApp(App[int]):
                 return
             text = shortcut
         parsed = parse_command(text)
+        if parsed == ("model", "") and not self.busy:  # `/model` alone: pick from a list
+            self.run_worker(self._pick_model(), group="model-picker", exit_on_error=False)
+            return
         command = self._command(parsed[0]) if parsed else None
         if self.busy and command is not None and command.name == "resume":  # never swap sessions under a turn
             self.run_worker(self.renderer.notice(BUSY_TEXT, "warning", "resume"), group="show")
@@ -420,6 +423,15 @@ class AgentApp(App[int]):
         await self._replay_history()
         if note := resuming.model_note(session, path, self.config):
             await self.renderer.notice(note, "info", "model")
+
+    async def _pick_model(self) -> None:
+        from agent_cli.commands.model_check import model_choices
+        from agent_cli.tui.screens.model_picker import ModelPickerScreen
+
+        choices = await model_choices(self.session)
+        picked = await self.push_screen_wait(ModelPickerScreen(list(choices), self.session.model, choices))
+        if picked and picked != self.session.model:
+            self.send(f"/model {picked}")
 
     async def _pick_session(self, sessions: list[SessionSummary]) -> Path | None:
         if not sessions:

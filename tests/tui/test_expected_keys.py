@@ -68,3 +68,21 @@ async def test_copy_puts_the_last_answer_on_the_clipboard(make_app, server):
         app.send("/copy")
         await wait_until(pilot, lambda: "copied the last answer" in screen_text(app), what="the copy")
         assert app.clipboard == "the **last** answer"
+
+
+async def test_model_alone_opens_a_picker_of_the_providers_models(make_app, server):
+    from agent_cli.tui.screens.model_picker import ModelPickerScreen
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "/model")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ModelPickerScreen), what="the picker")
+        picker = app.screen
+        assert picker.models[0] == "test-model" and "gpt-4o" in picker.models
+        assert picker.sources["gpt-4o"] == "model table"
+        await type_text(pilot, "gpt-4o")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.session.model == "gpt-4o", what="the switch")
+        await wait_idle(pilot)
+        assert "test-model → gpt-4o" in screen_text(app)
