@@ -72,6 +72,7 @@ class AgentApp(App[int]):
         Binding("ctrl+c", "ctrl_c", "quit", show=False, priority=True),
         Binding("ctrl+d", "ctrl_d", "quit", show=False, priority=True),
         Binding("shift+tab", "cycle_mode", "mode", show=False, priority=True),
+        Binding("ctrl+s", "send_queued_now", "send now", show=False),
         # The composer keeps focus; these scroll the transcript above it.
         Binding("pageup", "scroll_transcript('page_up')", "scroll up", show=False, priority=True),
         Binding("pagedown", "scroll_transcript('page_down')", "scroll down", show=False, priority=True),
@@ -111,6 +112,8 @@ class AgentApp(App[int]):
         self.menu = CompletionMenu()
         self.composer = Composer(self.menu, self.history, self.commands.list_commands, self._repo_files, id="composer")
         self.composer.cwd = config.cwd
+        self.composer.take_queued = self._take_last_queued
+        self._send_now = False  # Ctrl+S: the queue goes out as soon as the interrupted turn ends
         self.attachments = AttachmentChips()
         self.status = StatusBar(self.session.model, config.provider.id, self.session.mode)
 
@@ -311,10 +314,24 @@ class AgentApp(App[int]):
             self._close_approvals()
             self._after_turn()
 
+    def _take_last_queued(self) -> str | None:
+        if not self.queue:
+            return None
+        text = self.queue.pop()
+        self.queued.show_queue(self.queue)
+        return text
+
+    def action_send_queued_now(self) -> None:
+        """Ctrl+S: stop the running turn and send what is queued right after it."""
+        if self.busy and self.queue:
+            self._send_now = True
+            self.action_interrupt()
+
     def _after_turn(self) -> None:
+        send_now, self._send_now = self._send_now, False
         if not self.queue:
             return
-        if self._aborted:  # after an interrupt nothing is sent behind the user's back
+        if self._aborted and not send_now:  # after an interrupt nothing is sent behind the user's back
             restored = "\n\n".join(self.queue)
             self.run_worker(self.attachments.add([p for text in self.queue for p in getattr(text, "images", ())]))
             current = self.composer.text

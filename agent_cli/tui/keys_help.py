@@ -10,6 +10,7 @@ KEYS_HELP = (
     ("/", "commands"),
     ("?", "these keys (in an empty composer)"),
     ("esc", "interrupt the running turn"),
+    ("up, ctrl+s (while queued)", "edit the last queued message; send the queue now"),
     ("shift+tab", "cycle the mode: agent, ask, plan"),
     ("pageup, pagedown", "scroll the transcript"),
     ("ctrl+home, ctrl+end", "top of the transcript, back to the bottom"),

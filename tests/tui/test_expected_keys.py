@@ -86,3 +86,23 @@ async def test_model_alone_opens_a_picker_of_the_providers_models(make_app, serv
         await wait_until(pilot, lambda: app.session.model == "gpt-4o", what="the switch")
         await wait_idle(pilot)
         assert "test-model → gpt-4o" in screen_text(app)
+
+
+async def test_a_queued_message_can_be_edited_with_up_and_sent_now_with_ctrl_s(make_app, server):
+    from tests.fake_server import Reply as R
+
+    server.script(R(text="slow " * 400, chunk_size=4, delay=0.05), R(text="answer to the edit"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.send("first")
+        await wait_until(pilot, lambda: app.busy and server.requests, what="the first turn")
+        await type_text(pilot, "second")
+        await pilot.press("enter")
+        assert app.queue == ["second"] and "ctrl+s send now" in screen_text(app)
+        await pilot.press("up")
+        assert app.composer.text == "second" and not app.queue
+        await type_text(pilot, " edited")
+        await pilot.press("enter", "ctrl+s")
+        await wait_until(pilot, lambda: len(server.requests) == 2, timeout=20, what="the queued message sent now")
+        await wait_idle(pilot)
+    assert "second edited" in str(server.requests[1].body["messages"][-1])

@@ -77,6 +77,7 @@ class Composer(TextArea):
         self._loaded_from_history: str | None = None
         self._menu_for: str | None = None  # the text before the cursor the menu was computed for
         self.cwd = Path.cwd()  # where pasted relative paths start; the app sets the session's
+        self.take_queued: Callable[[], str | None] | None = None  # the app's queue: Up edits its last message
 
     async def _on_paste(self, event: events.Paste) -> None:
         # Textual runs TextArea's own paste handler after this one unless the default is prevented.
@@ -112,6 +113,12 @@ class Composer(TextArea):
             event.stop()
             event.prevent_default()
             self.insert("\n")
+            return
+        if event.key == "up" and not self.text and self.take_queued is not None and (queued := self.take_queued()):
+            event.stop()
+            event.prevent_default()
+            self.load_text(queued)  # the last queued message, back for editing
+            self.move_cursor(self.document.end)
             return
         if event.key in ("up", "down") and self._history_key(event.key):
             event.stop()
