@@ -110,7 +110,8 @@ class AgentApp(App[int]):
         self.queued = QueuedMessages()
         self.mcp_indicator = McpIndicator()
         self.menu = CompletionMenu()
-        self.composer = Composer(self.menu, self.history, self.commands.list_commands, self._repo_files, id="composer")
+        self.composer = Composer(self.menu, self.history, self.commands.list_commands, self._repo_files,
+                                 self._skills, id="composer")
         self.composer.cwd = config.cwd
         self.composer.take_queued = self._take_last_queued
         self._send_now = False  # Ctrl+S: the queue goes out as soon as the interrupted turn ends
@@ -212,6 +213,17 @@ class AgentApp(App[int]):
         if shown is None or shown is self._first_count:  # never over a count the session reported
             self._first_count = count
             self.status.set_tokens(count)
+
+    def _skills(self) -> list[tuple[str, str]]:
+        """The skills `$name` completes: the session's, or found afresh before its first turn."""
+        initial = self.session.initial
+        if initial is not None:
+            found = initial.skills
+        else:
+            from agent_cli.context.skills import load_skills, skill_roots
+
+            found = load_skills(skill_roots(self.config.cwd, self.config.agent_home), self.session.plugins.skills).skills
+        return [(skill.name, skill.description) for skill in found]
 
     def _repo_files(self) -> list[str]:
         if time.monotonic() - self._files_loaded_at > FILES_REFRESH_SECONDS and not self._files_loading:

@@ -106,3 +106,14 @@ async def test_a_queued_message_can_be_edited_with_up_and_sent_now_with_ctrl_s(m
         await wait_until(pilot, lambda: len(server.requests) == 2, timeout=20, what="the queued message sent now")
         await wait_idle(pilot)
     assert "second edited" in str(server.requests[1].body["messages"][-1])
+
+
+async def test_dollar_completes_skills_with_their_descriptions(make_app, server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "use $com")
+        assert app.menu.is_open and app.menu.kind == "skill"
+        assert app.menu.items[0].label == "$commit" and app.menu.items[0].description
+        await pilot.press("tab")
+        assert app.composer.text == "use $commit " and not app.menu.is_open
+        assert not app.busy

@@ -20,6 +20,7 @@ from agent_cli.tui.widgets.completion_menu import Completion, CompletionMenu
 
 NEWLINE_KEYS = ("shift+enter", "ctrl+j", "alt+enter")
 FILE_TOKEN = re.compile(r"(?:^|\s)@(\S*)$")
+SKILL_TOKEN = re.compile(r"(?:^|\s)\$([\w-]*)$")
 COMMAND_TOKEN = re.compile(r"^/([^\s/]*)$")
 MENU_SIZE = 8
 
@@ -64,16 +65,18 @@ class Composer(TextArea):
         input_history: InputHistory,
         commands: Callable[[], list[SlashCommand]],
         files: Callable[[], list[str]],
+        skills: Callable[[], list[tuple[str, str]]] = list,
         **kwargs,
     ) -> None:
         super().__init__(
             soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
-            placeholder="Ask anything · @ mention a file · / commands", **kwargs,
+            placeholder="Ask anything · @ file · / commands · $ skills · ! shell · ? keys", **kwargs,
         )
         self.menu = menu
         self.input_history = input_history
         self.commands = commands
         self.files = files
+        self.skills = skills  # (name, description) of the skills `$name` can mention
         self._loaded_from_history: str | None = None
         self._menu_for: str | None = None  # the text before the cursor the menu was computed for
         self.cwd = Path.cwd()  # where pasted relative paths start; the app sets the session's
@@ -206,6 +209,13 @@ class Composer(TextArea):
                            f"{c.argument_hint}  {c.description}" if c.argument_hint else c.description)
                 for c in commands
             ])
+        elif match := SKILL_TOKEN.search(before):
+            query = match.group(1)
+            skills = self.skills()
+            names = [name for name, _ in skills if name.startswith(query)] or fuzzy_filter(
+                query, [name for name, _ in skills], MENU_SIZE)
+            described = dict(skills)
+            self.menu.show("skill", [Completion("$" + name, "$" + name, described.get(name, "")) for name in names])
         elif match := FILE_TOKEN.search(before):
             paths = fuzzy_filter(match.group(1), self.files(), MENU_SIZE)
             self.menu.show("file", [Completion("@" + path, path) for path in paths])
