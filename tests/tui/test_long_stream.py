@@ -29,3 +29,34 @@ async def test_a_long_answer_streams_whole_behind_200_cells(make_app, server):
         shown = "".join(markdown.source for markdown in answer.query(Markdown))
         assert shown == document  # every segment's widget holds its part: nothing lost or doubled
     assert len(app.transcript.cells) <= app.transcript.max_cells + 20
+
+
+async def test_a_finished_answer_keeps_its_height_when_it_is_frozen(make_app, server):
+    """Issue 28, bug 9: an answer that leaves the live window must not jump the transcript."""
+    from agent_cli.tui.widgets.frozen_answer import FrozenAnswer
+    from tests.tui.helpers import screen_text
+
+    text = "## Result\n\nThe function **works**:\n\n- parses input\n- returns `42`\n\n```python\ndef f():\n    return 42\n```\n\nDone.\n"
+
+    def gap(app) -> int:
+        lines = screen_text(app).splitlines()
+        return next(i for i, l in enumerate(lines) if "after" in l) - next(i for i, l in enumerate(lines) if "before" in l)
+
+    app = make_app()
+    async with app.run_test(size=(80, 50)) as pilot:
+        await app.transcript.add(UserMessage("before"))
+        answer = AssistantMessage()
+        await app.transcript.add(answer)
+        await answer.write(text)
+        await pilot.pause(0.3)
+        await answer.finish(text)
+        await app.transcript.add(UserMessage("after"))
+        await pilot.pause(0.3)
+        streamed = gap(app)
+        for index in range(app.transcript.live_cells):
+            await app.transcript.add(UserMessage(f"later {index}"))
+        await pilot.pause(0.3)
+        assert app.transcript.query(FrozenAnswer)
+        app.transcript.scroll_home(animate=False)
+        await pilot.pause(0.3)
+        assert gap(app) == streamed
