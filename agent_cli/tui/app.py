@@ -490,7 +490,15 @@ class AgentApp(App[int]):
         """Clear the draft, or interrupt the turn; two presses in a row with nothing to clear quit.
 
         A press that clears a draft never counts towards quitting, so clearing a new draft right
-        after an earlier press cannot quit."""
+        after an earlier press cannot quit. With text selected (the mouse in the transcript, or
+        in the composer) it copies the selection instead, as terminals do."""
+        selected = self.screen.get_selected_text() or self.composer.selected_text
+        if selected:
+            self.copy_to_clipboard(selected)
+            self.screen.clear_selection()
+            self.status.show_hint(f"copied {len(selected)} characters", QUIT_WINDOW_SECONDS)
+            self._last_ctrl_c = 0.0
+            return
         if self.composer.text:
             self.composer.clear()
             self._last_ctrl_c = 0.0

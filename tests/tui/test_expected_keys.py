@@ -117,3 +117,13 @@ async def test_dollar_completes_skills_with_their_descriptions(make_app, server)
         await pilot.press("tab")
         assert app.composer.text == "use $commit " and not app.menu.is_open
         assert not app.busy
+
+
+async def test_ctrl_c_copies_a_selection_in_the_composer_instead_of_clearing_it(make_app, server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "keep this draft")
+        await pilot.press("shift+home")  # select the line
+        await pilot.press("ctrl+c")
+        assert app.clipboard == "keep this draft" and app.composer.text == "keep this draft" and app.is_running
+        assert "copied 15 characters" in screen_text(app)
