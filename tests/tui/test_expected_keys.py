@@ -127,3 +127,19 @@ async def test_ctrl_c_copies_a_selection_in_the_composer_instead_of_clearing_it(
         await pilot.press("ctrl+c")
         assert app.clipboard == "keep this draft" and app.composer.text == "keep this draft" and app.is_running
         assert "copied 15 characters" in screen_text(app)
+
+
+async def test_init_shows_the_new_agents_md_before_asking(make_app, server, repo):
+    from agent_cli.tui.screens.approval import ApprovalScreen
+
+    (repo / "AGENTS.md").write_text("hand-written\n")
+    server.script(Reply(text="# Better\n\n- run pytest before committing\n"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.send("/init")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the question")
+        await wait_until(pilot, lambda: app.screen.armed, what="the question to take keys")
+        assert "run pytest before committing" in screen_text(app) and "Replace" in screen_text(app)
+        await pilot.press("n")
+        await wait_idle(pilot)
+    assert (repo / "AGENTS.md").read_text() == "hand-written\n"

@@ -83,14 +83,17 @@ class ApprovalScreen(DialogScreen[ApprovalDecision]):
             who = f"the {request.agent} subagent" if request.agent else "the agent"
             title = request.summary[:1].upper() + request.summary[1:] + "?" if question else f"Allow {who} to {what}?"
             yield Static(Content(title), id="title")
-            if not question:
+            if question and request.reason and "\n" in request.reason:  # a preview (the new AGENTS.md)
+                with VerticalScroll(id="summary"):
+                    yield Static(Content(request.reason), id="preview")
+            elif not question:
                 with VerticalScroll(id="summary"):
                     if request.tool == "apply_patch":
                         changes = preview_changes(request.summary, self.cwd)
                         yield DiffView("\n".join(c.diff for c in changes if c.diff) or request.summary)
                     else:
                         yield Static(Content("$ " + request.summary), id="command")
-            if request.reason:
+            if request.reason and not (question and "\n" in request.reason):
                 yield Static(Content(request.reason), id="reason-note")
             with Vertical(id="buttons"):
                 yield Button(
