@@ -8,6 +8,7 @@ import sys
 
 from agent_cli import __version__
 from agent_cli.headless.common import add_session_options, check_api_key_or_exit, load_config_or_exit
+from agent_cli.headless.exec_options import add_exec_options
 
 BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
 
@@ -19,10 +20,7 @@ def build_exec_parser(resume: bool = False) -> argparse.ArgumentParser:
         epilog="Continue a saved session: agent exec resume [--last | ID] [OPTIONS] [PROMPT]",
     )
     add_session_options(parser)
-    parser.add_argument("--json", action="store_true", help="print events as JSON lines on stdout")
-    parser.add_argument("-o", "--output-last-message", metavar="FILE", help="write the last agent message to FILE")
-    parser.add_argument("-i", "--image", dest="images", action="append", default=[], metavar="FILE",
-                        help="attach an image to the prompt (repeatable)")
+    add_exec_options(parser)
     if resume:  # agent exec resume [--last | ID] [PROMPT]
         from agent_cli.headless.sessions_cmd import add_resume_arguments
 
@@ -61,7 +59,7 @@ def resume_position(parser: argparse.ArgumentParser, argv: list[str]) -> int | N
 def build_tui_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agent",
-        description="An interactive terminal coding agent. Subcommands: exec (headless), sessions, resume, memory, plugin, mcp.",
+        description="An interactive terminal coding agent. Subcommands: exec (headless), acp (for editors), sessions, resume, memory, plugin, mcp.",
     )
     parser.add_argument("--version", action="version", version=f"agent-cli {__version__}")
     add_session_options(parser)
@@ -92,6 +90,10 @@ def dispatch(argv: list[str]) -> int:
         from agent_cli.headless import sessions_cmd
 
         return sessions_cmd.run_sessions(argv[1:]) if argv[0] == "sessions" else sessions_cmd.run_resume(argv[1:])
+    if argv and (argv[0] == "acp" or "--acp" in argv):
+        from agent_cli.acp.main import run_acp
+
+        return run_acp(argv[1:] if argv[0] == "acp" else [word for word in argv if word != "--acp"])
     if argv and argv[0] == "mcp":
         from agent_cli.headless.mcp_cmd import run_mcp
 

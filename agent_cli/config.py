@@ -7,7 +7,7 @@ file, the key and the expected type.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +64,12 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "model_supports_images": (bool, None),
     "mcp_servers": (dict, None),
     "mcp_tool_budget_percent": (int, None),
+    "model_prices": (dict, None),  # agent exec --max-budget-usd (models/pricing.py)
+    "openai_base_url": (str, None),  # Codex's key: where the built-in OpenAI providers send requests
+    "sandbox_workspace_write": (dict, None),  # Codex's table: network_access, writable_roots
+    "web_fetch_allow_private": (bool, None),
+    "web_search": (str, ("off", "cached", "live")),
+    "web_search_api": (dict, None),  # tools/web_search_api.py: a search API for servers without their own  # Codex's setting: the provider's own web search  # web_fetch may reach loopback, private and link-local addresses
 }
 SIMPLE_KEYS = (
     "tool_output_token_limit", "model_max_output_tokens", "model_reasoning_effort", "auto_compact",
@@ -72,7 +78,7 @@ SIMPLE_KEYS = (
     "model_connect_timeout_ms", "stream_idle_timeout_ms", "shell_snapshot",
     "memory", "memory_top_k", "memory_max_chars", "memory_min_score",
     "max_agent_depth", "max_parallel_agents", "mcp_tool_budget_percent",
-    "model_supports_images",
+    "model_supports_images", "web_fetch_allow_private", "web_search",
 )
 FIELD_NAMES = {  # config key -> Config field, where they differ
     "model_max_output_tokens": "max_output_tokens",
@@ -122,6 +128,8 @@ class Config:
     approval_policy: str = "on-request"
     sandbox_mode: str = "workspace-write"
     network_access: bool = False
+    web_fetch_allow_private: bool = False  # tools/web_fetch.py: refuse private addresses unless set
+    web_search: str | None = None  # off | cached | live; unset: cached in the TUI, off in exec
     writable_roots: list[Path] = field(default_factory=list)
     shell_timeout_ms: int = 120_000
     mode: str = "agent"
@@ -142,10 +150,6 @@ class Config:
     sources: list[Path] = field(default_factory=list)  # config files that were read
     warnings: list[str] = field(default_factory=list)  # shown when the session starts (unknown keys)
     plugin_dirs: list[Path] = field(default_factory=list)  # --plugin-dir (agent_cli/plugins/loader.py)
-
-    @property
-    def data_dir(self) -> Path:
-        return self.agent_home
 
 
 def find_project_config(cwd: Path) -> Path | None:
@@ -265,6 +269,18 @@ _TABLE_PARSERS: tuple[tuple[str, Callable[[Any, str], object], bool], ...] = (
 )
 
 
+def _codex_sandbox_table(merged: dict[str, Any]) -> None:
+    """Codex's ``[sandbox_workspace_write]`` (network_access, writable_roots) as our top-level keys;
+    a top-level key the user set wins."""
+    table = merged.get("sandbox_workspace_write") or {}
+    for key, expected in (("network_access", bool), ("writable_roots", list)):
+        if key not in table:
+            continue
+        if not isinstance(table[key], expected):
+            raise ConfigError(f"`sandbox_workspace_write.{key}` must be {_TYPE_NAMES[expected]}; got {table[key]!r}")
+        merged.setdefault(key, table[key])
+
+
 def _provider(provider_id: str, tables: dict[str, Any]) -> ProviderConfig:
     custom = tables.get(provider_id)
     builtin = BUILTIN_PROVIDERS.get(provider_id)
@@ -317,8 +333,11 @@ def load_config(
     _check(flag_table, "command line")
     _merge(merged, flag_table)
 
+    _codex_sandbox_table(merged)
     model = merged.get("model", DEFAULT_MODEL)
     provider = _provider(merged.get("model_provider") or default_provider_for(model), merged.get("model_providers", {}))
+    if merged.get("openai_base_url") and provider.id in ("openai", "openai-chat"):
+        provider = replace(provider, base_url=merged["openai_base_url"], base_url_env=None)
     if merged.get("mcp_tool_budget_percent", 0) > 100:
         raise ConfigError(f"`mcp_tool_budget_percent` must be between 0 and 100; got {merged['mcp_tool_budget_percent']}")
     if merged.get("auto_compact_percent", 100) > 100:

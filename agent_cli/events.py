@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agent_cli.models.base import Usage
+from agent_cli.models.web_search import WebSource
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +64,14 @@ class ToolOutputDelta:
     call_id: str
     text: str
     skipped_bytes: int = 0  # output dropped before ``text`` because it came faster than it is shown
+
+
+@dataclass(frozen=True, slots=True)
+class ToolTerminal:
+    """The command of ``call_id`` runs in the client's terminal ``terminal_id`` (ACP), which shows it."""
+
+    call_id: str
+    terminal_id: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,6 +259,58 @@ class SubagentFinished:
 
 
 @dataclass(frozen=True, slots=True)
+class WebSearch:
+    """The provider searched the web (its own tool): the query and the results it reported."""
+
+    call_id: str
+    query: str
+    sources: tuple[WebSource, ...] = ()
+    status: str = "completed"
+
+
+@dataclass(frozen=True, slots=True)
+class WebCitations:
+    """The web sources the answer just given cites."""
+
+    sources: tuple[WebSource, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BackgroundProcessInfo:
+    """One background process as front ends show it (``/ps``, notices, the status bar)."""
+
+    id: str
+    command: str
+    pid: int
+    runtime: float  # seconds, so far or until it ended
+    exit_code: int | None  # None while it runs
+    killed: bool = False
+    last_lines: tuple[str, ...] = ()
+    log_path: str = ""
+    keep_alive: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class BackgroundProcessStarted:
+    process: BackgroundProcessInfo
+
+
+@dataclass(frozen=True, slots=True)
+class BackgroundProcessExited:
+    """Sent the moment a background process ends (between turns too, through the listeners of
+    ``session.background``)."""
+
+    process: BackgroundProcessInfo
+
+
+@dataclass(frozen=True, slots=True)
+class BackgroundProcessList:
+    """``/ps``: the session's background processes."""
+
+    processes: tuple[BackgroundProcessInfo, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class TurnComplete:
     last_message: str | None
 
@@ -262,6 +323,7 @@ class TurnAborted:
 @dataclass(frozen=True, slots=True)
 class TurnFailed:
     message: str
+    reason: str | None = None  # a limit that ended it: max_turns, max_budget, output_schema
 
 
 Event = (
@@ -273,6 +335,7 @@ Event = (
     | ReasoningDone
     | ToolCallBegin
     | ToolOutputDelta
+    | ToolTerminal
     | ToolCallEnd
     | PlanUpdated
     | TokenCount
@@ -289,6 +352,11 @@ Event = (
     | ApprovalRequest
     | SubagentEvent
     | SubagentFinished
+    | WebSearch
+    | WebCitations
+    | BackgroundProcessStarted
+    | BackgroundProcessExited
+    | BackgroundProcessList
     | TurnComplete
     | TurnAborted
     | TurnFailed

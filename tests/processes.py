@@ -16,6 +16,31 @@ def alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
+def pids_running(*argv: str) -> list[int]:
+    """Live processes whose command line is exactly ``argv`` (e.g. a ``sleep`` with a duration no
+    other test uses): found from outside any sandbox's pid namespace, where ``$$`` would lie."""
+    wanted = "\0".join(argv).encode() + b"\0"
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "cmdline").read_bytes() == wanted and alive(int(entry.name)):
+                    found.append(int(entry.name))
+            except OSError:  # it ended while we looked
+                continue
+    return found
+
+
+async def started(*argv: str, within: float = 10.0) -> int:
+    """The pid of the process running ``argv``, once it runs."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if pids := pids_running(*argv):
+            return pids[0]
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"{' '.join(argv)} did not start within {within} s")
+
+
 async def gone(pid: int, within: float = 3.0) -> bool:
     """True once ``pid`` has ended, waiting up to ``within`` seconds for it."""
     deadline = time.monotonic() + within

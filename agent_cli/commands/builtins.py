@@ -12,6 +12,7 @@ from agent_cli.commands.invocation import Invocation
 from agent_cli.commands.mcp_commands import mcp_command
 from agent_cli.commands.memory_command import memory_command
 from agent_cli.commands.plugins_info import plugins_command
+from agent_cli.commands.ps_command import ps_command
 from agent_cli.commands.review import review_command
 from agent_cli.commands.session_commands import (
     compact_command,
@@ -54,6 +55,8 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("agents", "the subagents the task tool can run and where each comes from", "", agents_command,
             needs_idle=False),
     Builtin("mcp", "MCP servers: status, tools and what their schemas cost", "", mcp_command, needs_idle=False),
+    Builtin("ps", "background processes: command, pid, time, exit status, last lines; `kill ID` stops one",
+            "[kill ID]", ps_command, aliases=("tasks",), needs_idle=False),
     Builtin("copy", "copy the last answer to the clipboard", "", copy_command, needs_idle=False),
     Builtin("new", "start a new session with the same settings", "", new_command),
     Builtin("resume", "resume a saved session", "[session id]", resume_command),

@@ -11,6 +11,7 @@ from agent_cli.commands.context_usage import context_usage, memory_tokens, token
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation
 from agent_cli.commands.mcp_commands import mcp_summary
+from agent_cli.commands.tables import table
 from agent_cli.context.skills import load_skills, skill_roots
 from agent_cli.display import home_relative
 from agent_cli.models.registry import resolve_base_url
@@ -20,18 +21,6 @@ EXPANSION_HELP = (
     ("!`cmd`", "run a command first (under the approval policy) and include its output and exit code"),
     ("\\@  \\!", "a literal @ or !"),
 )
-
-
-def table(rows: list[tuple[str, str]], indent: str = "", max_width: int = 24) -> str:
-    """Two columns; a name longer than ``max_width`` puts its value on the next line."""
-    width = min(max((len(name) for name, _ in rows), default=0), max_width) + 2
-    lines = []
-    for name, value in rows:
-        if len(name) > max_width:
-            lines += [f"{indent}{name}", f"{indent}{' ' * width}{value}"]
-        else:
-            lines.append(f"{indent}{name.ljust(width)}{value}".rstrip())
-    return "\n".join(lines)
 
 
 async def help_command(inv: Invocation) -> None:

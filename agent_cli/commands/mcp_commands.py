@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from agent_cli import events as ev
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation, attachment_budget, run_model_turn
+from agent_cli.commands.tables import table
 
 if TYPE_CHECKING:
     from agent_cli.commands.expand import ReadResource
@@ -48,8 +49,6 @@ async def mcp_command(inv: Invocation) -> None:
     if session.mcp is None:
         inv.emit(ev.Notice(NO_SERVERS, title="mcp"))
         return
-    from agent_cli.commands.info import table
-
     toolset = session.mcp
     if not session.approvals.interactive:  # agent exec: report servers once they started
         await toolset.manager.wait_started()

@@ -49,6 +49,7 @@ MEMORIES = FragmentMarker("<memories>", "</memories>")  # memories recalled for 
 # case a wire format has to send them as user text.
 PERMISSIONS = FragmentMarker("<permissions>", "</permissions>")
 MODE = FragmentMarker("<mode>", "</mode>")
+BACKGROUND_EXITS = FragmentMarker("<background_processes>", "</background_processes>")  # exits since the last request
 HOOK_CONTEXT = FragmentMarker('<hook_context event="', "</hook_context>")  # context a hook added
 
 CONTEXTUAL_MARKERS: tuple[FragmentMarker, ...] = (
@@ -61,6 +62,7 @@ CONTEXTUAL_MARKERS: tuple[FragmentMarker, ...] = (
     MODE,
     HOOK_CONTEXT,
     MEMORIES,
+    BACKGROUND_EXITS,
 )
 NO_SUMMARY = "(no summary available)"
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_cli.context.truncate import approx_tokens as approx_text_tokens  # the one bytes/4 estimate
 from agent_cli.items import Item, Message, Reasoning, ToolCall, ToolOutput
 
 if TYPE_CHECKING:
@@ -39,10 +40,6 @@ ESTIMATE_METHOD = "estimate (bytes/4)"
 # covers all of it: the tokenizer loads once an estimate is within half to twice a limit. A
 # context that still exceeded it would be compacted one request late, or recovered on overflow.
 ESTIMATE_ERROR_MARGIN = 1.0
-
-
-def approx_text_tokens(text: str) -> int:
-    return (len(text.encode("utf-8", "replace")) + 3) // 4
 
 
 def item_text(item: Item) -> str:

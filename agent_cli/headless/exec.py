@@ -16,10 +16,16 @@ from typing import NoReturn
 
 from agent_cli import events as ev
 from agent_cli.headless.common import USAGE_ERROR, check_api_key_or_exit, fail, load_config_or_exit
+from agent_cli.headless.exec_options import apply_sandbox_shortcuts
 from agent_cli.headless.render_text import TextRenderer
 
 TURN_FAILED = 1
+OUTPUT_SCHEMA_MISMATCH = 3  # the answer did not validate against --output-schema, also after one repair
+MAX_TURNS_REACHED = 4
+MAX_BUDGET_REACHED = 5
 INTERRUPTED = 130  # 128 + SIGINT
+LIMIT_EXIT_CODES = {"output_schema": OUTPUT_SCHEMA_MISMATCH, "max_turns": MAX_TURNS_REACHED,
+                    "max_budget": MAX_BUDGET_REACHED}
 INTERACTIVE_ONLY = {
     "resume": "/resume needs the TUI; here use `agent exec resume --last [PROMPT]` or `agent exec resume ID [PROMPT]`",
     "new": "/new needs the TUI; every `agent exec` run already starts a new session",
@@ -69,8 +75,12 @@ def run_exec(args: argparse.Namespace) -> int:
         resume_path = prepare_exec_resume(args)
     prompt = read_prompt(args.prompt)
     images = image_paths(getattr(args, "images", []))
+    output_schema = read_output_schema(args.output_schema)
+    apply_sandbox_shortcuts(args)
     config = load_config_or_exit(args)
+    config.writable_roots += extra_writable_roots(args.add_dirs)
     check_api_key_or_exit(config)
+    limits = run_limits(args, config)
     from agent_cli.session import Session
     from agent_cli.session.approvals import use_exec_default
 
@@ -82,13 +92,15 @@ def run_exec(args: argparse.Namespace) -> int:
         from agent_cli.headless.sessions_cmd import restore_or_exit
 
         session = restore_or_exit(config, resume_path, interactive=False)
+    session.limits, session.output_schema = limits, output_schema
+    if args.ephemeral:
+        session.rollout.write_nothing()
     if args.json:
         from agent_cli.headless.render_json import JsonRenderer
 
         renderer = JsonRenderer(sys.stdout)
     else:
-        color = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
-        renderer = TextRenderer(sys.stderr, color=color)
+        renderer = TextRenderer(sys.stderr, color=use_color(args.color, sys.stderr))
     try:
         outcome = asyncio.run(drive(session, prompt, renderer, images))
     except KeyboardInterrupt:  # before the loop could take over Ctrl+C
@@ -101,6 +113,50 @@ def run_exec(args: argparse.Namespace) -> int:
     if not args.json and last_message:
         print(last_message, flush=True)
     return status
+
+
+def use_color(choice: str, stream) -> bool:
+    if choice != "auto":
+        return choice == "always"
+    return stream.isatty() and not os.environ.get("NO_COLOR")
+
+
+def read_output_schema(name: str | None) -> dict | None:
+    if name is None:
+        return None
+    from agent_cli.session.structured_output import load_schema
+
+    try:
+        return load_schema(Path(name).expanduser().read_text(encoding="utf-8"))
+    except OSError as exc:
+        fail(f"--output-schema {name}: cannot read it: {exc.strerror}")
+    except (ValueError, UnicodeDecodeError) as exc:
+        fail(f"--output-schema {name}: {exc}")
+
+
+def extra_writable_roots(names: list[str]) -> list[Path]:
+    """``--add-dir`` folders, relative to where agent was started; a missing one is a usage error."""
+    paths = [Path(name).expanduser().resolve() for name in names]
+    for name, path in zip(names, paths):
+        if not path.is_dir():
+            fail(f"--add-dir {name}: not a directory")
+    return paths
+
+
+def run_limits(args: argparse.Namespace, config):
+    from agent_cli.models.pricing import price_for
+    from agent_cli.session.run_limits import RunLimits
+
+    price = None
+    if args.max_budget_usd is not None:
+        try:
+            price = price_for(config.model, config.raw.get("model_prices"))
+        except ValueError as exc:
+            fail(f"configuration error: model_prices.{config.model}: {exc}")
+        if price is None:
+            fail(f"--max-budget-usd: no price is known for model {config.model!r}; give one in config: "
+                 f"[model_prices.\"{config.model}\"] input = USD, cached_input = USD, output = USD (per million tokens)")
+    return RunLimits(max_requests=args.max_turns, max_cost_usd=args.max_budget_usd, price=price)
 
 
 def exit_now(status: int) -> NoReturn:
@@ -133,6 +189,14 @@ def stop_on_ctrl_c(session) -> asyncio.Event:
     return interrupted
 
 
+def show_background_exit(renderer, event: ev.Event) -> None:
+    """A background process ended: the user hears it at once (the model at its next request)."""
+    if isinstance(event, ev.BackgroundProcessExited):
+        from agent_cli.commands.ps_command import exit_notice
+
+        renderer.render(ev.Notice(exit_notice(event.process), title="background"))
+
+
 def image_paths(names: list[str]) -> list[Path]:
     """The files of ``-i``, relative to where agent was started; a missing one is a usage error."""
     paths = [Path(name).expanduser().resolve() for name in names]
@@ -157,6 +221,7 @@ async def drive(session, prompt: str, renderer, images: list[Path] = ()) -> tupl
     from agent_cli.commands.dispatch import submit
 
     interrupted = stop_on_ctrl_c(session)
+    session.background.add_listener(lambda event: show_background_exit(renderer, event))
     try:
         async for event in submit(session, prompt, images):
             if isinstance(event, ev.CommandAction) and event.action in INTERACTIVE_ONLY:
@@ -170,7 +235,9 @@ async def drive(session, prompt: str, renderer, images: list[Path] = ()) -> tupl
                 from agent_cli.commands.context_usage import format_context_table
 
                 notices.append(format_context_table(event))
-            elif isinstance(event, (ev.TurnFailed, ev.TurnAborted)):
+            elif isinstance(event, ev.TurnFailed):
+                status = LIMIT_EXIT_CODES.get(event.reason, TURN_FAILED)
+            elif isinstance(event, ev.TurnAborted):
                 status = TURN_FAILED
             elif isinstance(event, ev.InputRejected):
                 status = USAGE_ERROR

@@ -1,7 +1,8 @@
 """`agent exec --json`: events as JSON lines, in the shape of Codex's exec schema.
 
 thread.started, turn.started, item.started / item.updated / item.completed (agent_message,
-reasoning, command_execution, file_change, todo_list, tool_call, mcp_tool_call, subagent, compaction, error),
+reasoning, command_execution, file_change, todo_list, tool_call, mcp_tool_call, subagent, compaction, error,
+web_search {query, results}; an agent_message citing web sources carries them as ``citations``),
 turn.completed {usage}, turn.failed {error}.
 """
 
@@ -23,6 +24,7 @@ class JsonRenderer:
         self._plan_items: list[dict[str, Any]] = []
         self._usage: ev.TokenCount | None = None
         self._turn_usage_start = None
+        self._citations: list[dict[str, str]] = []  # for the next agent_message
 
     def emit(self, kind: str, **fields: Any) -> None:
         self.out.write(json.dumps({"type": kind, **fields}, ensure_ascii=False) + "\n")
@@ -48,7 +50,16 @@ class JsonRenderer:
                 self._turn_usage_start = self._usage.total if self._usage else None
                 self.emit("turn.started")
             case ev.AgentMessage(text=text):
-                self.item("item.completed", {"id": self.new_id(), "type": "agent_message", "text": text})
+                message = {"id": self.new_id(), "type": "agent_message", "text": text}
+                if self._citations:
+                    message["citations"], self._citations = self._citations, []
+                self.item("item.completed", message)
+            case ev.WebSearch(query=query, sources=sources, status=status):
+                results = [{"title": source.title, "url": source.url} for source in sources]
+                self.item("item.completed", {"id": self.new_id(), "type": "web_search", "query": query,
+                                             "results": results, "status": status})
+            case ev.WebCitations(sources=sources):
+                self._citations = [{"title": source.title, "url": source.url} for source in sources]
             case ev.ReasoningDone(text=text):
                 self.item("item.completed", {"id": self.new_id(), "type": "reasoning", "text": text})
             case ev.ToolCallBegin(call_id=call_id, name=name, arguments=args):
@@ -60,6 +71,8 @@ class JsonRenderer:
                 self._plan_id = self._plan_id or self.new_id()
                 self._plan_items = [{"text": step.step, "completed": step.status == "completed"} for step in plan]
                 self.item(kind, {"id": self._plan_id, "type": "todo_list", "items": self._plan_items})
+            case ev.Error(message=message, fatal=True):  # Codex's fatal `error` event; turn.failed follows
+                self.emit("error", message=message)
             case ev.Warning(message=message) | ev.Error(message=message, fatal=False):
                 self.item("item.completed", {"id": self.new_id(), "type": "error", "message": message})
             case ev.Retry(attempt=attempt, max_attempts=most, delay=delay, reason=reason):
@@ -89,6 +102,9 @@ class JsonRenderer:
             case ev.TurnComplete():
                 self._complete_plan()
                 self.emit("turn.completed", usage=self._turn_usage())
+            case ev.TurnFailed(message=message, reason=str() as reason):  # a limit: max_turns, max_budget, output_schema
+                self._complete_plan()
+                self.emit("turn.failed", error={"message": message, "reason": reason})
             case ev.TurnFailed(message=message) | ev.TurnAborted(reason=message):
                 self._complete_plan()
                 self.emit("turn.failed", error={"message": message})
@@ -99,11 +115,13 @@ class JsonRenderer:
             self._plan_id = None
 
     def _turn_usage(self) -> dict[str, int]:
+        """Codex's usage fields (``reasoning_output_tokens`` from our ``reasoning_tokens``)."""
+        fields = {"input_tokens": "input_tokens", "cached_input_tokens": "cached_input_tokens",
+                  "output_tokens": "output_tokens", "reasoning_output_tokens": "reasoning_tokens"}
         if self._usage is None:
-            return {"input_tokens": 0, "cached_input_tokens": 0, "output_tokens": 0}
+            return dict.fromkeys(fields, 0)
         total, start = self._usage.total, self._turn_usage_start
-        fields = ("input_tokens", "cached_input_tokens", "output_tokens")
-        return {name: getattr(total, name) - (getattr(start, name) if start else 0) for name in fields}
+        return {name: getattr(total, ours) - (getattr(start, ours) if start else 0) for name, ours in fields.items()}
 
     def _subagent_finished(self, event: ev.SubagentFinished) -> None:
         item_id = self._ids.pop(event.call_id, None) or self.new_id()

@@ -74,6 +74,10 @@ class TextRenderer:
                 self.line(self.style(f"warning: {message}", "yellow"))
             case ev.Error(message=message):
                 self.line(self.style(f"error: {message}", "red"))
+            case ev.WebSearch(query=query, sources=sources):
+                self.line(self.style(f"🔎 web search: {query}" + (f" ({len(sources)} results)" if sources else ""), "bold"))
+            case ev.WebCitations(sources=sources):
+                self.line(self.style("sources: " + ", ".join(source.url for source in sources), "dim"))
             case ev.Notice(text=text, title=title):
                 if title:
                     self.line(self.style(title, "cyan"))
@@ -89,6 +93,8 @@ class TextRenderer:
                     self.line(self.style(text, "dim"))
             case ev.TurnAborted(reason=reason):
                 self.line(self.style(f"turn aborted: {reason}", "red"))
+            case ev.TurnFailed(message=message, reason=str()):  # a limit; model errors came as Error
+                self.line(self.style(message, "red"))
             case ev.InputRejected(message=message):
                 self.line(self.style(f"error: {message}", "red"))
             case ev.SubagentEvent(agent=agent, event=inner):

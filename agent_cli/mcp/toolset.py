@@ -133,12 +133,6 @@ class McpToolset:
 
     # --- during a turn ------------------------------------------------------------------
 
-    def listed_specs(self) -> list[ToolSpec]:
-        """What the MCP part of the tool list is (the two search tools in search mode)."""
-        if self.search_mode:
-            return search_specs()
-        return [tool.spec for tool in self.tools]
-
     def pending_specs(self, count: Callable[[str], int]) -> list[ToolSpec]:
         """Before the first turn installs them: the MCP part of the tool list that turn will send,
         from the servers ready now (for ``/context``); nothing once installed."""

@@ -19,6 +19,7 @@ from agent_cli.models.client_base import StreamingClient, int_field
 from agent_cli.models.errors import TransientError
 from agent_cli.models.image_parts import base64_data, missing_note
 from agent_cli.models.model_info import uses_adaptive_thinking
+from agent_cli.models.web_search import AnthropicSearches, anthropic_tool
 
 DEFAULT_MAX_TOKENS = 8192
 API_VERSION = "2023-06-01"  # the `anthropic-version` header every request carries
@@ -208,8 +209,12 @@ class AnthropicMessagesClient(StreamingClient):
             params["system"] = [{"type": "text", "text": prompt.instructions, "cache_control": CACHE}]
         if prompt.tools:
             params["tools"] = tool_params(prompt.tools)
+        if search_tool := anthropic_tool(prompt.web_search):
+            params.setdefault("tools", []).append(search_tool)
+        if prompt.forced_tool:  # thinking does not combine with a forced tool
+            params["tool_choice"] = {"type": "tool", "name": prompt.forced_tool}
         effort = (self.reasoning_effort or "").lower()
-        if effort and effort != "none":
+        if effort and effort != "none" and not prompt.forced_tool:
             if uses_adaptive_thinking(self.model):
                 params["thinking"] = {"type": "adaptive"}
                 params["output_config"] = {"effort": _ADAPTIVE_EFFORTS.get(effort, "medium")}
@@ -224,6 +229,7 @@ class AnthropicMessagesClient(StreamingClient):
         blocks: dict[int, _Block] = {}
         items: list[Item] = []
         counts = _UsageCounts()
+        searches = AnthropicSearches()  # server-side web search blocks and citations (models/web_search.py)
         response_id: str | None = None
         finished = False
         async with aclosing(self.events(self.request(prompt))) as events:
@@ -235,14 +241,19 @@ class AnthropicMessagesClient(StreamingClient):
                     response_id = message.get("id")
                     counts.update(message.get("usage"))
                 elif kind == "content_block_start":
-                    blocks[data.get("index", 0)] = _start_block(data.get("content_block") or {})
+                    if not searches.start(data.get("index", 0), data.get("content_block") or {}):
+                        blocks[data.get("index", 0)] = _start_block(data.get("content_block") or {})
                 elif kind == "content_block_delta":
                     block = blocks.get(data.get("index", 0))
-                    if block is not None:
+                    if searches.delta(data.get("index", 0), data.get("delta") or {}):
+                        pass
+                    elif block is not None:
                         event_out = _apply_delta(block, data.get("delta") or {})
                         if event_out is not None:
                             yield event_out
                 elif kind == "content_block_stop":
+                    if (search := searches.stop(data.get("index", 0))) is not None:
+                        yield search
                     block = blocks.pop(data.get("index", 0), None)
                     item = block.item() if block is not None else None
                     if item is not None:
@@ -256,6 +267,8 @@ class AnthropicMessagesClient(StreamingClient):
                     raise self.stream_failure(data)
         if not finished:
             raise TransientError("the stream ended before the response was complete")
+        if (cited := searches.citations()) is not None:
+            yield cited
         for item in items:
             yield OutputItem(item)
         yield Completed(counts.usage(), response_id)

@@ -50,6 +50,15 @@ class Prompt:
     instructions: str
     items: list[Item]
     tools: list[ToolSpec] = field(default_factory=list)
+    # `agent exec --output-schema`: the JSON Schema the answer must follow (Responses and Chat
+    # send it as their structured-output format), and a tool the model must call (Anthropic's
+    # way to structured output: a forced tool whose input is the answer).
+    output_schema: dict[str, Any] | None = None
+    forced_tool: str | None = None
+    web_search: str = "off"  # the provider's own search: off, cached, live (models/web_search.py)
+
+
+OUTPUT_SCHEMA_NAME = "final_answer"  # the name the schema is sent under (Codex's providers need one)
 
 
 # --- Stream events a client yields, in order, for one request -----------------------------

@@ -15,7 +15,7 @@ from typing import Any
 
 from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput
 from agent_cli.models.base import (
-    ClientNotice, Completed, OutputItem, Prompt, ReasoningDelta, StreamEvent, TextDelta, ToolSpec, Usage,
+    OUTPUT_SCHEMA_NAME, ClientNotice, Completed, OutputItem, Prompt, ReasoningDelta, StreamEvent, TextDelta, ToolSpec, Usage,
 )
 from agent_cli.models.chat_quirks import ChatQuirks, no_tools_notice
 from agent_cli.models.chat_text import ContentSplitter, Split, parse_tool_calls, whole_answer_calls
@@ -207,6 +207,9 @@ class OpenAIChatClient(StreamingClient):
             params[key] = self.max_output_tokens
         if self.reasoning_effort:
             params["reasoning_effort"] = self.reasoning_effort
+        if prompt.output_schema is not None:
+            params["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": OUTPUT_SCHEMA_NAME, "schema": prompt.output_schema, "strict": True}}
         return params
 
     async def _attempt(self, prompt: Prompt) -> AsyncIterator[StreamEvent]:

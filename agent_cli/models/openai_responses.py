@@ -11,11 +11,12 @@ from contextlib import aclosing
 from typing import Any
 
 from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput
-from agent_cli.models.base import Completed, OutputItem, Prompt, ReasoningDelta, StreamEvent, TextDelta, ToolSpec, Usage
+from agent_cli.models.base import OUTPUT_SCHEMA_NAME, Completed, OutputItem, Prompt, ReasoningDelta, StreamEvent, TextDelta, ToolSpec, Usage
 from agent_cli.models.client_base import StreamingClient, int_field, openai_headers
 from agent_cli.models.image_parts import data_url, missing_note
 from agent_cli.models.errors import ModelError, TransientError
 from agent_cli.models.model_info import is_reasoning_model
+from agent_cli.models.web_search import responses_citations, responses_search, responses_tool
 
 _REASONING_DELTAS = ("response.reasoning_summary_text.delta", "response.reasoning_text.delta")
 
@@ -119,6 +120,9 @@ class OpenAIResponsesClient(StreamingClient):
             params["tools"] = tool_params(prompt.tools)
             params["tool_choice"] = "auto"
             params["parallel_tool_calls"] = True
+        if search_tool := responses_tool(prompt.web_search):
+            params.setdefault("tools", []).append(search_tool)
+            params["tool_choice"] = "auto"
         if is_reasoning_model(self.model):
             # Non-reasoning models reject both parameters.
             params["include"] = ["reasoning.encrypted_content"]
@@ -128,6 +132,9 @@ class OpenAIResponsesClient(StreamingClient):
             params["reasoning"] = reasoning
         if self.max_output_tokens:
             params["max_output_tokens"] = self.max_output_tokens
+        if prompt.output_schema is not None:
+            params["text"] = {"format": {"type": "json_schema", "name": OUTPUT_SCHEMA_NAME,
+                                         "schema": prompt.output_schema, "strict": True}}
         return params
 
     async def _attempt(self, prompt: Prompt) -> AsyncIterator[StreamEvent]:
@@ -150,6 +157,9 @@ class OpenAIResponsesClient(StreamingClient):
                     if data.get("delta"):
                         yield ReasoningDelta(data["delta"])
                 elif kind == "response.output_item.done":
+                    for found in (responses_search(data.get("item") or {}), responses_citations(data.get("item") or {})):
+                        if found is not None:
+                            yield found  # a provider-side web search, the answer's sources
                     item = output_item(data.get("item") or {})
                     if item is not None:
                         items.append(item)

@@ -49,11 +49,16 @@ BUILTIN_PROVIDERS: dict[str, ProviderConfig] = {
 }
 
 
+# The Codex SDKs hand `codex exec` its key in CODEX_API_KEY; scripts written for Codex work here too.
+KEY_FALLBACKS = {"OPENAI_API_KEY": "CODEX_API_KEY"}
+
+
 def resolve_api_key(provider: ProviderConfig) -> str | None:
     """The provider's key from its environment variable, or None when unset or blank."""
     if not provider.env_key:
         return None
-    return os.environ.get(provider.env_key, "").strip() or None
+    names = (provider.env_key, KEY_FALLBACKS.get(provider.env_key, ""))
+    return next((value for name in names if name and (value := os.environ.get(name, "").strip())), None)
 
 
 def resolve_base_url(provider: ProviderConfig, base_url: str | None = None) -> str | None:

@@ -39,7 +39,22 @@ def _absolute(path: Any, cwd: Path) -> str | None:
 
 
 def _bash(args: dict[str, Any], cwd: Path) -> ToolView:
-    return "Bash", {"command": args.get("command"), "timeout": args.get("timeout_ms")}
+    view = {"command": args.get("command"), "timeout": args.get("timeout_ms")}
+    if args.get("run_in_background"):
+        view["run_in_background"] = True
+    return "Bash", view
+
+
+def _bash_output(args: dict[str, Any], cwd: Path) -> ToolView:
+    return "BashOutput", {"bash_id": args.get("id"), "filter": args.get("filter")}
+
+
+def _kill_shell(args: dict[str, Any], cwd: Path) -> ToolView:
+    return "KillShell", {"shell_id": args.get("id")}
+
+
+def _web_fetch(args: dict[str, Any], cwd: Path) -> ToolView:
+    return "WebFetch", {"url": args.get("url"), "prompt": ""}
 
 
 def _read(args: dict[str, Any], cwd: Path) -> ToolView:
@@ -72,6 +87,7 @@ def _task(args: dict[str, Any], cwd: Path) -> ToolView:
 
 _TRANSLATIONS = {
     "shell": _bash, "read_file": _read, "grep": _grep, "list_dir": _ls, "update_plan": _todo_write, "task": _task,
+    "shell_output": _bash_output, "shell_kill": _kill_shell, "web_fetch": _web_fetch,
 }
 
 

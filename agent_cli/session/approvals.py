@@ -149,7 +149,31 @@ class Approvals:
             return self._assess_patch(args)
         if tool.startswith(MCP_PREFIX):
             return self._assess_mcp(tool)
+        if tool == "web_fetch":
+            return self._assess_web_fetch(args)
         return Need()
+
+    def _assess_web_fetch(self, args: dict[str, Any]) -> Need:
+        """Without network in the sandbox, the user may approve a domain (once or for the session)."""
+        if self.sandbox is None or self.sandbox.network_access:
+            return Need()
+        from urllib.parse import urlsplit
+
+        try:
+            domain = (urlsplit(str(args.get("url", ""))).hostname or "").lower()
+        except ValueError:
+            domain = ""
+        if not domain:
+            return Need()  # the tool reports the bad URL
+        key = f"web_fetch:{domain}"
+        if key in self.session_approved:
+            return Need(unsandboxed=True)
+        if not self.interactive or self.policy == "never":
+            return Need(denial=(
+                f"web_fetch was not run: network access is off in the {self.sandbox.mode} sandbox "
+                f"(network_access = false) and approval policy '{self.policy}' cannot ask to fetch from {domain}."
+            ))
+        return Need(ask=True, unsandboxed=True, key=key, reason=f"Fetch from {domain} (the sandbox has no network access)")
 
     def _assess_mcp(self, tool: str) -> Need:
         """An MCP tool without ``readOnlyHint`` is a write: ``untrusted`` asks before each one
@@ -161,6 +185,8 @@ class Approvals:
     def _assess_shell(self, args: dict[str, Any]) -> Need:
         command = str(args.get("command", ""))
         key = approval_key("shell", args)
+        if args.get("keep_alive") and args.get("run_in_background"):
+            return self._assess_keep_alive(args)
         if self.confined and args.get("sandbox_permissions") == ESCALATE:
             if self.policy == "never":
                 return Need(denial=(
@@ -182,6 +208,18 @@ class Approvals:
         if self.policy == "untrusted" and not is_known_safe(command):
             return Need(ask=True, key=key)
         return Need()
+
+    def _assess_keep_alive(self, args: dict[str, Any]) -> Need:
+        """A process that outlives the session needs the user's explicit yes, every time (never
+        remembered for the session, never given by a policy)."""
+        if not self.interactive or self.policy == "never":
+            return Need(denial=(
+                "the command was not run: keep_alive (running on after the session ends) needs the user's "
+                "approval, and this session cannot ask. Run it without keep_alive: it then stops with the session."
+            ))
+        escalate = self.confined and args.get("sandbox_permissions") == ESCALATE
+        return Need(ask=True, unsandboxed=escalate,
+                    reason="Keep this background process running after the session ends (it will not be stopped)")
 
     def _assess_patch(self, args: dict[str, Any]) -> Need:
         denials = self.patch_denials(args)

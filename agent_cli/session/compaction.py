@@ -168,7 +168,8 @@ async def summarize(session: Session, emit: Emit, focus: str | None) -> Summary:
     budget -= session.tokens.item_tokens(request)
     trimmed = 0
     for attempt in range(MAX_TRIM_ROUNDS):
-        prompt = Prompt(session.instructions, [*items, request], session.tool_specs())
+        prompt = Prompt(session.instructions, [*items, request], session.tool_specs(),
+                        web_search=session.web_search_mode)  # the same tools: the cached prefix is reused
         try:
             return Summary(await run_summarizer(session, prompt, emit), trimmed)
         except ContextWindowExceeded:

@@ -329,6 +329,14 @@ class RolloutWriter:
             self._fd = None
         self._disabled = True
 
+    def write_nothing(self) -> None:
+        """Write nothing more, and create no file (`agent exec --ephemeral`)."""
+        if self._fd is not None:  # a resumed file: it stays as it was
+            os.close(self._fd)
+            self._fd = None
+        self._disabled = True
+        self._waiting = []
+
     def take_warning(self) -> str | None:
         """A write failure not yet reported to the user, if any."""
         warning, self._warning = self._warning, None

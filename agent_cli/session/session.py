@@ -15,7 +15,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
 from agent_cli.config import Config
@@ -33,19 +33,24 @@ from agent_cli.session.compaction import CompactionState
 from agent_cli.session.hooks import HookState
 from agent_cli.session.learned import LearnedState
 from agent_cli.session.rollout import RecordingHistory, RolloutWriter
+from agent_cli.session.run_limits import RunLimits
 from agent_cli.session.tool_use import ToolUseWatch
 from agent_cli.session.window import ContextWindow
 from agent_cli.tools import default_tools
+from agent_cli.tools.background import BackgroundProcesses
 from agent_cli.tools.base import Tool, ToolContext
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.sandbox import start_warning
 from agent_cli.tools.shell_snapshot import ShellSnapshot
+from agent_cli.tools.web_fetch import WebSettings
+from agent_cli.tools.web_search_api import search_api_tool
 
 if TYPE_CHECKING:
     from agent_cli.agents.child import SubagentInfo
     from agent_cli.agents.discovery import AgentSet
     from agent_cli.memory.book import MemoryBook
     from agent_cli.models.chat_quirks import ChatQuirks
+    from agent_cli.tools.editor_files import EditorFiles
 
 Emit = Callable[[ev.Event], None]
 INTERRUPTED_NOTE = (
@@ -61,7 +66,7 @@ def new_session_id() -> str:
 def new_shell_snapshot(config: Config, env: dict[str, str] | None) -> ShellSnapshot | None:
     if not config.shell_snapshot:
         return None
-    directory = config.data_dir / "shell-snapshots"
+    directory = config.agent_home / "shell-snapshots"
     return ShellSnapshot(directory, config.cwd, env, env_scrubber(config), bash=shutil.which("bash"))
 
 
@@ -109,6 +114,7 @@ class Session:
             from agent_cli.agents.task_tool import subagent_tools  # agents/ runs child Sessions: import late
 
             tools = default_tools(memory=config.memory) + subagent_tools(self, self.plugins.agent_sources())
+            tools += self._search_api_tool(interactive)
         self._tools = ToolRegistry(tools)
         self.approvals.is_read_only_tool = self._tools.is_read_only
         self._memory: MemoryBook | None = None  # opened on first use (memory/book.py)
@@ -125,9 +131,22 @@ class Session:
         self.shell_snapshot = new_shell_snapshot(config, self.approvals.env)  # taken at the first turn
         self.window = ContextWindow(self)  # where config.context_window came from; server corrections
         self.tool_use = ToolUseWatch()  # a model that never calls tools is pointed out once
+        self.background = BackgroundProcesses(config.agent_home)  # shell run_in_background; end with the session
+        self.editor_files: EditorFiles | None = None  # set by a front end whose client holds the files (ACP)
+        self.client_terminal: Callable[[str, Emit], Any] | None = None  # (call_id, emit) -> a command runner (ACP)
+        self.limits = RunLimits()  # agent exec --max-turns / --max-budget-usd
+        self.output_schema: dict | None = None  # agent exec --output-schema: the answer is JSON that fits it
         # None without MCP servers (no SDK import, no work), and in a subagent (its own
         # instructions): a child never starts a second copy of the parent's servers.
         self.mcp = self._mcp_toolset() if instructions is None else None
+
+    def _search_api_tool(self, interactive: bool) -> list[Tool]:
+        """``web_search`` through a configured search API, for servers without a search of their own."""
+        mode = self.config.web_search or ("cached" if interactive else "off")
+        tool, problem = search_api_tool(self.config.raw.get("web_search_api"), mode, self.config.provider.wire_api)
+        if problem:
+            self.config.warnings.append(f"web_search_api: {problem}; web search through it is off")
+        return [tool] if tool is not None else []
 
     # --- MCP servers (agent_cli/mcp/) ------------------------------------------------------
 
@@ -199,6 +218,7 @@ class Session:
     async def aclose(self) -> None:
         """Release the session's resources: the model client's connections and the session file."""
         self.window.cancel()
+        await self.background.aclose()  # every background process ends with the session (not keep_alive ones)
         if self.mcp is not None:
             await self.mcp.manager.aclose()  # every server process ends with the session
         clients, self._client, self._retired_clients = [*self._retired_clients, self._client], None, []
@@ -347,6 +367,14 @@ class Session:
         """Bodies of the skills ``text`` mentions as ``$name``, for this turn."""
         return skill_injections(text, self.initial.skills) if self.initial else []
 
+    @property
+    def web_search_mode(self) -> str:
+        """The provider's own web search (``web_search``): unset means cached in the TUI, off in exec.
+        A command's turn with fewer tools (/review) does not search either."""
+        if self.tool_limit is not None and "web_search" not in self.tool_limit:
+            return "off"
+        return self.config.web_search or ("cached" if self.approvals.interactive else "off")
+
     def tool_specs(self) -> list[ToolSpec]:
         allowed = set(tools_for_mode(self.mode, self._tools.names, self._tools.is_read_only))
         return [spec for spec in self._tools.specs if spec.name in allowed and self._within_limit(spec.name)]
@@ -401,7 +429,7 @@ class Session:
     def tool_context(self, call_id: str, emit: Emit) -> ToolContext:
         context = ToolContext(
             cwd=self.config.cwd,
-            data_dir=self.config.data_dir,
+            data_dir=self.config.agent_home,
             emit=emit,
             call_id=call_id,
             output_token_limit=self.config.tool_output_token_limit,
@@ -409,6 +437,10 @@ class Session:
             shell_snapshot=self.shell_snapshot,
             memory=self.memory,
             read_limits=self.config.read_file,
+            background=self.background,
+            web=WebSettings(self.config.web_fetch_allow_private),
+            editor=self.editor_files,
+            command_runner=self.client_terminal(call_id, emit) if self.client_terminal else None,
         )
         return self.approvals.prepare(context, call_id)  # sandbox, writable roots, scrubbed env
 

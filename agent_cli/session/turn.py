@@ -7,15 +7,19 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
+from agent_cli.context.fragments import BACKGROUND_EXITS
 from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput, user
 from agent_cli.session.memory_recall import recall_into_history
 from agent_cli.models import base as stream
-from agent_cli.models.base import Prompt
+from agent_cli.models.base import Prompt, ToolSpec
 from agent_cli.models.errors import ContextWindowExceeded, ModelError
+from agent_cli.models.web_search import WebCitations, WebSearchDone
 from agent_cli.session import hooks
 from agent_cli.session.compaction import auto_compact_if_needed, recover_from_overflow, reject_oversized_input
 from agent_cli.session.guarded_dispatch import dispatch_guarded
 from agent_cli.session.model_wait import with_wait_notices
+from agent_cli.session.run_limits import LimitReached
+from agent_cli.session.structured_output import StructuredOutputFailed, settle
 from agent_cli.tools.base import ToolError, ToolResult
 from agent_cli.tools.failures import failure_result
 from agent_cli.tools.registry import parse_arguments
@@ -58,22 +62,42 @@ async def run_turn(
             emit(ev.Error(str(exc), fatal=True))
             emit(ev.TurnFailed(str(exc)))
             return
+        except LimitReached as exc:  # agent exec --max-turns / --max-budget-usd
+            emit(ev.TurnFailed(str(exc), reason=exc.reason))
+            return
         calls = [item for item in output if isinstance(item, ToolCall)]
         if not calls:
             messages = [item.text for item in output if isinstance(item, Message)]
             if await hooks.stop_blocked(session, emit, messages[-1] if messages else None):
                 continue  # a Stop hook keeps the agent working
-            session.tool_use.turn_ended(session, messages[-1] if messages else None, emit)
-            emit(ev.TurnComplete(messages[-1] if messages else None))
+            answer = messages[-1] if messages else None
+            if session.output_schema is not None:
+                try:
+                    answer = await settle(session, answer, emit, lambda forced: sample(session, emit, forced),
+                                          forced_tool=session.config.provider.wire_api == "anthropic")
+                except (ModelError, LimitReached, StructuredOutputFailed) as exc:
+                    emit(ev.TurnFailed(str(exc), reason=getattr(exc, "reason", "output_schema")))
+                    return
+            session.tool_use.turn_ended(session, answer, emit)
+            emit(ev.TurnComplete(answer))
             return
         session.tool_use.called()
         await run_tool_calls(session, calls, emit)
 
 
-async def sample(session: Session, emit: Emit) -> list[Item]:
-    """Send one request and record what comes back. Returns the output items."""
+async def sample(session: Session, emit: Emit, forced_tool: ToolSpec | None = None) -> list[Item]:
+    """Send one request and record what comes back. Returns the output items. ``forced_tool``
+    is added to the tools and must be called (structured output on Messages)."""
+    session.limits.before_request()
     hooks.flush_hook_context(session)  # context added by hooks, now that no tool call is open
-    prompt = Prompt(session.instructions, session.request_items(emit), session.tool_specs())
+    note_background_exits(session)
+    tools = session.tool_specs()
+    prompt = Prompt(
+        session.instructions, session.request_items(emit), tools + [forced_tool] if forced_tool else tools,
+        output_schema=session.output_schema if session.config.provider.wire_api != "anthropic" else None,
+        forced_tool=forced_tool.name if forced_tool else None,
+        web_search=session.web_search_mode,
+    )
     output: list[Item] = []
     session.window.before_request(session)  # what we sent, for calibration; asks the server its window
     async for event in with_wait_notices(session.client.stream(prompt), emit):  # "waiting for the model… 30 s"
@@ -85,6 +109,10 @@ async def sample(session: Session, emit: Emit) -> list[Item]:
             emit(ev.Retry(event.attempt, event.max_attempts, event.delay, event.reason))
         elif isinstance(event, stream.ClientNotice):
             emit(ev.Warning(event.message))
+        elif isinstance(event, WebSearchDone):
+            emit(ev.WebSearch(event.call_id, event.query, event.sources, event.status))
+        elif isinstance(event, WebCitations):
+            emit(ev.WebCitations(event.sources))
         elif isinstance(event, stream.OutputItem):
             output.append(event.item)
         elif isinstance(event, stream.Completed):
@@ -95,9 +123,16 @@ async def sample(session: Session, emit: Emit) -> list[Item]:
                 elif isinstance(item, Reasoning) and item.text:
                     emit(ev.ReasoningDone(item.text))
             session.record_usage(event.usage)
+            session.limits.count(event.usage)
             await session.window.after_response(session, event.usage, emit)
             emit(session.token_count_event())
     return output
+
+
+def note_background_exits(session: Session) -> None:
+    """Background processes that ended since the last request, as a new fragment (never edited in)."""
+    if notes := session.background.take_exit_notes():
+        session.record(user(BACKGROUND_EXITS.wrap("\n".join(notes))))
 
 
 def lenient_arguments(raw: str) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from agent_cli.tools.sandbox import is_within
 # The parser, the hunk matcher and difflib load with the first patch: every session lists this
 # tool, few call it before their first request.
 if TYPE_CHECKING:
+    from agent_cli.tools.editor_files import EditorFiles
     from agent_cli.tools.patch_parser import Operation, UpdateFile
 
 
@@ -183,6 +184,27 @@ def unified_diff(old_name: str, new_name: str, before: bytes | None, after: byte
     )
 
 
+async def editor_buffers(planner: _Planner, ops: list[Operation], editor: EditorFiles) -> None:
+    """Patch what the editor holds for the files to update (its buffers may be unsaved)."""
+    from agent_cli.tools.patch_parser import UpdateFile  # loads with the first patch, as the parser does
+
+    for op in ops:
+        if isinstance(op, UpdateFile):
+            path = planner.target(op.path)
+            if path.is_file() and (text := await editor.read_text(path)) is not None:
+                planner.current(path)  # the disk's bytes and mode stay the originals to roll back to
+                planner.plan.originals[path] = text.encode("utf-8", "surrogateescape")
+                planner.plan.contents[path] = planner.plan.originals[path]
+
+
+async def write_through_editor(plan: _Plan, editor: EditorFiles) -> None:
+    """New and changed files go to the editor's buffers; what it took is not written again."""
+    for path, data in list(plan.contents.items()):
+        if data is not None and data != plan.originals.get(path):
+            if await editor.write_text(path, data.decode("utf-8", "surrogateescape")):
+                plan.originals[path] = data  # written: write_plan skips it
+
+
 def write_plan(plan: _Plan) -> None:
     """Write every staged file; on failure restore the ones already written and re-raise."""
     done: list[Path] = []
@@ -246,9 +268,13 @@ class ApplyPatchTool(Tool):
 
         ops = parse_patch(str_arg(args, "patch"))
         planner = _Planner(ctx)
+        if ctx.editor is not None:
+            await editor_buffers(planner, ops, ctx.editor)
         for op in ops:
             planner.apply(op)
         try:
+            if ctx.editor is not None:
+                await write_through_editor(planner.plan, ctx.editor)
             write_plan(planner.plan)
         except OSError as exc:
             raise ToolError(f"writing failed, changes rolled back: {exc}") from None

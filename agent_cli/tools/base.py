@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,6 +14,8 @@ from agent_cli.items import Image
 from agent_cli.models.base import ToolSpec
 
 if TYPE_CHECKING:
+    from agent_cli.tools.editor_files import EditorFiles
+    from agent_cli.tools.process import ProcessResult
     from agent_cli.tools.sandbox import SandboxPolicy
     from agent_cli.tools.shell_snapshot import ShellSnapshot
 
@@ -38,6 +40,10 @@ class ToolContext:
     shell_snapshot: ShellSnapshot | None = None  # the login shell's environment; None = `bash -lc`
     memory: Any = None  # the session's MemoryBook for the memory tools; None when memory is off
     read_limits: ReadLimits = field(default_factory=ReadLimits)  # thresholds of read_file's processors
+    background: Any = None  # the session's BackgroundProcesses (tools/background.py); None: none allowed
+    web: Any = None  # the session's WebSettings for web_fetch (tools/web_fetch.py)
+    editor: EditorFiles | None = None  # the client editor's buffers (ACP); None: the disk
+    command_runner: Callable[..., Awaitable[ProcessResult]] | None = None  # run_process's stand-in (ACP terminals)
 
     def resolve(self, path: str) -> Path:
         """Resolve a model-supplied path against the session's cwd."""

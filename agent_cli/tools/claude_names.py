@@ -6,6 +6,8 @@ from __future__ import annotations
 CLAUDE_TO_OURS = {
     "bash": "shell", "read": "read_file", "grep": "grep", "glob": "grep", "ls": "list_dir",
     "edit": "apply_patch", "multiedit": "apply_patch", "write": "apply_patch", "todowrite": "update_plan",
+    "bashoutput": "shell_output", "killshell": "shell_kill", "killbash": "shell_kill",
+    "webfetch": "web_fetch", "websearch": "web_search",
 }
 
 

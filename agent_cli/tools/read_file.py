@@ -40,7 +40,8 @@ class ReadFileTool(Tool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         # The file processors load with the first read, not with the tool list.
         from agent_cli.files import FileReadError, Reading, read_view, sniff
-        from agent_cli.files.detect import IMAGE
+        from agent_cli.files.detect import IMAGE, TEXT
+        from agent_cli.files.text import text_view
         from agent_cli.tools.image_result import read_image_file
 
         raw = str_arg(args, "path")
@@ -61,7 +62,10 @@ class ReadFileTool(Tool):
                 return await asyncio.to_thread(read_image_file, path, ctx)
             reading = Reading(path, detected.label, sample, size, policy.byte_budget, ctx.read_limits,
                               offset, limit, pages, ctx.data_dir / "cache")
-            view = await asyncio.to_thread(read_view, reading, detected)
+            if ctx.editor is not None and detected.kind == TEXT and (text := await ctx.editor.read_text(path)) is not None:
+                view = text_view(text, reading, path.name)  # what the user sees in the editor, saved or not
+            else:
+                view = await asyncio.to_thread(read_view, reading, detected)
         except FileReadError as exc:
             raise ToolError(str(exc)) from None
         except OSError as exc:

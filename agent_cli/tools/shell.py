@@ -43,8 +43,8 @@ SPEC = ToolSpec(
         "Run a shell command (bash, with the user's login environment) and return its exit code, "
         "wall time and merged stdout+stderr. stdin is closed; on timeout the whole process group is killed (exit code "
         "124). Long output keeps head and tail; the full text is saved to a file you can page "
-        "with read_file. Background jobs must redirect their output (`cmd > log 2>&1 &`). Prefer "
-        "read_file/grep/list_dir for reading and apply_patch for editing."
+        "with read_file. Servers, watchers, long runs: run_in_background (then shell_output, shell_kill). "
+        "Prefer read_file/grep/list_dir for reading and apply_patch for editing."
     ),
     parameters={
         "type": "object",
@@ -52,6 +52,8 @@ SPEC = ToolSpec(
             "command": {"type": "string", "description": "The command line."},
             "workdir": {"type": "string", "description": "Directory to run in (default: session cwd)."},
             "timeout_ms": {"type": "integer", "description": "Kill after this many ms (default 120000)."},
+            "run_in_background": {"type": "boolean", "description": "Return at once with an id; no timeout."},
+            "keep_alive": {"type": "boolean", "description": "Outlive the session (the user must approve)."},
             **ESCALATION_PARAMETERS,  # sandbox.py: how the model asks to leave the sandbox
         },
         "required": ["command"],
@@ -141,13 +143,22 @@ class ShellTool(Tool):
             raise ToolError(f"workdir {workdir} does not exist or is not a directory")
         timeout_ms = int_arg(args, "timeout_ms", ctx.shell_timeout_ms)
         snapshot = await self._snapshot(ctx)
+        if args.get("run_in_background"):
+            from agent_cli.tools.background_tools import start_in_background  # it imports this module
+
+            with command_source(command, ctx) as source:
+                argv = confine(shell_argv(source, snapshot), ctx.sandbox)
+                return await start_in_background(ctx, argv, command, workdir, shell_env(ctx.env, snapshot),
+                                                 keep_alive=bool(args.get("keep_alive")))
+        if args.get("keep_alive"):
+            raise ToolError("keep_alive applies only with run_in_background: true")
         live = _LiveOutput(ctx)
         capture = OutputCapture(
             new_spill_path(ctx.data_dir, ctx.call_id), count_chars=output_policy(ctx).kind == "bytes"
         )
         try:
             with command_source(command, ctx) as source:
-                result = await run_process(
+                result = await (ctx.command_runner or run_process)(  # the client's terminal under ACP
                     confine(shell_argv(source, snapshot), ctx.sandbox),  # sandbox.py: bubblewrap / Landlock
                     cwd=workdir,
                     env=shell_env(ctx.env, snapshot),
@@ -174,12 +185,16 @@ class ShellTool(Tool):
 
 def format_output(ctx: ToolContext, captured: CapturedOutput, exit_code: int, duration: float, note: str = "") -> str:
     """``Exit code``, ``Wall time``, [``Total output lines``, spill file], ``Output:`` and the body."""
+    return format_captured(ctx, captured, [f"Exit code: {exit_code}", f"Wall time: {duration:.1f} seconds"], note)
+
+
+def format_captured(ctx: ToolContext, captured: CapturedOutput, header: list[str], note: str = "") -> str:
+    """``header``, [``Total output lines``, spill file], ``Output:`` and the body within the budget."""
     policy = output_policy(ctx)
     if captured.complete:
         full = captured.text()
         if policy.fits(full):
-            header = [f"Exit code: {exit_code}", f"Wall time: {duration:.1f} seconds", "Output:"]
-            return "\n".join(header) + "\n" + note + full
+            return "\n".join([*header, "Output:"]) + "\n" + note + full
         body = truncate_middle(full, policy)
         captured = save_complete_output(captured, new_spill_path(ctx.data_dir, ctx.call_id))
     else:
@@ -190,11 +205,7 @@ def format_output(ctx: ToolContext, captured: CapturedOutput, exit_code: int, du
             total_chars=captured.total_chars,
             policy=policy,
         )
-    header = [
-        f"Exit code: {exit_code}",
-        f"Wall time: {duration:.1f} seconds",
-        f"Total output lines: {captured.total_lines}",
-    ]
+    header = [*header, f"Total output lines: {captured.total_lines}"]
     if captured.spill_path is not None:
         header.append(
             f"Full output ({captured.total_bytes} bytes) saved to {captured.spill_path}; "

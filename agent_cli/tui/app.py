@@ -144,7 +144,7 @@ class AgentApp(App[int]):
         items = list(self.session.history.items)
         if not items and getattr(self.session, "resumed", None) is None:
             return
-        from agent_cli.tui.history_replay import replay_events
+        from agent_cli.session.replay import replay_events
 
         for event in replay_events(items):
             await self.renderer.render(event)
@@ -159,7 +159,24 @@ class AgentApp(App[int]):
         for warning in self.session.take_load_warnings():  # a broken plugin or agent file, before the first turn
             self.run_worker(self.renderer.notice(warning, "warning"), group="show")
         self._start_mcp()
+        self._watch_background()
         self.run_worker(self._warm_up, thread=True, group="warm-up", exit_on_error=False)
+
+    def _watch_background(self) -> None:
+        """Background processes: the status bar counts the running ones; an exit is shown at once."""
+        session = self.session
+        self.status.set_background(0)
+
+        def changed(event: ev.Event) -> None:
+            if session is not self.session:
+                return
+            self.status.set_background(session.background.running_count)
+            if isinstance(event, ev.BackgroundProcessExited):
+                from agent_cli.commands.ps_command import exit_notice
+
+                self.run_worker(self.renderer.notice(exit_notice(event.process), "info", "background"), group="show")
+
+        session.background.add_listener(changed)
 
     def _start_mcp(self) -> None:
         """MCP servers start in the background; the indicator follows them."""
@@ -376,6 +393,10 @@ class AgentApp(App[int]):
                 self.status.set_tokens(self.session.token_count_event())
             case ev.ApprovalRequest():
                 self._ask_approval(event)
+            case ev.BackgroundProcessList(processes=processes) if processes:
+                from agent_cli.tui.screens.processes import ProcessesScreen  # with the first /ps
+
+                self.push_screen(ProcessesScreen(self.session.background))
             case ev.TurnAborted():
                 self._aborted = True
             case ev.CommandAction(action="quit"):

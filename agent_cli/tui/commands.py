@@ -50,14 +50,17 @@ class CommandProvider(Protocol):
 
 
 def parse_command(text: str) -> tuple[str, str] | None:
-    """``/name args`` -> (name, args). A path such as ``/usr/bin/env`` is not a command."""
-    stripped = text.strip()
-    if not stripped.startswith("/"):
+    """``/name args`` -> (name, args), by the command layer's own parser so that the TUI and
+    `agent exec` agree on what is a command (``/usr/bin/env`` and ``/123`` are prompts to both)."""
+    if not text.lstrip().startswith("/"):
         return None
-    parts = stripped[1:].split(maxsplit=1)
-    if not parts or "/" in parts[0]:
+    from agent_cli.commands.errors import InputError
+    from agent_cli.commands.registry import parse_slash
+
+    try:
+        return parse_slash(text)
+    except InputError:  # a bare "/": the command layer says what is missing when it is sent
         return None
-    return parts[0], parts[1] if len(parts) > 1 else ""
 
 
 class SharedCommands:

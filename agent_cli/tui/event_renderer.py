@@ -54,6 +54,14 @@ class EventRenderer:
                 else:
                     await self.message.finish(text)
                 self.message = None
+                if self.citations:  # the web sources this answer cites, below it
+                    await self.notice(sources_text(self.citations), "info", "sources")
+                    self.citations = ()
+            case ev.WebSearch(query=query, sources=sources, status=status):
+                await self._close_reasoning()
+                await self.notice(web_search_text(query, sources, status), "info", "web search")
+            case ev.WebCitations(sources=sources):
+                self.citations = sources
             case ev.ReasoningDelta(text=text):
                 if self.reasoning is None:
                     self.reasoning = ReasoningCell()
@@ -114,6 +122,8 @@ class EventRenderer:
                 await self.end_streaming()
                 self._close_tools()
 
+    citations: tuple = ()  # sources of the answer being streamed, shown once it is finished
+
     async def user_message(self, text: str, images: tuple[Path, ...] = ()) -> None:
         """Show what the user sent at once, before the core echoes it."""
         self.pending_user = text
@@ -154,3 +164,14 @@ class EventRenderer:
 def attached_names(names: Iterable[str]) -> str:
     """The images sent with a message, one line each under its text."""
     return "".join(f"\n🖼 {name}" for name in names)
+
+
+def web_search_text(query: str, sources, status: str) -> str:
+    head = f"🔎 {query or '(no query reported)'}" + ("" if status == "completed" else f" ({status})")
+    return "\n".join([head, *(f"  {source.title or source.url}  {source.url if source.title else ''}".rstrip()
+                               for source in sources[:8])])
+
+
+def sources_text(sources) -> str:
+    return "\n".join(f"[{n}] {source.title + ' — ' if source.title else ''}{source.url}"
+                      for n, source in enumerate(sources, 1))

@@ -22,8 +22,8 @@ Run standalone: ``python -m tests.fake_server --port 8765 [--script FILE.json]``
 """
 
 from .protocols import encrypted_reasoning
-from .script import Reply, ToolCall, Usage, estimate_tokens
+from .script import Reply, ToolCall, Usage, WebSearch, estimate_tokens
 from .server import FakeModelServer, RecordedRequest
 
-__all__ = ["FakeModelServer", "RecordedRequest", "Reply", "ToolCall", "Usage", "estimate_tokens",
+__all__ = ["FakeModelServer", "RecordedRequest", "Reply", "ToolCall", "Usage", "WebSearch", "estimate_tokens",
            "encrypted_reasoning"]

@@ -107,6 +107,9 @@ def render_responses(reply: Reply, ctx: Ctx) -> tuple[list[Event], dict]:
             item["encrypted_content"] = encrypted_reasoning(text)
         ev("response.output_item.done", output_index=oi, item=item)
         output.append(item)
+    if reply.web_search is not None:
+        output.append(_responses_web_search(reply.web_search, ev, ctx, len(output)))
+    annotations = _url_citations(reply)
     if _has_message(reply):
         oi, mid, text = len(output), ctx.new_id("msg"), reply.text or ""
         common = {"item_id": mid, "output_index": oi, "content_index": 0}
@@ -116,8 +119,10 @@ def render_responses(reply: Reply, ctx: Ctx) -> tuple[list[Event], dict]:
            part={"type": "output_text", "text": "", "annotations": [], "logprobs": []})
         for piece in _chunks(text, reply.chunk_size):
             ev("response.output_text.delta", **common, delta=piece, logprobs=[])
+        for index, annotation in enumerate(annotations):
+            ev("response.output_text.annotation.added", **common, annotation_index=index, annotation=annotation)
         ev("response.output_text.done", **common, text=text, logprobs=[])
-        part = {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
+        part = {"type": "output_text", "text": text, "annotations": annotations, "logprobs": []}
         ev("response.content_part.done", **common, part=part)
         item = {"id": mid, "type": "message", "status": "completed", "role": "assistant", "content": [part]}
         ev("response.output_item.done", output_index=oi, item=item)
@@ -151,6 +156,28 @@ def render_responses(reply: Reply, ctx: Ctx) -> tuple[list[Event], dict]:
     final = dict(base, status="completed", output=output, usage=usage, completed_at=int(time.time()))
     ev("response.completed", response=final)
     return events, final
+
+
+def _responses_web_search(search, ev, ctx: Ctx, oi: int) -> dict:
+    """A `web_search_call` item: added, in_progress, searching, completed, done (with its sources)."""
+    wid = ctx.new_id("ws")
+    ev("response.output_item.added", output_index=oi, item={
+        "id": wid, "type": "web_search_call", "status": "in_progress", "action": {"type": "search", "query": search.query}})
+    for phase in ("in_progress", "searching", "completed"):
+        ev(f"response.web_search_call.{phase}", item_id=wid, output_index=oi)
+    sources = [{"type": "url", "url": r["url"]} for r in search.results]
+    item = {"id": wid, "type": "web_search_call", "status": "completed",
+            "action": {"type": "search", "query": search.query, "sources": sources}}
+    ev("response.output_item.done", output_index=oi, item=item)
+    return item
+
+
+def _url_citations(reply: Reply) -> list[dict]:
+    if reply.web_search is None:
+        return []
+    end = len(reply.text or "")
+    return [{"type": "url_citation", "start_index": 0, "end_index": end, "url": r["url"], "title": r["title"]}
+            for r in reply.web_search.results]
 
 
 # --------------------------------------------------------------------- Chat Completions
@@ -240,11 +267,27 @@ def render_anthropic(reply: Reply, ctx: Ctx) -> tuple[list[Event], dict]:
         deltas.append({"type": "signature_delta", "signature": sig})
         block({"type": "thinking", "thinking": "", "signature": ""}, deltas,
               {"type": "thinking", "thinking": text, "signature": sig})
+    search = reply.web_search
+    if search is not None:
+        sid, query = ctx.new_call_id("srvtoolu"), json.dumps({"query": search.query})
+        block({"type": "server_tool_use", "id": sid, "name": "web_search", "input": {}},
+              [{"type": "input_json_delta", "partial_json": p} for p in _chunks(query, reply.chunk_size)],
+              {"type": "server_tool_use", "id": sid, "name": "web_search", "input": {"query": search.query}})
+        results = [{"type": "web_search_result", "url": r["url"], "title": r["title"],
+                    "encrypted_content": encrypted_reasoning(r["url"]), "page_age": None} for r in search.results]
+        result_block = {"type": "web_search_tool_result", "tool_use_id": sid, "content": results}
+        block(result_block, [], result_block)
     if _has_message(reply):
         text = reply.text or ""
-        block({"type": "text", "text": ""},
-              [{"type": "text_delta", "text": p} for p in _chunks(text, reply.chunk_size)],
-              {"type": "text", "text": text})
+        citations = [{"type": "web_search_result_location", "url": r["url"], "title": r["title"],
+                      "encrypted_index": encrypted_reasoning(r["title"]), "cited_text": text[:150]}
+                     for r in (search.results if search is not None else [])]
+        start = {"type": "text", "text": ""} if search is None else {"type": "text", "text": "", "citations": []}
+        final = {"type": "text", "text": text} if search is None else {"type": "text", "text": text, "citations": citations}
+        block(start,
+              [{"type": "citations_delta", "citation": c} for c in citations]
+              + [{"type": "text_delta", "text": p} for p in _chunks(text, reply.chunk_size)],
+              final)
     for tc in reply.tool_calls:
         tid, args = tc.call_id or ctx.new_call_id("toolu"), tc.arguments_json()
         try:
@@ -261,6 +304,8 @@ def render_anthropic(reply: Reply, ctx: Ctx) -> tuple[list[Event], dict]:
         return events, {}
     stop_reason = "tool_use" if reply.tool_calls else "end_turn"
     delta_usage: dict[str, Any] = {"output_tokens": u.output_tokens}
+    if search is not None:
+        delta_usage["server_tool_use"] = {"web_search_requests": 1}
     if u.reasoning_tokens:
         delta_usage["output_tokens_details"] = {"thinking_tokens": u.reasoning_tokens}
     events.append(("message_delta", {"type": "message_delta", "usage": delta_usage,

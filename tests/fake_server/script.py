@@ -47,6 +47,16 @@ class ToolCall:
 
 
 @dataclass
+class WebSearch:
+    """A search the provider runs itself before the text: Responses `web_search_call`, Anthropic
+    `server_tool_use` + `web_search_tool_result`. The text then cites every result
+    (`url_citation` annotations, `citations_delta`s)."""
+
+    query: str
+    results: list[dict] = field(default_factory=list)  # {"title": ..., "url": ...}
+
+
+@dataclass
 class Usage:
     """Token usage to report, protocol-neutral.
 
@@ -77,6 +87,7 @@ class Reply:
     text: Optional[str] = None
     reasoning: Optional[str] = None
     tool_calls: list[ToolCall] = field(default_factory=list)
+    web_search: Optional[WebSearch] = None
     usage: Optional[Usage] = None
     chunk_size: int = 8
     delay: float = 0.0

@@ -12,7 +12,7 @@ import httpx2
 import openai
 import pytest
 
-from tests.fake_server import FakeModelServer, Reply, ToolCall, Usage
+from tests.fake_server import FakeModelServer, Reply, ToolCall, Usage, WebSearch
 
 SHELL_TOOL = {"type": "function", "name": "shell", "strict": True,
               "parameters": {"type": "object", "properties": {"command": {"type": "string"}},
@@ -374,3 +374,41 @@ async def test_async_clients(server):
     finally:
         await o.close()
         await a.close()
+
+
+# ------------------------------------------------------------------ provider-side web search
+SEARCH = WebSearch("python 3.13 release date", [{"title": "Python 3.13", "url": "https://docs.python.org/3.13/"},
+                                                {"title": "PEP 719", "url": "https://peps.python.org/pep-0719/"}])
+
+
+def test_responses_web_search_call_and_url_citations_parse_in_the_sdk(server):
+    server.script(Reply(text="It was released in October 2024.", web_search=SEARCH))
+    kinds, annotations = [], []
+    with oai(server).responses.stream(model="gpt-x", input="when?", tools=[{"type": "web_search"}]) as stream:
+        for event in stream:
+            kinds.append(event.type)
+            if event.type == "response.output_text.annotation.added":
+                annotations.append(event.annotation)
+        final = stream.get_final_response()
+    assert kinds.index("response.web_search_call.searching") < kinds.index("response.web_search_call.completed")
+    search, message = final.output
+    assert search.type == "web_search_call" and search.status == "completed"
+    assert search.action.query == SEARCH.query and [s.url for s in search.action.sources] == [r["url"] for r in SEARCH.results]
+    cited = message.content[0].annotations
+    assert [a.type for a in cited] == ["url_citation", "url_citation"] and cited[0].title == "Python 3.13"
+    assert len(annotations) == 2
+
+
+def test_anthropic_server_tool_use_search_result_and_citations_parse_in_the_sdk(server):
+    server.script(Reply(text="It was released in October 2024.", web_search=SEARCH))
+    with ant_stream(server, tools=[{"type": "web_search_20250305", "name": "web_search", "max_uses": 5}]) as stream:
+        text = "".join(stream.text_stream)
+        final = stream.get_final_message()
+    assert text == "It was released in October 2024."
+    use, result, answer = final.content
+    assert (use.type, use.name, use.input) == ("server_tool_use", "web_search", {"query": SEARCH.query})
+    assert result.type == "web_search_tool_result" and result.tool_use_id == use.id
+    assert [r.url for r in result.content] == [r["url"] for r in SEARCH.results] and result.content[0].encrypted_content
+    assert [c.type for c in answer.citations] == ["web_search_result_location"] * 2
+    assert answer.citations[1].url == "https://peps.python.org/pep-0719/"
+    assert final.usage.server_tool_use.web_search_requests == 1

@@ -14,6 +14,7 @@ import pytest
 from agent_cli import events as ev
 from agent_cli.commands.dispatch import submit
 from tests.fake_server import Reply, ToolCall
+from tests.processes import gone, started
 from tests.session_helpers import collect_events, make_session
 
 RUBRIC = "You are reviewing a code change as a careful senior engineer"
@@ -460,9 +461,10 @@ async def test_the_tui_asks_before_running_a_command(server, repo, monkeypatch, 
 async def test_interrupting_a_command_leaves_nothing_running(server, repo, monkeypatch):
     # unsandboxed: this checks that the interrupt reaches the command, not how the sandbox kills
     session = make_session(server, repo, monkeypatch, 'sandbox_mode="danger-full-access"')
-    stream = submit(session, "!`sleep 30; touch late-file`")
+    stream = submit(session, "!`sleep 30.0303`")
+    pid = None
     async for event in stream:
         if isinstance(event, ev.ToolCallBegin):
+            pid = await started("sleep", "30.0303")
             session.interrupt()
-    await asyncio.sleep(0.2)
-    assert not (repo / "late-file").exists() and server.requests == []
+    assert pid is not None and await gone(pid) and server.requests == []

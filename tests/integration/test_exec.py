@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import pty
@@ -14,6 +15,7 @@ import pytest
 
 from tests.conftest import REPO, git_init, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall, Usage
+from tests.processes import alive, started
 
 PROVIDERS = ["openai-chat", "openai", "anthropic"]
 
@@ -82,7 +84,8 @@ def test_json_output_follows_the_exec_schema(server, tmp_path):
     assert completed["exit_code"] == 0 and completed["status"] == "completed"
     assert "a\nb" in completed["aggregated_output"]
     assert events[5]["item"]["text"] == "All done."
-    assert events[-1]["usage"] == {"input_tokens": 250, "cached_input_tokens": 140, "output_tokens": 15}
+    assert events[-1]["usage"] == {"input_tokens": 250, "cached_input_tokens": 140, "output_tokens": 15,
+                                   "reasoning_output_tokens": 0}
     assert len({e["item"]["id"] for e in events if "item" in e}) == 3  # one id per item, shared by started/completed
 
 
@@ -242,7 +245,7 @@ def test_non_utf8_config_is_a_usage_error_without_traceback(tmp_path, isolated_h
 
 
 def test_ctrl_c_stops_the_turn_cleanly_and_exits_130(server, tmp_path):
-    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "sleep 30; touch late"})]))
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "sleep 30.0202"})]))
     env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1", **provider_env(server, "openai-chat")}
     proc = subprocess.Popen(
         [sys.executable, "-m", "agent_cli", *exec_args("openai-chat", "--json", "-c", 'sandbox_mode="danger-full-access"', "hi")],
@@ -251,11 +254,10 @@ def test_ctrl_c_stops_the_turn_cleanly_and_exits_130(server, tmp_path):
     for line in proc.stdout:  # wait until the command runs
         if '"command_execution"' in line:
             break
-    time.sleep(0.3)
+    pid = asyncio.run(started("sleep", "30.0202"))
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130
     assert "Traceback" not in err and "Unknown child process" not in err
     assert '"turn.failed"' in out and "interrupted by the user" in out
-    time.sleep(0.3)
-    assert not (tmp_path / "late").exists()
+    assert not alive(pid)  # ended before exec exited

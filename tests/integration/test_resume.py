@@ -183,7 +183,7 @@ def test_agent_sessions_lists_time_id_size_cwd_and_first_prompt(server, isolated
 
 
 async def test_sessions_are_listed_and_replayed_as_typed_not_as_expanded(server, isolated_home, tmp_path, monkeypatch):
-    from agent_cli.tui.history_replay import replay_events
+    from agent_cli.session.replay import replay_events
 
     config = make_config(server, tmp_path / "repo", monkeypatch)
     (config.cwd / "notes.txt").write_text("remember the milk\n")

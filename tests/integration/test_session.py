@@ -13,6 +13,7 @@ from agent_cli.context.history import ABORTED_OUTPUT, normalize
 from agent_cli.items import ToolOutput
 from agent_cli.session import Session
 from tests.fake_server import Reply, ToolCall
+from tests.processes import gone, started
 
 
 @pytest.fixture
@@ -57,15 +58,19 @@ async def test_interrupt_while_streaming_leaves_a_valid_history(server, session)
 
 
 async def test_interrupt_during_a_tool_call_closes_it_as_aborted(server, session, tmp_path):
-    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "sleep 30; touch late"})]), Reply(text="ok"))
-    events = await collect(session, "run it", stop_when=lambda e: isinstance(e, ev.ToolCallBegin))
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "sleep 30.0101"})]), Reply(text="ok"))
+    events, pid = [], None
+    async for event in submit(session, "run it"):
+        events.append(event)
+        if isinstance(event, ev.ToolCallBegin):
+            pid = await started("sleep", "30.0101")  # the command runs: stop the turn now
+            session.interrupt()
     assert isinstance(events[-1], ev.TurnAborted) and "1 running tool call" in events[-1].reason
     outputs = [item for item in session.history.items if isinstance(item, ToolOutput)]
     assert [output.output for output in outputs] == [ABORTED_OUTPUT]
     await collect(session, "go on")
     assert_calls_and_outputs_pair_up(server.requests[-1])
-    await asyncio.sleep(0.2)
-    assert not (tmp_path / "late").exists()
+    assert await gone(pid)
 
 
 async def test_read_only_calls_run_concurrently_and_others_one_at_a_time(server, session):

@@ -75,7 +75,8 @@ async def test_a_child_runs_its_tools_and_only_its_final_message_reaches_the_par
     parent_first, child_first, child_second, parent_second = server.requests
 
     # The child: its own system prompt and history, the explore agent's tools only.
-    assert tool_names(parent_first) == ["shell", "read_file", "grep", "list_dir", "apply_patch", "update_plan", "task"]
+    assert tool_names(parent_first) == ["shell", "read_file", "grep", "list_dir", "apply_patch", "update_plan", "shell_output",
+                                         "shell_kill", "web_fetch", "task"]
     assert tool_names(child_first) == ["read_file", "grep", "list_dir"]
     assert system_prompt(child_first).startswith("You are `explore`, a subagent")
     assert child_first.body["messages"][-1] == {"role": "user", "content": "What is in notes.txt?"}
@@ -126,8 +127,10 @@ async def test_a_child_cannot_write_when_its_agent_only_reads(server, tmp_path, 
 
 
 @pytest.mark.parametrize(("mode", "depth", "agent", "expected"), [
-    ("agent", 1, "general", ["shell", "read_file", "grep", "list_dir", "apply_patch", "update_plan"]),
-    ("agent", 2, "general", ["shell", "read_file", "grep", "list_dir", "apply_patch", "update_plan", "task"]),
+    ("agent", 1, "general", ["shell", "read_file", "grep", "list_dir", "apply_patch", "update_plan", "shell_output",
+                             "shell_kill", "web_fetch"]),
+    ("agent", 2, "general", ["shell", "read_file", "grep", "list_dir", "apply_patch", "update_plan", "shell_output",
+                             "shell_kill", "web_fetch", "task"]),
     ("agent", 2, "explore", ["read_file", "grep", "list_dir"]),
     ("ask", 1, "general", ["read_file", "grep", "list_dir"]),  # never more than the parent's mode allows
 ])
@@ -209,7 +212,7 @@ async def test_interrupting_the_parent_stops_every_child(server, tmp_path, monke
 
 
 async def test_resuming_the_parent_shows_the_childs_result_not_its_internals(server, tmp_path, monkeypatch):
-    from agent_cli.tui.history_replay import replay_events
+    from agent_cli.session.replay import replay_events
 
     session = make_session(server, tmp_path, monkeypatch)
     server.script(

@@ -25,7 +25,8 @@ def agent_text(name: str, extra: str = "", body: str = "Do it.") -> str:
     ("tools: Read, Grep, Glob, LS", ("read_file", "grep", "list_dir"), ""),
     ("tools: [Bash, Edit, MultiEdit, Write, TodoWrite]", ("shell", "apply_patch", "update_plan"), ""),
     ("tools: read_file, Bash(git diff:*), Task", ("read_file", "shell", "task"), ""),
-    ("tools: Read, WebFetch, NotebookEdit", ("read_file",), "WebFetch, NotebookEdit"),
+    ("tools: Read, WebFetch, NotebookEdit", ("read_file", "web_fetch"), "NotebookEdit"),
+    ("tools: Bash, BashOutput, KillShell", ("shell", "shell_output", "shell_kill"), ""),
     ("tools: memory_search, mcp__github__get_issue, mcp__db", ("memory_search", "mcp__github__get_issue", "mcp__db"), ""),
     ("", None, ""),
 ])

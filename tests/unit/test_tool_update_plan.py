@@ -66,13 +66,14 @@ async def test_invalid_plans_are_errors_and_emit_nothing(ctx, events, plan, mess
 def test_default_tools_order_read_only_flags_and_schemas():
     tools = default_tools()
     assert [t.name for t in tools] == [
-        "shell", "read_file", "grep", "list_dir", "apply_patch", "update_plan", "memory_save", "memory_search",
+        "shell", "read_file", "grep", "list_dir", "apply_patch", "update_plan", "shell_output", "shell_kill",
+        "web_fetch", "memory_save", "memory_search",
     ]
-    assert [t.name for t in default_tools(memory=False)] == [t.name for t in tools][:6]
+    assert [t.name for t in default_tools(memory=False)] == [t.name for t in tools][:9]
     assert {t.name for t in tools if t.read_only} == READ_ONLY_TOOL_NAMES == {"read_file", "grep", "list_dir", "memory_search"}
     for tool in tools:
         params = tool.spec.parameters
         assert params["additionalProperties"] is False and params["required"]
         assert set(params["required"]) <= set(params["properties"])
     spec_bytes = sum(len(json.dumps([t.spec.name, t.spec.description, t.spec.parameters])) for t in tools)
-    assert spec_bytes / 4 < 1500  # they are sent with every request
+    assert spec_bytes / 4 < 1600  # they are sent with every request (background and web tools included)

@@ -27,3 +27,4 @@ class NoticeCell(Static):
         super().__init__(Content.assemble((head, "bold"), separator, text.rstrip()), classes=f"-{kind}")
         self.kind = kind
         self.text = text
+        self.title = title

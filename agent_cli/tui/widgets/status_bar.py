@@ -37,6 +37,7 @@ CONTEXT_LEFT = (20, 80)
 CONTEXT_USED = (21, 30)
 SESSION_TOKENS = (30, 20)
 CACHED = (31, 10)
+BACKGROUND = (35, 60)  # background processes running (/ps)
 CONTEXT_EVENT = (40, 50)
 
 
@@ -55,6 +56,11 @@ class StatusBar(Static):
         self.extra: dict[str, Part] = {}  # parts other features set by name
         self.hint = ""
         self._hint_timer: Timer | None = None
+        self.background = 0  # background processes running
+
+    def set_background(self, running: int) -> None:
+        self.background = running
+        self.refresh_content()
 
     def on_mount(self) -> None:
         self.refresh_content()
@@ -123,6 +129,8 @@ class StatusBar(Static):
                 if total.cached_input_tokens and total.input_tokens:
                     share = 100 * total.cached_input_tokens // total.input_tokens
                     parts.append(Part(Content(f"({share}% cached)"), *CACHED))
+        if self.background:
+            parts.append(Part(Content.styled(f"{self.background} background", "$text-warning"), *BACKGROUND))
         if self.context_event:
             parts.append(Part(Content.styled(self.context_event, "$text-accent"), *CONTEXT_EVENT))
         parts.extend(self.extra.values())

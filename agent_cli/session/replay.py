@@ -1,4 +1,5 @@
-"""A resumed session's history as the events that would have shown it, for the transcript.
+"""A saved session's history as the events that would have shown it, for a front end that
+replays it (the TUI's transcript, ACP's session/load).
 
 Only what the user would want to see again: what they typed, the answers, reasoning, and tool
 calls with their results. Context fragments and developer messages are left out; a compaction

@@ -1,0 +1,258 @@
+"""The ACP agent: sessions created, loaded and prompted by the client, each a `Session` driven
+through the command layer exactly as the TUI and `agent exec` drive theirs."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, RequestError
+from acp.helpers import update_current_mode
+from acp.schema import (
+    AgentCapabilities,
+    AllowedOutcome,
+    AuthMethodAgent,
+    AvailableCommand,
+    AvailableCommandsUpdate,
+    ClientCapabilities,
+    Implementation,
+    InitializeResponse,
+    LoadSessionResponse,
+    McpCapabilities,
+    NewSessionResponse,
+    PermissionOption,
+    PromptCapabilities,
+    PromptResponse,
+    SessionMode,
+    SessionModeState,
+    SetSessionModeResponse,
+    ToolCallUpdate,
+    UnstructuredCommandInput,
+)
+from acp.schema import Usage as AcpUsage
+
+from agent_cli import __version__
+from agent_cli import events as ev
+from agent_cli.acp.client_files import ClientFiles
+from agent_cli.acp.client_servers import server_specs
+from agent_cli.acp.client_terminal import ClientTerminal
+from agent_cli.acp.prompt_blocks import PromptInput
+from agent_cli.acp.tool_calls import KINDS
+from agent_cli.acp.updates import UpdateTranslator
+from agent_cli.commands.dispatch import submit
+from agent_cli.commands.registry import list_commands
+from agent_cli.config import MODES, Config, ConfigError, load_config
+from agent_cli.models.base import Usage
+from agent_cli.models.pricing import price_for
+from agent_cli.models.registry import resolve_api_key
+from agent_cli.session import Session
+from agent_cli.session.catalog import find_session
+from agent_cli.session.replay import replay_events
+from agent_cli.session.resume import restore_session
+from agent_cli.session.rollout import RolloutError
+
+log = logging.getLogger("agent_cli.acp")
+MODE_DESCRIPTIONS = {
+    "agent": "reads, runs commands and edits files",
+    "ask": "read-only: answers questions about the code",
+    "plan": "read-only: explores and writes a plan",
+}
+PERMISSION_OPTIONS = [
+    PermissionOption(option_id="allow_once", name="Allow once", kind="allow_once"),
+    PermissionOption(option_id="allow_always", name="Allow for this session", kind="allow_always"),
+    PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
+]
+DECISIONS = {"allow_once": "approve", "allow_always": "approve_session", "reject_once": "deny"}
+STOP_REASONS = {"max_turns": "max_turn_requests", "max_budget": "max_turn_requests"}
+
+
+def turn_usage(before: Usage, after: Usage) -> AcpUsage:
+    """The tokens of one prompt turn, in the protocol's shape."""
+    input_tokens = after.input_tokens - before.input_tokens
+    output_tokens = after.output_tokens - before.output_tokens
+    return AcpUsage(total_tokens=input_tokens + output_tokens, input_tokens=input_tokens, output_tokens=output_tokens,
+                    thought_tokens=after.reasoning_tokens - before.reasoning_tokens,
+                    cached_read_tokens=after.cached_input_tokens - before.cached_input_tokens)
+
+
+class AcpAgent:
+    def __init__(self, overrides: list[str], flags: dict[str, Any]):
+        self.overrides, self.flags = overrides, flags  # `agent acp -c key=value -m model ...`
+        self.conn: Any = None
+        self.sessions: dict[str, Session] = {}
+        self.client_capabilities = ClientCapabilities()
+
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+
+    async def initialize(self, protocol_version: int, client_capabilities: ClientCapabilities | None = None,
+                         client_info: Implementation | None = None, **_: Any) -> InitializeResponse:
+        self.client_capabilities = client_capabilities or ClientCapabilities()
+        log.info("initialize: client %s, protocol %s", client_info.name if client_info else "?", protocol_version)
+        return InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
+                mcp_capabilities=McpCapabilities(http=True, sse=True),
+            ),
+            auth_methods=[AuthMethodAgent(id="environment", name="API key in the environment",
+                                          description="Set the provider's key variable (e.g. OPENAI_API_KEY or "
+                                                      "ANTHROPIC_API_KEY) where the editor starts the agent.")],
+            agent_info=Implementation(name="agent-cli", title="agent-cli", version=__version__),
+        )
+
+    async def authenticate(self, method_id: str, **_: Any) -> None:
+        self._config(Path.cwd())  # raises auth_required while the key is still missing
+
+    # --- sessions -------------------------------------------------------------------------
+
+    async def new_session(self, cwd: str, mcp_servers: list | None = None, **_: Any) -> NewSessionResponse:
+        session = Session(self._config(Path(cwd)), interactive=True)
+        self._open(session, mcp_servers)
+        return NewSessionResponse(session_id=session.id, modes=self._modes(session))
+
+    async def load_session(self, cwd: str, session_id: str, mcp_servers: list | None = None,
+                           **_: Any) -> LoadSessionResponse:
+        config = self._config(Path(cwd))
+        try:
+            session = await asyncio.to_thread(restore_session, config, find_session(config.agent_home, session_id),
+                                              interactive=True)
+        except RolloutError as exc:
+            raise RequestError.resource_not_found(session_id) from exc
+        self._open(session, mcp_servers, requested_id=session_id)
+        translator = UpdateTranslator(config.cwd, replay=True)
+        for event in replay_events(list(session.history.items)):
+            await self._send(session_id, translator.updates(event))
+        return LoadSessionResponse(modes=self._modes(session))
+
+    def _open(self, session: Session, mcp_servers: list | None, requested_id: str | None = None) -> None:
+        if specs := server_specs(mcp_servers or []):
+            session.add_mcp_servers(specs)  # the client's servers join the user's own
+        if self.client_capabilities.terminal:
+            sid = requested_id or session.id
+            folder = session.config.agent_home / "tool-commands"
+            session.client_terminal = lambda call_id, emit: ClientTerminal(self.conn, sid, call_id, emit, folder)
+        fs = self.client_capabilities.fs
+        if fs is not None and (fs.read_text_file or fs.write_text_file):
+            session.editor_files = ClientFiles(self.conn, requested_id or session.id, bool(fs.read_text_file),
+                                               bool(fs.write_text_file))
+        session.start_mcp()
+        self.sessions[requested_id or session.id] = session
+        asyncio.get_running_loop().call_soon(  # after the response, as the protocol expects
+            lambda: asyncio.ensure_future(self._announce_commands(requested_id or session.id, session)))
+
+    async def set_session_mode(self, session_id: str, mode_id: str, **_: Any) -> SetSessionModeResponse:
+        session = self._session(session_id)
+        if mode_id not in MODES:
+            raise RequestError.invalid_params({"mode_id": mode_id, "known": list(MODES)})
+        if session.running:
+            raise RequestError.invalid_request({"message": "a prompt is running; cancel it or wait"})
+        async for _event in submit(session, f"/mode {mode_id}"):
+            pass
+        await self._send(session_id, [update_current_mode(session.mode)])
+        return SetSessionModeResponse()
+
+    # --- prompts --------------------------------------------------------------------------
+
+    async def prompt(self, session_id: str, prompt: list, **_: Any) -> PromptResponse:
+        session = self._session(session_id)
+        if session.running:
+            raise RequestError.invalid_request({"message": "a prompt is already running in this session"})
+        given = PromptInput(prompt, session.config.cwd)
+        translator = UpdateTranslator(session.config.cwd, price=price_for(session.model, session.config.raw.get("model_prices")))
+        usage_before = session.total_usage
+        stop_reason, failure = "end_turn", None
+        try:
+            async for event in submit(session, given.text, given.images):
+                if isinstance(event, ev.ApprovalRequest):
+                    self._ask_permission(session_id, event)
+                elif isinstance(event, ev.TurnAborted):
+                    stop_reason = "cancelled"
+                elif isinstance(event, ev.TurnFailed):
+                    if event.reason in STOP_REASONS:
+                        stop_reason = STOP_REASONS[event.reason]
+                    else:
+                        failure = event.message
+                elif isinstance(event, ev.CommandAction):
+                    await self._send(session_id, translator.updates(ev.Notice(f"/{event.action} belongs to the "
+                                                                              "terminal UI; start a new session "
+                                                                              "in the editor instead")))
+                await self._send(session_id, translator.updates(event))
+        finally:
+            given.cleanup()
+        if failure is not None and stop_reason != "cancelled":
+            raise RequestError.internal_error({"message": failure})
+        return PromptResponse(stop_reason=stop_reason, usage=turn_usage(usage_before, session.total_usage))
+
+    async def cancel(self, session_id: str, **_: Any) -> None:
+        if (session := self.sessions.get(session_id)) is not None:
+            session.interrupt()  # as Esc: the running tool and the request stop
+
+    def _ask_permission(self, session_id: str, request: ev.ApprovalRequest) -> None:
+        """Ask the client without blocking the event stream; the turn waits on the request's future."""
+
+        async def ask() -> None:
+            decision = "deny"
+            try:
+                answer = await self.conn.request_permission(
+                    session_id=session_id,
+                    tool_call=ToolCallUpdate(tool_call_id=request.call_id, title=request.summary,
+                                             kind=KINDS.get(request.tool, "other"), status="pending"),
+                    options=PERMISSION_OPTIONS,
+                )
+                if isinstance(answer.outcome, AllowedOutcome):
+                    decision = DECISIONS.get(answer.outcome.option_id, "deny")
+            except Exception as exc:  # a client that cannot answer denies
+                log.warning("permission request failed: %s", exc)
+            if request.future is not None and not request.future.done():
+                request.future.set_result(ev.ApprovalDecision(decision))
+
+        asyncio.ensure_future(ask())
+
+    # --- helpers --------------------------------------------------------------------------
+
+    def _config(self, cwd: Path) -> Config:
+        try:
+            config = load_config(cwd, self.overrides, self.flags)
+        except ConfigError as exc:
+            raise RequestError.invalid_params({"message": f"configuration error: {exc}"}) from None
+        provider = config.provider
+        if provider.requires_key and provider.env_key and not resolve_api_key(provider):
+            raise RequestError.auth_required({"message": f"{provider.env_key} is not set (needed by provider "
+                                                         f"'{provider.id}')"})
+        return config
+
+    def _session(self, session_id: str) -> Session:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise RequestError.invalid_params({"message": f"unknown session {session_id!r}; create or load it first"})
+        return session
+
+    def _modes(self, session: Session) -> SessionModeState:
+        modes = [SessionMode(id=mode, name=mode.capitalize(), description=MODE_DESCRIPTIONS[mode]) for mode in MODES]
+        return SessionModeState(current_mode_id=session.mode, available_modes=modes)
+
+    async def _announce_commands(self, session_id: str, session: Session) -> None:
+        commands = [
+            AvailableCommand(name=info.name, description=info.description or info.name,
+                             input=UnstructuredCommandInput(hint=info.argument_hint) if info.argument_hint else None)
+            for info in list_commands(session)
+        ]
+        await self._send(session_id, [AvailableCommandsUpdate(session_update="available_commands_update",
+                                                              available_commands=commands)])
+
+    async def _send(self, session_id: str, updates: list) -> None:
+        for update in updates:
+            with contextlib.suppress(ConnectionError):  # the client left: the connection ends the agent
+                await self.conn.session_update(session_id=session_id, update=update)
+
+    async def aclose(self) -> None:
+        for session in self.sessions.values():
+            session.interrupt()
+            with contextlib.suppress(Exception):
+                await session.aclose()
+        self.sessions.clear()

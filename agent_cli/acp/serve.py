@@ -1,0 +1,36 @@
+"""The connection: stdin and the saved stdout as asyncio streams, the agent on them, and every
+session (with its commands and servers) closed when the client goes away."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from typing import Any, BinaryIO
+
+from acp import run_agent
+from acp.stdio import stdio_streams
+
+from agent_cli.acp.agent import AcpAgent
+
+STREAM_LIMIT = 50 * 1024 * 1024  # one JSON-RPC line may carry images
+
+
+async def serve(overrides: list[str], flags: dict[str, Any], protocol_out: BinaryIO) -> None:
+    loop = asyncio.get_running_loop()
+    shown, sys.stdout = sys.stdout, protocol_out  # the library writes to sys.stdout: hand it the saved one
+    try:
+        reader, writer = await stdio_streams(limit=STREAM_LIMIT)
+    finally:
+        sys.stdout = shown
+    agent = AcpAgent(overrides, flags)
+    done = asyncio.Event()
+    for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        loop.add_signal_handler(signum, done.set)
+    served = asyncio.ensure_future(run_agent(agent, writer, reader))
+    try:
+        await asyncio.wait([served, asyncio.ensure_future(done.wait())], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        served.cancel()
+        await asyncio.gather(served, return_exceptions=True)
+        await agent.aclose()  # commands, MCP servers and session files end with the connection
