@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from textual import events
 
 from tests.fake_server import Reply
@@ -90,8 +88,8 @@ async def test_ctrl_d_on_an_empty_composer_quits_on_the_second_press(make_app, s
 
 async def test_letters_typed_while_a_tool_cell_has_focus_go_to_the_composer(make_app, server):
     """Issue 28, bug 4: Tab moves focus to a cell; typing must not be lost."""
-    from tests.fake_server import ToolCall
     from agent_cli.tui.widgets.tool_cell import ToolCell
+    from tests.fake_server import ToolCall
 
     server.script(Reply(tool_calls=[ToolCall("shell", {"command": "echo hi"})]), Reply(text="done"))
     app = make_app()

@@ -40,7 +40,8 @@ async def test_a_finished_answer_keeps_its_height_when_it_is_frozen(make_app, se
 
     def gap(app) -> int:
         lines = screen_text(app).splitlines()
-        return next(i for i, l in enumerate(lines) if "after" in l) - next(i for i, l in enumerate(lines) if "before" in l)
+        return next(i for i, line in enumerate(lines) if "after" in line) - next(
+            i for i, line in enumerate(lines) if "before" in line)
 
     app = make_app()
     async with app.run_test(size=(80, 50)) as pilot:
