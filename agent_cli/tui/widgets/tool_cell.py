@@ -102,8 +102,11 @@ class ToolCell(Static, can_focus=True):
 
     def append_output(self, text: str, skipped_bytes: int = 0) -> None:
         if skipped_bytes:
-            before = self.live[-1] if self.live else "\n"
-            self.live.append(("" if before.endswith("\n") else "\n") + f"… {human_size(skipped_bytes)} not shown …\n")
+            if self.live and not self.live[-1].endswith("\n"):  # its line went on in what was skipped
+                kept = self.live[-1][: self.live[-1].rfind("\n") + 1]
+                self._live_chars -= len(self.live[-1]) - len(kept)
+                self.live[-1] = kept
+            self.live.append(f"… {human_size(skipped_bytes)} not shown …\n")
         self.live.append(text)
         self._live_chars += len(text)
         while self._live_chars > LIVE_KEEP_CHARS and len(self.live) > 1:
