@@ -57,6 +57,7 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "memory_top_k": (int, None),
     "memory_max_chars": (int, None),
     "memory_min_score": ((int, float), None),
+    "memory_user_writes": (str, ("ask", "allow", "deny")),
     "plugins": (dict, None),
     "max_agent_depth": (int, None),
     "max_parallel_agents": (int, None),
@@ -76,7 +77,7 @@ SIMPLE_KEYS = (
     "auto_compact_percent", "model_auto_compact_token_limit", "project_doc_max_bytes", "approval_policy",
     "sandbox_mode", "network_access", "shell_timeout_ms", "mode", "retry_max_attempts",
     "model_connect_timeout_ms", "stream_idle_timeout_ms", "shell_snapshot",
-    "memory", "memory_top_k", "memory_max_chars", "memory_min_score",
+    "memory", "memory_top_k", "memory_max_chars", "memory_min_score", "memory_user_writes",
     "max_agent_depth", "max_parallel_agents", "mcp_tool_budget_percent",
     "model_supports_images", "web_fetch_allow_private", "web_search",
 )
@@ -141,6 +142,7 @@ class Config:
     memory_top_k: int = 5
     memory_max_chars: int = 2_000
     memory_min_score: float = 0.6  # memory/ranking.py explains the scale
+    memory_user_writes: str = "ask"  # the model's user-scope memory_save: ask (exec: refused) | allow | deny
     max_agent_depth: int = 1  # how deep subagents may nest: 1 = the session's children have no `task`
     max_parallel_agents: int = 4  # `task` calls of one response that run at once
     read_file: ReadLimits = field(default_factory=ReadLimits)  # thresholds of the file processors

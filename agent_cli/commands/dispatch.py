@@ -9,7 +9,6 @@ command file expanded into a model turn); anything else is a prompt whose ``@pat
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,6 +16,7 @@ from weakref import WeakKeyDictionary
 
 from agent_cli import events as ev
 from agent_cli.commands.errors import InputError
+from agent_cli.tools.daemon_thread import in_thread
 
 # A plain prompt (every `agent exec` run) needs none of the modules below: they are imported by
 # the functions that use them, so they stay off the path to the first request.
@@ -101,7 +101,7 @@ async def load_images(session: Session, paths: Sequence[Path]) -> tuple[Image, .
     loaded = []
     for path in paths:
         try:
-            loaded.append(await asyncio.to_thread(load_image_file, Path(path), session.config.agent_home))
+            loaded.append(await in_thread(load_image_file, Path(path), session.config.agent_home))
         except (ImageError, OSError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise InputError(f"cannot attach {path}: {reason}") from None

@@ -20,7 +20,6 @@ UTF-8 text go through the same processors as ``read_file`` (agent_cli/files).
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -31,10 +30,11 @@ from agent_cli.commands.errors import InputError
 from agent_cli.commands.text import Template
 from agent_cli.context.project_doc import find_git_root
 from agent_cli.context.truncate import TruncationPolicy, truncate_text
-from agent_cli.files import Detected, FileReadError, Reading, ReadLimits, read_view, sniff
+from agent_cli.files import Detected, FileReadError, Reading, ReadLimits, read_view, sniff, special_kind
 from agent_cli.files.detect import IMAGE, TEXT
-from agent_cli.files.text import sniff_encoding
 from agent_cli.files.images import is_image_file
+from agent_cli.files.text import sniff_encoding
+from agent_cli.tools.daemon_thread import in_thread
 
 MAX_LISTING_ENTRIES = 200
 READ_CHUNK_BYTES = 1 << 20
@@ -127,7 +127,7 @@ async def expand(
             if is_image_file(resolved):  # the picture itself goes to the model (files/images.py)
                 attachments[resolved] = ""
             else:  # in a thread: converting a PDF or counting a big CSV's rows must not stall the TUI
-                attachments[resolved] = await asyncio.to_thread(
+                attachments[resolved] = await in_thread(
                     attachment_block, token, resolved, max_bytes, limits or ReadLimits(), cache_dir
                 )
     out.append(text[position:])
@@ -170,6 +170,8 @@ def resolve_reference(token: str, cwd: Path, workspace: Path) -> Path | None:
 def attachment_block(token: str, path: Path, max_bytes: int, limits: ReadLimits, cache_dir: Path | None) -> str:
     if path.is_dir():
         return f"<attached_directory path={quoteattr(token)}>\n{directory_listing(path)}\n</attached_directory>"
+    if (kind := special_kind(path)) is not None:
+        raise InputError(f"@{token}: refused, it is {kind}, not a file (reading it could block forever)")
     try:
         sample, detected = sniff(path)
         if detected.kind == IMAGE:
@@ -178,6 +180,8 @@ def attachment_block(token: str, path: Path, max_bytes: int, limits: ReadLimits,
         if detected.kind != TEXT or sniff_encoding(sample) != "utf-8":
             return processed_block(token, path, sample, detected, max_bytes, limits, cache_dir)
         head = read_head(path, max_bytes)
+    except FileReadError as exc:
+        raise InputError(f"@{token}: {exc}") from None
     except OSError as exc:
         raise InputError(f"@{token}: cannot read it ({exc.strerror or exc})") from None
     content, shown, cut = numbered_lines(head, max_bytes)

@@ -7,6 +7,8 @@ with their type and size.
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,7 +16,9 @@ if TYPE_CHECKING:
     from agent_cli.files.detect import Detected
     from agent_cli.files.view import FileView, Reading
 
-__all__ = ["Detected", "FileReadError", "FileView", "ReadLimits", "Reading", "describe", "read_view", "sniff"]
+__all__ = [
+    "Detected", "FileReadError", "FileView", "ReadLimits", "Reading", "describe", "read_view", "sniff", "special_kind",
+]
 # Where each re-exported class lives. Loaded on first use: every session imports this package
 # (config's ReadLimits, the read_file tool), few read a file before their first request.
 _EXPORTS = {"Detected": "detect", "FileReadError": "view", "FileView": "view", "ReadLimits": "limits", "Reading": "view"}
@@ -28,11 +32,37 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def sniff(path: Path) -> tuple[bytes, Detected]:
-    """The file's first bytes and its detected kind. Raises OSError."""
-    from agent_cli.files.detect import SNIFF_BYTES, detect
+def special_kind(path: Path) -> str | None:
+    """What ``path`` is when it is a FIFO, a socket or a device, else None. Opening a FIFO blocks
+    until a writer comes, and a device may never end: such files are refused before ``open``."""
+    try:
+        return _special(os.stat(path).st_mode)
+    except OSError:
+        return None
 
-    with open(path, "rb") as handle:
+
+def _special(mode: int) -> str | None:
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return None
+
+
+def sniff(path: Path) -> tuple[bytes, Detected]:
+    """The file's first bytes and its detected kind. Raises OSError, and FileReadError for a FIFO,
+    socket or device: opened without blocking and checked on the open descriptor, so a path
+    swapped for a FIFO after :func:`special_kind` looked cannot hang the reader either."""
+    from agent_cli.files.detect import SNIFF_BYTES, detect
+    from agent_cli.files.view import FileReadError
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with open(fd, "rb") as handle:
+        if (kind := _special(os.fstat(fd).st_mode)) is not None:
+            raise FileReadError(f"{path.name} is {kind}, not a file; it cannot be read")
+        os.set_blocking(fd, True)
         sample = handle.read(SNIFF_BYTES)
     return sample, detect(path, sample)
 

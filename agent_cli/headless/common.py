@@ -72,5 +72,7 @@ def check_api_key_or_exit(config) -> None:
 
 
 def fail(message: str) -> None:
-    print(f"agent: error: {message}", file=sys.stderr)
+    from agent_cli.terminal_text import terminal_safe
+
+    print(f"agent: error: {terminal_safe(message)}", file=sys.stderr)
     raise SystemExit(USAGE_ERROR)

@@ -111,7 +111,9 @@ def run_exec(args: argparse.Namespace) -> int:
     if args.output_last_message:
         Path(args.output_last_message).write_text(last_message or "", encoding="utf-8")
     if not args.json and last_message:
-        print(last_message, flush=True)
+        from agent_cli.terminal_text import terminal_safe
+
+        print(terminal_safe(last_message), flush=True)  # raw text: --json or -o FILE
     return status
 
 
@@ -182,7 +184,10 @@ def stop_on_ctrl_c(session) -> asyncio.Event:
     def on_sigint() -> None:
         interrupted.set()
         session.interrupt()
-        loop.remove_signal_handler(signal.SIGINT)  # a second Ctrl+C stops at once
+        loop.remove_signal_handler(signal.SIGINT)
+        # A second Ctrl+C ends the process at once, by the kernel: Python's own handler would only
+        # raise KeyboardInterrupt, and shutting down then waits for a tool still busy in a thread.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
 
     with contextlib.suppress(NotImplementedError, RuntimeError):  # no signal handlers on this loop
         loop.add_signal_handler(signal.SIGINT, on_sigint)

@@ -7,6 +7,7 @@ from typing import IO
 from agent_cli import events as ev
 from agent_cli.display import command_output, command_preview
 from agent_cli.mcp.names import display_call
+from agent_cli.terminal_text import terminal_safe
 
 STYLES = {"dim": "2", "bold": "1", "red": "31", "green": "32", "yellow": "33", "cyan": "36", "magenta": "35"}
 PREVIEW_LINES = 6
@@ -23,19 +24,21 @@ class TextRenderer:
         self._just_begun: str | None = None  # the call whose header is the last line printed
         self._running: dict[str, str] = {}  # calls begun and not ended, with the prefix of their session
 
-    def style(self, text: str, name: str) -> str:
-        return f"\x1b[{STYLES[name]}m{text}\x1b[0m" if self.color else text
+    def style(self, text: str, name: str | None) -> str:
+        return f"\x1b[{STYLES[name]}m{text}\x1b[0m" if self.color and name else text
 
-    def line(self, text: str = "") -> None:
+    def line(self, text: str = "", style: str | None = None) -> None:
+        """Write a line of text made terminal-safe (a model's or a command's escape sequences
+        never reach the terminal), then coloured with ``style`` when colour is on."""
         self._just_begun = None
         if self._prefix:
             text = "\n".join(self._prefix + part for part in text.split("\n"))
-        self.out.write(text + "\n")
+        self.out.write(self.style(terminal_safe(text), style) + "\n")
         self.out.flush()
 
     def session_started(self, session) -> None:
         config = session.config
-        self.line(self.style(f"agent · {session.model} via {config.provider.id} · {config.cwd} · mode {session.mode}", "dim"))
+        self.line(f"agent · {session.model} via {config.provider.id} · {config.cwd} · mode {session.mode}", "dim")
 
     def finished(self) -> None:
         pass
@@ -43,68 +46,68 @@ class TextRenderer:
     def render(self, event: ev.Event) -> None:
         match event:
             case ev.UserMessage(text=text, typed=typed, images=images):
-                self.line(self.style("user", "cyan"))
+                self.line("user", "cyan")
                 self.line(text if typed is None else typed)
                 if images:
-                    self.line(self.style(f"(with image{'s' if len(images) > 1 else ''}: {', '.join(images)})", "dim"))
+                    self.line(f"(with image{'s' if len(images) > 1 else ''}: {', '.join(images)})", "dim")
                 if typed is not None:  # @files, !`cmd` output or a command's prompt were sent too
-                    self.line(self.style(f"(sent as {len(text):,} characters after expansion)", "dim"))
+                    self.line(f"(sent as {len(text):,} characters after expansion)", "dim")
             case ev.ReasoningDone(text=text):
-                self.line(self.style("thinking", "magenta"))
-                self.line(self.style(text, "dim"))
+                self.line("thinking", "magenta")
+                self.line(text, "dim")
             case ev.AgentMessage(text=text):
-                self.line(self.style("agent", "magenta"))
+                self.line("agent", "magenta")
                 self.line(text)
             case ev.ToolCallBegin(call_id=call_id, name=name, arguments=args):
-                self.line(self.style(f"▶ {describe_call(name, args)}", "bold"))
+                self.line(f"▶ {describe_call(name, args)}", "bold")
                 self._just_begun = call_id
                 self._running[call_id] = self._prefix
             case ev.ToolCallEnd():
                 self._tool_end(event)
             case ev.PlanUpdated(plan=plan):
                 marks = {"completed": "[x]", "in_progress": "[~]", "pending": "[ ]"}
-                self.line(self.style("plan", "cyan"))
+                self.line("plan", "cyan")
                 for step in plan:
                     self.line(f"  {marks[step.status]} {step.step}")
             case ev.Retry(attempt=attempt, max_attempts=most, delay=delay, reason=reason):
-                self.line(self.style(f"retrying ({attempt}/{most}) in {delay:.1f}s: {reason}", "yellow"))
+                self.line(f"retrying ({attempt}/{most}) in {delay:.1f}s: {reason}", "yellow")
             case ev.ModelWaiting(seconds=seconds) if round(seconds) % WAITING_EVERY_S == 0:
-                self.line(self.style(f"waiting for the model… {seconds:.0f} s", "dim"))
+                self.line(f"waiting for the model… {seconds:.0f} s", "dim")
             case ev.Warning(message=message):
-                self.line(self.style(f"warning: {message}", "yellow"))
+                self.line(f"warning: {message}", "yellow")
             case ev.Error(message=message):
-                self.line(self.style(f"error: {message}", "red"))
+                self.line(f"error: {message}", "red")
             case ev.WebSearch(query=query, sources=sources):
-                self.line(self.style(f"🔎 web search: {query}" + (f" ({len(sources)} results)" if sources else ""), "bold"))
+                self.line(f"🔎 web search: {query}" + (f" ({len(sources)} results)" if sources else ""), "bold")
             case ev.WebCitations(sources=sources):
-                self.line(self.style("sources: " + ", ".join(source.url for source in sources), "dim"))
+                self.line("sources: " + ", ".join(source.url for source in sources), "dim")
             case ev.Notice(text=text, title=title):
                 if title:
-                    self.line(self.style(title, "cyan"))
+                    self.line(title, "cyan")
                 self.line(text)
             case ev.CompactionStarted(trigger=trigger):
-                self.line(self.style(f"compacting the conversation ({trigger})…", "yellow"))
+                self.line(f"compacting the conversation ({trigger})…", "yellow")
             case ev.CompactionFinished():
-                self.line(self.style(describe_compaction(event), "yellow"))
+                self.line(describe_compaction(event), "yellow")
             case ev.TokenCount():
                 text = f"tokens: {event.context_used:,} used of {event.context_window:,} ({event.percent_left}% context left)"
                 if text != self._last_tokens:  # a subagent's responses change the totals, not this context
                     self._last_tokens = text
-                    self.line(self.style(text, "dim"))
+                    self.line(text, "dim")
             case ev.TurnAborted(reason=reason):
-                self.line(self.style(f"turn aborted: {reason}", "red"))
+                self.line(f"turn aborted: {reason}", "red")
             case ev.TurnFailed(message=message, reason=str()):  # a limit; model errors came as Error
-                self.line(self.style(message, "red"))
+                self.line(message, "red")
             case ev.InputRejected(message=message):
-                self.line(self.style(f"error: {message}", "red"))
+                self.line(f"error: {message}", "red")
             case ev.SubagentEvent(agent=agent, event=inner):
                 self._subagent_event(agent, inner)
             case ev.SubagentFinished(agent=agent, status=status, usage=usage):
-                self.line(self.style(f"[{agent}] {status} ({usage.total_tokens:,} tokens)", "dim"))
+                self.line(f"[{agent}] {status} ({usage.total_tokens:,} tokens)", "dim")
             case ev.ContextUsage():
                 from agent_cli.commands.context_usage import format_context_table
 
-                self.line(self.style("context", "cyan"))
+                self.line("context", "cyan")
                 self.line(format_context_table(event))
 
     def _subagent_event(self, agent: str, event: ev.Event) -> None:
@@ -129,13 +132,13 @@ class TextRenderer:
         status = f"  {status} in {event.duration:.1f}s"
         if named:
             status += f" · {describe_call(event.name, event.arguments)}"
-        self.line(self.style(status, color))
+        self.line(status, color)
         for change in event.changes:
             self.line(f"  {change.kind} {change.path}" + (f" → {change.move_to}" if change.move_to else ""))
         lines = command_output(event.output).splitlines()  # the status line above says the rest
         shown = lines if len(lines) <= PREVIEW_LINES else lines[: PREVIEW_LINES // 2] + ["…"] + lines[-PREVIEW_LINES // 2 :]
         for text in shown:
-            self.line(self.style(f"  │ {text[:200]}", "dim"))
+            self.line(f"  │ {text[:200]}", "dim")
 
 
 def describe_call(name: str, args: dict) -> str:

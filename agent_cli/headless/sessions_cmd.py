@@ -15,6 +15,7 @@ from typing import TextIO
 
 from agent_cli.headless.common import add_session_options, check_api_key_or_exit, fail, load_config_or_exit
 from agent_cli.display import human_size, short_path
+from agent_cli.terminal_text import terminal_safe
 
 PICKER_SIZE = 20
 
@@ -41,7 +42,11 @@ def build_resume_parser() -> argparse.ArgumentParser:
 
 
 def build_sessions_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="agent sessions", description="List saved sessions, most recent first.")
+    parser = argparse.ArgumentParser(
+        prog="agent sessions",
+        description="List saved sessions, most recent first. `agent sessions repair --last | ID | FILE` keeps "
+                    "the lines of a damaged session file that parse, so it can be resumed.",
+    )
     parser.add_argument("-n", "--limit", type=int, default=30, help="how many to show (default 30; 0 = all)")
     parser.add_argument("--here", action="store_true", help="only sessions started in this directory")
     parser.add_argument("-C", "--cd", metavar="DIR", help="as if started in DIR")
@@ -150,6 +155,8 @@ def run_sessions(argv: list[str], out: TextIO | None = None) -> int:
     from agent_cli.session.catalog import list_sessions
 
     out = out or sys.stdout
+    if argv[:1] == ["repair"]:
+        return run_repair(argv[1:], out)
     args = build_sessions_parser().parse_args(argv)
     cwd = working_dir(args) if args.here else None
     sessions = list_sessions(agent_home(), cwd=cwd, limit=args.limit or None)
@@ -161,6 +168,52 @@ def run_sessions(argv: list[str], out: TextIO | None = None) -> int:
     for summary in sessions:
         out.write(format_row(summary, width) + "\n")
     out.write("\nResume one with `agent resume ID` or `agent exec resume ID \"PROMPT\"`.\n")
+    return 0
+
+
+def build_repair_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agent sessions repair",
+        description="Keep the lines of a damaged session file that parse, so it can be resumed; "
+                    "the original stays beside it (NAME.jsonl.corrupt-TIME).",
+    )
+    parser.add_argument("--last", action="store_true", help="the most recent session (of this directory, if any)")
+    parser.add_argument("session", nargs="?", metavar="ID|FILE", help="a session id, a prefix of it, or its file")
+    return parser
+
+
+def run_repair(argv: list[str], out: TextIO) -> int:
+    """`agent sessions repair [--last | ID | FILE]`."""
+    from agent_cli.display import home_relative
+    from agent_cli.session.repair import repair_session_file
+    from agent_cli.session.rollout import RolloutError
+
+    args = build_repair_parser().parse_args(argv)
+    if not args.last and not args.session:
+        fail("name the session to repair: an id, a session file, or --last")
+    if args.last:
+        from agent_cli.paths import agent_home
+        from agent_cli.session.catalog import latest_session
+
+        found = latest_session(agent_home(), working_dir(args))
+        if found is None:
+            fail("there is no saved session to repair")
+        path = found[0]
+    else:
+        path = resolve_session_file(args, args.session, picker=False, out=sys.stderr)
+    try:
+        repair = repair_session_file(path)
+    except RolloutError as exc:
+        fail(str(exc))
+    if repair.backup is None:
+        out.write(f"{home_relative(path)}: every line parses; nothing to repair\n")
+        return 0
+    numbers = ", ".join(map(str, repair.dropped[:20])) + (" …" if len(repair.dropped) > 20 else "")
+    out.write(
+        f"{home_relative(path)}: left out {len(repair.dropped)} line(s) that do not parse (line {numbers}); "
+        f"kept {repair.kept}. The original is {home_relative(repair.backup)}.\n"
+        f"Resume it with `agent resume {path.stem}` or `agent exec resume {path.stem} \"PROMPT\"`.\n"
+    )
     return 0
 
 
@@ -206,4 +259,4 @@ def format_row(summary, width: int = 120) -> str:
     room = max(20, width - len(head))
     if len(prompt) > room:
         prompt = prompt[: room - 1] + "…"
-    return head + prompt
+    return terminal_safe(head + prompt)  # a prompt may hold escape sequences (`agent exec "$(cat x)"`)

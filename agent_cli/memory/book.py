@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, TypeVar
 from agent_cli.context.project_doc import find_git_root
 from agent_cli.memory.model import SCOPES, SOURCES, Memory, MemoryError, check_scope, parse_ref
 from agent_cli.memory.ranking import DEFAULT_MIN_SCORE, Scored, rank, select
+from agent_cli.paths import open_private
 
 if TYPE_CHECKING:  # the stores (sqlite3, the stemmer) load when the first one opens
     from agent_cli.memory.store import MemoryStore
@@ -154,7 +155,7 @@ class MemoryBook:
 
     def forget(self, ref: str) -> Memory:
         scope, number = parse_ref(ref)
-        memory = self._call(scope, lambda store: store.forget(number))
+        memory = self._read(scope, lambda store: store.forget(number), None)
         if memory is None:
             raise MemoryError(f"no memory {ref} (listing the memories shows their ids)")
         self._session_changed(scope)
@@ -168,25 +169,31 @@ class MemoryBook:
 
     # --- reading --------------------------------------------------------------------------
 
+    def _read(self, scope: str, action: Callable[[MemoryStore], T], nothing: T) -> T:
+        """A read of a scope that has no database yet gives ``nothing`` and creates no file
+        (``agent memory list`` in a new project leaves no trace)."""
+        return self._call(scope, action) if self._may_hold(scope) else nothing
+
     def get(self, ref: str) -> Memory:
         scope, number = parse_ref(ref)
-        memory = self._call(scope, lambda store: store.get(number))
+        memory = self._read(scope, lambda store: store.get(number), None)
         if memory is None:
             raise MemoryError(f"no memory {ref} (listing the memories shows their ids)")
         return memory
 
     def newest(self, scopes: Iterable[str] = SCOPES, limit: int | None = None) -> dict[str, list[Memory]]:
-        return {scope: self._call(scope, lambda store: store.newest(limit)) for scope in scopes}
+        return {scope: self._read(scope, lambda store: store.newest(limit), []) for scope in scopes}
 
     def counts(self) -> dict[str, int]:
-        return {scope: self._call(scope, lambda store: store.count()) for scope in SCOPES}
+        return {scope: self._read(scope, lambda store: store.count(), 0) for scope in SCOPES}
 
     def search(self, query: str, scopes: Iterable[str] = SCOPES, limit: int = 10) -> list[Scored]:
         """Memories sharing words with ``query``, ranked, without a minimum score."""
         from agent_cli.memory.terms import query_words
 
         words, stems = query_words(query)
-        candidates = [m for scope in scopes for m in self._call(scope, lambda s: s.search(words, max(limit, CANDIDATES_PER_SCOPE)))]
+        found = max(limit, CANDIDATES_PER_SCOPE)
+        candidates = [m for scope in scopes for m in self._read(scope, lambda s: s.search(words, found), [])]
         return [scored for scored in rank(stems, candidates) if scored.similarity > 0][:limit]
 
     def recall(
@@ -244,7 +251,8 @@ class MemoryBook:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             partial = path.with_name(path.name + ".partial")
-            partial.write_text(json.dumps(records, ensure_ascii=False, indent=1), encoding="utf-8")
+            with open_private(partial, "w") as out:  # owner-only, as the session file beside it
+                out.write(json.dumps(records, ensure_ascii=False, indent=1))
             os.replace(partial, path)
         except OSError as exc:
             self._warnings.append(f"could not save this session's memories to {path}: {exc.strerror}")

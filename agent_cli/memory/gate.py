@@ -3,7 +3,9 @@
 Secret-looking names are the shell's own list (``tools/shell_env.SECRET_PATTERNS``: ``*_KEY``,
 ``*_TOKEN``, ``*PASSWORD*``...), applied to ``name = value`` / ``name: value`` / ``name is value``
 in the text. Values that are secrets whatever they are called (private key blocks, provider key
-prefixes, long random-looking strings) are refused as well.
+prefixes, long random-looking strings, credentials in URLs) are refused as well, and so is prose
+that gives a password, passphrase or login ("the prod login is admin / Sup3rS3cret!", a quoted
+passphrase).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import re
 
 from agent_cli.memory.model import MemoryError
-from agent_cli.tools.shell_env import is_secret_name
+from agent_cli.tools.shell_env import has_url_credentials, is_secret_name
 
 MAX_CHARS = 1_000
 # "api key: abc123", "DB_PASSWORD=hunter2", "the deploy token is 9f8e...": a name of up to three
@@ -26,6 +28,14 @@ _SECRET_VALUES = (
     ("an AWS access key", re.compile(r"\bA(?:KIA|SIA)[0-9A-Z]{16}\b")),
     ("a JSON web token", re.compile(r"\beyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]+")),
 )
+# "the prod login is admin / Sup3rS3cret!", "ssh passphrase: 'blue horse battery'": a word for a
+# password, a few more words, then an assignment and what follows it on the line.
+_SECRET_WORD = re.compile(
+    r"\b(?:pass(?:word|phrase|wd|code)?|pwd|pin|login|credentials?|secret)s?\b[^.\n:=]{0,40}?"
+    r"(?:\bis\b|\bare\b|\bwas\b|[:=])\s*(?P<rest>[^\n]{1,120})",
+    re.IGNORECASE,
+)
+_QUOTED = re.compile(r"^[\"'“‘](?P<quoted>[^\"'”’\n]{4,})[\"'”’]")
 _RANDOM = re.compile(r"[A-Za-z0-9+/_=-]{32,}")
 
 
@@ -46,6 +56,12 @@ def secret_in(text: str) -> str | None:
     for kind, pattern in _SECRET_VALUES:
         if pattern.search(text):
             return kind
+    if has_url_credentials(text):
+        return "a credential in a URL"
+    for match in _SECRET_WORD.finditer(text):
+        rest = match["rest"].strip()
+        if _QUOTED.match(rest) or any(_value_like(word) for word in re.split(r"[\s/,;]+", rest)[:2]):
+            return "a password or login"
     for match in _ASSIGNMENT.finditer(text):
         words = re.split(r"[ \t-]+", match["name"])
         # the name's last one, two or three words joined, also as a suffix ("the deploy token" ->

@@ -42,6 +42,14 @@ class Memory:
         }
 
 
+def as_model_text(text: str) -> str:
+    """A memory's text as the model reads it back: ``&``, ``<`` and ``>`` escaped, so a saved
+    text cannot close ``<memories>`` or open markup of ours (``<environment_context>``, a user
+    message) in another session, and continuation lines indented inside their entry."""
+    escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return escaped.replace("\n", "\n  ")
+
+
 def format_ref(scope: str, number: int) -> str:
     return f"{PREFIX[scope]}{number}"
 

@@ -10,6 +10,7 @@ search can leave out words too common to be worth ranking (``terms.match_express
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -65,6 +66,22 @@ def is_corruption(exc: sqlite3.Error) -> bool:
     return getattr(exc, "sqlite_errorcode", None) in _CORRUPT_CODES
 
 
+def make_private(path: Path) -> None:
+    """The database file owner-only (0600) and its folders up to ``memory/`` 0700, created so or
+    tightened when an older version left them open: memories are about the user and their work.
+    SQLite gives its ``-wal`` and ``-shm`` files the database file's mode."""
+    folders = [path.parent] if path.parent.name != "projects" else [path.parent.parent, path.parent]
+    for folder in folders:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if folder.stat().st_mode & 0o077:
+            folder.chmod(0o700)
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    for suffix in ("", "-wal", "-shm"):
+        file = Path(str(path) + suffix)
+        if file.exists() and file.stat().st_mode & 0o077:
+            file.chmod(0o600)
+
+
 class MemoryStore:
     """The memories of one scope. ``path`` None keeps them in memory (the session scope)."""
 
@@ -85,7 +102,7 @@ class MemoryStore:
 
     def _connect(self) -> sqlite3.Connection:
         if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_private(self.path)
         target = str(self.path) if self.path is not None else ":memory:"
         db = sqlite3.connect(target, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
         try:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agent_cli.memory.model import SCOPES, MemoryError
+from agent_cli.memory.model import SCOPES, MemoryError, as_model_text
 from agent_cli.models.base import ToolSpec
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
+from agent_cli.tools.common import int_arg
 
 if TYPE_CHECKING:
     from agent_cli.memory.book import MemoryBook
@@ -71,7 +72,7 @@ class MemorySaveTool(Tool):
         except MemoryError as exc:
             raise ToolError(str(exc)) from None
         verb = "Updated the similar memory" if saved.updated else "Saved"
-        return ToolResult(f"{verb} {saved.memory.ref} ({saved.memory.scope}): {saved.memory.text}")
+        return ToolResult(f"{verb} {saved.memory.ref} ({saved.memory.scope}): {as_model_text(saved.memory.text)}")
 
 
 class MemorySearchTool(Tool):
@@ -80,11 +81,9 @@ class MemorySearchTool(Tool):
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         book = _book(ctx)
-        limit = args.get("limit", SEARCH_LIMIT)
-        if limit < 1:
-            raise ToolError("limit must be at least 1")
+        limit = int_arg(args, "limit", SEARCH_LIMIT)
         scopes = [args["scope"]] if args.get("scope") else list(SCOPES)
-        found = book.search(args["query"], scopes, limit=min(limit, 50))
+        found = book.search(args["query"], scopes, limit=min(limit, 50))  # more would not help
         if not found:
             return ToolResult("No memories match.")
-        return ToolResult("\n".join(f"[{item.memory.ref}] {item.memory.text}" for item in found))
+        return ToolResult("\n".join(f"[{item.memory.ref}] {as_model_text(item.memory.text)}" for item in found))

@@ -35,7 +35,7 @@ _ADAPTIVE_EFFORTS = {"minimal": "low", "low": "low", "medium": "medium", "high":
 def _tool_input(arguments: str) -> dict[str, Any]:
     try:
         value = json.loads(arguments) if arguments.strip() else {}
-    except ValueError:
+    except (ValueError, RecursionError):  # too deep to parse: the call already got an error output
         value = None
     # The API insists on an object; a model's malformed arguments already got an error output.
     return value if isinstance(value, dict) else {}

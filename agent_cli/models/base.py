@@ -8,6 +8,8 @@ from typing import Any, Protocol
 
 from agent_cli.items import Item
 
+MAX_PLAUSIBLE_TOKENS = 100_000_000  # a usage figure above this is a server's error
+
 
 @dataclass(frozen=True, slots=True)
 class Usage:
@@ -32,6 +34,21 @@ class Usage:
     @property
     def total_tokens(self) -> int:
         return self.input_tokens + self.output_tokens
+
+    def problem(self) -> str | None:
+        """Why these figures cannot be true (negative, not whole numbers, absurdly large), or None.
+        A server's bad report must not steer the context accounting (or stop a compaction)."""
+        for name in ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                return f"{name} is {value!r}, not a whole number"
+            if value < 0:
+                return f"{name} is negative ({value:,})"
+            if value > MAX_PLAUSIBLE_TOKENS:
+                return f"{name} is {value:,}, more than any model's window"
+        if self.cached_input_tokens > self.input_tokens:
+            return f"cached_input_tokens ({self.cached_input_tokens:,}) is more than input_tokens ({self.input_tokens:,})"
+        return None
 
 
 @dataclass(frozen=True, slots=True)

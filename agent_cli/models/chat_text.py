@@ -196,7 +196,7 @@ def _call_from(value: Any) -> TextCall | None:
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments) if arguments.strip() else {}
-        except ValueError:
+        except (ValueError, RecursionError):
             return TextCall(name, arguments)  # the tool reports the malformed JSON to the model
     return TextCall(name, json.dumps(arguments, ensure_ascii=False))
 

@@ -103,6 +103,14 @@ def error_for_status(
 ) -> ModelError:
     """The error for an HTTP error response."""
     text = one_line(message or f"HTTP {status}")
+    if 300 <= status < 400:  # redirects are not followed: the key would go wherever they point
+        location = _header(headers, "location")
+        target = f" to {one_line(location)}" if location else " (no Location given)"
+        return ModelError(
+            f"provider {ctx.provider} at {ctx.base_url} answered with a redirect (HTTP {status}){target}; "
+            "the agent does not follow redirects (the API key would be sent there too): set the base URL "
+            "to the address the server should be reached at"
+        )
     if status in (401, 403):
         where = ctx.env_key or "the API key"
         return ModelError(
@@ -121,6 +129,17 @@ def error_for_status(
     if should_retry != "false" and (transient or should_retry == "true"):
         return TransientError(f"HTTP {status}: {text}", retry_after=retry_after_seconds(headers))
     return ModelError(f"provider {ctx.provider} rejected the request (HTTP {status}): {text}")
+
+
+def _header(headers: Any, name: str) -> str | None:
+    """A response header by name, whatever the case (a dict or the HTTP library's headers)."""
+    if not headers:
+        return None
+    try:
+        value = headers.get(name) or headers.get(name.title())
+    except AttributeError:
+        return None
+    return str(value) if value else None
 
 
 def error_for_stream_failure(

@@ -69,7 +69,7 @@ class EventStreamClient:
         body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
         headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
         async with client.stream("POST", self.base_url + path, content=body, headers=headers) as response:
-            if response.status_code >= 400:
+            if response.status_code >= 300:  # redirects too: not followed, named (error_mapping)
                 raise await _status_error(response)
             content_type = response.headers.get("content-type", "")
             if "text/event-stream" not in content_type:

@@ -104,12 +104,15 @@ class Approvals:
         self.approved_dirs: list[Path] = []  # outside the sandbox, approved for patches
         self._unsandboxed_calls: set[str] = set()
         self.is_read_only_tool: Callable[[str], bool] = lambda name: False  # the session's registry
+        self.memory_user_writes = "ask"  # the model's memory_save to the user scope (every project)
 
     @classmethod
     def from_config(cls, config: Config, interactive: bool) -> Approvals:
         sandbox = SandboxPolicy.create(config.sandbox_mode, config.cwd, config.writable_roots, config.network_access)
         env = env_scrubber(config)(os.environ)
-        return cls(config.approval_policy, interactive, sandbox, env, config.cwd)
+        approvals = cls(config.approval_policy, interactive, sandbox, env, config.cwd)
+        approvals.memory_user_writes = config.memory_user_writes
+        return approvals
 
     # --- the sandbox as it applies here --------------------------------------------------
 
@@ -149,9 +152,27 @@ class Approvals:
             return self._assess_patch(args)
         if tool.startswith(MCP_PREFIX):
             return self._assess_mcp(tool)
+        if tool == "memory_save" and args.get("scope") == "user":
+            return self._assess_user_memory()
         if tool == "web_fetch":
             return self._assess_web_fetch(args)
         return Need()
+
+    def _assess_user_memory(self) -> Need:
+        """A user-scope memory is recalled in every project: text one repository's content led the
+        model to write would reach the others. The user decides (``memory_user_writes``)."""
+        if self.memory_user_writes == "allow" or "memory_save:user" in self.session_approved:
+            return Need()
+        refusal = (
+            "memory_save was not run: saving to the user scope (every project) needs the user's approval"
+        )
+        if self.memory_user_writes == "deny" or (self.policy == "never" and self.interactive):
+            return Need(denial=f"{refusal}, and `memory_user_writes` / the approval policy does not allow it. "
+                               "Save it to the project scope instead, or ask the user to add it with /memory add.")
+        if not self.interactive:
+            return Need(denial=f"{refusal}; this session cannot ask (set `memory_user_writes = \"allow\"` to let it). "
+                               "Save it to the project scope instead.")
+        return Need(ask=True, key="memory_save:user", reason="Save a memory for every project (user scope)")
 
     def _assess_web_fetch(self, args: dict[str, Any]) -> Need:
         """Without network in the sandbox, the user may approve a domain (once or for the session)."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -113,7 +113,8 @@ async def run_hooks(session: Session, event: str, emit: Emit, **fields: Any) -> 
     if session.subagent is not None:  # a hook can tell a subagent's calls from the session's own
         common["agent"] = session.subagent.name
     runs = await asyncio.gather(
-        *(execute(spec, json.dumps({**common, **own}).encode("utf-8"), cwd) for spec, own in calls)
+        *(execute(spec, json.dumps({**common, **own}).encode("utf-8"), cwd, session.approvals.env)
+          for spec, own in calls)
     )
     outcome = HookOutcome(runs=list(runs))
     for run in runs:
@@ -121,9 +122,13 @@ async def run_hooks(session: Session, event: str, emit: Emit, **fields: Any) -> 
     return outcome
 
 
-async def execute(spec: HookSpec, stdin: bytes, cwd: Path) -> HookRun:
-    """Run one hook command; kill its whole process group at the timeout or on cancellation."""
-    env = {**os.environ, "AGENT_PROJECT_DIR": str(cwd), "AGENT_HOOK_EVENT": spec.event, **dict(spec.env)}
+async def execute(spec: HookSpec, stdin: bytes, cwd: Path, base_env: Mapping[str, str] | None = None) -> HookRun:
+    """Run one hook command; kill its whole process group at the timeout or on cancellation.
+
+    ``base_env`` is the session's scrubbed environment (``[shell_environment_policy]``), the one
+    commands and MCP servers get: a hook sees no provider key or token it was not given."""
+    base = os.environ if base_env is None else base_env
+    env = {**base, "AGENT_PROJECT_DIR": str(cwd), "AGENT_HOOK_EVENT": spec.event, **dict(spec.env)}
     try:
         proc = await asyncio.create_subprocess_shell(
             spec.command,

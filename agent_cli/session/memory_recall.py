@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from agent_cli import events as ev
 from agent_cli.context.fragments import MEMORIES, is_real_user_message
 from agent_cli.items import Item, Message, user
+from agent_cli.memory.model import as_model_text
 
 if TYPE_CHECKING:
     from agent_cli.memory.book import MemoryBook
@@ -27,8 +28,7 @@ _REF = re.compile(r"^- \[([spu]\d+)\]", re.MULTILINE)
 def render_fragment(recalled: Sequence[Scored]) -> str:
     lines = []
     for item in recalled:
-        text = item.memory.text.replace("\n", "\n  ")  # continuation lines stay inside the entry
-        lines.append(f"- [{item.memory.ref}] {text}")
+        lines.append(f"- [{item.memory.ref}] {as_model_text(item.memory.text)}")
     return MEMORIES.wrap("\n".join(lines))
 
 

@@ -172,13 +172,16 @@ def load_session_file(path: Path) -> LoadedSession:
                 raise RolloutError(f"{path}: the session file is empty (its header was cut short)") from None
             if header is None:
                 raise RolloutError(f"{path}: not an agent session file (line 1 is not JSON)") from None
-            raise RolloutError(f"{path}: line {number} is corrupt (not valid JSON); the file cannot be resumed") from None
+            raise RolloutError(f"{path}: line {number} is corrupt (not valid JSON). {repair_hint(path)}") from None
         if header is None:
             header = SessionHeader.from_dict(record, str(path))
         elif isinstance(record, dict) and record.get("type") == LEARNED_TYPE:
             learned.append(record)
         else:
-            note = apply_record(history, record, f"{path}: line {number}")
+            try:
+                note = apply_record(history, record, f"{path}: line {number}")
+            except RolloutError as exc:
+                raise RolloutError(f"{exc}. {repair_hint(path)}") from None
             if note:
                 warnings.append(note)
             if record.get("type") == "compaction":
@@ -190,6 +193,10 @@ def load_session_file(path: Path) -> LoadedSession:
     needs_newline = good_length > 0 and not data[:good_length].endswith(b"\n")
     return LoadedSession(path, header, tuple(history.items), tuple(warnings), good_length, needs_newline, compactions,
                          tuple(learned))
+
+
+def repair_hint(path: Path) -> str:
+    return f"`agent sessions repair {path}` keeps the lines that parse (and the original beside it)"
 
 
 def apply_record(history: History, record: Any, where: str) -> str | None:

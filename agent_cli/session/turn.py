@@ -122,9 +122,11 @@ async def sample(session: Session, emit: Emit, forced_tool: ToolSpec | None = No
                     emit(ev.AgentMessage(item.text))
                 elif isinstance(item, Reasoning) and item.text:
                     emit(ev.ReasoningDone(item.text))
-            session.record_usage(event.usage)
-            session.limits.count(event.usage)
-            await session.window.after_response(session, event.usage, emit)
+            usage = session.window.checked_usage(event.usage, emit)  # figures that cannot be true: None
+            session.record_usage(usage)
+            if usage is not None:
+                session.limits.count(usage)
+            await session.window.after_response(session, usage, emit)
             emit(session.token_count_event())
     return output
 

@@ -48,6 +48,7 @@ class ContextWindow:
         self._discovery: asyncio.Task[DiscoveredWindow | None] | None = None
         self._discovery_done = False
         self._truncation_warned = False
+        self._usage_warned = False  # a usage report that cannot be true was ignored (warned once)
         self.sent_tokens = 0  # our own count of the request in flight
         self.sent_items = 0  # the history's length when it was sent
         self.sent_exactly = False  # counted with the tokenizer, not the estimate
@@ -94,10 +95,23 @@ class ContextWindow:
         elif found is not None:
             self.source = found.source
 
+    def checked_usage(self, usage: Usage | None, emit: Emit) -> Usage | None:
+        """The server's usage report, or None when its figures cannot be true (warned once per
+        session): the context is then estimated, so a bad report never hides how full it is."""
+        if usage is None or (problem := usage.problem()) is None:
+            return usage
+        if not self._usage_warned:
+            self._usage_warned = True
+            emit(ev.Warning(f"ignored the server's token usage report: {problem}; the context size is estimated instead"))
+        return None
+
     async def after_response(self, session: Session, usage: Usage | None, emit: Emit) -> None:
         """Check a usage report against what was sent: calibrate, or detect a silent cut."""
         await self.settle_discovery(session, emit)
-        if usage is None or usage.input_tokens <= 0 or self.sent_tokens <= 0:
+        if usage is None or self.sent_tokens <= 0:
+            return
+        if usage.input_tokens <= 0:  # no count (some local servers send zeros): estimate the context
+            session.distrust_last_usage()
             return
         counter = session.tokens
         reported = usage.input_tokens
@@ -116,7 +130,9 @@ class ContextWindow:
                     emit(ev.Warning(TRUNCATION_WARNING.format(
                         reported=reported, sent=expected, window=session.config.context_window)))
                 self.set(session, reported, "server usage report (the prompt was cut)")
-                session.distrust_last_usage()  # it counted what the server kept, not what we send
+            # Either way it counted less than we send: the context is estimated, so a report far
+            # too small never keeps a compaction from starting.
+            session.distrust_last_usage()
             return  # a cut prompt says nothing about the tokenizer
         counter.observe(reported, self.sent_tokens)
         session.learned.calibration_changed(session.model, counter.calibration)

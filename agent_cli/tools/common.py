@@ -30,13 +30,27 @@ def relative_arg(ctx: ToolContext, path: Path) -> str | None:
     return None if shown == "." else shown
 
 
-def int_arg(args: dict[str, Any], name: str, default: int, *, minimum: int = 1) -> int:
+def int_arg(
+    args: dict[str, Any], name: str, default: int, *, minimum: int = 1, maximum: int | None = None,
+    notes: list[str] | None = None,
+) -> int:
+    """An integer argument. Above ``maximum`` it is clamped (a model asking for depth 10^15 gets
+    the maximum, not ten minutes of CPU) and ``notes`` gets a line saying so for the output."""
     value = args.get(name)
     if value is None:
         return default
     if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-        raise ToolError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        raise ToolError(f"{name} must be an integer >= {minimum}, got {_short(value)}")
+    if maximum is not None and value > maximum:
+        if notes is not None:
+            notes.append(f"[{name} {_short(value)} is more than the maximum; used {maximum:,}]")
+        return maximum
     return value
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def str_arg(args: dict[str, Any], name: str) -> str:

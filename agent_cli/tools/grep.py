@@ -20,11 +20,13 @@ from typing import Any
 
 from agent_cli.context.truncate import truncate_text
 from agent_cli.models.base import ToolSpec
+from agent_cli.tools.daemon_thread import in_thread
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.common import display_path, int_arg, output_policy, relative_arg, str_arg
 from agent_cli.tools.ignore import IgnoreRules, walk_files
 
 DEFAULT_LIMIT = 100
+MAX_LIMIT = 10_000  # larger asks are clamped (and the output says so)
 LINE_WIDTH = 300  # characters of a matching line shown
 RG_MAX_COLUMNS = 2000  # rg stops printing longer lines in full; we cut at LINE_WIDTH anyway
 
@@ -92,7 +94,7 @@ async def search(
         raise ToolError("ripgrep (rg) is not installed")
     if rg is not None:
         return await _search_rg(rg, ctx, pattern, target, include, limit)
-    return await asyncio.to_thread(_search_python, ctx, pattern, target, include, limit)
+    return await in_thread(_search_python, ctx, pattern, target, include, limit)
 
 
 # --- ripgrep ------------------------------------------------------------------------------------
@@ -246,6 +248,8 @@ class GrepTool(Tool):
             raise ToolError("pattern must be a non-empty string")
         path = str_arg(args, "path") if "path" in args else "."
         include = args.get("include") or None
-        limit = int_arg(args, "limit", DEFAULT_LIMIT)
+        notes: list[str] = []
+        limit = int_arg(args, "limit", DEFAULT_LIMIT, maximum=MAX_LIMIT, notes=notes)
         result = await search(ctx, pattern, path, include, limit)
-        return ToolResult(truncate_text(format_result(result, limit), output_policy(ctx)))
+        text = "\n".join([format_result(result, limit), *notes])
+        return ToolResult(truncate_text(text, output_policy(ctx)))

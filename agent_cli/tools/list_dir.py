@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agent_cli.context.truncate import truncate_text
 from agent_cli.models.base import ToolSpec
+from agent_cli.tools.daemon_thread import in_thread
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.common import int_arg, output_policy, str_arg
 from agent_cli.tools.ignore import IgnoreRules, sorted_entries
 
 DEFAULT_DEPTH = 2
 DEFAULT_LIMIT = 200
+MAX_DEPTH = 50  # deeper asks are clamped (and the output says so)
+MAX_LIMIT = 10_000
 MAX_COUNTED = 100_000  # stop counting omitted entries past this many
 
 SPEC = ToolSpec(
@@ -64,6 +66,8 @@ def build_tree(root: Path, depth: int, limit: int) -> tuple[_Node, int]:
     level: list[tuple[Path, _Node]] = [(root, tree)]
     shown = omitted = 0
     for _ in range(depth):
+        if not level:  # nothing deeper: a depth beyond the tree costs nothing
+            break
         next_level: list[tuple[Path, _Node]] = []
         for directory, node in level:
             entries = [(_kind(entry), entry) for entry in sorted_entries(directory)]
@@ -111,13 +115,16 @@ class ListDirTool(Tool):
             raise ToolError(f"directory not found: {raw}")
         if not root.is_dir():
             raise ToolError(f"{raw} is a file, not a directory; use read_file to read it")
-        depth = int_arg(args, "depth", DEFAULT_DEPTH)
-        limit = int_arg(args, "limit", DEFAULT_LIMIT)
-        tree, omitted = await asyncio.to_thread(build_tree, root, depth, limit)
+        notes: list[str] = []
+        depth = int_arg(args, "depth", DEFAULT_DEPTH, maximum=MAX_DEPTH, notes=notes)
+        limit = int_arg(args, "limit", DEFAULT_LIMIT, maximum=MAX_LIMIT, notes=notes)
+        tree, omitted = await in_thread(build_tree, root, depth, limit)
         text = render_tree(str(root).rstrip("/") + "/", tree)
         if not tree.children:
             text += "\n  (empty)"
         if omitted:
             more = f"{omitted}+" if omitted >= MAX_COUNTED else str(omitted)
             text += f"\n[{more} more entries not shown; raise limit or list a subdirectory]"
+        if notes:
+            text += "\n" + "\n".join(notes)
         return ToolResult(truncate_text(text, output_policy(ctx)))

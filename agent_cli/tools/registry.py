@@ -25,6 +25,9 @@ _JSON_TYPES = {
 }
 
 
+MAX_DEPTH = 100  # levels of nesting a call's arguments may have
+
+
 def parse_arguments(raw: str) -> dict[str, Any]:
     """Parse a call's JSON arguments. Raises ToolError with a message for the model."""
     if not raw.strip():
@@ -33,9 +36,27 @@ def parse_arguments(raw: str) -> dict[str, Any]:
         args = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise ToolError(f"arguments are not valid JSON ({exc.msg} at char {exc.pos}); send a JSON object") from None
+    except RecursionError:  # the decoder recurses per level: 100,000 nested brackets end here
+        raise ToolError(f"arguments are nested too deeply (more than {MAX_DEPTH} levels); send a flat JSON object") from None
     if not isinstance(args, dict):
         raise ToolError(f"arguments must be a JSON object, got {type(args).__name__}")
+    if nesting_depth(args) > MAX_DEPTH:  # what parsed may still be too deep to encode again (hooks, logs)
+        raise ToolError(f"arguments are nested too deeply (more than {MAX_DEPTH} levels); send a flat JSON object")
     return args
+
+
+def nesting_depth(value: Any) -> int:
+    """How deep lists and objects nest in ``value`` (iterative: no recursion limit to hit)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            deepest = max(deepest, depth)
+            if depth <= MAX_DEPTH:
+                stack.extend((child, depth + 1) for child in item if isinstance(child, (dict, list)))
+    return deepest
 
 
 def check_arguments(args: dict[str, Any], schema: dict[str, Any]) -> None:

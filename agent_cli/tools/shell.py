@@ -36,6 +36,7 @@ from agent_cli.tools.sandbox import ESCALATION_PARAMETERS, confine
 LIVE_INTERVAL_S = 0.1  # at most this often a ToolOutputDelta
 LIVE_CAP = 16 * 1024  # bytes per delta; when output is faster, only the latest part is shown
 MAX_INLINE_COMMAND_BYTES = 32 * 1024  # longer commands go through a script file (argv limits)
+MAX_TIMEOUT_MS = 24 * 60 * 60 * 1000  # a day; larger asks are clamped (and the output says so)
 
 SPEC = ToolSpec(
     name="shell",
@@ -141,7 +142,8 @@ class ShellTool(Tool):
         workdir = ctx.resolve(args["workdir"]) if args.get("workdir") else ctx.cwd
         if not workdir.is_dir():
             raise ToolError(f"workdir {workdir} does not exist or is not a directory")
-        timeout_ms = int_arg(args, "timeout_ms", ctx.shell_timeout_ms)
+        notes: list[str] = []
+        timeout_ms = int_arg(args, "timeout_ms", ctx.shell_timeout_ms, maximum=MAX_TIMEOUT_MS, notes=notes)
         snapshot = await self._snapshot(ctx)
         if args.get("run_in_background"):
             from agent_cli.tools.background_tools import start_in_background  # it imports this module
@@ -168,7 +170,8 @@ class ShellTool(Tool):
                 )
         finally:
             live.flush()
-        note = f"command timed out after {timeout_ms} ms\n" if result.timed_out else ""
+        note = "".join(f"{line}\n" for line in notes)
+        note += f"command timed out after {timeout_ms} ms\n" if result.timed_out else ""
         text = format_output(ctx, result.output, result.exit_code, result.duration, note)
         return ToolResult(text, success=result.exit_code == 0, exit_code=result.exit_code)
 

@@ -8,8 +8,9 @@ Configured by ``[shell_environment_policy]``::
     set = { CI = "1" }         # set last, whatever the rules above say
 
 Globs match names case-insensitively. The model provider's key variable is always dropped
-unless listed in ``keep``, and so is any variable whose value carries a password in a URL
-(``DATABASE_URL=postgres://user:pass@host/db``), whatever its name.
+unless listed in ``keep``, and so is any variable whose value carries a credential in a URL
+(``DATABASE_URL=postgres://user:pass@host/db``, ``FEED=https://host/x?token=…``), whatever its name.
+Hooks and MCP servers get the same environment as commands.
 """
 
 from __future__ import annotations
@@ -25,6 +26,12 @@ SECRET_PATTERNS = ("*_KEY", "*_TOKEN", "*_SECRET", "*PASSWORD*", "*_API_KEY*", "
 PROVIDER_KEY_NAMES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AZURE_OPENAI_API_KEY", "GEMINI_API_KEY")
 # `scheme://user:password@` (or `scheme://:password@`) anywhere in a value.
 URL_CREDENTIALS = re.compile(r"\b[a-z][a-z0-9+.-]*://[^/@\s:]*:[^/@\s]+@", re.IGNORECASE)
+# A credential in a query string: `?token=…`, `&api_key=…`, `&sig=…` (Azure SAS), `X-Amz-Signature=…`.
+URL_QUERY_CREDENTIALS = re.compile(
+    r"[?&;](?:[a-z0-9_.-]*[_.-])?(?:api)?(?:token|key|sig|signature|secret|password|passwd|pwd|auth|credentials?)"
+    r"=[^&#\s]",
+    re.IGNORECASE,
+)
 BASICS = (
     "HOME", "PATH", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM", "TMPDIR", "TZ",
     "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "NO_COLOR", "COLORTERM",
@@ -40,6 +47,12 @@ def _matches(name: str, patterns: Iterable[str]) -> bool:
 def is_secret_name(name: str) -> bool:
     """True for a name the secret patterns match (the memory write gate uses it too)."""
     return _matches(name, SECRET_PATTERNS)
+
+
+def has_url_credentials(text: str) -> bool:
+    """True when ``text`` carries a credential in a URL: ``user:password@`` or a query parameter
+    named like a secret (``?token=``, ``&key=``, ``&sig=``)."""
+    return bool(URL_CREDENTIALS.search(text) or URL_QUERY_CREDENTIALS.search(text))
 
 
 def _strings(table: Mapping[str, Any], key: str) -> tuple[str, ...]:
@@ -77,7 +90,7 @@ class EnvPolicy:
             return False
         if name.upper() in {secret.upper() for secret in secret_names}:
             return True
-        return _matches(name, SECRET_PATTERNS) or _matches(name, self.exclude) or bool(URL_CREDENTIALS.search(value))
+        return _matches(name, SECRET_PATTERNS) or _matches(name, self.exclude) or has_url_credentials(value)
 
 
 def command_env(

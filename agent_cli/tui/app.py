@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 from agent_cli import events as ev
 from agent_cli.config import Config
 from agent_cli.display import home_relative
+from agent_cli.terminal_text import terminal_safe_event
 from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands, SlashCommand, parse_command
 from agent_cli.tui.event_renderer import EventRenderer
 from agent_cli.tui.input_history import InputHistory
@@ -378,6 +379,7 @@ class AgentApp(App[int]):
             await self.handle_event(event)
 
     async def handle_event(self, event: ev.Event) -> None:
+        event = terminal_safe_event(event)  # the approval modal shows commands as they came
         if self.activity.label.startswith(WAITING_LABEL) and not isinstance(event, ev.ModelWaiting):
             self.activity.set_label("working")  # the model answered
         match event:

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from agent_cli import events as ev
+from agent_cli.terminal_text import terminal_safe, terminal_safe_event
 from agent_cli.tui.formatting import compaction_text
 from agent_cli.tui.widgets.assistant_message import AssistantMessage
 from agent_cli.tui.widgets.context_usage_view import ContextUsageView
@@ -33,6 +34,7 @@ class EventRenderer:
         self.pending_user: str | None = None  # shown when typed; its UserMessage event is not shown again
 
     async def render(self, event: ev.Event) -> None:
+        event = terminal_safe_event(event)  # no escape sequence of a model, file or command reaches the terminal
         match event:
             case ev.UserMessage(text=text, typed=typed, images=images):
                 shown = typed or text
@@ -130,7 +132,7 @@ class EventRenderer:
         await self.transcript.add(UserMessage(text + attached_names(path.name for path in images)))
 
     async def notice(self, text: str, kind: str = "info", title: str | None = None) -> None:
-        await self.transcript.add(NoticeCell(text, kind, title))  # type: ignore[arg-type]
+        await self.transcript.add(NoticeCell(terminal_safe(text), kind, title))  # type: ignore[arg-type]
 
     async def end_streaming(self) -> None:
         """Finish whatever streams: a message without its AgentMessage stays as it streamed."""

@@ -21,6 +21,7 @@ from textual.widgets.option_list import Option
 
 from agent_cli.display import human_size, short_path  # as `agent sessions` shows them
 from agent_cli.session.catalog import SessionSummary
+from agent_cli.terminal_text import terminal_safe
 from agent_cli.tui.formatting import one_line
 from agent_cli.tui.screens.dialog import DialogScreen
 
@@ -53,8 +54,8 @@ def matches(summary: SessionSummary, query: str) -> bool:
 
 def row(summary: SessionSummary, here: bool, width: int = 100) -> Content:
     """Two lines: the first prompt, then when, where, size and id (dimmed)."""
-    prompt = one_line(summary.first_prompt or NO_PROMPT, width)
-    where = "this directory" if here else short_path(summary.cwd, 40)
+    prompt = one_line(terminal_safe(summary.first_prompt or NO_PROMPT), width)
+    where = "this directory" if here else terminal_safe(short_path(summary.cwd, 40))
     details = f"{age(summary.updated)} · {where} · {human_size(summary.size)} · {summary.short_id}"
     return Content.assemble((prompt, "bold" if summary.first_prompt else "italic"), "\n", (details, "dim"))
 
