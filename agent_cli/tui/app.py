@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 from agent_cli import events as ev
 from agent_cli.config import Config
 from agent_cli.display import home_relative
-from agent_cli.terminal_text import terminal_safe_event
+from agent_cli.terminal_text import terminal_safe, terminal_safe_event
 from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands, SlashCommand, parse_command
 from agent_cli.tui.event_renderer import EventRenderer
 from agent_cli.tui.input_history import InputHistory
@@ -480,7 +480,8 @@ class AgentApp(App[int]):
         from agent_cli.commands.model_check import model_choices
         from agent_cli.tui.screens.model_picker import ModelPickerScreen
 
-        choices = await model_choices(self.session)
+        choices = {name: source for name, source in (await model_choices(self.session)).items()
+                   if terminal_safe(name) == name}  # a server's list: names that would print escapes are left out
         picked = await self.push_screen_wait(ModelPickerScreen(list(choices), self.session.model, choices))
         if picked and picked != self.session.model:
             self.send(f"/model {picked}")

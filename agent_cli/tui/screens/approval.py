@@ -25,6 +25,7 @@ from textual.widgets import Button, Input, Static
 
 from agent_cli.events import ApprovalDecision, ApprovalRequest
 from agent_cli.session.safe_commands import command_prefix
+from agent_cli.terminal_text import terminal_safe
 from agent_cli.tools.patch_preview import preview_changes
 from agent_cli.tui.screens.dialog import DialogScreen
 from agent_cli.tui.widgets.diff_view import DiffView
@@ -90,7 +91,8 @@ class ApprovalScreen(DialogScreen[ApprovalDecision]):
                 with VerticalScroll(id="summary"):
                     if request.tool == "apply_patch":
                         changes = preview_changes(request.summary, self.cwd)
-                        yield DiffView("\n".join(c.diff for c in changes if c.diff) or request.summary)
+                        diff = terminal_safe("\n".join(c.diff for c in changes if c.diff))  # the files' own text
+                        yield DiffView(diff or request.summary)
                     else:
                         yield Static(Content("$ " + request.summary), id="command")
             if request.reason and not (question and "\n" in request.reason):
