@@ -598,10 +598,11 @@ def interactive_session(config: Config) -> Session:
     return Session(config, interactive=True)
 
 
-def run_app(config: Config, prompt: str | None, session: Session | None = None) -> int:
-    """Run the interactive app until the user quits; returns the exit code."""
+def run_app(config: Config, prompt: str | None, session: Session | None = None, inline: bool = False) -> int:
+    """Run the interactive app until the user quits; returns the exit code. ``inline``: below the
+    shell prompt, leaving the last screen in the scrollback (no alternate screen)."""
     app = AgentApp(config, prompt, session=session)
-    result = app.run()
+    result = app.run(inline=inline, inline_no_clear=inline)
     if (note := resume_note(app.session)) is not None:
         print(note)  # the terminal is back to normal: the way back into this conversation
     if isinstance(result, int):

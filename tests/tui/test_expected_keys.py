@@ -143,3 +143,10 @@ async def test_init_shows_the_new_agents_md_before_asking(make_app, server, repo
         await pilot.press("n")
         await wait_idle(pilot)
     assert (repo / "AGENTS.md").read_text() == "hand-written\n"
+
+
+def test_inline_is_an_option_of_the_tui():
+    from agent_cli.cli import build_tui_parser
+
+    assert build_tui_parser().parse_args(["--inline"]).inline
+    assert not build_tui_parser().parse_args([]).inline
