@@ -6,6 +6,7 @@ file, the key and the expected type.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,6 +22,16 @@ MODES = ("agent", "ask", "plan")
 APPROVAL_POLICIES = ("untrusted", "on-request", "on-failure", "never")
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
 WIRE_APIS = ("responses", "chat", "anthropic")
+
+
+@dataclass(frozen=True)
+class ConfigLayer:
+    """One table that went into the merge, kept so that rules and trust know where a key came from."""
+
+    kind: str  # user | project | override
+    origin: str  # the file, or "-c key=value"
+    path: Path | None
+    table: dict[str, Any]
 
 
 class ConfigError(Exception):
@@ -65,6 +76,8 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "model_supports_images": (bool, None),
     "mcp_servers": (dict, None),
     "mcp_tool_budget_percent": (int, None),
+    "permissions": (dict, None),
+    "context_profile": (str, ("auto", "lean", "full")),
     "model_prices": (dict, None),  # agent exec --max-budget-usd (models/pricing.py)
     "openai_base_url": (str, None),  # Codex's key: where the built-in OpenAI providers send requests
     "sandbox_workspace_write": (dict, None),  # Codex's table: network_access, writable_roots
@@ -79,7 +92,7 @@ SIMPLE_KEYS = (
     "model_connect_timeout_ms", "stream_idle_timeout_ms", "shell_snapshot",
     "memory", "memory_top_k", "memory_max_chars", "memory_min_score", "memory_user_writes",
     "max_agent_depth", "max_parallel_agents", "mcp_tool_budget_percent",
-    "model_supports_images", "web_fetch_allow_private", "web_search",
+    "model_supports_images", "web_fetch_allow_private", "web_search", "context_profile",
 )
 FIELD_NAMES = {  # config key -> Config field, where they differ
     "model_max_output_tokens": "max_output_tokens",
@@ -142,6 +155,7 @@ class Config:
     memory_top_k: int = 5
     memory_max_chars: int = 2_000
     memory_min_score: float = 0.6  # memory/ranking.py explains the scale
+    context_profile: str = "auto"  # "lean" for small windows (context/profile.py); "auto": lean up to 8k
     memory_user_writes: str = "ask"  # the model's user-scope memory_save: ask (exec: refused) | allow | deny
     max_agent_depth: int = 1  # how deep subagents may nest: 1 = the session's children have no `task`
     max_parallel_agents: int = 4  # `task` calls of one response that run at once
@@ -152,6 +166,8 @@ class Config:
     sources: list[Path] = field(default_factory=list)  # config files that were read
     warnings: list[str] = field(default_factory=list)  # shown when the session starts (unknown keys)
     plugin_dirs: list[Path] = field(default_factory=list)  # --plugin-dir (agent_cli/plugins/loader.py)
+    layers: list[ConfigLayer] = field(default_factory=list)  # each table merged, in order
+    trust_repository: bool = False  # --trust: run the repository's own servers and hooks (agent_cli/trust/)
 
 
 def find_project_config(cwd: Path) -> Path | None:
@@ -255,6 +271,12 @@ def _mcp_servers(table: Any, origin: str) -> None:
     check_servers_table(table, origin)
 
 
+def _permissions(table: Any, origin: str) -> None:
+    from agent_cli.permissions.sources import check_permissions_table
+
+    check_permissions_table(table, origin)
+
+
 def _hooks(table: Any, origin: str) -> None:
     from agent_cli.session.hook_config import parse_hooks
 
@@ -268,6 +290,7 @@ _TABLE_PARSERS: tuple[tuple[str, Callable[[Any, str], object], bool], ...] = (
     ("mcp_servers", _mcp_servers, True),
     ("read_file", lambda table, origin: ReadLimits.from_table(table), False),
     ("hooks", _hooks, True),
+    ("permissions", _permissions, True),
 )
 
 
@@ -317,20 +340,22 @@ def load_config(
     merged: dict[str, Any] = {}
     sources: list[Path] = []
     warnings: list[str] = []
-    layers = [home / "config.toml", find_project_config(cwd)]
-    for path in layers:
+    layers: list[ConfigLayer] = []
+    for kind, path in (("user", home / "config.toml"), ("project", find_project_config(cwd))):
         if path is not None and path.is_file():
             table = read_toml(path)
             _check(table, str(path), warnings)
-            _merge(merged, table)
+            _merge(merged, copy.deepcopy(table))
             sources.append(path)
+            layers.append(ConfigLayer(kind, str(path), path, table))
     for text in overrides:
         keys, value = parse_override(text)
         table: dict[str, Any] = value
         for key in reversed(keys):
             table = {key: table}
         _check(table, f"-c {text}", warnings)
-        _merge(merged, table)
+        _merge(merged, copy.deepcopy(table))
+        layers.append(ConfigLayer("override", f"-c {text}", None, table))
     flag_table = {key: value for key, value in (flags or {}).items() if value is not None}
     _check(flag_table, "command line")
     _merge(merged, flag_table)
@@ -358,5 +383,6 @@ def load_config(
         raw=merged,
         sources=sources,
         warnings=warnings,
+        layers=layers,
         **settings,
     )

@@ -92,6 +92,8 @@ class ToolCallEnd:
     duration: float
     exit_code: int | None = None
     changes: tuple[FileChange, ...] = ()
+    permission: str | None = None  # allow | ask | deny: what a permission rule decided
+    permission_rules: tuple[tuple[str, str], ...] = ()  # (rule, where it is written) that decided
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +108,9 @@ class PlanUpdated:
     explanation: str | None = None
 
 
+COMPACTION_WARNING_SHARE = 80  # % of the auto-compaction threshold from which the user is warned
+
+
 @dataclass(frozen=True, slots=True)
 class TokenCount:
     """Sent after every model response."""
@@ -116,6 +121,17 @@ class TokenCount:
     context_window: int  # effective window
     counting_method: str = "estimate"
     accuracy: str = "estimated"  # "exact", "calibrated ×N (…)" or "estimated" (context/tokens.py)
+    compact_at: int | None = None  # context tokens at which auto-compaction starts; None when off
+
+    @property
+    def compaction_near(self) -> bool:
+        """The context has reached 80% of the auto-compaction threshold (front ends warn)."""
+        return self.compact_at is not None and self.context_used >= self.compact_at * COMPACTION_WARNING_SHARE // 100
+
+    @property
+    def compact_at_percent(self) -> int:
+        """The threshold as a share of the usable window."""
+        return 100 * (self.compact_at or 0) // max(1, self.context_window)
 
     @property
     def percent_left(self) -> int:
@@ -206,6 +222,16 @@ class CompactionStarted:
 
 
 @dataclass(frozen=True, slots=True)
+class DroppedItem:
+    """Something a compaction took out of the context (the session file still has it)."""
+
+    kind: Literal["file", "output", "message"]  # a file read, another tool's output, a message
+    label: str  # the path, the command, or the tool and its arguments
+    tokens: int
+    spill_file: str | None = None  # where the whole output was saved, when it was
+
+
+@dataclass(frozen=True, slots=True)
 class CompactionFinished:
     trigger: Literal["manual", "auto", "overflow"]
     tokens_before: int
@@ -216,6 +242,7 @@ class CompactionFinished:
     summary: str = ""
     applied: bool = True  # False when the result was not smaller and the old history was kept
     fallback: bool = False  # summarizer failed; a head+tail truncation was used
+    dropped: tuple[DroppedItem, ...] = ()  # what left the context (`/compact show` lists it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,12 +255,16 @@ class ApprovalRequest:
     reason: str | None = None
     future: asyncio.Future[ApprovalDecision] = field(compare=False, repr=False, default=None)  # type: ignore[assignment]
     agent: str | None = None  # the subagent whose call this is; None for the session's own
+    suggested_rule: str | None = None  # what "Yes, and don't ask again" saves (the user may edit it)
+    rule_files: tuple[str, ...] = ()  # where it may be saved ("agent", "claude"), the remembered choice alone
 
 
 @dataclass(frozen=True, slots=True)
 class ApprovalDecision:
-    decision: Literal["approve", "approve_session", "deny"]
+    decision: Literal["approve", "approve_session", "approve_always", "deny"]
     reason: str | None = None
+    rule: str | None = None  # approve_always: the allow rule to save
+    save_to: str | None = None  # approve_always: "agent" (.agent/config.toml) or "claude" (.claude/settings.local.json)
 
 
 @dataclass(frozen=True, slots=True)

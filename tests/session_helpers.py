@@ -20,13 +20,16 @@ def make_session(
     provider: str = "openai-chat",
     model: str = "test-model",
     interactive: bool = False,
+    trust: bool = True,
 ) -> Session:
     """A Session working in ``repo`` that talks to ``server``; ``overrides`` are `-c key=value` settings.
 
-    A failed request is not retried, so a scripted error shows at once."""
+    A failed request is not retried, so a scripted error shows at once. ``trust`` runs the
+    repository's own hooks and servers (as ``agent exec --trust``); trust tests pass False."""
     for name, value in provider_env(server, provider).items():
         monkeypatch.setenv(name, value)
     config = load_config(repo, [f'model_provider="{provider}"', f'model="{model}"', "retry_max_attempts=1", *overrides])
+    config.trust_repository = trust
     return Session(config, interactive=interactive)
 
 

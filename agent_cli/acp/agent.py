@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from acp import PROTOCOL_VERSION, RequestError
-from acp.helpers import update_current_mode
+from acp.helpers import update_agent_thought_text, update_current_mode
 from acp.schema import (
     AgentCapabilities,
     AllowedOutcome,
@@ -79,8 +79,9 @@ def turn_usage(before: Usage, after: Usage) -> AcpUsage:
 
 
 class AcpAgent:
-    def __init__(self, overrides: list[str], flags: dict[str, Any]):
+    def __init__(self, overrides: list[str], flags: dict[str, Any], trust: bool = False):
         self.overrides, self.flags = overrides, flags  # `agent acp -c key=value -m model ...`
+        self.trust = trust  # `agent acp --trust`: the repository's own servers and hooks run
         self.conn: Any = None
         self.sessions: dict[str, Session] = {}
         self.client_capabilities = ClientCapabilities()
@@ -218,6 +219,7 @@ class AcpAgent:
     def _config(self, cwd: Path) -> Config:
         try:
             config = load_config(cwd, self.overrides, self.flags)
+            config.trust_repository = self.trust
         except ConfigError as exc:
             raise RequestError.invalid_params({"message": f"configuration error: {exc}"}) from None
         provider = config.provider
@@ -244,6 +246,9 @@ class AcpAgent:
         ]
         await self._send(session_id, [AvailableCommandsUpdate(session_update="available_commands_update",
                                                               available_commands=commands)])
+        if skipped := session.trust.skipped_line():  # the editor cannot answer the trust question: say what did not run
+            await self._send(session_id, [update_agent_thought_text(skipped.replace("pass --trust to agent exec",
+                                                                                    "start `agent acp --trust`"))])
 
     async def _send(self, session_id: str, updates: list) -> None:
         for update in updates:

@@ -20,6 +20,9 @@ from agent_cli.paths import agent_home
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agent acp", description="Run as an Agent Client Protocol agent on stdin/stdout (for editors).")
     add_session_options(parser)
+    parser.add_argument("--trust", action="store_true",
+                        help="run the repository's own MCP servers, hooks and plugins without the trust question "
+                             "(as `agent exec --trust`); otherwise they run only in folders trusted before")
     return parser
 
 
@@ -31,7 +34,7 @@ def run_acp(argv: list[str]) -> int:
     from agent_cli.acp.serve import serve  # the protocol library (pydantic) loads only for `agent acp`
 
     try:
-        asyncio.run(serve(args.overrides, session_flags(args), protocol_out))
+        asyncio.run(serve(args.overrides, session_flags(args), protocol_out, trust=args.trust))
     except KeyboardInterrupt:
         return 130
     return 0

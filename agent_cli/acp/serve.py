@@ -16,14 +16,14 @@ from agent_cli.acp.agent import AcpAgent
 STREAM_LIMIT = 50 * 1024 * 1024  # one JSON-RPC line may carry images
 
 
-async def serve(overrides: list[str], flags: dict[str, Any], protocol_out: BinaryIO) -> None:
+async def serve(overrides: list[str], flags: dict[str, Any], protocol_out: BinaryIO, trust: bool = False) -> None:
     loop = asyncio.get_running_loop()
     shown, sys.stdout = sys.stdout, protocol_out  # the library writes to sys.stdout: hand it the saved one
     try:
         reader, writer = await stdio_streams(limit=STREAM_LIMIT)
     finally:
         sys.stdout = shown
-    agent = AcpAgent(overrides, flags)
+    agent = AcpAgent(overrides, flags, trust)
     done = asyncio.Event()
     for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         loop.add_signal_handler(signum, done.set)

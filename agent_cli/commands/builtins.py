@@ -6,16 +6,17 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from agent_cli.commands.agents_command import agents_command
+from agent_cli.commands.compaction_commands import autocompact_command, compact_command
 from agent_cli.commands.info import context_command, diff_command, help_command, skills_command, status_command
 from agent_cli.commands.init_agents import init_command
 from agent_cli.commands.invocation import Invocation
 from agent_cli.commands.mcp_commands import mcp_command
 from agent_cli.commands.memory_command import memory_command
+from agent_cli.commands.permissions_info import permissions_command
 from agent_cli.commands.plugins_info import plugins_command
 from agent_cli.commands.ps_command import ps_command
 from agent_cli.commands.review import review_command
 from agent_cli.commands.session_commands import (
-    compact_command,
     copy_command,
     mode_command,
     model_command,
@@ -40,7 +41,9 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("review", "review changes with read-only tools: prioritized findings with file:line",
             "[@file ... | --uncommitted | --base BRANCH | --commit SHA | instructions]", review_command),
     Builtin("compact", "summarize the conversation to free context, optionally saying what to keep",
-            "[focus]", compact_command),
+            "[focus | show]", compact_command),
+    Builtin("autocompact", "show or set when the conversation is compacted, for this session",
+            "[PERCENT | TOKENS | on | off]", autocompact_command, needs_idle=False),
     Builtin("init", "look at the repository and write an AGENTS.md for it", "[--force]", init_command),
     Builtin("status", "model, provider, directory, mode, approvals, sandbox, AGENTS.md, skills, tokens",
             "", status_command, needs_idle=False),
@@ -52,6 +55,8 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("memory", "what the agent remembers: list, add, forget, edit, search",
             "[list | add [--scope S] TEXT | forget ID | edit ID | search QUERY]", memory_command, needs_idle=False),
     Builtin("plugins", "the plugins loaded and what each contributed", "", plugins_command, needs_idle=False),
+    Builtin("permissions", "permission rules, where they come from, what decided the last calls", "",
+            permissions_command, needs_idle=False),
     Builtin("agents", "the subagents the task tool can run and where each comes from", "", agents_command,
             needs_idle=False),
     Builtin("mcp", "MCP servers: status, tools and what their schemas cost", "", mcp_command, needs_idle=False),

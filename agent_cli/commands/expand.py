@@ -77,12 +77,13 @@ def workspace_root(cwd: Path) -> Path:
 async def expand(
     template: Template, *, cwd: Path, max_bytes: int, run_command: RunCommand | None,
     limits: ReadLimits | None = None, cache_dir: Path | None = None,
-    read_resource: ReadResource | None = None,
+    read_resource: ReadResource | None = None, hidden: Callable[[Path], object] | None = None,
 ) -> Expansion:
     """The text to send: commands replaced by their output, attachments appended.
 
     ``max_bytes`` caps each attached file; ``run_command`` None leaves ``` !`cmd` ``` as text;
-    ``limits`` and ``cache_dir`` are the file processors' thresholds and document cache."""
+    ``limits`` and ``cache_dir`` are the file processors' thresholds and document cache; a file
+    ``hidden`` names (a Read deny rule) is not attached, and a note says so."""
     text = template.text
     origins = template.origins()
     cwd = Path(cwd).resolve()
@@ -123,6 +124,9 @@ async def expand(
                 attachments[token] = block
                 continue
         resolved = resolve_reference(token, cwd, workspace)
+        if resolved is not None and hidden is not None and (rule := hidden(resolved)):
+            attachments[resolved] = f"[@{token} was not attached: the permission rule `{rule}` hides it]"
+            continue
         if resolved is not None and resolved not in attachments:
             if is_image_file(resolved):  # the picture itself goes to the model (files/images.py)
                 attachments[resolved] = ""

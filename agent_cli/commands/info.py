@@ -77,6 +77,8 @@ async def status_command(inv: Invocation) -> None:
         ("mode", session.mode),
         ("approval", config.approval_policy),
         ("sandbox", sandbox),
+        *([("", "not enforced here: " + ("; ".join(sandbox_limits(config.network_access)) or "nothing"))]
+          if config.sandbox_mode != "danger-full-access" else []),
         ("AGENTS.md", doc_lines[0]),
         *[("", line) for line in doc_lines[1:]],
         ("skills", f"{len(initial.skills)}: {skills}" if initial.skills else "none"),
@@ -86,6 +88,7 @@ async def status_command(inv: Invocation) -> None:
           if session.plugins.active else []),
         ("context", f"{count.context_used:,} of {count.context_window:,} tokens used ({count.percent_left}% left)"),
         ("window", f"{config.context_window:,} tokens ({session.window.source}); {count.context_window:,} usable"),
+        ("compact", compaction_status(session)),
         ("tokens", f"{total.input_tokens:,} in{cached}, {total.output_tokens:,} out this session"),
         ("counting", f"{count.counting_method}, {count.accuracy}"
                      + ("" if session.last_usage is None else " + the provider's reported usage")),
@@ -95,6 +98,14 @@ async def status_command(inv: Invocation) -> None:
     if initial.warnings:
         text += "\n\nwarnings:\n" + "\n".join(f"  {warning}" for warning in initial.warnings)
     inv.emit(ev.Notice(text, title="status"))
+
+
+def compaction_status(session) -> str:
+    """The threshold, the profile (lean in small windows) and how many compactions so far."""
+    limit = session.auto_compact_limit
+    when = f"at {limit:,} tokens" if limit is not None else "auto off"
+    profile = "lean" if session.lean else "full"
+    return f"{when}; {profile} profile; {session.compaction.count} so far (/compact show, /autocompact)"
 
 
 def memory_status(session) -> str:
@@ -110,6 +121,13 @@ def sandbox_mechanism() -> str:
     from agent_cli.tools.sandbox import detect_mechanism
 
     return f"; enforced by {detect_mechanism().detail}"
+
+
+def sandbox_limits(network_access: bool) -> list[str]:
+    """What the running kernel cannot enforce (sandbox_report.py)."""
+    from agent_cli.tools.sandbox_report import unenforced
+
+    return unenforced(network_access)
 
 
 async def context_command(inv: Invocation) -> None:

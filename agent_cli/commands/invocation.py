@@ -35,13 +35,15 @@ class Invocation:
 
 
 def attachment_budget(session: Session) -> int:
-    """Bytes per attached file: about one tool output's token budget."""
-    return max(4096, session.config.tool_output_token_limit * 4)
+    """Bytes per attached file: about one tool output's token budget (smaller in a small window)."""
+    return max(1024, session.tool_output_limit * 4)
 
 
 def file_settings(session: Session) -> dict[str, Any]:
-    """The file processors' thresholds and document cache, for ``expand``."""
-    return {"limits": session.config.read_file, "cache_dir": session.config.agent_home / "cache"}
+    """The file processors' thresholds and document cache, and what Read deny rules hide, for ``expand``."""
+    permissions = session.approvals.permissions
+    return {"limits": session.config.read_file, "cache_dir": session.config.agent_home / "cache",
+            "hidden": permissions.read_denied if permissions.hides_any() else None}
 
 
 def read_only_tool_names(session: Session) -> list[str]:

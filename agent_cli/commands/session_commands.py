@@ -1,4 +1,4 @@
-"""Commands that change the session: ``/compact``, ``/model``, ``/mode``, ``/new``, ``/resume``, ``/quit``.
+"""Commands that change the session: ``/model``, ``/mode``, ``/new``, ``/resume``, ``/quit``.
 
 Model and mode changes are appended to the history as developer fragments, never edited into the
 system prompt, so every request's prefix stays byte-identical to the one before.
@@ -16,10 +16,6 @@ from agent_cli.items import developer
 from agent_cli.models.model_info import context_window_for
 
 MODE_SUMMARY = "agent: every tool · ask: read-only tools · plan: read-only tools and update_plan"
-
-
-async def compact_command(inv: Invocation) -> None:
-    await inv.session.compact_now(inv.emit, inv.args or None)
 
 
 async def model_command(inv: Invocation) -> None:

@@ -19,6 +19,7 @@ from agent_cli.commands.errors import InputError
 from agent_cli.commands.expand import CommandRun, RunCommand
 from agent_cli.items import ToolCall
 from agent_cli.tools.process import TIMEOUT_EXIT_CODE, communicate_or_kill
+from agent_cli.tools.sandbox import supervised_argv
 
 if TYPE_CHECKING:
     from agent_cli.session.session import Emit, Session
@@ -41,7 +42,7 @@ def session_command_runner(session: Session, emit: Emit) -> RunCommand:
             result = await session.tools.dispatch(call, session.tool_context(call_id, emit))
             output, exit_code, success = result.output, result.exit_code, result.success
         else:
-            limit = session.config.tool_output_token_limit * 4
+            limit = session.tool_output_limit * 4
             output, exit_code = await run_bash(command, session.config.cwd, session.config.shell_timeout_ms, limit)
             success = exit_code == 0
         emit(ev.ToolCallEnd(call_id, "shell", args, output, success, time.monotonic() - started, exit_code))
@@ -53,7 +54,7 @@ def session_command_runner(session: Session, emit: Emit) -> RunCommand:
 async def run_bash(command: str, cwd: Path, timeout_ms: int, max_bytes: int) -> tuple[str, int]:
     """A plain ``bash -c`` for sessions without a shell tool: merged output, head and tail kept."""
     process = await asyncio.create_subprocess_exec(
-        "bash", "-c", command, cwd=str(cwd), stdin=asyncio.subprocess.DEVNULL,
+        *supervised_argv(["bash", "-c", command]), cwd=str(cwd), stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True,
     )
     try:

@@ -31,11 +31,15 @@ class InitialContext:
     warnings: tuple[str, ...]  # for the user (not the model): cut files, invalid skills...
 
 
-def build_instructions(mode: str = "agent", agent_home: Path | None = None, memory: bool = True) -> str:
+def build_instructions(mode: str = "agent", agent_home: Path | None = None, memory: bool = True,
+                       lean: bool = False) -> str:
     """The system prompt: identity, tool guidance, workflow, ``mode``'s guidance and, when memory
-    is on, how to use it (``memory.md``)."""
+    is on, how to use it (``memory.md``). ``lean``: the short prompt of the lean profile
+    (``lean/system.md``; memory is then one of the tools behind ``tool_search``)."""
     library = prompt_library(agent_home)
     guidance = mode_guidance(mode, library)
+    if lean:
+        return library.render("lean/system.md", mode_guidance=guidance).strip() + "\n"
     if memory:  # before the mode's guidance, which ends the prompt (system.md stays as users override it)
         guidance = library.render("memory.md").strip() + "\n\n" + guidance
     return library.render("system.md", mode_guidance=guidance).strip() + "\n"

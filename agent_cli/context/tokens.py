@@ -389,6 +389,19 @@ def effective_window(context_window: int) -> int:
     return max(0, context_window) * EFFECTIVE_WINDOW_PERCENT // 100
 
 
+TOOL_OUTPUT_WINDOW_SHARE = 8  # one tool output takes at most 1/8 of a small window
+MIN_TOOL_OUTPUT_TOKENS = 256
+
+
+def tool_output_limit(configured: int, context_window: int, explicit: bool) -> int:
+    """Tokens one tool output may keep: ``tool_output_token_limit`` (10,000), but in a small
+    window no more than an eighth of it, so a few outputs and the summary of them always fit.
+    A limit the user set is kept as set."""
+    if explicit:
+        return configured
+    return min(configured, max(MIN_TOOL_OUTPUT_TOKENS, effective_window(context_window) // TOOL_OUTPUT_WINDOW_SHARE))
+
+
 def auto_compact_limit(
     context_window: int, *, enabled: bool = True, percent: int = 85, token_limit: int | None = None
 ) -> int | None:

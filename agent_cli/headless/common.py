@@ -55,6 +55,7 @@ def load_config_or_exit(args: argparse.Namespace):
     except ConfigError as exc:
         fail(f"configuration error: {exc}")
     config.plugin_dirs = [Path(folder).expanduser().resolve() for folder in getattr(args, "plugin_dirs", [])]
+    config.trust_repository = bool(getattr(args, "trust", False))  # agent exec --trust
     return config
 
 

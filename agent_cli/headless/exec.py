@@ -175,22 +175,38 @@ def exit_now(status: int) -> NoReturn:
     os._exit(status)
 
 
-def stop_on_ctrl_c(session) -> asyncio.Event:
-    """Ctrl+C stops the turn the way Esc does in the TUI: tools are killed, the history and the
-    session file stay valid, and exec exits 130. Returns the event that records it happened."""
-    interrupted = asyncio.Event()
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class Interruption(asyncio.Event):
+    """Set when a stop signal arrived; ``signal`` says which (the exit status is 128 + it)."""
+
+    signal: int = signal.SIGINT
+
+
+def stop_on_ctrl_c(session) -> Interruption:
+    """Ctrl+C, SIGTERM and SIGHUP stop the turn the way Esc does in the TUI: tools are killed, MCP
+    servers closed, the history and the session file stay valid, and exec exits 128 + the signal
+    (130 for Ctrl+C). A second one stops at once. Returns the event that records it happened."""
+    interrupted = Interruption()
     loop = asyncio.get_running_loop()
 
-    def on_sigint() -> None:
+    def on_signal(sig: int) -> None:
+        if not interrupted.is_set():
+            interrupted.signal = sig
         interrupted.set()
         session.interrupt()
-        loop.remove_signal_handler(signal.SIGINT)
-        # A second Ctrl+C ends the process at once, by the kernel: Python's own handler would only
-        # raise KeyboardInterrupt, and shutting down then waits for a tool still busy in a thread.
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        loop.remove_signal_handler(sig)
+        # The same signal again ends the process at once, by the kernel: Python's own SIGINT handler
+        # would only raise KeyboardInterrupt, and shutting down then waits for a tool still busy in
+        # a thread.
+        signal.signal(sig, signal.SIG_DFL)
 
-    with contextlib.suppress(NotImplementedError, RuntimeError):  # no signal handlers on this loop
-        loop.add_signal_handler(signal.SIGINT, on_sigint)
+    for sig in STOP_SIGNALS:
+        if sig != signal.SIGINT and signal.getsignal(sig) == signal.SIG_IGN:
+            continue  # `nohup agent exec …`: the user asked for it to be ignored
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # no handlers on this loop
+            loop.add_signal_handler(sig, on_signal, sig)
     return interrupted
 
 
@@ -250,7 +266,7 @@ async def drive(session, prompt: str, renderer, images: list[Path] = ()) -> tupl
         await session.aclose()
     renderer.finished()
     if interrupted.is_set():
-        return last_message, INTERRUPTED
+        return last_message, 128 + interrupted.signal
     if last_message is None and notices and status == 0:
         last_message = "\n\n".join(notices)  # `agent exec /diff > x.patch` gets the diff on stdout
     return last_message, status

@@ -33,6 +33,8 @@ def add_exec_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-budget-usd", type=positive_float, metavar="USD",
                         help="stop once the estimated cost reaches USD (exit code 5; needs a known price)")
     parser.add_argument("--ephemeral", action="store_true", help="keep no session file (nothing to resume)")
+    parser.add_argument("--trust", action="store_true",
+                        help="run this repository's own MCP servers, hooks and plugins, and apply its allow rules")
     parser.add_argument("--thread-source", help=argparse.SUPPRESS)  # the Codex SDK's label: nothing to do with it
 
 

@@ -35,8 +35,10 @@ class JsonRenderer:
         self._next_id += 1
         return item_id
 
+    _permission: dict[str, Any] | None = None  # set while a call's completed item is written
+
     def item(self, kind: str, item: dict[str, Any]) -> None:
-        self.emit(kind, item=item)
+        self.emit(kind, item=item if self._permission is None else {**item, "permission": self._permission})
 
     def session_started(self, session) -> None:
         self.emit("thread.started", thread_id=session.id)
@@ -83,6 +85,9 @@ class JsonRenderer:
                     "id": self.new_id(), "type": "compaction", "trigger": event.trigger,
                     "tokens_before": event.tokens_before, "tokens_after": event.tokens_after,
                     "trimmed": event.trimmed, "applied": event.applied, "fallback": event.fallback,
+                    "summary": event.summary,
+                    "dropped": [{"kind": d.kind, "label": d.label, "tokens": d.tokens, "spill_file": d.spill_file}
+                                for d in event.dropped],
                 })
             case ev.TokenCount():
                 self._usage = event
@@ -154,6 +159,16 @@ class JsonRenderer:
             })
 
     def _tool_finished(self, event: ev.ToolCallEnd) -> None:
+        if event.permission is not None:  # the item carries the rule that allowed, asked or denied
+            permission = {"decision": event.permission,
+                          "rules": [{"rule": rule, "source": source} for rule, source in event.permission_rules]}
+            self._permission = permission
+        try:
+            self._item_finished(event)
+        finally:
+            self._permission = None
+
+    def _item_finished(self, event: ev.ToolCallEnd) -> None:
         if event.name == "update_plan":
             return
         if event.name == "task" and event.call_id not in self._ids:

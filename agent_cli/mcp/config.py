@@ -279,7 +279,7 @@ class ServerList:
 
 
 def configured_servers(
-    raw: Mapping[str, Any], project_root: Path, sources: str = "config", extra: ServerList | None = None
+    raw: Mapping[str, Any], project_root: Path | None, sources: str = "config", extra: ServerList | None = None
 ) -> ServerList:
     """The servers of a merged config (``raw``), the project's ``.mcp.json``, then ``extra`` (the plugins').
 
@@ -289,8 +289,8 @@ def configured_servers(
     table = raw.get("mcp_servers") or {}
     specs, overrides = servers_from_table(table, sources)
     warnings: list[str] = []
-    mcp_json = project_root / MCP_JSON
-    if mcp_json.is_file():
+    mcp_json = project_root / MCP_JSON if project_root is not None else None  # None: an untrusted folder
+    if mcp_json is not None and mcp_json.is_file():
         project, problems = load_mcp_json(mcp_json)
         warnings += problems
         specs += project

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agent_cli.mcp.config import ServerSpec
+from agent_cli.tools.sandbox import supervised_argv
 
 Status = Literal["starting", "ready", "failed", "stopped"]
 STDERR_LINES = 5
@@ -155,7 +156,9 @@ class ServerConnection:
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
             env = {**(self.base_env if self.base_env is not None else os.environ), **spec.env}
-            params = StdioServerParameters(command=spec.command or "", args=list(spec.args), env=env, cwd=spec.cwd)
+            # under the launcher's supervisor: it dies with the agent, and so does what it started
+            argv = supervised_argv([spec.command or "", *spec.args])
+            params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=spec.cwd)
             return stdio_client(params, errlog=log)
         headers = dict(spec.headers)
         if spec.bearer_token_env_var:

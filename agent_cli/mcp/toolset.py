@@ -64,12 +64,13 @@ class McpToolset:
 
     @classmethod
     def from_config(
-        cls, config: Config, base_env: dict[str, str] | None, project_root: Path, extra: ServerList | None = None
+        cls, config: Config, base_env: dict[str, str] | None, project_root: Path | None, extra: ServerList | None = None,
+        raw: dict | None = None,
     ) -> McpToolset | None:
         """None when no server is configured (the session then does no MCP work at all).
         ``extra`` servers (the plugins') come after the configured ones; a taken name is skipped."""
         sources = ", ".join(str(path) for path in config.sources) or "config"
-        servers = configured_servers(config.raw, project_root, sources, extra)
+        servers = configured_servers(config.raw if raw is None else raw, project_root, sources, extra)
         if not servers.specs and not servers.warnings:
             return None
         return cls.for_specs(servers.specs, config, base_env, servers.warnings)

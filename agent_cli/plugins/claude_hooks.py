@@ -98,3 +98,29 @@ def _hook(event: str, hook: Any, matcher: str | None, root: Path, env: tuple) ->
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
         return None, f"has a bad `timeout` {timeout!r} (seconds, a positive number)"
     return HookSpec(event, expand_root(command, root), matcher, float(timeout), env=env, claude_names=True), ""
+
+
+SETTINGS_FILES = (Path(".claude") / "settings.json", Path(".claude") / "settings.local.json")
+
+
+def settings_hooks(project_dir: Path) -> tuple[list[HookSpec], list[str]]:
+    """The hooks of Claude Code's project settings (``.claude/settings.json`` and
+    ``settings.local.json``), read like a plugin's; the session runs them only in a trusted folder."""
+    import json
+
+    specs: list[HookSpec] = []
+    warnings: list[str] = []
+    for relative in SETTINGS_FILES:
+        path = project_dir / relative
+        if not path.is_file():
+            continue
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            warnings.append(f"{path}: cannot read hooks: {exc}")
+            continue
+        if isinstance(data, dict) and isinstance(data.get("hooks"), dict):
+            found, problems = parse_plugin_hooks(data["hooks"], path, project_dir, project_dir)
+            specs += found
+            warnings += problems
+    return specs, warnings

@@ -93,10 +93,19 @@ class PluginSet:
         return [(plugin, config) for plugin in self.active for config in plugin.mcp]
 
 
-def load_plugins_for(config: Config) -> PluginSet:
+def load_plugins_for(config: Config, repository: bool = True) -> PluginSet:
+    """``repository=False`` (an untrusted folder): the repository's plugins are listed, inactive."""
     table = config.raw.get("plugins")
     disabled = table.get("disabled", []) if isinstance(table, dict) else []
-    return load_plugins(config.cwd, config.agent_home, config.plugin_dirs, disabled)
+    found = load_plugins(config.cwd, config.agent_home, config.plugin_dirs, disabled)
+    if repository:
+        return found
+    home = Path(config.agent_home).resolve()  # agent run in ~ without git: ~/.agent/plugins are the user's own
+    plugins = tuple(
+        replace(plugin, enabled=False) if plugin.source == "repo" and not plugin.root.is_relative_to(home) else plugin
+        for plugin in found.plugins
+    )
+    return PluginSet(plugins, found.warnings)
 
 
 def load_plugins(cwd: Path, agent_home: Path, plugin_dirs: Iterable[Path] = (), disabled: Iterable[str] = ()) -> PluginSet:

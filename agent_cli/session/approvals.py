@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any
 from agent_cli import events as ev
 from agent_cli.mcp.names import PREFIX as MCP_PREFIX
 from agent_cli.mcp.names import display_call
-from agent_cli.session.safe_commands import approval_key, is_known_safe
+from agent_cli.permissions.engine import NO_RULE, Permissions, Verdict
+from agent_cli.session.safe_commands import approval_key, is_known_safe, suggest_rule
 from agent_cli.tools.process import TIMEOUT_EXIT_CODE
 from agent_cli.tools.sandbox import SandboxPolicy, detect_mechanism, is_within
 from agent_cli.tools.shell_env import EnvPolicy, command_env
@@ -86,6 +87,11 @@ def use_exec_default(config: Config) -> None:
         config.approval_policy = "never"
 
 
+def keeps_alive(tool: str, args: dict[str, Any]) -> bool:
+    """A background process meant to outlive the session: no rule or hook answers for the user."""
+    return tool == "shell" and bool(args.get("keep_alive") and args.get("run_in_background"))
+
+
 class Approvals:
     def __init__(
         self,
@@ -104,6 +110,11 @@ class Approvals:
         self.approved_dirs: list[Path] = []  # outside the sandbox, approved for patches
         self._unsandboxed_calls: set[str] = set()
         self.is_read_only_tool: Callable[[str], bool] = lambda name: False  # the session's registry
+        self.permissions = Permissions(cwd=self.cwd)  # rules (agent_cli/permissions/); the session loads them
+        self.verdicts: dict[str, Verdict] = {}  # call id -> the rules' verdict, for the call's end event
+        # "Yes, and don't ask again": saves an allow rule (the session sets it; None: not offered)
+        self.save_rule: Callable[[str, str | None], str] | None = None
+        self.rule_files: Callable[[], tuple[str, ...]] = lambda: ()  # where a rule may be saved
         self.memory_user_writes = "ask"  # the model's memory_save to the user scope (every project)
 
     @classmethod
@@ -132,6 +143,7 @@ class Approvals:
         ctx.sandbox = sandbox
         ctx.writable_roots = list(sandbox.writable_roots) if sandbox is not None else []
         ctx.env = self.env
+        ctx.read_denied = self.permissions.read_denied if self.permissions.hides_any() else None
         return ctx
 
     def unsandbox(self, call_id: str) -> None:
@@ -206,7 +218,7 @@ class Approvals:
     def _assess_shell(self, args: dict[str, Any]) -> Need:
         command = str(args.get("command", ""))
         key = approval_key("shell", args)
-        if args.get("keep_alive") and args.get("run_in_background"):
+        if keeps_alive("shell", args):
             return self._assess_keep_alive(args)
         if self.confined and args.get("sandbox_permissions") == ESCALATE:
             if self.policy == "never":
@@ -245,10 +257,16 @@ class Approvals:
     def _assess_patch(self, args: dict[str, Any]) -> Need:
         denials = self.patch_denials(args)
         if denials:
+            why = "; ".join(reason for _, reason in denials)
+            if any(self.sandbox.protected(path) for path, _ in denials):  # type: ignore[union-attr]
+                # config, hooks, MCP servers, git: each such write is asked for, never approved
+                # by folder or for the session, and refused where nobody can be asked
+                if self.policy == "never":
+                    return Need(denial=f"apply_patch was not run: {why}. Approval policy 'never' cannot approve a write to a protected path.")
+                return Need(ask=True, unsandboxed=True, reason=f"This patch writes a protected path: {why}")
             dirs = tuple(sorted({path.parent for path, _ in denials}))
             if all(any(is_within(d, a) for a in self.approved_dirs) for d in dirs):
                 return Need(unsandboxed=True)
-            why = "; ".join(reason for _, reason in denials)
             if self.policy == "never":
                 return Need(denial=f"apply_patch was not run: {why}. Approval policy 'never' cannot approve writes outside the sandbox.")
             return Need(ask=True, unsandboxed=True, dirs=dirs, reason=f"This patch writes outside the sandbox: {why}")
@@ -285,8 +303,41 @@ class Approvals:
 
     # --- asking --------------------------------------------------------------------------
 
-    async def check(self, call_id: str, tool: str, args: dict[str, Any], emit: Emit) -> str | None:
-        """None when the call may run; otherwise the denial message for the model."""
+    def judge(self, call_id: str, tool: str, args: dict[str, Any]) -> Verdict:
+        """The permission rules' verdict on a call, remembered for /permissions and the call's end."""
+        verdict = self.permissions.decide(tool, args)
+        if verdict is not NO_RULE:
+            self.verdicts[call_id] = verdict
+            self.permissions.note(tool, summarize(tool, args), verdict)
+        return verdict
+
+    def allowed_by_rule(self, call_id: str, tool: str, args: dict[str, Any]) -> str | None:
+        """An allow rule answers the question; it does not lift the sandbox's hard limits."""
+        need = self.assess(tool, args)
+        if tool == "web_fetch" and (need.unsandboxed or need.denial):
+            self.unsandbox(call_id)  # WebFetch(domain:…) is the user's yes for that domain, asked or not
+            return None
+        if need.denial:
+            return need.denial
+        if need.unsandboxed:
+            self.unsandbox(call_id)
+        return None
+
+    async def check(self, call_id: str, tool: str, args: dict[str, Any], emit: Emit, hook: str | None = None) -> str | None:
+        """None when the call may run; otherwise the denial message for the model. ``hook`` is a
+        PreToolUse hook's answer: its allow answers the question and its ask forces one; a deny
+        rule wins over both."""
+        verdict = self.judge(call_id, tool, args)
+        if verdict.decision == "deny":
+            rule = verdict.rules[0]
+            return f"{tool} was not run: the permission rule `{rule.text}` ({rule.source}) denies it"
+        if hook == "ask":
+            return await self.ask(call_id, tool, args, emit, reason="a PreToolUse hook asked for approval")
+        if (hook == "allow" or verdict.decision == "allow") and not keeps_alive(tool, args):
+            return self.allowed_by_rule(call_id, tool, args)  # keep_alive: the user's own yes, every time
+        if verdict.decision == "ask":
+            rule = verdict.rules[0]
+            return await self.ask(call_id, tool, args, emit, reason=f"the permission rule `{rule.text}` asks first")
         need = self.assess(tool, args)
         if need.denial:
             return need.denial
@@ -333,21 +384,30 @@ class Approvals:
         )
 
     @staticmethod
-    async def request_decision(call_id: str, tool: str, summary: str, reason: str | None, emit: Emit) -> ev.ApprovalDecision:
+    async def request_decision(
+        call_id: str, tool: str, summary: str, reason: str | None, emit: Emit,
+        suggested_rule: str | None = None, rule_files: tuple[str, ...] = (),
+    ) -> ev.ApprovalDecision:
         """Ask the user through the front end (it answers the request's future) and wait."""
         future: asyncio.Future[ev.ApprovalDecision] = asyncio.get_running_loop().create_future()
-        emit(ev.ApprovalRequest(call_id, tool, summary, reason, future=future))
+        emit(ev.ApprovalRequest(call_id, tool, summary, reason, future=future, suggested_rule=suggested_rule,
+                                rule_files=rule_files if suggested_rule else ()))
         return await future
 
     async def _ask(self, call_id: str, tool: str, args: dict[str, Any], emit: Emit, need: Need) -> str | None:
         if not self.interactive:
             why = need.reason or f"approval policy '{self.policy}' requires the user's approval"
             return f"{tool} was not run: {why}. This session cannot ask the user (non-interactive), so it was denied."
-        decision = await self.request_decision(call_id, tool, summarize(tool, args), need.reason, emit)
+        suggestion = suggest_rule(tool, args) if self.save_rule is not None and not need.dirs else None
+        decision = await self.request_decision(
+            call_id, tool, summarize(tool, args), need.reason, emit, suggestion, self.rule_files()
+        )
         if decision.decision == "deny":
             reason = f": {decision.reason}" if decision.reason else ""
             return f"the user denied this {tool} call{reason}"
-        if decision.decision == "approve_session":
+        if decision.decision == "approve_always" and decision.rule and self.save_rule is not None:
+            emit(ev.Notice(self.save_rule(decision.rule, decision.save_to)))
+        if decision.decision in ("approve_session", "approve_always"):
             if need.key:
                 self.session_approved.add(need.key)
             self.approved_dirs.extend(need.dirs)

@@ -25,15 +25,17 @@ from agent_cli.context.compact import (
     trim_oldest,
     user_message_budget,
 )
+from agent_cli.context.dropped import dropped_items
 from agent_cli.context.fragments import summary_prefix
 from agent_cli.context.prompts import PromptError, PromptLibrary, prompt_library
 from agent_cli.items import Item, Message, user
-from agent_cli.session.memory_recall import recall_after_compaction, without_memories
 from agent_cli.models import base as stream
 from agent_cli.models.base import Prompt
 from agent_cli.models.errors import ContextWindowExceeded, ModelError
 from agent_cli.paths import bundled_prompts_dir
+from agent_cli.session.compaction_plan import shorten_newest_outputs, step_too_large_for_room, summarizer_budget
 from agent_cli.session.hooks import run_pre_compact, run_session_start
+from agent_cli.session.memory_recall import recall_after_compaction, without_memories
 
 if TYPE_CHECKING:
     from agent_cli.context.initial import InitialContext
@@ -57,6 +59,8 @@ class CompactionState:
     count: int = 0
     history_len_after: int | None = None  # len(history) right after the last compaction
     tokens_after: int = 0  # estimated context right after it
+    last_step: tuple[int, int] | None = None  # history items added between the last two requests
+    last: ev.CompactionFinished | None = None  # the last applied compaction: its summary and what it dropped
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,12 +81,18 @@ def should_auto_compact(session: Session) -> bool:
     overflow is still recovered by the turn).
     """
     limit = session.auto_compact_limit
-    if limit is None or len(session.history) == 0 or session.context_tokens() < limit:
+    if limit is None or len(session.history) == 0:
+        return False
+    if session.context_tokens() < limit and not step_too_large_for_room(session, compaction_prompt_tokens(session)):
         return False
     state = session.compaction
     if state.history_len_after is None:
         return True
     return len(session.history) > state.history_len_after and state.tokens_after < limit
+
+
+def compaction_prompt_tokens(session: Session) -> int:
+    return session.tokens.item_tokens(user(compaction_prompt(session, None)))
 
 
 async def auto_compact_if_needed(session: Session, emit: Emit) -> None:
@@ -120,6 +130,7 @@ async def compact(session: Session, emit: Emit, trigger: Trigger, focus: str | N
     old_tokens = session.history.estimated_tokens
     new_tokens = session.tokens.items_tokens(rebuilt.items)
     applied = new_tokens < old_tokens
+    dropped = dropped_items(old_items, rebuilt.items, session.tokens.item_tokens, prefix) if applied else []
     if applied:
         session.replace_history(rebuilt.items)
         session.compaction.count += 1
@@ -131,7 +142,6 @@ async def compact(session: Session, emit: Emit, trigger: Trigger, focus: str | N
     # Remembered even when nothing changed, so the next request does not try again at once.
     session.compaction.history_len_after = len(session.history)
     session.compaction.tokens_after = session.context_tokens()
-    session.learned.compaction_finished(session.compaction)  # a resume must not retry a useless one
     if not applied:
         emit(ev.Warning(
             f"Compaction would not make the context smaller ({old_tokens:,} → {new_tokens:,} tokens of "
@@ -147,7 +157,12 @@ async def compact(session: Session, emit: Emit, trigger: Trigger, focus: str | N
         summary=summary.text,
         applied=applied,
         fallback=summary.fallback,
+        dropped=tuple(dropped),
     )
+    if applied:
+        session.compaction.last = finished  # for `/compact show`
+    # A resume must not retry a useless compaction, and `/compact show` works after it too.
+    session.learned.compaction_finished(session.compaction, finished if applied else None)
     emit(finished)
     emit(session.token_count_event())
     if applied and session.compaction.count >= 2:
@@ -163,10 +178,15 @@ async def summarize(session: Session, emit: Emit, focus: str | None) -> Summary:
     tokens = [estimates.get(id(item)) or session.tokens.item_tokens(item) for item in items]
     request = user(compaction_prompt(session, focus))
     protected = protected_prefix_length(items)
-    budget = session.tokens.uncalibrated(session.effective_window)  # our count, as `tokens` are
+    budget = summarizer_budget(session)  # our count, as `tokens` are; room left for the summary
     budget -= session.tokens.prompt_overhead(session.instructions, session.tool_specs())
     budget -= session.tokens.item_tokens(request)
     trimmed = 0
+    if sum(tokens) > budget:  # the newest outputs are cut, so the cached prefix is still sent as it was
+        cached = min(len(items), max(protected, session.window.sent_items))
+        items, tokens, shortened = shorten_newest_outputs(items, tokens, cached, sum(tokens) - budget)
+        if shortened:
+            emit(ev.Notice(f"Shortened the newest {shortened} tool output(s) in the summarizing request to fit the window."))
     for attempt in range(MAX_TRIM_ROUNDS):
         prompt = Prompt(session.instructions, [*items, request], session.tool_specs(),
                         web_search=session.web_search_mode)  # the same tools: the cached prefix is reused

@@ -29,6 +29,7 @@ from agent_cli.items import user
 from agent_cli.session.hook_config import HookSpec, HookTable, hook_calls, parse_hooks
 from agent_cli.tools.base import ToolResult
 from agent_cli.tools.process import communicate_or_kill
+from agent_cli.tools.sandbox import supervised_argv
 
 if TYPE_CHECKING:
     from agent_cli.config import Config
@@ -56,9 +57,9 @@ class HookState:
     stop_blocks: int = 0  # consecutive Stop blocks in the current turn
 
     @classmethod
-    def from_config(cls, config: Config, plugin_hooks: Iterable[HookSpec] = ()) -> HookState:
-        """The config's hooks, then the plugins' (see agent_cli/plugins/claude_hooks.py)."""
-        table = parse_hooks(config.raw.get("hooks"), "config")
+    def from_config(cls, config: Config, plugin_hooks: Iterable[HookSpec] = (), raw: dict | None = None) -> HookState:
+        """The config's hooks (``raw``: the tables an untrusted folder may use), then the plugins'."""
+        table = parse_hooks((config.raw if raw is None else raw).get("hooks"), "config")
         for spec in plugin_hooks:
             table[spec.event] = (*table.get(spec.event, ()), spec)
         return cls(table)
@@ -130,8 +131,8 @@ async def execute(spec: HookSpec, stdin: bytes, cwd: Path, base_env: Mapping[str
     base = os.environ if base_env is None else base_env
     env = {**base, "AGENT_PROJECT_DIR": str(cwd), "AGENT_HOOK_EVENT": spec.event, **dict(spec.env)}
     try:
-        proc = await asyncio.create_subprocess_shell(
-            spec.command,
+        proc = await asyncio.create_subprocess_exec(
+            *supervised_argv(["/bin/sh", "-c", spec.command]),  # ends with the agent, leaves nothing running
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
@@ -286,17 +287,9 @@ async def pre_tool_use(session: Session, call: ToolCall, args: dict[str, Any], e
 
 async def check_approval(session: Session, hook: HookOutcome, call: ToolCall, args: dict[str, Any], emit: Emit) -> str | None:
     """The approval step after PreToolUse: a hook's allow skips it, its ask forces a question."""
-    if hook.permission == "allow":
-        # The hook answers the question; it does not lift the sandbox's hard limits.
-        need = session.approvals.assess(call.name, args)
-        if need.denial:
-            return need.denial
-        if need.unsandboxed:  # an escalation the hook approved, as the user would have
-            session.approvals.unsandbox(call.call_id)
-        return None
-    if hook.permission == "ask":
-        return await session.approvals.ask(call.call_id, call.name, args, emit, reason="a PreToolUse hook asked for approval")
-    return await session.approvals.check(call.call_id, call.name, args, emit)
+    # A hook's allow answers the question as the user would have (the sandbox's hard limits and
+    # deny rules still apply); its ask forces one.
+    return await session.approvals.check(call.call_id, call.name, args, emit, hook.permission)
 
 
 async def post_tool_use(session: Session, call: ToolCall, args: dict[str, Any], result: ToolResult, emit: Emit) -> ToolResult:

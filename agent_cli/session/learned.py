@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from agent_cli import events as ev
 from agent_cli.context.tokens import Calibration
 from agent_cli.models.base import Usage
 
@@ -62,9 +63,13 @@ class LearnedState:
     def window_learned(self, model: str, tokens: int, source: str) -> None:
         self._writer.append_learned("window", model=model, tokens=tokens, source=source)
 
-    def compaction_finished(self, state: CompactionState) -> None:
+    def compaction_finished(self, state: CompactionState, applied: ev.CompactionFinished | None = None) -> None:
+        shown = {}
+        if applied is not None:  # what `/compact show` lists, for a resumed session
+            shown = {"shown": {"trigger": applied.trigger, "summary": applied.summary,
+                               "dropped": [[d.kind, d.label, d.tokens, d.spill_file] for d in applied.dropped]}}
         self._writer.append_learned(
-            "compaction", history_len_after=state.history_len_after, tokens_after=state.tokens_after)
+            "compaction", history_len_after=state.history_len_after, tokens_after=state.tokens_after, **shown)
 
     def usage_total(self, total: Usage) -> None:
         """The session's running token totals (the status bar's ↑ ↓), so a resume carries them on."""
@@ -80,6 +85,7 @@ class LearnedState:
         windows: dict[str, tuple[int, str]] = {}
         compaction: tuple[int, int] | None = None
         usage: Usage | None = None
+        shown: ev.CompactionFinished | None = None
         for record in records:
             what = record.get("what")
             if what == "calibration" and _valid_calibration(record):
@@ -88,6 +94,7 @@ class LearnedState:
                 windows[record["model"]] = (record["tokens"], record["source"])
             elif what == "compaction" and _valid_compaction(record, saved_items):
                 compaction = (record["history_len_after"], record["tokens_after"])
+                shown = _shown_compaction(record.get("shown")) or shown
             elif what == "usage" and all(_is_int(record.get(key)) for key in USAGE_KEYS):
                 usage = Usage(*(record[key] for key in USAGE_KEYS))
             elif what in ("calibration", "window", "compaction", "usage"):
@@ -103,7 +110,21 @@ class LearnedState:
             session.compaction.history_len_after, session.compaction.tokens_after = compaction
         if usage is not None:
             session.total_usage = usage
+        session.compaction.last = shown
         return warnings
+
+
+def _shown_compaction(value: Any) -> ev.CompactionFinished | None:
+    """The summary and dropped list a compaction line kept (None when absent or malformed)."""
+    if not isinstance(value, dict) or not isinstance(value.get("summary"), str):
+        return None
+    trigger = value.get("trigger") if value.get("trigger") in ("manual", "auto", "overflow") else "manual"
+    dropped = []
+    for entry in value.get("dropped") or []:
+        if (isinstance(entry, list) and len(entry) == 4 and entry[0] in ("file", "output", "message")
+                and isinstance(entry[1], str) and _is_int(entry[2]) and (entry[3] is None or isinstance(entry[3], str))):
+            dropped.append(ev.DroppedItem(*entry))
+    return ev.CompactionFinished(trigger, 0, 0, 0, 0, summary=value["summary"], dropped=tuple(dropped))
 
 
 def _is_int(value: Any) -> bool:

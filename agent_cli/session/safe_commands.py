@@ -9,6 +9,10 @@ from __future__ import annotations
 import re
 import shlex
 from typing import Any
+from urllib.parse import urlsplit
+
+from agent_cli.permissions.rules import canonical_tool
+from agent_cli.permissions.shell_parse import parse_command_line
 
 SAFE_COMMANDS = frozenset({
     "basename", "cat", "cd", "cut", "df", "dirname", "du", "echo", "false", "file", "grep", "head",
@@ -94,3 +98,25 @@ def approval_key(tool: str, args: dict[str, Any]) -> str:
     if tool != "shell":
         return tool
     return "shell:" + command_prefix(str(args.get("command", "")))
+
+
+def suggest_rule(tool: str, args: dict[str, Any]) -> str | None:
+    """The rule "don't ask again" would save: ``Bash(npm test:*)`` for a command (its first words),
+    the tool's name otherwise. None when no rule can cover the call safely (a compound line)."""
+    name = canonical_tool(tool)
+    if name == "WebFetch":
+        try:
+            host = urlsplit(str(args.get("url", ""))).hostname
+        except ValueError:
+            host = None
+        return f"WebFetch(domain:{host})" if host else None
+    if name != "Bash":
+        return name if tool != "apply_patch" else "Edit"
+    line = parse_command_line(str(args.get("command", "")))
+    if not line.readable or len(line.commands) != 1 or line.writes or not line.commands[0].literal:
+        return None
+    words = line.commands[0].words
+    if words[0] in WRAPPERS or "=" in words[0]:
+        return f"Bash({' '.join(words)})"
+    count = 2 if words[0] in TWO_WORD_HEADS and len(words) > 1 and not words[1].startswith("-") else 1
+    return f"Bash({' '.join(words[:count])}:*)"

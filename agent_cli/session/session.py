@@ -24,14 +24,17 @@ from agent_cli.context.environment import diff as environment_diff
 from agent_cli.context.fragments import TURN_ABORTED
 from agent_cli.context.image_items import no_vision_warning, without_images
 from agent_cli.context.modes import tools_for_mode
+from agent_cli.context.profile import TOOL_CALL, TOOL_SEARCH, behind_search, is_lean, lean_spec, offered_directly
+from agent_cli.context.prompts import prompt_library
 from agent_cli.context.skills import skill_injections
-from agent_cli.context.tokens import TokenCounter, auto_compact_limit, effective_window
+from agent_cli.context.tokens import TokenCounter, auto_compact_limit, effective_window, tool_output_limit
 from agent_cli.items import Image, Item, user
 from agent_cli.models.base import ModelClient, ToolSpec, Usage
 from agent_cli.session.approvals import Approvals, env_scrubber
 from agent_cli.session.compaction import CompactionState
 from agent_cli.session.hooks import HookState
 from agent_cli.session.learned import LearnedState
+from agent_cli.session.permission_rules import install_rules
 from agent_cli.session.rollout import RecordingHistory, RolloutWriter
 from agent_cli.session.run_limits import RunLimits
 from agent_cli.session.tool_use import ToolUseWatch
@@ -42,8 +45,10 @@ from agent_cli.tools.base import Tool, ToolContext
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.sandbox import start_warning
 from agent_cli.tools.shell_snapshot import ShellSnapshot
+from agent_cli.tools.tool_search import ToolCallTool, ToolSearchTool
 from agent_cli.tools.web_fetch import WebSettings
 from agent_cli.tools.web_search_api import search_api_tool
+from agent_cli.trust.gate import trust_state, untrusted_raw
 
 if TYPE_CHECKING:
     from agent_cli.agents.child import SubagentInfo
@@ -61,6 +66,17 @@ INTERRUPTED_NOTE = (
 
 def new_session_id() -> str:
     return f"{datetime.now():%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}"
+
+
+def project_settings_hooks(config: Config):
+    """The hooks of the project's .claude/settings.json and settings.local.json (Claude Code's shape)."""
+    from agent_cli.context.project_doc import find_git_root
+    from agent_cli.plugins.claude_hooks import settings_hooks
+
+    project = find_git_root(config.cwd) or config.cwd
+    if (project / ".claude").resolve() == (Path.home() / ".claude").resolve():
+        return [], []  # started in ~ without git: that is the user's own settings, not a project's
+    return settings_hooks(project)
 
 
 def new_shell_snapshot(config: Config, env: dict[str, str] | None) -> ShellSnapshot | None:
@@ -84,6 +100,9 @@ class Session:
     ):
         self.config = config
         self.approvals = Approvals.from_config(config, interactive)  # + sandbox and command env
+        self.trust = trust_state(config)  # until the folder is trusted, none of its own code runs (trust/)
+        self._raw = config.raw if self.trust.trusted else untrusted_raw(config)  # hooks and MCP servers in force
+        install_rules(self.approvals, config, self.trust)  # permission rules (permissions/)
         self.id = new_session_id()
         self.mode = config.mode
         self.model = model or config.model  # a subagent may run another model than the config's
@@ -106,24 +125,28 @@ class Session:
         self._chat_quirks: dict[tuple[str, str], ChatQuirks] = {}  # (server, model): what it rejected
         from agent_cli.plugins.loader import load_plugins_for  # here: plugins build on session.hook_config
 
-        self.plugins = load_plugins_for(config)  # commands, skills, hooks, agents... from plugins/*/
+        self.plugins = load_plugins_for(config, repository=self.trust.trusted)  # commands, skills, hooks, agents...
         self._load_warnings_taken = False
         self.agents: AgentSet | None = None  # agent definitions, when the session has `task`
         self.subagent: SubagentInfo | None = None  # set when this session runs a subagent (agents/child.py)
+        default_set = tools is None
         if tools is None:
             from agent_cli.agents.task_tool import subagent_tools  # agents/ runs child Sessions: import late
 
             tools = default_tools(memory=config.memory) + subagent_tools(self, self.plugins.agent_sources())
             tools += self._search_api_tool(interactive)
         self._tools = ToolRegistry(tools)
+        self._door_open = default_set  # the lean profile adds tool_search / tool_call when it applies
         self.approvals.is_read_only_tool = self._tools.is_read_only
         self._memory: MemoryBook | None = None  # opened on first use (memory/book.py)
         self._fixed_instructions = instructions  # a subagent's own system prompt
         self._instructions: str | None = instructions
+        self._instructions_lean = False  # the profile the cached system prompt was built for
         self.initial = None  # the InitialContext recorded at the start of the history
         self._initial_tokens: tuple[object, int] | None = None  # (initial, its token count)
         self.environment: EnvironmentContext | None = None  # as last sent to the model
-        self.hooks = HookState.from_config(config, self.plugins.hooks)  # session/hooks.py
+        self._settings_hooks = project_settings_hooks(config) if self.trust.trusted else ([], [])  # .claude/settings.json
+        self.hooks = HookState.from_config(config, [*self._settings_hooks[0], *self.plugins.hooks], self._raw)
         self.resumed = None  # a ResumeInfo when restored from a session file (session/resume.py)
         self._turn_task: asyncio.Task[None] | None = None
         self._turns = 0
@@ -157,7 +180,9 @@ class Session:
         if specs is not None:
             return McpToolset.for_specs(specs, self.config, self.approvals.env)
         root = find_git_root(self.config.cwd) or self.config.cwd
-        return McpToolset.from_config(self.config, self.approvals.env, root, plugin_servers(self.plugins))
+        if not self.trust.trusted:
+            root = None  # the repository's .mcp.json does not run until the folder is trusted
+        return McpToolset.from_config(self.config, self.approvals.env, root, plugin_servers(self.plugins), self._raw)
 
     def add_mcp_servers(self, specs) -> None:
         """More MCP servers (a plugin's ``.mcp.json``: see ``agent_cli.mcp.config.load_mcp_json``).
@@ -293,13 +318,21 @@ class Session:
     @property
     def instructions(self) -> str:
         """The system prompt, built once so every request's prefix stays byte-identical."""
-        if self._instructions is None:
+        lean = self.lean
+        if self._instructions is None or self._instructions_lean != lean:  # a learned window may change the profile
             from agent_cli.context.initial import build_instructions
 
+            self._instructions_lean = lean
             self._instructions = self._fixed_instructions or build_instructions(
-                self.mode, self.config.agent_home, memory=self.config.memory
+                self.mode, self.config.agent_home, memory=self.config.memory, lean=lean
             )
         return self._instructions
+
+    @property
+    def lean(self) -> bool:
+        """The lean profile (context/profile.py): a small window, or `context_profile = "lean"`.
+        Not in a subagent, which has its own prompt and few tools."""
+        return self._fixed_instructions is None and is_lean(self.config.context_profile, self.config.context_window)
 
     def build_initial_context(self):
         """A fresh initial context: AGENTS.md re-read, skills re-scanned, full environment."""
@@ -327,7 +360,12 @@ class Session:
             return []
         self._load_warnings_taken = True
         agent_warnings = self.agents.warnings if self.agents is not None else ()
-        return [*self.config.warnings, *self.plugins.warnings, *agent_warnings]
+        trust = self.trust
+        told = trust.answer is False or not self.approvals.interactive  # otherwise the TUI asks first
+        skipped = [line] if told and (line := trust.skipped_line()) else []
+        rules = self.approvals.permissions.warnings
+        hook_warnings = self._settings_hooks[1]
+        return [*self.config.warnings, *self.plugins.warnings, *agent_warnings, *hook_warnings, *rules, *skipped]
 
     def start_context(self, emit: Emit) -> None:
         """Before each user message: the initial context on the first turn, later only what
@@ -373,11 +411,32 @@ class Session:
         A command's turn with fewer tools (/review) does not search either."""
         if self.tool_limit is not None and "web_search" not in self.tool_limit:
             return "off"
-        return self.config.web_search or ("cached" if self.approvals.interactive else "off")
+        # The lean profile (a small window) leaves it off unless configured: results would not fit.
+        return self.config.web_search or ("cached" if self.approvals.interactive and not self.lean else "off")
 
     def tool_specs(self) -> list[ToolSpec]:
         allowed = set(tools_for_mode(self.mode, self._tools.names, self._tools.is_read_only))
-        return [spec for spec in self._tools.specs if spec.name in allowed and self._within_limit(spec.name)]
+        specs = [spec for spec in self._tools.specs if spec.name in allowed and self._within_limit(spec.name)]
+        if not self.lean:
+            return [spec for spec in specs if spec.name not in (TOOL_SEARCH, TOOL_CALL)]
+        if self._door_open and TOOL_SEARCH not in self._tools:  # first lean request: the pair joins the registry
+            self._tools.replace((), [ToolSearchTool(self.tools_behind_search), ToolCallTool(self.tools_behind_search)])
+            specs = [spec for spec in self._tools.specs if self._within_limit(spec.name)
+                     and spec.name in set(tools_for_mode(self.mode, self._tools.names, self._tools.is_read_only))]
+        library = prompt_library(self.config.agent_home)
+        offered = [spec for spec in specs if offered_directly(spec.name, self.mode)]
+        if not self.tools_behind_search():
+            offered = [spec for spec in offered if spec.name not in (TOOL_SEARCH, TOOL_CALL)]
+        return [lean_spec(spec, library) for spec in offered]
+
+    def tools_behind_search(self) -> list[Tool]:
+        """In the lean profile: the tools ``tool_search`` finds (memory, task, MCP), as the mode allows."""
+        if not self.lean:
+            return []
+        names = [name for name in self._tools.names if behind_search(name, self.mode) and self._within_limit(name)]
+        allowed = set(tools_for_mode(self.mode, names, self._tools.is_read_only))
+        tools = [self._tools.get(name) for name in names if name in allowed]
+        return [tool for tool in tools if tool is not None]  # MCP tools unlisted by MCP's search mode too
 
     def tool_allowed(self, name: str) -> bool:
         return bool(tools_for_mode(self.mode, [name], self._tools.is_read_only)) and self._within_limit(name)
@@ -432,7 +491,7 @@ class Session:
             data_dir=self.config.agent_home,
             emit=emit,
             call_id=call_id,
-            output_token_limit=self.config.tool_output_token_limit,
+            output_token_limit=self.tool_output_limit,
             shell_timeout_ms=self.config.shell_timeout_ms,
             shell_snapshot=self.shell_snapshot,
             memory=self.memory,
@@ -476,6 +535,24 @@ class Session:
     @property
     def effective_window(self) -> int:
         return effective_window(self.config.context_window)
+
+    def set_auto_compact(self, *, enabled: bool, percent: int | None = None, tokens: int | None = None) -> None:
+        """``/autocompact``: the threshold for the rest of the session (a percentage of the usable
+        window, or tokens; the config keys as today). A compaction that could not help is tried again."""
+        config = self.config
+        config.auto_compact = enabled
+        if percent is not None:
+            config.auto_compact_percent, config.auto_compact_token_limit = percent, None
+        if tokens is not None:
+            config.auto_compact_token_limit = tokens
+        self.compaction.history_len_after = None
+
+    @property
+    def tool_output_limit(self) -> int:
+        """Tokens one tool output keeps in the context (the rest goes to its spill file)."""
+        config = self.config
+        return tool_output_limit(config.tool_output_token_limit, config.context_window,
+                                 explicit="tool_output_token_limit" in config.raw)
 
     @property
     def auto_compact_limit(self) -> int | None:
@@ -523,6 +600,8 @@ class Session:
         (a mid-session /mode switch was only an appended note, which compaction drops).
         """
         self.history.replace(items)
+        self.window.sent_items = len(items)  # steps are measured in the new history from here
+        self.compaction.last_step = None
         self._usage_mark = None
         self._instructions = None
 
@@ -534,4 +613,5 @@ class Session:
             context_window=self.effective_window,
             counting_method=self.tokens.counting_method,
             accuracy=self.tokens.accuracy,
+            compact_at=self.auto_compact_limit,
         )

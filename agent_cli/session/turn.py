@@ -8,15 +8,17 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
 from agent_cli.context.fragments import BACKGROUND_EXITS
+from agent_cli.context.profile import TOOL_CALL
 from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput, user
-from agent_cli.session.memory_recall import recall_into_history
 from agent_cli.models import base as stream
 from agent_cli.models.base import Prompt, ToolSpec
 from agent_cli.models.errors import ContextWindowExceeded, ModelError
 from agent_cli.models.web_search import WebCitations, WebSearchDone
 from agent_cli.session import hooks
 from agent_cli.session.compaction import auto_compact_if_needed, recover_from_overflow, reject_oversized_input
+from agent_cli.session.compaction_plan import note_request
 from agent_cli.session.guarded_dispatch import dispatch_guarded
+from agent_cli.session.memory_recall import recall_into_history
 from agent_cli.session.model_wait import with_wait_notices
 from agent_cli.session.run_limits import LimitReached
 from agent_cli.session.structured_output import StructuredOutputFailed, settle
@@ -99,6 +101,7 @@ async def sample(session: Session, emit: Emit, forced_tool: ToolSpec | None = No
         web_search=session.web_search_mode,
     )
     output: list[Item] = []
+    note_request(session)  # how much the last step added: compaction looks one step ahead
     session.window.before_request(session)  # what we sent, for calibration; asks the server its window
     async for event in with_wait_notices(session.client.stream(prompt), emit):  # "waiting for the model… 30 s"
         if isinstance(event, stream.TextDelta):
@@ -162,6 +165,8 @@ def batches(session: Session, calls: list[ToolCall]) -> list[list[ToolCall]]:
 
 
 async def run_tool_calls(session: Session, calls: list[ToolCall], emit: Emit) -> None:
+    if session.lean and (door := session.tools.get(TOOL_CALL)) is not None:  # lean profile (context/profile.py):
+        calls = [door.route(call) for call in calls]  # tool_call runs the tool it names, judged as that tool
     if (router := session.tools.get("mcp_call")) is not None:  # MCP search mode (mcp/search.py):
         calls = [router.route(call) for call in calls]  # modes, hooks and approvals see the tool it names
     for batch in batches(session, calls):
@@ -190,6 +195,7 @@ async def run_tool_call(session: Session, call: ToolCall, emit: Emit) -> ToolOut
             result = await hooks.post_tool_use(session, call, args, result, emit)
     except Exception as exc:  # the file system changing under a patch, a path it refuses: the call
         result = failure_result(call.name, exc)  # fails with words the model reads, the turn goes on
+    verdict = session.approvals.verdicts.pop(call.call_id, None)  # a permission rule's part, if any
     emit(
         ev.ToolCallEnd(
             call.call_id,
@@ -200,6 +206,8 @@ async def run_tool_call(session: Session, call: ToolCall, emit: Emit) -> ToolOut
             time.monotonic() - started,
             result.exit_code,
             result.changes,
+            verdict.decision if verdict else None,
+            tuple((rule.text, rule.source) for rule in verdict.rules) if verdict else (),
         )
     )
     return ToolOutput(call.call_id, result.output, result.success, images=result.images)

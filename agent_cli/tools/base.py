@@ -40,6 +40,7 @@ class ToolContext:
     shell_snapshot: ShellSnapshot | None = None  # the login shell's environment; None = `bash -lc`
     memory: Any = None  # the session's MemoryBook for the memory tools; None when memory is off
     read_limits: ReadLimits = field(default_factory=ReadLimits)  # thresholds of read_file's processors
+    read_denied: Callable[[Path], Any] | None = None  # a Read deny rule hides the path (grep, list_dir skip it)
     background: Any = None  # the session's BackgroundProcesses (tools/background.py); None: none allowed
     web: Any = None  # the session's WebSettings for web_fetch (tools/web_fetch.py)
     editor: EditorFiles | None = None  # the client editor's buffers (ACP); None: the disk

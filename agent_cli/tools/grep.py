@@ -137,6 +137,8 @@ async def _search_rg(
             number, colon, text = rest.partition(b":")
             if not sep or not colon or not number.isdigit():
                 continue  # e.g. "binary file matches" notices
+            if ctx.read_denied is not None and ctx.read_denied(ctx.resolve(_decode(name))):
+                continue  # a Read deny rule hides the file
             total += 1
             if len(matches) < limit:
                 matches.append(Match(_decode(name), int(number), _decode(text).rstrip("\r\n")))
@@ -184,6 +186,8 @@ def _search_python(
             f for f in walk_files(target, IgnoreRules(target))
             if name_globs is None or any(fnmatch.fnmatchcase(f.name, g) for g in name_globs)
         ]  # fmt: skip
+    if ctx.read_denied is not None:  # a Read deny rule hides these files
+        files = [f for f in files if not ctx.read_denied(f.resolve())]
     matches: list[Match] = []
     total = 0
     for file in files:

@@ -38,13 +38,16 @@ REFER = 1 << 13  # [2] link or rename a file into another directory
 TRUNCATE = 1 << 14  # [3]
 NET_BIND_TCP = 1 << 0  # [4]
 NET_CONNECT_TCP = 1 << 1  # [4]
+SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0  # [6] no connecting to abstract sockets made outside the sandbox
+SCOPE_SIGNAL = 1 << 1  # [6] no signals to processes outside the sandbox
+SCOPE_ABI = 6
 
 FILE_WRITE_RIGHTS = WRITE_FILE | TRUNCATE  # the only write rights a rule on a file may carry
 O_PATH = getattr(os, "O_PATH", 0o10000000)
 
 
 class _RulesetAttr(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64)]
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64), ("scoped", ctypes.c_uint64)]
 
 
 class _PathBeneathAttr(ctypes.Structure):
@@ -94,20 +97,23 @@ def set_no_new_privs() -> None:
     _check(_libc().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
 
 
-def restrict_writes(writable_dirs: Iterable[str], writable_files: Iterable[str] = (), *, deny_tcp: bool = False) -> int:
+def restrict_writes(writable_dirs: Iterable[str], writable_files: Iterable[str] = (), *, deny_tcp: bool = False, scope: bool = True) -> int:
     """Deny writes outside ``writable_dirs`` (and to files other than ``writable_files``).
 
-    ``deny_tcp`` also denies TCP bind/connect when the ABI supports it (4+). Paths that do not
-    exist are skipped. Returns the ABI used. Raises OSError when Landlock is unavailable or a
-    syscall fails; the caller must then not run the command.
+    ``deny_tcp`` also denies TCP bind/connect when the ABI supports it (4+); ``scope`` denies
+    connecting to abstract Unix sockets and signalling processes outside the sandbox (ABI 6+).
+    Paths that do not exist are skipped. Returns the ABI used. Raises OSError when Landlock is
+    unavailable or a syscall fails; the caller must then not run the command.
     """
     abi = abi_version()
     if abi < 1:
         raise OSError(0, "Landlock is not available on this kernel")
     libc = _libc()
     handled = write_rights(abi)
-    attr = _RulesetAttr(handled, NET_BIND_TCP | NET_CONNECT_TCP if deny_tcp and abi >= 4 else 0)
-    size = ctypes.sizeof(_RulesetAttr) if abi >= 4 else ctypes.sizeof(ctypes.c_uint64)
+    scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if scope and abi >= SCOPE_ABI else 0
+    attr = _RulesetAttr(handled, NET_BIND_TCP | NET_CONNECT_TCP if deny_tcp and abi >= 4 else 0, scoped)
+    # The struct grew with the ABI: pass the size this kernel knows.
+    size = ctypes.sizeof(ctypes.c_uint64) * (3 if abi >= SCOPE_ABI else 2 if abi >= 4 else 1)
     ruleset = _check(libc.syscall(SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0)), "landlock_create_ruleset")
     try:
         for path in writable_dirs:

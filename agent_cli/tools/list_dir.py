@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agent_cli.context.truncate import truncate_text
 from agent_cli.models.base import ToolSpec
-from agent_cli.tools.daemon_thread import in_thread
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.common import int_arg, output_policy, str_arg
+from agent_cli.tools.daemon_thread import in_thread
 from agent_cli.tools.ignore import IgnoreRules, sorted_entries
 
 DEFAULT_DEPTH = 2
@@ -59,7 +60,7 @@ def _kind(entry: Any) -> str:
         return "file"
 
 
-def build_tree(root: Path, depth: int, limit: int) -> tuple[_Node, int]:
+def build_tree(root: Path, depth: int, limit: int, hidden: Callable[[Path], Any] | None = None) -> tuple[_Node, int]:
     """Breadth first up to ``depth``; returns the tree of the first ``limit`` entries and how many were left out."""
     rules = IgnoreRules(root)
     tree = _Node(root.name, "dir")
@@ -74,7 +75,7 @@ def build_tree(root: Path, depth: int, limit: int) -> tuple[_Node, int]:
             entries.sort(key=lambda pair: pair[0] != "dir")  # stable: dirs first, each by name
             for kind, entry in entries:
                 path = Path(entry.path)
-                if rules.is_ignored(path, kind == "dir"):
+                if rules.is_ignored(path, kind == "dir") or (hidden is not None and hidden(path)):
                     continue
                 if shown >= limit:
                     omitted += 1
@@ -118,7 +119,7 @@ class ListDirTool(Tool):
         notes: list[str] = []
         depth = int_arg(args, "depth", DEFAULT_DEPTH, maximum=MAX_DEPTH, notes=notes)
         limit = int_arg(args, "limit", DEFAULT_LIMIT, maximum=MAX_LIMIT, notes=notes)
-        tree, omitted = await in_thread(build_tree, root, depth, limit)
+        tree, omitted = await in_thread(build_tree, root, depth, limit, ctx.read_denied)
         text = render_tree(str(root).rstrip("/") + "/", tree)
         if not tree.children:
             text += "\n  (empty)"

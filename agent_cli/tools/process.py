@@ -102,7 +102,7 @@ async def run_process(
             await _terminate_group(pgid, proto.exited)
         await asyncio.wait([proto.drained], timeout=DRAIN_GRACE_S)
     except BaseException:  # cancelled (or anything else): leave nothing running
-        signal_group(pgid, signal.SIGKILL)
+        await _stop_group(pgid, proto)
         await _reaped(proto)
         capture.finish()  # closes the spill file
         raise
@@ -126,6 +126,15 @@ async def _terminate_group(pgid: int, exited: asyncio.Future[None]) -> None:
     await asyncio.wait([exited], timeout=TERM_GRACE_S)
     signal_group(pgid, signal.SIGKILL)  # stragglers that ignored SIGTERM
     await asyncio.wait([exited], timeout=TERM_GRACE_S)
+
+
+async def _stop_group(pgid: int, proto: _Collector) -> None:
+    """SIGTERM first, so the launcher at the head of the group (sandbox_exec.py) can end what the
+    command moved out of it (``setsid``), then SIGKILL for whatever is left."""
+    signal_group(pgid, signal.SIGTERM)
+    with contextlib.suppress(BaseException):  # a second cancellation: the caller re-raises the first
+        await asyncio.wait([proto.exited], timeout=TERM_GRACE_S)
+    signal_group(pgid, signal.SIGKILL)
 
 
 async def _reaped(proto: _Collector) -> None:
@@ -156,6 +165,9 @@ async def communicate_or_kill(
         return await asyncio.wait_for(process.communicate(stdin), timeout_s)
     finally:
         if process.returncode is None:
+            signal_group(process.pid, signal.SIGTERM)  # a supervised command's launcher cleans up
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(process.wait(), TERM_GRACE_S)
             signal_group(process.pid, signal.SIGKILL)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(process.wait(), TERM_GRACE_S)

@@ -1,13 +1,16 @@
 """The sandbox: which paths commands and patches may write, and how a command is confined.
 
 Modes: ``read-only`` (nothing writable), ``workspace-write`` (the cwd, configured writable roots
-and temp dirs; ``.git`` and ``.agent`` inside them stay read-only; no network unless enabled)
-and ``danger-full-access`` (no sandbox).
+and temp dirs; ``.git``, ``.agent``, ``.claude`` and ``.mcp.json`` inside them stay read-only,
+existing or not (sandbox_protected.py); no network unless enabled) and ``danger-full-access``
+(no sandbox).
 
-On Linux a command is confined by bubblewrap when it works here (a read-only bind of ``/``,
-writable binds for the roots, a private network namespace), otherwise by Landlock through the
-``sandbox_exec.py`` launcher (plus a seccomp filter for the network). Which one is probed once,
-lazily; ``AGENT_SANDBOX_MECHANISM=bubblewrap|landlock|none`` forces a choice.
+On Linux a command is confined by bubblewrap when it works here (a user namespace without
+capabilities, a read-only bind of ``/``, writable binds for the roots, a private network
+namespace), otherwise by Landlock through the ``sandbox_exec.py`` launcher (plus a mount
+namespace, no capabilities and a seccomp socket filter). Which one is probed once, lazily;
+``AGENT_SANDBOX_MECHANISM=bubblewrap|landlock|none`` forces a choice. Every command runs through
+the launcher or bubblewrap, sandboxed or not, so none outlives its end or the agent.
 ``apply_patch`` checks every resolved target with :meth:`SandboxPolicy.write_denial`.
 """
 
@@ -23,9 +26,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_cli.tools.host_sockets import host_sockets
+from agent_cli.tools.sandbox_protected import PROTECTED_NAMES, protected_part, read_only_paths
 
 READ_ONLY, WORKSPACE_WRITE, FULL_ACCESS = "read-only", "workspace-write", "danger-full-access"
-PROTECTED_NAMES = (".git", ".agent")  # read-only even inside a writable root
 LAUNCHER = Path(__file__).with_name("sandbox_exec.py")
 MECHANISM_ENV = "AGENT_SANDBOX_MECHANISM"
 # Device files any command may write (``> /dev/null``); Landlock needs them listed.
@@ -61,6 +65,7 @@ class SandboxPolicy:
     mode: str
     writable_roots: tuple[Path, ...] = ()  # resolved; empty under read-only
     network_access: bool = False
+    workspace_roots: tuple[Path, ...] = ()  # the writable roots but the temp dirs: placeholders go there
 
     @classmethod
     def create(
@@ -75,12 +80,12 @@ class SandboxPolicy:
         if mode not in (READ_ONLY, WORKSPACE_WRITE, FULL_ACCESS):
             raise ValueError(f"unknown sandbox mode {mode!r}")
         roots: list[Path] = []
+        workspace: list[Path] = []
         if mode == WORKSPACE_WRITE:
-            candidates = [cwd, *writable_roots, *(temp_dirs() if include_temp else [])]
-            for root in (Path(c).expanduser().resolve() for c in candidates):
-                if root not in roots:
-                    roots.append(root)
-        return cls(mode, tuple(roots), network_access or mode == FULL_ACCESS)
+            workspace = list(dict.fromkeys(Path(c).expanduser().resolve() for c in [cwd, *writable_roots]))
+            candidates = [*workspace, *(temp_dirs() if include_temp else [])]
+            roots = list(dict.fromkeys(Path(c).expanduser().resolve() for c in candidates))
+        return cls(mode, tuple(roots), network_access or mode == FULL_ACCESS, tuple(workspace))
 
     @property
     def confines(self) -> bool:
@@ -90,15 +95,20 @@ class SandboxPolicy:
     def protected_paths(self) -> list[Path]:
         return [root / name for root in self.writable_roots for name in PROTECTED_NAMES]
 
+    def protected(self, path: Path) -> Path | None:
+        """The protected path (``.git``, ``.agent``, ``.claude``, ``.mcp.json`` at any depth of a
+        writable root) that ``path`` is or lies in."""
+        return protected_part(path, self.writable_roots) if self.mode == WORKSPACE_WRITE else None
+
     def write_denial(self, path: Path) -> str | None:
         """Why writing ``path`` (already resolved) is not allowed; None when it is."""
         if self.mode == FULL_ACCESS:
             return None
         if self.mode == READ_ONLY:
             return f"{path} is not writable: the sandbox is read-only"
-        for protected in self.protected_paths():
-            if is_within(path, protected):
-                return f"{path} is inside {protected}, which stays read-only in the sandbox"
+        if (protected := self.protected(path)) is not None:
+            where = "" if path == protected else f" (inside {protected})"
+            return f"{path}{where} is protected: it stays read-only in the sandbox (what is there runs later: config, hooks, MCP servers, git)"
         if any(is_within(path, root) for root in self.writable_roots):
             return None
         roots = ", ".join(str(root) for root in self.writable_roots)
@@ -115,11 +125,22 @@ class Mechanism:
 
 
 def _bwrap_works(bwrap: str) -> bool:
-    argv = [bwrap, *_bwrap_base(network=False), "--", "true"]
+    return _bwrap_runs([bwrap, *_bwrap_base(network=False), "--", "true"])
+
+
+def _bwrap_runs(argv: list[str]) -> bool:
     try:
         return subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT_S).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False
+
+
+@functools.cache
+def _bwrap_user_namespace() -> list[str]:
+    """``--unshare-user`` where bubblewrap can make a user namespace (a setuid bubblewrap on a
+    kernel without unprivileged ones cannot); ``--cap-drop ALL`` holds either way."""
+    bwrap = shutil.which("bwrap") or "bwrap"
+    return ["--unshare-user"] if _bwrap_runs([bwrap, "--unshare-user", "--ro-bind", "/", "/", "true"]) else []
 
 
 def _landlock_abi() -> int:
@@ -190,40 +211,84 @@ def start_warning(mode: str, interactive: bool) -> str | None:
 # --- confining a command --------------------------------------------------------------------
 
 
-def _bwrap_base(network: bool) -> list[str]:
-    args = ["--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+def _bwrap_base(network: bool, outlive_agent: bool = False) -> list[str]:
+    # A user namespace with no capabilities: root inside cannot unmount or remount the binds.
+    dies = [] if outlive_agent else ["--die-with-parent"]
+    args = [*_bwrap_user_namespace(), "--cap-drop", "ALL", *dies, "--unshare-pid",
+            "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     return args if network else ["--unshare-net", *args]
 
 
-def bwrap_argv(argv: Sequence[str], policy: SandboxPolicy, bwrap: str = "bwrap") -> list[str]:
-    """bubblewrap: everything read-only, then the writable roots, then the protected paths."""
-    args = [bwrap, *_bwrap_base(policy.network_access)]
+def _read_only_paths(policy: SandboxPolicy) -> list[str]:
+    return read_only_paths(policy.workspace_roots, policy.writable_roots) if policy.writable_roots else []
+
+
+def bwrap_argv(argv: Sequence[str], policy: SandboxPolicy, bwrap: str = "bwrap", outlive_agent: bool = False) -> list[str]:
+    """bubblewrap: everything read-only, then the writable roots, then the protected paths, and
+    host sockets covered."""
+    args = [bwrap, *_bwrap_base(policy.network_access, outlive_agent)]
     for root in policy.writable_roots:
         if root.exists():
             args += ["--bind", str(root), str(root)]
-    for path in policy.protected_paths():
-        if path.exists():
-            args += ["--ro-bind", str(path), str(path)]
+    for path in _read_only_paths(policy):
+        args += ["--ro-bind", path, path]
+    for path in host_sockets(policy.writable_roots):
+        args += ["--ro-bind", "/dev/null", path]
     return [*args, "--", *argv]
 
 
-def landlock_argv(argv: Sequence[str], policy: SandboxPolicy) -> list[str]:
-    """The launcher applies Landlock (+ seccomp without network) and then execs ``argv``."""
+def _launcher(argv: Sequence[str], spec: dict) -> list[str]:
+    return [sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(spec), "--", *argv]
+
+
+def landlock_argv(argv: Sequence[str], policy: SandboxPolicy, outlive_agent: bool = False) -> list[str]:
+    """The launcher applies Landlock (+ a mount namespace where it can have one, no capabilities,
+    seccomp without network) and then runs ``argv``."""
     spec = {
         "writable": [str(root) for root in policy.writable_roots] + list(DEVICE_DIRS),
         "files": list(DEVICE_FILES),
         "network": policy.network_access,
+        "outlive_agent": outlive_agent,
     }
-    return [sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(spec), "--", *argv]
+    if landlock_mounts_work():
+        spec["read_only"] = _read_only_paths(policy)
+        spec["hide"] = host_sockets(policy.writable_roots)
+    return _launcher(argv, spec)
 
 
-def confine(argv: Sequence[str], policy: SandboxPolicy | None, mechanism: str | None = None) -> list[str]:
-    """``argv`` wrapped so it runs inside ``policy``; unchanged without a policy or mechanism."""
+def supervised_argv(argv: Sequence[str]) -> list[str]:
+    """No sandbox, only the launcher's lifecycle: the command and whatever it leaves running
+    end when it ends, or when the agent does."""
+    return [sys.executable, "-I", "-S", str(LAUNCHER), "supervise", "--", *argv]
+
+
+def confine(argv: Sequence[str], policy: SandboxPolicy | None, mechanism: str | None = None, *,
+            outlive_agent: bool = False) -> list[str]:
+    """``argv`` wrapped so it runs inside ``policy``; unchanged without a policy or mechanism.
+    ``outlive_agent``: no parent-death signal (a background process the user keeps alive)."""
     if policy is None or not policy.confines:
         return list(argv)
     mechanism = mechanism or detect_mechanism().name
     if mechanism == "bubblewrap":
-        return bwrap_argv(argv, policy, shutil.which("bwrap") or "bwrap")
+        return bwrap_argv(argv, policy, shutil.which("bwrap") or "bwrap", outlive_agent)
     if mechanism == "landlock":
-        return landlock_argv(argv, policy)
+        return landlock_argv(argv, policy, outlive_agent)
     return list(argv)
+
+
+def command_argv(argv: Sequence[str], policy: SandboxPolicy | None, mechanism: str | None = None) -> list[str]:
+    """How a command runs: confined when ``policy`` says so and a mechanism works, and in every
+    case under a supervisor (bubblewrap's PID namespace, or the launcher)."""
+    confined = confine(argv, policy, mechanism)
+    return confined if confined != list(argv) else supervised_argv(argv)
+
+
+@functools.cache
+def landlock_mounts_work() -> bool:
+    """Whether the launcher can make a private mount namespace here (root, or a user namespace)."""
+    spec = {"writable": [], "network": True, "read_only": ["/"]}
+    try:
+        done = subprocess.run(_launcher(["true"], spec), capture_output=True, timeout=PROBE_TIMEOUT_S)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0

@@ -1,35 +1,56 @@
-"""The Landlock launcher: restrict this process, then exec the command in its place.
+"""The launcher: confine this process, then run the command as its child and clean up after it.
 
-    python -I -S sandbox_exec.py '{"writable": [...], "files": [...], "network": false}' -- ARGV...
+    python -I -S sandbox_exec.py '{"confine": true, "writable": [...], "files": [...],
+                                   "read_only": [...], "hide": [...], "network": false}' -- ARGV...
 
 Run by path (not ``-m``) so that starting it costs a bare interpreter and nothing else; it
-imports only its stdlib-only siblings. Restricting in a fresh process and then ``execvp``
-avoids ``preexec_fn`` (unsafe with threads). If the sandbox cannot be applied the command is
-not run: exit 126 with the reason on stderr.
+imports only its stdlib-only siblings. In order: a parent-death signal and child-subreaper
+status (supervisor.py), a private mount namespace with the protected paths read-only and host
+sockets covered (sandbox_mounts.py), no capabilities (capabilities.py), Landlock (landlock.py),
+the socket filter (seccomp.py); then the command runs as a child, and whatever it leaves running
+is killed when it ends. With ``"confine": false`` only the process lifecycle applies (commands
+run without a sandbox still end with the agent); ``supervise`` in place of the JSON says the same
+without loading ``json``. If the sandbox cannot be applied the command is not run: exit 126 with
+the reason on stderr.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
 if __package__:
-    from agent_cli.tools import landlock, seccomp
+    from agent_cli.tools import supervisor
 else:  # run by path: the siblings are plain modules next to this file
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import landlock  # type: ignore[no-redef]
-    import seccomp  # type: ignore[no-redef]
+    import supervisor  # type: ignore[no-redef]
 
 CANNOT_SANDBOX = 126
+SUPERVISE_ONLY = "supervise"
 
 
 def apply(policy: dict) -> None:
     """Apply ``policy`` to this process. Raises OSError when any part fails."""
+    if not policy or not policy.get("confine", True):
+        return
+    # Loaded only to confine: a command that is merely supervised starts faster without them.
+    if __package__:
+        from agent_cli.tools import capabilities, landlock, sandbox_mounts, seccomp
+    else:
+        import capabilities  # type: ignore[no-redef]
+        import landlock  # type: ignore[no-redef]
+        import sandbox_mounts  # type: ignore[no-redef]
+        import seccomp  # type: ignore[no-redef]
     network = bool(policy.get("network", False))
+    read_only, hidden = policy.get("read_only", []), policy.get("hide", [])
+    if read_only or hidden:
+        sandbox_mounts.enter_private_namespace()
+        sandbox_mounts.bind_read_only(read_only)
+        sandbox_mounts.hide(hidden)
+    capabilities.drop_all()
     landlock.restrict_writes(policy.get("writable", []), policy.get("files", []), deny_tcp=not network)
     if not network:
-        seccomp.deny_inet_sockets()
+        seccomp.deny_sockets_but_unix()
 
 
 def main(argv: list[str]) -> int:
@@ -37,17 +58,19 @@ def main(argv: list[str]) -> int:
         print("usage: sandbox_exec.py POLICY_JSON -- COMMAND...", file=sys.stderr)
         return 2
     try:
-        apply(json.loads(argv[0]))
+        policy = {}
+        if argv[0] != SUPERVISE_ONLY:
+            import json  # only a sandbox has a policy to read (json costs a few ms to load)
+
+            policy = json.loads(argv[0])
+        if not policy.get("outlive_agent", False):  # a kept-alive background process does
+            supervisor.bind_to_parent()
+        supervisor.become_subreaper()
+        apply(policy)
     except (OSError, ValueError) as exc:
         print(f"agent sandbox: cannot apply the sandbox, command not run: {exc}", file=sys.stderr)
         return CANNOT_SANDBOX
-    command = argv[2:]
-    try:
-        os.execvp(command[0], command)
-    except OSError as exc:
-        print(f"agent sandbox: cannot run {command[0]}: {exc.strerror}", file=sys.stderr)
-        return 127
-    return 0  # not reached
+    return supervisor.run(argv[2:])
 
 
 if __name__ == "__main__":

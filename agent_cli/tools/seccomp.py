@@ -1,9 +1,11 @@
-"""A seccomp filter through ctypes that denies IPv4/IPv6 sockets (TCP, UDP, raw alike).
+"""A seccomp filter through ctypes that denies every socket family but ``AF_UNIX``.
 
 Stdlib only, like ``landlock.py``: the sandbox launcher loads it by path. Landlock (ABI 4+)
-covers TCP only, and older kernels not even that; refusing ``socket(AF_INET*)`` takes the
-network away whatever the kernel. Unix sockets stay allowed (many tools need them locally).
-``io_uring_setup`` is refused too, since io_uring can open sockets without the syscall.
+covers TCP only, and older kernels not even that; refusing ``socket()`` for IPv4/IPv6 (TCP, UDP,
+raw alike), ``AF_PACKET``, ``AF_NETLINK`` and the rest takes the network and the host's network
+configuration away whatever the kernel. Unix sockets stay allowed (many tools need them locally;
+which ones a command may reach is the launcher's business). ``io_uring_setup`` is refused too,
+since io_uring can open sockets without the syscall.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ PR_SET_SECCOMP = 22
 SECCOMP_MODE_FILTER = 2
 SECCOMP_RET_ALLOW = 0x7FFF0000
 SECCOMP_RET_ERRNO = 0x00050000
-AF_INET, AF_INET6 = 2, 10
+AF_UNIX = 1
 IO_URING_SETUP = 425  # same number on x86_64 and aarch64
 X32_SYSCALL_BIT = 0x40000000
 
@@ -45,20 +47,19 @@ def _insn(code: int, jt: int, jf: int, k: int) -> bytes:
     return struct.pack("=HBBI", code, jt, jf, k)
 
 
-def inet_filter(arch: int, socket_nr: int) -> bytes:
-    """The BPF program: deny with EACCES for AF_INET/AF_INET6 sockets and io_uring."""
+def socket_filter(arch: int, socket_nr: int) -> bytes:
+    """The BPF program: deny with EACCES every socket family but AF_UNIX, and io_uring."""
     deny = SECCOMP_RET_ERRNO | errno.EACCES
     program = [
         _insn(LD_W_ABS, 0, 0, OFF_ARCH),
         _insn(JEQ_K, 1, 0, arch),  # another ABI (32-bit compat): deny everything it tries
         _insn(RET_K, 0, 0, SECCOMP_RET_ERRNO | errno.ENOSYS),
         _insn(LD_W_ABS, 0, 0, OFF_NR),
-        _insn(JGE_K, 6, 0, X32_SYSCALL_BIT),  # x32 calls on x86_64: deny (-> ret deny)
-        _insn(JEQ_K, 5, 0, IO_URING_SETUP),
-        _insn(JEQ_K, 0, 3, socket_nr),  # not socket() -> allow
+        _insn(JGE_K, 5, 0, X32_SYSCALL_BIT),  # x32 calls on x86_64: deny (-> ret deny)
+        _insn(JEQ_K, 4, 0, IO_URING_SETUP),
+        _insn(JEQ_K, 0, 2, socket_nr),  # not socket() -> allow
         _insn(LD_W_ABS, 0, 0, OFF_ARG0),
-        _insn(JEQ_K, 2, 0, AF_INET),
-        _insn(JEQ_K, 1, 0, AF_INET6),
+        _insn(JEQ_K, 0, 1, AF_UNIX),  # AF_UNIX -> allow, any other family -> deny
         _insn(RET_K, 0, 0, SECCOMP_RET_ALLOW),
         _insn(RET_K, 0, 0, deny),
     ]
@@ -69,12 +70,12 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def deny_inet_sockets() -> None:
+def deny_sockets_but_unix() -> None:
     """Install the filter on this process (inherited across exec). Needs no_new_privs first."""
     if not supported():
         raise OSError(0, f"seccomp filter not supported on {platform.machine()}")
     arch, socket_nr = ARCHES[platform.machine()]
-    program = inet_filter(arch, socket_nr)
+    program = socket_filter(arch, socket_nr)
     buffer = ctypes.create_string_buffer(program, len(program))
     prog = _SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
     libc = ctypes.CDLL(None, use_errno=True)

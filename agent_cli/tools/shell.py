@@ -1,7 +1,8 @@
 """The ``shell`` tool: run a command with bash and report exit code, time and output.
 
 bash loads the session's snapshot of the login shell (tools/shell_snapshot.py) instead of
-running the profile for every command; without one it falls back to ``bash -lc``. A command too
+running the profile for every command; when the snapshot failed, bash runs without the profile
+in the inherited environment; only with snapshots turned off does each command run ``bash -lc``. A command too
 long for an argument (the kernel caps one at 128 KiB) is passed as a script file instead.
 """
 
@@ -31,7 +32,8 @@ from agent_cli.tools.capture import (
 )
 from agent_cli.tools.common import int_arg, output_policy, str_arg
 from agent_cli.tools.process import run_process
-from agent_cli.tools.sandbox import ESCALATION_PARAMETERS, confine
+from agent_cli.tools.sandbox import ESCALATION_PARAMETERS, command_argv, confine
+from agent_cli.tools.sandbox_protected import hold_for_session, placeholders
 
 LIVE_INTERVAL_S = 0.1  # at most this often a ToolOutputDelta
 LIVE_CAP = 16 * 1024  # bytes per delta; when output is faster, only the latest part is shown
@@ -63,11 +65,11 @@ SPEC = ToolSpec(
 )
 
 
-def shell_argv(command: str | Path, snapshot: Path | None = None) -> list[str]:
+def shell_argv(command: str | Path, snapshot: Path | None = None, *, login: bool | None = None) -> list[str]:
     """How to run ``command`` (text, or a script file holding it): with the login snapshot loaded
-    through ``BASH_ENV`` (see :func:`shell_env`), else as a login shell."""
+    through ``BASH_ENV`` (see :func:`shell_env`), else as a login shell unless ``login`` is False."""
     bash = shutil.which("bash")
-    login = [] if snapshot is not None else ["-l"]
+    login = ["-l"] if (snapshot is None if login is None else login) else []
     if isinstance(command, Path):
         return [bash, *login, str(command)] if bash else ["sh", str(command)]
     return [bash, *login, "-c", command] if bash else ["sh", "-c", command]
@@ -148,8 +150,11 @@ class ShellTool(Tool):
         if args.get("run_in_background"):
             from agent_cli.tools.background_tools import start_in_background  # it imports this module
 
+            if ctx.sandbox is not None and ctx.sandbox.confines:
+                hold_for_session(ctx.sandbox.workspace_roots)  # missing .git etc. stay read-only
             with command_source(command, ctx) as source:
-                argv = confine(shell_argv(source, snapshot), ctx.sandbox)
+                argv = confine(shell_argv(source, snapshot, login=ctx.shell_snapshot is None), ctx.sandbox,
+                               outlive_agent=bool(args.get("keep_alive")))
                 return await start_in_background(ctx, argv, command, workdir, shell_env(ctx.env, snapshot),
                                                  keep_alive=bool(args.get("keep_alive")))
         if args.get("keep_alive"):
@@ -159,9 +164,14 @@ class ShellTool(Tool):
             new_spill_path(ctx.data_dir, ctx.call_id), count_chars=output_policy(ctx).kind == "bytes"
         )
         try:
-            with command_source(command, ctx) as source:
-                result = await (ctx.command_runner or run_process)(  # the client's terminal under ACP
-                    confine(shell_argv(source, snapshot), ctx.sandbox),  # sandbox.py: bubblewrap / Landlock
+            roots = ctx.sandbox.workspace_roots if ctx.sandbox is not None and ctx.sandbox.confines else ()
+            with command_source(command, ctx) as source, placeholders(roots):  # missing .git etc. stay read-only
+                # a failed snapshot means no login profile either
+                argv = shell_argv(source, snapshot, login=ctx.shell_snapshot is None)
+                # sandbox.py: bubblewrap / Landlock, under a supervisor; the client's terminal under ACP
+                runner = ctx.command_runner or run_process
+                result = await runner(
+                    confine(argv, ctx.sandbox) if ctx.command_runner else command_argv(argv, ctx.sandbox),
                     cwd=workdir,
                     env=shell_env(ctx.env, snapshot),
                     capture=capture,
@@ -177,7 +187,7 @@ class ShellTool(Tool):
 
     @staticmethod
     async def _snapshot(ctx: ToolContext) -> Path | None:
-        """The session's login-shell snapshot; None (so ``bash -lc``) without one."""
+        """The session's login-shell snapshot; None without one, or when it failed."""
         if ctx.shell_snapshot is None:
             return None
         path = await ctx.shell_snapshot.ready()

@@ -4,15 +4,20 @@ Running each command with ``bash -lc`` re-runs the whole login profile every tim
 and inside the sandbox, profile tools that write (pyenv, nvm, conda) print errors into every
 output the model reads. Instead the profile runs once, in the background with its own timeout;
 its exported variables, aliases, functions and shell options go into a file that each command's
-non-login bash loads through ``BASH_ENV``. If that fails, commands fall back to ``bash -lc`` and
+non-login bash loads through ``BASH_ENV``. If that fails or takes too long, commands run a
+non-login bash in the inherited environment (paying the slow profile once, not per command) and
 the user is warned once.
+
+The agent never kills a profile midway while it may still finish: profile tools take locks that
+only their EXIT traps release (pyenv's rehash lock stalls every later login shell of the user for
+a minute when left behind). Stopping it early sends SIGTERM and waits for it up to the snapshot's
+own limit; only past that limit does SIGKILL follow, after a grace period.
 """
 
 from __future__ import annotations
 
 import asyncio
 import atexit
-import contextlib
 import os
 import re
 import shlex
@@ -20,13 +25,14 @@ import signal
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from agent_cli.tools.process import signal_group
 
 SNAPSHOT_TIMEOUT_S = 10.0
-TERM_GRACE_S = 1.0  # between SIGTERM and SIGKILL when the profile takes too long
+TERM_GRACE_S = 2.0  # past the limit: between SIGTERM and SIGKILL, for the profile's EXIT traps
 # Run by `bash -lc` after the profile: what the profile left behind, in files next to "$1".
 DUMP_SCRIPT = 'env -0 > "$1.env" && { shopt -p; alias -p; declare -f; } > "$1.shell"'
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -35,7 +41,7 @@ SKIPPED_NAMES = {"PWD", "OLDPWD", "SHLVL", "_", "SHELLOPTS", "BASHOPTS", "BASH_E
 READ_ONLY_SHOPTS = ("login_shell", "restricted_shell")
 
 Scrub = Callable[[Mapping[str, str]], dict[str, str]]
-_running: set[subprocess.Popen[bytes]] = set()  # login shells being snapshotted right now
+_running: dict[subprocess.Popen[bytes], float] = {}  # login shells being snapshotted -> their deadline
 
 
 class ShellSnapshot:
@@ -71,17 +77,19 @@ class ShellSnapshot:
         return self.path
 
     def take_warning(self) -> str | None:
-        """Why commands use ``bash -lc`` instead, the first time it is asked; then None."""
+        """Why commands run without the login profile, the first time it is asked; then None."""
         if self.error is None or self._warned:
             return None
         self._warned = True
-        return f"could not snapshot the login shell ({self.error}); each command runs `bash -lc` instead"
+        return f"could not snapshot the login shell ({self.error}); commands run a non-login bash in the agent's environment"
 
     def close(self) -> None:
         """Stop a snapshot still being taken and delete the file."""
         self._closed = True
         if (process := self._process) is not None and process.poll() is None:
-            stop_group(process)
+            # Not on the caller's (event loop's) time; not a daemon either, so exit waits for it.
+            deadline = _running.get(process, 0.0)
+            threading.Thread(target=stop_group, args=(process, deadline), name="shell-snapshot-stop").start()
         if self.path is not None:
             self.path.unlink(missing_ok=True)
 
@@ -112,14 +120,14 @@ class ShellSnapshot:
                 cwd=self.cwd, env=self.env, start_new_session=True,  # its own group: killed as one
             )
             self._process = process
-            _running.add(process)
+            _running[process] = time.monotonic() + self.timeout_s
             try:
                 code = process.wait(timeout=self.timeout_s)
             except subprocess.TimeoutExpired:
-                stop_group(process)
+                stop_group(process, 0.0)  # its limit passed
                 raise OSError(f"the login shell took longer than {self.timeout_s:g} s") from None
             finally:
-                _running.discard(process)
+                _running.pop(process, None)
             if self._closed:
                 raise OSError("the session ended")
             if code != 0:
@@ -141,18 +149,30 @@ class ShellSnapshot:
 def _stop_running() -> None:
     """A login shell still being snapshotted when the agent exits goes with it (its own session
     would otherwise keep it running)."""
-    for process in list(_running):
-        stop_group(process)
+    for process, deadline in list(_running.items()):
+        stop_group(process, deadline)
 
 
-def stop_group(process: subprocess.Popen[bytes]) -> None:
-    """SIGTERM first, so profile tools release their locks (pyenv's rehash lock stalls every
-    later login shell for a minute if it is left behind), then SIGKILL for whatever is left."""
+def stop_group(process: subprocess.Popen[bytes], deadline: float) -> None:
+    """SIGTERM, so profile tools release their locks in their EXIT traps; then wait for the shell
+    until ``deadline`` (its limit, on the monotonic clock) or at least a grace period, and only
+    then SIGKILL whatever is left."""
     signal_group(process.pid, signal.SIGTERM)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        process.wait(timeout=TERM_GRACE_S)
+    until = max(deadline, time.monotonic() + TERM_GRACE_S)
+    while time.monotonic() < until:  # the whole group: the lock is held by the profile's children
+        if process.poll() is not None and not _group_alive(process.pid):
+            return
+        time.sleep(0.05)
     signal_group(process.pid, signal.SIGKILL)
     process.wait()
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
 
 
 def render(login: Mapping[str, str], shell: str, base: Mapping[str, str], scrub: Scrub) -> str:

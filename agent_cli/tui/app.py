@@ -37,6 +37,7 @@ from agent_cli.tui.pasted_images import PromptWithImages
 from agent_cli.tui.repo_files import list_files
 from agent_cli.tui.resuming import BUSY_TEXT, restored_session
 from agent_cli.tui.screens.approval import ApprovalScreen
+from agent_cli.tui.trust_prompt import ask_trust
 from agent_cli.tui.widgets.activity_indicator import ActivityIndicator
 from agent_cli.tui.widgets.attachment_chips import AttachmentChips
 from agent_cli.tui.widgets.completion_menu import CompletionMenu
@@ -134,6 +135,8 @@ class AgentApp(App[int]):
         await self._replay_history()
         self.composer.focus()
         self.call_after_refresh(self._start_background_work)
+        if ask_trust(self):  # a folder with code of its own, never asked about (tui/trust_prompt.py)
+            return  # the first prompt waits for the answer
         if self.initial_prompt:
             self.send(self.initial_prompt)
 

@@ -314,3 +314,25 @@ async def test_commands_run_in_the_client_terminal_still_confined(server, tmp_pa
     assert refs and refs[0].content[0].terminal_id == "term-1"
     sent = json.dumps(server.requests[1].body["input"])
     assert "in-the-terminal" in sent and "test-key" not in sent
+
+
+async def test_a_repository_server_runs_only_with_trust(server, tmp_path):
+    marker = tmp_path / "server-ran"
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"repo": {
+        "command": sys.executable, "args": ["-c", f"open({str(marker)!r}, 'w').close()"]}}}))
+    client = RecordingClient()
+    async with spawn(client, server, tmp_path) as (conn, _):
+        await started(conn, tmp_path)
+        for _ in range(100):
+            if "not trusted" in client.text("agent_thought_chunk"):
+                break
+            await asyncio.sleep(0.05)
+    assert "server repo" in client.text("agent_thought_chunk") and "agent acp --trust" in client.text("agent_thought_chunk")
+    assert not marker.exists()
+    async with spawn(RecordingClient(), server, tmp_path, "--trust") as (conn, _):
+        await started(conn, tmp_path)
+        for _ in range(100):
+            if marker.exists():
+                break
+            await asyncio.sleep(0.05)
+    assert marker.exists()

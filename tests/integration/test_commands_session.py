@@ -301,7 +301,7 @@ async def test_help_lists_builtins_and_custom_commands(server, repo, monkeypatch
     (commands / "explain.md").write_text("---\ndescription: Explain code simply\nargument-hint: <file>\n---\nExplain $1")
     session = make_session(server, repo, monkeypatch)
     text = notice(await collect_events(session, "/help"), "help")
-    assert "/review" in text and "/compact [focus]" in text and "/quit" in text
+    assert "/review" in text and "/compact [focus | show]" in text and "/autocompact" in text and "/quit" in text
     assert "/explain <file>" in text and "Explain code simply (repo)" in text
     assert "@path" in text and "!`cmd`" in text
 

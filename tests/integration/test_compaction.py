@@ -92,7 +92,10 @@ def repo(tmp_path: Path, monkeypatch) -> Path:
 
 
 def make_session(server: FakeModelServer, repo: Path, monkeypatch, provider: str = "openai-chat", *overrides: str):
-    return session_helpers.make_session(server, repo, monkeypatch, f"model_context_window={WINDOW}", *overrides,
+    # The outputs here are ~4,000 tokens on purpose: set as a user would, the limit is not cut to
+    # an eighth of the small window.
+    return session_helpers.make_session(server, repo, monkeypatch, f"model_context_window={WINDOW}",
+                                        "tool_output_token_limit=10000", *overrides,
                                         provider=provider, model=MODELS[provider])
 
 
@@ -251,7 +254,7 @@ async def test_a_request_that_can_never_fit_fails_the_turn_with_a_clear_message(
 async def test_manual_compact_with_focus(repo, monkeypatch):
     job = Job(["data0.txt", "data1.txt"])
     with FakeModelServer(context_window=WINDOW, fallback=job) as server:
-        session = make_session(server, repo, monkeypatch)
+        session = make_session(server, repo, monkeypatch, "openai-chat", "auto_compact=false")
         await collect_events(session, TASK)
         before = session.history.items
         events = [event async for event in session.compact("the longest lines")]
@@ -396,7 +399,7 @@ async def test_a_mode_switch_survives_compaction_in_the_system_prompt(repo, monk
 async def test_the_compaction_count_survives_a_resume(repo, monkeypatch):
     job = Job(["data0.txt", "data1.txt"])
     with FakeModelServer(context_window=WINDOW, fallback=job) as server:
-        session = make_session(server, repo, monkeypatch)
+        session = make_session(server, repo, monkeypatch, "openai-chat", "auto_compact=false")
         await collect_events(session, TASK)
         await collect_events(session, "/compact")
         job.add(["data2.txt"])
@@ -418,11 +421,11 @@ async def test_the_compaction_count_survives_a_resume(repo, monkeypatch):
 
 
 async def test_a_compaction_that_could_not_help_is_not_retried_after_a_resume(repo, monkeypatch):
-    # In a 4,000-token window the fixed prompt alone is above the threshold: compacting cannot get
-    # under it, so the session stops trying (an actual overflow would still be recovered).
+    # A threshold below the fixed prompt and initial context: compacting cannot get under it, so the session stops trying (an actual overflow would still be recovered).
     job = Job([])
     with FakeModelServer(fallback=job) as server:
-        session = make_session(server, repo, monkeypatch, "openai-chat", "model_context_window=4000")
+        session = make_session(server, repo, monkeypatch, "openai-chat", "model_context_window=4000",
+                               "model_auto_compact_token_limit=800")
         first = await collect_events(session, TASK)
         second = await collect_events(session, FOLLOW_UP)
         await session.aclose()

@@ -64,7 +64,8 @@ def test_every_turn_finishes_on_a_small_window_with_a_hungry_tokenizer(tmp_path:
         assert messages[-1] == f"turn {turn} done: {turn * FILES_PER_TURN} files read"
         assert events[-1]["type"] == "turn.completed"
         compactions += [item for item in items if item["type"] == "compaction" and item["applied"]]
-    # Each file fills most of what the system prompt and tools leave free: the conversation
-    # outgrew the window at least once per file read after the first, and went on every time.
-    assert len(compactions) >= TURNS * FILES_PER_TURN - 1
+    # The window is learned as 8k, so the lean profile applies (the full prompt and tools alone
+    # would not fit at 2.5x); each file still fills much of what is left: the conversation
+    # outgrew the window again and again, and went on every time.
+    assert len(compactions) >= TURNS - 1
     assert all(rec.input_tokens <= WINDOW for rec in server.requests if not rec.overflowed)

@@ -131,11 +131,15 @@ async def test_a_configured_window_is_not_probed(repo, monkeypatch):
 
 # --- learning from an overflow -----------------------------------------------------------------
 
+# These windows would turn on the lean profile, whose prompt leaves room enough not to compact:
+# the full profile keeps the conversation outgrowing the window they test.
+FULL = 'context_profile="full"'
+
 
 async def test_window_learned_from_llamacpp_overflow_then_compaction_and_retry(repo, monkeypatch):
     reader = Reader([f"data{i}.txt" for i in range(5)])
     with FakeModelServer(context_window=8192, overflow_body=llamacpp_overflow_body, fallback=reader) as server:
-        session = make_session(server, repo, monkeypatch, model=MODEL)
+        session = make_session(server, repo, monkeypatch, FULL, model=MODEL)
         events = await collect_events(session, "Read every data file.")
         await session.aclose()
 
@@ -155,13 +159,13 @@ async def test_window_learned_from_llamacpp_overflow_then_compaction_and_retry(r
 async def test_a_learned_window_survives_a_resume(repo, monkeypatch):
     reader = Reader(["data0.txt", "data1.txt"])  # no discovery answers: only a refusal names the window
     with FakeModelServer(context_window=8192, overflow_body=llamacpp_overflow_body, fallback=reader) as server:
-        session = make_session(server, repo, monkeypatch, model=MODEL)
+        session = make_session(server, repo, monkeypatch, FULL, model=MODEL)
         await collect_events(session, "Read the data files.")
         await session.aclose()
         refused = [rec for rec in server.requests if rec.overflowed and not is_summary_request(rec)]
         assert session.config.context_window == 8192 and len(refused) == 1
 
-        fresh = make_session(server, repo, monkeypatch, model=MODEL).config  # a new process: the model table's 32,768
+        fresh = make_session(server, repo, monkeypatch, FULL, model=MODEL).config  # a new process: the model table's 32,768
         resumed = restore_session(fresh, session.rollout.path, interactive=False)
         assert (fresh.context_window, resumed.window.source) == (8192, "server error (prompt too long)")
         reader.files += ["data2.txt", "data3.txt"]

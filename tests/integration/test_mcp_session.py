@@ -39,6 +39,7 @@ def make_session(server, tmp_path, monkeypatch, isolated_home):
     def make(config_text: str, *overrides: str) -> Session:
         (isolated_home / "config.toml").write_text(config_text)
         config = load_config(tmp_path, ['model_provider="openai-chat"', 'model="m"', *overrides])
+        config.trust_repository = True  # the folder's .mcp.json and plugins run (trust has tests of its own)
         session = Session(config, interactive=False)
         sessions.append(session)
         return session
@@ -277,3 +278,23 @@ async def test_a_subagent_gets_the_mcp_tools_it_names_when_the_parent_is_in_sear
     assert outputs["f2"] == "generated tool 42 got 'q'"
     assert "no MCP tool 'echo' on server 'mini'" in outputs["f3"]  # a tool it does not name
     await session.aclose()
+
+
+async def test_in_the_lean_profile_mcp_tools_are_behind_tool_search(server, make_session):
+    session = make_session(server_table("demo", DEMO), "model_context_window=4096")
+    server.script(
+        Reply(tool_calls=[ToolCall("tool_search", {"query": "echo text"}, "l1")]),
+        Reply(tool_calls=[ToolCall("tool_call", {"name": "mcp__demo__echo", "arguments": {"text": "lean"}}, "l2")]),
+        Reply(text="done"),
+    )
+    events = await collect_events(session, "echo it")
+    await session.aclose()
+
+    assert session.lean
+    first = server.requests[0]
+    assert not any(name.startswith("mcp") for name in tool_names(first)) and "tool_search" in tool_names(first)
+    outputs = tool_outputs(server.requests[2])
+    assert "name: mcp__demo__echo" in outputs["l1"] and "input_schema" in outputs["l1"]
+    assert outputs["l2"] == "echo: lean"
+    ends = [event for event in events if isinstance(event, ev.ToolCallEnd)]
+    assert [end.name for end in ends] == ["tool_search", "mcp__demo__echo"]

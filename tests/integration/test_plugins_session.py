@@ -217,7 +217,7 @@ async def test_plugins_are_read_once_per_session_and_their_warnings_shown_once(s
     write_plugin(repo / ".agent" / "plugins", "broken", {}, manifest="{")
     calls = []
     original = loader.load_plugins_for
-    monkeypatch.setattr(loader, "load_plugins_for", lambda config: calls.append(config) or original(config))
+    monkeypatch.setattr(loader, "load_plugins_for", lambda config, **kw: calls.append(config) or original(config, **kw))
     session = make_session(server, repo, monkeypatch)
     assert len(calls) == 1
     server.script(Reply(text="one"), Reply(text="two"))

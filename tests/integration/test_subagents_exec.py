@@ -11,7 +11,7 @@ from tests.fake_server import Reply, ToolCall
 AGENT_FILE = """---
 name: reader
 description: Reads files and reports what they say.
-tools: Read, Glob, WebFetch
+tools: Read, Glob, NotebookEdit
 model: sonnet
 ---
 Read what you are asked about and quote it.
@@ -49,7 +49,7 @@ def test_exec_json_reports_a_subagent_item_and_maps_claude_names(server, tmp_pat
     assert item["final_message"] == "notes.txt says hello" and item["usage"]["input_tokens"] > 0
     assert not [line for line in lines if line.get("item", {}).get("type") == "tool_call"]  # no second item for the call
     warnings = [line["item"]["message"] for line in lines if line.get("item", {}).get("type") == "error"]
-    assert warnings == [f"agent file {tmp_path / '.agent/agents/reader.md'}: tools with no equivalent here are ignored: WebFetch"]
+    assert warnings == [f"agent file {tmp_path / '.agent/agents/reader.md'}: tools with no equivalent here are ignored: NotebookEdit"]
 
     child = server.requests[1].body
     assert child["model"] == "claude-sonnet-4-5"  # `sonnet` on the Anthropic provider

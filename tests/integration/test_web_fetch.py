@@ -188,3 +188,24 @@ async def test_exec_without_network_denies_and_an_approved_domain_is_fetched(ser
         assert "# Title" in fetched
     finally:
         await session.aclose()
+
+
+async def test_webfetch_domain_rules_allow_and_deny_without_asking(server, site, tmp_path, monkeypatch):
+    call = ToolCall("web_fetch", {"url": f"{site}/page"})
+    server.script(Reply(tool_calls=[call]), Reply(text="fetched"), Reply(tool_calls=[call]), Reply(text="denied"))
+    allowed = make_session(server, tmp_path, monkeypatch, "web_fetch_allow_private=true",
+                           'permissions.allow=["WebFetch(domain:127.0.0.1)"]')  # exec: no network, nobody to ask
+    try:
+        await collect_events(allowed, "fetch it")
+        fetched = [m["content"] for m in server.requests[-1].body["messages"] if m["role"] == "tool"][-1]
+        assert "# Title" in fetched
+    finally:
+        await allowed.aclose()
+    denied = make_session(server, tmp_path, monkeypatch, "web_fetch_allow_private=true", 'sandbox_mode="danger-full-access"',
+                          'permissions.deny=["WebFetch(domain:*.0.0.1)"]')
+    try:
+        await collect_events(denied, "fetch it")
+        refused = [m["content"] for m in server.requests[-1].body["messages"] if m["role"] == "tool"][-1]
+        assert "WebFetch(domain:*.0.0.1)" in refused and "# Title" not in refused
+    finally:
+        await denied.aclose()

@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import base64
 import os
+import signal
 import sys
 import time
 
@@ -111,11 +112,16 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tools", type=int, default=0, help="also offer this many generated tools")
     parser.add_argument("--start-delay", type=float, default=0, help="seconds to wait before serving (a slow server)")
+    parser.add_argument("--stubborn", action="store_true", help="ignore SIGTERM and keep running after stdin's EOF")
     args = parser.parse_args()
+    if args.stubborn:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     time.sleep(args.start_delay)
     sys.stderr.write(f"demo server {os.getpid()} starting\n")
     sys.stderr.flush()
     build_server(args.tools).run("stdio")
+    while args.stubborn:
+        time.sleep(1)
 
 
 if __name__ == "__main__":

@@ -70,14 +70,15 @@ async def test_secrets_the_profile_exports_are_scrubbed_and_nested_shells_stay_c
     snapshot.close()
 
 
-async def test_a_failing_snapshot_falls_back_to_a_login_shell_with_one_warning(home):
+async def test_a_failing_snapshot_falls_back_to_a_non_login_shell_with_one_warning(home):
     (home / "read-only").write_text("a file where the snapshot's folder should be")
     events: list = []
     ctx, _ = session_tools(home, events, folder="read-only")
-    first, second = await run(ctx, 'echo "$FROM_PROFILE"'), await run(ctx, "echo again")
-    assert "set by the profile" in first and "again" in second  # `bash -lc` ran the profile
+    first, second = await run(ctx, 'echo "profile:$FROM_PROFILE"; echo "home:$HOME"'), await run(ctx, "echo again")
+    assert "profile:\n" in first and f"home:{home}" in first and "again" in second  # inherited env, no profile
+    assert not (home / "profile-runs").exists()  # commands do not run the profile
     warnings = [e.message for e in events if isinstance(e, ev.Warning)]
-    assert len(warnings) == 1 and "read-only" in warnings[0] and "bash -lc" in warnings[0]
+    assert len(warnings) == 1 and "read-only" in warnings[0] and "non-login bash" in warnings[0]
 
 
 async def test_a_hanging_profile_is_killed_at_the_snapshots_own_timeout(home):
@@ -115,3 +116,51 @@ while not (Path({str(home)!r}) / "profile-pid").exists():
     subprocess.run([sys.executable, "-c", script], check=True, timeout=30)
     pid = int((home / "profile-pid").read_text())
     assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
+
+
+# --- a profile that takes a lock the way pyenv's rehash does (issue 27, item 11) ------------------
+
+REHASH = """\
+set -o noclobber
+echo "$$" > "$HOME/.pyenv-shim" || exit 1
+trap 'sleep 1.5; rm -f "$HOME/.pyenv-shim"' EXIT
+echo "$$" > "$HOME/rehash-pid"
+sleep 30
+"""
+
+
+def locking_profile(home: Path) -> None:
+    """Like `eval "$(pyenv init -)"`: the profile runs a rehash that holds a lock file until its
+    EXIT trap (slow here, so a premature SIGKILL shows) removes it."""
+    (home / "rehash.sh").write_text(REHASH)
+    (home / ".profile").write_text('bash "$HOME/rehash.sh"\n')
+
+
+def wait_gone(pid: int, within: float = 15.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+async def test_past_its_limit_the_profile_gets_sigterm_and_time_for_its_exit_trap(home):
+    locking_profile(home)
+    ctx, snapshot = session_tools(home, [], timeout_s=1.0)
+    assert await snapshot.ready() is None
+    assert wait_gone(int((home / "rehash-pid").read_text()))
+    assert not (home / ".pyenv-shim").exists()
+    assert "longer than 1 s" in snapshot.take_warning()
+
+
+async def test_a_session_closed_mid_profile_leaves_no_lock(home):
+    locking_profile(home)
+    _, snapshot = session_tools(home, [])
+    snapshot.start()
+    deadline = time.monotonic() + 30
+    while not (home / "rehash-pid").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    snapshot.close()
+    assert wait_gone(int((home / "rehash-pid").read_text()))
+    assert not (home / ".pyenv-shim").exists()

@@ -1,7 +1,8 @@
 """The approval modal: show the command or patch, then approve once, for the session, or deny.
 
-Keyboard first: ``y`` approve, ``a`` approve for the session, ``n`` deny (a reason for the model
-may be typed, Enter sends it), ``esc`` denies without a reason.
+Keyboard first: ``y`` approve, ``a`` approve for the session, ``d`` approve and don't ask again
+(the rule to save is shown for editing, Enter saves it), ``n`` deny (a reason for the model may be
+typed, Enter sends it), ``esc`` denies without a reason.
 
 The modal often opens while the user is still typing their next message. Until it has been on
 screen for ``ARM_SECONDS`` with no key pressed in that time, it answers nothing: letters go back
@@ -18,7 +19,7 @@ from typing import ClassVar
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Button, Input, Static
@@ -31,8 +32,14 @@ from agent_cli.tui.screens.dialog import DialogScreen
 from agent_cli.tui.widgets.diff_view import DiffView
 
 DENY_PLACEHOLDER = "reason for the model (optional) · enter to deny · esc for no reason"
+RULE_FILES = {"agent": ".agent/config.toml", "claude": ".claude/settings.local.json"}
 QUESTIONS = frozenset({"init", "model"})  # approval requests that commands use to ask a yes/no question
 ARM_SECONDS = 0.6  # how long the modal must be visible before a key can answer it
+
+
+def rule_label(rule: str) -> str:
+    """``npm test:*`` for ``Bash(npm test:*)``: the part a person reads."""
+    return rule[5:-1] if rule.startswith("Bash(") and rule.endswith(")") else rule
 
 
 def session_scope(request: ApprovalRequest) -> str:
@@ -58,11 +65,14 @@ class ApprovalScreen(DialogScreen[ApprovalDecision]):
     ApprovalScreen Button { margin: 0; }
     ApprovalScreen #deny-reason { display: none; margin: 1 0 0 0; }
     ApprovalScreen.-asking-reason #deny-reason { display: block; }
+    ApprovalScreen #rule, ApprovalScreen #save-to { display: none; margin: 1 0 0 0; height: auto; }
+    ApprovalScreen.-editing-rule #rule, ApprovalScreen.-editing-rule #save-to { display: block; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "approve", "approve", show=False),
         Binding("a", "approve_session", "approve for session", show=False),
+        Binding("d", "edit_rule", "don't ask again", show=False),
         Binding("n", "ask_reason", "deny", show=False),
         Binding("escape", "deny", "deny", show=False),
     ]
@@ -108,12 +118,23 @@ class ApprovalScreen(DialogScreen[ApprovalDecision]):
                                          session_scope(request), " this session"),
                         id="approve_session", variant="primary", compact=True, disabled=True,
                     )
+                if request.suggested_rule and not question:
+                    yield Button(
+                        Content.from_markup("[u]d[/u] Yes, and don't ask again for ")
+                        + Content(f"`{rule_label(request.suggested_rule)}`") + Content(" (saved as a rule)"),
+                        id="approve_always", variant="primary", compact=True, disabled=True,
+                    )
                 yield Button(
                     Content.from_markup("[u]n[/u] No" if question else "[u]n[/u] No, tell the model why"),
                     id="deny", variant="error", compact=True, disabled=True,
                 )
             yield Static("keys wait until you stop typing…", id="arming")
             yield Input(placeholder=DENY_PLACEHOLDER, id="deny-reason")
+            if request.suggested_rule and not question:
+                yield Input(request.suggested_rule, id="rule")
+                with Horizontal(id="save-to"):
+                    for destination in request.rule_files:
+                        yield Button(f"Save to {RULE_FILES.get(destination, destination)}", id=f"save-{destination}", compact=True)
 
     def on_mount(self) -> None:
         self.call_after_refresh(self._restart_arming)  # counted from the first paint
@@ -149,6 +170,26 @@ class ApprovalScreen(DialogScreen[ApprovalDecision]):
     def action_approve_session(self) -> None:
         if self.armed and self.request.tool not in QUESTIONS:
             self.dismiss(ApprovalDecision("approve_session"))
+
+    @on(Button.Pressed, "#approve_always")
+    def action_edit_rule(self) -> None:
+        if not self.armed or not self.request.suggested_rule or self.request.tool in QUESTIONS:
+            return
+        self.add_class("-editing-rule")
+        self.query_one("#rule", Input).focus()
+
+    @on(Input.Submitted, "#rule")
+    def save_rule(self) -> None:
+        self._approve_always(self.request.rule_files[0] if self.request.rule_files else None)
+
+    @on(Button.Pressed, "#save-to Button")
+    def save_rule_to(self, event: Button.Pressed) -> None:
+        self._approve_always((event.button.id or "").removeprefix("save-"))
+
+    def _approve_always(self, save_to: str | None) -> None:
+        rule = self.query_one("#rule", Input).value.strip()
+        if rule and self.armed:
+            self.dismiss(ApprovalDecision("approve_always", rule=rule, save_to=save_to))
 
     @on(Button.Pressed, "#deny")
     def action_ask_reason(self) -> None:

@@ -35,6 +35,7 @@ MODEL = (10, 90)
 PROVIDER_MODE = (11, 40)
 CONTEXT_LEFT = (20, 80)
 CONTEXT_USED = (21, 30)
+COMPACTION_NEAR = (25, 70)  # the compaction warning: before the session figures, dropped after them
 SESSION_TOKENS = (30, 20)
 CACHED = (31, 10)
 BACKGROUND = (35, 60)  # background processes running (/ps)
@@ -122,6 +123,10 @@ class StatusBar(Static):
             parts.append(Part(Content.styled(f"{left}% context left", style), *CONTEXT_LEFT))
             parts.append(Part(Content(f"({tokens(count.context_used)} / {tokens(count.context_window)})"),
                               *CONTEXT_USED))
+            if count.compaction_near:  # from 80% of the threshold: the user can act before it happens
+                parts.append(Part(Content.styled(
+                    f"compacting at {count.compact_at_percent}%: /compact now or /autocompact to change",
+                    "$text-warning"), *COMPACTION_NEAR))
             total = count.total
             if total.input_tokens or total.output_tokens:
                 parts.append(Part(Content(f"session ↑{tokens(total.input_tokens)} ↓{tokens(total.output_tokens)}"),

@@ -1,0 +1,43 @@
+"""``/permissions``: the rules in force, where each is written, and which rule decided the last calls."""
+
+from __future__ import annotations
+
+from agent_cli import events as ev
+from agent_cli.commands.invocation import Invocation
+from agent_cli.display import home_relative
+from agent_cli.permissions.engine import Permissions
+from agent_cli.trust.gate import TrustState
+
+HOW_TO_ADD = (
+    "no permission rules (write them in .claude/settings.json as Claude Code does, or in "
+    "[permissions] of config.toml: allow = [\"Bash(npm test:*)\"], deny = [\"Read(./.env)\"])"
+)
+
+
+async def permissions_command(inv: Invocation) -> None:
+    session = inv.session
+    inv.emit(ev.Notice(format_permissions(session.approvals.permissions, session.trust), title="permissions"))
+
+
+def format_permissions(permissions: Permissions, trust: TrustState | None = None) -> str:
+    lines: list[str] = []
+    for kind in ("deny", "ask", "allow"):
+        rules = [rule for rule in permissions.rules if rule.kind == kind]
+        if rules:
+            lines.append(f"{kind}:")
+            for rule in rules:
+                where = home_relative(rule.source) if rule.source.startswith("/") else rule.source
+                idle = "" if permissions.active(rule) else "  [not applied: the folder is not trusted]"
+                lines.append(f"  {rule.text}  ({where}){idle}")
+    text = "\n".join(lines) or HOW_TO_ADD
+    if trust is not None and trust.inventory.items:
+        state = "trusted" if trust.trusted else "not trusted"
+        text += f"\n\nthis folder ({home_relative(trust.inventory.folder)}) is {state}"
+    if permissions.recent:
+        text += "\n\nlast decisions:"
+        for tool, summary, verdict in permissions.recent:
+            short = summary.splitlines()[0][:80] if summary else ""
+            text += f"\n  {tool} {short}: {verdict.describe()}"
+    if permissions.warnings:
+        text += "\n\nwarnings:\n" + "\n".join(f"  {warning}" for warning in permissions.warnings)
+    return text

@@ -1,0 +1,106 @@
+"""A shell command line as the simple commands it runs and the files it writes to.
+
+Parsed with tree-sitter-bash (a real grammar, not regular expressions): pipelines, ``&&``/``||``/
+``;`` lists, subshells, ``{ }`` groups, command and process substitution, loops and conditionals
+all reduce to the simple commands inside them. Anything the parser cannot read with confidence
+(a syntax error, a word built from an expansion) makes the line "unreadable", and no allow rule
+then approves it.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+# Nodes whose text is one literal word once quotes are removed.
+_LITERAL = frozenset({"word", "number"})
+_STRING = frozenset({"raw_string", "string", "ansi_c_string"})
+# Redirections to these are not writes anyone needs approving.
+HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+WRITE_OPERATORS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
+
+
+@dataclass(frozen=True, slots=True)
+class SimpleCommand:
+    words: tuple[str, ...]  # the program and its arguments, quotes removed
+    text: str  # as written, for messages
+    literal: bool = True  # False: a word holds an expansion ($VAR, $(...)) whose value is unknown
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedLine:
+    commands: tuple[SimpleCommand, ...]
+    writes: tuple[str, ...]  # files written by redirections (``> out.txt``, ``>> log``)
+    readable: bool  # False: a syntax error, or a redirection target that is not a plain word
+
+
+@functools.cache
+def _parser():
+    import tree_sitter
+    import tree_sitter_bash
+
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+
+
+def _text(node) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+def _word(node) -> str | None:
+    """The literal value of a word node; None when it depends on an expansion."""
+    kind = node.type
+    if kind in _LITERAL:
+        text = _text(node)
+        return None if "$" in text or "`" in text else text.replace("\\", "")
+    if kind == "raw_string":
+        return _text(node)[1:-1]
+    if kind == "string":
+        if any(child.type not in ('"', "string_content") for child in node.children):
+            return None
+        return "".join(_text(child) for child in node.children if child.type == "string_content")
+    if kind == "concatenation":
+        parts = [_word(child) for child in node.children]
+        return None if any(part is None for part in parts) else "".join(parts)  # type: ignore[arg-type]
+    return None
+
+
+def parse_command_line(line: str) -> ParsedLine:
+    tree = _parser().parse(line.encode("utf-8"))
+    commands: list[SimpleCommand] = []
+    writes: list[str] = []
+    readable = not tree.root_node.has_error
+
+    def visit(node) -> None:
+        nonlocal readable
+        if node.type == "command":
+            words: list[str] = []
+            literal = True
+            for child in node.children:
+                if child.type == "variable_assignment":
+                    continue  # FOO=1 cmd: the command is cmd
+                if child.type == "command_name" or child.type in _LITERAL or child.type in _STRING or child.type == "concatenation":
+                    target = child.children[0] if child.type == "command_name" and child.children else child
+                    value = _word(target)
+                    if value is None:
+                        literal = False
+                        value = _text(target)
+                    words.append(value)
+                elif child.type not in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
+                    literal = False  # $VAR, $(...) as an argument
+                    words.append(_text(child))
+            if words:
+                commands.append(SimpleCommand(tuple(words), _text(node), literal))
+        if node.type == "file_redirect":
+            operator = next((_text(c) for c in node.children if c.type in WRITE_OPERATORS or _text(c) in WRITE_OPERATORS), None)
+            destination = node.child_by_field_name("destination")
+            if operator is not None and destination is not None:
+                target = _word(destination)
+                if target is None:
+                    readable = False  # > "$OUT": where it writes is unknown
+                elif target not in HARMLESS_TARGETS and not target.isdigit():
+                    writes.append(target)
+        for child in node.children:
+            visit(child)
+
+    visit(tree.root_node)
+    return ParsedLine(tuple(commands), tuple(writes), readable)

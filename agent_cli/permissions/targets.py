@@ -1,0 +1,78 @@
+"""What rules judge in one tool call: its commands, the paths it reads or edits, the domain it fetches.
+
+A tool joins the rules by its Claude Code name in ``rules.OURS_TO_CLAUDE`` and its targets here.
+``web_fetch`` is already wired: ``{"url": "https://docs.example.com/x"}`` is one ``domain`` target
+(the host) that ``WebFetch(domain:example.com)`` / ``WebFetch(domain:*.example.com)`` rules judge;
+``Approvals.check`` applies the verdict to every tool call, so the tool needs no code of its own.
+To ask directly: ``session.approvals.permissions.decide("web_fetch", {"url": url})`` returns a
+``Verdict`` (``decision`` allow | ask | deny | None, and the deciding ``rules``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from agent_cli.permissions.rules import Target, canonical_tool
+from agent_cli.permissions.shell_parse import parse_command_line
+
+
+def _absolute(cwd: Path, path: object) -> str:
+    text = str(path or ".")
+    candidate = Path(text).expanduser()
+    return str(candidate if candidate.is_absolute() else (cwd / candidate).resolve())
+
+
+def call_targets(tool: str, args: dict[str, Any], cwd: Path) -> tuple[list[Target], bool]:
+    """(targets, readable). ``readable`` is False when a part of the call could not be read (a
+    shell line with a syntax error, a patch that does not parse): no allow rule approves it."""
+    name = canonical_tool(tool)
+    if name == "Bash":
+        return shell_targets(str(args.get("command", "")), cwd)
+    if name in ("Read", "Grep", "LS", "Glob"):
+        return [Target(name, "read", _absolute(cwd, args.get("path") or args.get("file_path")))], True
+    if name == "Edit":
+        return patch_targets(str(args.get("patch", "")), cwd)
+    if name == "WebFetch":
+        try:
+            host = urlsplit(str(args.get("url", ""))).hostname or ""
+        except ValueError:
+            host = ""  # the tool reports the bad URL
+        return [Target(name, "domain", host)], bool(host)
+    return [Target(name, "call")], True
+
+
+def shell_targets(command: str, cwd: Path) -> tuple[list[Target], bool]:
+    line = parse_command_line(command)
+    targets: list[Target] = []
+    for simple in line.commands:
+        text = " ".join(simple.words)
+        head = None
+        if not simple.literal:
+            literal = []
+            for word in simple.words:
+                if "$" in word or "`" in word or "<(" in word or ">(" in word:
+                    break
+                literal.append(word)
+            head = " ".join(literal)
+        targets.append(Target("Bash", "command", text, head))
+    targets += [Target("Bash", "edit", _absolute(cwd, path)) for path in line.writes]
+    return targets, line.readable and bool(line.commands)
+
+
+def patch_targets(patch: str, cwd: Path) -> tuple[list[Target], bool]:
+    from agent_cli.tools.base import ToolError
+    from agent_cli.tools.patch_parser import AddFile, DeleteFile, UpdateFile, parse_patch
+
+    try:
+        ops = parse_patch(patch)
+    except ToolError:
+        return [], False
+    paths: list[str] = []
+    for op in ops:
+        if isinstance(op, (AddFile, DeleteFile, UpdateFile)):
+            paths.append(_absolute(cwd, op.path))
+        if isinstance(op, UpdateFile) and op.move_to:
+            paths.append(_absolute(cwd, op.move_to))
+    return [Target("Edit", "edit", path) for path in paths], bool(paths)

@@ -1,0 +1,91 @@
+"""When to compact, so that the summarizing request always fits and reuses the prompt cache.
+
+The summarizing request is the last request plus what came back since and the compaction prompt;
+the summary itself is generated inside the same window. Waiting until the context crosses the
+threshold is not enough when one step (a large tool output) jumps past the room that request
+needs: the summary would then be refused and the fallback would trim the oldest items, which
+loses the cached prefix. So the decision also looks one step ahead: when another step as large
+as the last one would leave no room for the summary, the conversation is compacted now.
+
+If the summarizing request still would not fit (a step much larger than the one before), the
+newest tool outputs are shortened in it instead of the oldest items dropped: the prefix the
+provider has cached stays byte-identical.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from agent_cli.context.truncate import TruncationPolicy, truncate_middle
+from agent_cli.items import Item, ToolOutput
+
+if TYPE_CHECKING:
+    from agent_cli.session.session import Session
+
+SUMMARY_RESERVE_TOKENS = 2_000  # the summary the model writes, at most (shorter in small windows)
+SUMMARY_RESERVE_SHARE = 8  # ...and never more than 1/8 of the window
+MIN_KEPT_OUTPUT_TOKENS = 64  # a shortened output keeps at least this much
+
+
+def summary_reserve(session: Session) -> int:
+    """Tokens (the server's) kept free for the summary the model writes."""
+    return min(SUMMARY_RESERVE_TOKENS, max(128, session.effective_window // SUMMARY_RESERVE_SHARE))
+
+
+def summary_room(session: Session, prompt_tokens: int) -> int:
+    """Tokens the summarizing request needs beyond the context: its prompt and the summary."""
+    return session.tokens.calibrated(prompt_tokens) + summary_reserve(session)
+
+
+def step_too_large_for_room(session: Session, prompt_tokens: int) -> bool:
+    """True when one more step as large as the last would leave no room to summarize in the window."""
+    growth = last_step_tokens(session)
+    if growth <= 0:
+        return False
+    ahead = session.context_tokens() + session.tokens.calibrated(growth) + summary_room(session, prompt_tokens)
+    return ahead > session.effective_window
+
+
+def note_request(session: Session) -> None:
+    """Before a request goes out: remember which items joined the history since the last one."""
+    sent, now = session.window.sent_items, len(session.history)
+    if 0 < sent <= now:
+        session.compaction.last_step = (sent, now)
+
+
+def last_step_tokens(session: Session) -> int:
+    """Tokens (our count, as it is now: exact once the tokenizer is loaded) of the last step."""
+    step, history = session.compaction.last_step, session.history
+    if step is None or step[1] > len(history):
+        return 0
+    return history.estimated_tokens_since(step[0]) - history.estimated_tokens_since(step[1])
+
+
+def summarizer_budget(session: Session) -> int:
+    """Tokens (our count) the summarizing request may carry, prompt and tools included."""
+    return session.tokens.uncalibrated(session.effective_window - summary_reserve(session))
+
+
+def shorten_newest_outputs(items: Sequence[Item], tokens: Sequence[int], start: int, over: int) -> tuple[list[Item], list[int], int]:
+    """Cut the tool outputs from ``start`` on (newest first) until ``over`` tokens are saved.
+
+    Everything before ``start`` (what the provider has cached) stays byte-identical. Returns the
+    items, their estimates and how many outputs were shortened.
+    """
+    items, tokens = list(items), list(tokens)
+    shortened = 0
+    for index in range(len(items) - 1, start - 1, -1):
+        if over <= 0:
+            break
+        item = items[index]
+        if not isinstance(item, ToolOutput) or tokens[index] <= MIN_KEPT_OUTPUT_TOKENS:
+            continue
+        keep = max(MIN_KEPT_OUTPUT_TOKENS, tokens[index] - over)
+        text = truncate_middle(item.output, TruncationPolicy("tokens", keep))
+        items[index] = ToolOutput(item.call_id, text, item.success, images=())
+        saved = tokens[index] - keep
+        tokens[index] = keep
+        over -= saved
+        shortened += 1
+    return items, tokens, shortened

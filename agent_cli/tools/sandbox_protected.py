@@ -1,0 +1,131 @@
+"""Paths that stay read-only inside the sandbox even beneath a writable root, whether or not
+they exist yet: what the agent, Claude Code or git load and run later (``.agent/``, ``.claude/``,
+``.mcp.json``, ``.git/`` of the workspace and of nested repositories).
+
+A mount can only cover a path that exists, so a missing one gets an empty placeholder folder
+for as long as sandboxed commands run; it is removed when the last one ends, if it is still
+empty. A folder even for ``.mcp.json``: git shows no empty folder (a model running ``git status``
+sees nothing new), and readers of ``.mcp.json`` skip what is not a file. ``AGENTS.md`` is text the model reads, not code: writable.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import stat
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+PROTECTED_NAMES = (".git", ".agent", ".claude", ".mcp.json")
+SKIPPED_DIRS = {"node_modules", ".venv", "venv", "__pycache__", "target", "dist", "build", ".tox"}
+SCAN_MAX_DIRS = 2000  # nested repositories are looked for in this many folders at most
+SCAN_DEPTH = 4
+SCAN_TTL_S = 30.0
+
+_scans: dict[Path, tuple[float, list[Path]]] = {}
+_lock = threading.Lock()
+_holders = 0
+_placeholders: dict[Path, int] = {}  # path -> inode of the placeholder we made
+
+
+def protected_part(path: Path, roots: Iterable[Path]) -> Path | None:
+    """The protected path (``<root>/.../.git`` and the like) that ``path`` is or lies in."""
+    for root in roots:
+        if path == root or not path.is_relative_to(root):
+            continue
+        parts = path.relative_to(root).parts
+        for index, part in enumerate(parts):
+            if part in PROTECTED_NAMES:
+                return root.joinpath(*parts[: index + 1])
+    return None
+
+
+def nested_repositories(root: Path) -> list[Path]:
+    """``.git`` entries below ``root`` (not its own), found by a bounded walk, cached briefly."""
+    now = time.monotonic()
+    with _lock:
+        cached = _scans.get(root)
+        if cached is not None and now - cached[0] < SCAN_TTL_S:
+            return cached[1]
+    found: list[Path] = []
+    queue, seen = [(root, 0)], 0
+    while queue and seen < SCAN_MAX_DIRS:
+        folder, depth = queue.pop(0)
+        seen += 1
+        with contextlib.suppress(OSError), os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name == ".git" and folder != root:
+                    found.append(Path(entry.path))
+                elif depth < SCAN_DEPTH and entry.name not in SKIPPED_DIRS and not entry.name.startswith(".") \
+                        and entry.is_dir(follow_symlinks=False):
+                    queue.append((Path(entry.path), depth + 1))
+    with _lock:
+        _scans[root] = (now, found)
+    return found
+
+
+def read_only_paths(workspace_roots: Iterable[Path], all_roots: Iterable[Path]) -> list[str]:
+    """What to mount read-only: the protected names at each writable root, and nested ``.git``."""
+    paths: list[Path] = [root / name for root in all_roots for name in PROTECTED_NAMES]
+    for root in workspace_roots:
+        paths += nested_repositories(root)
+    return [str(p) for p in dict.fromkeys(paths) if os.path.lexists(p) and not os.path.islink(p)]
+
+
+@contextlib.contextmanager
+def placeholders(workspace_roots: Iterable[Path]) -> Iterator[None]:
+    """Missing protected paths exist (empty) while this is held by any sandboxed command."""
+    global _holders
+    with _lock:
+        _holders += 1
+        for root in workspace_roots:
+            if root.is_dir():
+                for name in PROTECTED_NAMES:
+                    _make(root / name)
+    try:
+        yield
+    finally:
+        with _lock:
+            _holders -= 1
+            if _holders == 0:
+                _remove_all()
+
+
+def hold_for_session(workspace_roots: Iterable[Path]) -> None:
+    """For background commands, which outlive the call that started them: the placeholders stay
+    until the agent exits (removing one under a running sandbox would unmount it there)."""
+    global _holders
+    with _lock:
+        _holders += 1
+        for root in workspace_roots:
+            if root.is_dir():
+                for name in PROTECTED_NAMES:
+                    _make(root / name)
+
+
+def _make(path: Path) -> None:
+    if os.path.lexists(path):
+        return
+    with contextlib.suppress(OSError):  # a root we cannot write to: nothing can be planted there
+        path.mkdir(mode=0o755)
+        _placeholders[path] = os.lstat(path).st_ino
+
+
+def _remove_all() -> None:
+    for path, inode in list(_placeholders.items()):
+        del _placeholders[path]
+        with contextlib.suppress(OSError):
+            info = os.lstat(path)
+            if info.st_ino != inode:
+                continue  # replaced since: not ours
+            if stat.S_ISDIR(info.st_mode):
+                path.rmdir()  # fails if something was put in it: then it is the user's
+
+
+@atexit.register
+def _clean_at_exit() -> None:
+    with _lock:
+        _remove_all()

@@ -1,0 +1,130 @@
+"""What a repository would run on the user's machine, and a hash of it.
+
+The hash covers exactly what can run or approve: the ``.mcp.json`` file, the ``hooks``,
+``mcp_servers`` and ``permissions.allow`` of the project's ``.agent/config.toml``, the ``hooks``
+and ``permissions.allow`` of ``.claude/settings.json`` and ``settings.local.json``, and every
+file under ``.agent/plugins/``, ``.agent/hooks/`` and ``.claude/hooks/`` (the scripts hooks run).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_cli.context.project_doc import find_git_root
+
+if TYPE_CHECKING:
+    from agent_cli.config import Config
+
+MCP_JSON = ".mcp.json"
+CLAUDE_FILES = (Path(".claude") / "settings.json", Path(".claude") / "settings.local.json")
+SCRIPT_FOLDERS = (Path(".agent") / "plugins", Path(".agent") / "hooks", Path(".claude") / "hooks")
+MAX_FILES = 2_000  # a folder this large is hashed by its first files only (sorted)
+
+
+@dataclass(frozen=True, slots=True)
+class RepoItem:
+    kind: str  # "MCP server" | "hook" | "plugin" | "allow rule"
+    name: str
+    detail: str  # the command that would run, or the rule
+    origin: str  # the file it comes from, relative to the folder
+
+    def line(self) -> str:
+        return f"{self.kind} {self.name}: {self.detail}  ({self.origin})"
+
+
+@dataclass(frozen=True, slots=True)
+class Inventory:
+    folder: Path
+    items: tuple[RepoItem, ...]
+    digest: str
+
+
+def repository_folder(cwd: Path) -> Path:
+    return find_git_root(cwd) or cwd
+
+
+def _json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _hook_items(hooks: Any, origin: str) -> list[RepoItem]:
+    items: list[RepoItem] = []
+    if not isinstance(hooks, dict):
+        return items
+    for event, entries in hooks.items():
+        for entry in entries if isinstance(entries, list) else [entries]:
+            if not isinstance(entry, dict):
+                continue
+            inner = entry.get("hooks") if isinstance(entry.get("hooks"), list) else [entry]
+            for hook in inner:
+                if isinstance(hook, dict) and hook.get("command"):
+                    items.append(RepoItem("hook", str(event), str(hook["command"]), origin))
+    return items
+
+
+def _server_items(servers: Any, origin: str) -> list[RepoItem]:
+    items: list[RepoItem] = []
+    for name, entry in (servers or {}).items() if isinstance(servers, dict) else ():
+        if isinstance(entry, dict):
+            target = entry.get("url") or " ".join([str(entry.get("command", "")), *map(str, entry.get("args") or [])])
+            if target.strip():
+                items.append(RepoItem("MCP server", str(name), target.strip(), origin))
+    return items
+
+
+def _allow_items(permissions: Any, origin: str) -> list[RepoItem]:
+    allow = permissions.get("allow") if isinstance(permissions, dict) else None
+    return [RepoItem("allow rule", str(rule), "runs without asking", origin) for rule in allow or [] if isinstance(rule, str)]
+
+
+def take_inventory(config: Config) -> Inventory:
+    folder = repository_folder(config.cwd)
+    items: list[RepoItem] = []
+    digest = hashlib.sha256()
+
+    def feed(label: str, content: object) -> None:
+        digest.update(label.encode() + b"\0" + json.dumps(content, sort_keys=True, default=str).encode() + b"\0")
+
+    mcp_json = folder / MCP_JSON
+    if mcp_json.is_file():
+        servers = _json(mcp_json).get("mcpServers")
+        items += _server_items(servers, MCP_JSON)
+        feed(MCP_JSON, mcp_json.read_bytes().decode("utf-8", "replace"))
+    for layer in config.layers:
+        if layer.kind == "project" and layer.path is not None:
+            origin = str(layer.path.relative_to(folder)) if layer.path.is_relative_to(folder) else str(layer.path)
+            table = {key: layer.table.get(key) for key in ("hooks", "mcp_servers")}
+            table["allow"] = (layer.table.get("permissions") or {}).get("allow")
+            items += _hook_items(table["hooks"], origin) + _server_items(table["mcp_servers"], origin)
+            items += _allow_items(layer.table.get("permissions"), origin)
+            feed(origin, table)
+    home_claude = (folder / ".claude").resolve() == (Path.home() / ".claude").resolve()  # ~ itself: the user's own
+    for relative in CLAUDE_FILES:
+        if (folder / relative).is_file() and not home_claude:
+            data = _json(folder / relative)
+            items += _hook_items(data.get("hooks"), str(relative)) + _allow_items(data.get("permissions"), str(relative))
+            feed(str(relative), {"hooks": data.get("hooks"), "allow": (data.get("permissions") or {}).get("allow")})
+    user_level = (folder / ".agent").resolve() == Path(config.agent_home).resolve()  # agent run in ~ without git
+    plugins = folder / SCRIPT_FOLDERS[0]
+    if plugins.is_dir() and not user_level:
+        for child in sorted(plugins.iterdir()):
+            if (child / ".claude-plugin" / "plugin.json").is_file():
+                items.append(RepoItem("plugin", child.name, "its hooks, MCP servers and commands", str(child.relative_to(folder))))
+    for relative in SCRIPT_FOLDERS:
+        if user_level and relative.parts[0] == ".agent":
+            continue
+        files = sorted(path for path in (folder / relative).rglob("*") if path.is_file()) if (folder / relative).is_dir() else []
+        for path in files[:MAX_FILES]:
+            try:
+                feed(str(path.relative_to(folder)), hashlib.sha256(path.read_bytes()).hexdigest())
+            except OSError:
+                continue
+    return Inventory(folder, tuple(items), digest.hexdigest() if items else "")

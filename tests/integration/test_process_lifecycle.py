@@ -1,0 +1,133 @@
+"""Every process the agent starts ends with it (issue 27, item 10), under each mechanism and
+without one: what a command leaves running (``cmd &``, ``setsid nohup … &``) after a normal finish,
+the command when exec gets SIGTERM, SIGHUP or SIGKILL, and an MCP server that ignores SIGTERM and
+stdin's EOF. Processes are found by a token in their command line (bubblewrap's PID namespace
+hides the host PIDs from the command) and then checked by PID."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from agent_cli.tools.sandbox import working_mechanisms
+from tests.conftest import REPO, provider_env, run_agent
+from tests.fake_server import Reply, ToolCall
+from tests.integration.test_mcp_exec import server_pids
+from tests.integration.test_mcp_session import DEMO, server_table
+from tests.processes import alive
+
+EXEC = ["exec", "--provider", "openai-chat", "-m", "test-model"]
+MECHANISMS = [*working_mechanisms(), "none"]
+
+
+def sleeper(token: str) -> str:
+    return f"{sys.executable} -c 'import time; time.sleep(300)' {token}"
+
+
+def token_pids(token: str) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if token.encode() in (entry / "cmdline").read_bytes() and alive(int(entry.name)):
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+def all_gone(pids: list[int], within: float = 15.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not any(alive(pid) for pid in pids):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def wait_for(condition, within: float = 60.0):
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if value := condition():
+            return value
+        time.sleep(0.05)
+    raise AssertionError("timed out waiting")
+
+
+def start_exec(server, cwd: Path, mechanism: str, prompt: str = "go") -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
+    env.update(provider_env(server, "openai-chat"), PYTHONPATH=str(REPO), NO_COLOR="1", AGENT_SANDBOX_MECHANISM=mechanism)
+    return subprocess.Popen([sys.executable, "-m", "agent_cli", *EXEC, prompt], cwd=cwd, env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_background_jobs_do_not_outlive_their_command(server, tmp_path, mechanism):
+    token = uuid.uuid4().hex
+    command = f"{sleeper(token + '-bg')} & setsid nohup {sleeper(token + '-setsid')} > /dev/null 2>&1 & sleep 0.5; echo started"
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": command})]), Reply(text="done"))
+    env = {**provider_env(server, "openai-chat"), "AGENT_SANDBOX_MECHANISM": mechanism}
+    result = run_agent([*EXEC, "go"], cwd=tmp_path, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "started" in server.requests[-1].body["messages"][-1]["content"]
+    assert all_gone(token_pids(token)), token_pids(token)
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL])
+def test_a_signal_to_exec_ends_the_running_command(server, tmp_path, mechanism, sig):
+    token = uuid.uuid4().hex
+    command = f"setsid nohup {sleeper(token + '-setsid')} > /dev/null 2>&1 & {sleeper(token + '-fg')}"
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": command})]), Reply(text="done"))
+    proc = start_exec(server, tmp_path, mechanism)
+    try:
+        wait_for(lambda: token_pids(token + "-fg") and token_pids(token + "-setsid"))
+        pids = token_pids(token)  # the sleepers, bash and the launcher
+        proc.send_signal(sig)
+        proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    if sig != signal.SIGKILL:
+        assert proc.returncode == 128 + sig
+    assert all_gone(pids), [pid for pid in pids if alive(pid)]
+
+
+@pytest.mark.parametrize("sig", [None, signal.SIGKILL])
+def test_an_mcp_server_that_ignores_sigterm_and_eof_dies(server, tmp_path, isolated_home, sig):
+    (isolated_home / "config.toml").write_text(server_table("demo", [*DEMO, "--stubborn"]))
+    server.script(Reply(tool_calls=[ToolCall("mcp__demo__slow", {"seconds": 60})]) if sig else Reply(text="done"))
+    proc = start_exec(server, tmp_path, "none")
+    try:
+        [pid] = wait_for(lambda: (isolated_home / "logs" / "mcp-demo.log").exists() and server_pids(isolated_home))
+        if sig:
+            wait_for(lambda: server.requests)
+            proc.send_signal(sig)
+        proc.communicate(timeout=90)
+    finally:
+        proc.kill()
+    assert all_gone([pid]), f"the MCP server {pid} survived"
+
+
+def test_nohup_exec_keeps_ignoring_sighup(server, tmp_path):
+    token = uuid.uuid4().hex
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": f"{sleeper(token)} & sleep 3; echo survived"})]),
+                  Reply(text="done"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
+    env.update(provider_env(server, "openai-chat"), PYTHONPATH=str(REPO), NO_COLOR="1")
+    proc = subprocess.Popen(["nohup", sys.executable, "-m", "agent_cli", *EXEC, "go"], cwd=tmp_path, env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: token_pids(token))
+        proc.send_signal(signal.SIGHUP)
+        proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0
+    assert "survived" in server.requests[-1].body["messages"][-1]["content"]
