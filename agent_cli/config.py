@@ -120,7 +120,8 @@ MINIMUMS = {
 }
 MAXIMUMS = {"memory_min_score": 1}
 STRING_LISTS = ("project_doc_fallback_filenames", "writable_roots")
-PROVIDER_KEYS = {"name": str, "base_url": str, "wire_api": str, "env_key": str, "requires_key": bool}
+PROVIDER_KEYS = {"name": str, "base_url": str, "wire_api": str, "env_key": str, "requires_key": bool,
+                 "http_headers": dict, "query_params": dict}
 _TYPE_NAMES = {str: "a string", int: "an integer", bool: "a boolean", list: "an array", dict: "a table", (int, float): "a number"}
 
 
@@ -245,6 +246,9 @@ def _check(table: dict[str, Any], origin: str, warnings: list[str] | None = None
             expected_type = PROVIDER_KEYS.get(key)
             if expected_type and not isinstance(value, expected_type):
                 raise ConfigError(f"{where}.{key} must be {_TYPE_NAMES[expected_type]}, got {value!r}")
+        for key in ("http_headers", "query_params"):  # Codex's names: sent with every request
+            if not all(isinstance(v, str) for v in provider.get(key, {}).values()):
+                raise ConfigError(f"{where}.{key} must be a table of strings; got {provider[key]!r}")
         if provider.get("wire_api", "chat") not in WIRE_APIS:
             raise ConfigError(f"{where}.wire_api must be one of {', '.join(WIRE_APIS)}; got {provider['wire_api']!r}")
     plugins = table.get("plugins", {})
@@ -323,6 +327,9 @@ def _provider(provider_id: str, tables: dict[str, Any]) -> ProviderConfig:
         base_url_env=base.base_url_env if "base_url" not in custom else None,
         requires_key=custom.get("requires_key", bool(custom.get("env_key", base.env_key))),
         name=custom.get("name", base.name or provider_id),
+        kind=base.kind,
+        http_headers={**base.http_headers, **custom.get("http_headers", {})},
+        query_params={**base.query_params, **custom.get("query_params", {})},
     )
 
 

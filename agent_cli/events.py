@@ -344,6 +344,7 @@ class BackgroundProcessList:
 @dataclass(frozen=True, slots=True)
 class TurnComplete:
     last_message: str | None
+    stop_reason: str = "end"  # why the last answer ended: models.base STOP_* ("max_tokens" when cut off)
 
 
 @dataclass(frozen=True, slots=True)
@@ -355,6 +356,7 @@ class TurnAborted:
 class TurnFailed:
     message: str
     reason: str | None = None  # a limit that ended it: max_turns, max_budget, output_schema
+    request_id: str | None = None  # the provider's id of the failed model request, when it sent one
 
 
 Event = (

@@ -14,7 +14,7 @@ from agent_cli.commands.mcp_commands import mcp_summary
 from agent_cli.commands.tables import table
 from agent_cli.context.skills import load_skills, skill_roots
 from agent_cli.display import home_relative
-from agent_cli.models.registry import resolve_base_url
+from agent_cli.models.registry import provider_location
 
 EXPANSION_HELP = (
     ("@path", "attach a file (numbered, size-capped) or a folder's listing; quote paths with spaces: @\"a b.txt\""),
@@ -61,8 +61,8 @@ async def status_command(inv: Invocation) -> None:
     cached = f" ({100 * total.cached_input_tokens // total.input_tokens}% cached)" if total.input_tokens else ""
     provider = config.provider
     provider_text = f"{provider.id} ({provider.wire_api}"
-    base_url = resolve_base_url(provider)
-    provider_text += f", {base_url})" if base_url else ")"
+    location = provider_location(provider)
+    provider_text += f", {location})" if location else ")"
     docs = initial.project_docs.files
     doc_lines = [
         f"{home_relative(doc.path)} ({doc.size:,} bytes{', cut to fit project_doc_max_bytes' if doc.truncated else ''})"

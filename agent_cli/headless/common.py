@@ -60,11 +60,13 @@ def load_config_or_exit(args: argparse.Namespace):
 
 
 def check_api_key_or_exit(config) -> None:
-    from agent_cli.models.registry import resolve_api_key
+    from agent_cli.models.registry import resolve_api_key, uses_entra_token
 
     provider = config.provider
-    if not provider.requires_key or not provider.env_key or resolve_api_key(provider):
+    if not provider.requires_key or not provider.env_key or resolve_api_key(provider) or uses_entra_token(provider):
         return
+    if provider.kind == "azure":
+        fail(f"{provider.env_key} (or AZURE_OPENAI_AD_TOKEN for Entra ID) is not set (needed by provider 'azure').")
     fail(
         f"{provider.env_key} is not set (needed by provider '{provider.id}'). Export it, or use a "
         f"local OpenAI-compatible server: --provider ollama, or OPENAI_BASE_URL=http://HOST:PORT/v1 "

@@ -18,6 +18,8 @@ from agent_cli import events as ev
 from agent_cli.headless.common import USAGE_ERROR, check_api_key_or_exit, fail, load_config_or_exit
 from agent_cli.headless.exec_options import apply_sandbox_shortcuts
 from agent_cli.headless.render_text import TextRenderer
+from agent_cli.models.registry import SDK_OF_WIRE
+from agent_cli.models.sdk_clients import start_import
 
 TURN_FAILED = 1
 OUTPUT_SCHEMA_MISMATCH = 3  # the answer did not validate against --output-schema, also after one repair
@@ -80,6 +82,8 @@ def run_exec(args: argparse.Namespace) -> int:
     config = load_config_or_exit(args)
     config.writable_roots += extra_writable_roots(args.add_dirs)
     check_api_key_or_exit(config)
+    if not prompt.lstrip().startswith("/"):  # a model turn follows (a /command may need none)
+        start_import(SDK_OF_WIRE.get(config.provider.wire_api, "openai"))
     limits = run_limits(args, config)
     from agent_cli.session import Session
     from agent_cli.session.approvals import use_exec_default

@@ -104,12 +104,15 @@ class JsonRenderer:
                                              "used": event.used, "window": event.window,
                                              "counting_method": event.counting_method,
                                              "accuracy": event.accuracy})
-            case ev.TurnComplete():
+            case ev.TurnComplete(stop_reason=stop_reason):
                 self._complete_plan()
-                self.emit("turn.completed", usage=self._turn_usage())
+                self.emit("turn.completed", usage=self._turn_usage(), stop_reason=stop_reason)
             case ev.TurnFailed(message=message, reason=str() as reason):  # a limit: max_turns, max_budget, output_schema
                 self._complete_plan()
                 self.emit("turn.failed", error={"message": message, "reason": reason})
+            case ev.TurnFailed(message=message, request_id=str() as request_id):
+                self._complete_plan()
+                self.emit("turn.failed", error={"message": message, "request_id": request_id})
             case ev.TurnFailed(message=message) | ev.TurnAborted(reason=message):
                 self._complete_plan()
                 self.emit("turn.failed", error={"message": message})

@@ -14,7 +14,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput
-from agent_cli.models.base import Completed, OutputItem, Prompt, ReasoningDelta, StreamEvent, TextDelta, ToolSpec, Usage
+from agent_cli.models.base import (
+    STOP_END,
+    STOP_MAX_TOKENS,
+    STOP_PAUSED,
+    STOP_REFUSAL,
+    Completed,
+    OutputItem,
+    Prompt,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    ToolSpec,
+    Usage,
+)
 from agent_cli.models.client_base import StreamingClient, int_field
 from agent_cli.models.errors import TransientError
 from agent_cli.models.image_parts import base64_data, missing_note
@@ -22,7 +35,6 @@ from agent_cli.models.model_info import uses_adaptive_thinking
 from agent_cli.models.web_search import AnthropicSearches, anthropic_tool
 
 DEFAULT_MAX_TOKENS = 8192
-API_VERSION = "2023-06-01"  # the `anthropic-version` header every request carries
 CACHE = {"type": "ephemeral"}
 # Reasoning id marking a redacted thinking block, whose opaque data rides in encrypted_content.
 REDACTED_THINKING_ID = "anthropic:redacted_thinking"
@@ -190,12 +202,15 @@ def _start_block(block: dict[str, Any]) -> _Block:
     return started
 
 
+_STOP_REASONS = {"max_tokens": STOP_MAX_TOKENS, "model_context_window_exceeded": STOP_MAX_TOKENS,
+                 "pause_turn": STOP_PAUSED, "refusal": STOP_REFUSAL}
+
+
 class AnthropicMessagesClient(StreamingClient):
     default_base_url = "https://api.anthropic.com"
+    sdk = "anthropic"
     path = "/v1/messages"
 
-    def headers(self) -> dict[str, str]:
-        return {"x-api-key": self.api_key, "anthropic-version": API_VERSION}
 
     def request(self, prompt: Prompt) -> dict[str, Any]:
         """The request body for this prompt."""
@@ -205,6 +220,8 @@ class AnthropicMessagesClient(StreamingClient):
             "messages": anthropic_messages(prompt.items),
             "stream": True,
         }
+        # Later features add their own fields here (server tools, output formats): the body goes
+        # out as built here.
         if prompt.instructions:
             params["system"] = [{"type": "text", "text": prompt.instructions, "cache_control": CACHE}]
         if prompt.tools:
@@ -226,52 +243,61 @@ class AnthropicMessagesClient(StreamingClient):
         return params
 
     async def _attempt(self, prompt: Prompt) -> AsyncIterator[StreamEvent]:
+        # The raw events, not messages.stream(): its accumulator gives no more than these do,
+        # and a retry must drop a half-read attempt's blocks, which ours own.
         blocks: dict[int, _Block] = {}
         items: list[Item] = []
         counts = _UsageCounts()
         searches = AnthropicSearches()  # server-side web search blocks and citations (models/web_search.py)
         response_id: str | None = None
-        finished = False
-        async with aclosing(self.events(self.request(prompt))) as events:
-            async for event in events:
-                data = event.data or {}
-                kind = data.get("type") or event.name
-                if kind == "message_start":
-                    message = data.get("message") or {}
-                    response_id = message.get("id")
-                    counts.update(message.get("usage"))
-                elif kind == "content_block_start":
-                    if not searches.start(data.get("index", 0), data.get("content_block") or {}):
-                        blocks[data.get("index", 0)] = _start_block(data.get("content_block") or {})
-                elif kind == "content_block_delta":
-                    block = blocks.get(data.get("index", 0))
-                    if searches.delta(data.get("index", 0), data.get("delta") or {}):
-                        pass
-                    elif block is not None:
-                        event_out = _apply_delta(block, data.get("delta") or {})
-                        if event_out is not None:
-                            yield event_out
-                elif kind == "content_block_stop":
-                    if (search := searches.stop(data.get("index", 0))) is not None:
-                        yield search
-                    block = blocks.pop(data.get("index", 0), None)
-                    item = block.item() if block is not None else None
-                    if item is not None:
-                        items.append(item)
-                elif kind == "message_delta":
-                    counts.update(data.get("usage"))
-                elif kind == "message_stop":
-                    finished = True
-                    break
-                elif kind == "error":  # overloaded, or any failure after the 200
-                    raise self.stream_failure(data)
-        if not finished:
+        stop: str | None = None
+        try:
+            async with aclosing(self.events(self.request(prompt))) as events:
+                async for data in events:
+                    kind = data.get("type")
+                    if kind == "message_start":
+                        message = data.get("message") or {}
+                        response_id = message.get("id")
+                        counts.update(message.get("usage"))
+                    elif kind == "content_block_start":
+                        if not searches.start(data.get("index", 0), data.get("content_block") or {}):
+                            blocks[data.get("index", 0)] = _start_block(data.get("content_block") or {})
+                    elif kind == "content_block_delta":
+                        block = blocks.get(data.get("index", 0))
+                        if searches.delta(data.get("index", 0), data.get("delta") or {}):
+                            pass
+                        elif block is not None:
+                            event_out = _apply_delta(block, data.get("delta") or {})
+                            if event_out is not None:
+                                yield event_out
+                    elif kind == "content_block_stop":
+                        if (search := searches.stop(data.get("index", 0))) is not None:
+                            yield search
+                        block = blocks.pop(data.get("index", 0), None)
+                        item = block.item() if block is not None else None
+                        if item is not None:
+                            items.append(item)
+                    elif kind == "message_delta":
+                        counts.update(data.get("usage"))
+                        stop = (data.get("delta") or {}).get("stop_reason") or stop
+                    elif kind == "message_stop":
+                        stop = stop or "end_turn"
+                        break
+        except Exception:
+            # A response is complete once its stop reason arrived: a connection closed after
+            # `message_delta` (no `message_stop`) loses nothing. Before that, it is retried.
+            if stop is None:
+                raise
+        if stop is None:
             raise TransientError("the stream ended before the response was complete")
+        for block in blocks.values():  # blocks the server never closed
+            if (item := block.item()) is not None:
+                items.append(item)
         if (cited := searches.citations()) is not None:
             yield cited
         for item in items:
             yield OutputItem(item)
-        yield Completed(counts.usage(), response_id)
+        yield Completed(counts.usage(), response_id, _STOP_REASONS.get(stop, STOP_END), self.last_request_id)
 
 
 def _apply_delta(block: _Block, delta: dict[str, Any]) -> StreamEvent | None:

@@ -118,10 +118,21 @@ class ClientNotice:
     message: str
 
 
+# Why a response ended, in one vocabulary for every wire (``Completed.stop_reason``).
+STOP_END = "end"  # the model finished (an answer, or tool calls to run)
+STOP_MAX_TOKENS = "max_tokens"  # cut off by the output limit: Chat `length`, Responses `incomplete`
+STOP_PAUSED = "pause_turn"  # the server paused a long turn; sending the conversation again resumes it
+STOP_REFUSAL = "refusal"  # the model declined; its text (if any) is the refusal
+STOP_CONTENT_FILTER = "content_filter"  # the provider's filter stopped the answer
+CUT_OFF = frozenset({STOP_MAX_TOKENS, STOP_CONTENT_FILTER})
+
+
 @dataclass(frozen=True, slots=True)
 class Completed:
     usage: Usage | None
     response_id: str | None = None
+    stop_reason: str = STOP_END
+    request_id: str | None = None  # the provider's id of the request (support asks for it)
 
 
 StreamEvent = TextDelta | ReasoningDelta | OutputItem | Retrying | ClientNotice | Completed

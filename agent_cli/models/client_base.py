@@ -1,31 +1,28 @@
-"""What the three streaming clients share: settings, the HTTP connection, retries, error mapping.
+"""What the three streaming clients share: settings, the SDK client, retries, error mapping.
 
-A subclass names its endpoint and headers and implements ``_attempt``: one request, yielding
-deltas as they arrive and its output items plus ``Completed`` only after the terminal event (so
-a retried attempt never yields an item twice). Raising ``TransientError`` from ``_attempt``
-retries it.
+A subclass names its SDK and implements ``_attempt``: one request, yielding deltas as they
+arrive and its output items plus ``Completed`` only after the terminal event (so a retried
+attempt never yields an item twice). Raising ``TransientError`` from ``_attempt`` retries it.
 """
 
 from __future__ import annotations
 
-import os
+import sys
 from collections.abc import AsyncIterator
 from typing import Any, ClassVar
 
-from agent_cli import __version__
 from agent_cli.models.base import Prompt, StreamEvent
-from agent_cli.models.error_mapping import ErrorContext, error_fields, error_for_stream_failure, map_exception, with_window
+from agent_cli.models.error_mapping import ErrorContext, map_exception, stream_failure_of
 from agent_cli.models.errors import ModelError
-from agent_cli.models.http_stream import EventStreamClient, ServerEvent
 from agent_cli.models.retry import RetryPolicy, stream_with_retries
+from agent_cli.models.sdk_clients import Connection, as_dict, build_sdk_client, request_id
 from agent_cli.models.stream_limits import StreamLimits, within_limits
-
-USER_AGENT = f"agent-cli/{__version__}"
 
 
 class StreamingClient:
     default_base_url: ClassVar[str]
-    path: ClassVar[str]  # the endpoint, after the base URL
+    sdk: ClassVar[str]  # "openai" or "anthropic"
+    path: ClassVar[str]  # the endpoint, after the base URL (the SDK client rewrites it for a cloud)
 
     def __init__(
         self,
@@ -40,6 +37,9 @@ class StreamingClient:
         reasoning_effort: str | None = None,
         timeout: float = 600,
         limits: StreamLimits | None = None,
+        kind: str = "default",
+        http_headers: dict[str, str] | None = None,
+        query_params: dict[str, str] | None = None,
     ) -> None:
         self.provider = provider
         self.model = model
@@ -51,62 +51,85 @@ class StreamingClient:
         self.reasoning_effort = reasoning_effort
         self.timeout = timeout  # the whole request
         self.limits = limits or StreamLimits()  # connect, first byte, idle (stream_limits.py)
-        self._http: EventStreamClient | None = None
+        self.kind = kind  # which of the SDK's clients: default, azure, bedrock, vertex
+        self.http_headers = dict(http_headers or {})
+        self.query_params = dict(query_params or {})
+        self._sdk_client: Any = None
+        self.last_request_id: str | None = None
 
     def stream(self, prompt: Prompt) -> AsyncIterator[StreamEvent]:
         return stream_with_retries(lambda: self._guarded_attempt(prompt), self.retry)
 
     async def aclose(self) -> None:
         """Close the connection pool; the next ``stream`` opens a new one."""
-        http, self._http = self._http, None
-        if http is not None:
-            await http.aclose()
+        sdk, self._sdk_client = self._sdk_client, None
+        if sdk is not None:
+            await sdk.close()
 
     @property
     def url(self) -> str:
-        return (self.base_url or self.default_base_url).rstrip("/")
+        sdk_url = getattr(self._sdk_client, "base_url", None)
+        return str(sdk_url or self.base_url or self.default_base_url).rstrip("/")
 
     def _error_context(self) -> ErrorContext:
         return ErrorContext(self.provider, self.model, self.url, self.env_key)
 
-    def headers(self) -> dict[str, str]:
-        """What every request carries: authentication and the provider's own headers."""
-        raise NotImplementedError
+    async def sdk_client(self) -> Any:
+        """The SDK client, made (and its SDK imported) with the first request."""
+        if self._sdk_client is None:
+            self._sdk_client = await build_sdk_client(Connection(
+                self.sdk, self.kind, self.api_key, self.base_url, self.timeout, self.limits.connect_s,
+                self.http_headers, self.query_params))
+        return self._sdk_client
 
-    def events(self, payload: dict[str, Any]) -> AsyncIterator[ServerEvent]:
-        """POST ``payload`` to this client's endpoint; the answer's server-sent events."""
-        if self._http is None:
-            self._http = EventStreamClient(self.url, {"User-Agent": USER_AGENT, **self.headers()},
-                                           connect_s=self.limits.connect_s, overall_s=self.timeout)
-        return self._http.events(self.path, payload)
+    async def events(self, params: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
+        """POST ``params`` through the SDK client and yield the streamed events as plain dicts.
+
+        The SDK's generic request (``post`` with the SDK's own ``AsyncStream``) rather than
+        ``responses.create`` / ``messages.stream()`` and their accumulators: the SDK still builds,
+        authenticates and signs the request (Azure's deployment paths, Bedrock's SigV4, Vertex's
+        token), decodes the stream (SSE or AWS event stream) and raises its typed errors, in-stream
+        ones included; but the events stay the dicts the server sent. The resource modules and the
+        typed events cost ~0.7 s on a first request (importing the streaming helpers, building
+        pydantic models), and keep only the fields the SDK knows, while compatible servers put
+        reasoning and errors in others.
+        """
+        sdk = await self.sdk_client()
+        stream_class = sys.modules[self.sdk].AsyncStream
+        stream = await sdk.post(self.path, cast_to=object, body=params, stream=True,
+                                stream_cls=stream_class[object])
+        response = stream.response
+        self.last_request_id = request_id(stream)
+        try:
+            content_type = response.headers.get("content-type", "")
+            if "text/event-stream" not in content_type and "eventstream" not in content_type:  # Bedrock's is binary
+                text = (await response.aread())[:300].decode("utf-8", "replace")
+                raise ModelError(f"{self.url} answered with {content_type or 'no content type'} instead of an "
+                                 f"event stream: {' '.join(text.split()) or '(empty)'}")
+            async for event in stream:
+                yield event if isinstance(event, dict) else as_dict(event)
+        finally:
+            await stream.close()  # also when the consumer stops early: the connection closes now
 
     def stream_failure(self, body: object) -> ModelError:
         """The error for a failure the server reported inside the stream (``body`` as sent)."""
-        message, code, kind = error_fields(body)
-        return with_window(error_for_stream_failure(message, self._error_context(), code=code, kind=kind), body)
+        return stream_failure_of(body, self._error_context())
 
     async def _guarded_attempt(self, prompt: Prompt) -> AsyncIterator[StreamEvent]:
+        self.last_request_id = None
         try:
+            await self.sdk_client()  # the SDK's import is not the server's silence: before the idle timer
             async for event in within_limits(self._attempt(prompt), self.limits):
                 yield event
-        except ModelError:
-            raise
-        except Exception as exc:  # HTTP and decoding errors never escape raw
+        except ModelError as exc:
+            raise exc.with_request_id(self.last_request_id)
+        except Exception as exc:  # SDK, HTTP and decoding errors never escape raw
             context = self._error_context()
-            raise self.limits.connect_error(exc, context.base_url) or map_exception(exc, context) from exc
+            error = self.limits.connect_error(exc, context.base_url) or map_exception(exc, context)
+            raise error.with_request_id(request_id(exc) or self.last_request_id) from exc
 
     def _attempt(self, prompt: Prompt) -> AsyncIterator[StreamEvent]:
         raise NotImplementedError
-
-
-def openai_headers(api_key: str) -> dict[str, str]:
-    """Bearer authentication, plus the organization and project the OpenAI SDK reads from the
-    environment (``OPENAI_ORG_ID``, ``OPENAI_PROJECT_ID``)."""
-    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    for header, variable in (("OpenAI-Organization", "OPENAI_ORG_ID"), ("OpenAI-Project", "OPENAI_PROJECT_ID")):
-        if value := os.environ.get(variable):
-            headers[header] = value
-    return headers
 
 
 def int_field(data: Any, *path: str) -> int:

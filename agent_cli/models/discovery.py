@@ -12,7 +12,7 @@ The model table knows a model's trained window; a local server often runs it wit
 
 All probes run at once, each with a short timeout; a failure only means "unknown". Answers
 are cached per base URL and model for the process and in ``$AGENT_HOME/cache/`` for a day.
-The HTTP library is the model clients' own (httpx2), imported only when probing.
+The HTTP library is the SDKs' own (httpx2), imported only when probing.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from agent_cli.models.http_stream import import_http
 from agent_cli.paths import open_private
 
 PROBE_TIMEOUT = 2.0  # seconds per probe; the first request is sent meanwhile
@@ -78,6 +77,13 @@ def forget_session_cache() -> None:
 
 
 # --- probes -------------------------------------------------------------------------------------
+
+
+async def import_http() -> Any:
+    """httpx2, imported off the event loop the first time (it takes a tenth of a second)."""
+    import importlib
+
+    return await asyncio.to_thread(importlib.import_module, "httpx2")
 
 
 async def _probe_all(base_url: str, model: str, api_key: str | None, timeout: float) -> DiscoveredWindow | None:

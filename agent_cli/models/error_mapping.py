@@ -1,8 +1,8 @@
-"""Turn whatever the server or the network raised into one of our three errors.
+"""Turn whatever the SDK, the server or the network raised into one of our three errors.
 
-Error responses are read by duck typing (``status_code``, ``body``, ``response.headers``, the
-shape of ``http_stream.HttpStatusError``), so this module never imports the HTTP library; its
-transport errors are recognised by name or through the loaded module.
+The SDKs' exceptions are read by duck typing (``status_code``, ``body``, ``response.headers``,
+the shape of ``openai.APIStatusError`` and ``anthropic.APIStatusError``; ``APITimeoutError`` and
+``APIConnectionError`` by name), so this module imports no SDK.
 """
 
 from __future__ import annotations
@@ -172,15 +172,24 @@ def map_exception(exc: BaseException, ctx: ErrorContext) -> ModelError:
         return exc
     status = getattr(exc, "status_code", None)
     body = getattr(exc, "body", None)
+    if isinstance(status, int) and 200 <= status < 300 and body is not None:
+        # An error event inside a 200 stream (Anthropic's `event: error`): a stream failure.
+        return stream_failure_of(body, ctx)
+    if status is None and body is not None and hasattr(exc, "request"):
+        # openai.APIError: an error object inside a streamed chunk (OpenRouter sends one next to
+        # `choices`); the body is that error object.
+        return stream_failure_of(body, ctx)
     if isinstance(status, int) and hasattr(exc, "response"):
         message, code, kind = error_fields(body)
         headers = getattr(exc.response, "headers", None)
         error = error_for_status(status, message or getattr(exc, "message", None), ctx, code=code, headers=headers)
         return with_window(error, body)
     name = type(exc).__name__
-    if name in ("ReadTimeout", "WriteTimeout", "PoolTimeout"):
+    if name in ("ReadTimeout", "WriteTimeout", "PoolTimeout", "APITimeoutError"):
         return TransientError("the request timed out")
-    if name == "ConnectError":
+    if name == "APIConnectionError" and exc.__cause__ is not None:
+        return map_exception(exc.__cause__, ctx)  # the transport's own error says more
+    if name in ("ConnectError", "APIConnectionError"):
         detail = f": {one_line(exc, 120)}" if str(exc) else ""
         return TransientError(f"connection error talking to {ctx.base_url}{detail}")
     if isinstance(exc, _transport_error_types()):
@@ -188,6 +197,14 @@ def map_exception(exc: BaseException, ctx: ErrorContext) -> ModelError:
     if isinstance(exc, json.JSONDecodeError):
         return TransientError("the server sent a malformed stream event")
     return ModelError(f"request to provider {ctx.provider} failed: {name}: {one_line(exc)}")
+
+
+def stream_failure_of(body: object, ctx: ErrorContext) -> ModelError:
+    """The error for a failure the server reported inside a 200 stream, ``body`` as sent."""
+    message, code, kind = error_fields(body)
+    if code is not None and code.isdigit() and 400 <= int(code) < 600:  # an HTTP status as the code
+        return with_window(error_for_status(int(code), message, ctx), body)
+    return with_window(error_for_stream_failure(message, ctx, code=code, kind=kind), body)
 
 
 def with_window(error: ModelError, body: object) -> ModelError:

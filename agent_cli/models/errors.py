@@ -1,8 +1,25 @@
 """The few errors a model client raises, whatever the provider."""
 
+from __future__ import annotations
+
 
 class ModelError(Exception):
-    """A request failed for good. The message is written for the user, in one line."""
+    """A request failed for good. The message is written for the user, in one line.
+
+    ``request_id`` is the provider's id of the failed request, when it sent one (support asks
+    for it); the message names it too.
+    """
+
+    request_id: str | None = None
+
+    def with_request_id(self, request_id: str | None) -> ModelError:
+        """This error, naming ``request_id`` (once) when there is one."""
+        if request_id and self.request_id is None:
+            self.request_id = request_id
+            # A retry's reason stays short; the error that ends the request names the id.
+            if not isinstance(self, TransientError) and self.args and isinstance(self.args[0], str):
+                self.args = (f"{self.args[0]} [request id {request_id}]", *self.args[1:])
+        return self
 
 
 class ContextWindowExceeded(ModelError):

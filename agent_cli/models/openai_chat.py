@@ -15,18 +15,59 @@ from typing import Any
 
 from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput
 from agent_cli.models.base import (
-    OUTPUT_SCHEMA_NAME, ClientNotice, Completed, OutputItem, Prompt, ReasoningDelta, StreamEvent, TextDelta, ToolSpec, Usage,
+    OUTPUT_SCHEMA_NAME,
+    STOP_CONTENT_FILTER,
+    STOP_END,
+    STOP_MAX_TOKENS,
+    STOP_REFUSAL,
+    ClientNotice,
+    Completed,
+    OutputItem,
+    Prompt,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    ToolSpec,
+    Usage,
 )
 from agent_cli.models.chat_quirks import ChatQuirks, no_tools_notice
 from agent_cli.models.chat_text import ContentSplitter, Split, parse_tool_calls, whole_answer_calls
-from agent_cli.models.client_base import StreamingClient, int_field, openai_headers
+from agent_cli.models.client_base import StreamingClient, int_field
 from agent_cli.models.errors import ModelError, TransientError
-from agent_cli.models.http_stream import HttpStatusError, ServerEvent
 from agent_cli.models.image_parts import data_url, missing_note, tool_images_note
 
 # Servers name the streamed reasoning differently: DeepSeek, vLLM and llama.cpp use
 # `reasoning_content`, OpenRouter and Ollama `reasoning`.
 _REASONING_FIELDS = ("reasoning_content", "reasoning")
+_STOP_REASONS = {"length": STOP_MAX_TOKENS, "content_filter": STOP_CONTENT_FILTER}
+# Content parts that carry reasoning when `content` is a list (Mistral's `thinking` chunks).
+_THINKING_PARTS = ("thinking", "reasoning")
+
+
+def content_pieces(content: Any) -> tuple[str, str]:
+    """(answer text, reasoning) of a delta's ``content``: a string, or a list of typed parts
+    (Mistral's ``{"type": "thinking", "thinking": [{"type": "text", "text": ...}]}``)."""
+    if isinstance(content, str):
+        return content, ""
+    if not isinstance(content, list):
+        return "", ""
+    text, reasoning = [], []
+    for part in content:
+        if not isinstance(part, dict):
+            continue
+        if part.get("type") in _THINKING_PARTS:
+            reasoning.append(_part_text(part.get(part["type"])) or _part_text(part.get("text")))
+        elif part.get("type") == "text":
+            text.append(_part_text(part.get("text")))
+    return "".join(text), "".join(reasoning)
+
+
+def _part_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(_part_text(v.get("text")) if isinstance(v, dict) else _part_text(v) for v in value)
+    return ""
 
 
 def chat_messages(instructions: str, items: list[Item]) -> list[dict[str, Any]]:
@@ -116,6 +157,7 @@ class _ChatAccumulator:
     reasoning: list[str] = field(default_factory=list)
     calls: dict[int, _PendingCall] = field(default_factory=dict)
     finish_reason: str | None = None
+    refused: bool = False
     usage: Usage | None = None
     response_id: str | None = None
     chunks: int = 0
@@ -176,6 +218,7 @@ class _ChatAccumulator:
 
 class OpenAIChatClient(StreamingClient):
     default_base_url = "https://api.openai.com/v1"
+    sdk = "openai"
     path = "/chat/completions"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -187,8 +230,6 @@ class OpenAIChatClient(StreamingClient):
         self._incomplete_streams = 0
         return super().stream(prompt)
 
-    def headers(self) -> dict[str, str]:
-        return openai_headers(self.api_key)
 
     def request(self, prompt: Prompt) -> dict[str, Any]:
         """The request body for this prompt."""
@@ -197,6 +238,7 @@ class OpenAIChatClient(StreamingClient):
             "messages": chat_messages(prompt.instructions, prompt.items),
             "stream": True,
         }
+        # Later features add their own fields here; the body goes out as built here.
         if self.quirks.include_usage:
             params["stream_options"] = {"include_usage": True}
         if prompt.tools and self.quirks.tools:  # some servers reject an empty tools list
@@ -214,16 +256,13 @@ class OpenAIChatClient(StreamingClient):
 
     async def _attempt(self, prompt: Prompt) -> AsyncIterator[StreamEvent]:
         acc = _ChatAccumulator()
+        # The raw chunks, not chat.completions.stream(): its accumulator keeps only the fields
+        # the SDK knows, and compatible servers stream reasoning in fields of their own.
         async with aclosing(self._events(prompt)) as events:
-            async for event in events:
-                if isinstance(event, ClientNotice):
-                    yield event
+            async for data in events:
+                if isinstance(data, ClientNotice):
+                    yield data
                     continue
-                data = event.data
-                if data is None:  # [DONE]
-                    break
-                if data.get("error") is not None and not data.get("choices"):  # a failure reported mid-stream
-                    raise self.stream_failure(data)
                 acc.chunks += 1
                 acc.response_id = acc.response_id or data.get("id")
                 if isinstance(data.get("usage"), dict):  # a usage-only chunk, or on the last choice
@@ -231,37 +270,51 @@ class OpenAIChatClient(StreamingClient):
                 for choice in data.get("choices") or []:
                     if (choice.get("index") or 0) != 0:  # n=1; a missing index means the only choice
                         continue
-                    delta = choice.get("delta") or {}
-                    for name in _REASONING_FIELDS:
-                        if isinstance(delta.get(name), str) and delta[name]:
-                            acc.reasoning.append(delta[name])
-                            yield ReasoningDelta(delta[name])
-                            break
-                    if isinstance(delta.get("content"), str) and delta["content"]:
-                        for out in acc.add_content(acc.splitter.feed(delta["content"])):
-                            yield out
-                    if delta.get("tool_calls"):
-                        acc.add_tool_deltas(delta["tool_calls"])
+                    for out in self._delta(acc, choice.get("delta") or {}):
+                        yield out
                     acc.finish_reason = choice.get("finish_reason") or acc.finish_reason
-        # A stream that ends without a finish reason was cut off.
-        if acc.finish_reason is None:
+        # The stream ended ([DONE] or the body's end; the SDK reads both the same way). Without a
+        # single chunk it was cut off; a finish reason is optional (some hosted servers send none).
+        if acc.chunks == 0:
             self._stream_incomplete(acc)
         for event in acc.add_content(acc.splitter.finish()):
             yield event
         acc.calls_from_text({tool.name for tool in prompt.tools} if self.quirks.tools else set())
         for item in acc.items():
             yield OutputItem(item)
-        yield Completed(acc.usage, acc.response_id)
+        stop = STOP_REFUSAL if acc.refused else _STOP_REASONS.get(acc.finish_reason or "", STOP_END)
+        yield Completed(acc.usage, acc.response_id, stop, self.last_request_id)
 
-    async def _events(self, prompt: Prompt) -> AsyncIterator[ServerEvent | ClientNotice]:
-        """The answer's events; a server that rejects ``stream_options`` or ``tools`` is asked
+    @staticmethod
+    def _delta(acc: _ChatAccumulator, delta: dict[str, Any]) -> list[StreamEvent]:
+        out: list[StreamEvent] = []
+        for name in _REASONING_FIELDS:
+            if isinstance(delta.get(name), str) and delta[name]:
+                acc.reasoning.append(delta[name])
+                out.append(ReasoningDelta(delta[name]))
+                break
+        text, reasoning = content_pieces(delta.get("content"))
+        if reasoning:
+            acc.reasoning.append(reasoning)
+            out.append(ReasoningDelta(reasoning))
+        if text:
+            out += acc.add_content(acc.splitter.feed(text))
+        if isinstance(delta.get("refusal"), str) and delta["refusal"]:
+            acc.refused = True  # shown as the answer; the stop reason marks it a refusal
+            out += acc.add_content(acc.splitter.feed(delta["refusal"]))
+        if delta.get("tool_calls"):
+            acc.add_tool_deltas(delta["tool_calls"])
+        return out
+
+    async def _events(self, prompt: Prompt) -> AsyncIterator[dict[str, Any] | ClientNotice]:
+        """The answer's chunks; a server that rejects ``stream_options`` or ``tools`` is asked
         again without them (before anything was streamed)."""
         while True:
             params = self.request(prompt)
             events = self.events(params)
             try:
                 first = await anext(events, None)
-            except HttpStatusError as exc:
+            except Exception as exc:
                 dropped = self.quirks.adapt(exc, params)
                 if dropped is None:
                     raise
@@ -274,7 +327,7 @@ class OpenAIChatClient(StreamingClient):
                     async for event in events:
                         yield event
             finally:
-                await events.aclose()  # also when the consumer stops at [DONE]: the connection closes now
+                await events.aclose()
             return
 
     def _stream_incomplete(self, acc: _ChatAccumulator) -> None:

@@ -11,10 +11,24 @@ from contextlib import aclosing
 from typing import Any
 
 from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput
-from agent_cli.models.base import OUTPUT_SCHEMA_NAME, Completed, OutputItem, Prompt, ReasoningDelta, StreamEvent, TextDelta, ToolSpec, Usage
-from agent_cli.models.client_base import StreamingClient, int_field, openai_headers
+from agent_cli.models.base import (
+    OUTPUT_SCHEMA_NAME,
+    STOP_CONTENT_FILTER,
+    STOP_END,
+    STOP_MAX_TOKENS,
+    STOP_REFUSAL,
+    Completed,
+    OutputItem,
+    Prompt,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    ToolSpec,
+    Usage,
+)
+from agent_cli.models.client_base import StreamingClient, int_field
+from agent_cli.models.errors import TransientError
 from agent_cli.models.image_parts import data_url, missing_note
-from agent_cli.models.errors import ModelError, TransientError
 from agent_cli.models.model_info import is_reasoning_model
 from agent_cli.models.web_search import responses_citations, responses_search, responses_tool
 
@@ -75,6 +89,8 @@ def output_item(data: dict[str, Any]) -> Item | None:
     if kind == "message":
         parts = data.get("content") or []
         text = "".join(p.get("text") or "" for p in parts if p.get("type") == "output_text")
+        if not text:  # a refusal is the answer, marked by the stop reason
+            text = "".join(p.get("refusal") or "" for p in parts if p.get("type") == "refusal")
         return Message("assistant", text, id=data.get("id")) if text else None
     if kind == "reasoning":
         summary = [p.get("text") or "" for p in data.get("summary") or []]
@@ -99,12 +115,20 @@ def usage_from(data: dict[str, Any] | None) -> Usage | None:
     )
 
 
+def stop_reason(response: dict[str, Any], items: list[Item]) -> str:
+    """The stop reason of a finished (or incomplete) response."""
+    if response.get("status") == "incomplete":
+        reason = (response.get("incomplete_details") or {}).get("reason")
+        return STOP_CONTENT_FILTER if reason == "content_filter" else STOP_MAX_TOKENS
+    refused = any(p.get("type") == "refusal" for o in response.get("output") or [] if isinstance(o, dict)
+                  for p in o.get("content") or [] if isinstance(p, dict))
+    return STOP_REFUSAL if refused else STOP_END
+
+
 class OpenAIResponsesClient(StreamingClient):
     default_base_url = "https://api.openai.com/v1"
+    sdk = "openai"
     path = "/responses"
-
-    def headers(self) -> dict[str, str]:
-        return openai_headers(self.api_key)
 
     def request(self, prompt: Prompt) -> dict[str, Any]:
         """The request body for this prompt."""
@@ -114,6 +138,8 @@ class OpenAIResponsesClient(StreamingClient):
             "store": False,
             "stream": True,
         }
+        # Later features add their own fields here (the provider's tools, output formats): the
+        # body goes out as built here.
         if prompt.instructions:
             params["instructions"] = prompt.instructions
         if prompt.tools:
@@ -140,12 +166,11 @@ class OpenAIResponsesClient(StreamingClient):
     async def _attempt(self, prompt: Prompt) -> AsyncIterator[StreamEvent]:
         items: list[Item] = []
         summary_index: dict[str, int] = {}
-        completed: dict[str, Any] | None = None
+        finished: dict[str, Any] | None = None
         async with aclosing(self.events(self.request(prompt))) as events:
-            async for event in events:
-                data = event.data or {}
-                kind = data.get("type") or event.name
-                if kind == "response.output_text.delta":
+            async for data in events:
+                kind = data.get("type")
+                if kind in ("response.output_text.delta", "response.refusal.delta"):
                     if data.get("delta"):
                         yield TextDelta(data["delta"])
                 elif kind in _REASONING_DELTAS:
@@ -163,19 +188,18 @@ class OpenAIResponsesClient(StreamingClient):
                     item = output_item(data.get("item") or {})
                     if item is not None:
                         items.append(item)
-                elif kind == "response.completed":
-                    completed = data.get("response") or {}
+                elif kind in ("response.completed", "response.incomplete"):
+                    # An incomplete response (the output limit, a content filter) is an answer
+                    # cut off: its items count, and the stop reason says why it ended.
+                    finished = data.get("response") or {}
                     break
                 elif kind == "response.failed":
                     raise self.stream_failure(data.get("response") or {})
                 elif kind == "error" or data.get("error"):
                     raise self.stream_failure(data)
-                elif kind == "response.incomplete":
-                    details = (data.get("response") or {}).get("incomplete_details") or {}
-                    reason = details.get("reason") or "unknown reason"
-                    raise ModelError(f"the response was cut short by the provider ({reason})")
-        if completed is None:
+        if finished is None:
             raise TransientError("the stream ended before the response was complete")
         for item in items:
             yield OutputItem(item)
-        yield Completed(usage_from(completed.get("usage")), completed.get("id"))
+        yield Completed(usage_from(finished.get("usage")), finished.get("id"), stop_reason(finished, items),
+                        self.last_request_id)

@@ -6,7 +6,7 @@ Importing this module loads no HTTP library; the client modules are imported whe
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from agent_cli.models.base import ModelClient
@@ -15,6 +15,7 @@ from agent_cli.models.retry import RetryPolicy
 from agent_cli.models.stream_limits import StreamLimits
 
 WireApi = Literal["responses", "chat", "anthropic"]
+SDK_OF_WIRE = {"responses": "openai", "chat": "openai", "anthropic": "anthropic"}  # imported with the first request
 # Local servers ignore the key; proxies in front of them may still want an Authorization header.
 NO_KEY_PLACEHOLDER = "not-needed"
 
@@ -28,6 +29,9 @@ class ProviderConfig:
     base_url_env: str | None = None
     requires_key: bool = True
     name: str = ""
+    kind: str = "default"  # which of the SDK's clients: default, azure, bedrock, vertex
+    http_headers: dict[str, str] = field(default_factory=dict, hash=False)  # sent with every request
+    query_params: dict[str, str] = field(default_factory=dict, hash=False)  # added to every request's URL
 
 
 BUILTIN_PROVIDERS: dict[str, ProviderConfig] = {
@@ -45,6 +49,12 @@ BUILTIN_PROVIDERS: dict[str, ProviderConfig] = {
                        name="LM Studio"),
         ProviderConfig("openrouter", "chat", base_url="https://openrouter.ai/api/v1",
                        env_key="OPENROUTER_API_KEY", name="OpenRouter"),
+        # The clouds, through the SDKs' own clients (models/sdk_clients.py). Azure takes a key or
+        # an Entra ID token (AZURE_OPENAI_AD_TOKEN); Bedrock and Vertex their platform's credentials.
+        ProviderConfig("azure", "responses", env_key="AZURE_OPENAI_API_KEY", base_url_env="AZURE_OPENAI_ENDPOINT",
+                       name="Azure OpenAI", kind="azure"),
+        ProviderConfig("bedrock", "anthropic", requires_key=False, name="Amazon Bedrock", kind="bedrock"),
+        ProviderConfig("vertex", "anthropic", requires_key=False, name="Google Vertex AI", kind="vertex"),
     )
 }
 
@@ -61,6 +71,11 @@ def resolve_api_key(provider: ProviderConfig) -> str | None:
     return next((value for name in names if name and (value := os.environ.get(name, "").strip())), None)
 
 
+def uses_entra_token(provider: ProviderConfig) -> bool:
+    """Azure without a key: an Entra ID token from the environment authenticates instead."""
+    return provider.kind == "azure" and bool(os.environ.get("AZURE_OPENAI_AD_TOKEN", "").strip())
+
+
 def resolve_base_url(provider: ProviderConfig, base_url: str | None = None) -> str | None:
     """Explicit argument, else the provider's own URL, else its env var; None means the client's default."""
     if base_url:
@@ -70,6 +85,21 @@ def resolve_base_url(provider: ProviderConfig, base_url: str | None = None) -> s
     if provider.base_url_env:
         return os.environ.get(provider.base_url_env, "").strip() or None
     return None
+
+
+def provider_location(provider: ProviderConfig) -> str | None:
+    """Where requests go, as /status shows it (a cloud's region or project, an endpoint's URL)."""
+    env = os.environ.get
+    if provider.kind == "bedrock":
+        return f"AWS region {env('AWS_REGION') or env('AWS_DEFAULT_REGION') or 'from the AWS config'}"
+    if provider.kind == "vertex":
+        project = env("ANTHROPIC_VERTEX_PROJECT_ID") or env("GOOGLE_CLOUD_PROJECT") or "from the credentials"
+        return f"Google Cloud project {project}, region {env('CLOUD_ML_REGION') or 'global'}"
+    base_url = resolve_base_url(provider)
+    if provider.kind == "azure":
+        version = provider.query_params.get("api-version") or env("OPENAI_API_VERSION") or "default"
+        return f"{base_url or 'AZURE_OPENAI_ENDPOINT unset'}, api-version {version}"
+    return base_url
 
 
 def create_client(
@@ -85,9 +115,13 @@ def create_client(
     limits: StreamLimits | None = None,
 ) -> ModelClient:
     """A streaming client for ``model`` at ``provider``. Raises ``ModelError`` if a key is missing."""
-    if not api_key:
+    if not api_key and uses_entra_token(provider):
+        api_key = ""  # an Entra ID token instead of a key (sdk_clients)
+    elif not api_key:
         if provider.requires_key:
             where = f"set {provider.env_key}" if provider.env_key else "configure an API key"
+            if provider.kind == "azure":
+                where += " (or AZURE_OPENAI_AD_TOKEN for Entra ID)"
             raise ModelError(f"provider {provider.id} needs an API key: {where}")
         api_key = NO_KEY_PLACEHOLDER
     if provider.wire_api == "responses":
@@ -109,4 +143,7 @@ def create_client(
         reasoning_effort=reasoning_effort,
         timeout=timeout,
         limits=limits,
+        kind=provider.kind,
+        http_headers=provider.http_headers,
+        query_params=provider.query_params,
     )

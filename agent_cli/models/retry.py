@@ -98,7 +98,7 @@ async def stream_with_retries(
             reason = str(exc) or type(exc).__name__
             if number >= max_attempts:
                 tries = "1 attempt" if max_attempts == 1 else f"{max_attempts} attempts"
-                raise ModelError(f"{reason} (gave up after {tries})") from exc
+                raise ModelError(f"{reason} (gave up after {tries})").with_request_id(exc.request_id) from exc
             delay = policy.delay(number, exc.retry_after)
             yield Retrying(number, max_attempts, delay, reason)
             await sleep(delay)

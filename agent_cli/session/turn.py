@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 from agent_cli import events as ev
 from agent_cli.context.fragments import BACKGROUND_EXITS
 from agent_cli.context.profile import TOOL_CALL
+from agent_cli.context.prompts import prompt_library
 from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput, user
 from agent_cli.models import base as stream
-from agent_cli.models.base import Prompt, ToolSpec
+from agent_cli.models.base import CUT_OFF, STOP_END, STOP_PAUSED, STOP_REFUSAL, Prompt, ToolSpec
 from agent_cli.models.errors import ContextWindowExceeded, ModelError
 from agent_cli.models.web_search import WebCitations, WebSearchDone
 from agent_cli.session import hooks
@@ -50,6 +51,7 @@ async def run_turn(
     recall_into_history(session, typed or text if recall is None else recall, emit)  # <memories>, after the message
     if session.mcp is not None:  # servers still starting are waited for; the tool list is set for the turn
         await session.mcp.sync(session, emit)
+    continued_after_cut_off = False
     while True:
         try:
             await auto_compact_if_needed(session, emit)
@@ -62,13 +64,19 @@ async def run_turn(
                 output = recovered
         except ModelError as exc:
             emit(ev.Error(str(exc), fatal=True))
-            emit(ev.TurnFailed(str(exc)))
+            emit(ev.TurnFailed(str(exc), request_id=exc.request_id))
             return
         except LimitReached as exc:  # agent exec --max-turns / --max-budget-usd
             emit(ev.TurnFailed(str(exc), reason=exc.reason))
             return
         calls = [item for item in output if isinstance(item, ToolCall)]
         if not calls:
+            stop = stop_reason_of(output)
+            if stop == STOP_PAUSED:
+                continue  # the server paused a long turn: sending the conversation again resumes it
+            if stop in CUT_OFF and report_cut_off(session, stop, emit, may_continue=not continued_after_cut_off):
+                continued_after_cut_off = True
+                continue
             messages = [item.text for item in output if isinstance(item, Message)]
             if await hooks.stop_blocked(session, emit, messages[-1] if messages else None):
                 continue  # a Stop hook keeps the agent working
@@ -81,13 +89,35 @@ async def run_turn(
                     emit(ev.TurnFailed(str(exc), reason=getattr(exc, "reason", "output_schema")))
                     return
             session.tool_use.turn_ended(session, answer, emit)
-            emit(ev.TurnComplete(answer))
+            emit(ev.TurnComplete(answer, stop))
             return
         session.tool_use.called()
         await run_tool_calls(session, calls, emit)
 
 
-async def sample(session: Session, emit: Emit, forced_tool: ToolSpec | None = None) -> list[Item]:
+class ModelOutput(list[Item]):
+    """The output items of one response, and why it ended (``stop_reason``: models.base STOP_*)."""
+
+    stop_reason: str = STOP_END
+
+
+def stop_reason_of(output: list[Item]) -> str:
+    return getattr(output, "stop_reason", STOP_END)
+
+
+def report_cut_off(session: Session, stop: str, emit: Emit, *, may_continue: bool) -> bool:
+    """Tell the user an answer was cut off; in agent mode ask the model (once a turn) to go on.
+    Returns whether it was asked."""
+    cause = "the output token limit" if stop != "content_filter" else "the provider's content filter"
+    if not may_continue or session.mode != "agent" or stop == "content_filter":
+        emit(ev.Warning(f"The answer was cut off by {cause} ({stop})."))
+        return False
+    emit(ev.Warning(f"The answer was cut off by {cause} ({stop}); asking the model to continue."))
+    session.record(user(prompt_library(session.config.agent_home).render("continue_cut_off.md")))
+    return True
+
+
+async def sample(session: Session, emit: Emit, forced_tool: ToolSpec | None = None) -> ModelOutput:
     """Send one request and record what comes back. Returns the output items. ``forced_tool``
     is added to the tools and must be called (structured output on Messages)."""
     session.limits.before_request()
@@ -100,7 +130,7 @@ async def sample(session: Session, emit: Emit, forced_tool: ToolSpec | None = No
         forced_tool=forced_tool.name if forced_tool else None,
         web_search=session.web_search_mode,
     )
-    output: list[Item] = []
+    output = ModelOutput()
     note_request(session)  # how much the last step added: compaction looks one step ahead
     session.window.before_request(session)  # what we sent, for calibration; asks the server its window
     async for event in with_wait_notices(session.client.stream(prompt), emit):  # "waiting for the model… 30 s"
@@ -119,6 +149,9 @@ async def sample(session: Session, emit: Emit, forced_tool: ToolSpec | None = No
         elif isinstance(event, stream.OutputItem):
             output.append(event.item)
         elif isinstance(event, stream.Completed):
+            output.stop_reason = event.stop_reason
+            if event.stop_reason == STOP_REFUSAL:  # its text (if any) is the answer, marked as such
+                emit(ev.Warning("The model declined to answer (refusal)."))
             for item in output:
                 session.record(item)
                 if isinstance(item, Message) and item.role == "assistant":

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 from agent_cli import events as ev
 from agent_cli.config import Config
 from agent_cli.display import home_relative
+from agent_cli.models.registry import SDK_OF_WIRE
 from agent_cli.terminal_text import terminal_safe, terminal_safe_event
 from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands, SlashCommand, parse_command
 from agent_cli.tui.event_renderer import EventRenderer
@@ -200,10 +201,12 @@ class AgentApp(App[int]):
             self.run_worker(self.renderer.notice(note, "warning", "mcp"), group="show")
 
     def _warm_up(self) -> None:
-        """Import the HTTP library and build the prompt off the UI thread, then show the context size."""
+        """Import the model SDK and build the prompt off the UI thread, then show the context size."""
         session = self.session
         try:
-            importlib.import_module("httpx2")  # the model clients import it on their first request
+            # The first request would wait for it (openai ~0.5 s, anthropic 1-2.5 s); the user is typing.
+            importlib.import_module("httpx2")
+            importlib.import_module(SDK_OF_WIRE.get(self.config.provider.wire_api, "openai"))
             session.tokens.preload()  # the tokenizer, while the user types (exec loads it near a limit)
             self.call_from_thread(session.count_exactly)  # switched on the event loop, between counts
             self.call_from_thread(self._count_first_request)

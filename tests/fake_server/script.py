@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
 # A `kind` of "ok" streams normally; the others are faults.
-KINDS = ("ok", "http_error", "cut", "context_length", "stream_error", "empty")
+KINDS = ("ok", "http_error", "cut", "context_length", "stream_error", "empty", "raw")
 
 
 def estimate_tokens(n_chars_or_bytes: int) -> int:
@@ -102,6 +102,7 @@ class Reply:
     in_stream: bool = False
     max_tokens: int = 16000
     prompt_tokens: int = 17000
+    events: list = field(default_factory=list)  # Reply.raw: (event name or None, payload) pairs
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -158,6 +159,15 @@ class Reply:
         Chat a `data: {"error": {...}}` chunk (no `[DONE]`), Anthropic an
         `event: error` with `overloaded_error` (override with `error_type=`)."""
         return cls(text=text, kind="stream_error", message=message, after_events=after_events, **kwargs)
+
+    @classmethod
+    def raw(cls, events: list, *, cut: bool = False) -> "Reply":
+        """A 200 SSE stream of exactly `events`, each `(name or None, payload)` with the payload a
+        JSON-able object or a string sent as is (`"[DONE]"`), or a bare payload (no `event:`
+        line). Real providers' streams, byte for byte, faults included. `cut=True` closes the
+        connection abruptly after the last event instead of ending the body cleanly."""
+        pairs = [e if isinstance(e, tuple) else (None, e) for e in events]
+        return cls(kind="raw", events=pairs, after_events=len(pairs) if cut else 0)
 
     @classmethod
     def empty(cls) -> "Reply":

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Optional
 
+from .cloud import bedrock_chunk, cloud_route, streams
 from .protocols import RENDERERS, Ctx, context_length_body, error_body, sse_bytes
 from .script import Reply, ScriptItem, estimate_tokens
 
@@ -48,10 +49,12 @@ class RecordedRequest:
     input_tokens: int = 0
     overflowed: bool = False
     reply: Optional[Reply] = None
+    cloud: Optional[str] = None  # "azure", "bedrock" or "vertex" when a cloud endpoint's path was asked
+    cloud_stream: bool = False
 
     @property
     def stream(self) -> bool:
-        return isinstance(self.body, dict) and self.body.get("stream") is True
+        return self.cloud_stream or (isinstance(self.body, dict) and self.body.get("stream") is True)
 
 
 class _HTTPServer(ThreadingHTTPServer):
@@ -350,7 +353,8 @@ class _Handler(BaseHTTPRequestHandler):
         bare = path[3:] if path.startswith("/v1/") else path
         if bare == "/messages/count_tokens":
             return self._send_json(200, {"input_tokens": estimate_tokens(len(raw))})
-        protocol = _ROUTES.get(bare)
+        api, cloud, path_model = cloud_route(path)
+        protocol = _ROUTES.get(api or bare)
         if protocol is None:
             return self._unknown(raw)
         try:
@@ -358,8 +362,10 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = None
         rec = RecordedRequest(self.command, self.path, self._headers(), body, protocol, raw,
-                              input_tokens=math.ceil(fake.token_scale * estimate_tokens(len(raw))))
+                              input_tokens=math.ceil(fake.token_scale * estimate_tokens(len(raw))), cloud=cloud,
+                              cloud_stream=cloud is not None and streams(path, body))
         model = body.get("model") if isinstance(body, dict) and isinstance(body.get("model"), str) else "fake-model"
+        model = path_model or model
         rid = fake._new_id("req")
         id_header = {"request-id" if protocol == "anthropic" else "x-request-id": rid}
 
@@ -417,8 +423,10 @@ class _Handler(BaseHTTPRequestHandler):
                                        id_header)
             return self._send_json(200, final, id_header)
 
+        bedrock = rec.cloud == "bedrock"
         self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Content-Type", "application/vnd.amazon.eventstream" if bedrock
+                         else "text/event-stream; charset=utf-8")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Transfer-Encoding", "chunked")
         for k, v in id_header.items():
@@ -426,7 +434,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if reply.kind == "empty":  # a 200 stream that ends cleanly with nothing in it
             events = []
-        limit = reply.after_events if reply.kind == "cut" else None
+        if reply.kind == "raw":  # a stream exactly as scripted
+            events = list(reply.events)
+        limit = reply.after_events if reply.kind == "cut" or (reply.kind == "raw" and reply.after_events) else None
         for i, event in enumerate(events):
             if limit is not None and i >= limit:
                 return self._abort()
@@ -434,7 +444,7 @@ class _Handler(BaseHTTPRequestHandler):
                 return self._abort()
             if fake._stopping.is_set():
                 return self._abort()
-            data = sse_bytes(event)
+            data = bedrock_chunk(event[1]) if bedrock else sse_bytes(event)
             self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
         if limit is not None:
             return self._abort()

@@ -5,7 +5,6 @@ Each test checks what the command sends to the model (or that it sends nothing) 
 
 from __future__ import annotations
 
-import asyncio
 import subprocess
 from pathlib import Path
 
@@ -318,7 +317,7 @@ async def test_model_switch_appends_a_fragment_and_keeps_the_prefix(server, repo
     assert "test-model → other-model" in notice(events, "model")
     await collect_events(session, "second")
     await session.aclose()
-    assert first_client._http is None  # the replaced client's connections closed with the session
+    assert first_client._sdk_client is None  # the replaced client's connections closed with the session
     first, second = server.requests
     assert first.body["model"] == "test-model" and second.body["model"] == "other-model"
     assert second.body["messages"][: len(first.body["messages"])] == first.body["messages"]

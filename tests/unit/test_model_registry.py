@@ -33,6 +33,9 @@ def test_builtin_providers():
         "ollama": ("chat", None, "http://localhost:11434/v1", False),
         "lmstudio": ("chat", None, "http://localhost:1234/v1", False),
         "openrouter": ("chat", "OPENROUTER_API_KEY", "https://openrouter.ai/api/v1", True),
+        "azure": ("responses", "AZURE_OPENAI_API_KEY", None, True),
+        "bedrock": ("anthropic", None, None, False),
+        "vertex": ("anthropic", None, None, False),
     }
     got = {pid: (p.wire_api, p.env_key, p.base_url, p.requires_key) for pid, p in BUILTIN_PROVIDERS.items()}
     assert got == expected
@@ -95,3 +98,17 @@ def test_importing_the_clients_loads_no_sdk():
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
+
+
+def test_status_names_where_a_cloud_provider_sends(monkeypatch):
+    from agent_cli.models.registry import provider_location
+
+    for name in ("AWS_REGION", "AWS_DEFAULT_REGION", "ANTHROPIC_VERTEX_PROJECT_ID", "GOOGLE_CLOUD_PROJECT",
+                 "CLOUD_ML_REGION", "OPENAI_API_VERSION"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_REGION", "eu-west-1")
+    monkeypatch.setenv("ANTHROPIC_VERTEX_PROJECT_ID", "proj")
+    monkeypatch.setenv("AZURE_OPENAI_ENDPOINT", "https://team.openai.azure.com")
+    assert provider_location(BUILTIN_PROVIDERS["bedrock"]) == "AWS region eu-west-1"
+    assert provider_location(BUILTIN_PROVIDERS["vertex"]) == "Google Cloud project proj, region global"
+    assert provider_location(BUILTIN_PROVIDERS["azure"]) == "https://team.openai.azure.com, api-version default"

@@ -49,6 +49,8 @@ def test_responses_output_items():
     assert output_item({"type": "message", "id": "m", "content": [
         {"type": "output_text", "text": "a"}, {"type": "refusal", "refusal": "no"}, {"type": "output_text", "text": "b"}
     ]}) == Message("assistant", "ab", id="m")
+    assert output_item({"type": "message", "id": "m", "content": [{"type": "refusal", "refusal": "no"}]}) == \
+        Message("assistant", "no", id="m")  # a refusal alone is the answer (the stop reason marks it)
     assert output_item({"type": "reasoning", "id": "r", "summary": [{"text": "one"}, {"text": "two"}],
                         "encrypted_content": "E"}) == Reasoning("one\n\ntwo", id="r", encrypted_content="E")
     assert output_item({"type": "reasoning", "id": "r", "summary": [], "content": [{"text": "raw"}]}).text == "raw"
