@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from agent_cli.models.http_stream import import_http
+from agent_cli.models.discovery import import_http
 
 LIST_TIMEOUT = 3.0
 _cache: dict[str, list[str]] = {}
