@@ -44,7 +44,7 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "model_provider": (str, None),
     "model_context_window": (int, None),
     "model_max_output_tokens": (int, None),
-    "model_reasoning_effort": (str, ("minimal", "low", "medium", "high")),
+    "model_reasoning_effort": (str, ("none", "minimal", "low", "medium", "high", "xhigh")),  # Codex's values
     "tool_output_token_limit": (int, None),
     "auto_compact": (bool, None),
     "auto_compact_percent": (int, None),
@@ -82,7 +82,7 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "openai_base_url": (str, None),  # Codex's key: where the built-in OpenAI providers send requests
     "sandbox_workspace_write": (dict, None),  # Codex's table: network_access, writable_roots
     "web_fetch_allow_private": (bool, None),
-    "web_search": (str, ("off", "cached", "live")),
+    "web_search": (str, ("off", "cached", "live", "disabled")),  # "disabled": Codex's (and its SDK's) name for off
     "web_search_api": (dict, None),  # tools/web_search_api.py: a search API for servers without their own  # Codex's setting: the provider's own web search  # web_fetch may reach loopback, private and link-local addresses
 }
 SIMPLE_KEYS = (
@@ -368,6 +368,8 @@ def load_config(
     _merge(merged, flag_table)
 
     _codex_sandbox_table(merged)
+    if merged.get("web_search") == "disabled":
+        merged["web_search"] = "off"
     model = merged.get("model", DEFAULT_MODEL)
     provider = _provider(merged.get("model_provider") or default_provider_for(model), merged.get("model_providers", {}))
     if merged.get("openai_base_url") and provider.id in ("openai", "openai-chat"):

@@ -85,6 +85,7 @@ class AcpAgent:
         self.conn: Any = None
         self.sessions: dict[str, Session] = {}
         self.client_capabilities = ClientCapabilities()
+        self.initialized = False  # sessions only after `initialize` (the protocol's order)
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -92,6 +93,7 @@ class AcpAgent:
     async def initialize(self, protocol_version: int, client_capabilities: ClientCapabilities | None = None,
                          client_info: Implementation | None = None, **_: Any) -> InitializeResponse:
         self.client_capabilities = client_capabilities or ClientCapabilities()
+        self.initialized = True
         log.info("initialize: client %s, protocol %s", client_info.name if client_info else "?", protocol_version)
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
@@ -112,19 +114,26 @@ class AcpAgent:
     # --- sessions -------------------------------------------------------------------------
 
     async def new_session(self, cwd: str, mcp_servers: list | None = None, **_: Any) -> NewSessionResponse:
+        self._require_initialized()
         session = Session(self._config(Path(cwd)), interactive=True)
         self._open(session, mcp_servers)
         return NewSessionResponse(session_id=session.id, modes=self._modes(session))
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list | None = None,
                            **_: Any) -> LoadSessionResponse:
-        config = self._config(Path(cwd))
-        try:
-            session = await asyncio.to_thread(restore_session, config, find_session(config.agent_home, session_id),
-                                              interactive=True)
-        except RolloutError as exc:
-            raise RequestError.resource_not_found(session_id) from exc
-        self._open(session, mcp_servers, requested_id=session_id)
+        self._require_initialized()
+        if (session := self.sessions.get(session_id)) is not None:  # open here already: it holds the file's lock
+            if session.running:
+                raise RequestError.invalid_request({"message": "a prompt is running in this session; cancel it or wait"})
+            config = session.config
+        else:
+            config = self._config(Path(cwd))
+            try:
+                session = await asyncio.to_thread(restore_session, config, find_session(config.agent_home, session_id),
+                                                  interactive=True)
+            except RolloutError as exc:
+                raise RequestError.resource_not_found(session_id) from exc
+            self._open(session, mcp_servers, requested_id=session_id)
         translator = UpdateTranslator(config.cwd, replay=True)
         for event in replay_events(list(session.history.items)):
             await self._send(session_id, translator.updates(event))
@@ -164,6 +173,9 @@ class AcpAgent:
         if session.running:
             raise RequestError.invalid_request({"message": "a prompt is already running in this session"})
         given = PromptInput(prompt, session.config.cwd)
+        if not given.text and not given.images:  # no blocks, or only kinds we do not take (audio)
+            given.cleanup()
+            raise RequestError.invalid_params({"message": "the prompt is empty: send text, an image or a resource"})
         translator = UpdateTranslator(session.config.cwd, price=price_for(session.model, session.config.raw.get("model_prices")))
         usage_before = session.total_usage
         stop_reason, failure = "end_turn", None
@@ -227,6 +239,10 @@ class AcpAgent:
             raise RequestError.auth_required({"message": f"{provider.env_key} is not set (needed by provider "
                                                          f"'{provider.id}')"})
         return config
+
+    def _require_initialized(self) -> None:
+        if not self.initialized:
+            raise RequestError.invalid_request({"message": "call initialize first"})
 
     def _session(self, session_id: str) -> Session:
         session = self.sessions.get(session_id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 import tempfile
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -60,7 +61,7 @@ class PromptInput:
         elif isinstance(block, ResourceContentBlock):
             path = file_path(block.uri)
             # A file link is attached as `@path` is (the same processors and limits); anything else stays a link.
-            self.parts.append(f"@{relative(path, cwd)}" if path is not None else f"<{block.uri}>")
+            self.parts.append(mention(relative(path, cwd)) if path is not None else f"<{block.uri}>")
 
     def _add_image(self, block: ImageContentBlock) -> None:
         try:
@@ -73,6 +74,17 @@ class PromptInput:
         path = Path(self._folder.name) / f"image-{len(self.images)}{IMAGE_SUFFIXES.get(block.mime_type, '.png')}"
         path.write_bytes(data)
         self.images.append(path)
+
+
+BARE_MENTION = re.compile(r"[^\s\"'`<>()\[\]{},;|]+")  # what `@path` takes unquoted (commands/expand.py)
+
+
+def mention(path: str) -> str:
+    """``@path``, quoted (``@"my file.txt"``) when a bare mention would stop short: a name with a
+    space was left as plain text and the file never attached."""
+    if BARE_MENTION.fullmatch(path) and not path.endswith(tuple(".,:;!?")):
+        return f"@{path}"
+    return f'@"{path}"'
 
 
 def file_path(uri: str) -> Path | None:

@@ -12,6 +12,7 @@ from acp import run_agent
 from acp.stdio import stdio_streams
 
 from agent_cli.acp.agent import AcpAgent
+from agent_cli.acp.line_filter import filter_lines
 
 STREAM_LIMIT = 50 * 1024 * 1024  # one JSON-RPC line may carry images
 
@@ -27,10 +28,13 @@ async def serve(overrides: list[str], flags: dict[str, Any], protocol_out: Binar
     done = asyncio.Event()
     for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         loop.add_signal_handler(signum, done.set)
-    served = asyncio.ensure_future(run_agent(agent, writer, reader))
+    messages = asyncio.StreamReader(limit=STREAM_LIMIT)  # only JSON objects: the library chokes on anything else
+    filtering = asyncio.ensure_future(filter_lines(reader, messages, writer))
+    served = asyncio.ensure_future(run_agent(agent, writer, messages))
     try:
         await asyncio.wait([served, asyncio.ensure_future(done.wait())], return_when=asyncio.FIRST_COMPLETED)
     finally:
         served.cancel()
-        await asyncio.gather(served, return_exceptions=True)
+        filtering.cancel()
+        await asyncio.gather(served, filtering, return_exceptions=True)
         await agent.aclose()  # commands, MCP servers and session files end with the connection

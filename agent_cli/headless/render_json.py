@@ -20,6 +20,7 @@ class JsonRenderer:
         self.out = out
         self._next_id = 0
         self._ids: dict[str, str] = {}  # call_id -> item id
+        self._open: dict[str, dict[str, Any]] = {}  # call_id -> its started item, until it completes
         self._plan_id: str | None = None  # the todo_list item of this turn
         self._plan_items: list[dict[str, Any]] = []
         self._usage: ev.TokenCount | None = None
@@ -114,6 +115,7 @@ class JsonRenderer:
                 self._complete_plan()
                 self.emit("turn.failed", error={"message": message, "request_id": request_id})
             case ev.TurnFailed(message=message) | ev.TurnAborted(reason=message):
+                self._close_interrupted()
                 self._complete_plan()
                 self.emit("turn.failed", error={"message": message})
 
@@ -132,6 +134,7 @@ class JsonRenderer:
         return {name: getattr(total, ours) - (getattr(start, ours) if start else 0) for name, ours in fields.items()}
 
     def _subagent_finished(self, event: ev.SubagentFinished) -> None:
+        self._open.pop(event.call_id, None)
         item_id = self._ids.pop(event.call_id, None) or self.new_id()
         usage = {name: getattr(event.usage, name) for name in ("input_tokens", "cached_input_tokens", "output_tokens")}
         self.item("item.completed", {
@@ -145,23 +148,36 @@ class JsonRenderer:
             return  # reported as file_change when done, and as todo_list through PlanUpdated
         item_id = self._ids[call_id] = self.new_id()
         if mcp := split_name(name):
-            self.item("item.started", mcp_item(item_id, mcp, args, None, None, "in_progress"))
+            self._start(call_id, mcp_item(item_id, mcp, args, None, None, "in_progress"))
         elif name == "task":  # completed by SubagentFinished, or by the call's end if no agent ran
-            self.item("item.started", {
+            self._start(call_id, {
                 "id": item_id, "type": "subagent", "agent": str(args.get("agent", "")),
                 "description": str(args.get("description", "")), "status": "in_progress",
             })
         elif name == "shell":
-            self.item("item.started", {
+            self._start(call_id, {
                 "id": item_id, "type": "command_execution", "command": str(args.get("command", "")),
                 "aggregated_output": "", "exit_code": None, "status": "in_progress",
             })
         else:
-            self.item("item.started", {
+            self._start(call_id, {
                 "id": item_id, "type": "tool_call", "tool": name, "arguments": args, "status": "in_progress",
             })
 
+    def _start(self, call_id: str, item: dict[str, Any]) -> None:
+        self._open[call_id] = item
+        self.item("item.started", item)
+
+    def _close_interrupted(self) -> None:
+        """Calls a stopped turn never finished complete as failed (interrupted), so a client
+        following item ids (the Codex SDKs' runStreamed) is not left with items in progress."""
+        for call_id, item in list(self._open.items()):
+            self._ids.pop(call_id, None)
+            self.item("item.completed", {**item, "status": "interrupted" if item["type"] == "subagent" else "failed"})
+        self._open.clear()
+
     def _tool_finished(self, event: ev.ToolCallEnd) -> None:
+        self._open.pop(event.call_id, None)
         if event.permission is not None:  # the item carries the rule that allowed, asked or denied
             permission = {"decision": event.permission,
                           "rules": [{"rule": rule, "source": source} for rule, source in event.permission_rules]}
@@ -179,7 +195,7 @@ class JsonRenderer:
         item_id = self._ids.pop(event.call_id, None) or self.new_id()
         status = "completed" if event.success else "failed"
         if mcp := split_name(event.name):
-            result = {"content": [{"type": "text", "text": event.output}]} if event.success else None
+            result = {"content": [{"type": "text", "text": event.output}], "structured_content": None} if event.success else None
             error = None if event.success else {"message": event.output}
             self.item("item.completed", mcp_item(item_id, mcp, event.arguments, result, error, status))
         elif event.name == "task":  # refused before any agent ran (unknown agent, a hook, the mode)

@@ -99,6 +99,14 @@ class Fetched:
     content_type: str
     body: bytes
     cut: bool  # the body was longer than MAX_BYTES
+    charset: str = "utf-8"  # from the Content-Type header
+
+    def text(self) -> str:
+        """The body decoded as the server declared (latin-1 pages were shown as replacement characters)."""
+        try:
+            return self.body.decode(self.charset, "replace")
+        except LookupError:  # a charset Python does not know
+            return self.body.decode("utf-8", "replace")
 
 
 async def fetch(url: str, allow_private: bool) -> Fetched:
@@ -115,11 +123,19 @@ async def fetch(url: str, allow_private: bool) -> Fetched:
                     url = urljoin(url, response.headers["location"])
                     continue
                 body, cut = await _read_capped(response)
-                content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
-                return Fetched(url, response.status_code, content_type, body, cut)
+                content_type, charset = media_type(response.headers.get("content-type", ""))
+                return Fetched(url, response.status_code, content_type, body, cut, charset)
             finally:
                 await response.aclose()
     raise ToolError(f"more than {MAX_REDIRECTS} redirects; stopped at {url}")
+
+
+def media_type(header: str) -> tuple[str, str]:
+    """``text/html; charset=ISO-8859-1`` -> ("text/html", "ISO-8859-1"); utf-8 when none is given."""
+    kind, *params = header.split(";")
+    charset = next((value.strip().strip('"') for name, _, value in (param.partition("=") for param in params)
+                    if name.strip().lower() == "charset" and value.strip()), "utf-8")
+    return kind.strip().lower(), charset
 
 
 def _pinned_request(client: Any, url: str, scheme: str, host: str, port: int, address: str) -> Any:
@@ -182,9 +198,9 @@ def through_processors(fetched: Fetched, ctx: ToolContext) -> str:
 def convert(fetched: Fetched, ctx: ToolContext) -> str:
     kind = fetched.content_type
     if kind in HTML_TYPES or (not kind and fetched.body.lstrip()[:15].lower().startswith((b"<!doctype html", b"<html"))):
-        return html_to_markdown(fetched.body.decode("utf-8", "replace"))
+        return html_to_markdown(fetched.text())
     if kind.startswith("text/") and kind not in ("text/csv", "text/tab-separated-values"):
-        return fetched.body.decode("utf-8", "replace")
+        return fetched.text()
     return through_processors(fetched, ctx)
 
 

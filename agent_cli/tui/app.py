@@ -8,7 +8,9 @@ after the first paint so the screen shows up at once.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
+import signal
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from functools import partial
@@ -132,6 +134,7 @@ class AgentApp(App[int]):
         yield self.status
 
     async def on_mount(self) -> None:
+        self._quit_on_signals()
         await self.transcript.add(self._banner())
         await self._replay_history()
         self.composer.focus()
@@ -140,6 +143,15 @@ class AgentApp(App[int]):
             return  # the first prompt waits for the answer
         if self.initial_prompt:
             self.send(self.initial_prompt)
+
+    def _quit_on_signals(self) -> None:
+        """SIGTERM and SIGHUP (the terminal closed) quit as Ctrl+C twice does, so the running
+        command stops with the session: by default they ended the process at once and, outside
+        a sandbox, left the command running."""
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
+                loop.add_signal_handler(signum, self.exit, 128 + signum)
 
     def _banner(self) -> WelcomeBanner:
         return WelcomeBanner(self.session.model, self.config.provider.id, home_relative(self.config.cwd))
@@ -507,6 +519,9 @@ class AgentApp(App[int]):
         await self.renderer.notice("new session started", "info")
 
     async def on_unmount(self) -> None:
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                asyncio.get_running_loop().remove_signal_handler(signum)
         await self.session.aclose()  # while the loop still runs, so HTTP connections close cleanly
 
     # --- keys and palette ---------------------------------------------------------------

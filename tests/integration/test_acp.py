@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
 import sys
 
 import pytest
@@ -167,6 +168,21 @@ async def test_load_replays_the_history_and_modes_switch(server, tmp_path):
     assert "first question" in json.dumps(server.requests[-1].body["input"])
 
 
+async def test_a_session_open_in_this_connection_loads_again(server, tmp_path):
+    # An editor reopening a thread from its history in the same agent process: the open session
+    # holds its file's lock, so restoring it from disk again failed with "resource not found".
+    server.script(Reply(text="First answer."), Reply(text="Second answer."))
+    client = RecordingClient()
+    async with spawn(client, server, tmp_path) as (conn, _):
+        session_id = await started(conn, tmp_path)
+        await conn.prompt(session_id=session_id, prompt=[text_block("first question")])
+        client.updates.clear()
+        await conn.load_session(cwd=str(tmp_path), session_id=session_id, mcp_servers=[])
+        assert "first question" in client.text("user_message_chunk") and "First answer." in client.text()
+        await conn.prompt(session_id=session_id, prompt=[text_block("second question")])
+    assert "first question" in json.dumps(server.requests[-1].body["input"])
+
+
 async def test_an_embedded_resource_is_attached_like_a_file(server, tmp_path):
     server.script(Reply(text="Seen."))
     client = RecordingClient()
@@ -179,6 +195,23 @@ async def test_an_embedded_resource_is_attached_like_a_file(server, tmp_path):
     assert "from the editor buffer" in sent and "unsaved.py" in sent
 
 
+async def test_a_linked_file_with_a_space_is_attached_and_an_empty_prompt_is_refused(server, tmp_path):
+    from acp import resource_link_block
+
+    (tmp_path / "my notes.txt").write_text("spaced content\n")
+    server.script(Reply(text="Seen."))
+    client = RecordingClient()
+    async with spawn(client, server, tmp_path) as (conn, _):
+        session_id = await started(conn, tmp_path)
+        await conn.prompt(session_id=session_id, prompt=[text_block("look"),
+                                                         resource_link_block("my notes.txt", f"file://{tmp_path}/my%20notes.txt")])
+        with pytest.raises(RequestError) as empty:  # nothing to send: no model request for it
+            await conn.prompt(session_id=session_id, prompt=[])
+        assert empty.value.code == -32602
+    assert "spaced content" in json.dumps(server.requests[0].body["input"][-1])
+    assert len(server.requests) == 1
+
+
 async def test_protocol_errors_never_crash_the_agent(server, tmp_path):
     client = RecordingClient()
     async with spawn(client, server, tmp_path) as (conn, process):
@@ -189,6 +222,18 @@ async def test_protocol_errors_never_crash_the_agent(server, tmp_path):
         await process.stdin.drain()
         session_id = await started(conn, tmp_path)  # still answering
         assert session_id
+
+
+def test_lines_that_are_not_json_objects_get_errors_and_the_agent_carries_on(server, tmp_path):
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": PROTOCOL_VERSION}}
+    lines = ["[1, 2, 3]", "42", "{not json", "", json.dumps(initialize)]
+    proc = subprocess.run([sys.executable, "-m", "agent_cli", "acp", "-m", "test-model"], cwd=tmp_path,
+                          env=agent_env(server), input="\n".join(lines) + "\n", capture_output=True, text=True,
+                          timeout=60)
+    replies = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [reply.get("error", {}).get("code") for reply in replies] == [-32600, -32600, -32700, None]
+    assert all(reply["id"] is None for reply in replies[:3])
+    assert replies[3]["id"] == 1 and replies[3]["result"]["protocolVersion"] == PROTOCOL_VERSION
 
 
 async def test_a_missing_key_is_auth_required(server, tmp_path):
@@ -336,3 +381,11 @@ async def test_a_repository_server_runs_only_with_trust(server, tmp_path):
                 break
             await asyncio.sleep(0.05)
     assert marker.exists()
+
+
+async def test_sessions_need_initialize_first(server, tmp_path):
+    async with spawn(RecordingClient(), server, tmp_path) as (conn, _):
+        with pytest.raises(RequestError) as early:
+            await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+        assert early.value.code == -32600
+        assert await started(conn, tmp_path)

@@ -260,4 +260,7 @@ def test_ctrl_c_stops_the_turn_cleanly_and_exits_130(server, tmp_path):
     assert proc.returncode == 130
     assert "Traceback" not in err and "Unknown child process" not in err
     assert '"turn.failed"' in out and "interrupted by the user" in out
+    events = [json.loads(line) for line in out.splitlines()]
+    stopped = [e["item"] for e in events if e["type"] == "item.completed" and e["item"]["type"] == "command_execution"]
+    assert [item["status"] for item in stopped] == ["failed"]  # the started item is not left in progress
     assert not alive(pid)  # ended before exec exited

@@ -203,3 +203,15 @@ def test_yolo_runs_without_a_sandbox(server, tmp_path):
                        env=provider_env(server, "openai"))
     assert result.returncode == 0, result.stderr
     assert outside.read_text() == "x\n"
+
+
+def test_the_codex_sdks_config_values_are_understood(server, tmp_path):
+    # What the TypeScript SDK sends for `webSearchEnabled: false` and `modelReasoningEffort: "xhigh"`
+    server.script(Reply(text="fine"))
+    args = ["exec", "--experimental-json", "-m", "gpt-5", "--config", 'web_search="disabled"',
+            "--config", 'model_reasoning_effort="xhigh"']
+    result = run_agent(args, cwd=tmp_path, env=provider_env(server, "openai"), stdin="hi")
+    assert result.returncode == 0, result.stderr
+    body = server.requests[0].body
+    assert body["reasoning"]["effort"] == "xhigh"
+    assert not any(tool.get("type") == "web_search" for tool in body.get("tools", []))

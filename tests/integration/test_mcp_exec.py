@@ -34,7 +34,7 @@ def test_exec_json_reports_mcp_tool_calls_and_leaves_no_process(server, tmp_path
     items = [json.loads(line)["item"] for line in result.stdout.splitlines() if '"item.completed"' in line]
     calls = [item for item in items if item["type"] == "mcp_tool_call"]
     assert calls[0] == {"id": calls[0]["id"], "type": "mcp_tool_call", "server": "demo", "tool": "echo",
-                        "arguments": {"text": "hi"}, "result": {"content": [{"type": "text", "text": "echo: hi"}]},
+                        "arguments": {"text": "hi"}, "result": {"content": [{"type": "text", "text": "echo: hi"}], "structured_content": None},
                         "error": None, "status": "completed"}
     assert calls[1]["status"] == "failed" and calls[1]["result"] is None and calls[1]["error"]["message"]
     assert "demo server" not in result.stdout + result.stderr  # server stderr goes to the log file only

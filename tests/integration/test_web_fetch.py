@@ -49,6 +49,10 @@ class Handler(BaseHTTPRequestHandler):
         elif path == "/slow":
             time.sleep(3)
             self._send(200, "text/plain", b"late")
+        elif path == "/latin1":
+            self._send(200, "text/html; charset=ISO-8859-1", "<p>Caf\u00e9 cr\u00e8me</p>".encode("latin-1"))
+        elif path == "/unknown-charset":
+            self._send(200, "text/plain; charset=no-such-codec", "na\u00efve".encode())
         elif path == "/doc.pdf":
             self._send(200, "application/pdf", self.server.pdf)
         else:
@@ -117,6 +121,13 @@ async def test_html_becomes_markdown_without_scripts(site, tmp_path):
     assert result.success, result.output
     assert "# Title" in result.output and "**bold**" in result.output and "* one" in result.output
     assert "alert(1)" not in result.output and "p{}" not in result.output
+
+
+async def test_the_declared_charset_is_honoured(site, tmp_path):
+    result = await fetch(context(tmp_path), f"{site}/latin1")
+    assert "Caf\u00e9 cr\u00e8me" in result.output
+    result = await fetch(context(tmp_path), f"{site}/unknown-charset")  # unknown to Python: UTF-8
+    assert "na\u00efve" in result.output
 
 
 async def test_a_redirect_chain_is_followed_up_to_five_hops(site, tmp_path):
