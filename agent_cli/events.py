@@ -63,6 +63,7 @@ class ToolOutputDelta:
 
     call_id: str
     text: str
+    skipped_bytes: int = 0  # output dropped before ``text`` because it came faster than it is shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +201,7 @@ class ContextUsage:
 class CommandAction:
     """A slash command only a front end can carry out. `agent exec` ends on "quit"."""
 
-    action: Literal["quit", "new", "resume", "rewind"]
+    action: Literal["quit", "new", "resume", "rewind", "copy"]  # copy: the argument is the text
     argument: str | None = None
 
 

@@ -17,7 +17,14 @@ from agent_cli.commands.permissions_info import permissions_command
 from agent_cli.commands.plugins_info import plugins_command
 from agent_cli.commands.ps_command import ps_command
 from agent_cli.commands.review import review_command
-from agent_cli.commands.session_commands import mode_command, model_command, new_command, quit_command, resume_command
+from agent_cli.commands.session_commands import (
+    copy_command,
+    mode_command,
+    model_command,
+    new_command,
+    quit_command,
+    resume_command,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +68,7 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("rewind", "go back to an earlier prompt: code and conversation, conversation only, or code only",
             "[N [both|conversation|code]]", rewind_command),
     Builtin("fork", "continue this conversation (up to before prompt N) in a new session", "[N]", fork_command),
+    Builtin("copy", "copy the last answer to the clipboard", "", copy_command, needs_idle=False),
     Builtin("new", "start a new session with the same settings", "", new_command),
     Builtin("resume", "resume a saved session", "[session id]", resume_command),
     Builtin("help", "list the commands, or describe one", "[command]", help_command, needs_idle=False),

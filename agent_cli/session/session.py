@@ -536,6 +536,7 @@ class Session:
             self.last_usage = usage
             self.total_usage = self.total_usage + usage
             self._usage_mark = len(self.history)
+            self.learned.usage_total(self.total_usage)  # a resume shows the same totals
 
     @property
     def effective_window(self) -> int:
