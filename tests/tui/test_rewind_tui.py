@@ -36,6 +36,7 @@ async def test_escape_twice_rewinds_code_and_conversation_to_a_prompt(make_app, 
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the question")
         assert "f2.txt" in screen_text(app) or "restore 2 file(s)" in screen_text(app)
+        await wait_until(pilot, lambda: app.screen.armed, what="the question to take keys")  # it ignores keys at first
         await pilot.press("y")
         await wait_idle(pilot)
         await wait_until(pilot, lambda: app.composer.text == "second prompt", what="the prompt in the composer")
@@ -63,11 +64,13 @@ async def test_escape_twice_does_nothing_while_typing_and_undo_can_be_refused(ma
         app.composer.load_text("")
         app.send("/undo")
         await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the question")
+        await wait_until(pilot, lambda: app.screen.armed, what="the question to take keys")
         await pilot.press("escape")  # no
         await wait_idle(pilot)
         assert (repo / "README.md").read_text() == "x\n"
         app.send("/undo")
         await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the question")
+        await wait_until(pilot, lambda: app.screen.armed, what="the question to take keys")
         await pilot.press("y")
         await wait_idle(pilot)
         assert (repo / "README.md").read_text() == "# demo\n"
