@@ -136,6 +136,22 @@ async def test_responses_incomplete_keeps_the_answer_and_says_why(server):
     assert completed(events).stop_reason == STOP_MAX_TOKENS and retries(events) == []
 
 
+async def test_responses_output_only_in_the_final_response_is_the_answer(server):
+    # Some Responses servers stream deltas (or nothing) and give the items only in
+    # `response.completed`; the answer was dropped and the run ended with no message.
+    item = {"id": "msg_1", "type": "message", "role": "assistant", "status": "completed",
+            "content": [{"type": "output_text", "text": "The whole answer", "annotations": []}]}
+    response = {"id": "resp_1", "object": "response", "status": "completed", "model": "m", "output": [item],
+                "usage": {"input_tokens": 5, "output_tokens": 3}}
+    server.script(Reply.raw([
+        {"type": "response.created", "sequence_number": 0, "response": {**response, "status": "in_progress", "output": []}},
+        {"type": "response.completed", "sequence_number": 1, "response": response},
+    ]))
+    events = await collect(make_client(server, "responses"), PROMPT)
+    assert output_items(events) == [Message("assistant", "The whole answer", id="msg_1")]
+    assert completed(events).stop_reason == STOP_END
+
+
 # 5. An Anthropic stream closed after `message_delta` carried the stop reason is complete; one cut
 # before it is still retried.
 async def test_anthropic_stream_closed_after_message_delta_is_complete(server):
