@@ -88,9 +88,9 @@ def output_item(data: dict[str, Any]) -> Item | None:
     kind = data.get("type")
     if kind == "message":
         parts = data.get("content") or []
-        text = "".join(p.get("text") or "" for p in parts if p.get("type") == "output_text")
-        if not text:  # a refusal is the answer, marked by the stop reason
-            text = "".join(p.get("refusal") or "" for p in parts if p.get("type") == "refusal")
+        # A refusal (alone, or after some text) is part of the answer, marked by the stop reason.
+        text = "".join((p.get("text") if p.get("type") == "output_text" else p.get("refusal")) or ""
+                       for p in parts if isinstance(p, dict) and p.get("type") in ("output_text", "refusal"))
         return Message("assistant", text, id=data.get("id")) if text else None
     if kind == "reasoning":
         summary = [p.get("text") or "" for p in data.get("summary") or []]

@@ -103,6 +103,26 @@ async def test_responses_refusal_part(server):
     assert completed(events).stop_reason == STOP_REFUSAL
 
 
+async def test_responses_refusal_after_some_text_keeps_both(server):
+    # A message may hold output_text and then a refusal part (the model declined mid-answer);
+    # the refusal's words were dropped, as Chat keeps them.
+    parts = [{"type": "output_text", "text": "Sure, ", "annotations": []}, {"type": "refusal", "refusal": "I can't."}]
+    item = {"id": "msg_1", "type": "message", "role": "assistant", "status": "completed", "content": parts}
+    response = {"id": "resp_1", "object": "response", "status": "completed", "model": "m", "output": [item],
+                "usage": {"input_tokens": 5, "output_tokens": 3}}
+    server.script(Reply.raw([
+        {"type": "response.output_text.delta", "sequence_number": 0, "item_id": "msg_1", "output_index": 0,
+         "content_index": 0, "delta": "Sure, "},
+        {"type": "response.refusal.delta", "sequence_number": 1, "item_id": "msg_1", "output_index": 0,
+         "content_index": 1, "delta": "I can't."},
+        {"type": "response.output_item.done", "sequence_number": 2, "output_index": 0, "item": item},
+        {"type": "response.completed", "sequence_number": 3, "response": response},
+    ]))
+    events = await collect(make_client(server, "responses"), PROMPT)
+    assert output_items(events) == [Message("assistant", "Sure, I can't.", id="msg_1")] == [Message("assistant", text_deltas(events), id="msg_1")]
+    assert completed(events).stop_reason == STOP_REFUSAL
+
+
 # 4. Stop reasons reach the turn: cut off (length / max_tokens / incomplete) and pause_turn.
 async def test_chat_length_is_a_cut_off_answer(server):
     server.script(Reply.raw([chunk({"content": "The first half"}), chunk({}, finish="length"), "[DONE]"]))
