@@ -123,6 +123,18 @@ async def test_responses_refusal_after_some_text_keeps_both(server):
     assert completed(events).stop_reason == STOP_REFUSAL
 
 
+async def test_chat_tool_call_whose_name_and_id_repeat_in_every_chunk(server):
+    # MiniMax behind NVIDIA NIM, Fireworks and some gateways resend the call's id and whole name
+    # with each arguments chunk; the name came out doubled ("shellshell", an unknown tool).
+    def call(arguments: str) -> dict:
+        return chunk({"tool_calls": [{"index": 0, "id": "call_rep", "type": "function",
+                                      "function": {"name": "shell", "arguments": arguments}}]})
+
+    server.script(Reply.raw([call('{"command"'), call(': "ls"}'), chunk({}, finish="tool_calls"), "[DONE]"]))
+    events = await collect(make_client(server, "chat"), PROMPT)
+    assert output_items(events) == [items.ToolCall("call_rep", "shell", '{"command": "ls"}')]
+
+
 # 4. Stop reasons reach the turn: cut off (length / max_tokens / incomplete) and pause_turn.
 async def test_chat_length_is_a_cut_off_answer(server):
     server.script(Reply.raw([chunk({"content": "The first half"}), chunk({}, finish="length"), "[DONE]"]))
