@@ -199,7 +199,9 @@ class _ChatAccumulator:
                 pending = self.calls[index] = _PendingCall()
             function = delta.get("function") or {}
             pending.call_id = pending.call_id or delta.get("id")
-            pending.name += function.get("name") or ""
+            name = function.get("name") or ""
+            if name != pending.name:  # some servers resend the whole name with every chunk
+                pending.name += name
             if function.get("arguments"):
                 pending.arguments.append(function["arguments"])
 

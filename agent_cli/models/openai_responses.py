@@ -88,9 +88,9 @@ def output_item(data: dict[str, Any]) -> Item | None:
     kind = data.get("type")
     if kind == "message":
         parts = data.get("content") or []
-        text = "".join(p.get("text") or "" for p in parts if p.get("type") == "output_text")
-        if not text:  # a refusal is the answer, marked by the stop reason
-            text = "".join(p.get("refusal") or "" for p in parts if p.get("type") == "refusal")
+        # A refusal (alone, or after some text) is part of the answer, marked by the stop reason.
+        text = "".join((p.get("text") if p.get("type") == "output_text" else p.get("refusal")) or ""
+                       for p in parts if isinstance(p, dict) and p.get("type") in ("output_text", "refusal"))
         return Message("assistant", text, id=data.get("id")) if text else None
     if kind == "reasoning":
         summary = [p.get("text") or "" for p in data.get("summary") or []]
@@ -167,6 +167,7 @@ class OpenAIResponsesClient(StreamingClient):
         items: list[Item] = []
         summary_index: dict[str, int] = {}
         finished: dict[str, Any] | None = None
+        items_done = False
         async with aclosing(self.events(self.request(prompt))) as events:
             async for data in events:
                 kind = data.get("type")
@@ -182,6 +183,7 @@ class OpenAIResponsesClient(StreamingClient):
                     if data.get("delta"):
                         yield ReasoningDelta(data["delta"])
                 elif kind == "response.output_item.done":
+                    items_done = True
                     for found in (responses_search(data.get("item") or {}), responses_citations(data.get("item") or {})):
                         if found is not None:
                             yield found  # a provider-side web search, the answer's sources
@@ -199,6 +201,9 @@ class OpenAIResponsesClient(StreamingClient):
                     raise self.stream_failure(data)
         if finished is None:
             raise TransientError("the stream ended before the response was complete")
+        if not items_done:  # some servers give the items only in the final response
+            output = [data for data in finished.get("output") or [] if isinstance(data, dict)]
+            items = [item for item in map(output_item, output) if item is not None]
         for item in items:
             yield OutputItem(item)
         yield Completed(usage_from(finished.get("usage")), finished.get("id"), stop_reason(finished, items),

@@ -191,7 +191,12 @@ async def summarize(session: Session, emit: Emit, focus: str | None) -> Summary:
         prompt = Prompt(session.instructions, [*items, request], session.tool_specs(),
                         web_search=session.web_search_mode)  # the same tools: the cached prefix is reused
         try:
-            return Summary(await run_summarizer(session, prompt, emit), trimmed)
+            text = await run_summarizer(session, prompt, emit)
+            if text:
+                return Summary(text, trimmed)
+            # It offers the tools (for the cached prefix): a model may call one, or only think.
+            emit(ev.Warning("The model wrote no summary; keeping a head-and-tail excerpt of the conversation instead."))
+            break
         except ContextWindowExceeded:
             target = min(budget, int(sum(tokens) * (FIRST_TRIM if attempt == 0 else LATER_TRIM)))
             items, tokens, removed = trim_oldest(items, tokens, protected, target)

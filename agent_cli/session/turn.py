@@ -92,8 +92,11 @@ async def run_turn(
             session.tool_use.turn_ended(session, answer, emit)
             emit(ev.TurnComplete(answer, stop))
             return
+        cut = cut_off_call(calls) if stop_reason_of(output) in CUT_OFF else None  # incomplete: never run it
         session.tool_use.called()
-        await run_tool_calls(session, calls, emit)
+        await run_tool_calls(session, [call for call in calls if call is not cut], emit)
+        if cut is not None:
+            session.record(not_run(cut, emit))
 
 
 class ModelOutput(list[Item]):
@@ -116,6 +119,24 @@ def report_cut_off(session: Session, stop: str, emit: Emit, *, may_continue: boo
     emit(ev.Warning(f"The answer was cut off by {cause} ({stop}); asking the model to continue."))
     session.record(user(prompt_library(session.config.agent_home).render("continue_cut_off.md")))
     return True
+
+
+def cut_off_call(calls: list[ToolCall]) -> ToolCall | None:
+    """In a response cut off by the output limit, the last call when its arguments are not a
+    complete, non-empty object (a call cut before its arguments came reaches us as ``{}``)."""
+    try:
+        return None if parse_arguments(calls[-1].arguments) else calls[-1]
+    except ToolError:
+        return calls[-1]
+
+
+def not_run(call: ToolCall, emit: Emit) -> ToolOutput:
+    """The answer to a cut-off call: the model reads why it did not run, and can split the work."""
+    emit(ev.Warning(f"The answer was cut off by the output token limit in the middle of a `{call.name}` call; "
+                    "it was not run."))
+    return ToolOutput(call.call_id, f"This `{call.name}` call was cut off by the output token limit before its "
+                      "arguments were complete, so it was not run. Send it again in smaller parts (for example "
+                      "several smaller patches or files).", success=False)
 
 
 async def sample(session: Session, emit: Emit, forced_tool: ToolSpec | None = None) -> ModelOutput:

@@ -211,6 +211,23 @@ async def test_failing_summarizer_falls_back_to_head_and_tail(repo, monkeypatch)
     assert not any(rec.overflowed for rec in server.requests)
 
 
+@pytest.mark.parametrize("answer", [Reply(tool_calls=[ToolCall("read_file", {"path": "data0.txt"})]),
+                                    Reply(reasoning="I should summarize.")], ids=["a tool call", "reasoning only"])
+async def test_a_summarizer_that_answers_without_text_falls_back_rather_than_keeping_an_empty_summary(
+        repo, monkeypatch, answer):
+    # The summarizing request offers the tools (for the cached prefix), so a model may call one.
+    job = Job([f"data{i}.txt" for i in range(4)], summary=answer)
+    with FakeModelServer(context_window=WINDOW, fallback=job) as server:
+        session = make_session(server, repo, monkeypatch)
+        events = await collect_events(session, TASK)
+
+    finished = of(events, ev.CompactionFinished)
+    assert finished and all(f.fallback and f.applied and f.summary.strip() for f in finished)
+    assert any("no summary" in w.message for w in of(events, ev.Warning))
+    summary = [item for item in session.history.items if isinstance(item, Message) and FALLBACK_NOTE in item.text]
+    assert len(summary) == 1 and TASK in summary[0].text
+
+
 # --- things that cannot fit ---------------------------------------------------------------------
 
 

@@ -103,6 +103,38 @@ async def test_responses_refusal_part(server):
     assert completed(events).stop_reason == STOP_REFUSAL
 
 
+async def test_responses_refusal_after_some_text_keeps_both(server):
+    # A message may hold output_text and then a refusal part (the model declined mid-answer);
+    # the refusal's words were dropped, as Chat keeps them.
+    parts = [{"type": "output_text", "text": "Sure, ", "annotations": []}, {"type": "refusal", "refusal": "I can't."}]
+    item = {"id": "msg_1", "type": "message", "role": "assistant", "status": "completed", "content": parts}
+    response = {"id": "resp_1", "object": "response", "status": "completed", "model": "m", "output": [item],
+                "usage": {"input_tokens": 5, "output_tokens": 3}}
+    server.script(Reply.raw([
+        {"type": "response.output_text.delta", "sequence_number": 0, "item_id": "msg_1", "output_index": 0,
+         "content_index": 0, "delta": "Sure, "},
+        {"type": "response.refusal.delta", "sequence_number": 1, "item_id": "msg_1", "output_index": 0,
+         "content_index": 1, "delta": "I can't."},
+        {"type": "response.output_item.done", "sequence_number": 2, "output_index": 0, "item": item},
+        {"type": "response.completed", "sequence_number": 3, "response": response},
+    ]))
+    events = await collect(make_client(server, "responses"), PROMPT)
+    assert output_items(events) == [Message("assistant", "Sure, I can't.", id="msg_1")] == [Message("assistant", text_deltas(events), id="msg_1")]
+    assert completed(events).stop_reason == STOP_REFUSAL
+
+
+async def test_chat_tool_call_whose_name_and_id_repeat_in_every_chunk(server):
+    # MiniMax behind NVIDIA NIM, Fireworks and some gateways resend the call's id and whole name
+    # with each arguments chunk; the name came out doubled ("shellshell", an unknown tool).
+    def call(arguments: str) -> dict:
+        return chunk({"tool_calls": [{"index": 0, "id": "call_rep", "type": "function",
+                                      "function": {"name": "shell", "arguments": arguments}}]})
+
+    server.script(Reply.raw([call('{"command"'), call(': "ls"}'), chunk({}, finish="tool_calls"), "[DONE]"]))
+    events = await collect(make_client(server, "chat"), PROMPT)
+    assert output_items(events) == [items.ToolCall("call_rep", "shell", '{"command": "ls"}')]
+
+
 # 4. Stop reasons reach the turn: cut off (length / max_tokens / incomplete) and pause_turn.
 async def test_chat_length_is_a_cut_off_answer(server):
     server.script(Reply.raw([chunk({"content": "The first half"}), chunk({}, finish="length"), "[DONE]"]))
@@ -134,6 +166,22 @@ async def test_responses_incomplete_keeps_the_answer_and_says_why(server):
     events = await collect(make_client(server, "responses"), PROMPT)
     assert output_items(events) == [Message("assistant", "Half an answer", id="msg_1")]
     assert completed(events).stop_reason == STOP_MAX_TOKENS and retries(events) == []
+
+
+async def test_responses_output_only_in_the_final_response_is_the_answer(server):
+    # Some Responses servers stream deltas (or nothing) and give the items only in
+    # `response.completed`; the answer was dropped and the run ended with no message.
+    item = {"id": "msg_1", "type": "message", "role": "assistant", "status": "completed",
+            "content": [{"type": "output_text", "text": "The whole answer", "annotations": []}]}
+    response = {"id": "resp_1", "object": "response", "status": "completed", "model": "m", "output": [item],
+                "usage": {"input_tokens": 5, "output_tokens": 3}}
+    server.script(Reply.raw([
+        {"type": "response.created", "sequence_number": 0, "response": {**response, "status": "in_progress", "output": []}},
+        {"type": "response.completed", "sequence_number": 1, "response": response},
+    ]))
+    events = await collect(make_client(server, "responses"), PROMPT)
+    assert output_items(events) == [Message("assistant", "The whole answer", id="msg_1")]
+    assert completed(events).stop_reason == STOP_END
 
 
 # 5. An Anthropic stream closed after `message_delta` carried the stop reason is complete; one cut
