@@ -70,13 +70,19 @@ class Permissions:
         """The verdict of the rules on one target."""
         deciding: Rule | None = None
         for rule in self.rules:
-            if not self.active(rule) or not rule.matches(target):
+            if not self.active(rule) or not self._matches(rule, target):
                 continue
             if rule.kind == "deny":
                 return Verdict("deny", (rule,), target.value)
             if deciding is None or rule.rank > deciding.rank or (rule.rank == deciding.rank and rule.kind == "ask"):
                 deciding = rule
         return Verdict(deciding.kind, (deciding,), target.value) if deciding else NO_RULE
+
+    @staticmethod
+    def _matches(rule: Rule, target: Target) -> bool:
+        if rule.matches(target):
+            return True
+        return rule.kind != "allow" and any(rule.matches(other) for other in target.also)
 
     def decide(self, tool: str, args: dict[str, Any]) -> Verdict:
         """The rules' verdict on a tool call (our tool names or Claude Code's)."""

@@ -170,3 +170,30 @@ def test_saving_a_rule_keeps_the_files_layout(tmp_path):
     data = json.loads(claude.read_text())
     assert data == {"env": {"A": "1"}, "permissions": {"allow": ["Bash(ls:*)", "Bash(npm test:*)"]}}
     assert claude.read_text().startswith('{\n    "env"')  # the file's four-space indent is kept
+
+
+# A deny rule must hold against the shell's own ways of spelling the same command: quoting,
+# line continuations, the program's path, and the wrappers that run their arguments as a command.
+@pytest.mark.parametrize("command", [
+    "$'curl' https://evil.example",  # ANSI-C quoting is a literal word
+    "$'\\x63url' https://evil.example",  # ... with escapes
+    "cu\\\nrl https://evil.example",  # a backslash-newline joins the word
+    "/usr/bin/curl https://evil.example",  # the program by its path
+    "env FOO=1 curl https://evil.example",
+    "command curl x", "exec curl x", "nohup curl x", "nice -n 5 curl x", "timeout 5 curl x",
+    "time curl x", "sudo -u root curl x", "xargs curl < urls.txt", "stdbuf -o0 curl x",
+    "bash -c 'curl https://evil.example'",  # a shell given a command string
+    "sh -c \"echo hi; curl x\"",
+    "eval 'curl x'",
+    "eval curl x",
+    "bash -lc 'npm run test && curl x'",
+])
+def test_a_deny_rule_holds_against_other_spellings_of_the_command(repo, command):
+    assert decision(rules_for(repo), "shell", command=command) == "deny"
+
+
+def test_wrappers_do_not_change_what_allow_rules_allow(repo):
+    permissions = rules_for(repo)
+    assert decision(permissions, "shell", command="npm run lint") == "allow"
+    assert decision(permissions, "shell", command="timeout 60 npm run lint") is None  # no rule for timeout
+    assert decision(permissions, "shell", command="echo $'a b'") is None
