@@ -21,7 +21,9 @@ from agent_cli.permissions.shell_parse import parse_command_line
 def _absolute(cwd: Path, path: object) -> str:
     text = str(path or ".")
     candidate = Path(text).expanduser()
-    return str(candidate if candidate.is_absolute() else (cwd / candidate).resolve())
+    # Resolved whether written absolute or relative: `/repo/link` (-> .env) and `/repo/src/../.env`
+    # are the file a `Read(./.env)` deny rule hides.
+    return str((cwd / candidate).resolve())
 
 
 def call_targets(tool: str, args: dict[str, Any], cwd: Path) -> tuple[list[Target], bool]:

@@ -197,3 +197,15 @@ def test_wrappers_do_not_change_what_allow_rules_allow(repo):
     assert decision(permissions, "shell", command="npm run lint") == "allow"
     assert decision(permissions, "shell", command="timeout 60 npm run lint") is None  # no rule for timeout
     assert decision(permissions, "shell", command="echo $'a b'") is None
+
+
+@pytest.mark.parametrize("spelling", ["{repo}/link", "{repo}/src/../.env", "link", "src/../.env"])
+def test_a_read_or_edit_deny_rule_holds_for_an_absolute_path_through_a_symlink_or_dotdot(repo, spelling):
+    (repo / ".env").write_text("SECRET=1\n")
+    (repo / "src").mkdir()
+    (repo / "link").symlink_to(".env")
+    path = spelling.format(repo=repo)
+    permissions = rules_for(repo, 'permissions.deny=["Edit(./.env)"]')
+    assert decision(permissions, "read_file", path=path) == "deny"
+    patch = f"*** Begin Patch\n*** Update File: {path}\n@@\n-SECRET=1\n+SECRET=2\n*** End Patch"
+    assert decision(permissions, "apply_patch", patch=patch) == "deny"
