@@ -106,7 +106,7 @@ def test_between_ask_and_allow_the_later_source_wins(repo):
     ("FOO=1 npm run lint", "allow"),  # assignments do not hide the command
     ("npm run lint; git push", "ask"),
     ("npm run test -- \"$ARGS\"", "allow"),  # an expansion after the allowed prefix
-    ("$(echo npm) run lint", None),  # the program itself is unknown
+    ("$(echo npm) run lint", "ask"),  # the program itself is unknown, and Bash(curl:*) denies some
     ("npm run lint &&", None),  # a syntax error: nothing is allowed
 ])
 def test_compound_commands_are_judged_per_simple_command(repo, command, expected):
@@ -209,3 +209,15 @@ def test_a_read_or_edit_deny_rule_holds_for_an_absolute_path_through_a_symlink_o
     assert decision(permissions, "read_file", path=path) == "deny"
     patch = f"*** Begin Patch\n*** Update File: {path}\n@@\n-SECRET=1\n+SECRET=2\n*** End Patch"
     assert decision(permissions, "apply_patch", patch=patch) == "deny"
+
+
+@pytest.mark.parametrize("command", ["$(echo curl) https://evil.example", "C=curl; $C https://evil.example",
+                                     "timeout 5 $(echo curl) x", "\"$CMD\" x"])
+def test_a_command_whose_program_is_an_expansion_is_asked_about_when_a_shell_deny_rule_exists(repo, command):
+    verdict = rules_for(repo).decide("shell", {"command": command})
+    assert verdict.decision == "ask" and verdict.rule_text == "Bash(curl:*)" and "known only when it runs" in verdict.reason
+    assert decision(rules_for(repo, 'permissions.allow=["Bash"]'), "shell", command=command) == "ask"  # deny beats allow
+
+
+def test_without_a_shell_deny_rule_an_expanded_program_follows_the_policy(tmp_path, isolated_home):
+    assert decision(rules_for(git_init(tmp_path / "r"), 'permissions.deny=["Read(./.env)"]'), "shell", command="$X a") is None
