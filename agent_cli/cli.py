@@ -63,6 +63,9 @@ def build_tui_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"agent-cli {__version__}")
     add_session_options(parser)
+    parser.add_argument("--inline", action="store_true",
+                        help="draw the app below the shell prompt instead of on the alternate screen; "
+                             "its last screen stays in the terminal's scrollback on exit")
     parser.add_argument("prompt", nargs="?", help="a first prompt to send")
     return parser
 
@@ -78,6 +81,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def dispatch(argv: list[str]) -> int:
+    if argv[:2] == ["exec", "undo"]:
+        from agent_cli.headless.undo_cmd import run_undo
+
+        return run_undo(argv[2:])
     if argv and argv[0] == "exec":
         from agent_cli.headless.exec import exit_now, run_exec
 
@@ -107,4 +114,4 @@ def dispatch(argv: list[str]) -> int:
     check_api_key_or_exit(config)
     from agent_cli.tui.app import run_app
 
-    return run_app(config, args.prompt)
+    return run_app(config, args.prompt, inline=args.inline)

@@ -91,6 +91,9 @@ KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
     "web_fetch_allow_private": (bool, None),
     "web_search": (str, ("off", "cached", "live", "disabled")),  # "disabled": Codex's (and its SDK's) name for off
     "web_search_api": (dict, None),  # tools/web_search_api.py: a search API for servers without their own  # Codex's setting: the provider's own web search  # web_fetch may reach loopback, private and link-local addresses
+    "checkpoints": (bool, None),
+    "checkpoint_max_file_bytes": (int, None),
+    "checkpoint_timeout_ms": (int, None),
 }
 SIMPLE_KEYS = (
     "tool_output_token_limit", "model_max_output_tokens", "model_reasoning_effort", "auto_compact",
@@ -100,6 +103,7 @@ SIMPLE_KEYS = (
     "memory", "memory_top_k", "memory_max_chars", "memory_min_score", "memory_user_writes",
     "max_agent_depth", "max_parallel_agents", "mcp_tool_budget_percent",
     "model_supports_images", "web_fetch_allow_private", "web_search", "context_profile",
+    "checkpoints", "checkpoint_max_file_bytes", "checkpoint_timeout_ms",
 )
 FIELD_NAMES = {  # config key -> Config field, where they differ
     "model_max_output_tokens": "max_output_tokens",
@@ -124,6 +128,8 @@ MINIMUMS = {
     "max_agent_depth": 0,
     "max_parallel_agents": 1,
     "mcp_tool_budget_percent": 0,
+    "checkpoint_max_file_bytes": 0,
+    "checkpoint_timeout_ms": 100,
 }
 MAXIMUMS = {"memory_min_score": 1}
 STRING_LISTS = ("project_doc_fallback_filenames", "writable_roots")
@@ -170,6 +176,9 @@ class Config:
     read_file: ReadLimits = field(default_factory=ReadLimits)  # thresholds of the file processors
     supports_images: bool | None = None  # None: from the model table (models/model_info.py)
     mcp_tool_budget_percent: int = 5  # MCP tool schemas above this share of the window: search mode
+    checkpoints: bool = True  # snapshot the tree before a turn changes it (/undo, /rewind)
+    checkpoint_max_file_bytes: int = 10 * 1024 * 1024  # larger files are left out of snapshots, and named
+    checkpoint_timeout_ms: int = 30_000  # a snapshot taking longer is given up with a warning
     raw: dict[str, Any] = field(default_factory=dict)  # the merged tables, for hooks and the like
     sources: list[Path] = field(default_factory=list)  # config files that were read
     warnings: list[str] = field(default_factory=list)  # shown when the session starts (unknown keys)

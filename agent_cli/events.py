@@ -63,6 +63,7 @@ class ToolOutputDelta:
 
     call_id: str
     text: str
+    skipped_bytes: int = 0  # output dropped before ``text`` because it came faster than it is shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +201,7 @@ class ContextUsage:
 class CommandAction:
     """A slash command only a front end can carry out. `agent exec` ends on "quit"."""
 
-    action: Literal["quit", "new", "resume"]
+    action: Literal["quit", "new", "resume", "rewind", "copy"]  # copy: the argument is the text
     argument: str | None = None
 
 
@@ -341,6 +342,29 @@ class BackgroundProcessList:
 
 
 @dataclass(frozen=True, slots=True)
+class CheckpointCreated:
+    """The work tree was snapshotted before the turn ``turn`` changed it (/undo, /rewind)."""
+
+    checkpoint_id: str
+    turn: int
+    commit: str
+    files: int
+    skipped: tuple[str, ...] = ()  # over the size limit: not in the snapshot
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Rewound:
+    """Files and/or the conversation were taken back (/undo, /rewind, `agent exec undo`)."""
+
+    mode: Literal["undo", "code", "conversation", "both"]
+    restored: tuple[str, ...] = ()  # paths written back or removed
+    conflicts: tuple[str, ...] = ()  # changed by hand since: left as they are
+    prompt: str | None = None  # the prompt the conversation went back to (into the composer)
+    history_length: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class TurnComplete:
     last_message: str | None
     stop_reason: str = "end"  # why the last answer ended: models.base STOP_* ("max_tokens" when cut off)
@@ -389,6 +413,8 @@ Event = (
     | BackgroundProcessStarted
     | BackgroundProcessExited
     | BackgroundProcessList
+    | CheckpointCreated
+    | Rewound
     | TurnComplete
     | TurnAborted
     | TurnFailed

@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from agent_cli.commands.agents_command import agents_command
+from agent_cli.commands.checkpoint_commands import fork_command, rewind_command, undo_command
 from agent_cli.commands.compaction_commands import autocompact_command, compact_command
 from agent_cli.commands.info import context_command, diff_command, help_command, skills_command, status_command
 from agent_cli.commands.init_agents import init_command
@@ -16,7 +17,14 @@ from agent_cli.commands.permissions_info import permissions_command
 from agent_cli.commands.plugins_info import plugins_command
 from agent_cli.commands.ps_command import ps_command
 from agent_cli.commands.review import review_command
-from agent_cli.commands.session_commands import mode_command, model_command, new_command, quit_command, resume_command
+from agent_cli.commands.session_commands import (
+    copy_command,
+    mode_command,
+    model_command,
+    new_command,
+    quit_command,
+    resume_command,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +63,12 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("mcp", "MCP servers: status, tools and what their schemas cost", "", mcp_command, needs_idle=False),
     Builtin("ps", "background processes: command, pid, time, exit status, last lines; `kill ID` stops one",
             "[kill ID]", ps_command, aliases=("tasks",), needs_idle=False),
+    Builtin("undo", "restore the files to before the last turn that changed them (shows the diff, asks)",
+            "[--yes]", undo_command),
+    Builtin("rewind", "go back to an earlier prompt: code and conversation, conversation only, or code only",
+            "[N [both|conversation|code]]", rewind_command),
+    Builtin("fork", "continue this conversation (up to before prompt N) in a new session", "[N]", fork_command),
+    Builtin("copy", "copy the last answer to the clipboard", "", copy_command, needs_idle=False),
     Builtin("new", "start a new session with the same settings", "", new_command),
     Builtin("resume", "resume a saved session", "[session id]", resume_command),
     Builtin("help", "list the commands, or describe one", "[command]", help_command, needs_idle=False),

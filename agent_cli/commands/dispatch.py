@@ -41,6 +41,12 @@ async def submit(session: Session, text: str, images: Sequence[Path] = ()) -> As
 async def run_input(session: Session, text: str, emit: Emit, images: Sequence[Path] = ()) -> None:
     try:
         parsed = slash_command(text)
+        if parsed is None and text.lstrip().startswith("!") and not images:
+            from agent_cli.commands.user_shell import run_user_shell, shell_command_of
+
+            if (command := shell_command_of(text)) is not None:
+                await run_user_shell(session, command, emit)
+                return
         if parsed is None:
             await run_prompt(session, text, emit, images)
         elif images:

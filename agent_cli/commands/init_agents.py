@@ -27,13 +27,16 @@ def strip_fence(answer: str) -> str:
     return match["body"].strip() if match else answer
 
 
-async def confirm_overwrite(inv: Invocation, path: Path) -> bool:
-    session = inv.session
-    if not session.approvals.interactive:
+def refuse_without_a_user(inv: Invocation, path: Path) -> None:
+    if not inv.session.approvals.interactive:
         raise InputError(f"{path} already exists and /init does not overwrite it without confirmation; "
                          "run `/init --force` to replace it with a new version")
-    reason = f"{FILE_NAME} already exists; /init will write an improved version over it"
-    decision = await session.approvals.request_decision("init", "init", f"overwrite {path}", reason, inv.emit)
+
+
+async def confirm_overwrite(inv: Invocation, path: Path, content: str) -> bool:
+    """Ask with the new version in view (the question's reason carries it as a preview)."""
+    decision = await inv.session.approvals.request_decision(
+        "init", "init", f"replace {path} with this new version", content, inv.emit)
     return decision.decision != "deny"
 
 
@@ -43,9 +46,9 @@ async def init_command(inv: Invocation) -> None:
     session = inv.session
     path = workspace_root(session.config.cwd) / FILE_NAME
     existed = path.exists()
-    if existed and inv.args != "--force" and not await confirm_overwrite(inv, path):
-        inv.emit(ev.Notice(f"kept the existing {path}", title="init"))
-        return
+    ask = existed and inv.args != "--force"
+    if ask:
+        refuse_without_a_user(inv, path)  # exec: before spending a model turn
 
     async def write(answer: str | None) -> ev.Event:
         content = strip_fence(answer or "")
@@ -55,6 +58,9 @@ async def init_command(inv: Invocation) -> None:
         if path.exists() and not existed:
             inv.emit(ev.Error(f"{path} appeared while /init was running; it was left as it is"))
             return ev.TurnFailed("AGENTS.md appeared meanwhile")
+        if ask and not await confirm_overwrite(inv, path, content):
+            inv.emit(ev.Notice(f"kept the existing {path}", title="init"))
+            return ev.TurnComplete(answer)
         try:
             path.write_text(content + "\n", encoding="utf-8")
         except OSError as exc:

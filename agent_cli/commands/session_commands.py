@@ -9,6 +9,7 @@ from __future__ import annotations
 from agent_cli import events as ev
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation
+from agent_cli.commands.model_check import unknown_model_reason
 from agent_cli.context.modes import MODES, mode_change_fragment
 from agent_cli.context.prompts import prompt_library
 from agent_cli.items import developer
@@ -29,6 +30,15 @@ async def model_command(inv: Invocation) -> None:
     if model == previous:
         inv.emit(ev.Notice(f"already using {model}", title="model"))
         return
+    if (unknown := await unknown_model_reason(session, model)) is not None:
+        if session.approvals.interactive:
+            decision = await session.approvals.request_decision(
+                "model", "model", f"switch to {model}", f"{unknown}; switch anyway?", inv.emit)
+            if decision.decision == "deny":
+                inv.emit(ev.Notice(f"kept {previous}", title="model"))
+                return
+        else:
+            inv.emit(ev.Warning(f"{unknown}; switching to it unverified"))
     session.start_context(inv.emit)  # the fragment must come after the initial context
     session.set_model(model)
     config = session.config
@@ -66,6 +76,18 @@ async def new_command(inv: Invocation) -> None:
 async def quit_command(inv: Invocation) -> None:
     _no_arguments(inv)
     inv.emit(ev.CommandAction("quit"))
+
+
+async def copy_command(inv: Invocation) -> None:
+    """``/copy``: the last answer, for the front end to put on the clipboard."""
+    _no_arguments(inv)
+    from agent_cli.items import Message
+
+    answers = [item.text for item in inv.session.history.items
+               if isinstance(item, Message) and item.role == "assistant" and item.text.strip()]
+    if not answers:
+        raise InputError("/copy: there is no answer to copy yet")
+    inv.emit(ev.CommandAction("copy", answers[-1]))
 
 
 async def resume_command(inv: Invocation) -> None:

@@ -51,6 +51,7 @@ PERMISSIONS = FragmentMarker("<permissions>", "</permissions>")
 MODE = FragmentMarker("<mode>", "</mode>")
 BACKGROUND_EXITS = FragmentMarker("<background_processes>", "</background_processes>")  # exits since the last request
 HOOK_CONTEXT = FragmentMarker('<hook_context event="', "</hook_context>")  # context a hook added
+FILES_RESTORED = FragmentMarker("<files_restored>", "</files_restored>")  # /undo, /rewind of the code
 
 CONTEXTUAL_MARKERS: tuple[FragmentMarker, ...] = (
     AGENTS_MD,
@@ -63,6 +64,7 @@ CONTEXTUAL_MARKERS: tuple[FragmentMarker, ...] = (
     HOOK_CONTEXT,
     MEMORIES,
     BACKGROUND_EXITS,
+    FILES_RESTORED,
 )
 NO_SUMMARY = "(no summary available)"
 

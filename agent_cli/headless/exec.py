@@ -31,6 +31,7 @@ LIMIT_EXIT_CODES = {"output_schema": OUTPUT_SCHEMA_MISMATCH, "max_turns": MAX_TU
 INTERACTIVE_ONLY = {
     "resume": "/resume needs the TUI; here use `agent exec resume --last [PROMPT]` or `agent exec resume ID [PROMPT]`",
     "new": "/new needs the TUI; every `agent exec` run already starts a new session",
+    "copy": "/copy needs the TUI; `agent exec` prints the last answer on stdout (or to -o FILE)",
 }
 
 

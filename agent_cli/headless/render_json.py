@@ -2,7 +2,8 @@
 
 thread.started, turn.started, item.started / item.updated / item.completed (agent_message,
 reasoning, command_execution, file_change, todo_list, tool_call, mcp_tool_call, subagent, compaction, error,
-web_search {query, results}; an agent_message citing web sources carries them as ``citations``),
+web_search {query, results}; an agent_message citing web sources carries them as ``citations``;
+and agent-cli's own checkpoint_created and rewound),
 turn.completed {usage}, turn.failed {error}.
 """
 
@@ -99,6 +100,17 @@ class JsonRenderer:
                 self.item("item.completed", {"id": self.new_id(), "type": "notice", "title": title, "text": text})
             case ev.SubagentFinished():
                 self._subagent_finished(event)
+            case ev.CheckpointCreated():
+                self.item("item.completed", {
+                    # its own id series, so the items around it keep theirs whether a snapshot was taken or not
+                    "id": f"checkpoint_{event.checkpoint_id}", "type": "checkpoint_created", "checkpoint_id": event.checkpoint_id,
+                    "turn": event.turn, "commit": event.commit, "files": event.files, "skipped": list(event.skipped),
+                })
+            case ev.Rewound():
+                self.item("item.completed", {
+                    "id": self.new_id(), "type": "rewound", "mode": event.mode, "restored": list(event.restored),
+                    "conflicts": list(event.conflicts), "prompt": event.prompt,
+                })
             case ev.ContextUsage():
                 parts = [{"name": part.name, "tokens": part.tokens} for part in event.parts]
                 self.item("item.completed", {"id": self.new_id(), "type": "context_usage", "parts": parts,

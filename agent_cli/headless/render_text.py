@@ -102,6 +102,8 @@ class TextRenderer:
                 self.line(f"error: {message}", "red")
             case ev.SubagentEvent(agent=agent, event=inner):
                 self._subagent_event(agent, inner)
+            case ev.CheckpointCreated(files=files):
+                self.line(self.style(f"checkpoint {event.checkpoint_id} saved ({files:,} files; /undo takes the turn back)", "dim"))
             case ev.SubagentFinished(agent=agent, status=status, usage=usage):
                 self.line(f"[{agent}] {status} ({usage.total_tokens:,} tokens)", "dim")
             case ev.ContextUsage():

@@ -29,7 +29,9 @@ def add_resume_arguments(parser: argparse.ArgumentParser) -> None:
         help="the most recent session started in this directory (else the most recent overall)",
     )
     parser.add_argument("words", nargs="*", metavar="ARG", help="a session id or a prefix of it (unless --last), then a prompt")
-    parser.usage = "%(prog)s [options] [--last | ID] [PROMPT]"
+    parser.add_argument("--fork", action="store_true",
+                        help="continue in a new session copied from it, leaving the saved one as it is")
+    parser.usage = "%(prog)s [options] [--fork] [--last | ID] [PROMPT]"
 
 
 def build_resume_parser() -> argparse.ArgumentParser:
@@ -50,6 +52,7 @@ def build_sessions_parser() -> argparse.ArgumentParser:
     parser.add_argument("-n", "--limit", type=int, default=30, help="how many to show (default 30; 0 = all)")
     parser.add_argument("--here", action="store_true", help="only sessions started in this directory")
     parser.add_argument("-C", "--cd", metavar="DIR", help="as if started in DIR")
+    parser.add_argument("session", nargs="?", help="show this session's prompts, abandoned branches included")
     return parser
 
 
@@ -158,6 +161,8 @@ def run_sessions(argv: list[str], out: TextIO | None = None) -> int:
     if argv[:1] == ["repair"]:
         return run_repair(argv[1:], out)
     args = build_sessions_parser().parse_args(argv)
+    if args.session:
+        return show_session(args.session, out)
     cwd = working_dir(args) if args.here else None
     sessions = list_sessions(agent_home(), cwd=cwd, limit=args.limit or None)
     if not sessions:
@@ -168,6 +173,22 @@ def run_sessions(argv: list[str], out: TextIO | None = None) -> int:
     for summary in sessions:
         out.write(format_row(summary, width) + "\n")
     out.write("\nResume one with `agent resume ID` or `agent exec resume ID \"PROMPT\"`.\n")
+    return 0
+
+
+def show_session(ref: str, out: TextIO) -> int:
+    """`agent sessions ID`: every prompt of the session, those a /rewind abandoned marked."""
+    from agent_cli.paths import agent_home
+    from agent_cli.session.branches import format_timeline, prompt_timeline
+    from agent_cli.session.catalog import find_session
+    from agent_cli.session.rollout import RolloutError
+
+    try:
+        path = find_session(agent_home(), ref)
+        timeline = prompt_timeline(path)
+    except RolloutError as exc:
+        fail(str(exc))
+    out.write(f"{path}\n{format_timeline(timeline)}\n")
     return 0
 
 
@@ -221,7 +242,7 @@ def run_resume(argv: list[str]) -> int:
     """`agent resume [--last | ID] [PROMPT]`: reopen a session in the TUI."""
     args = build_resume_parser().parse_args(argv)
     ref, prompt = split_words(args)
-    path = resolve_session_file(args, ref, picker=True, out=sys.stderr)
+    path = fork_if_asked(args, resolve_session_file(args, ref, picker=True, out=sys.stderr))
     use_recorded_model(args, path)
     config = load_config_or_exit(args)
     check_api_key_or_exit(config)
@@ -237,9 +258,25 @@ def prepare_exec_resume(args: argparse.Namespace) -> Path:
     Moves the prompt into ``args.prompt`` (where `agent exec` reads it).
     """
     ref, args.prompt = split_words(args)
-    path = resolve_session_file(args, ref, picker=False, out=sys.stderr)
+    path = fork_if_asked(args, resolve_session_file(args, ref, picker=False, out=sys.stderr))
     use_recorded_model(args, path)
     return path
+
+
+def fork_if_asked(args: argparse.Namespace, path: Path) -> Path:
+    """With --fork: a new session file copied from ``path`` (only read), to resume instead."""
+    if not getattr(args, "fork", False):
+        return path
+    from agent_cli.paths import agent_home
+    from agent_cli.session.forking import fork_file
+    from agent_cli.session.rollout import RolloutError
+
+    try:
+        forked = fork_file(agent_home(), path)
+    except (RolloutError, OSError) as exc:
+        fail(f"cannot fork {path}: {exc}")
+    print(f"agent: forked {path} into {forked}", file=sys.stderr)
+    return forked
 
 
 # --- formatting ----------------------------------------------------------------------------

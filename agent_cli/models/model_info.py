@@ -116,6 +116,11 @@ def known_context_window(model: str) -> int | None:
     return _CONTEXT_WINDOWS[prefix] if prefix else None
 
 
+def table_models() -> list[str]:
+    """The names (prefixes) the model table knows, for a picker."""
+    return list(_CONTEXT_WINDOWS)
+
+
 def context_window_for(model: str) -> int:
     """The model's context window in tokens, or ``DEFAULT_CONTEXT_WINDOW`` if unknown."""
     return known_context_window(model) or DEFAULT_CONTEXT_WINDOW

@@ -12,6 +12,9 @@ Three things would otherwise be learned again, at a cost, by every process that 
   (session/compaction.py): when it did not, the session stops trying; forgotten, the first request
   after a resume sends the whole conversation to be summarized again, for nothing.
 
+The session's running token totals are kept the same way (one short line per model response), so
+the status bar's session figures carry on after a resume instead of starting from zero.
+
 Each is one short "learned" line appended when it changes (never per turn, never a rewrite);
 a resume applies the last line of each kind (the calibration per model). Kinds this version does
 not know are skipped without a word: they can only be learned again.
@@ -29,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
 from agent_cli.context.tokens import Calibration
+from agent_cli.models.base import Usage
 
 if TYPE_CHECKING:
     from agent_cli.session.compaction import CompactionState
@@ -38,6 +42,7 @@ if TYPE_CHECKING:
 # A ratio is written again once it moved this much since the last line: thresholds keep more
 # headroom than that, and a settled ratio then costs no more lines.
 RATIO_STEP = 0.05
+USAGE_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens")  # Usage's field order
 
 
 class LearnedState:
@@ -66,6 +71,12 @@ class LearnedState:
         self._writer.append_learned(
             "compaction", history_len_after=state.history_len_after, tokens_after=state.tokens_after, **shown)
 
+    def usage_total(self, total: Usage) -> None:
+        """The session's running token totals (the status bar's ↑ ↓), so a resume carries them on."""
+        self._writer.append_learned("usage", input_tokens=total.input_tokens,
+                                    cached_input_tokens=total.cached_input_tokens,
+                                    output_tokens=total.output_tokens, reasoning_tokens=total.reasoning_tokens)
+
     def restore(self, session: Session, records: Iterable[dict[str, Any]], saved_items: int) -> list[str]:
         """Apply the lines a resumed file kept; ``saved_items`` is its history's length.
         Returns warnings for lines that make no sense (they are skipped)."""
@@ -73,6 +84,7 @@ class LearnedState:
         calibrations: dict[str, tuple[float, int]] = {}
         windows: dict[str, tuple[int, str]] = {}
         compaction: tuple[int, int] | None = None
+        usage: Usage | None = None
         shown: ev.CompactionFinished | None = None
         for record in records:
             what = record.get("what")
@@ -83,7 +95,9 @@ class LearnedState:
             elif what == "compaction" and _valid_compaction(record, saved_items):
                 compaction = (record["history_len_after"], record["tokens_after"])
                 shown = _shown_compaction(record.get("shown")) or shown
-            elif what in ("calibration", "window", "compaction"):
+            elif what == "usage" and all(_is_int(record.get(key)) for key in USAGE_KEYS):
+                usage = Usage(*(record[key] for key in USAGE_KEYS))
+            elif what in ("calibration", "window", "compaction", "usage"):
                 warnings.append(f"skipped a malformed learned {what} line in the session file")
             # Other kinds come from a newer agent-cli: only something to learn again, no warning.
         for model, (ratio, reports) in calibrations.items():
@@ -94,6 +108,8 @@ class LearnedState:
             session.config.context_window, session.window.source = window
         if compaction is not None:
             session.compaction.history_len_after, session.compaction.tokens_after = compaction
+        if usage is not None:
+            session.total_usage = usage
         session.compaction.last = shown
         return warnings
 

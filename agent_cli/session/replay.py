@@ -12,10 +12,14 @@ import re
 
 from agent_cli import events as ev
 from agent_cli.items import Item, Message, Reasoning, ToolCall, ToolOutput
+from agent_cli.tools.patch_preview import patch_changes
 
 MAX_REPLAYED_ITEMS = 200
 COMPACTED_NOTE = "the conversation before this point was compacted into a summary"
 EXIT_CODE = re.compile(r"^Exit code: (-?\d+)", re.MULTILINE)
+SHELL_RECORD = re.compile(
+    r"^<user_shell_command>\n<command>(?P<command>.*?)</command>\n<result>\n(?P<output>.*)\n</result>\n</user_shell_command>$",
+    re.DOTALL)
 
 
 def replay_events(items: list[Item]) -> list[ev.Event]:
@@ -33,6 +37,14 @@ def replay_events(items: list[Item]) -> list[ev.Event]:
                 events.append(ev.AgentMessage(item.text))
             elif item.role == "user" and is_summary_message(item.text):
                 events.append(ev.Notice(COMPACTED_NOTE, title="compacted"))
+            elif item.role == "user" and (shell := SHELL_RECORD.match(item.text)):  # a `!command` the user ran
+                call_id = f"user-shell-{len(events)}"
+                command, output = shell.group("command"), shell.group("output")
+                code = EXIT_CODE.search(output)
+                events.append(ev.ToolCallBegin(call_id, "shell", {"command": command}))
+                events.append(ev.ToolCallEnd(call_id, "shell", {"command": command}, output,
+                                             code is None or code.group(1) == "0", 0.0,
+                                             int(code.group(1)) if code else None))
             elif item.role == "user" and not is_contextual_fragment(item.text):
                 events.append(ev.UserMessage(item.text, item.typed, tuple(image.name for image in item.images)))
         elif isinstance(item, Reasoning) and item.text.strip():
@@ -41,8 +53,10 @@ def replay_events(items: list[Item]) -> list[ev.Event]:
             events.append(ev.ToolCallBegin(item.call_id, item.name, lenient_arguments(item.arguments)))
         elif isinstance(item, ToolOutput) and (call := calls.get(item.call_id)):
             code = EXIT_CODE.search(item.output)
+            arguments = lenient_arguments(call.arguments)
+            changes = patch_changes(str(arguments.get("patch", ""))) if call.name == "apply_patch" else ()
             events.append(ev.ToolCallEnd(
-                item.call_id, call.name, lenient_arguments(call.arguments), item.output, item.success, 0.0,
-                int(code.group(1)) if code else None,
+                item.call_id, call.name, arguments, item.output, item.success, 0.0,
+                int(code.group(1)) if code else None, changes,
             ))
     return events

@@ -68,6 +68,7 @@ def restore_session(
     items, image_warnings = restore_images(loaded.items, config.agent_home)  # bytes from $AGENT_HOME/images
     session.history.restore(items)
     session.compaction.count = loaded.compactions  # the accuracy warning counts every compaction so far
+    session.checkpoints.restore_lines(loaded.checkpoints)  # /undo and /rewind reach turns before the resume
     learned_warnings = session.learned.restore(session, loaded.learned, len(loaded.items))  # window, calibration...
     changed: tuple[str, ...] = ()
     if loaded.items:

@@ -11,6 +11,10 @@ operation, replayed in order on load:
 - ``{"type": "learned", "what": ..., ...}`` — something learned about the model server, not part
   of the history (session/learned.py): restored on resume, the last line of each kind wins.
   Agents older than this record skip such a line with a warning and resume as before.
+- ``{"type": "checkpoint" | "checkpoint_after" | "checkpoint_undone", ...}`` — snapshots of the
+  work tree (session/checkpointing.py): never part of the history, never sent to the model;
+- ``{"type": "rewind", "length": N}`` — the conversation went back to its first N items (/rewind);
+  the items after them stay in the file above this line, as the abandoned branch.
 
 The file is created with the first prompt that is sent (the first item that is not harness
 context): context recorded before it waits in memory, so a session whose only prompt a hook
@@ -43,6 +47,8 @@ except ImportError:  # pragma: no cover - Windows
 FORMAT_VERSION = 1
 HEADER_TYPE = "session"
 LEARNED_TYPE = "learned"
+CHECKPOINT_TYPES = ("checkpoint", "checkpoint_after", "checkpoint_undone")
+REWIND_TYPE = "rewind"
 
 
 class RolloutError(Exception):
@@ -130,6 +136,7 @@ class LoadedSession:
     needs_newline: bool  # the last usable line has no trailing newline
     compactions: int = 0  # compaction lines replayed: how often the conversation was compacted
     learned: tuple[dict[str, Any], ...] = ()  # "learned" lines, in file order
+    checkpoints: tuple[dict[str, Any], ...] = ()  # checkpoint and rewind lines, in file order
 
 
 def load_session_file(path: Path) -> LoadedSession:
@@ -151,6 +158,7 @@ def load_session_file(path: Path) -> LoadedSession:
     offset = 0
     compactions = 0
     learned: list[dict[str, Any]] = []
+    checkpoints: list[dict[str, Any]] = []
     chunks = [(line, True) for line in complete] + ([(tail, False)] if tail else [])
     for number, (raw, has_newline) in enumerate(chunks, start=1):
         line_end = offset + len(raw) + (1 if has_newline else 0)
@@ -177,7 +185,11 @@ def load_session_file(path: Path) -> LoadedSession:
             header = SessionHeader.from_dict(record, str(path))
         elif isinstance(record, dict) and record.get("type") == LEARNED_TYPE:
             learned.append(record)
+        elif isinstance(record, dict) and record.get("type") in CHECKPOINT_TYPES:
+            checkpoints.append(record)
         else:
+            if isinstance(record, dict) and record.get("type") == REWIND_TYPE:
+                checkpoints.append(record)
             try:
                 note = apply_record(history, record, f"{path}: line {number}")
             except RolloutError as exc:
@@ -192,7 +204,7 @@ def load_session_file(path: Path) -> LoadedSession:
         raise RolloutError(f"{path}: the session file is empty")
     needs_newline = good_length > 0 and not data[:good_length].endswith(b"\n")
     return LoadedSession(path, header, tuple(history.items), tuple(warnings), good_length, needs_newline, compactions,
-                         tuple(learned))
+                         tuple(learned), tuple(checkpoints))
 
 
 def repair_hint(path: Path) -> str:
@@ -214,6 +226,11 @@ def apply_record(history: History, record: Any, where: str) -> str | None:
             history.replace([item_from_dict(entry) for entry in items])
         elif kind == "remove_oldest":
             history.remove_oldest()
+        elif kind == REWIND_TYPE:
+            length = record.get("length")
+            if not isinstance(length, int) or isinstance(length, bool) or not 0 <= length <= len(history):
+                raise ValueError("a rewind line needs a `length` within the history")
+            history.replace(history.items[:length])
         else:
             return f"{where}: skipped a line of unknown type {kind!r}"
     except ValueError as exc:
@@ -312,6 +329,16 @@ class RolloutWriter:
     def append_learned(self, what: str, **fields: Any) -> None:
         """Something learned about the server (session/learned.py); it never creates the file."""
         record = {"type": LEARNED_TYPE, "what": what, **fields}
+        if self._fd is None:
+            self._waiting.append(record)
+        else:
+            self._append(record)
+
+    def append_checkpoint(self, kind: str, **fields: Any) -> None:
+        """A checkpoint line (session/checkpointing.py); like a learned line, it never creates the file."""
+        self.append_learned_like({"type": kind, **fields})
+
+    def append_learned_like(self, record: dict[str, Any]) -> None:
         if self._fd is None:
             self._waiting.append(record)
         else:
@@ -449,6 +476,16 @@ class RecordingHistory(History):
         if removed:
             self.writer.append_remove_oldest()
         return removed
+
+    def rewind(self, length: int, epoch: int = 0) -> None:
+        """Go back to the first ``length`` items (/rewind); the file keeps the rest above the line.
+        ``epoch``: compactions so far (checkpoints of this epoch after that point are abandoned)."""
+        self._muted = True
+        try:
+            super().replace(self._items[:length])
+        finally:
+            self._muted = False
+        self.writer.append_learned_like({"type": REWIND_TYPE, "length": length, "epoch": epoch})
 
     def restore(self, items: Iterable[Item]) -> None:
         """Load items that are already in the file (resume) without writing them again."""

@@ -31,6 +31,7 @@ from agent_cli.context.tokens import TokenCounter, auto_compact_limit, effective
 from agent_cli.items import Image, Item, user
 from agent_cli.models.base import ModelClient, ToolSpec, Usage
 from agent_cli.session.approvals import Approvals, env_scrubber
+from agent_cli.session.checkpointing import TurnCheckpoints
 from agent_cli.session.compaction import CompactionState
 from agent_cli.session.hooks import HookState
 from agent_cli.session.learned import LearnedState
@@ -164,6 +165,7 @@ class Session:
         # None without MCP servers (no SDK import, no work), and in a subagent (its own
         # instructions): a child never starts a second copy of the parent's servers.
         self.mcp = self._mcp_toolset() if instructions is None else None
+        self.checkpoints = TurnCheckpoints(self)  # snapshots before a turn changes files (/undo, /rewind)
 
     def _search_api_tool(self, interactive: bool) -> list[Tool]:
         """``web_search`` through a configured search API, for servers without a search of their own."""
@@ -246,6 +248,7 @@ class Session:
         """Release the session's resources: the model client's connections and the session file."""
         self.window.cancel()
         await self.background.aclose()  # every background process ends with the session (not keep_alive ones)
+        await self.checkpoints.aclose()  # the last turn's "after" snapshot is recorded
         if self.mcp is not None:
             await self.mcp.manager.aclose()  # every server process ends with the session
         clients, self._client, self._retired_clients = [*self._retired_clients, self._client], None, []
@@ -313,7 +316,10 @@ class Session:
 
         self._turns += 1
         emit(ev.TurnStarted(self._turns))
-        await run_turn(self, text, emit, typed, images, recall)
+        try:
+            await run_turn(self, text, emit, typed, images, recall)
+        finally:
+            self.checkpoints.turn_ended()
 
     # --- state the turn uses -------------------------------------------------------------
 
@@ -532,6 +538,7 @@ class Session:
             self.last_usage = usage
             self.total_usage = self.total_usage + usage
             self._usage_mark = len(self.history)
+            self.learned.usage_total(self.total_usage)  # a resume shows the same totals
 
     @property
     def effective_window(self) -> int:

@@ -45,6 +45,7 @@ async def run_turn(
     if not await hooks.before_prompt(session, text, emit):  # SessionStart, UserPromptSubmit
         return
     session.record(Message("user", text, images=images, typed=typed))  # typed: what `agent sessions` lists
+    session.checkpoints.turn_started(session._turns, len(session.history) - 1, typed or text)
     emit(ev.UserMessage(text, typed, tuple(image.name for image in images)))
     for fragment in session.skill_fragments(text):
         session.record(user(fragment))
@@ -203,6 +204,7 @@ async def run_tool_calls(session: Session, calls: list[ToolCall], emit: Emit) ->
     if (router := session.tools.get("mcp_call")) is not None:  # MCP search mode (mcp/search.py):
         calls = [router.route(call) for call in calls]  # modes, hooks and approvals see the tool it names
     for batch in batches(session, calls):
+        await session.checkpoints.before_tools([call.name for call in batch], emit)  # /undo can take it back
         # A TaskGroup, not gather: when the turn is stopped it waits until every call (a subagent
         # with its own processes too) has stopped, so nothing outlives the turn.
         async with asyncio.TaskGroup() as group:

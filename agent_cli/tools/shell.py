@@ -105,12 +105,15 @@ class _LiveOutput:
         self._ctx = ctx
         self._loop = asyncio.get_running_loop()
         self._pending = bytearray()
+        self._skipped = 0  # bytes dropped since the last delta
         self._last = 0.0
         self._timer: asyncio.TimerHandle | None = None
 
     def feed(self, data: bytes) -> None:
+        self._skipped += max(0, len(data) - LIVE_CAP)
         self._pending += data[-LIVE_CAP:]
         if len(self._pending) > LIVE_CAP:
+            self._skipped += len(self._pending) - LIVE_CAP
             del self._pending[: len(self._pending) - LIVE_CAP]
         wait = self._last + LIVE_INTERVAL_S - self._loop.time()
         if wait <= 0:
@@ -125,8 +128,12 @@ class _LiveOutput:
         self._last = self._loop.time()
         if self._pending:
             text = decode_tail(bytes(self._pending))
+            if self._skipped and "\n" in text:  # start at a whole line after a gap
+                cut, text = text.split("\n", 1)
+                self._skipped += len(cut.encode("utf-8", "replace")) + 1
             self._pending.clear()
-            self._ctx.emit(ToolOutputDelta(call_id=self._ctx.call_id, text=text))
+            self._ctx.emit(ToolOutputDelta(call_id=self._ctx.call_id, text=text, skipped_bytes=self._skipped))
+            self._skipped = 0
 
 
 class ShellTool(Tool):

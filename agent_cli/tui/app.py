@@ -17,9 +17,10 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, get_current_worker
 
 if TYPE_CHECKING:
@@ -30,7 +31,8 @@ from agent_cli import events as ev
 from agent_cli.config import Config
 from agent_cli.display import home_relative
 from agent_cli.models.registry import SDK_OF_WIRE
-from agent_cli.terminal_text import terminal_safe_event
+from agent_cli.terminal_text import terminal_safe, terminal_safe_event
+from agent_cli.tui import rewinding
 from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands, SlashCommand, parse_command
 from agent_cli.tui.event_renderer import EventRenderer
 from agent_cli.tui.input_history import InputHistory
@@ -74,6 +76,14 @@ class AgentApp(App[int]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "interrupt", "interrupt", show=False),
         Binding("ctrl+c", "ctrl_c", "quit", show=False, priority=True),
+        Binding("ctrl+d", "ctrl_d", "quit", show=False, priority=True),
+        Binding("shift+tab", "cycle_mode", "mode", show=False, priority=True),
+        Binding("ctrl+s", "send_queued_now", "send now", show=False),
+        # The composer keeps focus; these scroll the transcript above it.
+        Binding("pageup", "scroll_transcript('page_up')", "scroll up", show=False, priority=True),
+        Binding("pagedown", "scroll_transcript('page_down')", "scroll down", show=False, priority=True),
+        Binding("ctrl+home", "scroll_transcript('home')", "top", show=False, priority=True),
+        Binding("ctrl+end", "scroll_transcript('end')", "bottom", show=False, priority=True),
     ]
 
     def __init__(
@@ -96,6 +106,7 @@ class AgentApp(App[int]):
         self.busy = False
         self._aborted = False
         self._last_ctrl_c = 0.0
+        self._escapes = rewinding.DoubleEscape()  # Esc Esc on an empty composer opens /rewind
         self._files: list[str] = []
         self._files_loaded_at = float("-inf")
         self._files_loading = False
@@ -106,8 +117,11 @@ class AgentApp(App[int]):
         self.queued = QueuedMessages()
         self.mcp_indicator = McpIndicator()
         self.menu = CompletionMenu()
-        self.composer = Composer(self.menu, self.history, self.commands.list_commands, self._repo_files, id="composer")
+        self.composer = Composer(self.menu, self.history, self.commands.list_commands, self._repo_files,
+                                 self._skills, id="composer")
         self.composer.cwd = config.cwd
+        self.composer.take_queued = self._take_last_queued
+        self._send_now = False  # Ctrl+S: the queue goes out as soon as the interrupted turn ends
         self.attachments = AttachmentChips()
         self.status = StatusBar(self.session.model, config.provider.id, self.session.mode)
 
@@ -238,6 +252,17 @@ class AgentApp(App[int]):
             self._first_count = count
             self.status.set_tokens(count)
 
+    def _skills(self) -> list[tuple[str, str]]:
+        """The skills `$name` completes: the session's, or found afresh before its first turn."""
+        initial = self.session.initial
+        if initial is not None:
+            found = initial.skills
+        else:
+            from agent_cli.context.skills import load_skills, skill_roots
+
+            found = load_skills(skill_roots(self.config.cwd, self.config.agent_home), self.session.plugins.skills).skills
+        return [(skill.name, skill.description) for skill in found]
+
     def _repo_files(self) -> list[str]:
         if time.monotonic() - self._files_loaded_at > FILES_REFRESH_SECONDS and not self._files_loading:
             self._files_loading = True
@@ -274,6 +299,9 @@ class AgentApp(App[int]):
     async def on_composer_backspace_when_empty(self, message: Composer.BackspaceWhenEmpty) -> None:
         await self.attachments.remove_last()
 
+    async def on_composer_help_asked(self, message: Composer.HelpAsked) -> None:
+        await self.renderer.notice(keys_help(), "info", "keys")
+
     def send(self, text: str) -> None:
         """Send what the user typed now, or queue it while a turn runs."""
         from agent_cli.tui.memory_editor import edit_in_editor, edit_target, shortcut_command, shortcut_off_text
@@ -287,6 +315,9 @@ class AgentApp(App[int]):
                 return
             text = shortcut
         parsed = parse_command(text)
+        if parsed == ("model", "") and not self.busy:  # `/model` alone: pick from a list
+            self.run_worker(self._pick_model(), group="model-picker", exit_on_error=False)
+            return
         command = self._command(parsed[0]) if parsed else None
         if self.busy and command is not None and command.name == "resume":  # never swap sessions under a turn
             self.run_worker(self.renderer.notice(BUSY_TEXT, "warning", "resume"), group="show")
@@ -333,10 +364,24 @@ class AgentApp(App[int]):
             self._close_approvals()
             self._after_turn()
 
+    def _take_last_queued(self) -> str | None:
+        if not self.queue:
+            return None
+        text = self.queue.pop()
+        self.queued.show_queue(self.queue)
+        return text
+
+    def action_send_queued_now(self) -> None:
+        """Ctrl+S: stop the running turn and send what is queued right after it."""
+        if self.busy and self.queue:
+            self._send_now = True
+            self.action_interrupt()
+
     def _after_turn(self) -> None:
+        send_now, self._send_now = self._send_now, False
         if not self.queue:
             return
-        if self._aborted:  # after an interrupt nothing is sent behind the user's back
+        if self._aborted and not send_now:  # after an interrupt nothing is sent behind the user's back
             restored = "\n\n".join(self.queue)
             self.run_worker(self.attachments.add([p for text in self.queue for p in getattr(text, "images", ())]))
             current = self.composer.text
@@ -378,22 +423,35 @@ class AgentApp(App[int]):
                 self._aborted = True
             case ev.CommandAction(action="quit"):
                 self.exit(0)
+            case ev.CommandAction(action="copy", argument=text):
+                self.copy_to_clipboard(text or "")
+                lines = (text or "").count("\n") + 1
+                await self.renderer.notice(f"copied the last answer ({lines} lines, {len(text or '')} characters)",
+                                           "info", "copy")
+                return
             case ev.CommandAction(action="new"):
                 self.new_session()
             case ev.CommandAction(action="resume", argument=argument):
                 await self.resume_session(argument)
                 return
+            case ev.CommandAction(action="rewind"):
+                await rewinding.pick_and_rewind(self)  # the picker instead of the text list
+                return
+            case ev.Rewound(prompt=prompt) if prompt is not None:
+                await rewinding.show_rewound(self, event)
         await self.renderer.render(event)
         if isinstance(event, ev.Notice) and event.title == "help":
             await self.renderer.notice(keys_help(), "info", "keys")
 
     def _ask_approval(self, request: ev.ApprovalRequest) -> None:
         def answer(decision: ev.ApprovalDecision | None) -> None:
+            if self.activity.label == "waiting for approval":
+                self.activity.set_label("working")  # the wait ends with the answer
             if request.future is not None and not request.future.done():
                 request.future.set_result(decision or ev.ApprovalDecision("deny"))
 
         self.activity.set_label("waiting for approval")
-        self.push_screen(ApprovalScreen(request), callback=answer)
+        self.push_screen(ApprovalScreen(request, typed_early=self.composer.insert, cwd=self.config.cwd), callback=answer)
 
     def _close_approvals(self) -> None:
         while isinstance(self.screen, ApprovalScreen):
@@ -443,6 +501,16 @@ class AgentApp(App[int]):
         if note := resuming.model_note(session, path, self.config):
             await self.renderer.notice(note, "info", "model")
 
+    async def _pick_model(self) -> None:
+        from agent_cli.commands.model_check import model_choices
+        from agent_cli.tui.screens.model_picker import ModelPickerScreen
+
+        choices = {name: source for name, source in (await model_choices(self.session)).items()
+                   if terminal_safe(name) == name}  # a server's list: names that would print escapes are left out
+        picked = await self.push_screen_wait(ModelPickerScreen(list(choices), self.session.model, choices))
+        if picked and picked != self.session.model:
+            self.send(f"/model {picked}")
+
     async def _pick_session(self, sessions: list[SessionSummary]) -> Path | None:
         if not sessions:
             await self.renderer.notice("there is no other saved session to resume", "info", "resume")
@@ -469,8 +537,36 @@ class AgentApp(App[int]):
         if self.busy:
             self.activity.set_label("interrupting")
             self.session.interrupt()
+        elif not self.composer.text and self._escapes.pressed():
+            self.send("/rewind")
 
     def action_ctrl_c(self) -> None:
+        """Clear the draft, or interrupt the turn; two presses in a row with nothing to clear quit.
+
+        A press that clears a draft never counts towards quitting, so clearing a new draft right
+        after an earlier press cannot quit. With text selected (the mouse in the transcript, or
+        in the composer) it copies the selection instead, as terminals do."""
+        selected = self.screen.get_selected_text() or self.composer.selected_text
+        if selected:
+            self.copy_to_clipboard(selected)
+            self.screen.clear_selection()
+            self.status.show_hint(f"copied {len(selected)} characters", QUIT_WINDOW_SECONDS)
+            self._last_ctrl_c = 0.0
+            return
+        if self.composer.text:
+            self.composer.clear()
+            self._last_ctrl_c = 0.0
+            return
+        self._quit_press("ctrl+c")
+
+    def action_ctrl_d(self) -> None:
+        """Ctrl+D on an empty composer quits the same way (twice); otherwise it deletes as usual."""
+        if self.focused is self.composer and self.composer.text:
+            self.composer.action_delete_right()
+            return
+        self._quit_press("ctrl+d")
+
+    def _quit_press(self, key: str) -> None:
         now = time.monotonic()
         if now - self._last_ctrl_c < QUIT_WINDOW_SECONDS:
             self.exit(0)
@@ -478,9 +574,38 @@ class AgentApp(App[int]):
         self._last_ctrl_c = now
         if self.busy:
             self.action_interrupt()
-        elif self.composer.text:
-            self.composer.clear()
-        self.notify("press ctrl+c again to quit", timeout=QUIT_WINDOW_SECONDS)
+        self.status.show_hint(f"press {key} again to quit", QUIT_WINDOW_SECONDS)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("cycle_mode", "scroll_transcript") and isinstance(self.screen, ModalScreen):
+            return False  # in a dialog these keys do what they do there
+        return True
+
+    def action_scroll_transcript(self, where: str) -> None:
+        transcript = self.transcript
+        if where == "page_up":
+            transcript.scroll_page_up(animate=False)
+        elif where == "page_down":
+            transcript.scroll_page_down(animate=False)
+        elif where == "home":
+            transcript.scroll_home(animate=False)
+        else:
+            transcript.scroll_end(animate=False)  # back to following the newest output
+
+    def action_cycle_mode(self) -> None:
+        """Shift+Tab: agent → ask → plan → agent, through ``/mode`` like a typed switch."""
+        from agent_cli.context.modes import MODES
+
+        self.send(f"/mode {MODES[(MODES.index(self.session.mode) + 1) % len(MODES)]}")
+
+    def on_key(self, event: events.Key) -> None:
+        """A letter typed while a transcript cell has focus goes to the composer, never nowhere."""
+        if self.focused is self.composer or isinstance(self.screen, ModalScreen):
+            return
+        if event.is_printable and event.character:
+            event.stop()
+            self.composer.focus()
+            self.composer.insert(event.character)
 
     def action_toggle_tool_output(self) -> None:
         cells = list(self.transcript.query(ToolCell))
@@ -503,10 +628,22 @@ def interactive_session(config: Config) -> Session:
     return Session(config, interactive=True)
 
 
-def run_app(config: Config, prompt: str | None, session: Session | None = None) -> int:
-    """Run the interactive app until the user quits; returns the exit code."""
+def run_app(config: Config, prompt: str | None, session: Session | None = None, inline: bool = False) -> int:
+    """Run the interactive app until the user quits; returns the exit code. ``inline``: below the
+    shell prompt, leaving the last screen in the scrollback (no alternate screen)."""
     app = AgentApp(config, prompt, session=session)
-    result = app.run()
+    result = app.run(inline=inline, inline_no_clear=inline)
+    if (note := resume_note(app.session)) is not None:
+        print(note)  # the terminal is back to normal: the way back into this conversation
     if isinstance(result, int):
         return result
     return app.return_code or 0
+
+
+def resume_note(session: Session) -> str | None:
+    """What to print on exit: the session id and how to continue it; None when nothing was saved."""
+    rollout = session.rollout
+    if not rollout.path.exists():
+        return None
+    session_id = rollout.header.id
+    return f"session {session_id}\ncontinue it with: agent resume {session_id}   (headless: agent exec resume {session_id} PROMPT)"

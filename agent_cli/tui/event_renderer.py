@@ -80,9 +80,9 @@ class EventRenderer:
                     cell = (SubagentCell if name == "task" else ToolCell)(call_id, name, arguments)
                     self.tools[call_id] = cell
                     await self.transcript.add(cell)
-            case ev.ToolOutputDelta(call_id=call_id, text=text):
+            case ev.ToolOutputDelta(call_id=call_id, text=text, skipped_bytes=skipped):
                 if cell := self.tools.get(call_id):
-                    cell.append_output(text)
+                    cell.append_output(text, skipped)
             case ev.ToolCallEnd(call_id=call_id):
                 if cell := self.tools.pop(call_id, None):
                     cell.finish(event)

@@ -8,10 +8,17 @@ KEYS_HELP = (
     ("up, down", "walk the input history"),
     ("@", "mention a file"),
     ("/", "commands"),
+    ("?", "these keys (in an empty composer)"),
     ("esc", "interrupt the running turn"),
-    ("ctrl+c twice", "quit"),
+    ("up, ctrl+s (while queued)", "edit the last queued message; send the queue now"),
+    ("shift+tab", "cycle the mode: agent, ask, plan"),
+    ("pageup, pagedown", "scroll the transcript"),
+    ("ctrl+home, ctrl+end", "top of the transcript, back to the bottom"),
+    ("ctrl+c", "clear the draft; on an empty composer twice: quit"),
+    ("ctrl+d twice", "quit (on an empty composer)"),
     ("ctrl+p", "command palette: actions and themes"),
-    ("tab, enter on a cell", "move to a tool cell, expand its output"),
+    ("tab, enter on a cell", "move to a tool cell, expand its output (typing goes back to the composer)"),
+    ("y, a, n, esc", "in an approval: yes once, yes for the session, no with a reason, no"),
 )
 
 

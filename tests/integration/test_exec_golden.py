@@ -27,6 +27,9 @@ def normalized(event: dict) -> dict:
         output = item["aggregated_output"]
         assert output.startswith("Exit code: 0\nWall time: ") and output.endswith("\na\nb\n"), output
         item["aggregated_output"] = "<Exit code: 0 … a\\nb>"
+    if item.get("type") == "checkpoint_created":
+        assert re.fullmatch(r"[0-9a-f]{40}", item["commit"])
+        item["commit"] = "<commit>"
     if item.get("type") == "tool_call" and "output" in item:
         item["output"] = re.sub(r"/\S+", "<path>", item["output"])
     return event

@@ -229,7 +229,7 @@ async def test_calibration_survives_a_resume_so_its_first_request_fits(repo, mon
         ratio = session.tokens.calibration.ratio
         await session.aclose()
         lines = session.rollout.path.read_text().splitlines()
-        learned = [line for line in lines if '"type":"learned"' in line]
+        learned = [line for line in lines if '"type":"learned"' in line and '"what":"usage"' not in line]
         assert len(learned) == 1 and MODEL in learned[0]  # written when it changed, not per request
 
         resumed = restore_session(session.config, session.rollout.path, interactive=False)

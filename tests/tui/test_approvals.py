@@ -19,6 +19,7 @@ async def ask(app, pilot) -> ApprovalScreen:
     await type_text(pilot, "make a file")
     await pilot.press("enter")
     await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval modal")
+    await wait_until(pilot, lambda: app.screen.armed, what="the modal to take keys")
     return app.screen
 
 
@@ -91,3 +92,56 @@ async def test_interrupting_while_the_modal_is_open_closes_it(make_app, server, 
         assert not isinstance(app.screen, ApprovalScreen)
         assert "interrupted" in screen_text(app)
     assert not (repo / "never.txt").exists()
+
+
+async def test_typing_ahead_never_answers_the_modal(make_app, server, repo):
+    """Issue 28, bug 1: the user keeps typing while the modal opens; "a" must not approve for the session."""
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "touch typed.txt"})]), Reply(text="fine"))
+    app = make_app(UNTRUSTED)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "make a file")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), timeout=10, what="the modal")
+        modal = app.screen
+        await type_text(pilot, "and then")  # still typing, the modal just opened
+        await pilot.press("enter")  # even Enter (the focused button's key once armed) answers nothing
+        assert app.screen is modal and not modal.request.future.done()
+        assert app.composer.text == "and then"  # the letters went to the draft
+        assert not app.session.approvals.session_approved
+        await wait_until(pilot, lambda: modal.armed, what="the modal to take keys")
+        await pilot.press("escape")
+        await wait_idle(pilot)
+    assert not (repo / "typed.txt").exists()
+    assert "denied" in tool_result(server.requests[1])
+
+
+async def test_session_button_says_what_it_covers_and_its_key_is_underlined(make_app, server, repo):
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "touch scoped.txt"})]), Reply(text="ok"))
+    app = make_app(UNTRUSTED)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(app, pilot)
+        text = screen_text(app)
+        assert "don't ask again for commands starting with `touch` this session" in text
+        await pilot.press("a")
+        await wait_idle(pilot)
+    assert (repo / "scoped.txt").exists()
+
+
+async def test_the_waiting_label_ends_with_the_answer_and_the_wait_is_not_the_duration(make_app, server, repo):
+    """Issue 28, bug 6."""
+    import asyncio
+
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "touch slow.txt && sleep 1"})]),
+        Reply(text="done"),
+    )
+    app = make_app(UNTRUSTED)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(app, pilot)
+        await asyncio.sleep(2.0)  # the user reads the command for a while
+        await pilot.press("y")
+        await wait_until(pilot, lambda: (repo / "slow.txt").exists(), what="the command to start")
+        assert "approval" not in app.activity.label and "approval" not in screen_text(app)
+        await wait_idle(pilot)
+        cell = app.transcript.query_one(ToolCell)
+        assert 1.0 <= cell.result.duration < 2.0

@@ -76,6 +76,8 @@ async def test_ctrl_c_twice_quits_and_once_clears_the_composer(make_app, server)
         await type_text(pilot, "draft")
         await pilot.press("ctrl+c")
         assert app.composer.text == "" and app.is_running
+        await pilot.press("ctrl+c")  # the first press on an empty composer only warns, in the status bar
+        assert app.is_running and "press ctrl+c again to quit" in screen_text(app)
         await pilot.press("ctrl+c")
         await pilot.pause(0.1)
     assert app.return_code == 0

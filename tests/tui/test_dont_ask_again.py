@@ -20,6 +20,7 @@ async def test_dont_ask_again_saves_the_edited_rule_and_the_next_call_runs(make_
         await type_text(pilot, "make files")
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval modal")
+        await wait_until(pilot, lambda: app.screen.armed, what="the modal to take keys")  # it ignores keys at first
         assert "don't ask again for `touch:*`" in screen_text(app)
         await pilot.press("d")
         await pilot.press("end", "backspace", "backspace", "backspace")  # "Bash(touch:*)" -> "Bash(touch"

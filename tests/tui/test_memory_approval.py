@@ -18,6 +18,7 @@ async def ask(app, pilot) -> ApprovalScreen:
     await type_text(pilot, "remember that")
     await pilot.press("enter")
     await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval modal")
+    await wait_until(pilot, lambda: app.screen.armed, what="the modal to take keys")  # it ignores keys at first
     return app.screen
 
 

@@ -55,6 +55,7 @@ def test_approval_modal(snap_compare, make_app, server):
         await type_text(pilot, "make the build dir")
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the modal")
+        await wait_until(pilot, lambda: app.screen.armed, what="the modal to take keys")
         await pilot.pause(0.1)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run)
@@ -72,3 +73,33 @@ def test_after_compaction(snap_compare, make_app):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run)
+
+
+def test_approval_of_a_patch_shows_its_diff(snap_compare, make_app, server, repo):
+    (repo / "src" / "main.py").write_text("import sys\n\n\ndef main():\n    print('hi')\n    return 0\n")
+    patch = ("*** Begin Patch\n*** Update File: src/main.py\n@@ def main():\n-    print('hi')\n"
+             "+    print('hello, world')\n+    sys.stdout.flush()\n*** End Patch\n")
+    server.script(Reply(text="I will greet the world.", tool_calls=[ToolCall("apply_patch", {"patch": patch})]))
+    app = frozen(make_app(WINDOW, 'approval_policy="untrusted"'))
+
+    async def run(pilot):
+        await type_text(pilot, "greet the world")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the modal")
+        await wait_until(pilot, lambda: app.screen.armed, what="the modal to take keys")
+        await pilot.pause(0.1)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run)
+
+
+def test_status_bar_at_a_narrow_width(snap_compare, make_app):
+    app = frozen(make_app(WINDOW))
+
+    async def settle(pilot):
+        await wait_until(pilot, lambda: app.status.count is not None, what="the initial token count")
+        app.status.set_tokens(ev.TokenCount(Usage(), Usage(input_tokens=123_456, cached_input_tokens=100_000,
+                                                            output_tokens=4_321), 31_000, 95_000))
+        app.status.set_context_event("compacted 182k → 24k")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(60, 16), run_before=settle)

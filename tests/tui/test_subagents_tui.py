@@ -53,6 +53,7 @@ async def test_a_childs_approval_names_the_agent(make_app, server, repo):
         await type_text(pilot, "go")
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval modal")
+        await wait_until(pilot, lambda: app.screen.armed, what="the modal to take keys")
         assert "Allow the general subagent to run this shell command?" in screen_text(app)
         cell = app.transcript.query_one(SubagentCell)
         assert cell.current == "shell touch made.txt" and "shell touch made.txt" in str(cell.render())

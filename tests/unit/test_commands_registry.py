@@ -13,7 +13,7 @@ from agent_cli.config import load_config
 from agent_cli.session.session import Session
 from tests.conftest import git_init
 
-BUILTIN_NAMES = ["review", "compact", "autocompact", "init", "status", "context", "model", "mode", "diff", "skills", "memory", "plugins", "permissions", "agents", "mcp", "ps", "new",
+BUILTIN_NAMES = ["review", "compact", "autocompact", "init", "status", "context", "model", "mode", "diff", "skills", "memory", "plugins", "permissions", "agents", "mcp", "ps", "undo", "rewind", "fork", "copy", "new",
                  "resume", "help", "quit"]
 
 

@@ -16,6 +16,8 @@ in each layout of the screen:
 
 from __future__ import annotations
 
+import asyncio
+
 from textual.containers import Vertical
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
@@ -66,6 +68,9 @@ class AssistantMessage(Vertical):
         self._segment_chars = 0
         self._pending: list[str] = []
         self._flush_scheduled = False
+        # One flush at a time: a flush awaits mounting (slow behind a long transcript) while the
+        # next timer fires; two interleaved flushes sealed each other's segment mid-mount.
+        self._lock = asyncio.Lock()
 
     def compose(self):
         if self._received:
@@ -93,6 +98,10 @@ class AssistantMessage(Vertical):
             self.set_timer(self.flush_interval, self._flush)
 
     async def _flush(self) -> None:
+        async with self._lock:
+            await self._flush_pending()
+
+    async def _flush_pending(self) -> None:
         self._flush_scheduled = False
         text = "".join(self._pending)
         self._pending.clear()
@@ -105,9 +114,9 @@ class AssistantMessage(Vertical):
 
     async def _write_segment(self, text: str) -> None:
         if self._stream is None:
-            self._live = Markdown()
-            await self.mount(self._live)
-            self._stream = Markdown.get_stream(self._live)
+            live = self._live = Markdown()
+            await self.mount(live)
+            self._stream = Markdown.get_stream(live)
         await self._stream.write(text)
         self._segment.append(text)
         self._segment_chars += len(text)
@@ -123,8 +132,9 @@ class AssistantMessage(Vertical):
 
     async def finish(self, final_text: str | None = None) -> None:
         """Stop streaming; when the final text differs from what streamed, show the final text."""
-        await self._flush()
-        await self._seal()
+        async with self._lock:
+            await self._flush_pending()
+            await self._seal()
         if final_text is not None and final_text != self.text:
             self._received = [final_text]
             await self.remove_children()

@@ -1,4 +1,4 @@
-"""The pop-up list above the composer for ``@`` files and ``/`` commands.
+"""The pop-up list above the composer for ``@`` files, ``/`` commands and ``$`` skills.
 
 It never takes focus: the composer keeps the cursor and forwards Up/Down/Tab/Enter/Esc here.
 """
@@ -14,7 +14,7 @@ from textual.widgets.option_list import Option
 
 from agent_cli.tui.formatting import one_line
 
-Kind = Literal["file", "command"]
+Kind = Literal["file", "command", "skill"]
 
 
 @dataclass(frozen=True, slots=True)

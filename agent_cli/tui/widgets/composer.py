@@ -20,6 +20,7 @@ from agent_cli.tui.widgets.completion_menu import Completion, CompletionMenu
 
 NEWLINE_KEYS = ("shift+enter", "ctrl+j", "alt+enter")
 FILE_TOKEN = re.compile(r"(?:^|\s)@(\S*)$")
+SKILL_TOKEN = re.compile(r"(?:^|\s)\$([\w-]*)$")
 COMMAND_TOKEN = re.compile(r"^/([^\s/]*)$")
 MENU_SIZE = 8
 
@@ -37,6 +38,7 @@ class Composer(TextArea):
     }
     Composer:focus { border: round $primary; }
     Composer.-queueing:focus { border: round $warning; }
+    Composer.-shell, Composer.-shell:focus { border: round $secondary; border-title-color: $secondary; }
     """
 
     class Submitted(Message):
@@ -54,24 +56,31 @@ class Composer(TextArea):
     class BackspaceWhenEmpty(Message):
         """Backspace with nothing typed: removes the last attachment chip."""
 
+    class HelpAsked(Message):
+        """``?`` typed in an empty composer: show the keys."""
+
     def __init__(
         self,
         menu: CompletionMenu,
         input_history: InputHistory,
         commands: Callable[[], list[SlashCommand]],
         files: Callable[[], list[str]],
+        skills: Callable[[], list[tuple[str, str]]] = list,
         **kwargs,
     ) -> None:
         super().__init__(
             soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
-            placeholder="Ask anything · @ mention a file · / commands", **kwargs,
+            placeholder="Ask anything · @ file · / commands · $ skills · ! shell · ? keys", **kwargs,
         )
         self.menu = menu
         self.input_history = input_history
         self.commands = commands
         self.files = files
+        self.skills = skills  # (name, description) of the skills `$name` can mention
         self._loaded_from_history: str | None = None
+        self._menu_for: str | None = None  # the text before the cursor the menu was computed for
         self.cwd = Path.cwd()  # where pasted relative paths start; the app sets the session's
+        self.take_queued: Callable[[], str | None] | None = None  # the app's queue: Up edits its last message
 
     async def _on_paste(self, event: events.Paste) -> None:
         # Textual runs TextArea's own paste handler after this one unless the default is prevented.
@@ -83,6 +92,10 @@ class Composer(TextArea):
     # --- keys ---------------------------------------------------------------------------
 
     async def _on_key(self, event: events.Key) -> None:
+        if event.key in ("tab", "enter") and self.menu.is_open and self._menu_for != self._before_cursor():
+            # Keys typed in one burst reach here before their Changed messages: the menu may
+            # still be the one computed for an earlier text, so compute it for the text held now.
+            self.refresh_completion()
         if self.menu.is_open and self._menu_key(event.key):
             event.stop()
             event.prevent_default()
@@ -92,12 +105,23 @@ class Composer(TextArea):
             event.prevent_default()
             self.submit()
             return
+        if event.character == "?" and not self.text:
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.HelpAsked())
+            return
         if event.key == "backspace" and not self.text:
             self.post_message(self.BackspaceWhenEmpty())
         if event.key in NEWLINE_KEYS:
             event.stop()
             event.prevent_default()
             self.insert("\n")
+            return
+        if event.key == "up" and not self.text and self.take_queued is not None and (queued := self.take_queued()):
+            event.stop()
+            event.prevent_default()
+            self.load_text(queued)  # the last queued message, back for editing
+            self.move_cursor(self.document.end)
             return
         if event.key in ("up", "down") and self._history_key(event.key):
             event.stop()
@@ -112,6 +136,8 @@ class Composer(TextArea):
             self.menu.move(1)
         elif key == "escape":
             self.menu.hide()
+        elif key == "enter" and self.menu.kind == "command" and self._typed_command_exists():
+            self.submit()  # the whole name is typed: send it as typed, whatever is highlighted
         elif key in ("tab", "enter"):
             kind = self.menu.kind
             self.accept_completion()
@@ -120,6 +146,10 @@ class Composer(TextArea):
         else:
             return False
         return True
+
+    def _typed_command_exists(self) -> bool:
+        match = COMMAND_TOKEN.match(self._before_cursor())
+        return match is not None and any(command.name == match.group(1) for command in self.commands())
 
     def _history_key(self, key: str) -> bool:
         row, _ = self.cursor_location
@@ -150,6 +180,10 @@ class Composer(TextArea):
     # --- completion ---------------------------------------------------------------------
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        shell = self.text.startswith("!") and not self.text.startswith("!`")
+        if shell != self.has_class("-shell"):  # `!` at the start: the line runs as a shell command
+            self.set_class(shell, "-shell")
+            self.border_title = "! shell command · enter runs it · the model sees its output" if shell else None
         self.refresh_completion()
 
     def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
@@ -161,7 +195,7 @@ class Composer(TextArea):
         return self.document.get_line(row)[:column]
 
     def refresh_completion(self) -> None:
-        before = self._before_cursor()
+        before = self._menu_for = self._before_cursor()
         row, _ = self.cursor_location
         if row == 0 and (match := COMMAND_TOKEN.match(before)):
             query = match.group(1)
@@ -175,6 +209,13 @@ class Composer(TextArea):
                            f"{c.argument_hint}  {c.description}" if c.argument_hint else c.description)
                 for c in commands
             ])
+        elif match := SKILL_TOKEN.search(before):
+            query = match.group(1)
+            skills = self.skills()
+            names = [name for name, _ in skills if name.startswith(query)] or fuzzy_filter(
+                query, [name for name, _ in skills], MENU_SIZE)
+            described = dict(skills)
+            self.menu.show("skill", [Completion("$" + name, "$" + name, described.get(name, "")) for name in names])
         elif match := FILE_TOKEN.search(before):
             paths = fuzzy_filter(match.group(1), self.files(), MENU_SIZE)
             self.menu.show("file", [Completion("@" + path, path) for path in paths])

@@ -10,7 +10,8 @@ from textual.widgets import Static
 
 class FrozenAnswer(Static):
     DEFAULT_CSS = """
-    FrozenAnswer { height: auto; padding: 0 1 0 2; margin: 0 0 1 0; }
+    /* The bottom padding stands for the live answer's last block margin, which does not merge with the next cell's. */
+    FrozenAnswer { height: auto; padding: 0 1 1 2; margin: 0; }
     """
 
     def __init__(self, text: str, dark: bool = True) -> None:

@@ -1,4 +1,7 @@
-"""Messages typed while a turn runs, waiting to be sent when it ends."""
+"""Messages typed while a turn runs, waiting to be sent when it ends.
+
+Up in an empty composer takes the last one back for editing; Ctrl+S sends them now (the running
+turn is interrupted first)."""
 
 from __future__ import annotations
 
@@ -20,5 +23,7 @@ class QueuedMessages(Static):
         for index, text in enumerate(queued):
             if index:
                 parts.append("\n")
-            parts += [("⏳ queued  ", "$text-warning"), one_line(text, 200)]
+            parts += [("⏳ queued  ", "$text-warning"), one_line(text, 160)]
+        if queued:
+            parts.append(("   ↑ edit · ctrl+s send now", "$text-muted italic"))
         self.update(Content.assemble(*parts))

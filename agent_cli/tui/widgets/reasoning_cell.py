@@ -69,6 +69,6 @@ class ReasoningCell(Static, can_focus=True):
             self.expanded = not self.expanded
 
     def on_key(self, event: events.Key) -> None:
-        if event.key in ("enter", "space") and self.done:
+        if event.key == "enter" and self.done:  # a space is typing: it goes to the composer
             event.stop()
             self.expanded = not self.expanded

@@ -1,6 +1,9 @@
 """One tool call: what ran, whether it is running or finished, and a preview of its output.
 
-The preview is the first and last lines; Enter or a click expands the whole output. apply_patch
+The preview is the first and last lines; Enter or a click expands the whole output. While the
+command runs the cell shows its live output, with a marker where output came too fast to show;
+once it ends the cell shows the result itself (the head and tail the model read, the true line
+count and the file holding the full output), never what the live view had kept. apply_patch
 shows its changes as a coloured diff. The cell is a single widget (header, output and diff are
 one piece of content) so that many tool calls stay cheap to lay out.
 """
@@ -8,6 +11,8 @@ one piece of content) so that many tool calls stay cheap to lay out.
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 from typing import Any
 
 from textual import events
@@ -15,13 +20,16 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from agent_cli.display import command_output, command_preview
+from agent_cli.display import command_output, command_preview, home_relative, human_size
 from agent_cli.events import ToolCallEnd
 from agent_cli.mcp.names import split_name
 from agent_cli.tui.formatting import duration, one_line, preview_lines
 from agent_cli.tui.widgets.diff_view import render_diff
 
 REFRESH_SECONDS = 0.1
+LIVE_KEEP_CHARS = 256 * 1024  # the live view keeps the newest output only
+TOTAL_LINES = re.compile(r"^Total output lines: (\d+)$", re.MULTILINE)
+SPILL_FILE = re.compile(r"^Full output \(.*?\) saved to (.+?);", re.MULTILINE)
 EXPANDED_MAX_LINES = 2000
 DIFF_PREVIEW_LINES = 40
 
@@ -57,6 +65,8 @@ class ToolCell(Static, can_focus=True):
         self.tool_name = name
         self.arguments = arguments
         self.live: list[str] = []
+        self._live_chars = 0
+        self._live_cut = False  # the live view dropped its oldest output
         self.result: ToolCallEnd | None = None
         self._scheduled = False
 
@@ -69,9 +79,20 @@ class ToolCell(Static, can_focus=True):
 
     @property
     def output_text(self) -> str:
-        if self.live:
-            return "".join(self.live)
-        return command_output(self.result.output) if self.result else ""
+        if self.result is not None:
+            return command_output(self.result.output)
+        return "".join(self.live)
+
+    @property
+    def total_lines(self) -> int | None:
+        """The command's true line count when its output was cut for the model."""
+        match = TOTAL_LINES.search(self.result.output) if self.result else None
+        return int(match.group(1)) if match else None
+
+    @property
+    def spill_file(self) -> str | None:
+        match = SPILL_FILE.search(self.result.output) if self.result else None
+        return home_relative(Path(match.group(1))) if match else None
 
     @property
     def diff(self) -> str:
@@ -79,14 +100,27 @@ class ToolCell(Static, can_focus=True):
             return ""
         return "\n".join(change.diff for change in self.result.changes if change.diff)
 
-    def append_output(self, text: str) -> None:
+    def append_output(self, text: str, skipped_bytes: int = 0) -> None:
+        if skipped_bytes:
+            if self.live and not self.live[-1].endswith("\n"):  # its line went on in what was skipped
+                kept = self.live[-1][: self.live[-1].rfind("\n") + 1]
+                self._live_chars -= len(self.live[-1]) - len(kept)
+                self.live[-1] = kept
+            self.live.append(f"… {human_size(skipped_bytes)} not shown …\n")
         self.live.append(text)
+        self._live_chars += len(text)
+        while self._live_chars > LIVE_KEEP_CHARS and len(self.live) > 1:
+            self._live_chars -= len(self.live.pop(0))
+            if not self._live_cut:
+                self._live_cut = True
         if not self._scheduled:  # coalesce a flood of output into one repaint per tick
             self._scheduled = True
             self.set_timer(REFRESH_SECONDS, self._refresh_view)
 
     def finish(self, event: ToolCallEnd) -> None:
         self.result = event
+        self.live = []  # from now on the result is shown, never the live leftovers
+        self._live_chars = 0
         self.arguments = event.arguments or self.arguments
         self.remove_class("-running")
         self.set_class(not event.success, "-failed")
@@ -134,21 +168,33 @@ class ToolCell(Static, can_focus=True):
 
     def _output_content(self, output: str) -> Content:
         lines = output.rstrip("\n").splitlines()
-        note: str | None = None
+        notes: list[str] = []
+        total = self.total_lines
         if self.expanded:
             if len(lines) > EXPANDED_MAX_LINES:
-                note = f"… {len(lines) - EXPANDED_MAX_LINES} earlier lines"
-                lines = [note, *lines[-EXPANDED_MAX_LINES:]]
+                notes.append(f"… {len(lines) - EXPANDED_MAX_LINES:,} earlier lines")
+                lines = [notes[-1], *lines[-EXPANDED_MAX_LINES:]]
+            if self.running and self._live_cut:
+                lines = ["… earlier output not kept here", *lines]
+                notes.append(lines[0])
         else:
             head, hidden, tail = preview_lines("\n".join(lines))
-            if hidden:
-                note = f"… {hidden} more lines (enter or click to expand)"
-            lines = [*head, note, *tail] if note else head
+            if total is not None and (head or tail):  # the result is cut: count against the real output
+                hidden = total - len(head) - len(tail)
+            if hidden > 0:
+                notes.append(f"… {hidden:,} more lines (enter or click to expand)")
+                lines = [*head, notes[-1], *tail]
+            else:
+                lines = head
+        if self.spill_file and (total is not None):
+            notes.append(f"{total:,} lines in all · full output in {self.spill_file}")
+            lines.append(notes[-1])
         parts: list[str | tuple[str, str]] = []
         for index, line in enumerate(lines):
             if index:
                 parts.append("\n")
-            parts.append(("  " + line, "italic $text-muted" if line is note else "$text-muted"))
+            noted = any(line is note for note in notes) or (line.startswith("… ") and line.endswith(" not shown …"))
+            parts.append(("  " + line, "italic $text-muted" if noted else "$text-muted"))
         return Content.assemble(*parts)
 
     # --- expanding ----------------------------------------------------------------------
@@ -161,7 +207,7 @@ class ToolCell(Static, can_focus=True):
         self.expanded = not self.expanded
 
     def on_key(self, event: events.Key) -> None:
-        if event.key in ("enter", "space"):
+        if event.key == "enter":  # a space is typing: it goes to the composer
             event.stop()
             self.expanded = not self.expanded
 

@@ -1,0 +1,54 @@
+"""Whether a model name given to ``/model`` is one the provider serves, and the names to offer.
+
+A name is known when the model table has it, the provider's models endpoint lists it, or the
+session used it before. An unknown name (a typo, a keystroke that landed in the wrong place) is
+not switched to silently: an interactive session asks the user, a headless one warns.
+"""
+
+from __future__ import annotations
+
+from agent_cli.models.model_info import known_context_window
+from agent_cli.models.model_list import provider_models
+
+
+async def served_models(session) -> list[str]:
+    client = session.client
+    base_url = getattr(client, "url", None) or getattr(client, "base_url", None)
+    return await provider_models(base_url, getattr(client, "api_key", None), session.config.provider.wire_api)
+
+
+def used_models(session) -> list[str]:
+    """Models this session has run with: the configured one and every /model switch."""
+    return list(dict.fromkeys([session.config.model, session.model, *getattr(session, "models_used", ())]))
+
+
+async def model_choices(session) -> dict[str, str]:
+    """What the /model picker offers, each with where it comes from: what was used before, the
+    provider's list, then the model table's names for this provider's family."""
+    from agent_cli.models.model_info import default_provider_for, table_models
+
+    choices = dict.fromkeys(used_models(session), "used in this session")
+    for model in await served_models(session):
+        choices.setdefault(model, "listed by the provider")
+    wire = session.config.provider.wire_api
+    family = "anthropic" if wire == "anthropic" else "openai"
+    if session.config.provider.id in ("openai", "openai-chat", "anthropic"):
+        for model in table_models():
+            if default_provider_for(model) == family:
+                choices.setdefault(model, "model table")
+    return choices
+
+
+async def unknown_model_reason(session, model: str) -> str | None:
+    """None when ``model`` is known; otherwise why it cannot be verified."""
+    if known_context_window(model) is not None or model in used_models(session):
+        return None
+    if not session.approvals.interactive:  # headless: no request to the provider just to warn
+        return f"{model!r} is not in the model table"
+    served = await served_models(session)
+    if model in served:
+        return None
+    provider = session.config.provider.id
+    if served:
+        return f"{provider} does not list a model named {model!r} (it lists {len(served)})"
+    return f"{model!r} is not in the model table and {provider} did not list its models"

@@ -1,0 +1,53 @@
+"""The TUI's side of /rewind: the picker, Esc Esc on an empty composer, and after a rewind of the
+conversation the transcript shown again from the history with the prompt back in the composer."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from agent_cli import events as ev
+from agent_cli.session.replay import replay_events
+
+AgentApp = Any  # the app (tui/app.py imports this module, so it is not imported back)
+
+DOUBLE_ESCAPE_SECONDS = 0.8
+
+
+class DoubleEscape:
+    """Two Esc presses close together on an empty composer, with no turn running."""
+
+    def __init__(self) -> None:
+        self._last = float("-inf")
+
+    def pressed(self) -> bool:
+        now = time.monotonic()
+        twice, self._last = now - self._last < DOUBLE_ESCAPE_SECONDS, now
+        if twice:
+            self._last = float("-inf")
+        return twice
+
+
+async def pick_and_rewind(app: AgentApp) -> None:
+    """``/rewind`` without arguments: the picker; the choice runs as ``/rewind N MODE`` next."""
+    from agent_cli.tui.screens.rewind_picker import RewindPickerScreen
+
+    entries = app.session.checkpoints.prompts()
+    app.activity.stop()
+    choice = await app.push_screen(RewindPickerScreen(entries), wait_for_dismiss=True)
+    if choice is not None:
+        number, mode = choice
+        app.queue.insert(0, f"/rewind {number} {mode}")  # sent as soon as this command's worker ends
+
+
+async def show_rewound(app: AgentApp, event: ev.Rewound) -> None:
+    """The conversation went back: show it as it now is, with the prompt ready to edit."""
+    if event.prompt is None:
+        return
+    await app.transcript.clear()
+    await app.transcript.add(app._banner())
+    for replayed in replay_events(app.session.history.items):
+        await app.renderer.render(replayed)
+    app.composer.load_text(event.prompt)
+    app.composer.move_cursor(app.composer.document.end)
+    app.status.set_tokens(app.session.token_count_event())
