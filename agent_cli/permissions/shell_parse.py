@@ -18,7 +18,8 @@ _LITERAL = frozenset({"word", "number"})
 _STRING = frozenset({"raw_string", "string", "ansi_c_string"})
 # Redirections to these are not writes anyone needs approving.
 HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
-WRITE_OPERATORS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
+# `>&word` writes to a file too, unless the word is a descriptor (`>&2`) or `-` (close).
+WRITE_OPERATORS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +123,7 @@ def parse_command_line(line: str) -> ParsedLine:
                 target = _word(destination)
                 if target is None:
                     readable = False  # > "$OUT": where it writes is unknown
-                elif target not in HARMLESS_TARGETS and not target.isdigit():
+                elif target not in HARMLESS_TARGETS and not target.isdigit() and target != "-":
                     writes.append(target)
         for child in node.children:
             visit(child)

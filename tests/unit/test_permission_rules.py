@@ -221,3 +221,18 @@ def test_a_command_whose_program_is_an_expansion_is_asked_about_when_a_shell_den
 
 def test_without_a_shell_deny_rule_an_expanded_program_follows_the_policy(tmp_path, isolated_home):
     assert decision(rules_for(git_init(tmp_path / "r"), 'permissions.deny=["Read(./.env)"]'), "shell", command="$X a") is None
+
+
+@pytest.mark.parametrize(("command", "writes", "readable"), [
+    ("make >& build.log", ("build.log",), True),  # bash: stdout and stderr to the file
+    ("make >& $LOG", (), False),  # where it writes is unknown
+    ("make >&2", (), True),  # a descriptor: no file
+    ("make 2>&1 >&-", (), True),
+])
+def test_a_redirection_with_gt_ampersand_to_a_file_is_a_write(command, writes, readable):
+    line = parse_command_line(command)
+    assert (line.writes, line.readable) == (writes, readable)
+
+
+def test_an_edit_deny_rule_holds_for_gt_ampersand(repo):
+    assert decision(rules_for(repo, 'permissions.deny=["Edit(./.env)"]'), "shell", command="npm run lint >& .env") == "deny"
