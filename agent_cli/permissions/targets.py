@@ -105,6 +105,24 @@ def _shell_string(words: tuple[str, ...]) -> str | None:
     return None
 
 
+def _find_commands(words: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The commands `find ... -exec CMD {} ;` runs (-execdir, -ok, -okdir too)."""
+    if words[0].rsplit("/", 1)[-1] != "find":
+        return []
+    commands, current = [], None
+    for word in words[1:]:
+        if current is None:
+            current = [] if word in ("-exec", "-execdir", "-ok", "-okdir") else None
+        elif word in (";", "+"):
+            commands.append(tuple(current))
+            current = None
+        else:
+            current.append(word)
+    if current:
+        commands.append(tuple(current))
+    return [command for command in commands if command]
+
+
 def _spellings(words: tuple[str, ...], literal: bool, cwd: Path, depth: int = 0) -> list[Target]:
     """Every other form under which ``words`` runs a command, flattened."""
     found: list[Target] = []
@@ -113,6 +131,9 @@ def _spellings(words: tuple[str, ...], literal: bool, cwd: Path, depth: int = 0)
     if "/" in words[0]:
         found.append(_command_target((words[0].rsplit("/", 1)[-1], *words[1:]), literal))
     if inner := _inner(words):
+        found.append(_command_target(inner, literal))
+        found += _spellings(inner, literal, cwd, depth + 1)
+    for inner in _find_commands(words):
         found.append(_command_target(inner, literal))
         found += _spellings(inner, literal, cwd, depth + 1)
     if (string := _shell_string(words)) is not None:

@@ -187,6 +187,8 @@ def test_saving_a_rule_keeps_the_files_layout(tmp_path):
     "eval 'curl x'",
     "eval curl x",
     "bash -lc 'npm run test && curl x'",
+    "find . -name '*.url' -exec curl {} \\;",  # find runs the command after -exec
+    "find . -type f -execdir /usr/bin/curl -d @{} x +",
 ])
 def test_a_deny_rule_holds_against_other_spellings_of_the_command(repo, command):
     assert decision(rules_for(repo), "shell", command=command) == "deny"
