@@ -391,6 +391,9 @@ def without_repository_settings(config: Config) -> Config:
         for layer in config.layers
     ]
     rebuilt = _build(config.cwd, config.agent_home, layers, list(config.sources), list(config.warnings))
+    as_loaded = _build(config.cwd, config.agent_home, config.layers, [], [])
+    # What a front end added after loading (agent exec --add-dir) stays.
+    rebuilt.writable_roots += [root for root in config.writable_roots if root not in as_loaded.writable_roots]
     rebuilt.plugin_dirs, rebuilt.trust_repository = config.plugin_dirs, config.trust_repository
     return rebuilt
 
