@@ -22,13 +22,20 @@ MODES = ("agent", "ask", "plan")
 APPROVAL_POLICIES = ("untrusted", "on-request", "on-failure", "never")
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
 WIRE_APIS = ("responses", "chat", "anthropic")
+# Settings of a repository's own .agent/config.toml that apply only once the folder is trusted:
+# they lift the sandbox, choose where requests (and the API key) go, or what commands inherit.
+REPOSITORY_SETTINGS = (
+    "sandbox_mode", "approval_policy", "network_access", "writable_roots", "sandbox_workspace_write",
+    "shell_environment_policy", "model_providers", "openai_base_url", "web_fetch_allow_private",
+    "web_search_api", "memory_user_writes",
+)
 
 
 @dataclass(frozen=True)
 class ConfigLayer:
     """One table that went into the merge, kept so that rules and trust know where a key came from."""
 
-    kind: str  # user | project | override
+    kind: str  # user | project | override | flags
     origin: str  # the file, or "-c key=value"
     path: Path | None
     table: dict[str, Any]
@@ -353,7 +360,6 @@ def load_config(
         problem = "is not a directory" if cwd.exists() else "does not exist"
         raise ConfigError(f"working directory {cwd} {problem}")
     home = agent_home()
-    merged: dict[str, Any] = {}
     sources: list[Path] = []
     warnings: list[str] = []
     layers: list[ConfigLayer] = []
@@ -361,7 +367,6 @@ def load_config(
         if path is not None and path.is_file():
             table = read_toml(path)
             _check(table, str(path), warnings)
-            _merge(merged, copy.deepcopy(table))
             sources.append(path)
             layers.append(ConfigLayer(kind, str(path), path, table))
     for text in overrides:
@@ -370,11 +375,33 @@ def load_config(
         for key in reversed(keys):
             table = {key: table}
         _check(table, f"-c {text}", warnings)
-        _merge(merged, copy.deepcopy(table))
         layers.append(ConfigLayer("override", f"-c {text}", None, table))
     flag_table = {key: value for key, value in (flags or {}).items() if value is not None}
     _check(flag_table, "command line")
-    _merge(merged, flag_table)
+    layers.append(ConfigLayer("flags", "command line", None, flag_table))
+    return _build(cwd, home, layers, sources, warnings)
+
+
+def without_repository_settings(config: Config) -> Config:
+    """``config`` as if the project's .agent/config.toml had none of the ``REPOSITORY_SETTINGS``
+    (a folder not trusted yet: see agent_cli/trust/)."""
+    layers = [
+        replace(layer, table={k: v for k, v in layer.table.items() if k not in REPOSITORY_SETTINGS})
+        if layer.kind == "project" else layer
+        for layer in config.layers
+    ]
+    rebuilt = _build(config.cwd, config.agent_home, layers, list(config.sources), list(config.warnings))
+    as_loaded = _build(config.cwd, config.agent_home, config.layers, [], [])
+    # What a front end added after loading (agent exec --add-dir) stays.
+    rebuilt.writable_roots += [root for root in config.writable_roots if root not in as_loaded.writable_roots]
+    rebuilt.plugin_dirs, rebuilt.trust_repository = config.plugin_dirs, config.trust_repository
+    return rebuilt
+
+
+def _build(cwd: Path, home: Path, layers: list[ConfigLayer], sources: list[Path], warnings: list[str]) -> Config:
+    merged: dict[str, Any] = {}
+    for layer in layers:
+        _merge(merged, copy.deepcopy(layer.table))
 
     _codex_sandbox_table(merged)
     if merged.get("web_search") == "disabled":

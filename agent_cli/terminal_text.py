@@ -4,7 +4,8 @@ cleared screen). Every front end passes what it shows through here, at its outpu
 the colours a front end adds itself are added after.
 
 Escape sequences (CSI, OSC, DCS, APC, PM, SOS, and the two-byte ones) are removed whole; any
-other control character is shown in caret notation (``^[``, ``^G``); a lone carriage return
+other control character is shown in caret notation (``^[``, ``^G``), a bidirectional control as
+``<U+202E>``; a lone carriage return
 becomes a new line, so text cannot be hidden by overwriting its line. Tabs and new lines stay.
 """
 
@@ -21,13 +22,17 @@ _SEQUENCE = re.compile(
     r"|\x9b[0-?]*[ -/]*[@-~]"  # the 8-bit CSI
     r"|[\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x9c)?"  # the 8-bit string sequences
 )
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all but tab and new line
+# All but tab and new line; and the bidirectional controls, which reorder what is shown (a
+# command in an approval question can read as another: "Trojan Source").
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def _visible(match: re.Match[str]) -> str:
     code = ord(match.group())
     if code < 0x20:
         return "^" + chr(code + 64)
+    if code > 0xFF:
+        return f"<U+{code:04X}>"
     return "^?" if code == 0x7F else f"<{code:02x}>"
 
 

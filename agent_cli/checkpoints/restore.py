@@ -143,6 +143,7 @@ def apply_restore(plan: RestorePlan, time_limit: float | None = 120) -> list[str
     for change in plan.changes:
         target = root / change.path
         try:
+            _no_link_on_the_way(root, target)
             if change.entry is None:
                 _remove(target, root)
             else:
@@ -169,6 +170,16 @@ def read_blobs(git: Git, shas: list[str]) -> dict[str, bytes]:
         blobs[sha] = out[header_end + 1: header_end + 1 + size]
         position = header_end + 1 + size + 1
     return blobs
+
+
+def _no_link_on_the_way(root: Path, target: Path) -> None:
+    """Refuse a path whose folder is a symbolic link (one made after the turn, by a background
+    command): the agent writes unsandboxed, so `tools -> .git/hooks` would plant a git hook."""
+    folder = root
+    for part in target.relative_to(root).parts[:-1]:
+        folder = folder / part
+        if folder.is_symlink():
+            raise OSError(40, f"{folder.relative_to(root)} is a symbolic link", str(folder))
 
 
 def _write(target: Path, entry: Entry, content: bytes) -> None:

@@ -32,6 +32,7 @@ class Verdict:
     decision: str | None  # allow | ask | deny | None (no rule decides)
     rules: tuple[Rule, ...] = ()  # the rules that decided
     target: str = ""  # for a deny or ask: what it was about
+    reason: str = ""  # why an ask asks, when it is not simply the rule's own
 
     @property
     def rule_text(self) -> str | None:
@@ -70,13 +71,28 @@ class Permissions:
         """The verdict of the rules on one target."""
         deciding: Rule | None = None
         for rule in self.rules:
-            if not self.active(rule) or not rule.matches(target):
+            if not self.active(rule) or not self._matches(rule, target):
                 continue
             if rule.kind == "deny":
                 return Verdict("deny", (rule,), target.value)
             if deciding is None or rule.rank > deciding.rank or (rule.rank == deciding.rank and rule.kind == "ask"):
                 deciding = rule
+        if deciding is None or deciding.kind == "allow":
+            # `$(echo curl) x`, `C=curl; $C x`: which program runs is known only then, so no
+            # deny rule can be shown not to match it.
+            unknown = next((t for t in (target, *target.also) if t.kind == "command" and t.head == ""), None)
+            guard = next((r for r in self.rules if r.kind == "deny" and r.tool == "Bash" and r.specifier), None)
+            if unknown is not None and guard is not None:
+                return Verdict("ask", (guard,), target.value, reason=(
+                    f"the program of `{unknown.value}` is known only when it runs, and the permission rule "
+                    f"`{guard.text}` ({guard.source}) denies some commands"))
         return Verdict(deciding.kind, (deciding,), target.value) if deciding else NO_RULE
+
+    @staticmethod
+    def _matches(rule: Rule, target: Target) -> bool:
+        if rule.matches(target):
+            return True
+        return rule.kind != "allow" and any(rule.matches(other) for other in target.also)
 
     def decide(self, tool: str, args: dict[str, Any]) -> Verdict:
         """The rules' verdict on a tool call (our tool names or Claude Code's)."""

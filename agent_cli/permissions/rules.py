@@ -53,6 +53,9 @@ class Target:
     kind: str  # "command" | "read" | "edit" | "domain" | "call"
     value: str = ""  # the command text, the absolute path, the host
     head: str | None = None  # a command whose later words are expansions: its literal leading words
+    # Other spellings of what runs (`/usr/bin/curl x` and `timeout 5 curl x` run `curl x`; `bash -c 'curl x'`
+    # too): deny and ask rules match them as well, allow rules only ``value``.
+    also: tuple[Target, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ then approves it.
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 
 # Nodes whose text is one literal word once quotes are removed.
@@ -17,7 +18,8 @@ _LITERAL = frozenset({"word", "number"})
 _STRING = frozenset({"raw_string", "string", "ansi_c_string"})
 # Redirections to these are not writes anyone needs approving.
 HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
-WRITE_OPERATORS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
+# `>&word` writes to a file too, unless the word is a descriptor (`>&2`) or `-` (close).
+WRITE_OPERATORS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +56,8 @@ def _word(node) -> str | None:
         return None if "$" in text or "`" in text else text.replace("\\", "")
     if kind == "raw_string":
         return _text(node)[1:-1]
+    if kind == "ansi_c_string":
+        return _ansi_c(_text(node)[2:-1])
     if kind == "string":
         if any(child.type not in ('"', "string_content") for child in node.children):
             return None
@@ -64,7 +68,29 @@ def _word(node) -> str | None:
     return None
 
 
+_ANSI_C = re.compile(r"\\(?:x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|([0-7]{1,3})|c(.)|(.))", re.S)
+_ANSI_C_SIMPLE = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
+
+
+def _ansi_c(body: str) -> str:
+    """The value of bash's ``$'...'`` quoting: ``$'\\x63url'`` is ``curl``."""
+
+    def one(match: re.Match[str]) -> str:
+        hex2, hex4, hex8, octal, control, other = match.groups()
+        if hex2 or hex4 or hex8 or octal:
+            code = int(hex2 or hex4 or hex8, 16) if not octal else int(octal, 8)
+            return chr(code) if code <= 0x10FFFF else ""
+        if control is not None:
+            return chr(ord(control) & 0x1F)
+        return _ANSI_C_SIMPLE.get(other, other)
+
+    return _ANSI_C.sub(one, body)
+
+
 def parse_command_line(line: str) -> ParsedLine:
+    # bash removes a backslash-newline before it splits words (`cu\<newline>rl` runs curl);
+    # the grammar would split the word there instead.
+    line = line.replace("\\\n", "")
     tree = _parser().parse(line.encode("utf-8"))
     commands: list[SimpleCommand] = []
     writes: list[str] = []
@@ -97,7 +123,7 @@ def parse_command_line(line: str) -> ParsedLine:
                 target = _word(destination)
                 if target is None:
                     readable = False  # > "$OUT": where it writes is unknown
-                elif target not in HARMLESS_TARGETS and not target.isdigit():
+                elif target not in HARMLESS_TARGETS and not target.isdigit() and target != "-":
                     writes.append(target)
         for child in node.children:
             visit(child)

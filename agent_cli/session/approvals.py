@@ -337,7 +337,8 @@ class Approvals:
             return self.allowed_by_rule(call_id, tool, args)  # keep_alive: the user's own yes, every time
         if verdict.decision == "ask":
             rule = verdict.rules[0]
-            return await self.ask(call_id, tool, args, emit, reason=f"the permission rule `{rule.text}` asks first")
+            reason = verdict.reason or f"the permission rule `{rule.text}` asks first"
+            return await self.ask(call_id, tool, args, emit, reason=reason)
         need = self.assess(tool, args)
         if need.denial:
             return need.denial

@@ -39,6 +39,10 @@ def split_commands(command: str) -> list[list[str]] | None:
         return None
     lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
+    # shlex ends a word at `#` and drops the rest of the line; bash starts a comment only at a
+    # word's start (`echo x#; rm -rf ~` runs rm). Seeing `#` as text reads a comment as commands:
+    # never less than bash runs.
+    lexer.commenters = ""
     try:
         tokens = list(lexer)
     except ValueError:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
-from agent_cli.config import Config
+from agent_cli.config import Config, without_repository_settings
 from agent_cli.context.environment import EnvironmentContext
 from agent_cli.context.environment import diff as environment_diff
 from agent_cli.context.fragments import TURN_ABORTED
@@ -99,9 +99,11 @@ class Session:
         rollout_path: Path | None = None,
         model: str | None = None,
     ):
+        self.trust = trust_state(config)  # until the folder is trusted, none of its own code runs (trust/)
+        if not self.trust.trusted and any(item.kind == "setting" for item in self.trust.inventory.items):
+            config = without_repository_settings(config)  # nor does its config lift the sandbox
         self.config = config
         self.approvals = Approvals.from_config(config, interactive)  # + sandbox and command env
-        self.trust = trust_state(config)  # until the folder is trusted, none of its own code runs (trust/)
         self._raw = config.raw if self.trust.trusted else untrusted_raw(config)  # hooks and MCP servers in force
         install_rules(self.approvals, config, self.trust)  # permission rules (permissions/)
         self.id = new_session_id()

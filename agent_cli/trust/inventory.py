@@ -1,7 +1,8 @@
 """What a repository would run on the user's machine, and a hash of it.
 
 The hash covers exactly what can run or approve: the ``.mcp.json`` file, the ``hooks``,
-``mcp_servers`` and ``permissions.allow`` of the project's ``.agent/config.toml``, the ``hooks``
+``mcp_servers``, ``permissions.allow`` and the settings that lift the sandbox or redirect requests
+(``config.REPOSITORY_SETTINGS``) of the project's ``.agent/config.toml``, the ``hooks``
 and ``permissions.allow`` of ``.claude/settings.json`` and ``settings.local.json``, and every
 file under ``.agent/plugins/``, ``.agent/hooks/`` and ``.claude/hooks/`` (the scripts hooks run).
 """
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_cli.config import REPOSITORY_SETTINGS
 from agent_cli.context.project_doc import find_git_root
 
 if TYPE_CHECKING:
@@ -27,7 +29,7 @@ MAX_FILES = 2_000  # a folder this large is hashed by its first files only (sort
 
 @dataclass(frozen=True, slots=True)
 class RepoItem:
-    kind: str  # "MCP server" | "hook" | "plugin" | "allow rule"
+    kind: str  # "MCP server" | "hook" | "plugin" | "allow rule" | "setting"
     name: str
     detail: str  # the command that would run, or the rule
     origin: str  # the file it comes from, relative to the folder
@@ -105,6 +107,10 @@ def take_inventory(config: Config) -> Inventory:
             table["allow"] = (layer.table.get("permissions") or {}).get("allow")
             items += _hook_items(table["hooks"], origin) + _server_items(table["mcp_servers"], origin)
             items += _allow_items(layer.table.get("permissions"), origin)
+            settings = {key: layer.table[key] for key in REPOSITORY_SETTINGS if key in layer.table}
+            items += [RepoItem("setting", key, json.dumps(value, default=str), origin) for key, value in settings.items()]
+            if settings:
+                table["settings"] = settings
             feed(origin, table)
     home_claude = (folder / ".claude").resolve() == (Path.home() / ".claude").resolve()  # ~ itself: the user's own
     for relative in CLAUDE_FILES:

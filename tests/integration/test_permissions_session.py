@@ -146,3 +146,23 @@ async def test_an_allow_rule_does_not_answer_for_a_process_that_outlives_the_ses
     asked = [event.call_id for event in events if isinstance(event, ev.ApprovalRequest)]
     assert asked == ["k"]  # the plain `sleep 0` was allowed by the rule without a question
     await session.aclose()
+
+
+def test_exec_a_deny_rule_holds_against_wrappers_shell_strings_and_expanded_programs(server, tmp_path, isolated_home):
+    repo = git_init(tmp_path / "repo")
+    (repo / "keep.txt").write_text("keep\n")
+    spellings = ["bash -c 'rm keep.txt'", "timeout 5 /bin/rm keep.txt", "$'\\x72m' keep.txt", "R=rm; $R keep.txt",
+                 "eval rm keep.txt", "r\\\nm keep.txt"]
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": command}, f"c{index}") for index, command in enumerate(spellings)]),
+        Reply(text="could not"),
+    )
+    result = run_agent(["exec", "--provider", "openai-chat", "-m", "test-model", "--json",
+                        "-c", 'permissions.deny=["Bash(rm:*)"]', "clean up"],
+                       cwd=repo, env=provider_env(server, "openai-chat"))
+    assert result.returncode == 0, result.stderr
+    items = [json.loads(line)["item"] for line in result.stdout.splitlines() if '"item.completed"' in line]
+    commands = [item for item in items if item["type"] == "command_execution"]
+    assert len(commands) == len(spellings) and all(item["status"] == "failed" for item in commands)
+    assert all("Bash(rm:*)" in item["aggregated_output"] for item in commands)
+    assert (repo / "keep.txt").exists()

@@ -61,6 +61,10 @@ def test_json_mode_keeps_the_text_and_escapes_it(server, tmp_path):
     ("line\r\nnext\tcol", "line\nnext\tcol"),
     ("a lone \x1b", "a lone ^["),
     ("plain text ünïcode", "plain text ünïcode"),
+    # Bidirectional overrides reorder what an approval question shows ("Trojan Source"): visible.
+    ("rm -rf ~ #\u202e txt.elif\u202c", "rm -rf ~ #<U+202E> txt.elif<U+202C>"),
+    ("a\u2067b\u2069\u200fc", "a<U+2067>b<U+2069><U+200F>c"),
+    ("שלום עולם", "שלום עולם"),  # right-to-left text itself is left alone
 ])
 def test_terminal_safe(raw, shown):
     assert terminal_safe(raw) == shown

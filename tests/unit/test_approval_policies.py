@@ -68,7 +68,8 @@ def test_read_only_commands_are_known_safe(command):
 @pytest.mark.parametrize(
     "command",
     ["rm -rf x", "ls > out", "ls\nrm -rf /", "echo $(touch x)", "find . -delete", "sed -i s/a/b/ f", "git push",
-     "git branch -D main", "rg --pre=sh x", "sort -o out in", "FOO=1 ls", "cat x; rm y"],
+     "git branch -D main", "rg --pre=sh x", "sort -o out in", "FOO=1 ls", "cat x; rm y",
+     "echo x#; touch pwned", "ls a#b; rm -rf x"],  # a `#` inside a word starts no comment in bash
 )
 def test_writing_or_unreadable_commands_are_not(command):
     assert not is_known_safe(command)
@@ -79,6 +80,7 @@ def test_session_keys_are_prefixes_only_for_plain_commands():
     assert approval_key("shell", shell("git push origin main")) == "shell:git push"
     assert approval_key("shell", shell("git push && rm -rf ~")).startswith("shell:=")  # exact text only
     assert approval_key("shell", shell("bash -c 'anything'")) == "shell:=bash -c 'anything'"
+    assert approval_key("shell", shell("echo x#; rm -rf ~")).startswith("shell:=")  # not `echo`: rm runs too
     assert approval_key("apply_patch", patch_adding("a")) == "apply_patch"
 
 

@@ -111,3 +111,32 @@ def test_the_ledger_replays_undo_and_rewind_lines():
     assert [c.id for c in ledger.active()] == ["1"]
     assert [c.id for c in ledger.since_prompt(0, 0)] == ["1"]
     assert ledger.since_prompt(0, 1) == []  # after a compaction, older prompt indexes mean nothing
+
+
+def test_a_restore_never_writes_or_removes_through_a_symlinked_folder_planted_after_the_turn(tmp_path):
+    """A turn deletes tools/pre-commit; later (a background command) tools becomes a link to
+    .git/hooks. Restoring must not write the script into .git/hooks, where git would run it."""
+    root = git_init(tmp_path / "repo")
+    (root / "tools").mkdir()
+    (root / "tools" / "pre-commit").write_text("#!/bin/sh\necho ran\n")
+    os.chmod(root / "tools" / "pre-commit", 0o755)
+    (root / "gen").mkdir()
+    store = locate(root, tmp_path / "home")
+    before, _ = take_snapshot(store, tmp_path / "home" / "i.index", "s/1")
+    (root / "tools" / "pre-commit").unlink()
+    (root / "gen" / "made.txt").write_text("made by the turn\n")
+    after, _ = take_snapshot(store, tmp_path / "home" / "i.index", "s/2")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "made.txt").write_text("the user's own\n")
+    (root / "tools").rmdir()
+    (root / "tools").symlink_to(".git/hooks")
+    for name in ("made.txt",):
+        (root / "gen" / name).unlink()
+    (root / "gen").rmdir()
+    (root / "gen").symlink_to(outside)
+    plan = plan_restore(store, before, read_snapshot(store, after.commit), tmp_path / "home" / "scratch.index")
+    with pytest.raises(CheckpointError, match="symbolic link"):
+        apply_restore(plan)
+    assert not (root / ".git" / "hooks" / "pre-commit").exists()
+    assert (outside / "made.txt").read_text() == "the user's own\n"

@@ -120,3 +120,25 @@ def test_cd_to_a_file_says_so(home, tmp_path):
     (tmp_path / "f").write_text("")
     with pytest.raises(ConfigError, match="is not a directory"):
         load_config(tmp_path / "f")
+
+
+def test_withholding_a_repositorys_settings_keeps_the_users_own_and_what_the_front_end_added(tmp_path, monkeypatch):
+    from agent_cli.config import without_repository_settings
+
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("AGENT_HOME", str(home))
+    (home / "config.toml").write_text('approval_policy = "untrusted"\n')
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".agent").mkdir()
+    (repo / ".agent" / "config.toml").write_text(
+        'approval_policy = "never"\nsandbox_mode = "danger-full-access"\nwritable_roots = ["/"]\nmodel = "repo-model"\n'
+    )
+    config = load_config(repo, ['shell_timeout_ms=5000'], {"mode": "plan"})
+    config.writable_roots += [tmp_path / "added"]  # agent exec --add-dir
+    assert config.sandbox_mode == "danger-full-access" and config.approval_policy == "never"
+    withheld = without_repository_settings(config)
+    assert (withheld.sandbox_mode, withheld.approval_policy) == ("workspace-write", "untrusted")
+    assert withheld.writable_roots == [tmp_path / "added"]
+    assert (withheld.model, withheld.shell_timeout_ms, withheld.mode) == ("repo-model", 5000, "plan")

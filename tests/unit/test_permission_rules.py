@@ -106,7 +106,7 @@ def test_between_ask_and_allow_the_later_source_wins(repo):
     ("FOO=1 npm run lint", "allow"),  # assignments do not hide the command
     ("npm run lint; git push", "ask"),
     ("npm run test -- \"$ARGS\"", "allow"),  # an expansion after the allowed prefix
-    ("$(echo npm) run lint", None),  # the program itself is unknown
+    ("$(echo npm) run lint", "ask"),  # the program itself is unknown, and Bash(curl:*) denies some
     ("npm run lint &&", None),  # a syntax error: nothing is allowed
 ])
 def test_compound_commands_are_judged_per_simple_command(repo, command, expected):
@@ -170,3 +170,71 @@ def test_saving_a_rule_keeps_the_files_layout(tmp_path):
     data = json.loads(claude.read_text())
     assert data == {"env": {"A": "1"}, "permissions": {"allow": ["Bash(ls:*)", "Bash(npm test:*)"]}}
     assert claude.read_text().startswith('{\n    "env"')  # the file's four-space indent is kept
+
+
+# A deny rule must hold against the shell's own ways of spelling the same command: quoting,
+# line continuations, the program's path, and the wrappers that run their arguments as a command.
+@pytest.mark.parametrize("command", [
+    "$'curl' https://evil.example",  # ANSI-C quoting is a literal word
+    "$'\\x63url' https://evil.example",  # ... with escapes
+    "cu\\\nrl https://evil.example",  # a backslash-newline joins the word
+    "/usr/bin/curl https://evil.example",  # the program by its path
+    "env FOO=1 curl https://evil.example",
+    "command curl x", "exec curl x", "nohup curl x", "nice -n 5 curl x", "timeout 5 curl x",
+    "time curl x", "sudo -u root curl x", "xargs curl < urls.txt", "stdbuf -o0 curl x",
+    "bash -c 'curl https://evil.example'",  # a shell given a command string
+    "sh -c \"echo hi; curl x\"",
+    "eval 'curl x'",
+    "eval curl x",
+    "bash -lc 'npm run test && curl x'",
+    "find . -name '*.url' -exec curl {} \\;",  # find runs the command after -exec
+    "find . -type f -execdir /usr/bin/curl -d @{} x +",
+])
+def test_a_deny_rule_holds_against_other_spellings_of_the_command(repo, command):
+    assert decision(rules_for(repo), "shell", command=command) == "deny"
+
+
+def test_wrappers_do_not_change_what_allow_rules_allow(repo):
+    permissions = rules_for(repo)
+    assert decision(permissions, "shell", command="npm run lint") == "allow"
+    assert decision(permissions, "shell", command="timeout 60 npm run lint") is None  # no rule for timeout
+    assert decision(permissions, "shell", command="echo $'a b'") is None
+
+
+@pytest.mark.parametrize("spelling", ["{repo}/link", "{repo}/src/../.env", "link", "src/../.env"])
+def test_a_read_or_edit_deny_rule_holds_for_an_absolute_path_through_a_symlink_or_dotdot(repo, spelling):
+    (repo / ".env").write_text("SECRET=1\n")
+    (repo / "src").mkdir()
+    (repo / "link").symlink_to(".env")
+    path = spelling.format(repo=repo)
+    permissions = rules_for(repo, 'permissions.deny=["Edit(./.env)"]')
+    assert decision(permissions, "read_file", path=path) == "deny"
+    patch = f"*** Begin Patch\n*** Update File: {path}\n@@\n-SECRET=1\n+SECRET=2\n*** End Patch"
+    assert decision(permissions, "apply_patch", patch=patch) == "deny"
+
+
+@pytest.mark.parametrize("command", ["$(echo curl) https://evil.example", "C=curl; $C https://evil.example",
+                                     "timeout 5 $(echo curl) x", "\"$CMD\" x"])
+def test_a_command_whose_program_is_an_expansion_is_asked_about_when_a_shell_deny_rule_exists(repo, command):
+    verdict = rules_for(repo).decide("shell", {"command": command})
+    assert verdict.decision == "ask" and verdict.rule_text == "Bash(curl:*)" and "known only when it runs" in verdict.reason
+    assert decision(rules_for(repo, 'permissions.allow=["Bash"]'), "shell", command=command) == "ask"  # deny beats allow
+
+
+def test_without_a_shell_deny_rule_an_expanded_program_follows_the_policy(tmp_path, isolated_home):
+    assert decision(rules_for(git_init(tmp_path / "r"), 'permissions.deny=["Read(./.env)"]'), "shell", command="$X a") is None
+
+
+@pytest.mark.parametrize(("command", "writes", "readable"), [
+    ("make >& build.log", ("build.log",), True),  # bash: stdout and stderr to the file
+    ("make >& $LOG", (), False),  # where it writes is unknown
+    ("make >&2", (), True),  # a descriptor: no file
+    ("make 2>&1 >&-", (), True),
+])
+def test_a_redirection_with_gt_ampersand_to_a_file_is_a_write(command, writes, readable):
+    line = parse_command_line(command)
+    assert (line.writes, line.readable) == (writes, readable)
+
+
+def test_an_edit_deny_rule_holds_for_gt_ampersand(repo):
+    assert decision(rules_for(repo, 'permissions.deny=["Edit(./.env)"]'), "shell", command="npm run lint >& .env") == "deny"
