@@ -16,7 +16,7 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 PROTECTED_NAMES = (".git", ".agent", ".claude", ".mcp.json")
@@ -78,6 +78,17 @@ def read_only_paths(workspace_roots: Iterable[Path], all_roots: Iterable[Path]) 
 @contextlib.contextmanager
 def placeholders(workspace_roots: Iterable[Path]) -> Iterator[None]:
     """Missing protected paths exist (empty) while this is held by any sandboxed command."""
+    release = hold(workspace_roots)
+    try:
+        yield
+    finally:
+        release()
+
+
+def hold(workspace_roots: Iterable[Path]) -> Callable[[], None]:
+    """Make the missing protected paths exist until the returned release is called (once for a
+    command; when its session closes for a background command, which outlives its call: removing
+    a placeholder under a running sandbox would unmount it there)."""
     global _holders
     with _lock:
         _holders += 1
@@ -85,25 +96,20 @@ def placeholders(workspace_roots: Iterable[Path]) -> Iterator[None]:
             if root.is_dir():
                 for name in PROTECTED_NAMES:
                     _make(root / name)
-    try:
-        yield
-    finally:
+    released = False
+
+    def release() -> None:
+        global _holders
+        nonlocal released
         with _lock:
+            if released:
+                return
+            released = True
             _holders -= 1
             if _holders == 0:
                 _remove_all()
 
-
-def hold_for_session(workspace_roots: Iterable[Path]) -> None:
-    """For background commands, which outlive the call that started them: the placeholders stay
-    until the agent exits (removing one under a running sandbox would unmount it there)."""
-    global _holders
-    with _lock:
-        _holders += 1
-        for root in workspace_roots:
-            if root.is_dir():
-                for name in PROTECTED_NAMES:
-                    _make(root / name)
+    return release
 
 
 def _make(path: Path) -> None:

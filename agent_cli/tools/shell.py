@@ -33,7 +33,7 @@ from agent_cli.tools.capture import (
 from agent_cli.tools.common import int_arg, output_policy, str_arg
 from agent_cli.tools.process import run_process
 from agent_cli.tools.sandbox import ESCALATION_PARAMETERS, command_argv, confine
-from agent_cli.tools.sandbox_protected import hold_for_session, placeholders
+from agent_cli.tools.sandbox_protected import hold, placeholders
 
 LIVE_INTERVAL_S = 0.1  # at most this often a ToolOutputDelta
 LIVE_CAP = 16 * 1024  # bytes per delta; when output is faster, only the latest part is shown
@@ -150,8 +150,8 @@ class ShellTool(Tool):
         if args.get("run_in_background"):
             from agent_cli.tools.background_tools import start_in_background  # it imports this module
 
-            if ctx.sandbox is not None and ctx.sandbox.confines:
-                hold_for_session(ctx.sandbox.workspace_roots)  # missing .git etc. stay read-only
+            if ctx.sandbox is not None and ctx.sandbox.confines and ctx.background is not None:
+                ctx.background.release_on_close(hold(ctx.sandbox.workspace_roots))  # missing .git etc. stay read-only
             with command_source(command, ctx) as source:
                 argv = confine(shell_argv(source, snapshot, login=ctx.shell_snapshot is None), ctx.sandbox,
                                outlive_agent=bool(args.get("keep_alive")))

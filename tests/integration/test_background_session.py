@@ -158,3 +158,21 @@ async def test_keep_alive_approved_by_the_user_outlives_the_session(server, tmp_
         import signal
         os.killpg(pid, signal.SIGKILL)
     assert await gone(pid)
+
+
+async def test_the_placeholders_a_background_command_holds_go_when_the_session_closes(server, tmp_path, monkeypatch):
+    """A background command keeps the workspace's missing .git/.agent/... read-only placeholders
+    while it runs; the session's end releases them (they once stayed for the whole process)."""
+    from agent_cli.tools.sandbox import detect_mechanism
+
+    if detect_mechanism() is None:
+        pytest.skip("no sandbox mechanism on this machine")
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "sleep 30", "run_in_background": True})]),
+                  Reply(text="started"))
+    session = make_session(server, tmp_path, monkeypatch, 'sandbox_mode="workspace-write"')
+    try:
+        await collect_events(session, "start it")
+        assert (tmp_path / ".agent").is_dir() and (tmp_path / ".mcp.json").is_dir()  # held while it runs
+    finally:
+        await session.aclose()
+    assert not (tmp_path / ".agent").exists() and not (tmp_path / ".mcp.json").exists()
