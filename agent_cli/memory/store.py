@@ -13,6 +13,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -101,6 +102,18 @@ class MemoryStore:
     # --- opening --------------------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
+        """Open (creating if need be); two processes creating the same database at once can meet
+        SQLite's "database is locked" on the switch to WAL, which skips the busy handler: retried."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        while True:
+            try:
+                return self._connect_once()
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+
+    def _connect_once(self) -> sqlite3.Connection:
         if self.path is not None:
             make_private(self.path)
         target = str(self.path) if self.path is not None else ":memory:"

@@ -48,7 +48,7 @@ def test_responses_input_skips_empty_assistant_text_and_unsendable_reasoning():
 def test_responses_output_items():
     assert output_item({"type": "message", "id": "m", "content": [
         {"type": "output_text", "text": "a"}, {"type": "refusal", "refusal": "no"}, {"type": "output_text", "text": "b"}
-    ]}) == Message("assistant", "ab", id="m")
+    ]}) == Message("assistant", "anob", id="m")  # every part in order, as the deltas streamed them
     assert output_item({"type": "message", "id": "m", "content": [{"type": "refusal", "refusal": "no"}]}) == \
         Message("assistant", "no", id="m")  # a refusal alone is the answer (the stop reason marks it)
     assert output_item({"type": "reasoning", "id": "r", "summary": [{"text": "one"}, {"text": "two"}],
