@@ -9,7 +9,8 @@ from tests.fake_server import Reply, ToolCall
 from tests.tui.conftest import SIZE
 from tests.tui.helpers import type_text, wait_idle, wait_until
 
-BURSTS = 'for b in 1 2 3; do seq -f "burst$b-line-%06g-xxxxxxxx" 1 1500; sleep 0.3; done'
+# The pauses leave the live view time to be read while the command runs, also on a loaded machine.
+BURSTS = 'for b in 1 2 3; do seq -f "burst$b-line-%06g-xxxxxxxx" 1 1500; sleep 1.5; done'
 LINE = re.compile(r"^burst([123])-line-(\d{6})-xxxxxxxx$")
 
 
@@ -28,7 +29,7 @@ async def test_a_finished_cell_shows_the_result_not_the_live_leftovers(make_app,
     async def body(app, pilot):
         await wait_until(pilot, lambda: app.transcript.query(ToolCell), what="the cell")
         cell = app.transcript.query_one(ToolCell)
-        await wait_until(pilot, lambda: "burst2" in "".join(cell.live), what="live output")
+        await wait_until(pilot, lambda: "burst2" in "".join(cell.live), timeout=30, what="live output")
         seen_live.append("".join(cell.live))
         await wait_idle(pilot, timeout=30)
         preview = [line.strip() for line in str(cell.render()).splitlines()[1:]]
