@@ -66,6 +66,15 @@ def spawn(client, server, cwd, *args: str, env: dict | None = None):
                                env=env or agent_env(server), cwd=str(cwd))
 
 
+async def pid_written(pid_file, within: float = 10.0) -> int:
+    """The pid a command wrote to ``pid_file`` (``echo $$ > file``), once it is there."""
+    for _ in range(int(within / 0.05)):
+        if pid_file.exists() and pid_file.read_text().strip():
+            return int(pid_file.read_text())
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no pid in {pid_file} within {within} s")
+
+
 async def started(conn, cwd) -> str:
     reply = await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=ClientCapabilities(),
                                   client_info=Implementation(name="test-editor", version="1"))
@@ -137,11 +146,7 @@ async def test_cancel_stops_the_running_command(server, tmp_path):
     async with spawn(client, server, tmp_path, "-a", "never", "-s", "danger-full-access") as (conn, _):
         session_id = await started(conn, tmp_path)
         prompt = asyncio.ensure_future(conn.prompt(session_id=session_id, prompt=[text_block("wait")]))
-        for _ in range(200):
-            if pid_file.exists() and pid_file.read_text().strip():
-                break
-            await asyncio.sleep(0.05)
-        pid = int(pid_file.read_text())
+        pid = await pid_written(pid_file)
         assert alive(pid)
         await conn.cancel(session_id=session_id)
         reply = await asyncio.wait_for(prompt, 30)
@@ -253,11 +258,7 @@ async def test_a_client_that_disappears_ends_the_agent_and_its_commands(server, 
     async with spawn(client, server, tmp_path, "-a", "never", "-s", "danger-full-access") as (conn, process):
         session_id = await started(conn, tmp_path)
         prompt = asyncio.ensure_future(conn.prompt(session_id=session_id, prompt=[text_block("wait")]))
-        for _ in range(200):
-            if pid_file.exists() and pid_file.read_text().strip():
-                break
-            await asyncio.sleep(0.05)
-        command_pid = int(pid_file.read_text())
+        command_pid = await pid_written(pid_file)
         process.stdin.close()  # the editor went away
         assert await asyncio.wait_for(process.wait(), 20) is not None
         prompt.cancel()

@@ -19,6 +19,7 @@ from agent_cli.session.resume import restore_session
 from tests import session_helpers
 from tests.fake_server import FakeModelServer, Reply, ToolCall
 from tests.session_helpers import collect_events
+from tests.window_job import conversation, texts
 
 # Auto-compaction starts at 85% of 95% of it (14,535 tokens): two ~4,000-token files fit beside
 # the fixed prompt (~4,000), a third crosses the threshold, and the summarizing request (the
@@ -31,22 +32,6 @@ MODELS = {"openai-chat": "test-model", "anthropic": "claude-test", "openai": "te
 
 
 # --- helpers ------------------------------------------------------------------------------------
-
-
-def conversation(rec) -> list:
-    body = rec.body
-    return body["input"] if rec.protocol == "responses" else body["messages"]
-
-
-def texts(message) -> str:
-    """Every piece of text in one wire message, whatever the protocol."""
-    if isinstance(message, str):
-        return message
-    if isinstance(message, list):
-        return "\n".join(texts(part) for part in message)
-    if isinstance(message, dict):
-        return "\n".join(texts(message[key]) for key in ("content", "text", "output") if key in message)
-    return ""
 
 
 def request_text(rec) -> str:
