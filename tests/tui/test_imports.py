@@ -6,6 +6,7 @@ import ast
 import subprocess
 import sys
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 
 from tests.conftest import REPO
@@ -71,33 +72,59 @@ def module_name(path: Path) -> str:
 MODULES = {module_name(path): path for path in (REPO / "agent_cli").rglob("*.py")}
 
 
+@dataclass(frozen=True)
+class Import:
+    """One import of an agent_cli module, where it is written."""
+
+    importer: str
+    module: str
+    line: int
+    local: bool  # inside a function: runs when the function is first called
+    typing: bool  # under ``if TYPE_CHECKING``: only for hints
+
+
+def package_of(name: str) -> str:
+    return name if MODULES[name].name == "__init__.py" else name.rpartition(".")[0]
+
+
+def project_imports(name: str) -> list[Import]:
+    """Every import of an agent_cli module in ``name``'s file: at module level, in classes, inside
+    functions and under ``if TYPE_CHECKING``."""
+    package = package_of(name)
+    found: list[Import] = []
+
+    def targets(node: ast.Import | ast.ImportFrom) -> set[str]:
+        if isinstance(node, ast.Import):
+            return {alias.name for alias in node.names}
+        base = node.module or ""
+        if node.level:  # relative: from the package, one level up per extra dot
+            parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+            base = ".".join([*parent, base] if base else parent)
+        submodules = {f"{base}.{alias.name}" for alias in node.names} & MODULES.keys()
+        return submodules or {base}  # `from pkg import submodule` imports the submodule
+
+    def visit(nodes, local: bool, typing: bool) -> None:
+        for node in nodes:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                found.extend(Import(name, module, node.lineno, local, typing)
+                             for module in sorted(targets(node)) if module in MODULES and module != name)
+            elif isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                visit(node.body, local, True)
+                visit(node.orelse, local, typing)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                visit(ast.iter_child_nodes(node), True, typing)
+            elif isinstance(node, ast.AST):
+                visit(ast.iter_child_nodes(node), local, typing)
+
+    visit(ast.parse(MODULES[name].read_text(encoding="utf-8")).body, False, False)
+    return found
+
+
 def imported_modules(name: str, *, top_level: bool = False, typing: bool = True) -> set[str]:
     """agent_cli modules ``name`` imports: anywhere, or only at module level (``top_level``),
     with or without those under ``if TYPE_CHECKING``."""
-    path = MODULES[name]
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found: set[str] = set()
-
-    def visit(nodes) -> None:
-        for node in nodes:
-            if isinstance(node, ast.Import):
-                found.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:  # relative: from the package, one level up per extra dot
-                    parent = package.split(".")[: len(package.split(".")) - node.level + 1]
-                    base = ".".join([*parent, base] if base else parent)
-                submodules = {f"{base}.{alias.name}" for alias in node.names} & MODULES.keys()
-                found.update(submodules or {base})  # `from pkg import submodule` imports the submodule
-            elif not typing and isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-                continue
-            elif top_level and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                continue
-            elif isinstance(node, ast.AST):
-                visit(ast.iter_child_nodes(node))
-
-    visit(ast.parse(path.read_text(encoding="utf-8")).body)
-    return {module for module in found if module in MODULES and module != name}
+    return {found.module for found in project_imports(name)
+            if not (top_level and found.local) and (typing or not found.typing)}
 
 
 def test_the_session_core_never_imports_commands_or_front_ends():
@@ -114,24 +141,121 @@ def test_nothing_imports_cli_but_the_entry_point():
     assert importers == ["agent_cli.__main__"]
 
 
-def test_no_import_cycles():
-    """Also through imports made only for type hints below session/ and commands/ (tools/base.py,
-    sandbox.py and common.py once imported each other that way); session/ and commands/ may name
-    their own classes (Session, CommandTable) in hints."""
-    def edges(name: str) -> set[str]:
-        typing = not name.startswith(("agent_cli.session", "agent_cli.commands"))
-        return imported_modules(name, top_level=True, typing=typing)
+# --- the import graph: every import counts, wherever it is written
 
-    graph = {name: edges(name) for name in MODULES}
-    cycles = []
-    for start in graph:  # a cycle exists when a module can reach itself
-        seen, todo = set(), list(graph[start])
+# Third-party packages slow or optional enough that the agent_cli modules built on them (the Textual
+# app, the ACP server...) are imported inside the function that needs them. Nothing else is.
+HEAVY = ("textual", "rich", "acp", "mcp", "openai", "anthropic", "PIL", "markitdown", "tiktoken")
+
+
+def loads_heavy_package(name: str) -> bool:
+    """Whether ``name`` imports one of HEAVY at module level."""
+    for node in ast.parse(MODULES[name].read_text(encoding="utf-8")).body:
+        modules = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                   else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+        if any(module.split(".")[0] in HEAVY for module in modules):
+            return True
+    return False
+
+
+def dependency_edges(found: Import) -> bool:
+    """Whether an import is an edge of the graph: all are, but a hint naming a class of a module of
+    the same package (session/turn.py naming Session) under ``if TYPE_CHECKING``."""
+    return not (found.typing and package_of(found.module) == package_of(found.importer))
+
+
+def module_graph() -> dict[str, set[str]]:
+    return {name: {found.module for found in project_imports(name) if dependency_edges(found)} for name in MODULES}
+
+
+def top_package(name: str) -> str:
+    return ".".join(name.split(".")[:2])  # agent_cli.session.turn -> agent_cli.session
+
+
+def cycles(graph: dict[str, set[str]]) -> list[tuple[list[str], list[str]]]:
+    """Per group of nodes that reach each other (Tarjan's strongly connected components): the group
+    and one cycle through it (``a -> b -> ... -> a``, the shortest way round from its first node)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[list[str]] = []
+
+    def connect(node: str) -> None:  # recursive: the graph is a few hundred modules deep at most
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(graph[node]):
+            if other not in index:
+                connect(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                other = stack.pop()
+                group.append(other)
+                if other == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            connect(node)
+    found = []
+    for group in groups:  # breadth first inside the group: the shortest path back to its start
+        start, paths = group[0], {group[0]: [group[0]]}
+        todo = [group[0]]
         while todo:
-            module = todo.pop()
-            if module == start:
-                cycles.append(start)
+            node = todo.pop(0)
+            nxt = sorted(m for m in graph[node] if m in group)
+            if start in nxt:
+                found.append(([*paths[node], start], group))
                 break
-            if module not in seen:
-                seen.add(module)
-                todo.extend(graph[module])
-    assert cycles == []
+            for other in nxt:
+                if other not in paths:
+                    paths[other] = [*paths[node], other]
+                    todo.append(other)
+    return found
+
+
+def test_no_function_local_imports_of_the_project():
+    """agent_cli modules are imported at the top, where the dependency shows; inside a function only
+    a module that itself loads a heavy or optional package (HEAVY) at its top."""
+    offenders = [f"{MODULES[found.importer].relative_to(REPO)}:{found.line} imports {found.module}"
+                 for name in sorted(MODULES) for found in project_imports(name)
+                 if found.local and not loads_heavy_package(found.module)]
+    assert not offenders, f"{len(offenders)} function-local imports of agent_cli modules:\n" + "\n".join(offenders)
+
+
+def test_no_import_cycles_between_modules():
+    """Counted on every import, function-local and TYPE_CHECKING ones included."""
+    found = cycles(module_graph())
+    assert not found, "import cycles between modules:\n" + "\n".join(map(describe, found))
+
+
+def describe(found: tuple[list[str], list[str]]) -> str:
+    cycle, group = found
+    text = " -> ".join(cycle)
+    return text if len(group) == len(cycle) - 1 else f"{text}\n    (one cycle of {len(group)} that reach each other: {', '.join(group)})"
+
+
+def test_no_import_cycles_between_packages():
+    """agent_cli.X as one node: config, session, tools... each sits above or below another, never both."""
+    graph: dict[str, set[str]] = {}
+    why: dict[tuple[str, str], str] = {}  # one module import behind each package edge
+    for name, imported in module_graph().items():
+        graph.setdefault(top_package(name), set())
+        for module in sorted(imported):
+            if top_package(module) != top_package(name):
+                graph[top_package(name)].add(top_package(module))
+                why.setdefault((top_package(name), top_package(module)), f"{name} imports {module}")
+    found = cycles(graph)
+    assert not found, "import cycles between packages:\n" + "\n".join(
+        describe((cycle, group)) + "\n    " + "\n    ".join(why[pair] for pair in zip(cycle, cycle[1:]))
+        for cycle, group in found)
+
+
+def test_the_cycle_finder_names_a_cycle_and_passes_a_tree():
+    assert cycles({"a": {"b"}, "b": {"c", "a"}, "c": {"a", "d"}, "d": set()}) == [(["a", "b", "a"], ["a", "b", "c"])]
+    assert cycles({"a": {"b", "c"}, "b": {"c"}, "c": set()}) == []
