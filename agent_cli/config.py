@@ -298,7 +298,7 @@ def _permissions(table: Any, origin: str) -> None:
 
 
 def _hooks(table: Any, origin: str) -> None:
-    from agent_cli.session.hook_config import parse_hooks
+    from agent_cli.hooks.spec import parse_hooks
 
     parse_hooks(table, origin)
 

@@ -30,10 +30,12 @@ from agent_cli.commands.errors import InputError
 from agent_cli.commands.text import Template
 from agent_cli.context.project_doc import find_git_root
 from agent_cli.context.truncate import TruncationPolicy, truncate_text
-from agent_cli.files import Detected, FileReadError, Reading, ReadLimits, read_view, sniff, special_kind
-from agent_cli.files.detect import IMAGE, TEXT
+from agent_cli.files.detect import IMAGE, TEXT, Detected
 from agent_cli.files.images import is_image_file
+from agent_cli.files.limits import ReadLimits
+from agent_cli.files.reading import read_view, sniff, special_kind
 from agent_cli.files.text import sniff_encoding
+from agent_cli.files.view import FileReadError, Reading
 from agent_cli.tools.daemon_thread import in_thread
 
 MAX_LISTING_ENTRIES = 200

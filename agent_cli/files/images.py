@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from agent_cli.files.detect import IMAGE, detect
 from agent_cli.items import Image, Item, Message, ToolOutput
 
 MAX_SIDE = 2048
@@ -54,8 +55,6 @@ class PreparedImage:
 def looks_like_image(path: Path, head: bytes) -> bool:
     """True when a file's name or first bytes say it is an image (files/detect.py decides, so a
     text file that merely starts with "BM" stays text)."""
-    from agent_cli.files.detect import IMAGE, detect
-
     return detect(path, head).kind == IMAGE
 
 

@@ -42,3 +42,12 @@ class FileView:
 
     def render(self) -> str:
         return "\n".join([self.body, *(f"[{note}]" for note in self.notes)]) if self.notes else self.body
+
+
+def human_size(size: int) -> str:
+    """``812 bytes``, ``3.4 KiB``: sizes as the model reads them (display.py has the ones for people)."""
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
+        size /= 1024  # type: ignore[assignment]
+    return f"{size} bytes"

@@ -15,10 +15,11 @@ from collections.abc import Callable
 from typing import Any
 
 from agent_cli.context.truncate import truncate_text
+from agent_cli.files.view import human_size
 from agent_cli.paths import open_private
 from agent_cli.tools.base import ToolContext
 from agent_cli.tools.capture import new_spill_path
-from agent_cli.tools.common import human_size, output_policy
+from agent_cli.tools.common import output_policy
 
 EMPTY_RESULT = "(the tool returned no content)"
 

@@ -87,3 +87,8 @@ class MemorySearchTool(Tool):
         if not found:
             return ToolResult("No memories match.")
         return ToolResult("\n".join(f"[{item.memory.ref}] {as_model_text(item.memory.text)}" for item in found))
+
+
+def memory_tools() -> list[Tool]:
+    """The two tools a session with memory adds to tools/'s own."""
+    return [MemorySaveTool(), MemorySearchTool()]

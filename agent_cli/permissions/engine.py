@@ -15,14 +15,11 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_cli.permissions.rules import Rule, Target
-from agent_cli.permissions.sources import LoadedRules, load_rules
+from agent_cli.permissions.sources import LoadedRules, Settings, load_rules
 from agent_cli.permissions.targets import call_targets
-
-if TYPE_CHECKING:
-    from agent_cli.config import Config
 
 RECENT = 10  # decisions /permissions shows
 
@@ -56,11 +53,11 @@ class Permissions:
     recent: deque = field(default_factory=lambda: deque(maxlen=RECENT))  # (tool, summary, Verdict)
 
     @classmethod
-    def from_config(cls, config: Config, trusted: bool = False) -> Permissions:
+    def from_config(cls, config: Settings, trusted: bool = False) -> Permissions:
         loaded: LoadedRules = load_rules(config)
         return cls(loaded.rules, config.cwd, trusted, loaded.warnings, loaded.files)
 
-    def reload(self, config: Config) -> None:
+    def reload(self, config: Settings) -> None:
         loaded = load_rules(config)
         self.rules, self.warnings, self.files = loaded.rules, loaded.warnings, loaded.files
 

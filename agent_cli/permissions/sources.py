@@ -14,18 +14,39 @@ Claude Code's JSON shape and our TOML table are the same: ``{allow, ask, deny}``
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from agent_cli.context.project_doc import find_git_root
 from agent_cli.permissions.rules import KINDS, Rule, RuleError, parse_rule
 
-if TYPE_CHECKING:
-    from agent_cli.config import Config
-
 CLAUDE_SETTINGS = (".claude", "settings.json")
 CLAUDE_LOCAL_SETTINGS = (".claude", "settings.local.json")
+
+
+class SettingsLayer(Protocol):
+    """One table of the merged settings and where it came from (config.py's ConfigLayer)."""
+
+    @property
+    def kind(self) -> str: ...  # user | project | override | flags
+    @property
+    def origin(self) -> str: ...
+    @property
+    def path(self) -> Path | None: ...
+    @property
+    def table(self) -> dict[str, Any]: ...
+
+
+class Settings(Protocol):
+    """What the rules are read from: a Config. Named here because config.py imports this package
+    (to check a ``[permissions]`` table), so this package cannot import config.py back."""
+
+    @property
+    def cwd(self) -> Path: ...
+    @property
+    def layers(self) -> Sequence[SettingsLayer]: ...
 
 
 @dataclass
@@ -83,7 +104,7 @@ def _add(loaded: LoadedRules, table: Any, source: str, base: Path, rank: int, re
                 loaded.warnings.append(f"{source}: {exc}; ignored")
 
 
-def load_rules(config: Config) -> LoadedRules:
+def load_rules(config: Settings) -> LoadedRules:
     """Every rule in force for ``config``'s folder, in source order."""
     cwd, root = config.cwd, project_root(config.cwd)
     loaded = LoadedRules()

@@ -6,7 +6,7 @@ else's code: an entry we cannot run (an event or hook type we do not have, an un
 matcher) is skipped with one warning and the rest of the plugin still works.
 ``${CLAUDE_PLUGIN_ROOT}`` and ``${AGENT_PLUGIN_ROOT}`` are expanded in commands and exported to
 the hook, with ``CLAUDE_PROJECT_DIR``; the hooks see Claude's tool vocabulary
-(:mod:`agent_cli.plugins.hook_vocabulary`).
+(:mod:`agent_cli.hooks.vocabulary`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agent_cli.session.hook_config import DEFAULT_TIMEOUT, HOOK_EVENTS, HookSpec
+from agent_cli.hooks.spec import DEFAULT_TIMEOUT, HOOK_EVENTS, HookSpec
 
 ROOT_VARIABLES = ("CLAUDE_PLUGIN_ROOT", "AGENT_PLUGIN_ROOT")
 GROUP_KEYS = frozenset({"matcher", "hooks"})

@@ -29,6 +29,7 @@ from agent_cli.context.prompts import prompt_library
 from agent_cli.context.skills import skill_injections
 from agent_cli.context.tokens import TokenCounter, auto_compact_limit, effective_window, tool_output_limit
 from agent_cli.items import Image, Item, user
+from agent_cli.memory.tools import memory_tools
 from agent_cli.models.base import ModelClient, ToolSpec, Usage
 from agent_cli.session.approvals import Approvals, env_scrubber
 from agent_cli.session.checkpointing import TurnCheckpoints
@@ -126,7 +127,7 @@ class Session:
         self._client = client
         self._retired_clients: list[ModelClient] = []  # replaced by set_model(); closed with the session
         self._chat_quirks: dict[tuple[str, str], ChatQuirks] = {}  # (server, model): what it rejected
-        from agent_cli.plugins.loader import load_plugins_for  # here: plugins build on session.hook_config
+        from agent_cli.plugins.loader import load_plugins_for
 
         self.plugins = load_plugins_for(config, repository=self.trust.trusted)  # commands, skills, hooks, agents...
         self._load_warnings_taken = False
@@ -136,7 +137,7 @@ class Session:
         if tools is None:
             from agent_cli.agents.task_tool import subagent_tools  # agents/ runs child Sessions: import late
 
-            tools = default_tools(memory=config.memory) + subagent_tools(self, self.plugins.agent_sources())
+            tools = default_tools() + (memory_tools() if config.memory else []) + subagent_tools(self, self.plugins.agent_sources())
             tools += self._search_api_tool(interactive)
         self._tools = ToolRegistry(tools)
         self._door_open = default_set  # the lean profile adds tool_search / tool_call when it applies

@@ -16,14 +16,10 @@ from agent_cli.tools.web_fetch import WebFetchTool
 __all__ = ["READ_ONLY_TOOL_NAMES", "default_tools"]
 
 
-def default_tools(memory: bool = True) -> list[Tool]:
-    """One instance of each built-in tool, in the order the model sees them."""
-    tools: list[Tool] = [
+def default_tools() -> list[Tool]:
+    """One instance of each built-in tool, in the order the model sees them (the memory tools,
+    built on these, are memory/tools.py's)."""
+    return [
         ShellTool(), ReadFileTool(), GrepTool(), ListDirTool(), ApplyPatchTool(), UpdatePlanTool(),
         ShellOutputTool(), ShellKillTool(), WebFetchTool(),
     ]
-    if memory:
-        from agent_cli.memory.tools import MemorySaveTool, MemorySearchTool
-
-        tools += [MemorySaveTool(), MemorySearchTool()]
-    return tools

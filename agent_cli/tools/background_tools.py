@@ -14,8 +14,8 @@ from agent_cli.models.base import ToolSpec
 from agent_cli.tools.background import BackgroundProcess, BackgroundProcesses
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.capture import OutputCapture, new_spill_path
+from agent_cli.tools.captured_text import format_captured
 from agent_cli.tools.common import output_policy, str_arg
-from agent_cli.tools.shell import format_captured
 
 FIRST_OUTPUT_WAIT_S = 1.0  # the start returns what the command printed within this
 READ_CHUNK = 256 * 1024

@@ -58,12 +58,3 @@ def str_arg(args: dict[str, Any], name: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ToolError(f"{name} must be a non-empty string")
     return value
-
-
-def human_size(size: int) -> str:
-    for unit in ("bytes", "KiB", "MiB", "GiB"):
-        if size < 1024 or unit == "GiB":
-            return f"{size} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
-        size /= 1024  # type: ignore[assignment]
-    return f"{size} bytes"
-

@@ -20,9 +20,9 @@ from typing import Any
 
 from agent_cli.context.truncate import truncate_text
 from agent_cli.models.base import ToolSpec
-from agent_cli.tools.daemon_thread import in_thread
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.common import display_path, int_arg, output_policy, relative_arg, str_arg
+from agent_cli.tools.daemon_thread import in_thread
 from agent_cli.tools.ignore import IgnoreRules, walk_files
 
 DEFAULT_LIMIT = 100

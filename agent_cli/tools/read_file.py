@@ -6,11 +6,16 @@ import asyncio
 from typing import Any
 
 from agent_cli.context.truncate import truncate_text
+from agent_cli.files.detect import IMAGE, TEXT
+from agent_cli.files.reading import read_view, sniff, special_kind
+from agent_cli.files.text import text_view
+from agent_cli.files.view import FileReadError, Reading
 from agent_cli.models.base import ToolSpec
-from agent_cli.tools.daemon_thread import in_thread
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.common import int_arg, output_policy, str_arg
+from agent_cli.tools.daemon_thread import in_thread
 from agent_cli.tools.failures import check_path_text
+from agent_cli.tools.image_result import read_image_file
 
 OPEN_TIMEOUT_S = 10.0
 MAX_LINE = 1 << 40  # offset and limit above this are clamped (and the output says so)
@@ -42,12 +47,6 @@ class ReadFileTool(Tool):
     read_only = True
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        # The file processors load with the first read, not with the tool list.
-        from agent_cli.files import FileReadError, Reading, read_view, sniff, special_kind
-        from agent_cli.files.detect import IMAGE, TEXT
-        from agent_cli.files.text import text_view
-        from agent_cli.tools.image_result import read_image_file
-
         raw = str_arg(args, "path")
         check_path_text(raw)
         path = ctx.resolve(raw)

@@ -17,19 +17,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agent_cli.context.truncate import truncate_head_tail, truncate_middle
 from agent_cli.events import ToolOutputDelta
 from agent_cli.events import Warning as WarningEvent
 from agent_cli.models.base import ToolSpec
+from agent_cli.tools.background_tools import start_in_background
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
-from agent_cli.tools.capture import (
-    CapturedOutput,
-    OutputCapture,
-    decode_head,
-    decode_tail,
-    new_spill_path,
-    save_complete_output,
-)
+from agent_cli.tools.capture import CapturedOutput, OutputCapture, decode_tail, new_spill_path
+from agent_cli.tools.captured_text import format_captured
 from agent_cli.tools.common import int_arg, output_policy, str_arg
 from agent_cli.tools.process import run_process
 from agent_cli.tools.sandbox import ESCALATION_PARAMETERS, command_argv, confine
@@ -148,8 +142,6 @@ class ShellTool(Tool):
         timeout_ms = int_arg(args, "timeout_ms", ctx.shell_timeout_ms, maximum=MAX_TIMEOUT_MS, notes=notes)
         snapshot = await self._snapshot(ctx)
         if args.get("run_in_background"):
-            from agent_cli.tools.background_tools import start_in_background  # it imports this module
-
             if ctx.sandbox is not None and ctx.sandbox.confines and ctx.background is not None:
                 ctx.background.release_on_close(hold(ctx.sandbox.workspace_roots))  # missing .git etc. stay read-only
             with command_source(command, ctx) as source:
@@ -199,32 +191,3 @@ class ShellTool(Tool):
 def format_output(ctx: ToolContext, captured: CapturedOutput, exit_code: int, duration: float, note: str = "") -> str:
     """``Exit code``, ``Wall time``, [``Total output lines``, spill file], ``Output:`` and the body."""
     return format_captured(ctx, captured, [f"Exit code: {exit_code}", f"Wall time: {duration:.1f} seconds"], note)
-
-
-def format_captured(ctx: ToolContext, captured: CapturedOutput, header: list[str], note: str = "") -> str:
-    """``header``, [``Total output lines``, spill file], ``Output:`` and the body within the budget."""
-    policy = output_policy(ctx)
-    if captured.complete:
-        full = captured.text()
-        if policy.fits(full):
-            return "\n".join([*header, "Output:"]) + "\n" + note + full
-        body = truncate_middle(full, policy)
-        captured = save_complete_output(captured, new_spill_path(ctx.data_dir, ctx.call_id))
-    else:
-        body = truncate_head_tail(
-            decode_head(captured.head),
-            decode_tail(captured.tail),
-            total_bytes=captured.total_bytes,
-            total_chars=captured.total_chars,
-            policy=policy,
-        )
-    header = [*header, f"Total output lines: {captured.total_lines}"]
-    if captured.spill_path is not None:
-        header.append(
-            f"Full output ({captured.total_bytes} bytes) saved to {captured.spill_path}; "
-            "page it with read_file offset/limit"
-        )
-    elif captured.spill_error:
-        header.append(f"Full output could not be saved: {captured.spill_error}")
-    header.append("Output:")
-    return "\n".join(header) + "\n" + note + body

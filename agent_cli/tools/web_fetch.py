@@ -21,11 +21,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from agent_cli.files.reading import read_view, sniff
+from agent_cli.files.view import FileReadError, Reading
 from agent_cli.models.base import ToolSpec
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.capture import OutputCapture, new_spill_path
+from agent_cli.tools.captured_text import format_captured
 from agent_cli.tools.common import output_policy, str_arg
-from agent_cli.tools.shell import format_captured
 
 MAX_REDIRECTS = 5
 MAX_BYTES = 10 * 1024 * 1024
@@ -176,8 +178,6 @@ def html_to_markdown(html: str) -> str:
 
 def through_processors(fetched: Fetched, ctx: ToolContext) -> str:
     """JSON, CSV, PDF, archives...: saved to a file and shown by the same processors as read_file."""
-    from agent_cli.files import FileReadError, Reading, read_view, sniff
-
     suffix = mimetypes.guess_extension(fetched.content_type) or Path(urlsplit(fetched.url).path).suffix or ".bin"
     folder = ctx.data_dir / "web-fetch"
     folder.mkdir(parents=True, exist_ok=True)

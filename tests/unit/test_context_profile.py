@@ -10,6 +10,7 @@ from agent_cli.context.profile import LEAN_TOOLS, behind_search, is_lean, lean_s
 from agent_cli.context.prompts import prompt_library
 from agent_cli.context.tokens import tool_output_limit
 from agent_cli.items import ToolCall, ToolOutput, assistant, user
+from agent_cli.memory.tools import memory_tools
 from agent_cli.session.compaction_plan import shorten_newest_outputs
 from agent_cli.tools import default_tools
 
@@ -28,7 +29,7 @@ def test_which_tools_are_offered_behind_the_pair_or_left_out():
 
 def test_lean_specs_are_terse_and_keep_only_their_parameters():
     library = prompt_library()
-    for tool in default_tools():
+    for tool in default_tools() + memory_tools():
         if tool.name not in LEAN_TOOLS:
             continue
         spec = lean_spec(tool.spec, library)

@@ -10,7 +10,7 @@ import pytest
 
 from agent_cli import events as ev
 from agent_cli.config import ConfigError, load_config
-from agent_cli.session.hook_config import HookConfigError, HookSpec, parse_hooks
+from agent_cli.hooks.spec import HookConfigError, HookSpec, parse_hooks
 from agent_cli.session.hooks import run_hooks
 from agent_cli.session.session import Session
 from tests.processes import gone

@@ -128,9 +128,10 @@ def test_mode_change_is_a_developer_fragment(home):
 def tool_spec_tokens(repo: Path, home: Path) -> tuple[int, int]:
     from agent_cli.agents.discovery import load_agents
     from agent_cli.agents.task_tool import task_spec
+    from agent_cli.memory.tools import memory_tools
     from agent_cli.tools import default_tools
 
-    specs = [tool.spec for tool in default_tools()] + [task_spec(load_agents(repo, home))]
+    specs = [tool.spec for tool in default_tools() + memory_tools()] + [task_spec(load_agents(repo, home))]
     payload = [{"type": "function", "name": s.name, "description": s.description, "parameters": s.parameters} for s in specs]
     return len(specs), approx_tokens(json.dumps(payload))
 
