@@ -7,8 +7,16 @@ import os
 import sys
 
 from agent_cli import __version__
+from agent_cli.acp.main import run_acp
+from agent_cli.headless import sessions_cmd
 from agent_cli.headless.common import add_session_options, check_api_key_or_exit, load_config_or_exit
+from agent_cli.headless.exec import exit_now, run_exec
 from agent_cli.headless.exec_options import add_exec_options
+from agent_cli.headless.mcp_cmd import run_mcp
+from agent_cli.headless.memory_cmd import run_memory
+from agent_cli.headless.plugin_cmd import run_plugin
+from agent_cli.headless.sessions_cmd import add_resume_arguments
+from agent_cli.headless.undo_cmd import run_undo
 
 BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
 
@@ -22,8 +30,6 @@ def build_exec_parser(resume: bool = False) -> argparse.ArgumentParser:
     add_session_options(parser)
     add_exec_options(parser)
     if resume:  # agent exec resume [--last | ID] [PROMPT]
-        from agent_cli.headless.sessions_cmd import add_resume_arguments
-
         parser.prog = "agent exec resume"
         add_resume_arguments(parser)
         parser.set_defaults(resume=True)
@@ -82,32 +88,18 @@ def main(argv: list[str] | None = None) -> int:
 
 def dispatch(argv: list[str]) -> int:
     if argv[:2] == ["exec", "undo"]:
-        from agent_cli.headless.undo_cmd import run_undo
-
         return run_undo(argv[2:])
     if argv and argv[0] == "exec":
-        from agent_cli.headless.exec import exit_now, run_exec
-
         exit_now(run_exec(parse_exec_args(argv[1:])))
     if argv and argv[0] == "plugin":
-        from agent_cli.headless.plugin_cmd import run_plugin
-
         return run_plugin(argv[1:])
     if argv and argv[0] in ("sessions", "resume"):
-        from agent_cli.headless import sessions_cmd
-
         return sessions_cmd.run_sessions(argv[1:]) if argv[0] == "sessions" else sessions_cmd.run_resume(argv[1:])
     if argv and (argv[0] == "acp" or "--acp" in argv):
-        from agent_cli.acp.main import run_acp
-
         return run_acp(argv[1:] if argv[0] == "acp" else [word for word in argv if word != "--acp"])
     if argv and argv[0] == "mcp":
-        from agent_cli.headless.mcp_cmd import run_mcp
-
         return run_mcp(argv[1:])
     if argv and argv[0] == "memory":
-        from agent_cli.headless.memory_cmd import run_memory
-
         return run_memory(argv[1:])
     args = build_tui_parser().parse_args(argv)
     config = load_config_or_exit(args)

@@ -13,6 +13,8 @@ from agent_cli.checkpoints.gitcmd import CheckpointError
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation
 from agent_cli.session.checkpointing import PromptEntry
+from agent_cli.session.forking import fork_session
+from agent_cli.session.rollout import RolloutError
 
 MODES = ("both", "conversation", "code")
 YES = "--yes"
@@ -125,8 +127,6 @@ async def rewind_command(inv: Invocation) -> None:
 
 
 async def fork_command(inv: Invocation) -> None:
-    from agent_cli.session.forking import fork_session
-
     session = inv.session
     entries = session.checkpoints.prompts()
     length = None
@@ -136,7 +136,6 @@ async def fork_command(inv: Invocation) -> None:
         length = entries[int(inv.args) - 1].index
     if not len(session.history):
         raise InputError("/fork: nothing to fork yet")
-    from agent_cli.session.rollout import RolloutError
 
     try:
         path = fork_session(session, length)

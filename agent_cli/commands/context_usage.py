@@ -9,6 +9,8 @@ from agent_cli import events as ev
 from agent_cli.context.fragments import AGENTS_MD, ENVIRONMENT_CONTEXT, MEMORIES, SKILL_BODY, SKILLS_LIST
 from agent_cli.context.tokens import images_tokens
 from agent_cli.items import Item, Message, ToolOutput
+from agent_cli.mcp.names import is_mcp_name
+from agent_cli.mcp.toolset import spec_tokens
 
 if TYPE_CHECKING:
     from agent_cli.session.session import Session
@@ -46,9 +48,6 @@ def context_usage(session: Session) -> ev.ContextUsage:
         specs = [*specs, *session.mcp.pending_specs(counter.text_tokens)]
     totals["tool schemas"] = counter.prompt_overhead(instructions, specs) - totals["system prompt"]
     if session.mcp is not None:  # shown apart: what the MCP servers' tools cost (mcp_search + mcp_call in search mode)
-        from agent_cli.mcp.names import is_mcp_name
-        from agent_cli.mcp.toolset import spec_tokens
-
         totals["MCP tools"] = spec_tokens(counter.text_tokens, [spec for spec in specs if is_mcp_name(spec.name)])
         totals["tool schemas"] -= totals["MCP tools"]
     items = session.history.items

@@ -15,6 +15,8 @@ from agent_cli.commands.tables import table
 from agent_cli.context.skills import load_skills, skill_roots
 from agent_cli.display import home_relative
 from agent_cli.models.registry import provider_location
+from agent_cli.tools.sandbox import detect_mechanism
+from agent_cli.tools.sandbox_report import unenforced
 
 EXPANSION_HELP = (
     ("@path", "attach a file (numbered, size-capped) or a folder's listing; quote paths with spaces: @\"a b.txt\""),
@@ -118,15 +120,11 @@ def memory_status(session) -> str:
 
 def sandbox_mechanism() -> str:
     """What enforces the sandbox here."""
-    from agent_cli.tools.sandbox import detect_mechanism
-
     return f"; enforced by {detect_mechanism().detail}"
 
 
 def sandbox_limits(network_access: bool) -> list[str]:
     """What the running kernel cannot enforce (sandbox_report.py)."""
-    from agent_cli.tools.sandbox_report import unenforced
-
     return unenforced(network_access)
 
 

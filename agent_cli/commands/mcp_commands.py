@@ -8,10 +8,18 @@ from agent_cli import events as ev
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation, attachment_budget, run_model_turn
 from agent_cli.commands.tables import table
+from agent_cli.mcp.connection import McpCallError
+from agent_cli.mcp.prompts import (
+    McpPrompt,
+    PromptUsageError,
+    parse_arguments,
+    prompt_commands,
+    prompt_text,
+    resource_block,
+)
 
 if TYPE_CHECKING:
     from agent_cli.commands.expand import ReadResource
-    from agent_cli.mcp.prompts import McpPrompt
     from agent_cli.session.session import Session
 
 NO_SERVERS = (
@@ -27,7 +35,6 @@ def count(number: int, noun: str) -> str:
 def mcp_prompts(session: Session) -> list[McpPrompt]:
     if session.mcp is None:
         return []
-    from agent_cli.mcp.prompts import prompt_commands
 
     return prompt_commands(session.mcp.manager)
 
@@ -75,9 +82,6 @@ async def mcp_command(inv: Invocation) -> None:
 
 async def run_mcp_prompt(inv: Invocation, prompt: McpPrompt) -> None:
     """The prompt's messages, with its arguments, become the user's turn."""
-    from agent_cli.mcp.connection import McpCallError
-    from agent_cli.mcp.prompts import PromptUsageError, parse_arguments, prompt_text
-
     session = inv.session
     try:
         arguments = parse_arguments(prompt, inv.args)
@@ -94,8 +98,6 @@ def resource_reader(session: Session) -> ReadResource | None:
     """What expands ``@server:uri`` in a prompt; None without MCP servers."""
     if session.mcp is None:
         return None
-    from agent_cli.mcp.connection import McpCallError
-    from agent_cli.mcp.prompts import resource_block
 
     manager = session.mcp.manager
 

@@ -13,10 +13,10 @@ from agent_cli import events as ev
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation
 from agent_cli.display import home_relative
+from agent_cli.memory.model import SCOPES, Memory, MemoryError
 
 if TYPE_CHECKING:
     from agent_cli.memory.book import MemoryBook
-    from agent_cli.memory.model import Memory
 
 USAGE = "/memory [list [--scope S] | add [--scope S] TEXT | forget ID | edit ID TEXT | search QUERY]"
 LIST_LIMIT = 50  # per scope
@@ -62,8 +62,6 @@ def format_list(book: MemoryBook, scopes: tuple[str, ...], limit: int | None = L
 
 
 async def memory_command(inv: Invocation) -> None:
-    from agent_cli.memory.model import SCOPES, MemoryError
-
     book = book_of(inv)
     action, _, rest = inv.args.partition(" ")
     action, rest = action.strip() or "list", rest.strip()

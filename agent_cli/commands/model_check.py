@@ -7,7 +7,7 @@ not switched to silently: an interactive session asks the user, a headless one w
 
 from __future__ import annotations
 
-from agent_cli.models.model_info import known_context_window
+from agent_cli.models.model_info import default_provider_for, known_context_window, table_models
 from agent_cli.models.model_list import provider_models
 
 
@@ -25,8 +25,6 @@ def used_models(session) -> list[str]:
 async def model_choices(session) -> dict[str, str]:
     """What the /model picker offers, each with where it comes from: what was used before, the
     provider's list, then the model table's names for this provider's family."""
-    from agent_cli.models.model_info import default_provider_for, table_models
-
     choices = dict.fromkeys(used_models(session), "used in this session")
     for model in await served_models(session):
         choices.setdefault(model, "listed by the provider")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent_cli import events as ev
+from agent_cli.agents.definition import parse_agent_file
 from agent_cli.commands.invocation import Invocation
 from agent_cli.display import home_relative
 
@@ -65,7 +66,5 @@ def _block(plugin: Plugin, table: CommandTable) -> str:
 
 def _agent_label(plugin: str, path: Path) -> str:
     """The agent's name as `task` knows it (its front matter's ``name``, else the file name)."""
-    from agent_cli.agents.definition import parse_agent_file
-
     definition, problem = parse_agent_file(path, f"plugin {plugin}", plugin)
     return definition.name if definition is not None else f"{plugin}:{path.stem} (not loaded: {problem})"

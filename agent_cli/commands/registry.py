@@ -13,11 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_cli.commands.builtins import BUILTINS, Builtin
+from agent_cli.commands.custom import CustomCommand, CustomCommandSet, load_custom_commands
 from agent_cli.commands.errors import InputError
+from agent_cli.commands.mcp_commands import mcp_prompts
+from agent_cli.commands.plugin_commands import load_plugin_commands
 
-if TYPE_CHECKING:  # the built-ins and command files load with the first table, not with parse_slash
-    from agent_cli.commands.builtins import Builtin
-    from agent_cli.commands.custom import CustomCommand, CustomCommandSet
+if TYPE_CHECKING:
     from agent_cli.mcp.prompts import McpPrompt
     from agent_cli.plugins.loader import PluginSet
     from agent_cli.session.session import Session
@@ -50,9 +52,6 @@ class CommandTable:
     def __init__(
         self, custom: CustomCommandSet, plugins: PluginSet | None = None, mcp_prompts: Sequence[McpPrompt] = ()
     ):
-        from agent_cli.commands.builtins import BUILTINS
-        from agent_cli.commands.plugin_commands import load_plugin_commands
-
         self.builtins: dict[str, Builtin] = {}
         for builtin in BUILTINS:
             for name in (builtin.name, *builtin.aliases):
@@ -85,21 +84,14 @@ class CommandTable:
 
     @classmethod
     def load(cls, cwd: Path, agent_home: Path, plugins: PluginSet | None = None) -> CommandTable:
-        from agent_cli.commands.custom import load_custom_commands
-
         return cls(load_custom_commands(cwd, agent_home), plugins)
 
     @classmethod
     def for_session(cls, session: Session) -> CommandTable:
-        from agent_cli.commands.custom import load_custom_commands
-        from agent_cli.commands.mcp_commands import mcp_prompts
-
         config = session.config
         return cls(load_custom_commands(config.cwd, config.agent_home), session.plugins, mcp_prompts(session))
 
     def infos(self) -> list[CommandInfo]:
-        from agent_cli.commands.builtins import BUILTINS
-
         infos = [CommandInfo(b.name, b.description, b.argument_hint, "builtin", b.needs_idle) for b in BUILTINS]
         for name in sorted(self.custom):
             cmd = self.custom[name]

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli.context.truncate import approx_tokens as approx_text_tokens  # the one bytes/4 estimate
 from agent_cli.items import Item, Message, Reasoning, ToolCall, ToolOutput
+from agent_cli.models.model_info import encoding_for, image_token_formula
 
 if TYPE_CHECKING:
     from agent_cli.models.base import ToolSpec
@@ -232,8 +233,6 @@ def load_encoding(name: str) -> Any:
 
 
 def encoding_name_for(model: str) -> str | None:
-    from agent_cli.models.model_info import encoding_for
-
     return encoding_for(model)
 
 
@@ -258,8 +257,6 @@ class TokenCounter:
 
     @classmethod
     def for_model(cls, model: str, wire_api: str | None = None) -> TokenCounter:
-        from agent_cli.models.model_info import image_token_formula
-
         return cls(encoding_name_for(model), image_token_formula(model, wire_api))
 
     @property

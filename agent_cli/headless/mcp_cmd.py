@@ -13,7 +13,13 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from agent_cli.config import ConfigError, load_config
+from agent_cli.context.project_doc import find_git_root
 from agent_cli.headless.common import USAGE_ERROR, fail
+from agent_cli.mcp.config import McpConfigError, check_servers_table, configured_servers
+from agent_cli.mcp.toolset import plugin_servers
+from agent_cli.paths import agent_home
+from agent_cli.plugins.loader import load_plugins_for
 
 USAGE = """usage: agent mcp list [--json] [--plugin-dir DIR]...
        agent mcp get NAME [--json] [--plugin-dir DIR]...
@@ -40,19 +46,11 @@ def run_mcp(argv: list[str]) -> int:
 
 
 def config_path() -> Path:
-    from agent_cli.paths import agent_home
-
     return agent_home() / "config.toml"
 
 
 def session_servers(plugin_dirs: Iterable[str] = ()):
     """What a session started here (with these ``--plugin-dir``) would run, and the warnings it would show."""
-    from agent_cli.config import ConfigError, load_config
-    from agent_cli.context.project_doc import find_git_root
-    from agent_cli.mcp.config import McpConfigError, configured_servers
-    from agent_cli.mcp.toolset import plugin_servers
-    from agent_cli.plugins.loader import load_plugins_for
-
     try:
         config = load_config()
         config.plugin_dirs = [Path(folder).expanduser().resolve() for folder in plugin_dirs]
@@ -170,7 +168,6 @@ def add_server(argv: list[str]) -> int:
     servers = doc.get("mcp_servers")
     if servers is not None and args.name in servers:
         fail(f"{path}: `mcp_servers.{args.name}` already exists; remove it first (agent mcp remove {args.name})")
-    from agent_cli.mcp.config import McpConfigError, check_servers_table
 
     try:
         check_servers_table({args.name: entry}, str(path))

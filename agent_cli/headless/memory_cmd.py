@@ -11,6 +11,12 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from agent_cli.commands.memory_command import format_list, format_memory
+from agent_cli.memory.book import MemoryBook
+from agent_cli.memory.model import MemoryError
+from agent_cli.memory.transfer import export_lines, import_lines
+from agent_cli.paths import agent_home
+
 SCOPE_CHOICES = ("project", "user", "session")
 
 
@@ -42,12 +48,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run_memory(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -> int:
-    from agent_cli.commands.memory_command import format_list, format_memory
-    from agent_cli.memory.book import MemoryBook
-    from agent_cli.memory.model import MemoryError
-    from agent_cli.memory.transfer import export_lines, import_lines
-    from agent_cli.paths import agent_home
-
     out, err = out or sys.stdout, err or sys.stderr
     args = build_parser().parse_args(argv)
     cwd = Path(args.cd).expanduser().resolve() if args.cd else Path.cwd()

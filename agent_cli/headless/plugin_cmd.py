@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 
+from agent_cli.commands.plugins_info import format_plugins
+from agent_cli.commands.registry import CommandTable
 from agent_cli.headless.common import load_config_or_exit
+from agent_cli.plugins.loader import load_plugins_for
 
 
 def build_plugin_parser() -> argparse.ArgumentParser:
@@ -24,10 +27,6 @@ def build_plugin_parser() -> argparse.ArgumentParser:
 
 
 def run_plugin(argv: list[str]) -> int:
-    from agent_cli.commands.plugins_info import format_plugins
-    from agent_cli.commands.registry import CommandTable
-    from agent_cli.plugins.loader import load_plugins_for
-
     args = build_plugin_parser().parse_args(argv)
     config = load_config_or_exit(args)
     found = load_plugins_for(config)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import IO
 
 from agent_cli import events as ev
+from agent_cli.commands.context_usage import format_context_table
 from agent_cli.display import command_output, command_preview
 from agent_cli.mcp.names import display_call
 from agent_cli.terminal_text import terminal_safe
@@ -107,8 +108,6 @@ class TextRenderer:
             case ev.SubagentFinished(agent=agent, status=status, usage=usage):
                 self.line(f"[{agent}] {status} ({usage.total_tokens:,} tokens)", "dim")
             case ev.ContextUsage():
-                from agent_cli.commands.context_usage import format_context_table
-
                 self.line("context", "cyan")
                 self.line(format_context_table(event))
 

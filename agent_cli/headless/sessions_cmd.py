@@ -13,8 +13,15 @@ import time
 from pathlib import Path
 from typing import TextIO
 
+from agent_cli.display import home_relative, human_size, short_path
 from agent_cli.headless.common import add_session_options, check_api_key_or_exit, fail, load_config_or_exit
-from agent_cli.display import human_size, short_path
+from agent_cli.paths import agent_home
+from agent_cli.session.branches import format_timeline, prompt_timeline
+from agent_cli.session.catalog import find_session, latest_session, list_sessions
+from agent_cli.session.forking import fork_file
+from agent_cli.session.repair import repair_session_file
+from agent_cli.session.resume import restore_session
+from agent_cli.session.rollout import RolloutError, read_header
 from agent_cli.terminal_text import terminal_safe
 
 PICKER_SIZE = 20
@@ -77,10 +84,6 @@ def working_dir(args: argparse.Namespace) -> Path:
 
 def resolve_session_file(args: argparse.Namespace, ref: str | None, *, picker: bool, out: TextIO) -> Path:
     """The session file named by ``--last``, an id, or (if allowed) picked by the user."""
-    from agent_cli.paths import agent_home
-    from agent_cli.session.catalog import find_session, latest_session
-    from agent_cli.session.rollout import RolloutError
-
     home = agent_home()
     if args.last:
         found = latest_session(home, working_dir(args))
@@ -102,8 +105,6 @@ def resolve_session_file(args: argparse.Namespace, ref: str | None, *, picker: b
 
 def pick_session(home: Path, cwd: Path, stdin: TextIO | None = None, out: TextIO | None = None) -> Path:
     """A numbered list on the terminal; the user types a number."""
-    from agent_cli.session.catalog import list_sessions
-
     stdin, out = stdin or sys.stdin, out or sys.stderr
     if not stdin.isatty():
         fail("agent resume needs a terminal to pick a session; use --last or a session id")
@@ -127,8 +128,6 @@ def pick_session(home: Path, cwd: Path, stdin: TextIO | None = None, out: TextIO
 
 def use_recorded_model(args: argparse.Namespace, path: Path) -> None:
     """Resume with the recorded model and provider unless the command line chose others."""
-    from agent_cli.session.rollout import RolloutError, read_header
-
     overridden = any(text.split("=", 1)[0].strip() in ("model", "model_provider") for text in args.overrides)
     if args.model or args.provider or overridden:
         return
@@ -140,9 +139,6 @@ def use_recorded_model(args: argparse.Namespace, path: Path) -> None:
 
 
 def restore_or_exit(config, path: Path, *, interactive: bool):
-    from agent_cli.session.resume import restore_session
-    from agent_cli.session.rollout import RolloutError
-
     try:
         return restore_session(config, path, interactive=interactive)
     except RolloutError as exc:
@@ -154,9 +150,6 @@ def restore_or_exit(config, path: Path, *, interactive: bool):
 
 def run_sessions(argv: list[str], out: TextIO | None = None) -> int:
     """`agent sessions`: time, id, size, directory and first prompt of saved sessions."""
-    from agent_cli.paths import agent_home
-    from agent_cli.session.catalog import list_sessions
-
     out = out or sys.stdout
     if argv[:1] == ["repair"]:
         return run_repair(argv[1:], out)
@@ -178,11 +171,6 @@ def run_sessions(argv: list[str], out: TextIO | None = None) -> int:
 
 def show_session(ref: str, out: TextIO) -> int:
     """`agent sessions ID`: every prompt of the session, those a /rewind abandoned marked."""
-    from agent_cli.paths import agent_home
-    from agent_cli.session.branches import format_timeline, prompt_timeline
-    from agent_cli.session.catalog import find_session
-    from agent_cli.session.rollout import RolloutError
-
     try:
         path = find_session(agent_home(), ref)
         timeline = prompt_timeline(path)
@@ -205,17 +193,10 @@ def build_repair_parser() -> argparse.ArgumentParser:
 
 def run_repair(argv: list[str], out: TextIO) -> int:
     """`agent sessions repair [--last | ID | FILE]`."""
-    from agent_cli.display import home_relative
-    from agent_cli.session.repair import repair_session_file
-    from agent_cli.session.rollout import RolloutError
-
     args = build_repair_parser().parse_args(argv)
     if not args.last and not args.session:
         fail("name the session to repair: an id, a session file, or --last")
     if args.last:
-        from agent_cli.paths import agent_home
-        from agent_cli.session.catalog import latest_session
-
         found = latest_session(agent_home(), working_dir(args))
         if found is None:
             fail("there is no saved session to repair")
@@ -267,9 +248,6 @@ def fork_if_asked(args: argparse.Namespace, path: Path) -> Path:
     """With --fork: a new session file copied from ``path`` (only read), to resume instead."""
     if not getattr(args, "fork", False):
         return path
-    from agent_cli.paths import agent_home
-    from agent_cli.session.forking import fork_file
-    from agent_cli.session.rollout import RolloutError
 
     try:
         forked = fork_file(agent_home(), path)

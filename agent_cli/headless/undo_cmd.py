@@ -14,7 +14,17 @@ import sys
 import tempfile
 from pathlib import Path
 
+from agent_cli.checkpoints.gitcmd import CheckpointError
+from agent_cli.checkpoints.ledger import Ledger, plan_for
+from agent_cli.checkpoints.restore import apply_restore
+from agent_cli.context.fragments import FILES_RESTORED
 from agent_cli.headless.common import fail
+from agent_cli.headless.sessions_cmd import resolve_session_file, working_dir
+from agent_cli.items import user
+from agent_cli.paths import agent_home
+from agent_cli.session.catalog import latest_session
+from agent_cli.session.checkpointing import restored_note
+from agent_cli.session.rollout import RolloutError, RolloutWriter, read_header
 
 NOTHING_TO_UNDO = 1
 CONFLICTS = 3
@@ -32,15 +42,6 @@ def build_undo_parser() -> argparse.ArgumentParser:
 
 
 def run_undo(argv: list[str]) -> int:
-    from agent_cli.checkpoints.gitcmd import CheckpointError
-    from agent_cli.checkpoints.ledger import Ledger, plan_for
-    from agent_cli.checkpoints.restore import apply_restore
-    from agent_cli.context.fragments import FILES_RESTORED
-    from agent_cli.headless.sessions_cmd import resolve_session_file
-    from agent_cli.items import user
-    from agent_cli.session.checkpointing import restored_note
-    from agent_cli.session.rollout import RolloutError, RolloutWriter, read_header
-
     args = build_undo_parser().parse_args(argv)
     if args.last and args.session:
         fail("give --last or a session, not both")
@@ -86,10 +87,6 @@ def run_undo(argv: list[str]) -> int:
 
 def latest_here(args: argparse.Namespace) -> Path:
     """The most recent session started in this directory (never one of another directory)."""
-    from agent_cli.headless.sessions_cmd import working_dir
-    from agent_cli.paths import agent_home
-    from agent_cli.session.catalog import latest_session
-
     here = working_dir(args)
     found = latest_session(agent_home(), here)
     if found is None or not found[1]:

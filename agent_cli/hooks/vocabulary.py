@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.tools.base import ToolError
+from agent_cli.tools.patch_parser import AddFile, DeleteFile, UpdateFile, parse_patch
 
 ToolView = tuple[str, dict[str, Any]]  # (Claude's tool name, Claude's tool_input)
 
@@ -94,7 +95,6 @@ _TRANSLATIONS = {
 def _patch_views(patch: Any, cwd: Path) -> list[ToolView]:
     if not isinstance(patch, str):
         return []
-    from agent_cli.tools.patch_parser import AddFile, DeleteFile, UpdateFile, parse_patch  # with the first patch
 
     try:
         operations = parse_patch(patch)

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from agent_cli import __version__
 from agent_cli.mcp.config import ServerSpec
 from agent_cli.tools.sandbox import supervised_argv
 
@@ -130,8 +131,6 @@ class ServerConnection:
     async def _connect(self, stack: contextlib.AsyncExitStack, log) -> Any:
         from mcp.client.client import Client
         from mcp_types import Implementation
-
-        from agent_cli import __version__
 
         info = Implementation(name="agent-cli", version=__version__)
         if self.spec.transport != "http":

@@ -19,15 +19,14 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 from agent_cli.context.project_doc import find_git_root
 from agent_cli.memory.model import SCOPES, SOURCES, Memory, MemoryError, check_scope, parse_ref
 from agent_cli.memory.ranking import DEFAULT_MIN_SCORE, Scored, rank, select
+from agent_cli.memory.store import CorruptDatabase, MemoryStore
+from agent_cli.memory.terms import query_words, stop_stems
 from agent_cli.paths import open_private
-
-if TYPE_CHECKING:  # the stores (sqlite3, the stemmer) load when the first one opens
-    from agent_cli.memory.store import MemoryStore
 
 T = TypeVar("T")
 CANDIDATES_PER_SCOPE = 20  # BM25's best per scope, re-ranked by the formula
@@ -88,7 +87,6 @@ class MemoryBook:
                 if self._closed:  # the session ended before its warm-up got here
                     return
             self.store(scope)
-        from agent_cli.memory.terms import stop_stems
 
         stop_stems()
 
@@ -98,8 +96,6 @@ class MemoryBook:
             return self._stores.get(scope) or self._open(scope)
 
     def _open(self, scope: str) -> MemoryStore:
-        from agent_cli.memory.store import MemoryStore
-
         if scope == "session":
             store = MemoryStore("session", None)
             self._load_session(store)
@@ -113,8 +109,6 @@ class MemoryBook:
 
     def _call(self, scope: str, action: Callable[[MemoryStore], T]) -> T:
         """Run ``action`` on a scope's store; a damaged database is moved aside and tried again."""
-        from agent_cli.memory.store import CorruptDatabase
-
         store = self.store(scope)
         try:
             return action(store)
@@ -189,8 +183,6 @@ class MemoryBook:
 
     def search(self, query: str, scopes: Iterable[str] = SCOPES, limit: int = 10) -> list[Scored]:
         """Memories sharing words with ``query``, ranked, without a minimum score."""
-        from agent_cli.memory.terms import query_words
-
         words, stems = query_words(query)
         found = max(limit, CANDIDATES_PER_SCOPE)
         candidates = [m for scope in scopes for m in self._read(scope, lambda s: s.search(words, found), [])]
@@ -204,7 +196,6 @@ class MemoryBook:
         scopes = [scope for scope in SCOPES if self._may_hold(scope)]
         if not scopes:
             return []
-        from agent_cli.memory.terms import query_words
 
         skip = set(exclude)
         words, stems = query_words(message)

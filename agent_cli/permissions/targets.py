@@ -16,6 +16,8 @@ from urllib.parse import urlsplit
 
 from agent_cli.permissions.rules import Target, canonical_tool
 from agent_cli.permissions.shell_parse import parse_command_line
+from agent_cli.tools.base import ToolError
+from agent_cli.tools.patch_parser import AddFile, DeleteFile, UpdateFile, parse_patch
 
 
 def _absolute(cwd: Path, path: object) -> str:
@@ -156,9 +158,6 @@ def shell_targets(command: str, cwd: Path) -> tuple[list[Target], bool]:
 
 
 def patch_targets(patch: str, cwd: Path) -> tuple[list[Target], bool]:
-    from agent_cli.tools.base import ToolError
-    from agent_cli.tools.patch_parser import AddFile, DeleteFile, UpdateFile, parse_patch
-
     try:
         ops = parse_patch(patch)
     except ToolError:

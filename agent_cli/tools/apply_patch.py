@@ -19,13 +19,12 @@ from agent_cli.events import FileChange
 from agent_cli.models.base import ToolSpec
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.common import str_arg
+from agent_cli.tools.patch_apply import apply_hunks
+from agent_cli.tools.patch_parser import AddFile, DeleteFile, Operation, UpdateFile, parse_patch
 from agent_cli.tools.sandbox import is_within
 
-# The parser, the hunk matcher and difflib load with the first patch: every session lists this
-# tool, few call it before their first request.
 if TYPE_CHECKING:
     from agent_cli.tools.editor_files import EditorFiles
-    from agent_cli.tools.patch_parser import Operation, UpdateFile
 
 
 def _current_umask() -> int:
@@ -112,8 +111,6 @@ class _Planner:
         self.plan.contents[path] = data
 
     def apply(self, op: Operation) -> None:
-        from agent_cli.tools.patch_parser import AddFile, DeleteFile
-
         if isinstance(op, AddFile):
             path = self.target(op.path)
             before = self.current(path)
@@ -133,8 +130,6 @@ class _Planner:
             self._update(op)
 
     def _update(self, op: UpdateFile) -> None:
-        from agent_cli.tools.patch_apply import apply_hunks
-
         path = self.target(op.path)
         before = self.current(path)
         if before is None:
@@ -186,8 +181,6 @@ def unified_diff(old_name: str, new_name: str, before: bytes | None, after: byte
 
 async def editor_buffers(planner: _Planner, ops: list[Operation], editor: EditorFiles) -> None:
     """Patch what the editor holds for the files to update (its buffers may be unsaved)."""
-    from agent_cli.tools.patch_parser import UpdateFile  # loads with the first patch, as the parser does
-
     for op in ops:
         if isinstance(op, UpdateFile):
             path = planner.target(op.path)
@@ -264,8 +257,6 @@ class ApplyPatchTool(Tool):
     spec = SPEC
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        from agent_cli.tools.patch_parser import parse_patch
-
         ops = parse_patch(str_arg(args, "patch"))
         planner = _Planner(ctx)
         if ctx.editor is not None:

@@ -11,14 +11,13 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from agent_cli.events import FileChange
+from agent_cli.tools.apply_patch import _Planner
 from agent_cli.tools.base import ToolError
+from agent_cli.tools.patch_parser import AddFile, DeleteFile, parse_patch
 
 
 def preview_changes(patch: str, cwd: Path) -> tuple[FileChange, ...]:
     """The changes ``patch`` would make in ``cwd`` now; the patch's own hunks when it no longer applies."""
-    from agent_cli.tools.apply_patch import _Planner
-    from agent_cli.tools.patch_parser import parse_patch
-
     try:
         planner = _Planner(SimpleNamespace(cwd=cwd, writable_roots=(), sandbox=None))  # type: ignore[arg-type]
         for op in parse_patch(patch):
@@ -30,8 +29,6 @@ def preview_changes(patch: str, cwd: Path) -> tuple[FileChange, ...]:
 
 def patch_changes(patch: str) -> tuple[FileChange, ...]:
     """The patch's operations as diffs built from its hunks alone (no line numbers)."""
-    from agent_cli.tools.patch_parser import AddFile, DeleteFile, parse_patch
-
     try:
         ops = parse_patch(patch)
     except (ToolError, ValueError):

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_cli.tools import landlock
 from agent_cli.tools.host_sockets import host_sockets
 from agent_cli.tools.sandbox_protected import PROTECTED_NAMES, protected_part, read_only_paths
 
@@ -144,8 +145,6 @@ def _bwrap_user_namespace() -> list[str]:
 
 
 def _landlock_abi() -> int:
-    from agent_cli.tools import landlock
-
     return landlock.abi_version()
 
 

@@ -20,9 +20,13 @@ import os
 import sys
 
 if __package__:
-    from agent_cli.tools import supervisor
+    from agent_cli.tools import capabilities, landlock, sandbox_mounts, seccomp, supervisor
 else:  # run by path: the siblings are plain modules next to this file
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import capabilities  # type: ignore[no-redef]
+    import landlock  # type: ignore[no-redef]
+    import sandbox_mounts  # type: ignore[no-redef]
+    import seccomp  # type: ignore[no-redef]
     import supervisor  # type: ignore[no-redef]
 
 CANNOT_SANDBOX = 126
@@ -33,14 +37,6 @@ def apply(policy: dict) -> None:
     """Apply ``policy`` to this process. Raises OSError when any part fails."""
     if not policy or not policy.get("confine", True):
         return
-    # Loaded only to confine: a command that is merely supervised starts faster without them.
-    if __package__:
-        from agent_cli.tools import capabilities, landlock, sandbox_mounts, seccomp
-    else:
-        import capabilities  # type: ignore[no-redef]
-        import landlock  # type: ignore[no-redef]
-        import sandbox_mounts  # type: ignore[no-redef]
-        import seccomp  # type: ignore[no-redef]
     network = bool(policy.get("network", False))
     read_only, hidden = policy.get("read_only", []), policy.get("hide", [])
     if read_only or hidden:

@@ -28,19 +28,32 @@ if TYPE_CHECKING:
     from agent_cli.session.catalog import SessionSummary
 
 from agent_cli import events as ev
+from agent_cli.commands.context_usage import token_count
+from agent_cli.commands.dispatch import submit
+from agent_cli.commands.model_check import model_choices
+from agent_cli.commands.ps_command import exit_notice
 from agent_cli.config import Config
+from agent_cli.context.modes import MODES
+from agent_cli.context.skills import load_skills, skill_roots
 from agent_cli.display import home_relative
+from agent_cli.mcp.prompts import resource_mentions
 from agent_cli.models.registry import SDK_OF_WIRE
+from agent_cli.session.replay import replay_events
+from agent_cli.session.rollout import RolloutError
 from agent_cli.terminal_text import terminal_safe, terminal_safe_event
-from agent_cli.tui import rewinding
+from agent_cli.tui import resuming, rewinding
 from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands, SlashCommand, parse_command
 from agent_cli.tui.event_renderer import EventRenderer
 from agent_cli.tui.input_history import InputHistory
 from agent_cli.tui.keys_help import keys_help
+from agent_cli.tui.memory_editor import edit_in_editor, edit_target, shortcut_command, shortcut_off_text
 from agent_cli.tui.pasted_images import PromptWithImages
 from agent_cli.tui.repo_files import list_files
 from agent_cli.tui.resuming import BUSY_TEXT, restored_session
 from agent_cli.tui.screens.approval import ApprovalScreen
+from agent_cli.tui.screens.model_picker import ModelPickerScreen
+from agent_cli.tui.screens.processes import ProcessesScreen
+from agent_cli.tui.screens.session_picker import SessionPickerScreen
 from agent_cli.tui.trust_prompt import ask_trust
 from agent_cli.tui.widgets.activity_indicator import ActivityIndicator
 from agent_cli.tui.widgets.attachment_chips import AttachmentChips
@@ -163,7 +176,6 @@ class AgentApp(App[int]):
         items = list(self.session.history.items)
         if not items and getattr(self.session, "resumed", None) is None:
             return
-        from agent_cli.session.replay import replay_events
 
         for event in replay_events(items):
             await self.renderer.render(event)
@@ -191,8 +203,6 @@ class AgentApp(App[int]):
                 return
             self.status.set_background(session.background.running_count)
             if isinstance(event, ev.BackgroundProcessExited):
-                from agent_cli.commands.ps_command import exit_notice
-
                 self.run_worker(self.renderer.notice(exit_notice(event.process), "info", "background"), group="show")
 
         session.background.add_listener(changed)
@@ -238,8 +248,6 @@ class AgentApp(App[int]):
                             exclusive=True, exit_on_error=False)
 
     def _first_request_tokens(self, session: Session) -> None:
-        from agent_cli.commands.context_usage import token_count
-
         worker = get_current_worker()
         count = token_count(session)
         self.call_from_thread(self._initial_tokens, session, count, worker)
@@ -258,8 +266,6 @@ class AgentApp(App[int]):
         if initial is not None:
             found = initial.skills
         else:
-            from agent_cli.context.skills import load_skills, skill_roots
-
             found = load_skills(skill_roots(self.config.cwd, self.config.agent_home), self.session.plugins.skills).skills
         return [(skill.name, skill.description) for skill in found]
 
@@ -268,7 +274,6 @@ class AgentApp(App[int]):
             self._files_loading = True
             self.run_worker(self._load_files, thread=True, group="files", exit_on_error=False)
         if self.session.mcp is not None:  # @server:uri completes MCP resources too
-            from agent_cli.mcp.prompts import resource_mentions
 
             return self._files + resource_mentions(self.session.mcp.manager)
         return self._files
@@ -304,8 +309,6 @@ class AgentApp(App[int]):
 
     def send(self, text: str) -> None:
         """Send what the user typed now, or queue it while a turn runs."""
-        from agent_cli.tui.memory_editor import edit_in_editor, edit_target, shortcut_command, shortcut_off_text
-
         if (ref := edit_target(text)) is not None:  # `/memory edit ID` opens the editor
             self.run_worker(edit_in_editor(self, ref), group="memory-edit", exit_on_error=False)
             return
@@ -338,8 +341,6 @@ class AgentApp(App[int]):
         return next((command for command in self.commands.list_commands() if command.name == name), None)
 
     async def _run_prompt(self, text: str, images: tuple[Path, ...] = ()) -> None:
-        from agent_cli.commands.dispatch import submit
-
         await self.renderer.user_message(text, images)
         await self.render_events(submit(self.session, str(text), images))
 
@@ -416,8 +417,6 @@ class AgentApp(App[int]):
             case ev.ApprovalRequest():
                 self._ask_approval(event)
             case ev.BackgroundProcessList(processes=processes) if processes:
-                from agent_cli.tui.screens.processes import ProcessesScreen  # with the first /ps
-
                 self.push_screen(ProcessesScreen(self.session.background))
             case ev.TurnAborted():
                 self._aborted = True
@@ -478,9 +477,6 @@ class AgentApp(App[int]):
 
         Runs inside the command's busy worker, so nothing is sent while the user picks.
         """
-        from agent_cli.session.rollout import RolloutError
-        from agent_cli.tui import resuming
-
         home, current = self.config.agent_home, self.session.rollout.path
         try:
             if ref is not None:
@@ -502,9 +498,6 @@ class AgentApp(App[int]):
             await self.renderer.notice(note, "info", "model")
 
     async def _pick_model(self) -> None:
-        from agent_cli.commands.model_check import model_choices
-        from agent_cli.tui.screens.model_picker import ModelPickerScreen
-
         choices = {name: source for name, source in (await model_choices(self.session)).items()
                    if terminal_safe(name) == name}  # a server's list: names that would print escapes are left out
         picked = await self.push_screen_wait(ModelPickerScreen(list(choices), self.session.model, choices))
@@ -515,7 +508,6 @@ class AgentApp(App[int]):
         if not sessions:
             await self.renderer.notice("there is no other saved session to resume", "info", "resume")
             return None
-        from agent_cli.tui.screens.session_picker import SessionPickerScreen
 
         self.activity.stop()  # no "esc to interrupt" spinner under the picker
         return await self.push_screen(SessionPickerScreen(sessions, self.config.cwd), wait_for_dismiss=True)
@@ -594,8 +586,6 @@ class AgentApp(App[int]):
 
     def action_cycle_mode(self) -> None:
         """Shift+Tab: agent → ask → plan → agent, through ``/mode`` like a typed switch."""
-        from agent_cli.context.modes import MODES
-
         self.send(f"/mode {MODES[(MODES.index(self.session.mode) + 1) % len(MODES)]}")
 
     def on_key(self, event: events.Key) -> None:

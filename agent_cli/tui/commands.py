@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from agent_cli import events as ev
+from agent_cli.commands.dispatch import run_input, submit
+from agent_cli.commands.errors import InputError
+from agent_cli.commands.registry import list_commands, parse_slash
 
 if TYPE_CHECKING:
     from agent_cli.session import Session
@@ -54,8 +57,6 @@ def parse_command(text: str) -> tuple[str, str] | None:
     `agent exec` agree on what is a command (``/usr/bin/env`` and ``/123`` are prompts to both)."""
     if not text.lstrip().startswith("/"):
         return None
-    from agent_cli.commands.errors import InputError
-    from agent_cli.commands.registry import parse_slash
 
     try:
         return parse_slash(text)
@@ -71,8 +72,6 @@ class SharedCommands:
         self._cache: tuple[float, object, list[SlashCommand]] | None = None
 
     def list_commands(self) -> list[SlashCommand]:
-        from agent_cli.commands.registry import list_commands
-
         session = self.host.session
         now = time.monotonic()
         if self._cache is None or self._cache[1] is not session or now - self._cache[0] > LIST_CACHE_SECONDS:
@@ -85,8 +84,6 @@ class SharedCommands:
         return self._cache[2]
 
     async def run(self, host: CommandHost, text: str, *, beside_turn: bool) -> None:
-        from agent_cli.commands.dispatch import run_input, submit
-
         if not beside_turn:
             await host.render_events(submit(host.session, text))
             return

@@ -12,6 +12,9 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_cli.commands.memory_command import MEMORY_OFF
+from agent_cli.memory.model import MemoryError
+
 if TYPE_CHECKING:
     from agent_cli.tui.app import AgentApp
 
@@ -20,8 +23,6 @@ _EDIT = re.compile(r"\s*/memory\s+edit\s+(\S+)\s*\Z")
 
 def shortcut_off_text() -> str:
     """What ``# text`` says while memory is off: it is not sent as a prompt either (the user meant to save it)."""
-    from agent_cli.commands.memory_command import MEMORY_OFF
-
     return (f"{MEMORY_OFF}: this was not saved, and not sent to the model. "
             "To send a prompt that starts with #, begin it with a space.")
 
@@ -42,10 +43,6 @@ def edit_target(text: str) -> str | None:
 
 async def edit_in_editor(app: AgentApp, ref: str) -> None:
     from textual.app import SuspendNotSupported
-
-    from agent_cli.memory.model import MemoryError
-
-    from agent_cli.commands.memory_command import MEMORY_OFF
 
     book = app.session.memory
     if book is None:

@@ -10,10 +10,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_cli.config import Config
+from agent_cli.session.catalog import SessionSummary, find_session, list_sessions
+from agent_cli.session.resume import restore_session
+from agent_cli.session.rollout import RolloutError, read_header
 
 if TYPE_CHECKING:
     from agent_cli.session import Session
-    from agent_cli.session.catalog import SessionSummary
 
 PICKER_SIZE = 30
 BUSY_TEXT = "a turn is running: wait for it to end (or press esc to interrupt it), then /resume"
@@ -21,16 +23,11 @@ BUSY_TEXT = "a turn is running: wait for it to end (or press esc to interrupt it
 
 def saved_sessions(agent_home: Path, current: Path) -> list[SessionSummary]:
     """Recent saved sessions, without the one this app is writing."""
-    from agent_cli.session.catalog import list_sessions
-
     return [s for s in list_sessions(agent_home, limit=PICKER_SIZE + 1) if s.path != current][:PICKER_SIZE]
 
 
 def find_saved(agent_home: Path, ref: str, current: Path) -> Path:
     """The session file ``ref`` names; raises RolloutError (a message for the user)."""
-    from agent_cli.session.catalog import find_session
-    from agent_cli.session.rollout import RolloutError
-
     path = find_session(agent_home, ref)
     if path == current:
         raise RolloutError(f"{ref!r} is the session you are in")
@@ -39,23 +36,17 @@ def find_saved(agent_home: Path, ref: str, current: Path) -> Path:
 
 def restored_session(config: Config, path: Path) -> Session:
     """The app's default way to reopen a session file (tests may pass another)."""
-    from agent_cli.session.resume import restore_session
-
     return restore_session(config, path, interactive=True)
 
 
 def failure_text(exc: Exception) -> str:
     """Why a session could not be resumed, for an error notice."""
-    from agent_cli.session.rollout import RolloutError
-
     # RolloutError and its kinds (newer format, busy, corrupt) already speak to the user.
     return str(exc) if isinstance(exc, RolloutError) else f"{type(exc).__name__}: {exc}"
 
 
 def model_note(session: Session, path: Path, config: Config) -> str | None:
     """A hint when the session was recorded with another model or provider than the app uses."""
-    from agent_cli.session.rollout import RolloutError, read_header
-
     try:
         header = read_header(path)
     except RolloutError:

@@ -8,6 +8,7 @@ from typing import Any
 
 from agent_cli import events as ev
 from agent_cli.session.replay import replay_events
+from agent_cli.tui.screens.rewind_picker import RewindPickerScreen
 
 AgentApp = Any  # the app (tui/app.py imports this module, so it is not imported back)
 
@@ -30,8 +31,6 @@ class DoubleEscape:
 
 async def pick_and_rewind(app: AgentApp) -> None:
     """``/rewind`` without arguments: the picker; the choice runs as ``/rewind N MODE`` next."""
-    from agent_cli.tui.screens.rewind_picker import RewindPickerScreen
-
     entries = app.session.checkpoints.prompts()
     app.activity.stop()
     choice = await app.push_screen(RewindPickerScreen(entries), wait_for_dismiss=True)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.commands import list_commands, parse_slash
+from agent_cli.commands.registry import list_commands, parse_slash
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.registry import CommandTable
 from agent_cli.config import load_config
