@@ -15,10 +15,10 @@ import argparse
 import json
 import random
 import statistics
-from collections import Counter
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent

@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.commands.registry import list_commands, parse_slash
 from agent_cli.commands.errors import InputError
-from agent_cli.commands.registry import CommandTable
+from agent_cli.commands.registry import CommandTable, list_commands, parse_slash
 from agent_cli.config import load_config
 from agent_cli.session.session import Session
 from tests.conftest import git_init

@@ -16,14 +16,7 @@ from agent_cli.context.compact import rebuild_history, transcript
 from agent_cli.context.image_items import OLD_IMAGES_HEADING, without_images
 from agent_cli.context.tokens import TokenCounter, anthropic_image_tokens, openai_image_tokens
 from agent_cli.files.detect import IMAGE, TEXT, detect, image_mime_type
-from agent_cli.files.images import (
-    MAX_BASE64_BYTES,
-    ImageError,
-    load_image,
-    prepare_image,
-    restore_images,
-    stored_path,
-)
+from agent_cli.files.images import MAX_BASE64_BYTES, ImageError, load_image, prepare_image, restore_images, stored_path
 from agent_cli.items import Image, Message, ToolCall, ToolOutput, item_from_dict, item_to_dict, user
 from agent_cli.models.anthropic_messages import anthropic_messages
 from agent_cli.models.model_info import image_token_formula, supports_images

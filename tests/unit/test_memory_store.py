@@ -5,17 +5,16 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from agent_cli.memory.book import MemoryBook, project_db_path, session_memory_path
 from agent_cli.memory.gate import MAX_CHARS, check_text
 from agent_cli.memory.model import MemoryError, parse_ref
+from agent_cli.memory.ranking import rank
 from agent_cli.memory.store import MemoryStore
 from agent_cli.memory.transfer import export_lines, import_lines
 from agent_cli.session.memory_recall import injected_refs, render_fragment
-from agent_cli.memory.ranking import rank
 
 
 @pytest.fixture

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from agent_cli.commands.plugins_info import format_plugins
 from agent_cli.commands.registry import CommandTable
 from agent_cli.plugins.loader import load_plugins
-from agent_cli.commands.plugins_info import format_plugins
 from tests.conftest import git_init
 from tests.plugin_fixtures import hooks_json, write_plugin
 

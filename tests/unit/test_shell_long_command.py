@@ -4,6 +4,7 @@ and progress output shows only their first lines (fault 2 of issue 16)."""
 from __future__ import annotations
 
 import io
+
 import pytest
 
 from agent_cli import events as ev
