@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from agent_cli import events as ev
 from agent_cli.context.fragments import AGENTS_MD, ENVIRONMENT_CONTEXT, MEMORIES, SKILL_BODY, SKILLS_LIST
@@ -11,9 +10,7 @@ from agent_cli.context.tokens import images_tokens
 from agent_cli.items import Item, Message, ToolOutput
 from agent_cli.mcp.names import is_mcp_name
 from agent_cli.mcp.toolset import spec_tokens
-
-if TYPE_CHECKING:
-    from agent_cli.session.session import Session
+from agent_cli.session.session import Session
 
 PARTS = ("system prompt", "tool schemas", "AGENTS.md", "skills", "environment", "memories", "conversation", "tool outputs")
 BAR_WIDTH = 24

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
 from agent_cli.items import Image
+from agent_cli.session.session import Emit, Session
 
 if TYPE_CHECKING:
     from agent_cli.commands.registry import CommandTable
-    from agent_cli.session.session import Emit, Session
 
 # Given the last assistant message, return the event that ends the turn (TurnComplete or
 # TurnFailed); may emit notices first.

@@ -17,10 +17,10 @@ from agent_cli.mcp.prompts import (
     prompt_text,
     resource_block,
 )
+from agent_cli.session.session import Session
 
 if TYPE_CHECKING:
     from agent_cli.commands.expand import ReadResource
-    from agent_cli.session.session import Session
 
 NO_SERVERS = (
     "no MCP servers configured: add [mcp_servers.NAME] to config.toml (`agent mcp add NAME -- CMD ARGS`), "

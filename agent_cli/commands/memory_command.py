@@ -7,16 +7,13 @@
 from __future__ import annotations
 
 import shlex
-from typing import TYPE_CHECKING
 
 from agent_cli import events as ev
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation
 from agent_cli.display import home_relative
+from agent_cli.memory.book import MemoryBook
 from agent_cli.memory.model import SCOPES, Memory, MemoryError
-
-if TYPE_CHECKING:
-    from agent_cli.memory.book import MemoryBook
 
 USAGE = "/memory [list [--scope S] | add [--scope S] TEXT | forget ID | edit ID TEXT | search QUERY]"
 LIST_LIMIT = 50  # per scope

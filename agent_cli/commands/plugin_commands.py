@@ -7,13 +7,10 @@ Read on every command, like the user's command files, so an edit shows without a
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from agent_cli.commands.custom import CustomCommand, parse_command_file
 from agent_cli.plugins.claude_hooks import expand_root
-
-if TYPE_CHECKING:
-    from agent_cli.plugins.loader import PluginSet
+from agent_cli.plugins.loader import PluginSet
 
 
 def load_plugin_commands(plugins: PluginSet) -> tuple[list[CustomCommand], list[str]]:

@@ -8,12 +8,12 @@ from agent_cli import events as ev
 from agent_cli.agents.definition import parse_agent_file
 from agent_cli.commands.invocation import Invocation
 from agent_cli.display import home_relative
+from agent_cli.plugins.loader import Plugin, PluginSet
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from agent_cli.commands.registry import CommandTable
-    from agent_cli.plugins.loader import Plugin, PluginSet
 
 HOW_TO_ADD = (
     "no plugins found (put a Claude Code plugin in .agent/plugins/NAME/ in the repository or "

@@ -11,18 +11,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent_cli.commands.builtins import BUILTINS, Builtin
 from agent_cli.commands.custom import CustomCommand, CustomCommandSet, load_custom_commands
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.mcp_commands import mcp_prompts
 from agent_cli.commands.plugin_commands import load_plugin_commands
-
-if TYPE_CHECKING:
-    from agent_cli.mcp.prompts import McpPrompt
-    from agent_cli.plugins.loader import PluginSet
-    from agent_cli.session.session import Session
+from agent_cli.mcp.prompts import McpPrompt
+from agent_cli.plugins.loader import PluginSet
+from agent_cli.session.session import Session
 
 # `/name args`; `/usr/bin/x` is not a command because a name ends at whitespace or the end.
 _SLASH = re.compile(r"/(?P<name>[A-Za-z][\w.-]*(?::[\w.-]+)*)(?:\s+(?P<args>.*))?\Z", re.DOTALL)

@@ -12,17 +12,14 @@ import itertools
 import json
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent_cli import events as ev
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.expand import CommandRun, RunCommand
 from agent_cli.items import ToolCall
+from agent_cli.session.session import Emit, Session
 from agent_cli.tools.process import TIMEOUT_EXIT_CODE, communicate_or_kill
 from agent_cli.tools.sandbox import supervised_argv
-
-if TYPE_CHECKING:
-    from agent_cli.session.session import Emit, Session
 
 _ids = itertools.count(1)
 

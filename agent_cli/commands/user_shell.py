@@ -8,14 +8,10 @@ turn starts. ``agent exec "!make test"`` does the same.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.shell_runner import session_command_runner
 from agent_cli.items import user
-
-if TYPE_CHECKING:
-    from agent_cli.session.session import Emit, Session
+from agent_cli.session.session import Emit, Session
 
 PREFIX = "!"
 

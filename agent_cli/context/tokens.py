@@ -20,14 +20,12 @@ import math
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_cli.context.truncate import approx_tokens as approx_text_tokens  # the one bytes/4 estimate
 from agent_cli.items import Item, Message, Reasoning, ToolCall, ToolOutput
+from agent_cli.models.base import ToolSpec
 from agent_cli.models.model_info import encoding_for, image_token_formula
-
-if TYPE_CHECKING:
-    from agent_cli.models.base import ToolSpec
 
 ITEM_OVERHEAD_TOKENS = 4  # role and framing that every wire format adds per item
 TOOL_OVERHEAD_TOKENS = 8  # a tool definition's framing on the wire

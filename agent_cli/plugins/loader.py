@@ -19,16 +19,14 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from agent_cli.config import Config
 from agent_cli.context.project_doc import find_git_root
 from agent_cli.context.skills import SKILL_FILE, Skill, parse_skill
 from agent_cli.hooks.spec import HookSpec
 from agent_cli.plugins.claude_hooks import expand_root, parse_plugin_hooks, root_variables
 from agent_cli.plugins.manifest import MANIFEST, NAME, Manifest, ManifestError, read_manifest
-
-if TYPE_CHECKING:
-    from agent_cli.config import Config
 
 PLUGINS_DIR = Path(".agent") / "plugins"
 

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from agent_cli.config import Config
 from agent_cli.trust.inventory import Inventory, take_inventory
 from agent_cli.trust.store import TrustStore
-
-if TYPE_CHECKING:
-    from agent_cli.config import Config
 
 GATED_KEYS = ("hooks", "mcp_servers")
 

@@ -13,13 +13,10 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from agent_cli.config import REPOSITORY_SETTINGS
+from agent_cli.config import REPOSITORY_SETTINGS, Config
 from agent_cli.context.project_doc import find_git_root
-
-if TYPE_CHECKING:
-    from agent_cli.config import Config
 
 MCP_JSON = ".mcp.json"
 CLAUDE_FILES = (Path(".claude") / "settings.json", Path(".claude") / "settings.local.json")

@@ -15,17 +15,13 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, get_current_worker
-
-if TYPE_CHECKING:
-    from agent_cli.session import Session
-    from agent_cli.session.catalog import SessionSummary
 
 from agent_cli import events as ev
 from agent_cli.commands.context_usage import token_count
@@ -38,6 +34,8 @@ from agent_cli.context.skills import load_skills, skill_roots
 from agent_cli.display import home_relative
 from agent_cli.mcp.prompts import resource_mentions
 from agent_cli.models.registry import SDK_OF_WIRE
+from agent_cli.session import Session
+from agent_cli.session.catalog import SessionSummary
 from agent_cli.session.replay import replay_events
 from agent_cli.session.rollout import RolloutError
 from agent_cli.terminal_text import terminal_safe, terminal_safe_event

@@ -12,15 +12,13 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from agent_cli import events as ev
 from agent_cli.commands.dispatch import run_input, submit
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.registry import list_commands, parse_slash
-
-if TYPE_CHECKING:
-    from agent_cli.session import Session
+from agent_cli.session import Session
 
 LIST_CACHE_SECONDS = 5.0  # command files are rescanned at most this often while typing
 

@@ -7,15 +7,12 @@ text for a notice.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent_cli.config import Config
+from agent_cli.session import Session
 from agent_cli.session.catalog import SessionSummary, find_session, list_sessions
 from agent_cli.session.resume import restore_session
 from agent_cli.session.rollout import RolloutError, read_header
-
-if TYPE_CHECKING:
-    from agent_cli.session import Session
 
 PICKER_SIZE = 30
 BUSY_TEXT = "a turn is running: wait for it to end (or press esc to interrupt it), then /resume"
