@@ -9,8 +9,11 @@ import os
 from dataclasses import dataclass, field
 from typing import Literal
 
+from agent_cli.models.anthropic_messages import AnthropicMessagesClient
 from agent_cli.models.base import ModelClient
 from agent_cli.models.errors import ModelError
+from agent_cli.models.openai_chat import OpenAIChatClient
+from agent_cli.models.openai_responses import OpenAIResponsesClient
 from agent_cli.models.retry import RetryPolicy
 from agent_cli.models.stream_limits import StreamLimits
 
@@ -124,12 +127,13 @@ def create_client(
                 where += " (or AZURE_OPENAI_AD_TOKEN for Entra ID)"
             raise ModelError(f"provider {provider.id} needs an API key: {where}")
         api_key = NO_KEY_PLACEHOLDER
+    client_class: type[OpenAIResponsesClient | OpenAIChatClient | AnthropicMessagesClient]
     if provider.wire_api == "responses":
-        from agent_cli.models.openai_responses import OpenAIResponsesClient as client_class
+        client_class = OpenAIResponsesClient
     elif provider.wire_api == "chat":
-        from agent_cli.models.openai_chat import OpenAIChatClient as client_class
+        client_class = OpenAIChatClient
     elif provider.wire_api == "anthropic":
-        from agent_cli.models.anthropic_messages import AnthropicMessagesClient as client_class
+        client_class = AnthropicMessagesClient
     else:
         raise ModelError(f"provider {provider.id} has unknown wire_api {provider.wire_api!r}")
     return client_class(

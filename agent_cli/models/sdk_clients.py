@@ -19,6 +19,7 @@ from types import ModuleType
 from typing import Any
 from urllib.parse import urlsplit
 
+from agent_cli import __version__
 from agent_cli.models.errors import ModelError
 
 AZURE_API_VERSION = "2025-04-01-preview"  # when neither the config nor OPENAI_API_VERSION names one
@@ -157,8 +158,6 @@ def _vertex_client(module: ModuleType, conn: Connection) -> Any:
 
 
 def _user_agent() -> str:
-    from agent_cli import __version__
-
     return f"agent-cli/{__version__}"
 
 
