@@ -7,7 +7,7 @@ file, the key and the expected type.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -138,13 +138,18 @@ PROVIDER_KEYS = {"name": str, "base_url": str, "wire_api": str, "env_key": str, 
 _TYPE_NAMES = {str: "a string", int: "an integer", bool: "a boolean", list: "an array", dict: "a table", (int, float): "a number"}
 
 
-@dataclass
+@dataclass(frozen=True)
 class Config:
+    """What the files, ``-c`` and the flags say, read only: a front end that changes an option
+    (``--trust``, ``--add-dir``, the model ``/model`` chose for ``/new``) makes a new one with
+    :func:`dataclasses.replace`; what a session changes while it runs (model, mode, the window it
+    learns, ``/autocompact``) is the session's own state."""
+
     cwd: Path
     agent_home: Path
     model: str
     provider: ProviderConfig
-    context_window: int
+    context_window: int  # configured, else config.model's in the model table (the session learns its own)
     tool_output_token_limit: int = 10_000
     max_output_tokens: int | None = None
     reasoning_effort: str | None = None
@@ -152,13 +157,13 @@ class Config:
     auto_compact_percent: int = 85
     auto_compact_token_limit: int | None = None
     project_doc_max_bytes: int = 32 * 1024
-    project_doc_fallback_filenames: list[str] = field(default_factory=list)
+    project_doc_fallback_filenames: tuple[str, ...] = ()
     approval_policy: str = "on-request"
     sandbox_mode: str = "workspace-write"
     network_access: bool = False
     web_fetch_allow_private: bool = False  # tools/web_fetch.py: refuse private addresses unless set
     web_search: str | None = None  # off | cached | live; unset: cached in the TUI, off in exec
-    writable_roots: list[Path] = field(default_factory=list)
+    writable_roots: tuple[Path, ...] = ()
     shell_timeout_ms: int = 120_000
     mode: str = "agent"
     retry_max_attempts: int = 5
@@ -180,10 +185,10 @@ class Config:
     checkpoint_max_file_bytes: int = 10 * 1024 * 1024  # larger files are left out of snapshots, and named
     checkpoint_timeout_ms: int = 30_000  # a snapshot taking longer is given up with a warning
     raw: dict[str, Any] = field(default_factory=dict)  # the merged tables, for hooks and the like
-    sources: list[Path] = field(default_factory=list)  # config files that were read
-    warnings: list[str] = field(default_factory=list)  # shown when the session starts (unknown keys)
-    plugin_dirs: list[Path] = field(default_factory=list)  # --plugin-dir (agent_cli/plugins/loader.py)
-    layers: list[ConfigLayer] = field(default_factory=list)  # each table merged, in order
+    sources: tuple[Path, ...] = ()  # config files that were read
+    warnings: tuple[str, ...] = ()  # shown when the session starts (unknown keys)
+    plugin_dirs: tuple[Path, ...] = ()  # --plugin-dir (agent_cli/plugins/loader.py)
+    layers: tuple[ConfigLayer, ...] = ()  # each table merged, in order
     trust_repository: bool = False  # --trust: run the repository's own servers and hooks (agent_cli/trust/)
 
 
@@ -390,15 +395,29 @@ def without_repository_settings(config: Config) -> Config:
         if layer.kind == "project" else layer
         for layer in config.layers
     ]
-    rebuilt = _build(config.cwd, config.agent_home, layers, list(config.sources), list(config.warnings))
-    as_loaded = _build(config.cwd, config.agent_home, config.layers, [], [])
+    rebuilt = _build(config.cwd, config.agent_home, layers, config.sources, config.warnings)
+    as_loaded = _build(config.cwd, config.agent_home, config.layers, (), ())
     # What a front end added after loading (agent exec --add-dir) stays.
-    rebuilt.writable_roots += [root for root in config.writable_roots if root not in as_loaded.writable_roots]
-    rebuilt.plugin_dirs, rebuilt.trust_repository = config.plugin_dirs, config.trust_repository
-    return rebuilt
+    added = tuple(root for root in config.writable_roots if root not in as_loaded.writable_roots)
+    return replace(rebuilt, writable_roots=rebuilt.writable_roots + added, plugin_dirs=config.plugin_dirs,
+                   trust_repository=config.trust_repository, model=config.model,
+                   context_window=config.context_window)
 
 
-def _build(cwd: Path, home: Path, layers: list[ConfigLayer], sources: list[Path], warnings: list[str]) -> Config:
+def with_model(config: Config, model: str) -> Config:
+    """``config`` with another model (the one ``/model`` chose, for the TUI's ``/new`` and
+    ``/resume``); a configured window stays, a looked-up one follows the model. The provider stays
+    (``/model`` never changes it)."""
+    return replace(config, model=model, context_window=window_for(config, model))
+
+
+def window_for(config: Config, model: str) -> int:
+    """The window a session on ``model`` starts from: `model_context_window`, else the model table."""
+    return config.context_window if "model_context_window" in config.raw else context_window_for(model)
+
+
+def _build(cwd: Path, home: Path, layers: Sequence[ConfigLayer], sources: Sequence[Path],
+           warnings: Sequence[str]) -> Config:
     merged: dict[str, Any] = {}
     for layer in layers:
         _merge(merged, copy.deepcopy(layer.table))
@@ -422,12 +441,12 @@ def _build(cwd: Path, home: Path, layers: list[ConfigLayer], sources: list[Path]
         model=model,
         provider=provider,
         context_window=merged.get("model_context_window") or context_window_for(model),
-        project_doc_fallback_filenames=[str(name) for name in merged.get("project_doc_fallback_filenames", [])],
-        writable_roots=[(cwd / Path(str(root)).expanduser()).resolve() for root in merged.get("writable_roots", [])],
+        project_doc_fallback_filenames=tuple(str(name) for name in merged.get("project_doc_fallback_filenames", [])),
+        writable_roots=tuple((cwd / Path(str(root)).expanduser()).resolve() for root in merged.get("writable_roots", [])),
         read_file=ReadLimits.from_table(merged.get("read_file")),
         raw=merged,
-        sources=sources,
-        warnings=warnings,
-        layers=layers,
+        sources=tuple(sources),
+        warnings=tuple(warnings),
+        layers=tuple(layers),
         **settings,
     )
