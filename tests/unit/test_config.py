@@ -1,8 +1,10 @@
+import re
 from dataclasses import FrozenInstanceError, replace
 
 import pytest
 
-from agent_cli.config import ConfigError, load_config, with_model
+from agent_cli.config import KEYS, ConfigError, load_config, with_model
+from tests.conftest import REPO
 
 
 @pytest.fixture
@@ -159,3 +161,8 @@ def test_with_model_takes_the_models_window_unless_one_is_configured(tmp_path, i
     assert (looked_up.model, looked_up.context_window) == ("gpt-4", 8192)
     configured = with_model(load_config(tmp_path, ["model=gpt-5", "model_context_window=20000"]), "gpt-4")
     assert (configured.model, configured.context_window) == ("gpt-4", 20000)
+
+
+def test_every_key_is_in_the_configuration_docs():
+    doc = (REPO / "docs" / "configuration.md").read_text()
+    assert [name for name in KEYS if not re.search(rf"[`\[.]{name}\b", doc)] == []
