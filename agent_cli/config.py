@@ -1,9 +1,10 @@
 """Configuration: defaults < $AGENT_HOME/config.toml < project .agent/config.toml < -c overrides < flags.
 
 Every key is declared once: a :class:`Config` field that a key sets declares it with
-:func:`setting` (its TOML type, allowed values, bounds), the keys read from ``config.raw`` are in
-``RAW_KEYS``; ``KEYS`` is made from both. Every value is checked against it; a bad value is a :class:`ConfigError` that names the
-file, the key and the expected type.
+:func:`setting` (its TOML type, allowed values, bounds), and the keys read from ``config.raw``
+are ``RAW_KEYS``; ``KEYS`` is made from both. Every value is checked against it; a bad value is a
+:class:`ConfigError` that names the file, the key and the expected type. docs/configuration.md
+lists every key (a test checks it).
 """
 
 from __future__ import annotations
