@@ -60,7 +60,8 @@ class ContextWindow:
         """Plan for ``model`` from now on: what was learned about it, else the config or model table."""
         self.cancel()
         self.model = model
-        self.tokens, self.source = self._known.get(model) or (window_for(self._config, model), initial_source(self._config, model))
+        looked_up = window_for(self._config, model), initial_source(self._config, model)
+        self.tokens, self.source = self._known.get(model, looked_up)
         self._discovery = None
         self._discovery_done = False
         self._truncation_warned = False
