@@ -12,8 +12,6 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from agent_cli.config import ConfigError, load_config
-
 USAGE_ERROR = 2
 
 
@@ -49,6 +47,8 @@ def session_flags(args: argparse.Namespace) -> dict[str, object]:
 
 def load_config_or_exit(args: argparse.Namespace):
     """Load config for a front end; print a one-line error and exit 2 when it is bad."""
+    from agent_cli.config import ConfigError, load_config  # here: `agent --help` and `--version` never load it
+
     try:
         cwd = Path(args.cd).expanduser() if args.cd else None
         config = load_config(cwd, args.overrides, session_flags(args))
