@@ -72,11 +72,11 @@ def switched_model(session: Session, model: str | None) -> Iterator[None]:
     if not model or model == previous:
         yield
         return
-    session.set_model(model)
+    session.switch_model(model)
     try:
         yield
     finally:
-        session.set_model(previous)
+        session.switch_model(previous)
 
 
 async def run_model_turn(

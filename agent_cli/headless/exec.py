@@ -11,6 +11,7 @@ import select
 import signal
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import NoReturn
 
@@ -80,7 +81,7 @@ def run_exec(args: argparse.Namespace) -> int:
     output_schema = read_output_schema(args.output_schema)
     apply_sandbox_shortcuts(args)
     config = load_config_or_exit(args)
-    config.writable_roots += extra_writable_roots(args.add_dirs)
+    config = replace(config, writable_roots=config.writable_roots + extra_writable_roots(args.add_dirs))
     check_api_key_or_exit(config)
     if not prompt.lstrip().startswith("/"):  # a model turn follows (a /command may need none)
         start_import(SDK_OF_WIRE.get(config.provider.wire_api, "openai"))
@@ -88,7 +89,7 @@ def run_exec(args: argparse.Namespace) -> int:
     from agent_cli.session import Session
     from agent_cli.session.approvals import use_exec_default
 
-    use_exec_default(config)  # approval_policy "never" unless the user set one
+    config = use_exec_default(config)  # approval_policy "never" unless the user set one
 
     if resume_path is None:
         session = Session(config, interactive=False)
@@ -140,13 +141,13 @@ def read_output_schema(name: str | None) -> dict | None:
         fail(f"--output-schema {name}: {exc}")
 
 
-def extra_writable_roots(names: list[str]) -> list[Path]:
+def extra_writable_roots(names: list[str]) -> tuple[Path, ...]:
     """``--add-dir`` folders, relative to where agent was started; a missing one is a usage error."""
     paths = [Path(name).expanduser().resolve() for name in names]
     for name, path in zip(names, paths):
         if not path.is_dir():
             fail(f"--add-dir {name}: not a directory")
-    return paths
+    return tuple(paths)
 
 
 def run_limits(args: argparse.Namespace, config):
@@ -228,7 +229,7 @@ def image_paths(names: list[str]) -> list[Path]:
     for name, path in zip(names, paths):
         if not path.is_file():
             fail(f"-i {name}: no such file")
-    return paths
+    return tuple(paths)
 
 
 async def drive(session, prompt: str, renderer, images: list[Path] = ()) -> tuple[str | None, int]:

@@ -81,10 +81,9 @@ def env_scrubber(config: Config) -> Callable[[Mapping[str, str]], dict[str, str]
     return functools.partial(command_env, policy, secret_names=provider_key_names(config))
 
 
-def use_exec_default(config: Config) -> None:
+def use_exec_default(config: Config) -> Config:
     """``agent exec`` cannot ask: unless the user chose an approval policy, it runs with ``never``."""
-    if "approval_policy" not in config.raw:
-        config.approval_policy = "never"
+    return config if "approval_policy" in config.raw else replace(config, approval_policy="never")
 
 
 def keeps_alive(tool: str, args: dict[str, Any]) -> bool:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from agent_cli.session.catalog import SessionSummary
 
 from agent_cli import events as ev
-from agent_cli.config import Config
+from agent_cli.config import Config, with_model
 from agent_cli.display import home_relative
 from agent_cli.models.registry import SDK_OF_WIRE
 from agent_cli.terminal_text import terminal_safe, terminal_safe_event
@@ -459,8 +459,12 @@ class AgentApp(App[int]):
 
     # --- session lifecycle --------------------------------------------------------------
 
+    def next_config(self) -> Config:
+        """The config a new or resumed session opens with: on the model ``/model`` chose, if it did."""
+        return with_model(self.config, self.session.model)
+
     def new_session(self) -> None:
-        self._switch_to(self.session_factory(self.config))
+        self._switch_to(self.session_factory(self.next_config()))
         self.run_worker(self._fresh_transcript(), group="show")
 
     def _switch_to(self, session: Session) -> None:
@@ -490,7 +494,7 @@ class AgentApp(App[int]):
                 if path is None:
                     return
             self.activity.start("resuming")
-            session = await asyncio.to_thread(self.session_restorer, self.config, path)
+            session = await asyncio.to_thread(self.session_restorer, self.next_config(), path)
         except (RolloutError, OSError) as exc:
             await self.renderer.notice(resuming.failure_text(exc), "error", "resume")
             return
