@@ -11,8 +11,9 @@ client runs once before the measured runs (bytecode compiled, first-run files wr
 someone who used it before), then the runs are interleaved: each round runs the bare interpreter,
 then every client once. Prints the load average, then one table with the medians per wire: the
 whole round trip and its steps (start-up until the first request reaches the server; the first
-reply, the shell tool and the second request; the second reply until the process exits), ours
-over the peer's, and the import time of one extra run of ours under `-X importtime`, with the
+reply, the shell tool and the second request; the second reply until the process exits) and the
+CPU time the run took (the process and those it waited for: what a loaded machine stretches the
+times by), ours over the peer's, and the import time of one extra run of ours under `-X importtime`, with the
 part spent in the HTTP library and in the provider SDK.
 
 Claude Code runs in print mode (`-p`) with its Bash tool allowed and its non-essential traffic
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -90,15 +92,25 @@ def round_trip(server: FakeModelServer, client: Client, env: dict[str, str], cwd
         return answer
 
     server.script(reply(Reply(tool_calls=[client.call])), reply(Reply(text="done")))
+    cpu_before = cpu_of_children()
     started = time.perf_counter()
     done = subprocess.run(client.argv, env={**env, **client.env}, cwd=cwd, stdin=subprocess.DEVNULL,
                           capture_output=True, text=True)
     ended = time.perf_counter()
+    cpu = cpu_of_children() - cpu_before
     if done.returncode != 0 or len(arrivals) != 2 or not tool_output_sent(requests[1]):
         raise SystemExit(f"{client.label}: not one shell round trip (exit {done.returncode}, {len(arrivals)} "
                          f"requests): {done.stderr[-2000:] or done.stdout[-2000:]}")
     first, second = arrivals
-    return {"total": ended - started, STEPS[0]: first - started, STEPS[1]: second - first, STEPS[2]: ended - second}
+    return {"total": ended - started, STEPS[0]: first - started, STEPS[1]: second - first, STEPS[2]: ended - second,
+            "CPU": cpu}
+
+
+def cpu_of_children() -> float:
+    """CPU seconds (user + system) of the child processes ended so far, theirs included: what a run
+    costs the machine, which the load of other work does not change much."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def import_times(server: FakeModelServer, client: Client, env: dict[str, str], cwd: str) -> dict[str, float]:
@@ -139,17 +151,19 @@ def claude(path: str, model: str) -> Client:
 
 
 def print_table(providers: list[str], lineup: dict[str, list[Client]], imports: dict[str, dict[str, float]]) -> None:
-    print(f"{'wire':20}{'client':32}{'total':>7}{'to 1st request':>16}{'reply+tool+request':>20}{'to exit':>9}  ms")
+    print(f"{'wire':20}{'client':32}{'total':>7}{'to 1st request':>16}{'reply+tool+request':>20}{'to exit':>9}"
+          f"{'CPU':>7}  ms")
     for provider in providers:
         clients = lineup[provider]
         for at, client in enumerate(clients):
-            steps = "".join(f"{client.median(step) * 1000:{width}.0f}" for step, width in zip(STEPS, (16, 20, 9)))
+            steps = "".join(f"{client.median(step) * 1000:{width}.0f}"
+                            for step, width in zip((*STEPS, "CPU"), (16, 20, 9, 7)))
             print(f"{WIRES[provider][0] if at == 0 else '':20}{client.label:32}{client.median('total') * 1000:7.0f}{steps}")
         if len(clients) == 2:
             mine, peer = clients
-            ratios = [mine.median(step) / peer.median(step) for step in ("total", *STEPS)]
+            ratios = [mine.median(step) / peer.median(step) for step in ("total", *STEPS, "CPU")]
             print(f"{'':20}{'ours / ' + peer.label:32}{ratios[0]:6.2f}x{ratios[1]:15.2f}x{ratios[2]:19.2f}x"
-                  f"{ratios[3]:8.2f}x")
+                  f"{ratios[3]:8.2f}x{ratios[4]:6.2f}x")
     for provider in providers:
         part = imports[provider]
         print(f"imports in one agent run, {WIRES[provider][0]} (-X importtime): {part['all'] * 1000:.0f} ms, of which "
