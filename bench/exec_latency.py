@@ -13,8 +13,8 @@ then every client once. Prints the load average, then one table with the medians
 whole round trip and its steps (start-up until the first request reaches the server; the first
 reply, the shell tool and the second request; the second reply until the process exits) and the
 CPU time the run took (the process and those it waited for: what a loaded machine stretches the
-times by), ours over the peer's, and the import time of one extra run of ours under `-X importtime`, with the
-part spent in the HTTP library and in the provider SDK.
+times by), ours over the peer's; then the import time of one extra run of ours under
+`-X importtime`, with the parts spent in the HTTP library and in the provider SDK.
 
 Claude Code runs in print mode (`-p`) with its Bash tool allowed and its non-essential traffic
 (telemetry, error reports, update checks) switched off; the fake server answers whatever else it
