@@ -13,8 +13,8 @@ then every client once. Prints the load average, then one table with the medians
 whole round trip and its steps (start-up until the first request reaches the server; the first
 reply, the shell tool and the second request; the second reply until the process exits) and the
 CPU time the run took (the process and those it waited for: what a loaded machine stretches the
-times by), ours over the peer's; then the import time of one extra run of ours under
-`-X importtime`, with the parts spent in the HTTP library and in the provider SDK.
+times by), ours over the peer's; then the CPU time a fresh interpreter takes to import each
+provider SDK alone (measured in the same rounds), the largest part of our start-up.
 
 Claude Code runs in print mode (`-p`) with its Bash tool allowed and its non-essential traffic
 (telemetry, error reports, update checks) switched off; the fake server answers whatever else it
@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import resource
 import statistics
 import subprocess
@@ -40,13 +39,13 @@ sys.path.insert(0, str(REPO))
 
 from tests.fake_server import FakeModelServer, RecordedRequest, Reply, ToolCall  # noqa: E402
 
-IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|( +)(\S+)")
 STEPS = ("to first request", "reply 1 + tool + request 2", "reply 2 until exit")
 WIRES = {  # provider: (wire, default model)
     "openai": ("Responses", "gpt-5"),
     "openai-chat": ("Chat Completions", "gpt-5"),
     "anthropic": ("Anthropic Messages", "claude-sonnet-4-5"),
 }
+SDK_OF = {"openai": "openai", "openai-chat": "openai", "anthropic": "anthropic"}
 PEER_ENV = {  # Claude Code: no telemetry, error reports or update checks, only the model requests
     "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
     "DISABLE_ERROR_REPORTING": "1",
@@ -113,23 +112,11 @@ def cpu_of_children() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def import_times(server: FakeModelServer, client: Client, env: dict[str, str], cwd: str) -> dict[str, float]:
-    """Seconds spent importing in one run of ours (all top-level imports), and the HTTP library's and
-    the provider SDK's parts of it."""
-    server.script(Reply(tool_calls=[client.call]), Reply(text="done"))
-    done = subprocess.run([sys.executable, "-X", "importtime", *client.argv[1:]], env=env, cwd=cwd,
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, check=True)
-    parts = {"all": 0.0, "httpx2": 0.0, "SDK": 0.0}
-    for match in IMPORT_LINE.finditer(done.stderr):
-        cumulative, depth, name = int(match.group(2)) / 1e6, len(match.group(3)), match.group(4)
-        if depth == 1:
-            parts["all"] += cumulative
-            root = name.split(".")[0]
-            if root in ("httpx2", "httpcore2"):
-                parts["httpx2"] += cumulative
-            elif root in ("openai", "anthropic"):
-                parts["SDK"] += cumulative
-    return parts
+def sdk_import_cpu(sdk: str, env: dict[str, str], cwd: str) -> float:
+    """CPU seconds a fresh interpreter takes to import ``sdk``, with the collector paused as exec does."""
+    code = f"import gc, time\ngc.disable()\nstarted = time.process_time()\nimport {sdk}\nprint(time.process_time() - started)"
+    done = subprocess.run([sys.executable, "-c", code], env=env, cwd=cwd, capture_output=True, text=True, check=True)
+    return float(done.stdout)
 
 
 def ours(provider: str, model: str) -> Client:
@@ -150,7 +137,7 @@ def claude(path: str, model: str) -> Client:
     return Client("claude -p", argv, ToolCall("Bash", {"command": "true", "description": "Run true"}), PEER_ENV)
 
 
-def print_table(providers: list[str], lineup: dict[str, list[Client]], imports: dict[str, dict[str, float]]) -> None:
+def print_table(providers: list[str], lineup: dict[str, list[Client]], imports: dict[str, list[float]]) -> None:
     print(f"{'wire':20}{'client':32}{'total':>7}{'to 1st request':>16}{'reply+tool+request':>20}{'to exit':>9}"
           f"{'CPU':>7}  ms")
     for provider in providers:
@@ -164,10 +151,8 @@ def print_table(providers: list[str], lineup: dict[str, list[Client]], imports: 
             ratios = [mine.median(step) / peer.median(step) for step in ("total", *STEPS, "CPU")]
             print(f"{'':20}{'ours / ' + peer.label:32}{ratios[0]:6.2f}x{ratios[1]:15.2f}x{ratios[2]:19.2f}x"
                   f"{ratios[3]:8.2f}x{ratios[4]:6.2f}x")
-    for provider in providers:
-        part = imports[provider]
-        print(f"imports in one agent run, {WIRES[provider][0]} (-X importtime): {part['all'] * 1000:.0f} ms, of which "
-              f"provider SDK {part['SDK'] * 1000:.0f} ms, httpx2 {part['httpx2'] * 1000:.0f} ms")
+    cpu = ", ".join(f"{sdk} {statistics.median(times) * 1000:.0f} ms" for sdk, times in imports.items())
+    print(f"importing the SDK alone (CPU, collector paused as in exec): {cpu}")
 
 
 def main() -> None:
@@ -200,14 +185,16 @@ def main() -> None:
         for client in everyone:
             round_trip(server, client, env, home)  # compiles what is not compiled yet, writes first-run files
         baseline: list[float] = []
+        imports: dict[str, list[float]] = {SDK_OF[provider]: [] for provider in args.provider}
         for _ in range(args.runs):
             started = time.perf_counter()
             subprocess.run([sys.executable, "-c", "pass"], env=env, cwd=home, check=True)
             baseline.append(time.perf_counter() - started)
             for client in everyone:
                 client.trips.append(round_trip(server, client, env, home))
+            for sdk, times in imports.items():
+                times.append(sdk_import_cpu(sdk, env, home))
         load_after = os.getloadavg()[0]
-        imports = {provider: import_times(server, clients[0], env, home) for provider, clients in lineup.items()}
     print(f"One shell round trip against the fake server; medians of {args.runs} interleaved runs; load average "
           f"{load_before:.2f} at the start, {load_after:.2f} at the end; python -c pass "
           f"{statistics.median(baseline) * 1000:.0f} ms")
