@@ -76,15 +76,17 @@ def run_exec(args: argparse.Namespace) -> int:
         from agent_cli.headless.sessions_cmd import prepare_exec_resume
 
         resume_path = prepare_exec_resume(args)
-    prompt = read_prompt(args.prompt)
-    images = image_paths(getattr(args, "images", []))
-    output_schema = read_output_schema(args.output_schema)
     apply_sandbox_shortcuts(args)
     config = load_config_or_exit(args)
     config = replace(config, writable_roots=config.writable_roots + extra_writable_roots(args.add_dirs))
     check_api_key_or_exit(config)
-    if not prompt.lstrip().startswith("/"):  # a model turn follows (a /command may need none)
+    # The SDK's import starts before the prompt is read: reading piped stdin may wait for its
+    # writer, and the import goes on meanwhile. Not for a /command argument (it may need no model).
+    if not (args.prompt or "").lstrip().startswith("/"):
         start_import(SDK_OF_WIRE.get(config.provider.wire_api, "openai"))
+    prompt = read_prompt(args.prompt)
+    images = image_paths(getattr(args, "images", []))
+    output_schema = read_output_schema(args.output_schema)
     limits = run_limits(args, config)
     from agent_cli.session import Session
     from agent_cli.session.approvals import use_exec_default
