@@ -285,13 +285,6 @@ async def pre_tool_use(session: Session, call: ToolCall, args: dict[str, Any], e
     return outcome
 
 
-async def check_approval(session: Session, hook: HookOutcome, call: ToolCall, args: dict[str, Any], emit: Emit) -> str | None:
-    """The approval step after PreToolUse: a hook's allow skips it, its ask forces a question."""
-    # A hook's allow answers the question as the user would have (the sandbox's hard limits and
-    # deny rules still apply); its ask forces one.
-    return await session.approvals.check(call.call_id, call.name, args, emit, hook.permission)
-
-
 async def post_tool_use(session: Session, call: ToolCall, args: dict[str, Any], result: ToolResult, emit: Emit) -> ToolResult:
     """PostToolUse. The tool already ran; a block adds the hook's reason to what the model reads."""
     response = {"output": result.output, "success": result.success, "exit_code": result.exit_code}
