@@ -24,16 +24,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
+from agent_cli.config import Config
 from agent_cli.context.fragments import HOOK_CONTEXT
-from agent_cli.items import user
+from agent_cli.items import ToolCall, user
 from agent_cli.session.hook_config import HookSpec, HookTable, hook_calls, parse_hooks
 from agent_cli.tools.base import ToolResult
 from agent_cli.tools.process import communicate_or_kill
 from agent_cli.tools.sandbox import supervised_argv
 
 if TYPE_CHECKING:
-    from agent_cli.config import Config
-    from agent_cli.items import ToolCall
     from agent_cli.session.session import Emit, Session
 
 BLOCK_EXIT_CODE = 2
