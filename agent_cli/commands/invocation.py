@@ -103,6 +103,6 @@ async def run_model_turn(
             emit(event)
 
     with limited_tools(session, only_tools), switched_model(session, model):
-        await session._turn(text, relay, typed, images, recall)
+        await session.turn(text, relay, typed, images, recall)
     if held:
         emit(await on_complete(held[0].last_message))  # type: ignore[misc]

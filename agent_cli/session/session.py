@@ -1,9 +1,13 @@
-"""The Session: one conversation with one model, shared by the TUI and `agent exec`.
+"""The Session: one conversation with one model, shared by the TUI, `agent exec` and `agent acp`.
 
-Front ends hand what the user typed to :func:`agent_cli.commands.dispatch.submit`, which runs it
-here through :meth:`Session.run_in_task`; they render the events it yields. The turn runs in its
-own task so :meth:`Session.interrupt` can stop it at any await point and still leave a valid
-history. The session never imports the command layer: commands drive the session, not the reverse.
+Front ends hand what the user typed to :func:`agent_cli.commands.dispatch.submit`: the command
+layer is the one router of typed input, and it drives the session through two primitives.
+:meth:`Session.run_in_task` runs one unit of the user's work (a prompt with its expansion, a
+command, a compaction) in the session's own task and yields the events it emits, so
+:meth:`Session.interrupt` can stop it at any await point and still leave a valid history.
+:meth:`Session.turn` is one model turn, run inside that task (``turn.py``; each tool call goes
+through ``tool_call.py``). The session never imports the command layer and calls nothing of it
+but the body it is given to run.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import asyncio
 import contextlib
 import shutil
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -40,6 +44,7 @@ from agent_cli.session.permission_rules import install_rules
 from agent_cli.session.rollout import RecordingHistory, RolloutWriter
 from agent_cli.session.run_limits import RunLimits
 from agent_cli.session.tool_use import ToolUseWatch
+from agent_cli.session.turn import run_turn
 from agent_cli.session.window import ContextWindow
 from agent_cli.tools import default_tools
 from agent_cli.tools.background import BackgroundProcesses
@@ -266,15 +271,19 @@ class Session:
             self._memory.close()
 
     def interrupt(self) -> None:
-        """Stop the running turn. History stays valid; the turn ends with TurnAborted."""
+        """Stop what :meth:`run_in_task` runs (expansion, a command, a turn, a compaction). History
+        stays valid: open tool calls are closed as aborted, and the work ends with TurnAborted."""
         if self.running:
             self._turn_task.cancel()  # type: ignore[union-attr]
 
     async def run_in_task(
-        self, body: Callable[[Emit], object], note_interrupt: bool = False
+        self, body: Callable[[Emit], Awaitable[None]], note_interrupt: bool = False
     ) -> AsyncIterator[ev.Event]:
-        """Run ``body`` in its own task, yielding what it emits. With ``note_interrupt``, a turn
-        the user stops leaves a note so the model knows its work was cut short."""
+        """Run ``body(emit)`` as the session's one running task and yield what it emits until it
+        ends. One at a time (``running``); :meth:`interrupt` cancels it, and closing this iterator
+        early cancels it too. Whatever ends it, the history stays valid and the session file is
+        synced. With ``note_interrupt``, a turn the user stops after it added to the history
+        leaves a note so the model knows its work was cut short."""
         if self.running:
             raise RuntimeError("a turn is already running")
         queue: asyncio.Queue[ev.Event | None] = asyncio.Queue()
@@ -282,7 +291,7 @@ class Session:
 
         async def runner() -> None:
             try:
-                await body(queue.put_nowait)  # type: ignore[misc]
+                await body(queue.put_nowait)
             except asyncio.CancelledError:
                 closed = self.history.close_open_calls()
                 if note_interrupt and len(self.history) > length_before:
@@ -310,12 +319,11 @@ class Session:
 
     # --- the turn ------------------------------------------------------------------------
 
-    async def _turn(self, text: str, emit: Emit, typed: str | None = None, images: tuple[Image, ...] = (),
-                    recall: str | None = None) -> None:
+    async def turn(self, text: str, emit: Emit, typed: str | None = None, images: tuple[Image, ...] = (),
+                   recall: str | None = None) -> None:
         """One model turn for ``text`` (already expanded; ``typed`` is what the user typed; ``recall``
-        the words memory recall searches with, when not those)."""
-        from agent_cli.session.turn import run_turn
-
+        the words memory recall searches with, when not those). Run it inside :meth:`run_in_task`,
+        which makes it interruptible; the command layer decides when (commands/dispatch.py)."""
         self._turns += 1
         emit(ev.TurnStarted(self._turns))
         try:
