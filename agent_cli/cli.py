@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from agent_cli import __version__
+from agent_cli import __version__, startup_gc
 from agent_cli.acp.main import run_acp
 from agent_cli.headless import sessions_cmd
 from agent_cli.headless.common import add_session_options, check_api_key_or_exit, load_config_or_exit
@@ -90,6 +90,7 @@ def dispatch(argv: list[str]) -> int:
     if argv[:2] == ["exec", "undo"]:
         return run_undo(argv[2:])
     if argv and argv[0] == "exec":
+        startup_gc.pause()  # until the first model request is ready: see startup_gc.py
         exit_now(run_exec(parse_exec_args(argv[1:])))
     if argv and argv[0] == "plugin":
         return run_plugin(argv[1:])

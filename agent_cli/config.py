@@ -1,14 +1,17 @@
 """Configuration: defaults < $AGENT_HOME/config.toml < project .agent/config.toml < -c overrides < flags.
 
-Every value is checked against ``KEYS``; a bad value is a :class:`ConfigError` that names the
-file, the key and the expected type.
+Every key is declared once: a :class:`Config` field that a key sets declares it with
+:func:`setting` (its TOML type, allowed values, bounds), and the keys read from ``config.raw``
+are ``RAW_KEYS``; ``KEYS`` is made from both. Every value is checked against it; a bad value is a
+:class:`ConfigError` that names the file, the key and the expected type. docs/configuration.md
+lists every key (a test checks it).
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Sequence
+from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -45,146 +48,154 @@ class ConfigError(Exception):
     """Bad configuration. The message names where the bad value came from."""
 
 
-# key -> (type, allowed values or None). Tables are validated separately.
-KEYS: dict[str, tuple[type | tuple[type, ...], tuple[Any, ...] | None]] = {
-    "model": (str, None),
-    "model_provider": (str, None),
-    "model_context_window": (int, None),
-    "model_max_output_tokens": (int, None),
-    "model_reasoning_effort": (str, ("none", "minimal", "low", "medium", "high", "xhigh")),  # Codex's values
-    "tool_output_token_limit": (int, None),
-    "auto_compact": (bool, None),
-    "auto_compact_percent": (int, None),
-    "model_auto_compact_token_limit": (int, None),
-    "project_doc_max_bytes": (int, None),
-    "project_doc_fallback_filenames": (list, None),
-    "approval_policy": (str, APPROVAL_POLICIES),
-    "sandbox_mode": (str, SANDBOX_MODES),
-    "network_access": (bool, None),
-    "writable_roots": (list, None),
-    "shell_timeout_ms": (int, None),
-    "mode": (str, MODES),
-    "model_providers": (dict, None),
-    "hooks": (dict, None),
-    "shell_environment_policy": (dict, None),
-    "retry_max_attempts": (int, None),
-    "model_connect_timeout_ms": (int, None),
-    "stream_idle_timeout_ms": (int, None),
-    "shell_snapshot": (bool, None),
-    "memory": (bool, None),
-    "memory_top_k": (int, None),
-    "memory_max_chars": (int, None),
-    "memory_min_score": ((int, float), None),
-    "memory_user_writes": (str, ("ask", "allow", "deny")),
-    "plugins": (dict, None),
-    "max_agent_depth": (int, None),
-    "max_parallel_agents": (int, None),
-    "read_file": (dict, None),
-    "model_supports_images": (bool, None),
-    "mcp_servers": (dict, None),
-    "mcp_tool_budget_percent": (int, None),
-    "permissions": (dict, None),
-    "context_profile": (str, ("auto", "lean", "full")),
-    "model_prices": (dict, None),  # agent exec --max-budget-usd (models/pricing.py)
-    "openai_base_url": (str, None),  # Codex's key: where the built-in OpenAI providers send requests
-    "sandbox_workspace_write": (dict, None),  # Codex's table: network_access, writable_roots
-    "web_fetch_allow_private": (bool, None),
-    "web_search": (str, ("off", "cached", "live", "disabled")),  # "disabled": Codex's (and its SDK's) name for off
-    "web_search_api": (dict, None),  # tools/web_search_api.py: a search API for servers without their own  # Codex's setting: the provider's own web search  # web_fetch may reach loopback, private and link-local addresses
-    "checkpoints": (bool, None),
-    "checkpoint_max_file_bytes": (int, None),
-    "checkpoint_timeout_ms": (int, None),
-}
-SIMPLE_KEYS = (
-    "tool_output_token_limit", "model_max_output_tokens", "model_reasoning_effort", "auto_compact",
-    "auto_compact_percent", "model_auto_compact_token_limit", "project_doc_max_bytes", "approval_policy",
-    "sandbox_mode", "network_access", "shell_timeout_ms", "mode", "retry_max_attempts",
-    "model_connect_timeout_ms", "stream_idle_timeout_ms", "shell_snapshot",
-    "memory", "memory_top_k", "memory_max_chars", "memory_min_score", "memory_user_writes",
-    "max_agent_depth", "max_parallel_agents", "mcp_tool_budget_percent",
-    "model_supports_images", "web_fetch_allow_private", "web_search", "context_profile",
-    "checkpoints", "checkpoint_max_file_bytes", "checkpoint_timeout_ms",
-)
-FIELD_NAMES = {  # config key -> Config field, where they differ
-    "model_max_output_tokens": "max_output_tokens",
-    "model_reasoning_effort": "reasoning_effort",
-    "model_auto_compact_token_limit": "auto_compact_token_limit",
-    "model_supports_images": "supports_images",
-}
-MINIMUMS = {
-    "model_context_window": 1_000,
-    "model_max_output_tokens": 1,
-    "tool_output_token_limit": 100,
-    "auto_compact_percent": 1,
-    "model_auto_compact_token_limit": 1,
-    "project_doc_max_bytes": 0,
-    "shell_timeout_ms": 100,
-    "retry_max_attempts": 1,
-    "model_connect_timeout_ms": 1,
-    "stream_idle_timeout_ms": 1,
-    "memory_top_k": 1,
-    "memory_max_chars": 100,
-    "memory_min_score": 0,
-    "max_agent_depth": 0,
-    "max_parallel_agents": 1,
-    "mcp_tool_budget_percent": 0,
-    "checkpoint_max_file_bytes": 0,
-    "checkpoint_timeout_ms": 100,
-}
-MAXIMUMS = {"memory_min_score": 1}
-STRING_LISTS = ("project_doc_fallback_filenames", "writable_roots")
 PROVIDER_KEYS = {"name": str, "base_url": str, "wire_api": str, "env_key": str, "requires_key": bool,
                  "http_headers": dict, "query_params": dict}
 _TYPE_NAMES = {str: "a string", int: "an integer", bool: "a boolean", list: "an array", dict: "a table", (int, float): "a number"}
 
 
-@dataclass
+@dataclass(frozen=True)
+class Key:
+    """One config key: the TOML value it takes, and the :class:`Config` field it sets, if any."""
+
+    name: str
+    type: type | tuple[type, ...]
+    choices: tuple[Any, ...] | None = None
+    minimum: int | None = None
+    maximum: int | None = None
+    strings: bool = False  # an array of strings
+    parse: Callable[[Any, str], object] | None = None  # a table's own check (imported only when it is set)
+    parse_names_the_file: bool = False  # whether ``parse``'s ValueError already names the file
+    convert: Callable[[Any, Path], Any] | None = None  # (value, cwd) -> the field's value
+    field: str | None = None  # the Config field; None: read from ``config.raw`` where it is used
+
+
+def setting(default: Any = MISSING, *, of: type | tuple[type, ...], key: str | None = None, **rules: Any) -> Any:
+    """A :class:`Config` field set by the config key ``key`` (the field's own name by default)
+    with the value it finds there, checked by ``rules`` (see :class:`Key`)."""
+    return field(default=default, metadata={"key": Key(key or "", of, **rules)})
+
+
+def _env_policy(table: Any, origin: str) -> None:
+    from agent_cli.tools.shell_env import EnvPolicy
+
+    EnvPolicy.from_table(table)
+
+
+def _mcp_servers(table: Any, origin: str) -> None:
+    from agent_cli.mcp.config import check_servers_table
+
+    check_servers_table(table, origin)
+
+
+def _permissions(table: Any, origin: str) -> None:
+    from agent_cli.permissions.sources import check_permissions_table
+
+    check_permissions_table(table, origin)
+
+
+def _hooks(table: Any, origin: str) -> None:
+    from agent_cli.hooks.spec import parse_hooks
+
+    parse_hooks(table, origin)
+
+
+def _paths(roots: list[str], cwd: Path) -> tuple[Path, ...]:
+    return tuple((cwd / Path(str(root)).expanduser()).resolve() for root in roots)
+
+
+@dataclass(frozen=True)
 class Config:
+    """What the files, ``-c`` and the flags say, read only: a front end that changes an option
+    (``--trust``, ``--add-dir``, the model ``/model`` chose for ``/new``) makes a new one with
+    :func:`dataclasses.replace`; what a session changes while it runs (model, mode, the window it
+    learns, ``/autocompact``) is the session's own state.
+
+    Each field a config key sets declares that key (:func:`setting`); ``KEYS`` and the checks
+    are made from these declarations and ``RAW_KEYS``."""
+
     cwd: Path
     agent_home: Path
-    model: str
-    provider: ProviderConfig
-    context_window: int
-    tool_output_token_limit: int = 10_000
-    max_output_tokens: int | None = None
-    reasoning_effort: str | None = None
-    auto_compact: bool = True
-    auto_compact_percent: int = 85
-    auto_compact_token_limit: int | None = None
-    project_doc_max_bytes: int = 32 * 1024
-    project_doc_fallback_filenames: list[str] = field(default_factory=list)
-    approval_policy: str = "on-request"
-    sandbox_mode: str = "workspace-write"
-    network_access: bool = False
-    web_fetch_allow_private: bool = False  # tools/web_fetch.py: refuse private addresses unless set
-    web_search: str | None = None  # off | cached | live; unset: cached in the TUI, off in exec
-    writable_roots: list[Path] = field(default_factory=list)
-    shell_timeout_ms: int = 120_000
-    mode: str = "agent"
-    retry_max_attempts: int = 5
-    model_connect_timeout_ms: int = 10_000  # connecting to the model server
-    stream_idle_timeout_ms: int = 120_000  # waiting for the first byte, and between stream events
-    shell_snapshot: bool = True  # load a snapshot of the login shell instead of `bash -lc` per command
-    memory: bool = True  # memory/: recall each turn, the memory tools, /memory
-    memory_top_k: int = 5
-    memory_max_chars: int = 2_000
-    memory_min_score: float = 0.6  # memory/ranking.py explains the scale
-    context_profile: str = "auto"  # "lean" for small windows (context/profile.py); "auto": lean up to 8k
-    memory_user_writes: str = "ask"  # the model's user-scope memory_save: ask (exec: refused) | allow | deny
-    max_agent_depth: int = 1  # how deep subagents may nest: 1 = the session's children have no `task`
-    max_parallel_agents: int = 4  # `task` calls of one response that run at once
-    read_file: ReadLimits = field(default_factory=ReadLimits)  # thresholds of the file processors
-    supports_images: bool | None = None  # None: from the model table (models/model_info.py)
-    mcp_tool_budget_percent: int = 5  # MCP tool schemas above this share of the window: search mode
-    checkpoints: bool = True  # snapshot the tree before a turn changes it (/undo, /rewind)
-    checkpoint_max_file_bytes: int = 10 * 1024 * 1024  # larger files are left out of snapshots, and named
-    checkpoint_timeout_ms: int = 30_000  # a snapshot taking longer is given up with a warning
+    model: str = setting(of=str)
+    provider: ProviderConfig = field()  # model_provider, [model_providers], openai_base_url
+    # Configured, else config.model's in the model table (a session learns its own: session/window.py).
+    context_window: int = setting(of=int, key="model_context_window", minimum=1_000)
+    tool_output_token_limit: int = setting(10_000, of=int, minimum=100)
+    max_output_tokens: int | None = setting(None, of=int, key="model_max_output_tokens", minimum=1)
+    reasoning_effort: str | None = setting(  # Codex's values
+        None, of=str, key="model_reasoning_effort", choices=("none", "minimal", "low", "medium", "high", "xhigh"))
+    auto_compact: bool = setting(True, of=bool)
+    auto_compact_percent: int = setting(85, of=int, minimum=1)
+    auto_compact_token_limit: int | None = setting(None, of=int, key="model_auto_compact_token_limit", minimum=1)
+    project_doc_max_bytes: int = setting(32 * 1024, of=int, minimum=0)
+    project_doc_fallback_filenames: tuple[str, ...] = setting(
+        (), of=list, strings=True, convert=lambda names, cwd: tuple(str(name) for name in names))
+    approval_policy: str = setting("on-request", of=str, choices=APPROVAL_POLICIES)
+    sandbox_mode: str = setting("workspace-write", of=str, choices=SANDBOX_MODES)
+    network_access: bool = setting(False, of=bool)
+    # tools/web_fetch.py: refuse private addresses unless set
+    web_fetch_allow_private: bool = setting(False, of=bool)
+    # off | cached | live; unset: cached in the TUI, off in exec. "disabled": Codex's (and its SDK's) name for off
+    web_search: str | None = setting(None, of=str, choices=("off", "cached", "live", "disabled"))
+    writable_roots: tuple[Path, ...] = setting((), of=list, strings=True, convert=_paths)
+    shell_timeout_ms: int = setting(120_000, of=int, minimum=100)
+    mode: str = setting("agent", of=str, choices=MODES)
+    retry_max_attempts: int = setting(5, of=int, minimum=1)
+    model_connect_timeout_ms: int = setting(10_000, of=int, minimum=1)  # connecting to the model server
+    # waiting for the first byte, and between stream events
+    stream_idle_timeout_ms: int = setting(120_000, of=int, minimum=1)
+    # load a snapshot of the login shell instead of `bash -lc` per command
+    shell_snapshot: bool = setting(True, of=bool)
+    memory: bool = setting(True, of=bool)  # memory/: recall each turn, the memory tools, /memory
+    memory_top_k: int = setting(5, of=int, minimum=1)
+    memory_max_chars: int = setting(2_000, of=int, minimum=100)
+    memory_min_score: float = setting(0.6, of=(int, float), minimum=0, maximum=1)  # memory/ranking.py explains the scale
+    # "lean" for small windows (context/profile.py); "auto": lean up to 8k
+    context_profile: str = setting("auto", of=str, choices=("auto", "lean", "full"))
+    # the model's user-scope memory_save: ask (exec: refused) | allow | deny
+    memory_user_writes: str = setting("ask", of=str, choices=("ask", "allow", "deny"))
+    # how deep subagents may nest: 1 = the session's children have no `task`
+    max_agent_depth: int = setting(1, of=int, minimum=0)
+    max_parallel_agents: int = setting(4, of=int, minimum=1)  # `task` calls of one response that run at once
+    read_file: ReadLimits = setting(  # thresholds of the file processors
+        ReadLimits(), of=dict, parse=lambda table, origin: ReadLimits.from_table(table),
+        convert=lambda table, cwd: ReadLimits.from_table(table))
+    # None: from the model table (models/model_info.py)
+    supports_images: bool | None = setting(None, of=bool, key="model_supports_images")
+    # MCP tool schemas above this share of the window: search mode
+    mcp_tool_budget_percent: int = setting(5, of=int, minimum=0)
+    checkpoints: bool = setting(True, of=bool)  # snapshot the tree before a turn changes it (/undo, /rewind)
+    # larger files are left out of snapshots, and named
+    checkpoint_max_file_bytes: int = setting(10 * 1024 * 1024, of=int, minimum=0)
+    checkpoint_timeout_ms: int = setting(30_000, of=int, minimum=100)  # a snapshot taking longer is given up with a warning
     raw: dict[str, Any] = field(default_factory=dict)  # the merged tables, for hooks and the like
-    sources: list[Path] = field(default_factory=list)  # config files that were read
-    warnings: list[str] = field(default_factory=list)  # shown when the session starts (unknown keys)
-    plugin_dirs: list[Path] = field(default_factory=list)  # --plugin-dir (agent_cli/plugins/loader.py)
-    layers: list[ConfigLayer] = field(default_factory=list)  # each table merged, in order
+    sources: tuple[Path, ...] = ()  # config files that were read
+    warnings: tuple[str, ...] = ()  # shown when the session starts (unknown keys)
+    plugin_dirs: tuple[Path, ...] = ()  # --plugin-dir (agent_cli/plugins/loader.py)
+    layers: tuple[ConfigLayer, ...] = ()  # each table merged, in order
     trust_repository: bool = False  # --trust: run the repository's own servers and hooks (agent_cli/trust/)
+
+
+# The keys no field declares: read from ``config.raw`` where they are used.
+RAW_KEYS = (
+    Key("model_provider", str),
+    Key("model_providers", dict),
+    Key("hooks", dict, parse=_hooks, parse_names_the_file=True),
+    Key("shell_environment_policy", dict, parse=_env_policy),
+    Key("plugins", dict),
+    Key("mcp_servers", dict, parse=_mcp_servers, parse_names_the_file=True),
+    Key("permissions", dict, parse=_permissions, parse_names_the_file=True),
+    Key("model_prices", dict),  # agent exec --max-budget-usd (models/pricing.py)
+    Key("openai_base_url", str),  # Codex's key: where the built-in OpenAI providers send requests
+    Key("sandbox_workspace_write", dict),  # Codex's table: network_access, writable_roots
+    Key("web_search_api", dict),  # tools/web_search_api.py: a search API for servers without their own
+)
+KEYS: dict[str, Key] = {
+    **{key.name: key for key in (
+        replace(f.metadata["key"], name=f.metadata["key"].name or f.name, field=f.name)
+        for f in fields(Config) if "key" in f.metadata
+    )},
+    **{key.name: key for key in RAW_KEYS},
+}
 
 
 def find_project_config(cwd: Path) -> Path | None:
@@ -242,17 +253,18 @@ def _check(table: dict[str, Any], origin: str, warnings: list[str] | None = None
             if warnings is not None:  # tolerated so newer configs keep working, but a typo is shown
                 warnings.append(f"{origin}: unknown config key `{key}` (ignored)")
             continue
-        expected, allowed = KEYS[key]
+        declared = KEYS[key]
+        expected = declared.type
         if not isinstance(value, expected) or (expected in (int, (int, float)) and isinstance(value, bool)):
             got = f"{type(value).__name__} {value!r}"
             raise ConfigError(f"{origin}: `{key}` must be {_TYPE_NAMES[expected]}, got {got}")
-        if allowed and value not in allowed:
-            raise ConfigError(f"{origin}: `{key}` must be one of {', '.join(allowed)}; got {value!r}")
-        if key in MINIMUMS and value < MINIMUMS[key]:
-            raise ConfigError(f"{origin}: `{key}` must be at least {MINIMUMS[key]}; got {value}")
-        if key in MAXIMUMS and value > MAXIMUMS[key]:
-            raise ConfigError(f"{origin}: `{key}` must be at most {MAXIMUMS[key]}; got {value}")
-        if key in STRING_LISTS and not all(isinstance(entry, str) for entry in value):
+        if declared.choices and value not in declared.choices:
+            raise ConfigError(f"{origin}: `{key}` must be one of {', '.join(declared.choices)}; got {value!r}")
+        if declared.minimum is not None and value < declared.minimum:
+            raise ConfigError(f"{origin}: `{key}` must be at least {declared.minimum}; got {value}")
+        if declared.maximum is not None and value > declared.maximum:
+            raise ConfigError(f"{origin}: `{key}` must be at most {declared.maximum}; got {value}")
+        if declared.strings and not all(isinstance(entry, str) for entry in value):
             raise ConfigError(f"{origin}: `{key}` must be an array of strings; got {value!r}")
     for provider_id, provider in table.get("model_providers", {}).items():
         where = f"{origin}: `model_providers.{provider_id}`"
@@ -271,47 +283,12 @@ def _check(table: dict[str, Any], origin: str, warnings: list[str] | None = None
     disabled = plugins.get("disabled", []) if isinstance(plugins, dict) else []
     if not isinstance(disabled, list) or not all(isinstance(name, str) for name in disabled):
         raise ConfigError(f"{origin}: `plugins.disabled` must be an array of plugin names; got {disabled!r}")
-    for key, parse, names_the_file in _TABLE_PARSERS:  # each table is a dict here: the type check above ran
-        if key in table:
+    for declared in KEYS.values():  # each table is a dict here: the type check above ran
+        if declared.parse is not None and declared.name in table:
             try:
-                parse(table[key], origin)
+                declared.parse(table[declared.name], origin)
             except ValueError as exc:
-                raise ConfigError(str(exc) if names_the_file else f"{origin}: {exc}") from None
-
-
-def _env_policy(table: Any, origin: str) -> None:
-    from agent_cli.tools.shell_env import EnvPolicy
-
-    EnvPolicy.from_table(table)
-
-
-def _mcp_servers(table: Any, origin: str) -> None:
-    from agent_cli.mcp.config import check_servers_table
-
-    check_servers_table(table, origin)
-
-
-def _permissions(table: Any, origin: str) -> None:
-    from agent_cli.permissions.sources import check_permissions_table
-
-    check_permissions_table(table, origin)
-
-
-def _hooks(table: Any, origin: str) -> None:
-    from agent_cli.hooks.spec import parse_hooks
-
-    parse_hooks(table, origin)
-
-
-# The tables that have parsers of their own (imported only when the table is set), as (key, parser,
-# whether the parser's ValueError already names the file).
-_TABLE_PARSERS: tuple[tuple[str, Callable[[Any, str], object], bool], ...] = (
-    ("shell_environment_policy", _env_policy, False),
-    ("mcp_servers", _mcp_servers, True),
-    ("read_file", lambda table, origin: ReadLimits.from_table(table), False),
-    ("hooks", _hooks, True),
-    ("permissions", _permissions, True),
-)
+                raise ConfigError(str(exc) if declared.parse_names_the_file else f"{origin}: {exc}") from None
 
 
 def _codex_sandbox_table(merged: dict[str, Any]) -> None:
@@ -390,15 +367,29 @@ def without_repository_settings(config: Config) -> Config:
         if layer.kind == "project" else layer
         for layer in config.layers
     ]
-    rebuilt = _build(config.cwd, config.agent_home, layers, list(config.sources), list(config.warnings))
-    as_loaded = _build(config.cwd, config.agent_home, config.layers, [], [])
+    rebuilt = _build(config.cwd, config.agent_home, layers, config.sources, config.warnings)
+    as_loaded = _build(config.cwd, config.agent_home, config.layers, (), ())
     # What a front end added after loading (agent exec --add-dir) stays.
-    rebuilt.writable_roots += [root for root in config.writable_roots if root not in as_loaded.writable_roots]
-    rebuilt.plugin_dirs, rebuilt.trust_repository = config.plugin_dirs, config.trust_repository
-    return rebuilt
+    added = tuple(root for root in config.writable_roots if root not in as_loaded.writable_roots)
+    return replace(rebuilt, writable_roots=rebuilt.writable_roots + added, plugin_dirs=config.plugin_dirs,
+                   trust_repository=config.trust_repository, model=config.model,
+                   context_window=config.context_window)
 
 
-def _build(cwd: Path, home: Path, layers: list[ConfigLayer], sources: list[Path], warnings: list[str]) -> Config:
+def with_model(config: Config, model: str) -> Config:
+    """``config`` with another model (the one ``/model`` chose, for the TUI's ``/new`` and
+    ``/resume``); a configured window stays, a looked-up one follows the model. The provider stays
+    (``/model`` never changes it)."""
+    return replace(config, model=model, context_window=window_for(config, model))
+
+
+def window_for(config: Config, model: str) -> int:
+    """The window a session on ``model`` starts from: `model_context_window`, else the model table."""
+    return config.context_window if "model_context_window" in config.raw else context_window_for(model)
+
+
+def _build(cwd: Path, home: Path, layers: Sequence[ConfigLayer], sources: Sequence[Path],
+           warnings: Sequence[str]) -> Config:
     merged: dict[str, Any] = {}
     for layer in layers:
         _merge(merged, copy.deepcopy(layer.table))
@@ -414,20 +405,20 @@ def _build(cwd: Path, home: Path, layers: list[ConfigLayer], sources: list[Path]
         raise ConfigError(f"`mcp_tool_budget_percent` must be between 0 and 100; got {merged['mcp_tool_budget_percent']}")
     if merged.get("auto_compact_percent", 100) > 100:
         raise ConfigError(f"`auto_compact_percent` must be between 1 and 100; got {merged['auto_compact_percent']}")
-    # Keys that map one to one onto a Config field; what is absent keeps the field's default.
-    settings = {FIELD_NAMES.get(key, key): merged[key] for key in SIMPLE_KEYS if key in merged}
-    return Config(
-        cwd=cwd,
-        agent_home=home,
-        model=model,
-        provider=provider,
-        context_window=merged.get("model_context_window") or context_window_for(model),
-        project_doc_fallback_filenames=[str(name) for name in merged.get("project_doc_fallback_filenames", [])],
-        writable_roots=[(cwd / Path(str(root)).expanduser()).resolve() for root in merged.get("writable_roots", [])],
-        read_file=ReadLimits.from_table(merged.get("read_file")),
-        raw=merged,
-        sources=sources,
-        warnings=warnings,
-        layers=layers,
+    # What the layers set; a field whose key is absent keeps its default.
+    settings = {
+        declared.field: declared.convert(merged[name], cwd) if declared.convert else merged[name]
+        for name, declared in KEYS.items() if declared.field is not None and name in merged
+    }
+    return Config(**{
         **settings,
-    )
+        "cwd": cwd,
+        "agent_home": home,
+        "model": model,
+        "provider": provider,
+        "context_window": merged.get("model_context_window") or context_window_for(model),
+        "raw": merged,
+        "sources": tuple(sources),
+        "warnings": tuple(warnings),
+        "layers": tuple(layers),
+    })

@@ -1,101 +1,169 @@
-"""One tool round trip through `agent exec` against the fake server, next to `python -c pass`
-(and, when given its path, Codex CLI against the same server), with the time broken down.
+"""One tool round trip through `agent exec` on each wire against the fake server, next to
+`python -c pass` and, when given their paths, the peers on their own wire: Codex CLI on the
+Responses API, Claude Code on Anthropic Messages.
 
-Run: python bench/exec_latency.py [--runs N] [--provider P] [--model M] [--codex PATH]
-HOME is a temporary folder with a one-line profile, so the figures are the agent's own, not
-the machine's login profile (bench/shell_overhead.py measures that). The model is a real name
-by default (its window and tokenizer are known, as for a user) on the Responses API, Codex's
-wire. Prints medians of N interleaved runs, all measured in this run: the bare interpreter, the
+Run: python bench/exec_latency.py [--runs N] [--provider P ...] [--model M] [--codex PATH] [--claude PATH]
+`--provider` takes one or more of openai (Responses), openai-chat (Chat Completions) and anthropic
+(Messages); all three by default. HOME is a temporary folder with a one-line profile, so the
+figures are the clients' own, not the machine's login profile (bench/shell_overhead.py measures
+that). The models are real names (their window and tokenizer are known, as for a user). Every
+client runs once before the measured runs (bytecode compiled, first-run files written, as for
+someone who used it before), then the runs are interleaved: each round runs the bare interpreter,
+then every client once. Prints the load average, then one table with the medians per wire: the
 whole round trip and its steps (start-up until the first request reaches the server; the first
-reply, the shell tool and the second request; the second reply until the process exits), the
-same for `codex exec` with `--codex`, and the import time of one extra run under
-`-X importtime`, with the part spent in the HTTP library and in any provider SDK.
+reply, the shell tool and the second request; the second reply until the process exits) and the
+CPU time the run took (the process and those it waited for: what a loaded machine stretches the
+times by), ours over the peer's; then the CPU time a fresh interpreter takes to import each
+provider SDK alone (measured in the same rounds), the largest part of our start-up.
+
+Claude Code runs in print mode (`-p`) with its Bash tool allowed and its non-essential traffic
+(telemetry, error reports, update checks) switched off; the fake server answers whatever else it
+asks (a `HEAD /` it sends to warm the connection gets a quick 501).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import re
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.fake_server import FakeModelServer, Reply, ToolCall  # noqa: E402
+from tests.fake_server import FakeModelServer, RecordedRequest, Reply, ToolCall  # noqa: E402
 
-IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|( +)(\S+)")
 STEPS = ("to first request", "reply 1 + tool + request 2", "reply 2 until exit")
+WIRES = {  # provider: (wire, default model)
+    "openai": ("Responses", "gpt-5"),
+    "openai-chat": ("Chat Completions", "gpt-5"),
+    "anthropic": ("Anthropic Messages", "claude-sonnet-4-5"),
+}
+SDK_OF = {"openai": "openai", "openai-chat": "openai", "anthropic": "anthropic"}
+PEER_ENV = {  # Claude Code: no telemetry, error reports or update checks, only the model requests
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
+    "DISABLE_ERROR_REPORTING": "1",
+}
 
 
-def timed(argv: list[str], env: dict[str, str], cwd: str) -> tuple[float, float]:
-    started = time.perf_counter()
-    subprocess.run(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, check=True)
-    return started, time.perf_counter()
+def tool_output_sent(request: RecordedRequest) -> bool:
+    """Whether the second request carries a successful tool result, whatever the wire: proof that the
+    client really ran the shell tool before it asked again."""
+    body = request.body if isinstance(request.body, dict) else {}
+    if request.protocol == "responses":
+        return any(item.get("type") == "function_call_output" for item in body.get("input", []))
+    if request.protocol == "chat":
+        return any(message.get("role") == "tool" for message in body.get("messages", []))
+    blocks = [block for message in body.get("messages", []) if isinstance(message.get("content"), list)
+              for block in message["content"]]
+    return any(block.get("type") == "tool_result" and not block.get("is_error") for block in blocks)
 
 
-def round_trip(server: FakeModelServer, argv: list[str], call: ToolCall, env: dict[str, str], cwd: str) -> dict[str, float]:
+@dataclass
+class Client:
+    """One program measured on one wire: how it is started and the shell call the fake model asks of it."""
+
+    label: str
+    argv: list[str]
+    call: ToolCall
+    env: dict[str, str] = field(default_factory=dict)
+    trips: list[dict[str, float]] = field(default_factory=list)
+
+    def median(self, step: str) -> float:
+        return statistics.median(trip[step] for trip in self.trips)
+
+
+def round_trip(server: FakeModelServer, client: Client, env: dict[str, str], cwd: str) -> dict[str, float]:
     arrivals: list[float] = []
+    requests: list[RecordedRequest] = []
 
     def reply(item: Reply):
-        def answer(request) -> Reply:
+        def answer(request: RecordedRequest) -> Reply:
             arrivals.append(time.perf_counter())
+            requests.append(request)
             return item
         return answer
 
-    server.script(reply(Reply(tool_calls=[call])), reply(Reply(text="done")))
-    started, ended = timed(argv, env, cwd)
+    server.script(reply(Reply(tool_calls=[client.call])), reply(Reply(text="done")))
+    cpu_before = cpu_of_children()
+    started = time.perf_counter()
+    done = subprocess.run(client.argv, env={**env, **client.env}, cwd=cwd, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True)
+    ended = time.perf_counter()
+    cpu = cpu_of_children() - cpu_before
+    if done.returncode != 0 or len(arrivals) != 2 or not tool_output_sent(requests[1]):
+        raise SystemExit(f"{client.label}: not one shell round trip (exit {done.returncode}, {len(arrivals)} "
+                         f"requests): {done.stderr[-2000:] or done.stdout[-2000:]}")
     first, second = arrivals
-    return {"total": ended - started, STEPS[0]: first - started, STEPS[1]: second - first, STEPS[2]: ended - second}
+    return {"total": ended - started, STEPS[0]: first - started, STEPS[1]: second - first, STEPS[2]: ended - second,
+            "CPU": cpu}
 
 
-def import_times(server: FakeModelServer, argv: list[str], env: dict[str, str], cwd: str) -> dict[str, float]:
-    """Seconds spent importing in one run (all top-level imports), and the HTTP library's and
-    the provider SDKs' parts of it."""
-    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "true"})]), Reply(text="done"))
-    done = subprocess.run([sys.executable, "-X", "importtime", *argv[1:]], env=env, cwd=cwd,
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, check=True)
-    parts = {"all": 0.0, "httpx2": 0.0, "SDK": 0.0}
-    for match in IMPORT_LINE.finditer(done.stderr):
-        cumulative, depth, name = int(match.group(2)) / 1e6, len(match.group(3)), match.group(4)
-        if depth == 1:
-            parts["all"] += cumulative
-            root = name.split(".")[0]
-            if root in ("httpx2", "httpcore2"):
-                parts["httpx2"] += cumulative
-            elif root in ("openai", "anthropic"):
-                parts["SDK"] += cumulative
-    return parts
+def cpu_of_children() -> float:
+    """CPU seconds (user + system) of the child processes ended so far, theirs included: what a run
+    costs the machine, which the load of other work does not change much."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
-def codex_argv(codex: str, base_url: str) -> list[str]:
-    provider = f'model_providers.bench={{name="bench",base_url="{base_url}",env_key="OPENAI_API_KEY",wire_api="responses"}}'
-    return [codex, "exec", "--skip-git-repo-check", "-c", provider, "-c", "model_provider=bench", "-m", "gpt-5",
+def sdk_import_cpu(sdk: str, env: dict[str, str], cwd: str) -> float:
+    """CPU seconds a fresh interpreter takes to import ``sdk``, with the collector paused as exec does."""
+    code = f"import gc, time\ngc.disable()\nstarted = time.process_time()\nimport {sdk}\nprint(time.process_time() - started)"
+    done = subprocess.run([sys.executable, "-c", code], env=env, cwd=cwd, capture_output=True, text=True, check=True)
+    return float(done.stdout)
+
+
+def ours(provider: str, model: str) -> Client:
+    argv = [sys.executable, "-m", "agent_cli", "exec", "--provider", provider, "-m", model, "run true"]
+    return Client(f"agent exec ({model})", argv, ToolCall("shell", {"command": "true"}))
+
+
+def codex(path: str, base_url: str, model: str) -> Client:
+    provider = (f'model_providers.bench={{name="bench",base_url="{base_url}",env_key="OPENAI_API_KEY",'
+                f'wire_api="responses"}}')
+    argv = [path, "exec", "--skip-git-repo-check", "-c", provider, "-c", "model_provider=bench", "-m", model,
             "run true"]
+    return Client("codex exec", argv, ToolCall("exec_command", {"cmd": "true"}))
 
 
-def report(label: str, trips: list[dict[str, float]], base: float, against: float | None = None) -> float:
-    total = statistics.median(trip["total"] for trip in trips)
-    ratio = f"  ({total / base:.1f}x python -c pass" + (f", {total / against:.2f}x Codex)" if against else ")")
-    print(f"{label + ':':36}{total * 1000:6.0f} ms{ratio}")
-    for step in STEPS:
-        print(f"{'  ' + step + ':':36}{statistics.median(trip[step] for trip in trips) * 1000:6.0f} ms")
-    return total
+def claude(path: str, model: str) -> Client:
+    argv = [path, "-p", "run true", "--model", model, "--allowedTools", "Bash"]
+    return Client("claude -p", argv, ToolCall("Bash", {"command": "true", "description": "Run true"}), PEER_ENV)
+
+
+def print_table(providers: list[str], lineup: dict[str, list[Client]], imports: dict[str, list[float]]) -> None:
+    print(f"{'wire':20}{'client':32}{'total':>7}{'to 1st request':>16}{'reply+tool+request':>20}{'to exit':>9}"
+          f"{'CPU':>7}  ms")
+    for provider in providers:
+        clients = lineup[provider]
+        for at, client in enumerate(clients):
+            steps = "".join(f"{client.median(step) * 1000:{width}.0f}"
+                            for step, width in zip((*STEPS, "CPU"), (16, 20, 9, 7)))
+            print(f"{WIRES[provider][0] if at == 0 else '':20}{client.label:32}{client.median('total') * 1000:7.0f}{steps}")
+        if len(clients) == 2:
+            mine, peer = clients
+            ratios = [mine.median(step) / peer.median(step) for step in ("total", *STEPS, "CPU")]
+            print(f"{'':20}{'ours / ' + peer.label:32}{ratios[0]:6.2f}x{ratios[1]:15.2f}x{ratios[2]:19.2f}x"
+                  f"{ratios[3]:8.2f}x{ratios[4]:6.2f}x")
+    cpu = ", ".join(f"{sdk} {statistics.median(times) * 1000:.0f} ms" for sdk, times in imports.items())
+    print(f"importing the SDK alone (CPU, collector paused as in exec): {cpu}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--provider", default="openai", help="openai (Responses, Codex's wire), openai-chat, anthropic")
-    parser.add_argument("--model", default="gpt-5")
-    parser.add_argument("--codex", help="path of a `codex` binary to measure against the same server")
+    parser.add_argument("--provider", nargs="+", choices=list(WIRES), default=list(WIRES),
+                        help="the wires to measure: openai (Responses), openai-chat, anthropic")
+    parser.add_argument("--model", help="one model name for every wire (default: gpt-5, or claude-sonnet-4-5 on anthropic)")
+    parser.add_argument("--codex", help="path of a `codex` binary, measured on the Responses wire")
+    parser.add_argument("--claude", help="path of a Claude Code `claude` binary, measured on the Anthropic wire")
     args = parser.parse_args()
-    agent = [sys.executable, "-m", "agent_cli", "exec", "--provider", args.provider, "-m", args.model, "run true"]
     with FakeModelServer() as server, tempfile.TemporaryDirectory() as home:
         Path(home, ".profile").write_text("export BENCH_PROFILE=1\n")  # not this machine's profile
         env = {
@@ -104,24 +172,33 @@ def main() -> None:
             "ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": "bench",
         }
         env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed by pip: compiled bytecode
-        ours = ToolCall("shell", {"command": "true"})
-        codex = codex_argv(args.codex, server.openai_base_url) if args.codex else None
-        codex_call = ToolCall("exec_command", {"cmd": "true"})
-        round_trip(server, agent, ours, env, home)  # compiles what is not compiled yet
-        baseline, trips, codex_trips = [], [], []
+        lineup: dict[str, list[Client]] = {}
+        for provider in args.provider:
+            model = args.model or WIRES[provider][1]
+            lineup[provider] = [ours(provider, model)]
+            if provider == "openai" and args.codex:
+                lineup[provider].append(codex(args.codex, server.openai_base_url, model))
+            if provider == "anthropic" and args.claude:
+                lineup[provider].append(claude(args.claude, model))
+        everyone = [client for clients in lineup.values() for client in clients]
+        load_before = os.getloadavg()[0]
+        for client in everyone:
+            round_trip(server, client, env, home)  # compiles what is not compiled yet, writes first-run files
+        baseline: list[float] = []
+        imports: dict[str, list[float]] = {SDK_OF[provider]: [] for provider in args.provider}
         for _ in range(args.runs):
-            started, ended = timed([sys.executable, "-c", "pass"], env, home)
-            baseline.append(ended - started)
-            trips.append(round_trip(server, agent, ours, env, home))
-            if codex:
-                codex_trips.append(round_trip(server, codex, codex_call, env, home))
-        imports = import_times(server, agent, env, home)
-    base = statistics.median(baseline)
-    print(f"python -c pass:                     {base * 1000:6.0f} ms (median of {args.runs})")
-    codex_total = report("codex exec, one shell round trip", codex_trips, base) if codex else None
-    report(f"agent exec ({args.provider}, {args.model})", trips, base, codex_total)
-    print(f"imports in one run (-X importtime): {imports['all'] * 1000:6.0f} ms, of which httpx2 "
-          f"{imports['httpx2'] * 1000:.0f} ms, provider SDKs {imports['SDK'] * 1000:.0f} ms")
+            started = time.perf_counter()
+            subprocess.run([sys.executable, "-c", "pass"], env=env, cwd=home, check=True)
+            baseline.append(time.perf_counter() - started)
+            for client in everyone:
+                client.trips.append(round_trip(server, client, env, home))
+            for sdk, times in imports.items():
+                times.append(sdk_import_cpu(sdk, env, home))
+        load_after = os.getloadavg()[0]
+    print(f"One shell round trip against the fake server; medians of {args.runs} interleaved runs; load average "
+          f"{load_before:.2f} at the start, {load_after:.2f} at the end; python -c pass "
+          f"{statistics.median(baseline) * 1000:.0f} ms")
+    print_table(args.provider, lineup, imports)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from pathlib import Path
 
@@ -49,3 +50,28 @@ async def gone(pid: int, within: float = 3.0) -> bool:
             return True
         await asyncio.sleep(0.02)
     return False
+
+
+def holds_open(pid: int, path: Path) -> bool:
+    """Whether ``pid`` has ``path`` open (a tool reading it, in a thread or not)."""
+    try:
+        descriptors = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return False
+    for descriptor in descriptors:
+        try:
+            if os.readlink(descriptor) == str(path):
+                return True
+        except OSError:  # closed while we looked
+            continue
+    return False
+
+
+def catches(pid: int, signum: int) -> bool:
+    """Whether ``pid`` has a handler of its own for ``signum`` (``SigCgt`` in /proc/PID/status)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    mask = next(line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:"))
+    return bool(int(mask, 16) >> (signum - 1) & 1)

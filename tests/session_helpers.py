@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from agent_cli import events as ev
@@ -29,8 +30,7 @@ def make_session(
     for name, value in provider_env(server, provider).items():
         monkeypatch.setenv(name, value)
     config = load_config(repo, [f'model_provider="{provider}"', f'model="{model}"', "retry_max_attempts=1", *overrides])
-    config.trust_repository = trust
-    return Session(config, interactive=interactive)
+    return Session(replace(config, trust_repository=trust), interactive=interactive)
 
 
 async def collect_events(session: Session, text: str, answer: str = "deny") -> list[ev.Event]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -230,8 +231,7 @@ class AcpAgent:
 
     def _config(self, cwd: Path) -> Config:
         try:
-            config = load_config(cwd, self.overrides, self.flags)
-            config.trust_repository = self.trust
+            config = replace(load_config(cwd, self.overrides, self.flags), trust_repository=self.trust)
         except ConfigError as exc:
             raise RequestError.invalid_params({"message": f"configuration error: {exc}"}) from None
         provider = config.provider

@@ -123,6 +123,8 @@ def create_child(parent: Session, definition: AgentDefinition) -> Session:
     child.approvals = parent.approvals  # the same sandbox, policy and approvals given so far
     child.shell_snapshot = parent.shell_snapshot  # the login shell is the same; the parent closes it
     child.mode = parent.mode
+    child.window.adopt(parent.window)  # what the parent learned of a window holds; what the child learns stays its own
+    child.compaction.setting = parent.compaction.setting  # /autocompact applies to subagents too
     child.agents = parent.agents
     child.hooks = HookState(
         {event: specs for event, specs in parent.hooks.table.items() if event in CHILD_HOOK_EVENTS}, pending_start=None

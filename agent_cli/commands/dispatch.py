@@ -1,9 +1,11 @@
-"""The one entry point for what the user typed, in the TUI and in ``agent exec`` alike.
+"""The one router of what the user typed, in the TUI, ``agent exec`` and ``agent acp`` alike.
 
-Front ends call :func:`submit` (``async for event in submit(session, text)``), which runs
-:func:`run_input` in the session's turn task. A slash command runs its handler (a built-in, or a
-command file expanded into a model turn); anything else is a prompt whose ``@path`` and
-``` !`cmd` ``` are expanded before the turn. Bad input ends as an
+Front ends call :func:`submit` (``async for event in submit(session, text)``). It asks the
+session to run :func:`run_input` as its running task (:meth:`Session.run_in_task`: one at a
+time, stopped by :meth:`Session.interrupt` with a valid history) and yields the events. Here the
+input is routed: a slash command runs its handler (a built-in, or a command file expanded into a
+model turn), ``!command`` runs in the session's shell, anything else is a prompt whose ``@path``
+and ``` !`cmd` ``` are expanded before :meth:`Session.turn`. Bad input ends as an
 :class:`~agent_cli.events.InputRejected` event and nothing reaches the model.
 """
 
@@ -15,15 +17,21 @@ from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
 from agent_cli import events as ev
+from agent_cli.commands.custom import CustomCommand, allowed_tool_names, substitute
 from agent_cli.commands.errors import InputError
+from agent_cli.commands.expand import expand
+from agent_cli.commands.invocation import Invocation, attachment_budget, file_settings, run_model_turn
+from agent_cli.commands.mcp_commands import resource_reader, run_mcp_prompt
+from agent_cli.commands.registry import CommandTable, parse_slash
+from agent_cli.commands.shell_runner import session_command_runner
+from agent_cli.commands.text import Template
+from agent_cli.commands.user_shell import run_user_shell, shell_command_of
+from agent_cli.files.images import ImageError, load_image_file
+from agent_cli.items import Image
+from agent_cli.tools.claude_names import resolve_model
 from agent_cli.tools.daemon_thread import in_thread
 
-# A plain prompt (every `agent exec` run) needs none of the modules below: they are imported by
-# the functions that use them, so they stay off the path to the first request.
 if TYPE_CHECKING:
-    from agent_cli.commands.custom import CustomCommand
-    from agent_cli.commands.invocation import Invocation
-    from agent_cli.items import Image
     from agent_cli.session.session import Emit, Session
 
 # Warnings about command files, shown once per session rather than on every command.
@@ -42,8 +50,6 @@ async def run_input(session: Session, text: str, emit: Emit, images: Sequence[Pa
     try:
         parsed = slash_command(text)
         if parsed is None and text.lstrip().startswith("!") and not images:
-            from agent_cli.commands.user_shell import run_user_shell, shell_command_of
-
             if (command := shell_command_of(text)) is not None:
                 await run_user_shell(session, command, emit)
                 return
@@ -58,11 +64,9 @@ async def run_input(session: Session, text: str, emit: Emit, images: Sequence[Pa
 
 
 def slash_command(text: str) -> tuple[str, str] | None:
-    """``(name, arguments)`` of a slash command; a plain prompt does not load the command table."""
+    """``(name, arguments)`` of a slash command; None for a prompt."""
     if not text.lstrip().startswith("/"):
         return None
-    from agent_cli.commands.registry import parse_slash
-
     return parse_slash(text)
 
 
@@ -75,12 +79,6 @@ async def run_prompt(session: Session, text: str, emit: Emit, images: Sequence[P
     typed = None
     paths = list(images)
     if has_expansions(text):
-        from agent_cli.commands.expand import expand
-        from agent_cli.commands.invocation import attachment_budget, file_settings
-        from agent_cli.commands.mcp_commands import resource_reader
-        from agent_cli.commands.shell_runner import session_command_runner
-        from agent_cli.commands.text import Template
-
         expansion = await expand(
             Template.typed(text), cwd=session.config.cwd, max_bytes=attachment_budget(session),
             run_command=session_command_runner(session, emit), read_resource=resource_reader(session),
@@ -89,15 +87,13 @@ async def run_prompt(session: Session, text: str, emit: Emit, images: Sequence[P
         if expansion.text != text:
             typed, text = text, expansion.text
         paths += [path for path in expansion.images if path not in paths]
-    await session._turn(text, emit, typed, await load_images(session, paths))
+    await session.turn(text, emit, typed, await load_images(session, paths))
 
 
 async def load_images(session: Session, paths: Sequence[Path]) -> tuple[Image, ...]:
     """Attached images, sized for the model and stored; a bad one rejects the input."""
     if not paths:
         return ()
-    from agent_cli.files.images import ImageError, load_image_file
-
     loaded = []
     for path in paths:
         try:
@@ -109,9 +105,6 @@ async def load_images(session: Session, paths: Sequence[Path]) -> tuple[Image, .
 
 
 async def run_command(session: Session, typed: str, name: str, args: str, emit: Emit) -> None:
-    from agent_cli.commands.invocation import Invocation
-    from agent_cli.commands.registry import CommandTable
-
     table = CommandTable.for_session(session)
     shown = _shown_warnings.setdefault(session, set())
     for warning in table.warnings:
@@ -125,18 +118,10 @@ async def run_command(session: Session, typed: str, name: str, args: str, emit: 
     elif resolved.custom is not None:
         await run_custom(invocation, resolved.custom)
     elif resolved.mcp_prompt is not None:
-        from agent_cli.commands.mcp_commands import run_mcp_prompt
-
         await run_mcp_prompt(invocation, resolved.mcp_prompt)
 
 
 async def run_custom(inv: Invocation, command: CustomCommand) -> None:
-    from agent_cli.commands.custom import allowed_tool_names, substitute
-    from agent_cli.commands.expand import expand
-    from agent_cli.commands.invocation import attachment_budget, file_settings, run_model_turn
-    from agent_cli.commands.shell_runner import session_command_runner
-    from agent_cli.tools.claude_names import resolve_model
-
     session = inv.session
     template = substitute(command.body, inv.args)
     if not template.text.strip():

@@ -89,7 +89,7 @@ async def status_command(inv: Invocation) -> None:
         *([("plugins", ", ".join(f"{p.name} {p.version}".strip() for p in session.plugins.active))]
           if session.plugins.active else []),
         ("context", f"{count.context_used:,} of {count.context_window:,} tokens used ({count.percent_left}% left)"),
-        ("window", f"{config.context_window:,} tokens ({session.window.source}); {count.context_window:,} usable"),
+        ("window", f"{session.window.tokens:,} tokens ({session.window.source}); {count.context_window:,} usable"),
         ("compact", compaction_status(session)),
         ("tokens", f"{total.input_tokens:,} in{cached}, {total.output_tokens:,} out this session"),
         ("counting", f"{count.counting_method}, {count.accuracy}"

@@ -72,11 +72,11 @@ def switched_model(session: Session, model: str | None) -> Iterator[None]:
     if not model or model == previous:
         yield
         return
-    session.set_model(model)
+    session.switch_model(model)
     try:
         yield
     finally:
-        session.set_model(previous)
+        session.switch_model(previous)
 
 
 async def run_model_turn(
@@ -103,6 +103,6 @@ async def run_model_turn(
             emit(event)
 
     with limited_tools(session, only_tools), switched_model(session, model):
-        await session._turn(text, relay, typed, images, recall)
+        await session.turn(text, relay, typed, images, recall)
     if held:
         emit(await on_complete(held[0].last_message))  # type: ignore[misc]

@@ -13,7 +13,6 @@ from agent_cli.commands.model_check import unknown_model_reason
 from agent_cli.context.modes import MODES, mode_change_fragment
 from agent_cli.context.prompts import prompt_library
 from agent_cli.items import developer
-from agent_cli.models.model_info import context_window_for
 
 MODE_SUMMARY = "agent: every tool · ask: read-only tools · plan: read-only tools and update_plan"
 
@@ -40,14 +39,10 @@ async def model_command(inv: Invocation) -> None:
         else:
             inv.emit(ev.Warning(f"{unknown}; switching to it unverified"))
     session.start_context(inv.emit)  # the fragment must come after the initial context
-    session.set_model(model)
-    config = session.config
-    config.model = model  # the app's model from now on: /new and /resume in the TUI keep it
-    if "model_context_window" not in config.raw:  # a configured window stays; a looked-up one follows the model
-        config.context_window = context_window_for(model)
-    text = prompt_library(config.agent_home).render("model_change.md", previous=previous, model=model)
+    session.switch_model(model)  # the TUI's /new and /resume keep it: they open the next session on it
+    text = prompt_library(session.config.agent_home).render("model_change.md", previous=previous, model=model)
     session.record(developer(text.strip()))
-    inv.emit(ev.Notice(f"{previous} → {model} via {provider} (context window {config.context_window:,} tokens)", title="model"))
+    inv.emit(ev.Notice(f"{previous} → {model} via {provider} (context window {session.window.tokens:,} tokens)", title="model"))
     inv.emit(session.token_count_event())
 
 
@@ -63,7 +58,7 @@ async def mode_command(inv: Invocation) -> None:
         inv.emit(ev.Notice(f"already in {mode} mode", title="mode"))
         return
     session.start_context(inv.emit)
-    session.mode = mode
+    session.switch_mode(mode)
     session.record(mode_change_fragment(mode, prompt_library(session.config.agent_home)))
     inv.emit(ev.Notice(f"switched to {mode} mode ({MODE_SUMMARY})", title="mode"))
 

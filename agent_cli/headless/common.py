@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
+from pathlib import Path
 
 USAGE_ERROR = 2
 
@@ -45,18 +47,18 @@ def session_flags(args: argparse.Namespace) -> dict[str, object]:
 
 def load_config_or_exit(args: argparse.Namespace):
     """Load config for a front end; print a one-line error and exit 2 when it is bad."""
-    from pathlib import Path
-
-    from agent_cli.config import ConfigError, load_config
+    from agent_cli.config import ConfigError, load_config  # here: `agent --help` and `--version` never load it
 
     try:
         cwd = Path(args.cd).expanduser() if args.cd else None
         config = load_config(cwd, args.overrides, session_flags(args))
     except ConfigError as exc:
         fail(f"configuration error: {exc}")
-    config.plugin_dirs = [Path(folder).expanduser().resolve() for folder in getattr(args, "plugin_dirs", [])]
-    config.trust_repository = bool(getattr(args, "trust", False))  # agent exec --trust
-    return config
+    return replace(
+        config,
+        plugin_dirs=tuple(Path(folder).expanduser().resolve() for folder in getattr(args, "plugin_dirs", [])),
+        trust_repository=bool(getattr(args, "trust", False)),  # agent exec --trust
+    )
 
 
 def check_api_key_or_exit(config) -> None:

@@ -11,6 +11,7 @@ import select
 import signal
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import NoReturn
 
@@ -75,20 +76,22 @@ def run_exec(args: argparse.Namespace) -> int:
         from agent_cli.headless.sessions_cmd import prepare_exec_resume
 
         resume_path = prepare_exec_resume(args)
+    apply_sandbox_shortcuts(args)
+    config = load_config_or_exit(args)
+    config = replace(config, writable_roots=config.writable_roots + extra_writable_roots(args.add_dirs))
+    check_api_key_or_exit(config)
+    # The SDK's import starts before the prompt is read: reading piped stdin may wait for its
+    # writer, and the import goes on meanwhile. Not for a /command argument (it may need no model).
+    if not (args.prompt or "").lstrip().startswith("/"):
+        start_import(SDK_OF_WIRE.get(config.provider.wire_api, "openai"))
     prompt = read_prompt(args.prompt)
     images = image_paths(getattr(args, "images", []))
     output_schema = read_output_schema(args.output_schema)
-    apply_sandbox_shortcuts(args)
-    config = load_config_or_exit(args)
-    config.writable_roots += extra_writable_roots(args.add_dirs)
-    check_api_key_or_exit(config)
-    if not prompt.lstrip().startswith("/"):  # a model turn follows (a /command may need none)
-        start_import(SDK_OF_WIRE.get(config.provider.wire_api, "openai"))
     limits = run_limits(args, config)
     from agent_cli.session import Session
     from agent_cli.session.approvals import use_exec_default
 
-    use_exec_default(config)  # approval_policy "never" unless the user set one
+    config = use_exec_default(config)  # approval_policy "never" unless the user set one
 
     if resume_path is None:
         session = Session(config, interactive=False)
@@ -140,13 +143,13 @@ def read_output_schema(name: str | None) -> dict | None:
         fail(f"--output-schema {name}: {exc}")
 
 
-def extra_writable_roots(names: list[str]) -> list[Path]:
+def extra_writable_roots(names: list[str]) -> tuple[Path, ...]:
     """``--add-dir`` folders, relative to where agent was started; a missing one is a usage error."""
     paths = [Path(name).expanduser().resolve() for name in names]
     for name, path in zip(names, paths):
         if not path.is_dir():
             fail(f"--add-dir {name}: not a directory")
-    return paths
+    return tuple(paths)
 
 
 def run_limits(args: argparse.Namespace, config):
@@ -228,7 +231,7 @@ def image_paths(names: list[str]) -> list[Path]:
     for name, path in zip(names, paths):
         if not path.is_file():
             fail(f"-i {name}: no such file")
-    return paths
+    return tuple(paths)
 
 
 async def drive(session, prompt: str, renderer, images: list[Path] = ()) -> tuple[str | None, int]:

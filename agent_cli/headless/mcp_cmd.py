@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from agent_cli.config import ConfigError, load_config
@@ -52,8 +53,7 @@ def config_path() -> Path:
 def session_servers(plugin_dirs: Iterable[str] = ()):
     """What a session started here (with these ``--plugin-dir``) would run, and the warnings it would show."""
     try:
-        config = load_config()
-        config.plugin_dirs = [Path(folder).expanduser().resolve() for folder in plugin_dirs]
+        config = replace(load_config(), plugin_dirs=tuple(Path(folder).expanduser().resolve() for folder in plugin_dirs))
         sources = ", ".join(str(path) for path in config.sources) or "config"
         plugins = plugin_servers(load_plugins_for(config))
         return configured_servers(config.raw, find_git_root(config.cwd) or config.cwd, sources, plugins)

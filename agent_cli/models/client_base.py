@@ -11,6 +11,7 @@ import sys
 from collections.abc import AsyncIterator
 from typing import Any, ClassVar
 
+from agent_cli import startup_gc
 from agent_cli.models.base import Prompt, StreamEvent
 from agent_cli.models.error_mapping import ErrorContext, map_exception, stream_failure_of
 from agent_cli.models.errors import ModelError
@@ -80,6 +81,7 @@ class StreamingClient:
             self._sdk_client = await build_sdk_client(Connection(
                 self.sdk, self.kind, self.api_key, self.base_url, self.timeout, self.limits.connect_s,
                 self.http_headers, self.query_params))
+            startup_gc.resume()  # start-up is over: the first request follows
         return self._sdk_client
 
     async def events(self, params: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:

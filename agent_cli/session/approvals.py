@@ -23,20 +23,20 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_cli import events as ev
+from agent_cli.config import Config
 from agent_cli.mcp.names import PREFIX as MCP_PREFIX
 from agent_cli.mcp.names import display_call
 from agent_cli.permissions.engine import NO_RULE, Permissions, Verdict
 from agent_cli.session.safe_commands import approval_key, is_known_safe, suggest_rule
+from agent_cli.tools.apply_patch import patch_target
+from agent_cli.tools.base import ToolContext, ToolError, ToolResult
+from agent_cli.tools.patch_parser import AddFile, DeleteFile, UpdateFile, parse_patch
 from agent_cli.tools.process import TIMEOUT_EXIT_CODE
 from agent_cli.tools.sandbox import SandboxPolicy, detect_mechanism, is_within
 from agent_cli.tools.shell_env import EnvPolicy, command_env
-
-if TYPE_CHECKING:
-    from agent_cli.config import Config
-    from agent_cli.tools.base import ToolContext, ToolResult
 
 Emit = Callable[[ev.Event], None]
 ESCALATE = "require_escalated"
@@ -81,10 +81,9 @@ def env_scrubber(config: Config) -> Callable[[Mapping[str, str]], dict[str, str]
     return functools.partial(command_env, policy, secret_names=provider_key_names(config))
 
 
-def use_exec_default(config: Config) -> None:
+def use_exec_default(config: Config) -> Config:
     """``agent exec`` cannot ask: unless the user chose an approval policy, it runs with ``never``."""
-    if "approval_policy" not in config.raw:
-        config.approval_policy = "never"
+    return config if "approval_policy" in config.raw else replace(config, approval_policy="never")
 
 
 def keeps_alive(tool: str, args: dict[str, Any]) -> bool:
@@ -278,10 +277,6 @@ class Approvals:
         """Each target of the patch the sandbox does not let it write, with the reason."""
         if not self.confined:
             return []
-        from agent_cli.tools.apply_patch import patch_target
-        from agent_cli.tools.base import ToolError
-        from agent_cli.tools.patch_parser import AddFile, DeleteFile, UpdateFile, parse_patch
-
         try:
             ops = parse_patch(str(args.get("patch", "")))
         except ToolError:

@@ -61,6 +61,16 @@ class CompactionState:
     tokens_after: int = 0  # estimated context right after it
     last_step: tuple[int, int] | None = None  # history items added between the last two requests
     last: ev.CompactionFinished | None = None  # the last applied compaction: its summary and what it dropped
+    setting: AutoCompactSetting | None = None  # /autocompact's threshold; None: the config's
+
+
+@dataclass(frozen=True, slots=True)
+class AutoCompactSetting:
+    """When auto-compaction starts, as the config keys say it (context/tokens.py's auto_compact_limit)."""
+
+    enabled: bool
+    percent: int
+    token_limit: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,7 +292,7 @@ async def recover_from_overflow(
     session: Session, emit: Emit, error: ContextWindowExceeded, retry: Callable[[], Awaitable[list[Item]]]
 ) -> list[Item] | None:
     """Compact and send the request again, once. None (after reporting) if it still fails."""
-    await session.window.learn_from_overflow(session, error, emit)  # the window the server named
+    await session.window.learn_from_overflow(error, emit)  # the window the server named
     finished = await compact(session, emit, "overflow")
     if finished is not None and finished.applied:
         try:

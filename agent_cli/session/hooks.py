@@ -24,16 +24,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
+from agent_cli.config import Config
 from agent_cli.context.fragments import HOOK_CONTEXT
 from agent_cli.hooks.spec import HookSpec, HookTable, hook_calls, parse_hooks
-from agent_cli.items import user
+from agent_cli.items import ToolCall, user
 from agent_cli.tools.base import ToolResult
 from agent_cli.tools.process import communicate_or_kill
 from agent_cli.tools.sandbox import supervised_argv
 
 if TYPE_CHECKING:
-    from agent_cli.config import Config
-    from agent_cli.items import ToolCall
     from agent_cli.session.session import Emit, Session
 
 BLOCK_EXIT_CODE = 2
@@ -283,13 +282,6 @@ async def pre_tool_use(session: Session, call: ToolCall, args: dict[str, Any], e
         outcome.reasons.insert(0, f"{call.name} was not run: a PreToolUse hook blocked it.")
     queue_context(session, "PreToolUse", outcome.context)
     return outcome
-
-
-async def check_approval(session: Session, hook: HookOutcome, call: ToolCall, args: dict[str, Any], emit: Emit) -> str | None:
-    """The approval step after PreToolUse: a hook's allow skips it, its ask forces a question."""
-    # A hook's allow answers the question as the user would have (the sandbox's hard limits and
-    # deny rules still apply); its ask forces one.
-    return await session.approvals.check(call.call_id, call.name, args, emit, hook.permission)
 
 
 async def post_tool_use(session: Session, call: ToolCall, args: dict[str, Any], result: ToolResult, emit: Emit) -> ToolResult:

@@ -104,8 +104,8 @@ class LearnedState:
             session.counter_for(model).calibration.restore(ratio, reports)
             self._saved_ratios[model] = ratio
         window = windows.get(session.model)
-        if window is not None and not session.window.configured:
-            session.config.context_window, session.window.source = window
+        if window is not None:
+            session.window.restore(*window)
         if compaction is not None:
             session.compaction.history_len_after, session.compaction.tokens_after = compaction
         if usage is not None:

@@ -12,6 +12,7 @@ import re
 
 from agent_cli import events as ev
 from agent_cli.items import Item, Message, Reasoning, ToolCall, ToolOutput
+from agent_cli.session.tool_call import lenient_arguments  # what the live turn showed
 from agent_cli.tools.patch_preview import patch_changes
 
 MAX_REPLAYED_ITEMS = 200
@@ -24,7 +25,6 @@ SHELL_RECORD = re.compile(
 
 def replay_events(items: list[Item]) -> list[ev.Event]:
     from agent_cli.context.fragments import is_contextual_fragment, is_summary_message
-    from agent_cli.session.turn import lenient_arguments  # what the live turn showed
 
     shown = items[-MAX_REPLAYED_ITEMS:]
     calls = {item.call_id: item for item in shown if isinstance(item, ToolCall)}

@@ -1,9 +1,13 @@
-"""The Session: one conversation with one model, shared by the TUI and `agent exec`.
+"""The Session: one conversation with one model, shared by the TUI, `agent exec` and `agent acp`.
 
-Front ends hand what the user typed to :func:`agent_cli.commands.dispatch.submit`, which runs it
-here through :meth:`Session.run_in_task`; they render the events it yields. The turn runs in its
-own task so :meth:`Session.interrupt` can stop it at any await point and still leave a valid
-history. The session never imports the command layer: commands drive the session, not the reverse.
+Front ends hand what the user typed to :func:`agent_cli.commands.dispatch.submit`: the command
+layer is the one router of typed input, and it drives the session through two primitives.
+:meth:`Session.run_in_task` runs one unit of the user's work (a prompt with its expansion, a
+command, a compaction) in the session's own task and yields the events it emits, so
+:meth:`Session.interrupt` can stop it at any await point and still leave a valid history.
+:meth:`Session.turn` is one model turn, run inside that task (``turn.py``; each tool call goes
+through ``tool_call.py``). The session never imports the command layer and calls nothing of it
+but the body it is given to run.
 """
 
 from __future__ import annotations
@@ -12,7 +16,8 @@ import asyncio
 import contextlib
 import shutil
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,7 +28,7 @@ from agent_cli.context.environment import EnvironmentContext
 from agent_cli.context.environment import diff as environment_diff
 from agent_cli.context.fragments import TURN_ABORTED
 from agent_cli.context.image_items import no_vision_warning, without_images
-from agent_cli.context.modes import tools_for_mode
+from agent_cli.context.modes import MODES, tools_for_mode
 from agent_cli.context.profile import TOOL_CALL, TOOL_SEARCH, behind_search, is_lean, lean_spec, offered_directly
 from agent_cli.context.prompts import prompt_library
 from agent_cli.context.skills import skill_injections
@@ -33,13 +38,14 @@ from agent_cli.memory.tools import memory_tools
 from agent_cli.models.base import ModelClient, ToolSpec, Usage
 from agent_cli.session.approvals import Approvals, env_scrubber
 from agent_cli.session.checkpointing import TurnCheckpoints
-from agent_cli.session.compaction import CompactionState
+from agent_cli.session.compaction import AutoCompactSetting, CompactionState
 from agent_cli.session.hooks import HookState
 from agent_cli.session.learned import LearnedState
 from agent_cli.session.permission_rules import install_rules
 from agent_cli.session.rollout import RecordingHistory, RolloutWriter
 from agent_cli.session.run_limits import RunLimits
 from agent_cli.session.tool_use import ToolUseWatch
+from agent_cli.session.turn import run_turn
 from agent_cli.session.window import ContextWindow
 from agent_cli.tools import default_tools
 from agent_cli.tools.background import BackgroundProcesses
@@ -118,19 +124,20 @@ class Session:
             config.agent_home, self.id, config.cwd, self.model, config.provider.id, rollout_path
         )
         self.learned = LearnedState(self.rollout)  # calibration and compaction state, for a resume
-        # Items are counted by the current model's counter (set_model swaps it and recounts once).
+        # Items are counted by the current model's counter (switch_model swaps it and recounts once).
         self.history = RecordingHistory(self.rollout, estimate=lambda item: self.tokens.item_tokens(item))
         self.total_usage = Usage()
         self.last_usage: Usage | None = None
         self._usage_mark: int | None = 0  # len(history) at the last usage report; None after a compaction
         self.compaction = CompactionState()
         self._client = client
-        self._retired_clients: list[ModelClient] = []  # replaced by set_model(); closed with the session
+        self._retired_clients: list[ModelClient] = []  # replaced by switch_model(); closed with the session
         self._chat_quirks: dict[tuple[str, str], ChatQuirks] = {}  # (server, model): what it rejected
         from agent_cli.plugins.loader import load_plugins_for
 
         self.plugins = load_plugins_for(config, repository=self.trust.trusted)  # commands, skills, hooks, agents...
         self._load_warnings_taken = False
+        self._warnings: list[str] = []  # problems met while the session was assembled (the config's stay as loaded)
         self.agents: AgentSet | None = None  # agent definitions, when the session has `task`
         self.subagent: SubagentInfo | None = None  # set when this session runs a subagent (agents/child.py)
         default_set = tools is None
@@ -156,7 +163,7 @@ class Session:
         self._turns = 0
         self.tool_limit: frozenset[str] | None = None  # fewer tools for one command's turn (/review)
         self.shell_snapshot = new_shell_snapshot(config, self.approvals.env)  # taken at the first turn
-        self.window = ContextWindow(self)  # where config.context_window came from; server corrections
+        self.window = ContextWindow(config, self.model, self.learned)  # its size, where it came from; what the server says
         self.tool_use = ToolUseWatch()  # a model that never calls tools is pointed out once
         self.background = BackgroundProcesses(config.agent_home)  # shell run_in_background; end with the session
         self.editor_files: EditorFiles | None = None  # set by a front end whose client holds the files (ACP)
@@ -173,7 +180,7 @@ class Session:
         mode = self.config.web_search or ("cached" if interactive else "off")
         tool, problem = search_api_tool(self.config.raw.get("web_search_api"), mode, self.config.provider.wire_api)
         if problem:
-            self.config.warnings.append(f"web_search_api: {problem}; web search through it is off")
+            self._warnings.append(f"web_search_api: {problem}; web search through it is off")
         return [tool] if tool is not None else []
 
     # --- MCP servers (agent_cli/mcp/) ------------------------------------------------------
@@ -265,15 +272,19 @@ class Session:
             self._memory.close()
 
     def interrupt(self) -> None:
-        """Stop the running turn. History stays valid; the turn ends with TurnAborted."""
+        """Stop what :meth:`run_in_task` runs (expansion, a command, a turn, a compaction). History
+        stays valid: open tool calls are closed as aborted, and the work ends with TurnAborted."""
         if self.running:
             self._turn_task.cancel()  # type: ignore[union-attr]
 
     async def run_in_task(
-        self, body: Callable[[Emit], object], note_interrupt: bool = False
+        self, body: Callable[[Emit], Awaitable[None]], note_interrupt: bool = False
     ) -> AsyncIterator[ev.Event]:
-        """Run ``body`` in its own task, yielding what it emits. With ``note_interrupt``, a turn
-        the user stops leaves a note so the model knows its work was cut short."""
+        """Run ``body(emit)`` as the session's one running task and yield what it emits until it
+        ends. One at a time (``running``); :meth:`interrupt` cancels it, and closing this iterator
+        early cancels it too. Whatever ends it, the history stays valid and the session file is
+        synced. With ``note_interrupt``, a turn the user stops after it added to the history
+        leaves a note so the model knows its work was cut short."""
         if self.running:
             raise RuntimeError("a turn is already running")
         queue: asyncio.Queue[ev.Event | None] = asyncio.Queue()
@@ -281,7 +292,7 @@ class Session:
 
         async def runner() -> None:
             try:
-                await body(queue.put_nowait)  # type: ignore[misc]
+                await body(queue.put_nowait)
             except asyncio.CancelledError:
                 closed = self.history.close_open_calls()
                 if note_interrupt and len(self.history) > length_before:
@@ -309,12 +320,11 @@ class Session:
 
     # --- the turn ------------------------------------------------------------------------
 
-    async def _turn(self, text: str, emit: Emit, typed: str | None = None, images: tuple[Image, ...] = (),
-                    recall: str | None = None) -> None:
+    async def turn(self, text: str, emit: Emit, typed: str | None = None, images: tuple[Image, ...] = (),
+                   recall: str | None = None) -> None:
         """One model turn for ``text`` (already expanded; ``typed`` is what the user typed; ``recall``
-        the words memory recall searches with, when not those)."""
-        from agent_cli.session.turn import run_turn
-
+        the words memory recall searches with, when not those). Run it inside :meth:`run_in_task`,
+        which makes it interruptible; the command layer decides when (commands/dispatch.py)."""
         self._turns += 1
         emit(ev.TurnStarted(self._turns))
         try:
@@ -341,7 +351,7 @@ class Session:
     def lean(self) -> bool:
         """The lean profile (context/profile.py): a small window, or `context_profile = "lean"`.
         Not in a subagent, which has its own prompt and few tools."""
-        return self._fixed_instructions is None and is_lean(self.config.context_profile, self.config.context_window)
+        return self._fixed_instructions is None and is_lean(self.config.context_profile, self.window.tokens)
 
     def build_initial_context(self):
         """A fresh initial context: AGENTS.md re-read, skills re-scanned, full environment."""
@@ -358,7 +368,7 @@ class Session:
             writable_roots=config.writable_roots,
             project_doc_max_bytes=config.project_doc_max_bytes,
             fallback_filenames=config.project_doc_fallback_filenames,
-            context_window=config.context_window,
+            context_window=self.window.tokens,
             plugin_skills=self.plugins.skills,
         )
 
@@ -374,7 +384,8 @@ class Session:
         skipped = [line] if told and (line := trust.skipped_line()) else []
         rules = self.approvals.permissions.warnings
         hook_warnings = self._settings_hooks[1]
-        return [*self.config.warnings, *self.plugins.warnings, *agent_warnings, *hook_warnings, *rules, *skipped]
+        return [*self.config.warnings, *self._warnings, *self.plugins.warnings, *agent_warnings, *hook_warnings,
+                *rules, *skipped]
 
     def start_context(self, emit: Emit) -> None:
         """Before each user message: the initial context on the first turn, later only what
@@ -453,15 +464,24 @@ class Session:
     def _within_limit(self, name: str) -> bool:
         return self.tool_limit is None or name in self.tool_limit
 
-    def set_model(self, model: str) -> None:
-        """Use ``model`` from the next request on (``/model``); its client is created lazily."""
+    def switch_model(self, model: str) -> None:
+        """Use ``model`` from the next request on: ``/model``, and a command file's ``model:`` for its
+        turn. Its client is created lazily; its window is what was learned about it, else looked up
+        (and asked for) afresh. The config stays as loaded."""
         self.model = model
         if self._client is not None:  # closed by aclose() while the event loop still runs, not when collected
             self._retired_clients.append(self._client)
         self._client = None
         self._count_with(self.counter_for(model))
-        self.window = ContextWindow(self)  # the new model's window is looked up (and asked for) afresh
+        self.window.switch(model)
         self.tool_use = ToolUseWatch()
+
+    def switch_mode(self, mode: str) -> None:
+        """Use ``mode``'s tools and guidance from the next request on (``/mode``). The model hears of it
+        through a note the command appends; the system prompt is rebuilt only at the next compaction."""
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}")
+        self.mode = mode
 
     def counter_for(self, model: str) -> TokenCounter:
         """``model``'s counter, kept per model so switching back finds its calibration again."""
@@ -543,36 +563,39 @@ class Session:
 
     @property
     def effective_window(self) -> int:
-        return effective_window(self.config.context_window)
+        return effective_window(self.window.tokens)
+
+    @property
+    def auto_compact_setting(self) -> AutoCompactSetting:
+        """The auto-compaction threshold in force: ``/autocompact``'s, else the config's."""
+        config = self.config
+        return self.compaction.setting or AutoCompactSetting(
+            config.auto_compact, config.auto_compact_percent, config.auto_compact_token_limit)
 
     def set_auto_compact(self, *, enabled: bool, percent: int | None = None, tokens: int | None = None) -> None:
         """``/autocompact``: the threshold for the rest of the session (a percentage of the usable
         window, or tokens; the config keys as today). A compaction that could not help is tried again."""
-        config = self.config
-        config.auto_compact = enabled
+        setting = replace(self.auto_compact_setting, enabled=enabled)
         if percent is not None:
-            config.auto_compact_percent, config.auto_compact_token_limit = percent, None
+            setting = replace(setting, percent=percent, token_limit=None)
         if tokens is not None:
-            config.auto_compact_token_limit = tokens
+            setting = replace(setting, token_limit=tokens)
+        self.compaction.setting = setting
         self.compaction.history_len_after = None
 
     @property
     def tool_output_limit(self) -> int:
         """Tokens one tool output keeps in the context (the rest goes to its spill file)."""
         config = self.config
-        return tool_output_limit(config.tool_output_token_limit, config.context_window,
+        return tool_output_limit(config.tool_output_token_limit, self.window.tokens,
                                  explicit="tool_output_token_limit" in config.raw)
 
     @property
     def auto_compact_limit(self) -> int | None:
-        """Context tokens at which auto-compaction starts; None when `auto_compact = false`."""
-        config = self.config
+        """Context tokens at which auto-compaction starts; None when auto-compaction is off."""
+        setting = self.auto_compact_setting
         return auto_compact_limit(
-            config.context_window,
-            enabled=config.auto_compact,
-            percent=config.auto_compact_percent,
-            token_limit=config.auto_compact_token_limit,
-        )
+            self.window.tokens, enabled=setting.enabled, percent=setting.percent, token_limit=setting.token_limit)
 
     def context_tokens(self) -> int:
         """Tokens the next request will carry: the last report plus estimates since (estimates

@@ -1,14 +1,11 @@
-"""One turn: sample the model, run the tools it calls, repeat until it answers in text."""
+"""One turn: sample the model, run the tools it calls (``tool_call.py``), repeat until it answers in text."""
 
 from __future__ import annotations
 
-import asyncio
-import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agent_cli import events as ev
 from agent_cli.context.fragments import BACKGROUND_EXITS
-from agent_cli.context.profile import TOOL_CALL
 from agent_cli.context.prompts import prompt_library
 from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput, user
 from agent_cli.models import base as stream
@@ -18,13 +15,12 @@ from agent_cli.models.web_search import WebCitations, WebSearchDone
 from agent_cli.session import hooks
 from agent_cli.session.compaction import auto_compact_if_needed, recover_from_overflow, reject_oversized_input
 from agent_cli.session.compaction_plan import note_request
-from agent_cli.session.guarded_dispatch import dispatch_guarded
 from agent_cli.session.memory_recall import recall_into_history
 from agent_cli.session.model_wait import with_wait_notices
 from agent_cli.session.run_limits import LimitReached
 from agent_cli.session.structured_output import StructuredOutputFailed, settle
-from agent_cli.tools.base import ToolError, ToolResult
-from agent_cli.tools.failures import failure_result
+from agent_cli.session.tool_call import run_tool_calls
+from agent_cli.tools.base import ToolError
 from agent_cli.tools.registry import parse_arguments
 
 if TYPE_CHECKING:
@@ -193,77 +189,3 @@ def note_background_exits(session: Session) -> None:
     """Background processes that ended since the last request, as a new fragment (never edited in)."""
     if notes := session.background.take_exit_notes():
         session.record(user(BACKGROUND_EXITS.wrap("\n".join(notes))))
-
-
-def lenient_arguments(raw: str) -> dict[str, Any]:
-    """Arguments for display; malformed JSON is shown raw (dispatch reports the error)."""
-    try:
-        return parse_arguments(raw)
-    except ToolError:
-        return {"raw": raw}
-
-
-def batches(session: Session, calls: list[ToolCall]) -> list[list[ToolCall]]:
-    """Consecutive read-only calls form one batch that runs concurrently, and so do consecutive
-    ``task`` calls (subagents, limited by ``max_parallel_agents``); others run alone."""
-
-    def kind(call: ToolCall) -> str | None:
-        return "read" if session.tools.is_read_only(call.name) else "task" if call.name == "task" else None
-
-    groups: list[list[ToolCall]] = []
-    for call in calls:
-        if kind(call) and groups and all(kind(c) == kind(call) for c in groups[-1]):
-            groups[-1].append(call)
-        else:
-            groups.append([call])
-    return groups
-
-
-async def run_tool_calls(session: Session, calls: list[ToolCall], emit: Emit) -> None:
-    if session.lean and (door := session.tools.get(TOOL_CALL)) is not None:  # lean profile (context/profile.py):
-        calls = [door.route(call) for call in calls]  # tool_call runs the tool it names, judged as that tool
-    if (router := session.tools.get("mcp_call")) is not None:  # MCP search mode (mcp/search.py):
-        calls = [router.route(call) for call in calls]  # modes, hooks and approvals see the tool it names
-    for batch in batches(session, calls):
-        await session.checkpoints.before_tools([call.name for call in batch], emit)  # /undo can take it back
-        # A TaskGroup, not gather: when the turn is stopped it waits until every call (a subagent
-        # with its own processes too) has stopped, so nothing outlives the turn.
-        async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(run_tool_call(session, call, emit)) for call in batch]
-        for task in tasks:
-            session.record(task.result())
-
-
-async def run_tool_call(session: Session, call: ToolCall, emit: Emit) -> ToolOutput:
-    args = lenient_arguments(call.arguments)
-    emit(ev.ToolCallBegin(call.call_id, call.name, args))
-    started = time.monotonic()
-    try:
-        if call.name in session.tools and not session.tool_allowed(call.name):
-            result = ToolResult(f"{call.name} is not available in {session.mode} mode", success=False)
-        elif (hook := await hooks.pre_tool_use(session, call, args, emit)).blocked:
-            result = ToolResult(hook.reason, success=False)  # the model reads why
-        elif denial := await hooks.check_approval(session, hook, call, args, emit):  # session.approvals
-            result = ToolResult(denial, success=False)
-        else:
-            started = time.monotonic()  # the duration shown is the tool's, not the wait for approval
-            result = await dispatch_guarded(session, call, args, emit)  # sandbox; on-failure re-run
-            result = await hooks.post_tool_use(session, call, args, result, emit)
-    except Exception as exc:  # the file system changing under a patch, a path it refuses: the call
-        result = failure_result(call.name, exc)  # fails with words the model reads, the turn goes on
-    verdict = session.approvals.verdicts.pop(call.call_id, None)  # a permission rule's part, if any
-    emit(
-        ev.ToolCallEnd(
-            call.call_id,
-            call.name,
-            args,
-            result.output,
-            result.success,
-            time.monotonic() - started,
-            result.exit_code,
-            result.changes,
-            verdict.decision if verdict else None,
-            tuple((rule.text, rule.source) for rule in verdict.rules) if verdict else (),
-        )
-    )
-    return ToolOutput(call.call_id, result.output, result.success, images=result.images)

@@ -1,10 +1,11 @@
-"""The context window the session plans with: where it came from, and how it is corrected.
+"""The context window the session plans with: its size, where it came from, and how it is corrected.
 
 It starts from the config, the model table or the default. On an OpenAI-compatible server it
 is then corrected by what the server says (discovery, models/discovery.py), by the window a
 "prompt too long" error names, and by a usage report showing the server silently dropped part
 of the prompt. Usage reports also calibrate the token estimates (context/tokens.py).
-The number itself lives in ``config.context_window``, which every budget already reads.
+What is learned belongs to the session (and to its model): the config stays as loaded, so a
+subagent on another model that learns its own window leaves its parent's as it was.
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ import contextlib
 from typing import TYPE_CHECKING
 
 from agent_cli import events as ev
+from agent_cli.config import Config, window_for
 from agent_cli.models.base import Usage
 from agent_cli.models.model_info import known_context_window
 
 if TYPE_CHECKING:
     from agent_cli.models.discovery import DiscoveredWindow
     from agent_cli.models.errors import ContextWindowExceeded
+    from agent_cli.session.learned import LearnedState
     from agent_cli.session.session import Emit, Session
 
 # A report below this share of what we estimate we sent means the server cut the prompt.
@@ -34,24 +37,50 @@ TRUNCATION_WARNING = (
 )
 
 
-def initial_source(config, model: str) -> str:
+def initial_source(config: Config, model: str) -> str:
     if "model_context_window" in config.raw:
         return "config"
     return "model table" if known_context_window(model) else "default"
 
 
 class ContextWindow:
-    """What the session knows about its model's window beyond the number itself."""
+    """The window of one session's model: its size in ``tokens`` and where that came from.
 
-    def __init__(self, session: Session):
-        self.source = initial_source(session.config, session.model)
+    What was learned is kept per model, so a switch back (``/model``, a command file's ``model:``)
+    finds it again."""
+
+    def __init__(self, config: Config, model: str, learned: LearnedState):
+        self._config = config
+        self._learned = learned  # writes what is learned to the session file, for a resume
+        self._known: dict[str, tuple[int, str]] = {}  # model -> (tokens, source) learned from its server
         self._discovery: asyncio.Task[DiscoveredWindow | None] | None = None
+        self.switch(model)
+
+    def switch(self, model: str) -> None:
+        """Plan for ``model`` from now on: what was learned about it, else the config or model table."""
+        self.cancel()
+        self.model = model
+        looked_up = window_for(self._config, model), initial_source(self._config, model)
+        self.tokens, self.source = self._known.get(model, looked_up)
+        self._discovery = None
         self._discovery_done = False
         self._truncation_warned = False
         self._usage_warned = False  # a usage report that cannot be true was ignored (warned once)
         self.sent_tokens = 0  # our own count of the request in flight
         self.sent_items = 0  # the history's length when it was sent
         self.sent_exactly = False  # counted with the tokenizer, not the estimate
+
+    def adopt(self, other: ContextWindow) -> None:
+        """Start from what ``other`` (a parent session's window) learned; what this one learns
+        later stays its own."""
+        self._known = {**other._known, **self._known}
+        if self.model in self._known:
+            self.tokens, self.source = self._known[self.model]
+
+    def restore(self, tokens: int, source: str) -> None:
+        """The window a resumed session file recorded for the current model (a configured one wins)."""
+        if not self.configured:
+            self._known[self.model] = self.tokens, self.source = tokens, source
 
     def cancel(self) -> None:
         if self._discovery is not None:
@@ -76,7 +105,7 @@ class ContextWindow:
         overhead = session.tokens.prompt_overhead(session.instructions, session.tool_specs())
         return overhead + history.estimated_tokens - history.estimated_tokens_since(self.sent_items)
 
-    async def settle_discovery(self, session: Session, emit: Emit) -> None:
+    async def settle_discovery(self, emit: Emit) -> None:
         """Apply the server's answer, once it is in (each probe has a short timeout)."""
         task, self._discovery = self._discovery, None
         if task is None:
@@ -84,11 +113,11 @@ class ContextWindow:
         found = None
         with contextlib.suppress(Exception):
             found = await task
-        if found is not None and found.tokens != session.config.context_window:
-            before = session.config.context_window
-            self.set(session, found.tokens, found.source)
+        if found is not None and found.tokens != self.tokens:
+            before = self.tokens
+            self.set(found.tokens, found.source)
             emit(ev.Notice(
-                f"{found.server} serves {session.model} with a {found.tokens:,}-token context window "
+                f"{found.server} serves {self.model} with a {found.tokens:,}-token context window "
                 f"(the agent assumed {before:,}); using {found.tokens:,}.",
                 title="context window",
             ))
@@ -107,7 +136,7 @@ class ContextWindow:
 
     async def after_response(self, session: Session, usage: Usage | None, emit: Emit) -> None:
         """Check a usage report against what was sent: calibrate, or detect a silent cut."""
-        await self.settle_discovery(session, emit)
+        await self.settle_discovery(emit)
         if usage is None or self.sent_tokens <= 0:
             return
         if usage.input_tokens <= 0:  # no count (some local servers send zeros): estimate the context
@@ -115,7 +144,7 @@ class ContextWindow:
             return
         counter = session.tokens
         reported = usage.input_tokens
-        if reported < counter.calibrated(self.sent_tokens) * TRUNCATION_SHARE and self.would_shrink(session, reported):
+        if reported < counter.calibrated(self.sent_tokens) * TRUNCATION_SHARE and self.would_shrink(reported):
             # Confirmed with exact counts before the window shrinks. A cut the estimate misses is
             # seen a request or two later (the server keeps as much of a growing prompt), or at
             # once after the tokenizer loads near the compaction threshold.
@@ -124,40 +153,38 @@ class ContextWindow:
             self.sent_tokens = self.count_sent(session)  # never an estimate against exact counts
         expected = counter.calibrated(self.sent_tokens)
         if reported < expected * TRUNCATION_SHARE:
-            if self.would_shrink(session, reported):
+            if self.would_shrink(reported):
                 if not self._truncation_warned:
                     self._truncation_warned = True
-                    emit(ev.Warning(TRUNCATION_WARNING.format(
-                        reported=reported, sent=expected, window=session.config.context_window)))
-                self.set(session, reported, "server usage report (the prompt was cut)")
+                    emit(ev.Warning(TRUNCATION_WARNING.format(reported=reported, sent=expected, window=self.tokens)))
+                self.set(reported, "server usage report (the prompt was cut)")
             # Either way it counted less than we send: the context is estimated, so a report far
             # too small never keeps a compaction from starting.
             session.distrust_last_usage()
             return  # a cut prompt says nothing about the tokenizer
         counter.observe(reported, self.sent_tokens)
-        session.learned.calibration_changed(session.model, counter.calibration)
+        self._learned.calibration_changed(self.model, counter.calibration)
 
-    def would_shrink(self, session: Session, reported: int) -> bool:
+    def would_shrink(self, reported: int) -> bool:
         """Whether a cut prompt with ``reported`` tokens kept makes the window that small."""
-        return reported >= MIN_TRUNCATION_REPORT and not self.configured and reported < session.config.context_window
+        return reported >= MIN_TRUNCATION_REPORT and not self.configured and reported < self.tokens
 
-    async def learn_from_overflow(self, session: Session, error: ContextWindowExceeded, emit: Emit) -> None:
+    async def learn_from_overflow(self, error: ContextWindowExceeded, emit: Emit) -> None:
         """The server refused the prompt; if it named its window, plan with that from now on."""
-        await self.settle_discovery(session, emit)
+        await self.settle_discovery(emit)
         window = error.window
-        if window is None or window >= session.config.context_window:
+        if window is None or window >= self.tokens:
             return
         emit(ev.Notice(
             f"The server's context window is {window:,} tokens (the agent assumed "
-            f"{session.config.context_window:,}); compacting to fit.",
+            f"{self.tokens:,}); compacting to fit.",
             title="context window",
         ))
-        self.set(session, window, "server error (prompt too long)")
+        self.set(window, "server error (prompt too long)")
 
-    def set(self, session: Session, tokens: int, source: str) -> None:
-        session.config.context_window = tokens
-        self.source = source
-        session.learned.window_learned(session.model, tokens, source)  # a resume starts from it
+    def set(self, tokens: int, source: str) -> None:
+        self._known[self.model] = self.tokens, self.source = tokens, source
+        self._learned.window_learned(self.model, tokens, source)  # a resume starts from it
 
 
 def start_discovery(session: Session) -> asyncio.Task[DiscoveredWindow | None] | None:

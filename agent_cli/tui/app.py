@@ -28,7 +28,7 @@ from agent_cli.commands.context_usage import token_count
 from agent_cli.commands.dispatch import submit
 from agent_cli.commands.model_check import model_choices
 from agent_cli.commands.ps_command import exit_notice
-from agent_cli.config import Config
+from agent_cli.config import Config, with_model
 from agent_cli.context.modes import MODES
 from agent_cli.context.skills import load_skills, skill_roots
 from agent_cli.display import home_relative
@@ -456,8 +456,12 @@ class AgentApp(App[int]):
 
     # --- session lifecycle --------------------------------------------------------------
 
+    def next_config(self) -> Config:
+        """The config a new or resumed session opens with: on the model ``/model`` chose, if it did."""
+        return with_model(self.config, self.session.model)
+
     def new_session(self) -> None:
-        self._switch_to(self.session_factory(self.config))
+        self._switch_to(self.session_factory(self.next_config()))
         self.run_worker(self._fresh_transcript(), group="show")
 
     def _switch_to(self, session: Session) -> None:
@@ -484,7 +488,7 @@ class AgentApp(App[int]):
                 if path is None:
                     return
             self.activity.start("resuming")
-            session = await asyncio.to_thread(self.session_restorer, self.config, path)
+            session = await asyncio.to_thread(self.session_restorer, self.next_config(), path)
         except (RolloutError, OSError) as exc:
             await self.renderer.notice(resuming.failure_text(exc), "error", "resume")
             return

@@ -24,6 +24,7 @@ from acp.schema import (
 from tests.conftest import PROVIDER_KEYS, REPO, provider_env
 from tests.fake_server import Reply, ToolCall
 from tests.processes import alive, gone
+from tests.waiting import until
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -369,19 +370,12 @@ async def test_a_repository_server_runs_only_with_trust(server, tmp_path):
     client = RecordingClient()
     async with spawn(client, server, tmp_path) as (conn, _):
         await started(conn, tmp_path)
-        for _ in range(100):
-            if "not trusted" in client.text("agent_thought_chunk"):
-                break
-            await asyncio.sleep(0.05)
+        await until(lambda: "not trusted" in client.text("agent_thought_chunk"), within=5, what="the trust notice")
     assert "server repo" in client.text("agent_thought_chunk") and "agent acp --trust" in client.text("agent_thought_chunk")
     assert not marker.exists()
     async with spawn(RecordingClient(), server, tmp_path, "--trust") as (conn, _):
         await started(conn, tmp_path)
-        for _ in range(100):
-            if marker.exists():
-                break
-            await asyncio.sleep(0.05)
-    assert marker.exists()
+        await until(marker.exists, within=5, what="the repository's server to run")
 
 
 async def test_sessions_need_initialize_first(server, tmp_path):

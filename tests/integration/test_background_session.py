@@ -11,6 +11,7 @@ from agent_cli import events as ev
 from tests.fake_server import Reply, ToolCall
 from tests.processes import alive, gone
 from tests.session_helpers import collect_events, make_session
+from tests.waiting import until
 
 DEV_SERVER = textwrap.dedent("""
     import itertools, socket, sys, time
@@ -97,12 +98,9 @@ async def test_session_end_kills_every_background_process_and_what_it_daemonized
                   Reply(text="started"))
     session = make_session(server, tmp_path, monkeypatch, 'sandbox_mode="danger-full-access"')
     await collect_events(session, "go")
-    for name in ("shell.pid", "daemon.pid"):
-        for _ in range(100):
-            if (tmp_path / name).exists() and (tmp_path / name).read_text().strip():
-                break
-            await __import__("asyncio").sleep(0.05)
-    shell_pid, daemon_pid = (int((tmp_path / n).read_text()) for n in ("shell.pid", "daemon.pid"))
+    shell_pid, daemon_pid = [int(await until(lambda: (tmp_path / name).exists() and (tmp_path / name).read_text(),
+                                             within=5, what=name))
+                             for name in ("shell.pid", "daemon.pid")]
     watchdog = session.background.watchdog_pid
     assert alive(shell_pid) and alive(daemon_pid) and watchdog and alive(watchdog)
     await session.aclose()

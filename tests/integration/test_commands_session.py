@@ -337,6 +337,16 @@ async def test_mode_switch_limits_tools_and_keeps_the_prefix(server, repo, monke
     assert session.mode == "plan"
 
 
+async def test_model_mode_and_autocompact_change_the_session_not_its_config(server, repo, monkeypatch):
+    session = make_session(server, repo, monkeypatch)
+    config = session.config
+    for command in ("/model qwen2.5-coder:7b", "/mode ask", "/autocompact 50%"):
+        assert not of(await collect_events(session, command), ev.InputRejected)
+    assert (session.model, session.mode, session.window.tokens) == ("qwen2.5-coder:7b", "ask", 32_768)
+    assert session.auto_compact_limit == 32_768 * 95 // 100 // 2
+    assert session.config is config and (config.model, config.mode, config.auto_compact_percent) == ("test-model", "agent", 85)
+
+
 @pytest.mark.parametrize("text, message", [("/mode chaos", "unknown mode"), ("/model a b", "one model name")])
 async def test_model_and_mode_reject_bad_arguments(server, repo, monkeypatch, text, message):
     session = make_session(server, repo, monkeypatch)
@@ -397,6 +407,16 @@ async def test_command_file_model_and_allowed_tools_apply_to_its_turn_only(serve
     assert tool_names(server.requests[0]) == ["grep", "read_file"]
     assert server.requests[1].body["model"] == "test-model"
     assert "shell" in tool_names(server.requests[1])
+
+
+async def test_a_command_files_model_brings_its_window_for_its_turn_as_model_does(server, repo, monkeypatch):
+    command_file(repo, "look.md", "---\nmodel: qwen2.5-coder:7b\n---\nLook around.")
+    server.script(Reply(text="looked"), Reply(text="normal"))
+    session = make_session(server, repo, monkeypatch)
+    looked = await collect_events(session, "/look")
+    normal = await collect_events(session, "next")
+    assert of(looked, ev.TokenCount)[-1].context_window == 32_768 * 95 // 100  # the model table's, as /model would
+    assert of(normal, ev.TokenCount)[-1].context_window == session.config.context_window * 95 // 100
 
 
 async def test_broken_command_files_warn_once_and_do_not_stop_others(server, repo, monkeypatch):

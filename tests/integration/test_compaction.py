@@ -246,7 +246,7 @@ async def test_a_request_that_can_never_fit_fails_the_turn_with_a_clear_message(
     # One compaction was tried (it may shrink a little: the window learned from the error cuts
     # the skills list), and the retry still overflowed.
     assert len(of(events, ev.CompactionFinished)) == 1
-    assert session.config.context_window == 1_000  # learned from the server's error
+    assert session.window.tokens == 1_000  # learned from the server's error
     assert all(rec.overflowed for rec in server.requests)
 
 

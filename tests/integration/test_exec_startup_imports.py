@@ -3,6 +3,8 @@ one shell call never imports the SDK of another wire, Textual, MCP, Pillow, Mark
 or the cloud providers' extras (they are imported inside the functions that use them). The SDK of
 the wire in use loads with the first request (sdk_clients.py). The project's own modules are
 imported at the top of each file (tests/tui/test_imports.py), so they are not listed here.
+The garbage collector, paused while exec starts, is back on once the first request is ready, with
+what start-up made frozen (startup_gc.py).
 
 The whole run is checked, the first request and the tool call included: the process
 writes the names in ``sys.modules`` when it exits (exec runs ``atexit`` handlers before it ends).
@@ -27,10 +29,13 @@ NEVER_IMPORTED = (
     "tomllib",  # no config file and no -c: nothing to parse
     "difflib",  # diffs of patches, command suggestions
 )
-# `python -m agent_cli ARGS`, writing the modules loaded by the end of the run to $MODULES_OUT.
+# `python -m agent_cli ARGS`, writing the modules loaded by the end of the run to $MODULES_OUT, and
+# whether the garbage collector is on and how many objects it leaves frozen to $MODULES_OUT.gc.
 RUN_AND_LIST_MODULES = (
-    "import atexit, os, runpy, sys\n"
+    "import atexit, gc, os, runpy, sys\n"
     "atexit.register(lambda: open(os.environ['MODULES_OUT'], 'w').write('\\n'.join(sys.modules)))\n"
+    "atexit.register(lambda: open(os.environ['MODULES_OUT'] + '.gc', 'w').write(\n"
+    "    f'{gc.isenabled()} {gc.get_freeze_count()}'))\n"
     "sys.argv[0] = 'agent'\n"
     "runpy.run_module('agent_cli', run_name='__main__', alter_sys=True)\n"
 )
@@ -62,3 +67,5 @@ def test_a_plain_exec_round_trip_never_imports_what_only_other_features_need(pro
     loaded = sorted(name for name in imported
                     if any(name == top or name.startswith(top + ".") for top in (*NEVER_IMPORTED, other_sdk)))
     assert loaded == [], "\n".join(loaded)
+    enabled, frozen = (tmp_path / "modules.txt.gc").read_text().split()
+    assert enabled == "True" and int(frozen) > 100_000  # on again, start-up's objects set aside

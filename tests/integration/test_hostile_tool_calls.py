@@ -7,13 +7,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
 from tests.conftest import REPO, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
-from tests.processes import alive
+from tests.processes import alive, catches, holds_open
+from tests.waiting import wait_for
 
 PROVIDERS = ("openai-chat", "openai")  # the fake server cannot stream 100,000 levels as Anthropic input
 
@@ -105,14 +105,11 @@ def test_a_second_ctrl_c_ends_exec_while_a_tool_is_still_busy(server, tmp_path):
                             cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, start_new_session=True)
     try:
-        deadline = time.monotonic() + 60
-        while not server.requests and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert server.requests, "exec never asked the model"
-        time.sleep(1.5)  # the reply arrives and read_file starts its thread
-        assert alive(proc.pid)
+        huge = (tmp_path / "huge.txt").resolve()
+        wait_for(lambda: holds_open(proc.pid, huge), within=60, what="read_file to open huge.txt")
         proc.send_signal(signal.SIGINT)
-        time.sleep(1.0)
+        # taken: exec stopped the turn and left the next SIGINT to the kernel
+        wait_for(lambda: not catches(proc.pid, signal.SIGINT), what="exec to take the first Ctrl+C")
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=15)
         assert not alive(proc.pid)

@@ -99,12 +99,12 @@ async def test_session_uses_the_discovered_window_shows_it_and_caches_it(repo, m
     with FakeModelServer(routes=llamacpp_routes(8192)) as server:
         server.script(Reply(text="hi"))
         session = make_session(server, repo, monkeypatch, model=MODEL)
-        assert session.config.context_window == 32768 and session.window.source == "model table"
+        assert session.window.tokens == 32768 and session.window.source == "model table"
         events = await collect_events(session, "hello")
         assert of(events, ev.TurnComplete)
         notice = [n for n in of(events, ev.Notice) if n.title == "context window"]
         assert len(notice) == 1 and "llama.cpp serves qwen2.5-coder:7b with a 8,192-token" in notice[0].text
-        assert session.config.context_window == 8192
+        assert session.window.tokens == 8192
         assert of(events, ev.TokenCount)[-1].context_window == 8192 * 95 // 100
         status = [n.text for n in of(await collect_events(session, "/status"), ev.Notice) if n.title == "status"][0]
         assert "8,192 tokens (server: llama.cpp GET /props)" in status
@@ -117,7 +117,7 @@ async def test_session_uses_the_discovered_window_shows_it_and_caches_it(repo, m
         again = make_session(server, repo, monkeypatch, model=MODEL)
         await collect_events(again, "hello")
         await again.aclose()
-    assert again.config.context_window == 8192 and len(server.route_hits) == hits
+    assert again.window.tokens == 8192 and len(server.route_hits) == hits
 
 
 async def test_a_configured_window_is_not_probed(repo, monkeypatch):
@@ -126,7 +126,45 @@ async def test_a_configured_window_is_not_probed(repo, monkeypatch):
         session = make_session(server, repo, monkeypatch, "model_context_window=20000", model=MODEL)
         await collect_events(session, "hello")
         await session.aclose()
-    assert server.route_hits == [] and session.config.context_window == 20000 and session.window.source == "config"
+    assert server.route_hits == [] and session.window.tokens == 20000 and session.window.source == "config"
+
+
+CHILD_MODEL = "child-model:3b"
+CHILD_AGENT = """---
+name: scout
+description: Looks around on a smaller model.
+model: child-model:3b
+---
+Answer briefly.
+"""
+
+
+async def test_a_subagent_that_learns_its_window_leaves_the_parents_as_it_was(repo, monkeypatch):
+    (repo / ".agent" / "agents").mkdir(parents=True)
+    (repo / ".agent" / "agents" / "scout.md").write_text(CHILD_AGENT)
+    task = {"agent": "scout", "description": "look", "prompt": "look around"}
+    with FakeModelServer(routes=lmstudio_routes(CHILD_MODEL, 12288)) as server:  # it lists only the child's model
+        server.script(Reply(tool_calls=[ToolCall("task", task)]), Reply(text="seen"), Reply(text="done"))
+        session = make_session(server, repo, monkeypatch, model=MODEL)
+        events = await collect_events(session, "send the scout")
+        await session.aclose()
+
+    assert [rec.body["model"] for rec in server.requests] == [MODEL, CHILD_MODEL, MODEL]
+    learned = [e.event for e in of(events, ev.SubagentEvent) if isinstance(e.event, ev.Notice)]
+    assert any("LM Studio serves child-model:3b with a 12,288-token" in n.text for n in learned)
+    assert session.effective_window == 32768 * 95 // 100  # the model table's, as before the child ran
+    assert of(events, ev.TokenCount)[-1].context_window == 32768 * 95 // 100
+
+
+async def test_a_learned_window_is_found_again_after_switching_away_and_back(repo, monkeypatch):
+    with FakeModelServer() as server:
+        session = make_session(server, repo, monkeypatch, model=MODEL)
+        session.window.set(8192, "server error (prompt too long)")  # as an overflow error would teach it
+        session.switch_model("gpt-4o")
+        assert (session.window.tokens, session.window.source) == (128_000, "model table")  # gpt-4o's own
+        session.switch_model(MODEL)  # /model back, or the end of a command file's turn on another model
+        assert (session.window.tokens, session.window.source) == (8192, "server error (prompt too long)")
+        await session.aclose()
 
 
 # --- learning from an overflow -----------------------------------------------------------------
@@ -144,7 +182,7 @@ async def test_window_learned_from_llamacpp_overflow_then_compaction_and_retry(r
         await session.aclose()
 
     assert of(events, ev.TurnComplete) and not of(events, ev.TurnFailed)
-    assert session.config.context_window == 8192 and session.window.source == "server error (prompt too long)"
+    assert session.window.tokens == 8192 and session.window.source == "server error (prompt too long)"
     learned = [n for n in of(events, ev.Notice) if n.title == "context window"]
     assert len(learned) == 1 and "8,192 tokens" in learned[0].text and "32,768" in learned[0].text
     finished = of(events, ev.CompactionFinished)
@@ -163,11 +201,12 @@ async def test_a_learned_window_survives_a_resume(repo, monkeypatch):
         await collect_events(session, "Read the data files.")
         await session.aclose()
         refused = [rec for rec in server.requests if rec.overflowed and not is_summary_request(rec)]
-        assert session.config.context_window == 8192 and len(refused) == 1
+        assert session.window.tokens == 8192 and len(refused) == 1
 
         fresh = make_session(server, repo, monkeypatch, FULL, model=MODEL).config  # a new process: the model table's 32,768
         resumed = restore_session(fresh, session.rollout.path, interactive=False)
-        assert (fresh.context_window, resumed.window.source) == (8192, "server error (prompt too long)")
+        assert (resumed.window.tokens, resumed.window.source) == (8192, "server error (prompt too long)")
+        assert fresh.context_window == 32768  # learned by the session, not written into the config
         reader.files += ["data2.txt", "data3.txt"]
         events = await collect_events(resumed, "Read the next two.")  # each file takes about half the window
         await resumed.aclose()
@@ -191,7 +230,7 @@ async def test_silent_truncation_is_detected_once_and_lowers_the_window(repo, mo
 
     warnings = [w.message for w in of(events, ev.Warning) if "server processed about" in w.message]
     assert len(warnings) == 1 and "6,000 of the ~" in warnings[0] and "model_context_window" in warnings[0]
-    assert session.config.context_window == kept
+    assert session.window.tokens == kept
     assert len(of(events, ev.TurnComplete)) == 2
     assert any(f.trigger == "auto" and f.applied for f in of(events, ev.CompactionFinished))
 

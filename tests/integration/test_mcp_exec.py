@@ -8,12 +8,12 @@ import re
 import signal
 import subprocess
 import sys
-import time
 
 from tests.conftest import REPO, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
 from tests.integration.test_mcp_session import DEMO, server_table
 from tests.processes import alive
+from tests.waiting import wait_for
 
 EXEC = ["exec", "--provider", "openai-chat", "-m", "test-model"]
 
@@ -49,10 +49,8 @@ def test_ctrl_c_during_an_mcp_call_stops_the_server_too(server, tmp_path, isolat
     env.update(provider_env(server, "openai-chat"), PYTHONPATH=str(REPO), NO_COLOR="1")
     proc = subprocess.Popen([sys.executable, "-m", "agent_cli", *EXEC, "wait"], cwd=tmp_path, env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 90
-    while len(server.requests) < 1 and time.monotonic() < deadline:
-        time.sleep(0.1)
-    time.sleep(1.0)  # the call is under way
+    log = isolated_home / "logs" / "mcp-demo.log"
+    wait_for(lambda: log.exists() and "slow call started" in log.read_text(), within=90, what="the call to reach the server")
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from dataclasses import replace
 
 import pytest
 
@@ -39,7 +40,7 @@ def make_session(server, tmp_path, monkeypatch, isolated_home):
     def make(config_text: str, *overrides: str) -> Session:
         (isolated_home / "config.toml").write_text(config_text)
         config = load_config(tmp_path, ['model_provider="openai-chat"', 'model="m"', *overrides])
-        config.trust_repository = True  # the folder's .mcp.json and plugins run (trust has tests of its own)
+        config = replace(config, trust_repository=True)  # the folder's .mcp.json and plugins run (trust has tests of its own)
         session = Session(config, interactive=False)
         sessions.append(session)
         return session

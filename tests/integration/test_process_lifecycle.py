@@ -22,6 +22,7 @@ from tests.fake_server import Reply, ToolCall
 from tests.integration.test_mcp_exec import server_pids
 from tests.integration.test_mcp_session import DEMO, server_table
 from tests.processes import alive
+from tests.waiting import wait_for
 
 EXEC = ["exec", "--provider", "openai-chat", "-m", "test-model"]
 MECHANISMS = [*working_mechanisms(), "none"]
@@ -52,15 +53,6 @@ def all_gone(pids: list[int], within: float = 15.0) -> bool:
     return False
 
 
-def wait_for(condition, within: float = 60.0):
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        if value := condition():
-            return value
-        time.sleep(0.05)
-    raise AssertionError("timed out waiting")
-
-
 def start_exec(server, cwd: Path, mechanism: str, prompt: str = "go") -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
     env.update(provider_env(server, "openai-chat"), PYTHONPATH=str(REPO), NO_COLOR="1", AGENT_SANDBOX_MECHANISM=mechanism)
@@ -88,7 +80,7 @@ def test_a_signal_to_exec_ends_the_running_command(server, tmp_path, mechanism, 
     server.script(Reply(tool_calls=[ToolCall("shell", {"command": command})]), Reply(text="done"))
     proc = start_exec(server, tmp_path, mechanism)
     try:
-        wait_for(lambda: token_pids(token + "-fg") and token_pids(token + "-setsid"))
+        wait_for(lambda: token_pids(token + "-fg") and token_pids(token + "-setsid"), within=60, what="both sleepers")
         pids = token_pids(token)  # the sleepers, bash and the launcher
         proc.send_signal(sig)
         proc.communicate(timeout=60)
@@ -105,9 +97,10 @@ def test_an_mcp_server_that_ignores_sigterm_and_eof_dies(server, tmp_path, isola
     server.script(Reply(tool_calls=[ToolCall("mcp__demo__slow", {"seconds": 60})]) if sig else Reply(text="done"))
     proc = start_exec(server, tmp_path, "none")
     try:
-        [pid] = wait_for(lambda: (isolated_home / "logs" / "mcp-demo.log").exists() and server_pids(isolated_home))
-        if sig:
-            wait_for(lambda: server.requests)
+        log = isolated_home / "logs" / "mcp-demo.log"
+        [pid] = wait_for(lambda: log.exists() and server_pids(isolated_home), within=60, what="the MCP server")
+        if sig:  # killed in the middle of the call
+            wait_for(lambda: "slow call started" in log.read_text(), within=60, what="the call to reach the server")
             proc.send_signal(sig)
         proc.communicate(timeout=90)
     finally:
@@ -124,7 +117,7 @@ def test_nohup_exec_keeps_ignoring_sighup(server, tmp_path):
     proc = subprocess.Popen(["nohup", sys.executable, "-m", "agent_cli", *EXEC, "go"], cwd=tmp_path, env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        wait_for(lambda: token_pids(token))
+        wait_for(lambda: token_pids(token), within=60, what="the sleeper")
         proc.send_signal(signal.SIGHUP)
         proc.communicate(timeout=60)
     finally:

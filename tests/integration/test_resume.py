@@ -24,7 +24,9 @@ from agent_cli.session.rollout import FORMAT_VERSION, load_session_file
 from agent_cli.session.session import Session
 from tests.conftest import PROVIDER_KEYS, REPO, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
+from tests.processes import pids_running
 from tests.session_helpers import collect_events
+from tests.waiting import wait_for
 
 EXEC = ["exec", "--provider", "openai-chat", "-m", "test-model"]
 
@@ -271,7 +273,7 @@ def test_sigkill_mid_turn_loses_nothing_that_had_completed(server, isolated_home
     env.update(exec_env(server, isolated_home), PYTHONPATH=str(REPO), NO_COLOR="1")
     server.script(
         Reply(text="Starting the long job.", tool_calls=[ToolCall("shell", {"command": "echo step-1-done"})]),
-        Reply(text="Now the slow part.", tool_calls=[ToolCall("shell", {"command": "sleep 5"}, call_id="call_slow")]),
+        Reply(text="Now the slow part.", tool_calls=[ToolCall("shell", {"command": "sleep 5.0505"}, call_id="call_slow")]),
     )
     log = (tmp_path / "agent.log").open("w")
     proc = subprocess.Popen(
@@ -288,7 +290,7 @@ def test_sigkill_mid_turn_loses_nothing_that_had_completed(server, isolated_home
             time.sleep(0.05)
         else:
             pytest.fail("the tool call never reached the session file")
-        time.sleep(0.3)  # the sleep is running now
+        wait_for(lambda: pids_running("sleep", "5.0505"), what="the command to run")  # killed mid-call
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
     finally:

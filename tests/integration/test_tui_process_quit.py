@@ -10,11 +10,11 @@ import struct
 import sys
 import termios
 import threading
-import time
 
 from tests.conftest import REPO, provider_env
 from tests.fake_server import Reply, ToolCall
-from tests.processes import alive
+from tests.processes import alive, holds_open
+from tests.waiting import wait_for
 
 
 def drain(fd: int, seen: bytearray) -> None:
@@ -45,22 +45,13 @@ def test_ctrl_c_twice_ends_the_tui_while_a_tool_thread_is_busy(server, tmp_path,
     seen = bytearray()
     threading.Thread(target=drain, args=(fd, seen), daemon=True).start()
     try:
-        deadline = time.monotonic() + 60
-        while not server.requests and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert server.requests, "the TUI never asked the model"
-        time.sleep(2.0)  # the reply arrives and read_file starts its thread
-        assert alive(pid)
+        huge = (tmp_path / "huge.txt").resolve()
+        wait_for(lambda: holds_open(pid, huge), within=60, what="read_file to open huge.txt")
         os.write(fd, b"\x03")
-        time.sleep(0.3)
+        wait_for(lambda: b"again to quit" in seen, what="the TUI to take the first Ctrl+C")
         os.write(fd, b"\x03")
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            done, _ = os.waitpid(pid, os.WNOHANG)
-            if done:
-                break
-            time.sleep(0.05)
-        assert not alive(pid), "the TUI is still running after Ctrl+C twice"
+        wait_for(lambda: os.waitpid(pid, os.WNOHANG)[0], within=20, what="the TUI to end after Ctrl+C twice")
+        assert not alive(pid)
     finally:
         if alive(pid):
             os.kill(pid, 9)

@@ -54,6 +54,8 @@ def build_server(generated_tools: int = 0) -> MCPServer:
     @server.tool()
     async def slow(seconds: float = 30) -> str:
         """Sleep, then answer."""
+        sys.stderr.write("demo server: slow call started\n")  # tests wait for it in the server's log
+        sys.stderr.flush()
         await asyncio.sleep(seconds)
         return "finally"
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from agent_cli.tui.widgets.notice_cell import NoticeCell
 from tests.plugin_fixtures import write_plugin
 from tests.tui.conftest import SIZE
@@ -12,8 +14,7 @@ async def test_plugin_commands_are_offered_and_plugins_lists_them(make_config, s
     from agent_cli.tui.app import AgentApp
 
     plugin = write_plugin(tmp_path / "dev", "kit", {"commands/greet.md": "---\ndescription: Greet someone\n---\nHi $1"})
-    config = make_config()
-    config.plugin_dirs = [plugin]  # what `agent --plugin-dir DIR` does
+    config = replace(make_config(), plugin_dirs=(plugin,))  # what `agent --plugin-dir DIR` does
     app = AgentApp(config, None)
     async with app.run_test(size=SIZE) as pilot:
         names = {command.name: command.description for command in app.commands.list_commands()}
@@ -29,8 +30,7 @@ async def test_a_broken_plugin_is_reported_when_the_app_starts_and_not_again_at_
     from agent_cli.tui.app import AgentApp
 
     write_plugin(tmp_path / "dev", "broken", {}, manifest='{"name": ')
-    config = make_config()
-    config.plugin_dirs = [tmp_path / "dev"]
+    config = replace(make_config(), plugin_dirs=(tmp_path / "dev",))
     app = AgentApp(config, None)
 
     def warnings() -> list[str]:

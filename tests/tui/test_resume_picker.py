@@ -219,7 +219,7 @@ async def test_resume_and_new_keep_the_model_chosen_with_slash_model(make_config
         await wait_idle(pilot)
         session = app.session
         assert session.id == saved.id and session.model == "gpt-4"  # not the model the app started with
-        assert session.config.context_window == 8_192 and session.tokens.encoding_name == "cl100k_base"
+        assert session.window.tokens == 8_192 and session.tokens.encoding_name == "cl100k_base"
         note = notices(app, "info")[-1]
         assert "recorded with test-model" in note and "/model test-model to switch" in note
         app.send("/new")

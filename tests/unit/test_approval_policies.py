@@ -261,11 +261,10 @@ async def test_a_hook_can_force_the_question(ws):
 
 def test_exec_uses_never_unless_the_user_chose(tmp_path, isolated_home):
     config = load_config(tmp_path)
-    use_exec_default(config)
-    assert config.approval_policy == "never"
+    assert use_exec_default(config).approval_policy == "never"
+    assert config.approval_policy == "on-request"  # the loaded config stays as it was
     chosen = load_config(tmp_path, ["approval_policy=on-failure"])
-    use_exec_default(chosen)
-    assert chosen.approval_policy == "on-failure"
+    assert use_exec_default(chosen).approval_policy == "on-failure"
 
 
 def test_from_config_scrubs_the_provider_key(tmp_path, isolated_home, monkeypatch):

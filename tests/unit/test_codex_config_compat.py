@@ -14,7 +14,7 @@ def test_codex_sandbox_table_sets_network_and_roots(tmp_path):
     config = load_config(tmp_path, ["sandbox_workspace_write.network_access=true",
                                     'sandbox_workspace_write.writable_roots=["extra"]'])
     assert config.network_access is True
-    assert config.writable_roots == [(tmp_path / "extra").resolve()]
+    assert config.writable_roots == ((tmp_path / "extra").resolve(),)
     assert not any("sandbox_workspace_write" in warning for warning in config.warnings)
 
 

@@ -1,6 +1,10 @@
+import re
+from dataclasses import FrozenInstanceError, replace
+
 import pytest
 
-from agent_cli.config import ConfigError, load_config
+from agent_cli.config import KEYS, ConfigError, load_config, with_model
+from tests.conftest import REPO
 
 
 @pytest.fixture
@@ -37,7 +41,7 @@ def test_layers_apply_in_order(home, tmp_path):
     assert config.provider.id == "anthropic"
     assert config.tool_output_token_limit == 222
     assert config.shell_timeout_ms == 700
-    assert config.sources == [home / "config.toml", repo / ".agent" / "config.toml"]
+    assert config.sources == (home / "config.toml", repo / ".agent" / "config.toml")
 
 
 def test_custom_provider_table(home, tmp_path):
@@ -136,9 +140,29 @@ def test_withholding_a_repositorys_settings_keeps_the_users_own_and_what_the_fro
         'approval_policy = "never"\nsandbox_mode = "danger-full-access"\nwritable_roots = ["/"]\nmodel = "repo-model"\n'
     )
     config = load_config(repo, ['shell_timeout_ms=5000'], {"mode": "plan"})
-    config.writable_roots += [tmp_path / "added"]  # agent exec --add-dir
+    config = replace(config, writable_roots=(*config.writable_roots, tmp_path / "added"))  # agent exec --add-dir
     assert config.sandbox_mode == "danger-full-access" and config.approval_policy == "never"
     withheld = without_repository_settings(config)
     assert (withheld.sandbox_mode, withheld.approval_policy) == ("workspace-write", "untrusted")
-    assert withheld.writable_roots == [tmp_path / "added"]
+    assert withheld.writable_roots == (tmp_path / "added",)
     assert (withheld.model, withheld.shell_timeout_ms, withheld.mode) == ("repo-model", 5000, "plan")
+
+
+def test_a_config_is_read_only_lists_included(tmp_path, isolated_home):
+    config = load_config(tmp_path, ["colour=1"])
+    with pytest.raises(FrozenInstanceError):
+        config.model = "o3"  # type: ignore[misc]
+    assert isinstance(config.warnings, tuple) and isinstance(config.layers, tuple)  # no append either
+    assert isinstance(config.writable_roots, tuple) and isinstance(config.plugin_dirs, tuple)
+
+
+def test_with_model_takes_the_models_window_unless_one_is_configured(tmp_path, isolated_home):
+    looked_up = with_model(load_config(tmp_path, ["model=gpt-5"]), "gpt-4")
+    assert (looked_up.model, looked_up.context_window) == ("gpt-4", 8192)
+    configured = with_model(load_config(tmp_path, ["model=gpt-5", "model_context_window=20000"]), "gpt-4")
+    assert (configured.model, configured.context_window) == ("gpt-4", 20000)
+
+
+def test_every_key_is_in_the_configuration_docs():
+    doc = (REPO / "docs" / "configuration.md").read_text()
+    assert [name for name in KEYS if not re.search(rf"[`\[.]{name}\b", doc)] == []

@@ -108,9 +108,9 @@ def test_one_recount_at_the_switch_and_none_per_turn_after(make_session, monkeyp
     counted: list[object] = []
     item_tokens = TokenCounter.item_tokens
     monkeypatch.setattr(TokenCounter, "item_tokens", lambda self, item: counted.append(item) or item_tokens(self, item))
-    session.set_model("gpt-5-mini")  # counts like gpt-5 (bytes/4 until o200k loads, OpenAI's tiles)
+    session.switch_model("gpt-5-mini")  # counts like gpt-5 (bytes/4 until o200k loads, OpenAI's tiles)
     assert counted == []
-    session.set_model(CLAUDE)
+    session.switch_model(CLAUDE)
     assert counted == session.history.items
     counted.clear()
     for text in ("next question", "and another"):

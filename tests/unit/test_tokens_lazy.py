@@ -64,7 +64,7 @@ async def test_count_exactly_loads_once_and_recounts_the_history_once(session):
 
 async def test_a_cut_seen_by_the_estimate_is_confirmed_exactly_before_the_window_shrinks(session):
     session.record(user(WHITESPACE))
-    window = session.config.context_window
+    window = session.window.tokens
     session.window.before_request(session)
     sent_estimate = session.window.sent_tokens
     reported = exact_request_tokens(session)  # the server kept everything
@@ -72,7 +72,7 @@ async def test_a_cut_seen_by_the_estimate_is_confirmed_exactly_before_the_window
     warnings: list = []
     await session.window.after_response(session, Usage(input_tokens=reported), warnings.append)
     assert session.tokens.exact and session.window.sent_tokens == reported
-    assert session.config.context_window == window and not warnings
+    assert session.window.tokens == window and not warnings
     assert session.tokens.calibration.reports == 0
 
 
