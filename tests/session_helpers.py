@@ -7,6 +7,7 @@ from pathlib import Path
 from agent_cli import events as ev
 from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
+from agent_cli.runtime import open_session
 from agent_cli.session import Session
 from tests.conftest import provider_env
 from tests.fake_server import FakeModelServer
@@ -30,7 +31,7 @@ def make_session(
         monkeypatch.setenv(name, value)
     config = load_config(repo, [f'model_provider="{provider}"', f'model="{model}"', "retry_max_attempts=1", *overrides])
     config.trust_repository = trust
-    return Session(config, interactive=interactive)
+    return open_session(config, interactive=interactive)
 
 
 async def collect_events(session: Session, text: str, answer: str = "deny") -> list[ev.Event]:

@@ -85,13 +85,13 @@ def run_exec(args: argparse.Namespace) -> int:
     if not prompt.lstrip().startswith("/"):  # a model turn follows (a /command may need none)
         start_import(SDK_OF_WIRE.get(config.provider.wire_api, "openai"))
     limits = run_limits(args, config)
-    from agent_cli.session import Session
+    from agent_cli.runtime import open_session
     from agent_cli.session.approvals import use_exec_default
 
     use_exec_default(config)  # approval_policy "never" unless the user set one
 
     if resume_path is None:
-        session = Session(config, interactive=False)
+        session = open_session(config, interactive=False)
     else:
         from agent_cli.headless.sessions_cmd import restore_or_exit
 

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from agent_cli.headless.common import add_session_options, check_api_key_or_exit, fail, load_config_or_exit
 from agent_cli.display import human_size, short_path
+from agent_cli.headless.common import add_session_options, check_api_key_or_exit, fail, load_config_or_exit
 from agent_cli.terminal_text import terminal_safe
 
 PICKER_SIZE = 20
@@ -140,11 +140,12 @@ def use_recorded_model(args: argparse.Namespace, path: Path) -> None:
 
 
 def restore_or_exit(config, path: Path, *, interactive: bool):
-    from agent_cli.session.resume import restore_session
+    from agent_cli.runtime import open_session
+    from agent_cli.session.resume import restore
     from agent_cli.session.rollout import RolloutError
 
     try:
-        return restore_session(config, path, interactive=interactive)
+        return restore(open_session(config, interactive=interactive), path)
     except RolloutError as exc:
         fail(str(exc))
 

@@ -623,9 +623,9 @@ class AgentApp(App[int]):
 
 
 def interactive_session(config: Config) -> Session:
-    from agent_cli.session import Session
+    from agent_cli.runtime import open_session  # with the session core: not before the first paint
 
-    return Session(config, interactive=True)
+    return open_session(config, interactive=True)
 
 
 def run_app(config: Config, prompt: str | None, session: Session | None = None, inline: bool = False) -> int:

@@ -39,9 +39,10 @@ def find_saved(agent_home: Path, ref: str, current: Path) -> Path:
 
 def restored_session(config: Config, path: Path) -> Session:
     """The app's default way to reopen a session file (tests may pass another)."""
-    from agent_cli.session.resume import restore_session
+    from agent_cli.runtime import open_session
+    from agent_cli.session.resume import restore
 
-    return restore_session(config, path, interactive=True)
+    return restore(open_session(config, interactive=True), path)
 
 
 def failure_text(exc: Exception) -> str:

@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.commands.dispatch import submit
 from agent_cli import events as ev
+from agent_cli.commands.dispatch import submit
 from agent_cli.context.history import ABORTED_OUTPUT
 from agent_cli.items import ToolOutput
+from agent_cli.runtime import open_session
 from agent_cli.session import Session
 from agent_cli.session.catalog import session_files
-from agent_cli.session.resume import restore_session
+from agent_cli.session.resume import restore
 from agent_cli.session.rollout import load_session_file
 from tests import session_helpers
 from tests.fake_server import Reply, ToolCall
@@ -224,7 +225,7 @@ async def test_resuming_the_parent_shows_the_childs_result_not_its_internals(ser
     await turn(session, "what are the notes about?")
     await session.aclose()
 
-    restored = restore_session(session.config, session.rollout.path, interactive=False)
+    restored = restore(open_session(session.config, interactive=False), session.rollout.path)
     shown = replay_events(list(restored.history.items))
     calls = [e for e in shown if isinstance(e, (ev.ToolCallBegin, ev.ToolCallEnd))]
     assert [(type(e).__name__, e.name) for e in calls] == [("ToolCallBegin", "task"), ("ToolCallEnd", "task")]

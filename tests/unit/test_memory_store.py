@@ -5,17 +5,16 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from agent_cli.memory.book import MemoryBook, project_db_path, session_memory_path
 from agent_cli.memory.gate import MAX_CHARS, check_text
 from agent_cli.memory.model import MemoryError, parse_ref
+from agent_cli.memory.ranking import rank
 from agent_cli.memory.store import MemoryStore
 from agent_cli.memory.transfer import export_lines, import_lines
 from agent_cli.session.memory_recall import injected_refs, render_fragment
-from agent_cli.memory.ranking import rank
 
 
 @pytest.fixture
@@ -245,8 +244,8 @@ def test_a_session_does_not_load_sqlite_until_memory_is_used(tmp_path):
 import sys
 from pathlib import Path
 from agent_cli.config import load_config
-from agent_cli.session.session import Session
-session = Session(load_config(Path({str(tmp_path)!r}), ['model_provider="openai-chat"', 'model="m"']), interactive=False)
+from agent_cli.runtime import open_session
+session = open_session(load_config(Path({str(tmp_path)!r}), ['model_provider="openai-chat"', 'model="m"']), interactive=False)
 names = [spec.name for spec in session.tool_specs()]
 assert "memory_save" in names and "## Memory" in session.instructions
 print("sqlite3" in sys.modules, "agent_cli.memory.store" in sys.modules)
