@@ -22,8 +22,6 @@ from agent_cli.agents.definition import AgentDefinition
 from agent_cli.agents.task_tool import TASK_TOOL, ChildOutcome, Spawn, TaskTool
 from agent_cli.context.modes import tools_for_mode
 from agent_cli.context.prompts import prompt_library
-from agent_cli.mcp.names import CALL_TOOL, SEARCH_TOOL
-from agent_cli.mcp.names import PREFIX as MCP_PREFIX
 from agent_cli.mcp.toolset import subagent_entries
 from agent_cli.models.base import Usage
 from agent_cli.session.hooks import MAX_STOP_BLOCKS, HookState, run_hooks
@@ -31,6 +29,8 @@ from agent_cli.session.parts import Emit
 from agent_cli.session.session import Session
 from agent_cli.session.turn import run_turn
 from agent_cli.tools.base import Tool
+from agent_cli.tools.mcp_names import CALL_TOOL, SEARCH_TOOL
+from agent_cli.tools.mcp_names import PREFIX as MCP_PREFIX
 
 CHILD_HOOK_EVENTS = ("PreToolUse", "PostToolUse", "PreCompact")  # Stop is SubagentStop, on the parent
 TRANSCRIPTS_SUFFIX = ".agents"  # <parent session file stem>.agents/ holds its children's transcripts

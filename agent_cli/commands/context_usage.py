@@ -46,8 +46,8 @@ def context_usage(session: Session) -> ev.ContextUsage:
         specs = [*specs, *session.mcp.pending_specs(counter.text_tokens)]
     totals["tool schemas"] = counter.prompt_overhead(instructions, specs) - totals["system prompt"]
     if session.mcp is not None:  # shown apart: what the MCP servers' tools cost (mcp_search + mcp_call in search mode)
-        from agent_cli.mcp.names import is_mcp_name
         from agent_cli.mcp.toolset import spec_tokens
+        from agent_cli.tools.mcp_names import is_mcp_name
 
         totals["MCP tools"] = spec_tokens(counter.text_tokens, [spec for spec in specs if is_mcp_name(spec.name)])
         totals["tool schemas"] -= totals["MCP tools"]

@@ -6,7 +6,7 @@ else's code: an entry we cannot run (an event or hook type we do not have, an un
 matcher) is skipped with one warning and the rest of the plugin still works.
 ``${CLAUDE_PLUGIN_ROOT}`` and ``${AGENT_PLUGIN_ROOT}`` are expanded in commands and exported to
 the hook, with ``CLAUDE_PROJECT_DIR``; the hooks see Claude's tool vocabulary
-(:mod:`agent_cli.plugins.hook_vocabulary`).
+(:mod:`agent_cli.session.hook_vocabulary`).
 """
 
 from __future__ import annotations

@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
-from agent_cli.mcp.names import PREFIX as MCP_PREFIX
-from agent_cli.mcp.names import display_call
 from agent_cli.permissions.engine import NO_RULE, Permissions, Verdict
 from agent_cli.session.safe_commands import approval_key, is_known_safe, suggest_rule
+from agent_cli.tools.mcp_names import PREFIX as MCP_PREFIX
+from agent_cli.tools.mcp_names import display_call
 from agent_cli.tools.process import TIMEOUT_EXIT_CODE
 from agent_cli.tools.sandbox import SandboxPolicy, detect_mechanism, is_within
 from agent_cli.tools.shell_env import EnvPolicy, command_env

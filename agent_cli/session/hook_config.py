@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_cli.plugins.hook_vocabulary import claude_views
+from agent_cli.session.hook_vocabulary import claude_views
 
 HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "Stop", "SubagentStop")
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse"})

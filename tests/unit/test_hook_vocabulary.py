@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.plugins.hook_vocabulary import claude_views
 from agent_cli.session.hook_config import HookSpec, hook_calls
+from agent_cli.session.hook_vocabulary import claude_views
 
 CWD = Path("/work/project")
 PATCH = """*** Begin Patch
