@@ -47,10 +47,12 @@ from agent_cli.tools.web_search_api import search_api_tool
 from agent_cli.trust.gate import TrustState, trust_state, untrusted_raw
 
 
-def open_session(config: Config, *, interactive: bool, mcp_servers: Iterable[ServerSpec] = ()) -> Session:
+def open_session(config: Config, *, interactive: bool, mcp_servers: Iterable[ServerSpec] = (),
+                 clients: ClientFactory | None = None) -> Session:
     """A new top-level session for ``config``. ``interactive``: a person answers approvals (the TUI,
     an editor); otherwise the configured policy does (``agent exec``). ``mcp_servers`` join the
-    configured ones (an editor's, over ACP)."""
+    configured ones (an editor's, over ACP). ``clients`` makes a model's client (default: the
+    configured provider's; a benchmark passes a scripted model)."""
     trust = trust_state(config)  # until the folder is trusted, none of its own code runs (trust/)
     if not trust.trusted and any(item.kind == "setting" for item in trust.inventory.items):
         config = without_repository_settings(config)  # nor does its config lift the sandbox
@@ -78,7 +80,7 @@ def open_session(config: Config, *, interactive: bool, mcp_servers: Iterable[Ser
         approvals=approvals,
         tools=registry,
         hooks=HookState.from_config(config, [*settings, *plugins.hooks], raw),
-        client_factory=client_factory(config),
+        client_factory=clients or client_factory(config),
         plugins=plugins,
         agents=agents,
         mcp=mcp_toolset(config, registry, approvals, trust, plugins, raw, list(mcp_servers)),

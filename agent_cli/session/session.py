@@ -1,5 +1,7 @@
-"""The Session: one conversation with one model, shared by the TUI and `agent exec`.
+"""The Session: one conversation with one model, shared by the TUI, `agent exec` and `agent acp`.
 
+:func:`agent_cli.runtime.open_session` assembles a session (its tools, hooks, approvals, MCP
+toolset, client factory...) and hands it the parts; a subagent's is assembled by ``open_child``.
 Front ends hand what the user typed to :func:`agent_cli.commands.dispatch.submit`, which runs it
 here through :meth:`Session.run_in_task`; they render the events it yields. The turn runs in its
 own task so :meth:`Session.interrupt` can stop it at any await point and still leave a valid
