@@ -301,3 +301,33 @@ async def test_a_subagent_stop_hook_can_keep_the_child_working(server, isolated_
     assert text_of(server.requests[2]).count("Do not stop yet. check the tests too") == 1
     assert "first answer" in text_of(server.requests[2])  # the child kept its own history
     assert "first answer" not in text_of(server.requests[3])  # the parent got the last answer only
+
+
+async def test_a_child_reuses_its_parents_plugins_and_leaves_what_it_borrowed_open(server, tmp_path, monkeypatch):
+    import agent_cli.runtime as runtime
+
+    reads = []
+    original = runtime.load_plugins_for
+    monkeypatch.setattr(runtime, "load_plugins_for", lambda config, **kw: reads.append(config) or original(config, **kw))
+    session = make_session(server, tmp_path, monkeypatch, "shell_snapshot=true")
+    server.script(
+        Reply(tool_calls=[task("explore", "What is in notes.txt?")]),
+        Reply(text="zebras."),
+        Reply(text="The notes are about zebras."),
+    )
+    sdk_clients = []
+
+    def note_the_connections(seen) -> bool:
+        if isinstance(seen[-1], ev.SubagentEvent) and not sdk_clients:
+            sdk_clients.append(session.client._sdk_client)  # made with the parent's first request
+        return False
+
+    events = await turn(session, "what are the notes about?", stop_when=note_the_connections)
+    assert [done.status for done in finished(events)] == ["completed"]
+    assert len(reads) == 1  # the parent's; the child used them, never reading the plugins again
+    # The child ran on the parent's model with the parent's client and shell snapshot, and closed
+    # neither: the parent's last request went out on the connections of its first.
+    assert sdk_clients[0] is not None and session.client._sdk_client is sdk_clients[0]
+    assert session.shell_snapshot._closed is False
+    await session.aclose()
+    assert session.shell_snapshot._closed is True
