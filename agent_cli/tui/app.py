@@ -1,6 +1,7 @@
-"""The interactive app: a transcript over a composer, driving one :class:`Session`.
+"""The interactive app: a transcript over a composer, driving one :class:`Session`
+(built by :func:`agent_cli.runtime.open_session`).
 
-Each turn runs in a worker that iterates ``session.submit`` and renders its events; input sent
+Each turn runs in a worker that iterates ``commands.dispatch.submit`` and renders its events; input sent
 while a turn runs is queued and sent when it ends. The provider SDK is imported in a thread
 after the first paint so the screen shows up at once.
 """
