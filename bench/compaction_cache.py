@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO))
 from agent_cli import events as ev  # noqa: E402
 from agent_cli.commands.dispatch import submit  # noqa: E402
 from agent_cli.config import load_config  # noqa: E402
-from agent_cli.session.session import Session  # noqa: E402
+from agent_cli.runtime import open_session  # noqa: E402
 from tests.conftest import provider_env  # noqa: E402
 from tests.fake_server import FakeModelServer  # noqa: E402
 from tests.window_job import TASK, Job, cache_report, is_summary_request, write_data_files  # noqa: E402
@@ -44,7 +44,7 @@ async def run_job(root: Path, window: int, steps: int, file_tokens: int, provide
         os.environ.update(provider_env(server, provider))
         config = load_config(root, [f'model_provider="{provider}"', f'model="{MODELS[provider]}"',
                                     f"model_context_window={window}", "retry_max_attempts=1", *overrides])
-        session = Session(config, interactive=False)
+        session = open_session(config, interactive=False)
         events = [event async for event in submit(session, TASK)]
         await session.aclose()
         return list(server.requests), events

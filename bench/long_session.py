@@ -34,6 +34,7 @@ from agent_cli.config import load_config  # noqa: E402
 from agent_cli.items import Item, ToolCall, ToolOutput, assistant, user  # noqa: E402
 from agent_cli.models import base as stream  # noqa: E402
 from agent_cli.models.base import Prompt, Usage  # noqa: E402
+from agent_cli.runtime import open_session  # noqa: E402
 from agent_cli.session.session import Session  # noqa: E402
 
 
@@ -41,11 +42,16 @@ class InstantModel:
     """Answers every other request with one read_file call, the others with text. Times itself."""
 
     provider = "bench"
+    api_key = base_url = quirks = None  # the ModelClient protocol's; nothing to connect to
+    url = "http://bench.invalid"
 
     def __init__(self, model: str):
         self.model = model
         self.requests = 0
         self.inside = 0.0  # seconds spent in stream(): "waiting for the model", subtracted
+
+    async def aclose(self) -> None:
+        pass
 
     async def stream(self, prompt: Prompt) -> AsyncIterator[stream.StreamEvent]:
         started = time.perf_counter()
@@ -81,7 +87,7 @@ def synthetic_history(count: int) -> list[Item]:
 def make_session(cwd: Path, model: str, history_items: int) -> tuple[Session, InstantModel]:
     config = load_config(cwd, [f'model="{model}"', 'model_provider="openai-chat"', "model_context_window=100000000"])
     client = InstantModel(model)
-    session = Session(config, interactive=False, client=client)
+    session = open_session(config, interactive=False, clients=lambda model: client)
     session.tokens.load()  # --tokenizer tiktoken counts exactly from the start (exec would near a limit)
     session.start_context(lambda event: None)
     session.history.extend(synthetic_history(history_items))

@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO))
 from agent_cli import events as ev  # noqa: E402
 from agent_cli.commands.dispatch import submit  # noqa: E402
 from agent_cli.config import load_config  # noqa: E402
-from agent_cli.session import Session  # noqa: E402
+from agent_cli.runtime import open_session  # noqa: E402
 from tests.fake_server import FakeModelServer, Reply  # noqa: E402
 
 DEMO = [sys.executable, "-m", "tests.mcp_servers.demo_server"]
@@ -45,7 +45,7 @@ def servers_config(slow: float) -> str:
 
 async def first_request(server: FakeModelServer, home: Path, cwd: Path, config_text: str, warm: bool) -> float:
     (home / "config.toml").write_text(config_text)
-    session = Session(load_config(cwd, ['model_provider="openai-chat"', 'model="bench"']), interactive=False)
+    session = open_session(load_config(cwd, ['model_provider="openai-chat"', 'model="bench"']), interactive=False)
     session.start_mcp()
     if warm and session.mcp is not None:  # the servers got ready while the user was typing
         await session.mcp.manager.wait_started()

@@ -30,7 +30,7 @@ from agent_cli.config import load_config  # noqa: E402
 from agent_cli.items import Item, ToolCall, ToolOutput, assistant, item_to_dict  # noqa: E402
 from agent_cli.models import base as stream  # noqa: E402
 from agent_cli.models.base import Prompt, Usage  # noqa: E402
-from agent_cli.session.session import Session  # noqa: E402
+from agent_cli.runtime import open_session  # noqa: E402
 
 SUMMARY = (
     "The {n} modules each define one `compute_*` function that adds its inputs and scales the sum; "
@@ -43,10 +43,15 @@ class ScriptedModel:
     """The parent either reads the files itself or delegates; the child reads, then summarizes."""
 
     provider = "bench"
+    api_key = base_url = quirks = None  # the ModelClient protocol's; nothing to connect to
+    url = "http://bench.invalid"
 
     def __init__(self, files: list[str], delegate: bool):
         self.files = files
         self.delegate = delegate
+
+    async def aclose(self) -> None:
+        pass
 
     async def stream(self, prompt: Prompt) -> AsyncIterator[stream.StreamEvent]:
         is_child = prompt.instructions.startswith("You are `explore`")
@@ -83,7 +88,8 @@ def write_files(cwd: Path, count: int, lines: int) -> list[str]:
 
 async def run(cwd: Path, files: list[str], delegate: bool) -> tuple[int, Usage]:
     config = load_config(cwd, ['model="bench-model"', 'model_provider="openai-chat"', "model_context_window=1000000"])
-    session = Session(config, interactive=False, client=ScriptedModel(files, delegate))
+    client = ScriptedModel(files, delegate)
+    session = open_session(config, interactive=False, clients=lambda model: client)
     async for event in submit(session, "What do the modules under src/ define?"):
         if type(event).__name__ in ("Error", "TurnFailed"):
             raise SystemExit(f"the turn failed: {event}")

@@ -60,10 +60,10 @@ def make_config(root: Path, server: FakeModelServer):
 
 async def stream_without_ui(config, document: str, server: FakeModelServer, chunk: int) -> tuple[float, int]:
     from agent_cli import events as ev
-    from agent_cli.session import Session
+    from agent_cli.runtime import open_session
 
     server.script(Reply(text=document, chunk_size=chunk))
-    session = Session(config, interactive=True)
+    session = open_session(config, interactive=True)
     deltas = 0
     started = time.perf_counter()
     async for event in submit(session, "write the document"):

@@ -8,6 +8,7 @@ from pathlib import Path
 from agent_cli import events as ev
 from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
+from agent_cli.runtime import open_session
 from agent_cli.session import Session
 from tests.conftest import provider_env
 from tests.fake_server import FakeModelServer
@@ -30,7 +31,7 @@ def make_session(
     for name, value in provider_env(server, provider).items():
         monkeypatch.setenv(name, value)
     config = load_config(repo, [f'model_provider="{provider}"', f'model="{model}"', "retry_max_attempts=1", *overrides])
-    return Session(replace(config, trust_repository=trust), interactive=interactive)
+    return open_session(replace(config, trust_repository=trust), interactive=interactive)
 
 
 async def collect_events(session: Session, text: str, answer: str = "deny") -> list[ev.Event]:

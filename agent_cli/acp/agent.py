@@ -49,10 +49,11 @@ from agent_cli.config import MODES, Config, ConfigError, load_config
 from agent_cli.models.base import Usage
 from agent_cli.models.pricing import price_for
 from agent_cli.models.registry import resolve_api_key
+from agent_cli.runtime import open_session
 from agent_cli.session import Session
 from agent_cli.session.catalog import find_session
 from agent_cli.session.replay import replay_events
-from agent_cli.session.resume import restore_session
+from agent_cli.session.resume import restore
 from agent_cli.session.rollout import RolloutError
 
 log = logging.getLogger("agent_cli.acp")
@@ -116,8 +117,8 @@ class AcpAgent:
 
     async def new_session(self, cwd: str, mcp_servers: list | None = None, **_: Any) -> NewSessionResponse:
         self._require_initialized()
-        session = Session(self._config(Path(cwd)), interactive=True)
-        self._open(session, mcp_servers)
+        session = open_session(self._config(Path(cwd)), interactive=True, mcp_servers=server_specs(mcp_servers or []))
+        self._open(session)
         return NewSessionResponse(session_id=session.id, modes=self._modes(session))
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list | None = None,
@@ -130,19 +131,19 @@ class AcpAgent:
         else:
             config = self._config(Path(cwd))
             try:
-                session = await asyncio.to_thread(restore_session, config, find_session(config.agent_home, session_id),
-                                                  interactive=True)
+                path = find_session(config.agent_home, session_id)
+                specs = server_specs(mcp_servers or [])
+                session = await asyncio.to_thread(
+                    lambda: restore(open_session(config, interactive=True, mcp_servers=specs), path))
             except RolloutError as exc:
                 raise RequestError.resource_not_found(session_id) from exc
-            self._open(session, mcp_servers, requested_id=session_id)
+            self._open(session, requested_id=session_id)
         translator = UpdateTranslator(config.cwd, replay=True)
         for event in replay_events(list(session.history.items)):
             await self._send(session_id, translator.updates(event))
         return LoadSessionResponse(modes=self._modes(session))
 
-    def _open(self, session: Session, mcp_servers: list | None, requested_id: str | None = None) -> None:
-        if specs := server_specs(mcp_servers or []):
-            session.add_mcp_servers(specs)  # the client's servers join the user's own
+    def _open(self, session: Session, requested_id: str | None = None) -> None:
         if self.client_capabilities.terminal:
             sid = requested_id or session.id
             folder = session.config.agent_home / "tool-commands"

@@ -11,7 +11,7 @@ from typing import Any
 from acp.schema import ToolCallLocation
 
 from agent_cli import events as ev
-from agent_cli.mcp.names import split_name
+from agent_cli.tools.mcp_names import split_name
 
 KINDS = {
     "shell": "execute", "read_file": "read", "grep": "search", "list_dir": "search", "apply_patch": "edit",

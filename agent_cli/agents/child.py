@@ -1,9 +1,11 @@
 """A subagent's run: a child :class:`Session` with its own history and fewer tools.
 
 The child is the same Session class and runs the same turn loop, inside the parent's ``task``
-call. It never gets more than its parent: the same sandbox and approval state (approvals are
-asked in the parent's UI, labelled with the agent's name), only tools the parent's mode allows,
-and ``task`` only while ``max_agent_depth`` allows. Its events reach the front ends wrapped in
+call; :func:`agent_cli.runtime.open_child` assembles it from what this module chooses. It never
+gets more than its parent: the same sandbox and approval state (approvals are asked in the
+parent's UI, labelled with the agent's name), only tools the parent's mode allows, and ``task``
+only while ``max_agent_depth`` allows. It borrows the parent's plugins, shell snapshot and, on the
+same model, its client; it closes only what it opened. Its events reach the front ends wrapped in
 :class:`~agent_cli.events.SubagentEvent`; its tokens count in the session totals, never in the
 parent's context. Its transcript is a session file in a folder beside the parent's.
 """
@@ -12,51 +14,35 @@ from __future__ import annotations
 
 import asyncio
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent_cli import events as ev
 from agent_cli.agents.definition import AgentDefinition
-from agent_cli.agents.task_tool import TASK_TOOL, TaskTool
+from agent_cli.agents.task_tool import TASK_TOOL, ChildOutcome, Spawn, TaskTool
 from agent_cli.context.modes import tools_for_mode
 from agent_cli.context.prompts import prompt_library
-from agent_cli.mcp.names import CALL_TOOL, PREFIX as MCP_PREFIX, SEARCH_TOOL
+from agent_cli.mcp.toolset import subagent_entries
 from agent_cli.models.base import Usage
 from agent_cli.session.hooks import MAX_STOP_BLOCKS, HookState, run_hooks
-
-if TYPE_CHECKING:
-    from agent_cli.session.session import Emit, Session
-    from agent_cli.tools.base import Tool
+from agent_cli.session.parts import Emit
+from agent_cli.session.session import Session
+from agent_cli.session.turn import run_turn
+from agent_cli.tools.base import Tool
+from agent_cli.tools.mcp_names import CALL_TOOL, SEARCH_TOOL
+from agent_cli.tools.mcp_names import PREFIX as MCP_PREFIX
 
 CHILD_HOOK_EVENTS = ("PreToolUse", "PostToolUse", "PreCompact")  # Stop is SubagentStop, on the parent
 TRANSCRIPTS_SUFFIX = ".agents"  # <parent session file stem>.agents/ holds its children's transcripts
-
-
-@dataclass(frozen=True, slots=True)
-class SubagentInfo:
-    """What makes a session a subagent (``Session.subagent``)."""
-
-    name: str
-    depth: int  # 1 for the session's own children
-    parent: Session
-
-
-@dataclass
-class ChildOutcome:
-    status: str = "failed"  # completed | failed | interrupted
-    final_message: str | None = None
-    error: str | None = None
-    usage: Usage = Usage()
-    transcript: str = ""
 
 
 def depth_of(session: Session) -> int:
     return session.subagent.depth if session.subagent is not None else 0
 
 
-def child_tools(parent: Session, definition: AgentDefinition, depth: int) -> list[Tool]:
-    """The parent's tools its mode (and a command's limit) allow, narrowed to the agent's list.
+def child_tools(parent: Session, definition: AgentDefinition, depth: int, spawn: Spawn) -> list[Tool]:
+    """The parent's tools its mode (and a command's limit) allow, narrowed to the agent's list;
+    ``spawn`` runs the child's own subagents (its ``task`` tool, while the depth allows one).
 
     MCP tools are offered on the child's own budget (:func:`~agent_cli.mcp.toolset.subagent_entries`):
     those the agent names, or all when it names ``mcp_search``/``mcp_call`` or no list."""
@@ -77,12 +63,10 @@ def child_tools(parent: Session, definition: AgentDefinition, depth: int) -> lis
             continue
         if name == TASK_TOOL:
             if depth < parent.config.max_agent_depth and parent.agents is not None:
-                tools.append(TaskTool(parent.agents, parent.config.max_parallel_agents))
+                tools.append(TaskTool(parent.agents, parent.config.max_parallel_agents, spawn))  # type: ignore[arg-type]
             continue
         tools.append(parent.tools.get(name))  # type: ignore[arg-type]  # tools keep no state
     if mcp_tools:
-        from agent_cli.mcp.toolset import subagent_entries
-
         tools += subagent_entries(mcp_tools, parent.config, parent.tokens.text_tokens)  # type: ignore[arg-type]
     return tools
 
@@ -100,40 +84,17 @@ def add_usage(session: Session, usage: Usage) -> None:
         parent = parent.subagent.parent if parent.subagent is not None else None
 
 
-def create_child(parent: Session, definition: AgentDefinition) -> Session:
-    from agent_cli.session.session import Session, new_session_id
-
-    depth = depth_of(parent) + 1
-    model = definition.resolve_model(parent.model, parent.config.provider.wire_api)
-    child_id = new_session_id()
-    instructions = prompt_library(parent.config.agent_home).render(
+def child_instructions(parent: Session, definition: AgentDefinition) -> str:
+    """The child's system prompt: the subagent preamble around the agent file's instructions."""
+    return prompt_library(parent.config.agent_home).render(
         "subagent_preamble.md", agent=definition.name, instructions=definition.prompt
     ).strip() + "\n"
-    tools = child_tools(parent, definition, depth)
-    child = Session(
-        parent.config,
-        interactive=parent.approvals.interactive,
-        client=parent.client if model == parent.model else None,  # one connection pool per model
-        tools=tools,
-        instructions=instructions,
-        rollout_path=transcript_path(parent, child_id, definition.name),
-        model=model,  # counted with its own tokenizer, recorded in its transcript's header
-    )
-    child.id = child_id
-    child.approvals = parent.approvals  # the same sandbox, policy and approvals given so far
-    child.shell_snapshot = parent.shell_snapshot  # the login shell is the same; the parent closes it
-    child.mode = parent.mode
-    child.window.adopt(parent.window)  # what the parent learned of a window holds; what the child learns stays its own
-    child.compaction.setting = parent.compaction.setting  # /autocompact applies to subagents too
-    child.agents = parent.agents
-    child.hooks = HookState(
-        {event: specs for event, specs in parent.hooks.table.items() if event in CHILD_HOOK_EVENTS}, pending_start=None
-    )
-    child.subagent = SubagentInfo(definition.name, depth, parent)
-    for tool in tools:
-        if isinstance(tool, TaskTool):
-            tool.session = child
-    return child
+
+
+def child_hooks(parent: Session) -> HookState:
+    """The parent's hooks a child runs (its Stop is the parent's SubagentStop); no SessionStart."""
+    table = {event: specs for event, specs in parent.hooks.table.items() if event in CHILD_HOOK_EVENTS}
+    return HookState(table, pending_start=None)
 
 
 class _Relay:
@@ -161,13 +122,11 @@ class _Relay:
                 self.emit(self.parent.token_count_event())
 
 
-async def run_subagent(
-    parent: Session, definition: AgentDefinition, description: str, prompt: str, call_id: str, emit: Emit
+async def run_child(
+    parent: Session, child: Session, definition: AgentDefinition, description: str, prompt: str, call_id: str,
+    emit: Emit,
 ) -> ChildOutcome:
-    """Run ``prompt`` in a new child session until it answers; stopped with the parent's turn."""
-    from agent_cli.session.turn import run_turn
-
-    child = create_child(parent, definition)
+    """Run ``prompt`` in ``child`` until it answers, then close it; stopped with the parent's turn."""
     relay = _Relay(parent, call_id, definition.name, emit)
     outcome = ChildOutcome(transcript=str(child.rollout.path))
     try:
@@ -199,17 +158,8 @@ async def run_subagent(
             call_id, definition.name, description, outcome.status,  # type: ignore[arg-type]
             outcome.final_message, outcome.usage, outcome.transcript,
         ))
-        await close_child(child, parent)
+        await child.aclose()  # what it opened; the parent's client and shell snapshot stay open
     return outcome
-
-
-async def close_child(child: Session, parent: Session) -> None:
-    """Close what the child opened (its session file, memory stores, a client of its own), not
-    what it borrowed from the parent (the model client, the shell snapshot)."""
-    if child.model == parent.model:
-        child._client = None  # the parent's client: it stays open
-    child.shell_snapshot = None
-    await child.aclose()
 
 
 def _ending(event: ev.Event | None, outcome: ChildOutcome) -> ChildOutcome:

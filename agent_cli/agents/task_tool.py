@@ -2,28 +2,43 @@
 
 The parent's context grows only by that message (cut to the tool-output budget); the child's
 full transcript stays in its own session file, whose path the output gives. Several ``task``
-calls of one response run at once, at most ``max_parallel_agents`` of them.
+calls of one response run at once, at most ``max_parallel_agents`` of them. The tool runs a
+subagent through its ``spawn`` callable (:mod:`agent_cli.runtime` gives it one per session).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
 
-from agent_cli.agents.discovery import AgentSet, load_agents
+from agent_cli import events as ev
+from agent_cli.agents.definition import AgentDefinition
+from agent_cli.agents.discovery import AgentSet
 from agent_cli.context.prompts import prompt_library
 from agent_cli.context.truncate import TruncationPolicy, truncate_text
-from agent_cli.models.base import ToolSpec
+from agent_cli.models.base import ToolSpec, Usage
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
-
-if TYPE_CHECKING:
-    from agent_cli.session.session import Session
 
 TASK_TOOL = "task"
 LISTED_DESCRIPTION_CHARS = 200  # per agent in the tool's description; the file has the rest
 MAX_LISTED_AGENTS = 30  # the tool list is part of every request: keep it bounded
+
+
+@dataclass
+class ChildOutcome:
+    """How a subagent's run ended, as the ``task`` tool reports it."""
+
+    status: str = "failed"  # completed | failed | interrupted
+    final_message: str | None = None
+    error: str | None = None
+    usage: Usage = Usage()
+    transcript: str = ""
+
+
+# Runs ``definition`` on a task: (definition, description, prompt, call_id, emit) -> its outcome.
+Spawn = Callable[[AgentDefinition, str, str, str, Callable[[ev.Event], None]], Awaitable[ChildOutcome]]
 
 
 def task_spec(agents: AgentSet) -> ToolSpec:
@@ -53,17 +68,13 @@ def _cut(text: str) -> str:
 
 
 class TaskTool(Tool):
-    def __init__(self, agents: AgentSet, max_parallel: int):
+    def __init__(self, agents: AgentSet, max_parallel: int, spawn: Spawn):
         self.agents = agents
         self.spec = task_spec(agents)
-        self.session: Session | None = None  # bound by the session that owns this tool
+        self.spawn = spawn  # runs a subagent as a child of the session that owns this tool
         self._slots = asyncio.Semaphore(max_parallel)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        from agent_cli.agents.child import run_subagent
-
-        if self.session is None:
-            raise ToolError("the task tool is not bound to a session")
         name = str(args["agent"]).strip()
         definition = self.agents.get(name)
         if definition is None:
@@ -72,26 +83,10 @@ class TaskTool(Tool):
         if not prompt.strip():
             raise ToolError("`prompt` is empty; describe the whole task for the agent")
         async with self._slots:
-            outcome = await run_subagent(
-                self.session, definition, str(args["description"]).strip(), prompt, ctx.call_id, ctx.emit
-            )
+            outcome = await self.spawn(definition, str(args["description"]).strip(), prompt, ctx.call_id, ctx.emit)
         policy = TruncationPolicy("tokens", ctx.output_token_limit)
         if outcome.status == "completed":
             body = truncate_text(outcome.final_message or "(the agent gave no final message)", policy)
             return ToolResult(f"{body}\n\n(agent {name} finished; its full transcript: {outcome.transcript})")
         detail = truncate_text(outcome.error or "no reason given", policy)
         return ToolResult(f"agent {name} failed: {detail}\n(its transcript: {outcome.transcript})", success=False)
-
-
-def subagent_tools(session: Session, extra_sources: Iterable[tuple[str, Path]] = ()) -> list[Tool]:
-    """The ``task`` tool for a top-level session (none when ``max_agent_depth`` is 0).
-
-    ``extra_sources`` are ``(namespace, agents folder or file)`` pairs: the plugins' agents.
-    """
-    config = session.config
-    session.agents = load_agents(config.cwd, config.agent_home, extra_sources)
-    if config.max_agent_depth < 1:
-        return []
-    tool = TaskTool(session.agents, config.max_parallel_agents)
-    tool.session = session
-    return [tool]

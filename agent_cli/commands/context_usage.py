@@ -8,9 +8,9 @@ from agent_cli import events as ev
 from agent_cli.context.fragments import AGENTS_MD, ENVIRONMENT_CONTEXT, MEMORIES, SKILL_BODY, SKILLS_LIST
 from agent_cli.context.tokens import images_tokens
 from agent_cli.items import Item, Message, ToolOutput
-from agent_cli.mcp.names import is_mcp_name
 from agent_cli.mcp.toolset import spec_tokens
 from agent_cli.session.session import Session
+from agent_cli.tools.mcp_names import is_mcp_name
 
 PARTS = ("system prompt", "tool schemas", "AGENTS.md", "skills", "environment", "memories", "conversation", "tool outputs")
 BAR_WIDTH = 24

@@ -13,8 +13,7 @@ from agent_cli.models.model_list import provider_models
 
 async def served_models(session) -> list[str]:
     client = session.client
-    base_url = getattr(client, "url", None) or getattr(client, "base_url", None)
-    return await provider_models(base_url, getattr(client, "api_key", None), session.config.provider.wire_api)
+    return await provider_models(client.url, client.api_key, session.config.provider.wire_api)
 
 
 def used_models(session) -> list[str]:

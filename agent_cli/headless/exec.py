@@ -88,13 +88,13 @@ def run_exec(args: argparse.Namespace) -> int:
     images = image_paths(getattr(args, "images", []))
     output_schema = read_output_schema(args.output_schema)
     limits = run_limits(args, config)
-    from agent_cli.session import Session
+    from agent_cli.runtime import open_session
     from agent_cli.session.approvals import use_exec_default
 
     config = use_exec_default(config)  # approval_policy "never" unless the user set one
 
     if resume_path is None:
-        session = Session(config, interactive=False)
+        session = open_session(config, interactive=False)
     else:
         from agent_cli.headless.sessions_cmd import restore_or_exit
 

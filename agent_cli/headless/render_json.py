@@ -13,7 +13,7 @@ import json
 from typing import IO, Any
 
 from agent_cli import events as ev
-from agent_cli.mcp.names import split_name
+from agent_cli.tools.mcp_names import split_name
 
 
 class JsonRenderer:

@@ -7,8 +7,8 @@ from typing import IO
 from agent_cli import events as ev
 from agent_cli.commands.context_usage import format_context_table
 from agent_cli.display import command_output, command_preview
-from agent_cli.mcp.names import display_call
 from agent_cli.terminal_text import terminal_safe
+from agent_cli.tools.mcp_names import display_call
 
 STYLES = {"dim": "2", "bold": "1", "red": "31", "green": "32", "yellow": "33", "cyan": "36", "magenta": "35"}
 PREVIEW_LINES = 6

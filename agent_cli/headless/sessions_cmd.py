@@ -16,11 +16,12 @@ from typing import TextIO
 from agent_cli.display import home_relative, human_size, short_path
 from agent_cli.headless.common import add_session_options, check_api_key_or_exit, fail, load_config_or_exit
 from agent_cli.paths import agent_home
+from agent_cli.runtime import open_session
 from agent_cli.session.branches import format_timeline, prompt_timeline
 from agent_cli.session.catalog import find_session, latest_session, list_sessions
 from agent_cli.session.forking import fork_file
 from agent_cli.session.repair import repair_session_file
-from agent_cli.session.resume import restore_session
+from agent_cli.session.resume import restore
 from agent_cli.session.rollout import RolloutError, read_header
 from agent_cli.terminal_text import terminal_safe
 
@@ -140,7 +141,7 @@ def use_recorded_model(args: argparse.Namespace, path: Path) -> None:
 
 def restore_or_exit(config, path: Path, *, interactive: bool):
     try:
-        return restore_session(config, path, interactive=interactive)
+        return restore(open_session(config, interactive=interactive), path)
     except RolloutError as exc:
         fail(str(exc))
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import quoteattr
 
-from agent_cli.mcp.names import PREFIX, SEPARATOR, safe_part
 from agent_cli.mcp.results import content_text, resource_contents_text
+from agent_cli.tools.mcp_names import PREFIX, SEPARATOR, safe_part
 
 if TYPE_CHECKING:
     from agent_cli.mcp.manager import McpManager

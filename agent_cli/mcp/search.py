@@ -17,11 +17,11 @@ from collections.abc import Callable
 from typing import Any
 
 from agent_cli.items import ToolCall
-from agent_cli.mcp.names import CALL_TOOL, SEARCH_TOOL
 from agent_cli.mcp.tools import McpTool
 from agent_cli.models.base import ToolSpec
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.common import int_arg, str_arg
+from agent_cli.tools.mcp_names import CALL_TOOL, SEARCH_TOOL
 
 DEFAULT_RESULTS = 5
 MAX_RESULTS = 20

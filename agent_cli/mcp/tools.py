@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli.items import Image
 from agent_cli.mcp.connection import McpCallError
-from agent_cli.mcp.names import exposed_name
 from agent_cli.mcp.results import budgeted, result_text
 from agent_cli.mcp.schema import SchemaError, adapt_schema
 from agent_cli.models.base import ToolSpec
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.image_result import tool_image
+from agent_cli.tools.mcp_names import exposed_name
 
 if TYPE_CHECKING:
     from agent_cli.mcp.manager import McpManager

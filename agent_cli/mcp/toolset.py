@@ -1,20 +1,21 @@
 """The session's side of MCP: servers (a :class:`McpManager`) and the tools they put in the registry.
 
-:meth:`McpToolset.sync` runs at the start of every turn, never inside one: the first time it
-waits for servers still starting, later it applies ``list_changed`` notifications. So the tool
-list of a turn's requests never changes mid-turn, and in search/call mode never at all.
+:mod:`agent_cli.runtime` builds the toolset with the session's tool registry. :meth:`McpToolset.sync`
+runs at the start of every turn, never inside one: the first time it waits for servers still
+starting, later it applies ``list_changed`` notifications. So the tool list of a turn's requests
+never changes mid-turn, and in search/call mode never at all.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
-from agent_cli.context.tokens import TOOL_OVERHEAD_TOKENS
+from agent_cli.context.tokens import TOOL_OVERHEAD_TOKENS, TokenCounter
 from agent_cli.mcp.config import ServerList, ServerSpec, configured_servers, parse_mcp_json
 from agent_cli.models.base import ToolSpec
 
@@ -24,8 +25,8 @@ if TYPE_CHECKING:
     from agent_cli.config import Config
     from agent_cli.mcp.manager import McpManager
     from agent_cli.mcp.tools import McpTool
-    from agent_cli.session.session import Session
     from agent_cli.tools.base import Tool
+    from agent_cli.tools.registry import ToolRegistry
 
 Emit = Callable[[ev.Event], None]
 
@@ -51,8 +52,10 @@ def plugin_servers(plugins: Any) -> ServerList:
 
 
 class McpToolset:
-    def __init__(self, manager: McpManager, wire_api: str, budget_tokens: int, warnings: list[str] | None = None):
+    def __init__(self, manager: McpManager, registry: ToolRegistry, wire_api: str, budget_tokens: int,
+                 warnings: list[str] | None = None):
         self.manager = manager
+        self.registry = registry  # the session's tools: the servers' join them between turns
         self.wire_api = wire_api
         self.budget_tokens = budget_tokens
         self.search_mode = False
@@ -64,8 +67,8 @@ class McpToolset:
 
     @classmethod
     def from_config(
-        cls, config: Config, base_env: dict[str, str] | None, project_root: Path | None, extra: ServerList | None = None,
-        raw: dict | None = None,
+        cls, config: Config, registry: ToolRegistry, base_env: dict[str, str] | None, project_root: Path | None,
+        extra: ServerList | None = None, raw: dict | None = None,
     ) -> McpToolset | None:
         """None when no server is configured (the session then does no MCP work at all).
         ``extra`` servers (the plugins') come after the configured ones; a taken name is skipped."""
@@ -73,15 +76,15 @@ class McpToolset:
         servers = configured_servers(config.raw if raw is None else raw, project_root, sources, extra)
         if not servers.specs and not servers.warnings:
             return None
-        return cls.for_specs(servers.specs, config, base_env, servers.warnings)
+        return cls.for_specs(servers.specs, config, registry, base_env, servers.warnings)
 
     @classmethod
-    def for_specs(cls, specs: list[ServerSpec], config: Config, base_env: dict[str, str] | None,
+    def for_specs(cls, specs: list[ServerSpec], config: Config, registry: ToolRegistry, base_env: dict[str, str] | None,
                   warnings: list[str] | None = None) -> McpToolset:
         from agent_cli.mcp.manager import McpManager
 
         manager = McpManager(specs, config.agent_home / "logs", base_env)
-        toolset = cls(manager, config.provider.wire_api, budget_tokens(config), warnings)
+        toolset = cls(manager, registry, config.provider.wire_api, budget_tokens(config), warnings)
         project = [spec for spec in specs if spec.scope == "project" and spec.enabled]
         if project:
             listed = "; ".join(f"{spec.name} ({spec.target})" for spec in project)
@@ -94,10 +97,20 @@ class McpToolset:
         notes, self._pending_warnings = self._pending_warnings, []
         return notes
 
+    def start(self) -> None:
+        """Start the servers in the background (needs a running event loop); idempotent."""
+        self.manager.start()
+
+    async def aclose(self) -> None:
+        """Stop every server process (the session is closing)."""
+        await self.manager.aclose()
+
     # --- at turn boundaries -------------------------------------------------------------
 
-    async def sync(self, session: Session, emit: Emit) -> None:
-        """Wait for servers still starting, report failures, and update the registry's MCP tools."""
+    async def sync(self, emit: Emit, tokens: TokenCounter, count_exactly: Callable[[], Awaitable[None]]) -> None:
+        """Wait for servers still starting, report failures, and update the registry's MCP tools.
+        ``tokens`` is the session's counter for its current model; ``count_exactly`` switches the
+        session to exact counts (when the tools' cost is near the budget)."""
         manager = self.manager
         if manager.starting or not manager.started:
             await manager.wait_started()
@@ -109,11 +122,10 @@ class McpToolset:
             self._synced = True
             tools, problems = build_tools(manager, self.wire_api)
             warnings += problems
-            counter = session.tokens
-            cost = spec_tokens(counter.text_tokens, [tool.spec for tool in tools])
-            if not self.search_mode and counter.near(cost, self.budget_tokens):
-                await session.count_exactly()  # search mode or not is decided once: exactly
-            self._install(session, tools)
+            cost = spec_tokens(tokens.text_tokens, [tool.spec for tool in tools])
+            if not self.search_mode and tokens.near(cost, self.budget_tokens):
+                await count_exactly()  # search mode or not is decided once: exactly
+            self._install(tokens, tools)
         for warning in warnings:
             if warning not in self._shown:
                 self._shown.add(warning)
@@ -123,12 +135,12 @@ class McpToolset:
         """A server joined (a plugin's, started late) or left since the tools were built."""
         return {c.spec.name for c in self.manager.with_tools()} != {tool.server for tool in self.tools}
 
-    def _install(self, session: Session, tools: list[McpTool]) -> None:
-        cost = spec_tokens(session.tokens.text_tokens, [tool.spec for tool in tools])
+    def _install(self, tokens: TokenCounter, tools: list[McpTool]) -> None:
+        cost = spec_tokens(tokens.text_tokens, [tool.spec for tool in tools])
         if not self.search_mode and cost > self.budget_tokens:
             self.search_mode = True  # for the rest of the session, so the tool list stays stable
         added = registry_entries(tools, self.search_mode)
-        session.tools.replace(self._registered, added)
+        self.registry.replace(self._registered, added)
         self._registered = [tool.name for tool in added]
         self.tools = tools
 

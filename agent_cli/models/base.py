@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agent_cli.items import Item
+from agent_cli.models.chat_quirks import ChatQuirks
 
 MAX_PLAUSIBLE_TOKENS = 100_000_000  # a usage figure above this is a server's error
 
@@ -149,5 +150,17 @@ class ModelClient(Protocol):
 
     provider: str
     model: str
+    api_key: str | None
+    base_url: str | None  # as configured; None: the provider's default
+    quirks: ChatQuirks | None  # what an OpenAI-compatible server turned out to reject; None for other wires
+
+    @property
+    def url(self) -> str:
+        """The base URL requests go to (the configured one, else the provider's default)."""
+        ...
 
     def stream(self, prompt: Prompt) -> AsyncIterator[StreamEvent]: ...
+
+    async def aclose(self) -> None:
+        """Close the connection pool; the next ``stream`` opens a new one."""
+        ...

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from agent_cli import startup_gc
 from agent_cli.models.base import Prompt, StreamEvent
+from agent_cli.models.chat_quirks import ChatQuirks
 from agent_cli.models.error_mapping import ErrorContext, map_exception, stream_failure_of
 from agent_cli.models.errors import ModelError
 from agent_cli.models.retry import RetryPolicy, stream_with_retries
@@ -24,6 +25,7 @@ class StreamingClient:
     default_base_url: ClassVar[str]
     sdk: ClassVar[str]  # "openai" or "anthropic"
     path: ClassVar[str]  # the endpoint, after the base URL (the SDK client rewrites it for a cloud)
+    quirks: ChatQuirks | None = None  # the chat client's own (openai_chat.py); the others have none
 
     def __init__(
         self,

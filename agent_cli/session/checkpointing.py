@@ -49,8 +49,9 @@ class PromptEntry:
 
 
 class TurnCheckpoints:
-    def __init__(self, session: Session):
+    def __init__(self, session: Session, *, enabled: bool):
         self.session = session
+        self.enabled = enabled  # `checkpoints = true`, and not a subagent (its parent's turn covers it)
         self.ledger = Ledger()
         self._store: Store | None = None
         self._turn: tuple[int, int, str] | None = None  # (turn number, prompt index, prompt) of this turn
@@ -60,11 +61,6 @@ class TurnCheckpoints:
         self._told_off = False
 
     # --- taking them -----------------------------------------------------------------------
-
-    @property
-    def enabled(self) -> bool:
-        session = self.session
-        return session.config.checkpoints and session.subagent is None
 
     @property
     def index_file(self) -> Path:

@@ -1,4 +1,5 @@
-"""Restore a Session from its session file and carry on appending to the same file.
+"""Restore a Session from its session file and carry on appending to the same file
+(:func:`agent_cli.runtime.open_session` assembles the session, :func:`restore` fills it).
 
 The restored history already holds the initial context, so none is recorded again. What changed
 since (another cwd, a new day, other approval or sandbox settings) is appended as an
@@ -14,14 +15,11 @@ from pathlib import Path
 from xml.sax.saxutils import unescape
 
 from agent_cli import events as ev
-from agent_cli.config import Config
 from agent_cli.context.environment import FIELD_ORDER, EnvironmentContext, diff
 from agent_cli.context.fragments import ENVIRONMENT_CONTEXT
 from agent_cli.files.images import restore_images
 from agent_cli.items import Item, Message, user
-from agent_cli.models.base import ModelClient
 from agent_cli.session.session import Session
-from agent_cli.tools.base import Tool
 
 _FIELD = re.compile(r"<(\w+)>(.*?)</\1>", re.DOTALL)
 _ROOT = re.compile(r"<root>(.*?)</root>", re.DOTALL)
@@ -49,20 +47,14 @@ class ResumeInfo:
         return [ev.Notice("\n".join(notes), title="resume"), *(ev.Warning(w) for w in self.warnings)]
 
 
-def restore_session(
-    config: Config,
-    path: Path,
-    *,
-    interactive: bool = True,
-    client: ModelClient | None = None,
-    tools: list[Tool] | None = None,
-) -> Session:
-    """A Session holding the history saved in ``path``; new items go to the same file.
+def restore(session: Session, path: Path) -> Session:
+    """Fill ``session``, new from :func:`agent_cli.runtime.open_session`, with the history saved
+    in ``path``; new items go to the same file. Returns the session.
 
     Raises :class:`~agent_cli.session.rollout.RolloutError` (with a message for the user) for a
     missing, corrupt, locked or newer-format file. ``session.resumed`` describes what happened.
     """
-    session = Session(config, interactive=interactive, client=client, tools=tools)
+    config = session.config
     loaded = session.rollout.continue_file(path)
     session.id = loaded.header.id
     items, image_warnings = restore_images(loaded.items, config.agent_home)  # bytes from $AGENT_HOME/images

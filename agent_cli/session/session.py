@@ -1,5 +1,7 @@
 """The Session: one conversation with one model, shared by the TUI, `agent exec` and `agent acp`.
 
+:func:`agent_cli.runtime.open_session` assembles a session (its tools, hooks, approvals, MCP
+toolset, client factory...) and hands it the parts; a subagent's is assembled by ``open_child``.
 Front ends hand what the user typed to :func:`agent_cli.commands.dispatch.submit`: the command
 layer is the one router of typed input, and it drives the session through two primitives.
 :meth:`Session.run_in_task` runs one unit of the user's work (a prompt with its expansion, a
@@ -14,16 +16,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import shutil
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli import events as ev
-from agent_cli.config import Config, without_repository_settings
 from agent_cli.context.environment import EnvironmentContext
 from agent_cli.context.environment import diff as environment_diff
 from agent_cli.context.fragments import TURN_ABORTED
@@ -34,38 +33,27 @@ from agent_cli.context.prompts import prompt_library
 from agent_cli.context.skills import skill_injections
 from agent_cli.context.tokens import TokenCounter, auto_compact_limit, effective_window, tool_output_limit
 from agent_cli.items import Image, Item, user
-from agent_cli.memory.tools import memory_tools
 from agent_cli.models.base import ModelClient, ToolSpec, Usage
-from agent_cli.session.approvals import Approvals, env_scrubber
 from agent_cli.session.checkpointing import TurnCheckpoints
 from agent_cli.session.compaction import AutoCompactSetting, CompactionState
-from agent_cli.session.hooks import HookState
 from agent_cli.session.learned import LearnedState
-from agent_cli.session.permission_rules import install_rules
+from agent_cli.session.parts import Emit, SessionParts
 from agent_cli.session.rollout import RecordingHistory, RolloutWriter
 from agent_cli.session.run_limits import RunLimits
 from agent_cli.session.tool_use import ToolUseWatch
 from agent_cli.session.turn import run_turn
 from agent_cli.session.window import ContextWindow
-from agent_cli.tools import default_tools
 from agent_cli.tools.background import BackgroundProcesses
 from agent_cli.tools.base import Tool, ToolContext
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.sandbox import start_warning
-from agent_cli.tools.shell_snapshot import ShellSnapshot
 from agent_cli.tools.tool_search import ToolCallTool, ToolSearchTool
 from agent_cli.tools.web_fetch import WebSettings
-from agent_cli.tools.web_search_api import search_api_tool
-from agent_cli.trust.gate import trust_state, untrusted_raw
 
 if TYPE_CHECKING:
-    from agent_cli.agents.child import SubagentInfo
-    from agent_cli.agents.discovery import AgentSet
     from agent_cli.memory.book import MemoryBook
-    from agent_cli.models.chat_quirks import ChatQuirks
     from agent_cli.tools.editor_files import EditorFiles
 
-Emit = Callable[[ev.Event], None]
 INTERRUPTED_NOTE = (
     "The user interrupted the previous turn. Tool calls still running were stopped, and any "
     "answer you were writing was not shown. Wait for the user's next message."
@@ -76,52 +64,23 @@ def new_session_id() -> str:
     return f"{datetime.now():%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}"
 
 
-def project_settings_hooks(config: Config):
-    """The hooks of the project's .claude/settings.json and settings.local.json (Claude Code's shape)."""
-    from agent_cli.context.project_doc import find_git_root
-    from agent_cli.plugins.claude_hooks import settings_hooks
-
-    project = find_git_root(config.cwd) or config.cwd
-    if (project / ".claude").resolve() == (Path.home() / ".claude").resolve():
-        return [], []  # started in ~ without git: that is the user's own settings, not a project's
-    return settings_hooks(project)
-
-
-def new_shell_snapshot(config: Config, env: dict[str, str] | None) -> ShellSnapshot | None:
-    if not config.shell_snapshot:
-        return None
-    directory = config.agent_home / "shell-snapshots"
-    return ShellSnapshot(directory, config.cwd, env, env_scrubber(config), bash=shutil.which("bash"))
-
-
 class Session:
-    def __init__(
-        self,
-        config: Config,
-        *,
-        interactive: bool = True,
-        client: ModelClient | None = None,
-        tools: list[Tool] | None = None,
-        instructions: str | None = None,
-        rollout_path: Path | None = None,
-        model: str | None = None,
-    ):
-        self.trust = trust_state(config)  # until the folder is trusted, none of its own code runs (trust/)
-        if not self.trust.trusted and any(item.kind == "setting" for item in self.trust.inventory.items):
-            config = without_repository_settings(config)  # nor does its config lift the sandbox
+    def __init__(self, parts: SessionParts):
+        """A session of ``parts``, which :mod:`agent_cli.runtime` assembles (``open_session``,
+        ``open_child``): the session owns its state and builds none of its collaborators."""
+        config = parts.config
         self.config = config
-        self.approvals = Approvals.from_config(config, interactive)  # + sandbox and command env
-        self._raw = config.raw if self.trust.trusted else untrusted_raw(config)  # hooks and MCP servers in force
-        install_rules(self.approvals, config, self.trust)  # permission rules (permissions/)
-        self.id = new_session_id()
-        self.mode = config.mode
-        self.model = model or config.model  # a subagent may run another model than the config's
+        self.trust = parts.trust  # until the folder is trusted, none of its own code runs (trust/)
+        self.approvals = parts.approvals  # policy, sandbox, permission rules, command env
+        self.id = parts.session_id or new_session_id()
+        self.mode = parts.mode or config.mode
+        self.model = parts.model or config.model  # a subagent may run another model than the config's
         self._counters: dict[str, TokenCounter] = {}  # per model: its tokenizer, image formula, calibration
         self.tokens = self.counter_for(self.model)  # estimate; tiktoken near limits
         self._told_no_vision = False  # the user hears once that the model cannot see images
         # Every history change is appended to the session file as it happens (session/rollout.py).
         self.rollout = RolloutWriter.for_new_session(
-            config.agent_home, self.id, config.cwd, self.model, config.provider.id, rollout_path
+            config.agent_home, self.id, config.cwd, self.model, config.provider.id, parts.rollout_path
         )
         self.learned = LearnedState(self.rollout)  # calibration and compaction state, for a resume
         # Items are counted by the current model's counter (switch_model swaps it and recounts once).
@@ -130,85 +89,50 @@ class Session:
         self.last_usage: Usage | None = None
         self._usage_mark: int | None = 0  # len(history) at the last usage report; None after a compaction
         self.compaction = CompactionState()
-        self._client = client
+        self.client_factory = parts.client_factory  # a model's client (a subagent's are made the same way)
+        self._client = parts.client
         self._retired_clients: list[ModelClient] = []  # replaced by switch_model(); closed with the session
-        self._chat_quirks: dict[tuple[str, str], ChatQuirks] = {}  # (server, model): what it rejected
-        from agent_cli.plugins.loader import load_plugins_for
-
-        self.plugins = load_plugins_for(config, repository=self.trust.trusted)  # commands, skills, hooks, agents...
+        # A child's borrowed client and shell snapshot stay open when it closes: its parent closes them.
+        self._borrowed: tuple[object, ...] = (parts.client, parts.shell_snapshot) if parts.borrowed else ()
+        self.plugins = parts.plugins  # commands, skills, hooks, agents...
+        self._load_warnings = parts.load_warnings
         self._load_warnings_taken = False
-        self._warnings: list[str] = []  # problems met while the session was assembled (the config's stay as loaded)
-        self.agents: AgentSet | None = None  # agent definitions, when the session has `task`
-        self.subagent: SubagentInfo | None = None  # set when this session runs a subagent (agents/child.py)
-        default_set = tools is None
-        if tools is None:
-            from agent_cli.agents.task_tool import subagent_tools  # agents/ runs child Sessions: import late
-
-            tools = default_tools() + (memory_tools() if config.memory else []) + subagent_tools(self, self.plugins.agent_sources())
-            tools += self._search_api_tool(interactive)
-        self._tools = ToolRegistry(tools)
-        self._door_open = default_set  # the lean profile adds tool_search / tool_call when it applies
-        self.approvals.is_read_only_tool = self._tools.is_read_only
+        self.agents = parts.agents  # agent definitions, when the session has `task`
+        self.subagent = parts.subagent  # set when this session runs a subagent
+        self._tools = parts.tools
+        self._door_open = parts.lean_tools  # the lean profile adds tool_search / tool_call when it applies
         self._memory: MemoryBook | None = None  # opened on first use (memory/book.py)
-        self._fixed_instructions = instructions  # a subagent's own system prompt
-        self._instructions: str | None = instructions
+        self._fixed_instructions = parts.instructions  # a subagent's own system prompt
+        self._instructions: str | None = parts.instructions
         self._instructions_lean = False  # the profile the cached system prompt was built for
         self.initial = None  # the InitialContext recorded at the start of the history
         self._initial_tokens: tuple[object, int] | None = None  # (initial, its token count)
         self.environment: EnvironmentContext | None = None  # as last sent to the model
-        self._settings_hooks = project_settings_hooks(config) if self.trust.trusted else ([], [])  # .claude/settings.json
-        self.hooks = HookState.from_config(config, [*self._settings_hooks[0], *self.plugins.hooks], self._raw)
+        self.hooks = parts.hooks
         self.resumed = None  # a ResumeInfo when restored from a session file (session/resume.py)
         self._turn_task: asyncio.Task[None] | None = None
         self._turns = 0
         self.tool_limit: frozenset[str] | None = None  # fewer tools for one command's turn (/review)
-        self.shell_snapshot = new_shell_snapshot(config, self.approvals.env)  # taken at the first turn
+        self.shell_snapshot = parts.shell_snapshot  # taken at the first turn
         self.window = ContextWindow(config, self.model, self.learned)  # its size, where it came from; what the server says
-        self.tool_use = ToolUseWatch()  # a model that never calls tools is pointed out once
+        self.tool_use = ToolUseWatch(self.model, config.provider.wire_api)  # a model that never calls tools
         self.background = BackgroundProcesses(config.agent_home)  # shell run_in_background; end with the session
         self.editor_files: EditorFiles | None = None  # set by a front end whose client holds the files (ACP)
         self.client_terminal: Callable[[str, Emit], Any] | None = None  # (call_id, emit) -> a command runner (ACP)
         self.limits = RunLimits()  # agent exec --max-turns / --max-budget-usd
         self.output_schema: dict | None = None  # agent exec --output-schema: the answer is JSON that fits it
-        # None without MCP servers (no SDK import, no work), and in a subagent (its own
-        # instructions): a child never starts a second copy of the parent's servers.
-        self.mcp = self._mcp_toolset() if instructions is None else None
-        self.checkpoints = TurnCheckpoints(self)  # snapshots before a turn changes files (/undo, /rewind)
-
-    def _search_api_tool(self, interactive: bool) -> list[Tool]:
-        """``web_search`` through a configured search API, for servers without a search of their own."""
-        mode = self.config.web_search or ("cached" if interactive else "off")
-        tool, problem = search_api_tool(self.config.raw.get("web_search_api"), mode, self.config.provider.wire_api)
-        if problem:
-            self._warnings.append(f"web_search_api: {problem}; web search through it is off")
-        return [tool] if tool is not None else []
-
-    # --- MCP servers (agent_cli/mcp/) ------------------------------------------------------
-
-    def _mcp_toolset(self, specs=None):
-        from agent_cli.context.project_doc import find_git_root
-        from agent_cli.mcp.toolset import McpToolset, plugin_servers
-
-        if specs is not None:
-            return McpToolset.for_specs(specs, self.config, self.approvals.env)
-        root = find_git_root(self.config.cwd) or self.config.cwd
-        if not self.trust.trusted:
-            root = None  # the repository's .mcp.json does not run until the folder is trusted
-        return McpToolset.from_config(self.config, self.approvals.env, root, plugin_servers(self.plugins), self._raw)
-
-    def add_mcp_servers(self, specs) -> None:
-        """More MCP servers (a plugin's ``.mcp.json``: see ``agent_cli.mcp.config.load_mcp_json``).
-        Started with the others, or at once when they already run; their tools join at the next turn."""
-        if self.mcp is None:
-            self.mcp = self._mcp_toolset(list(specs))
-        else:
-            self.mcp.manager.add(specs)
+        self.mcp = parts.mcp  # None without MCP servers, and in a subagent (it uses the parent's)
+        # Snapshots before a turn changes files (/undo, /rewind); a subagent's changes are its parent's turn's.
+        self.checkpoints = TurnCheckpoints(self, enabled=config.checkpoints and parts.subagent is None)
+        if parts.subagent is not None:  # what the parent learned of windows, and its /autocompact, hold here too
+            self.window.adopt(parts.subagent.parent.window)
+            self.compaction.setting = parts.subagent.parent.compaction.setting
 
     def start_mcp(self) -> None:
         """Start the MCP servers in the background now (front ends call it at start; needs a
         running event loop). Otherwise they start with the first turn."""
         if self.mcp is not None:
-            self.mcp.manager.start()
+            self.mcp.start()
 
     # --- what front ends call ------------------------------------------------------------
 
@@ -218,24 +142,9 @@ class Session:
 
     @property
     def client(self) -> ModelClient:
+        """The current model's client, made on first use (and again after a model switch)."""
         if self._client is None:
-            from agent_cli.models.registry import create_client, resolve_api_key
-            from agent_cli.models.retry import RetryPolicy
-            from agent_cli.models.stream_limits import StreamLimits
-
-            self._client = create_client(
-                self.config.provider,
-                self.model,
-                api_key=resolve_api_key(self.config.provider),
-                retry=RetryPolicy(max_attempts=self.config.retry_max_attempts),
-                max_output_tokens=self.config.max_output_tokens,
-                reasoning_effort=self.config.reasoning_effort,
-                limits=StreamLimits.from_ms(self.config.model_connect_timeout_ms, self.config.stream_idle_timeout_ms),
-            )
-            if getattr(self._client, "quirks", None) is not None:  # a chat server: what it rejected outlives /model
-                from agent_cli.models.chat_quirks import quirks_for
-
-                self._client.quirks = quirks_for(self._chat_quirks, self._client.url, self.model)
+            self._client = self.client_factory(self.model)
         return self._client
 
     async def compact(self, instructions: str | None = None) -> AsyncIterator[ev.Event]:
@@ -258,18 +167,20 @@ class Session:
         await self.background.aclose()  # every background process ends with the session (not keep_alive ones)
         await self.checkpoints.aclose()  # the last turn's "after" snapshot is recorded
         if self.mcp is not None:
-            await self.mcp.manager.aclose()  # every server process ends with the session
+            await self.mcp.aclose()  # every server process ends with the session
         clients, self._client, self._retired_clients = [*self._retired_clients, self._client], None, []
         for client in clients:
-            closer = getattr(client, "aclose", None)
-            if closer is not None:
+            if client is not None and not self._is_borrowed(client):
                 with contextlib.suppress(Exception):  # closing is best effort
-                    await closer()
+                    await client.aclose()
         self.rollout.close()
-        if self.shell_snapshot is not None:
+        if self.shell_snapshot is not None and not self._is_borrowed(self.shell_snapshot):
             self.shell_snapshot.close()
         if self._memory is not None:
             self._memory.close()
+
+    def _is_borrowed(self, resource: object) -> bool:
+        return any(resource is lent for lent in self._borrowed)
 
     def interrupt(self) -> None:
         """Stop what :meth:`run_in_task` runs (expansion, a command, a turn, a compaction). History
@@ -383,9 +294,7 @@ class Session:
         told = trust.answer is False or not self.approvals.interactive  # otherwise the TUI asks first
         skipped = [line] if told and (line := trust.skipped_line()) else []
         rules = self.approvals.permissions.warnings
-        hook_warnings = self._settings_hooks[1]
-        return [*self.config.warnings, *self._warnings, *self.plugins.warnings, *agent_warnings, *hook_warnings,
-                *rules, *skipped]
+        return [*self.config.warnings, *self.plugins.warnings, *agent_warnings, *self._load_warnings, *rules, *skipped]
 
     def start_context(self, emit: Emit) -> None:
         """Before each user message: the initial context on the first turn, later only what
@@ -474,7 +383,7 @@ class Session:
         self._client = None
         self._count_with(self.counter_for(model))
         self.window.switch(model)
-        self.tool_use = ToolUseWatch()
+        self.tool_use = ToolUseWatch(model, self.config.provider.wire_api)
 
     def switch_mode(self, mode: str) -> None:
         """Use ``mode``'s tools and guidance from the next request on (``/mode``). The model hears of it

@@ -8,13 +8,10 @@ told once, with the model's name and models that do call tools.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from agent_cli import events as ev
 from agent_cli.models.chat_quirks import TOOL_MODELS_HINT
-
-if TYPE_CHECKING:
-    from agent_cli.session.session import Emit, Session
 
 TURNS_BEFORE_NOTICE = 3
 # An answer that shows commands to run, or a call spelled out as JSON, is one a tool would have done.
@@ -31,7 +28,11 @@ NEVER_CALLS_TOOLS = (
 
 
 class ToolUseWatch:
-    def __init__(self) -> None:
+    """One model's tool use in a session (a model switch starts a new watch)."""
+
+    def __init__(self, model: str, wire_api: str) -> None:
+        self.model = model
+        self.watching = wire_api == "chat"  # other servers parse tool calls themselves
         self.calls = 0
         self.quiet_turns = 0  # turns that offered tools and ended without any call
         self.wanted_to_act = False
@@ -40,12 +41,13 @@ class ToolUseWatch:
     def called(self) -> None:
         self.calls += 1
 
-    def turn_ended(self, session: Session, answer: str | None, emit: Emit) -> None:
-        if self.noticed or self.calls or session.config.provider.wire_api != "chat" or not session.tool_specs():
+    def turn_ended(self, answer: str | None, offered_tools: bool, emit: Callable[[ev.Event], None]) -> None:
+        """``offered_tools``: the turn's requests carried tool definitions."""
+        if self.noticed or self.calls or not self.watching or not offered_tools:
             return
         self.quiet_turns += 1
         self.wanted_to_act = self.wanted_to_act or bool(answer and _WANTS_TO_ACT.search(answer))
         if self.quiet_turns >= TURNS_BEFORE_NOTICE and self.wanted_to_act:
             self.noticed = True
-            text = NEVER_CALLS_TOOLS.format(model=session.model, turns=self.quiet_turns, hint=TOOL_MODELS_HINT)
+            text = NEVER_CALLS_TOOLS.format(model=self.model, turns=self.quiet_turns, hint=TOOL_MODELS_HINT)
             emit(ev.Warning(text))

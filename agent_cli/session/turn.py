@@ -47,7 +47,7 @@ async def run_turn(
         session.record(user(fragment))
     recall_into_history(session, typed or text if recall is None else recall, emit)  # <memories>, after the message
     if session.mcp is not None:  # servers still starting are waited for; the tool list is set for the turn
-        await session.mcp.sync(session, emit)
+        await session.mcp.sync(emit, session.tokens, session.count_exactly)
     continued_after_cut_off = False
     while True:
         try:
@@ -85,7 +85,7 @@ async def run_turn(
                 except (ModelError, LimitReached, StructuredOutputFailed) as exc:
                     emit(ev.TurnFailed(str(exc), reason=getattr(exc, "reason", "output_schema")))
                     return
-            session.tool_use.turn_ended(session, answer, emit)
+            session.tool_use.turn_ended(answer, bool(session.tool_specs()), emit)
             emit(ev.TurnComplete(answer, stop))
             return
         cut = cut_off_call(calls) if stop_reason_of(output) in CUT_OFF else None  # incomplete: never run it

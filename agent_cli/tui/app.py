@@ -1,6 +1,7 @@
-"""The interactive app: a transcript over a composer, driving one :class:`Session`.
+"""The interactive app: a transcript over a composer, driving one :class:`Session`
+(built by :func:`agent_cli.runtime.open_session`).
 
-Each turn runs in a worker that iterates ``session.submit`` and renders its events; input sent
+Each turn runs in a worker that iterates ``commands.dispatch.submit`` and renders its events; input sent
 while a turn runs is queued and sent when it ends. The provider SDK is imported in a thread
 after the first paint so the screen shows up at once.
 """
@@ -615,9 +616,9 @@ class AgentApp(App[int]):
 
 
 def interactive_session(config: Config) -> Session:
-    from agent_cli.session import Session
+    from agent_cli.runtime import open_session  # with the session core: not before the first paint
 
-    return Session(config, interactive=True)
+    return open_session(config, interactive=True)
 
 
 def run_app(config: Config, prompt: str | None, session: Session | None = None, inline: bool = False) -> int:

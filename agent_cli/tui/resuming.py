@@ -9,9 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_cli.config import Config
+from agent_cli.runtime import open_session
 from agent_cli.session import Session
 from agent_cli.session.catalog import SessionSummary, find_session, list_sessions
-from agent_cli.session.resume import restore_session
+from agent_cli.session.resume import restore
 from agent_cli.session.rollout import RolloutError, read_header
 
 PICKER_SIZE = 30
@@ -33,7 +34,7 @@ def find_saved(agent_home: Path, ref: str, current: Path) -> Path:
 
 def restored_session(config: Config, path: Path) -> Session:
     """The app's default way to reopen a session file (tests may pass another)."""
-    return restore_session(config, path, interactive=True)
+    return restore(open_session(config, interactive=True), path)
 
 
 def failure_text(exc: Exception) -> str:

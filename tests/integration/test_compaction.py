@@ -15,7 +15,8 @@ import pytest
 from agent_cli import events as ev
 from agent_cli.context.compact import FALLBACK_NOTE
 from agent_cli.items import Message
-from agent_cli.session.resume import restore_session
+from agent_cli.runtime import open_session
+from agent_cli.session.resume import restore
 from tests import session_helpers
 from tests.fake_server import FakeModelServer, Reply, ToolCall
 from tests.session_helpers import collect_events
@@ -410,7 +411,7 @@ async def test_the_compaction_count_survives_a_resume(repo, monkeypatch):
         assert session.compaction.count == 2 and of(events, ev.Warning)  # "compacted 2 times"
         await session.aclose()
 
-        resumed = restore_session(session.config, session.rollout.path, interactive=False)
+        resumed = restore(open_session(session.config, interactive=False), session.rollout.path)
         assert resumed.compaction.count == 2
         assert "compacted 2 times" in resumed.resumed.events()[0].text
         job.add(["data3.txt"])
@@ -431,7 +432,7 @@ async def test_a_compaction_that_could_not_help_is_not_retried_after_a_resume(re
         first = await collect_events(session, TASK)
         second = await collect_events(session, FOLLOW_UP)
         await session.aclose()
-        resumed = restore_session(session.config, session.rollout.path, interactive=False)
+        resumed = restore(open_session(session.config, interactive=False), session.rollout.path)
         third = await collect_events(resumed, FOLLOW_UP)
         await resumed.aclose()
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from agent_cli import events as ev
-from agent_cli.session.resume import restore_session
+from agent_cli.runtime import open_session
+from agent_cli.session.resume import restore
 from tests import session_helpers
 from tests.fake_server import FakeModelServer, Reply, ToolCall
 from tests.session_helpers import collect_events
@@ -109,7 +110,7 @@ async def test_compact_show_lists_the_summary_and_what_left_the_context(repo, mo
         compacted = await collect_events(session, "/compact")
         shown = await collect_events(session, "/compact show")
         await session.aclose()
-        resumed = restore_session(session.config, session.rollout.path, interactive=False)
+        resumed = restore(open_session(session.config, interactive=False), session.rollout.path)
         shown_after_resume = await collect_events(resumed, "/compact show")
         await resumed.aclose()
 

@@ -12,8 +12,9 @@ from PIL import Image as PILImage
 
 from agent_cli import events as ev
 from agent_cli.context.tokens import anthropic_image_tokens, openai_image_tokens
+from agent_cli.runtime import open_session
 from agent_cli.session import Session
-from agent_cli.session.resume import restore_session
+from agent_cli.session.resume import restore
 from tests import session_helpers
 from tests.conftest import provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
@@ -126,7 +127,7 @@ async def test_resume_restores_the_image_from_the_store(server, repo, monkeypatc
     assert b"base64" not in path.read_bytes()  # the session file refers to the stored image
     (repo / "photo.png").unlink()  # the original is gone; the stored copy remains
 
-    restored = restore_session(session.config, path, interactive=False)
+    restored = restore(open_session(session.config, interactive=False), path)
     await collect_events(restored, "sure?")
     await restored.aclose()
     assert sent_images(server.requests[-1].body, "chat") == {"user": [(40, 30)], "tool": []}

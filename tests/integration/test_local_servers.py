@@ -11,7 +11,8 @@ import pytest
 from agent_cli import events as ev
 from agent_cli.items import user
 from agent_cli.models import discovery
-from agent_cli.session.resume import restore_session
+from agent_cli.runtime import open_session
+from agent_cli.session.resume import restore
 from agent_cli.session.session import Session
 from tests.fake_server import FakeModelServer, Reply, ToolCall, Usage
 from tests.fake_server.local_servers import (
@@ -204,7 +205,7 @@ async def test_a_learned_window_survives_a_resume(repo, monkeypatch):
         assert session.window.tokens == 8192 and len(refused) == 1
 
         fresh = make_session(server, repo, monkeypatch, FULL, model=MODEL).config  # a new process: the model table's 32,768
-        resumed = restore_session(fresh, session.rollout.path, interactive=False)
+        resumed = restore(open_session(fresh, interactive=False), session.rollout.path)
         assert (resumed.window.tokens, resumed.window.source) == (8192, "server error (prompt too long)")
         assert fresh.context_window == 32768  # learned by the session, not written into the config
         reader.files += ["data2.txt", "data3.txt"]
@@ -271,7 +272,7 @@ async def test_calibration_survives_a_resume_so_its_first_request_fits(repo, mon
         learned = [line for line in lines if '"type":"learned"' in line and '"what":"usage"' not in line]
         assert len(learned) == 1 and MODEL in learned[0]  # written when it changed, not per request
 
-        resumed = restore_session(session.config, session.rollout.path, interactive=False)
+        resumed = restore(open_session(session.config, interactive=False), session.rollout.path)
         assert resumed.tokens.calibration.ratio == pytest.approx(ratio, rel=0.05)
         assert resumed.tokens.accuracy.startswith("calibrated ×") and not resumed.resumed.warnings
         # A pasted log: ~12,000 of the server's tokens, ~4,800 by bytes/4. Planned with bytes/4
@@ -291,7 +292,7 @@ async def test_a_session_file_without_learned_lines_resumes_estimated(repo, monk
         await session.aclose()
     path = session.rollout.path
     path.write_text("".join(line + "\n" for line in path.read_text().splitlines() if '"type":"learned"' not in line))
-    resumed = restore_session(session.config, path, interactive=False)
+    resumed = restore(open_session(session.config, interactive=False), path)
     assert resumed.tokens.accuracy == "estimated" and not resumed.resumed.warnings
     await resumed.aclose()
 
@@ -306,7 +307,7 @@ async def test_learned_lines_apply_to_their_own_model_and_bad_ones_are_skipped(r
         file.write('{"type":"learned","what":"calibration","model":"other:3b","ratio":3.5,"reports":4}\n')
         file.write('{"type":"learned","what":"calibration","model":"%s","ratio":"lots","reports":1}\n' % MODEL)
         file.write('{"type":"learned","what":"something newer","value":1}\n')
-    resumed = restore_session(session.config, session.rollout.path, interactive=False)
+    resumed = restore(open_session(session.config, interactive=False), session.rollout.path)
     assert resumed.tokens.calibration.ratio == pytest.approx(ratio, rel=0.05)  # the malformed line is skipped
     assert resumed.counter_for("other:3b").calibration.ratio == 3.5
     assert resumed.resumed.warnings == ("skipped a malformed learned calibration line in the session file",)

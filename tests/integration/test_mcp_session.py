@@ -13,6 +13,7 @@ import pytest
 from agent_cli import events as ev
 from agent_cli.config import load_config
 from agent_cli.items import ToolOutput
+from agent_cli.runtime import open_session
 from agent_cli.session import Session
 from tests.conftest import REPO
 from tests.fake_server import Reply, ToolCall
@@ -41,7 +42,7 @@ def make_session(server, tmp_path, monkeypatch, isolated_home):
         (isolated_home / "config.toml").write_text(config_text)
         config = load_config(tmp_path, ['model_provider="openai-chat"', 'model="m"', *overrides])
         config = replace(config, trust_repository=True)  # the folder's .mcp.json and plugins run (trust has tests of its own)
-        session = Session(config, interactive=False)
+        session = open_session(config, interactive=False)
         sessions.append(session)
         return session
 

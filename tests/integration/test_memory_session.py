@@ -9,6 +9,8 @@ import pytest
 from agent_cli import events as ev
 from agent_cli.context.fragments import MEMORIES
 from agent_cli.items import Message
+from agent_cli.runtime import open_session
+from agent_cli.session.resume import restore
 from tests.fake_server import Reply
 from tests.session_helpers import collect_events, make_session
 
@@ -85,8 +87,6 @@ async def test_memory_save_is_a_write_and_memory_search_is_read_only(server, rep
 
 
 async def test_the_session_scope_is_restored_on_resume(server, repo, monkeypatch):
-    from agent_cli.session.resume import restore_session
-
     session = make_session(server, repo, monkeypatch)
     server.script(Reply(text="ok"), Reply(text="still ok"))
     await collect_events(session, "/memory add --scope session the flaky test is test_upload_retry")
@@ -94,7 +94,7 @@ async def test_the_session_scope_is_restored_on_resume(server, repo, monkeypatch
     assert len(fragments(server.requests[0].body["messages"])) == 1
     path = session.rollout.path
     await session.aclose()
-    resumed = restore_session(session.config, path, interactive=False)
+    resumed = restore(open_session(session.config, interactive=False), path)
     assert [m.text for m in resumed.memory.newest(["session"])["session"]] == ["the flaky test is test_upload_retry"]
     await collect_events(resumed, "the flaky upload retry test again")
     assert len(fragments(server.requests[1].body["messages"])) == 1  # restored, and not sent twice

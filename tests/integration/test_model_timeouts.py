@@ -17,6 +17,7 @@ from agent_cli.headless.render_text import TextRenderer
 from agent_cli.models.base import TextDelta
 from agent_cli.models.errors import TransientError
 from agent_cli.models.stream_limits import StreamLimits, within_limits
+from agent_cli.runtime import open_session
 from agent_cli.session import Session, model_wait
 from tests.fake_server import Reply
 
@@ -52,7 +53,7 @@ def new_session(tmp_path, monkeypatch, base_url: str, *settings: str) -> Session
     monkeypatch.setenv("OPENAI_BASE_URL", base_url)
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     config = load_config(tmp_path, ['model_provider="openai-chat"', 'model="m"', *settings])
-    return Session(config, interactive=False)
+    return open_session(config, interactive=False)
 
 
 async def run(session: Session, text: str) -> list[ev.Event]:

@@ -212,12 +212,12 @@ def test_agent_plugin_list(tmp_path):
 
 
 async def test_plugins_are_read_once_per_session_and_their_warnings_shown_once(server, repo, monkeypatch):
-    import agent_cli.plugins.loader as loader
+    import agent_cli.runtime as runtime
 
     write_plugin(repo / ".agent" / "plugins", "broken", {}, manifest="{")
     calls = []
-    original = loader.load_plugins_for
-    monkeypatch.setattr(loader, "load_plugins_for", lambda config, **kw: calls.append(config) or original(config, **kw))
+    original = runtime.load_plugins_for
+    monkeypatch.setattr(runtime, "load_plugins_for", lambda config, **kw: calls.append(config) or original(config, **kw))
     session = make_session(server, repo, monkeypatch)
     assert len(calls) == 1
     server.script(Reply(text="one"), Reply(text="two"))

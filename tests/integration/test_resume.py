@@ -19,9 +19,9 @@ from agent_cli.context.history import ABORTED_OUTPUT
 from agent_cli.headless.sessions_cmd import pick_session
 from agent_cli.items import ToolCall as ItemToolCall
 from agent_cli.items import ToolOutput, user
-from agent_cli.session.resume import restore_session
+from agent_cli.runtime import open_session
+from agent_cli.session.resume import restore
 from agent_cli.session.rollout import FORMAT_VERSION, load_session_file
-from agent_cli.session.session import Session
 from tests.conftest import PROVIDER_KEYS, REPO, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
 from tests.processes import pids_running
@@ -51,13 +51,13 @@ def make_config(server, repo: Path, monkeypatch, *overrides: str):
 
 async def test_a_restored_session_sends_the_same_history_and_appends_to_the_same_file(server, tmp_path, monkeypatch):
     config = make_config(server, tmp_path / "repo", monkeypatch)
-    first = Session(config, interactive=False)
+    first = open_session(config, interactive=False)
     server.script(Reply(text="looking", tool_calls=[ToolCall("shell", {"command": "echo hi"})]), Reply(text="said hi"))
     await collect_events(first, "say hi")
     first.rollout.close()
     path = first.rollout.path
 
-    restored = restore_session(config, path, interactive=False)
+    restored = restore(open_session(config, interactive=False), path)
     assert restored.id == first.id and restored.history.items == first.history.items
     assert restored.resumed.restored_items == len(first.history) and restored.resumed.closed_calls == 0
     server.script(Reply(text="again"))
@@ -73,13 +73,13 @@ async def test_a_restored_session_sends_the_same_history_and_appends_to_the_same
 
 async def test_an_environment_change_is_appended_as_a_fragment(server, tmp_path, monkeypatch):
     config = make_config(server, tmp_path / "repo", monkeypatch, 'approval_policy="on-request"')
-    first = Session(config, interactive=False)
+    first = open_session(config, interactive=False)
     server.script(Reply(text="one"))
     await collect_events(first, "hi")
     first.rollout.close()
 
     changed = make_config(server, tmp_path / "repo", monkeypatch, 'approval_policy="untrusted"')
-    restored = restore_session(changed, first.rollout.path, interactive=False)
+    restored = restore(open_session(changed, interactive=False), first.rollout.path)
     assert restored.resumed.environment_changed == ("approval_policy",)
     server.script(Reply(text="two"))
     await collect_events(restored, "again")
@@ -90,13 +90,13 @@ async def test_an_environment_change_is_appended_as_a_fragment(server, tmp_path,
 
 async def test_interrupted_tool_calls_are_closed_as_aborted(server, tmp_path, monkeypatch):
     config = make_config(server, tmp_path / "repo", monkeypatch)
-    first = Session(config, interactive=False)
+    first = open_session(config, interactive=False)
     first.start_context(lambda event: None)
     first.record(user("run it"))
     first.record(ItemToolCall("call_9", "shell", '{"command": "sleep 100"}'))  # then the process died
     first.rollout.close()
 
-    restored = restore_session(config, first.rollout.path, interactive=False)
+    restored = restore(open_session(config, interactive=False), first.rollout.path)
     assert restored.resumed.closed_calls == 1
     assert restored.history.items[-1] == ToolOutput("call_9", ABORTED_OUTPUT, success=False)
     assert load_session_file(first.rollout.path).items[-1] == restored.history.items[-1]  # saved too
@@ -110,11 +110,11 @@ async def test_session_start_hooks_see_the_resume_source(server, isolated_home, 
         """command = '''python3 -c "import json,sys; print(json.load(sys.stdin)['source'])" >> sources.log'''\n"""
     )
     config = make_config(server, tmp_path / "repo", monkeypatch)
-    first = Session(config, interactive=False)
+    first = open_session(config, interactive=False)
     server.script(Reply(text="one"), Reply(text="two"))
     await collect_events(first, "hi")
     first.rollout.close()
-    await collect_events(restore_session(config, first.rollout.path, interactive=False), "again")
+    await collect_events(restore(open_session(config, interactive=False), first.rollout.path), "again")
     assert (tmp_path / "repo" / "sources.log").read_text().split() == ["startup", "resume"]
 
 
@@ -190,7 +190,7 @@ async def test_sessions_are_listed_and_replayed_as_typed_not_as_expanded(server,
     config = make_config(server, tmp_path / "repo", monkeypatch)
     (config.cwd / "notes.txt").write_text("remember the milk\n")
     for prompt in ("/review @notes.txt", "summarize @notes.txt"):
-        session = Session(config, interactive=False)
+        session = open_session(config, interactive=False)
         server.script(Reply(text="done"))
         await collect_events(session, prompt)
         await session.aclose()
@@ -199,7 +199,7 @@ async def test_sessions_are_listed_and_replayed_as_typed_not_as_expanded(server,
     listing = run_agent(["sessions"], cwd=tmp_path, env=exec_env(server, isolated_home)).stdout
     rows = listing.splitlines()[1:3]
     assert sorted(row.rsplit("  ", 1)[-1] for row in rows) == ["/review @notes.txt", "summarize @notes.txt"]
-    restored = restore_session(config, session.rollout.path)
+    restored = restore(open_session(config, interactive=True), session.rollout.path)
     shown = [event for event in replay_events(restored.history.items) if isinstance(event, ev.UserMessage)]
     assert [(event.typed, "remember the milk" in event.text) for event in shown] == [("summarize @notes.txt", True)]
     await restored.aclose()

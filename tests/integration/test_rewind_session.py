@@ -8,6 +8,8 @@ import pytest
 
 from agent_cli import events as ev
 from agent_cli.context.fragments import is_real_user_message
+from agent_cli.runtime import open_session
+from agent_cli.session.resume import restore
 from agent_cli.session.rollout import load_session_file
 from tests.conftest import git_init
 from tests.fake_server import Reply, ToolCall
@@ -86,14 +88,12 @@ async def test_rewind_to_prompt_two_then_continue(server, tmp_path, monkeypatch,
 
 
 async def test_rewind_survives_resume_and_undo_skips_abandoned_turns(server, tmp_path, monkeypatch):
-    from agent_cli.session.resume import restore_session
-
     root = git_init(tmp_path / "work")
     session = make_session(server, root, monkeypatch, *SETTINGS)
     await four_turns(server, session)
     await collect_events(session, "/rewind 3 conversation")
     await session.aclose()
-    resumed = restore_session(session.config, session.rollout.path, interactive=False)
+    resumed = restore(open_session(session.config, interactive=False), session.rollout.path)
     entries = resumed.checkpoints.prompts()
     assert [entry.text for entry in entries] == ["first prompt", "second prompt"]
     assert [c.id for c in resumed.checkpoints.ledger.active()] == ["1", "2"]  # turns 3 and 4 were abandoned

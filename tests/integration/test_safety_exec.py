@@ -13,6 +13,7 @@ import pytest
 from agent_cli import events as ev
 from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
+from agent_cli.runtime import open_session
 from agent_cli.session.session import Session
 from agent_cli.tools.sandbox import detect_mechanism, working_mechanisms
 from tests.conftest import provider_env, run_agent
@@ -145,7 +146,7 @@ def interactive_session(server, cwd: Path, monkeypatch, *overrides: str) -> Sess
     for name, value in provider_env(server, "openai-chat").items():
         monkeypatch.setenv(name, value)
     config = load_config(cwd, list(overrides), {"model_provider": "openai-chat", "model": "test-model"})
-    return Session(config, interactive=True)
+    return open_session(config, interactive=True)
 
 
 async def run_answering(session: Session, prompt: str, *answers: str) -> list[ev.ApprovalRequest]:

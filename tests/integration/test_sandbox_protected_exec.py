@@ -9,6 +9,7 @@ import pytest
 from agent_cli import events as ev
 from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
+from agent_cli.runtime import open_session
 from agent_cli.session.session import Session
 from agent_cli.tools.sandbox import landlock_mounts_work, working_mechanisms
 from tests.conftest import provider_env, run_agent
@@ -54,7 +55,7 @@ def interactive_session(server, cwd, monkeypatch) -> Session:
     for name, value in provider_env(server, "openai-chat").items():
         monkeypatch.setenv(name, value)
     config = load_config(cwd, [], {"model_provider": "openai-chat", "model": "test-model"})
-    return Session(config, interactive=True)
+    return open_session(config, interactive=True)
 
 
 async def test_a_protected_write_is_asked_for_each_time(server, tmp_path, monkeypatch):

@@ -9,6 +9,7 @@ from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
 from agent_cli.context.history import ABORTED_OUTPUT, normalize
 from agent_cli.items import ToolOutput
+from agent_cli.runtime import open_session
 from agent_cli.session import Session
 from tests.fake_server import Reply, ToolCall
 from tests.processes import gone, started
@@ -21,7 +22,7 @@ def session(server, tmp_path, monkeypatch):
     (tmp_path / "a.txt").write_text("alpha\n")
     (tmp_path / "b.txt").write_text("beta\n")
     config = load_config(tmp_path, ['model_provider="openai-chat"', 'model="m"', 'sandbox_mode="danger-full-access"'])
-    return Session(config, interactive=False)
+    return open_session(config, interactive=False)
 
 
 def assert_calls_and_outputs_pair_up(request) -> None:

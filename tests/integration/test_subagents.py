@@ -12,9 +12,10 @@ from agent_cli import events as ev
 from agent_cli.commands.dispatch import submit
 from agent_cli.context.history import ABORTED_OUTPUT
 from agent_cli.items import ToolOutput
+from agent_cli.runtime import open_session
 from agent_cli.session import Session
 from agent_cli.session.catalog import session_files
-from agent_cli.session.resume import restore_session
+from agent_cli.session.resume import restore
 from agent_cli.session.rollout import load_session_file
 from tests import session_helpers
 from tests.fake_server import Reply, ToolCall
@@ -224,7 +225,7 @@ async def test_resuming_the_parent_shows_the_childs_result_not_its_internals(ser
     await turn(session, "what are the notes about?")
     await session.aclose()
 
-    restored = restore_session(session.config, session.rollout.path, interactive=False)
+    restored = restore(open_session(session.config, interactive=False), session.rollout.path)
     shown = replay_events(list(restored.history.items))
     calls = [e for e in shown if isinstance(e, (ev.ToolCallBegin, ev.ToolCallEnd))]
     assert [(type(e).__name__, e.name) for e in calls] == [("ToolCallBegin", "task"), ("ToolCallEnd", "task")]
@@ -300,3 +301,33 @@ async def test_a_subagent_stop_hook_can_keep_the_child_working(server, isolated_
     assert text_of(server.requests[2]).count("Do not stop yet. check the tests too") == 1
     assert "first answer" in text_of(server.requests[2])  # the child kept its own history
     assert "first answer" not in text_of(server.requests[3])  # the parent got the last answer only
+
+
+async def test_a_child_reuses_its_parents_plugins_and_leaves_what_it_borrowed_open(server, tmp_path, monkeypatch):
+    import agent_cli.runtime as runtime
+
+    reads = []
+    original = runtime.load_plugins_for
+    monkeypatch.setattr(runtime, "load_plugins_for", lambda config, **kw: reads.append(config) or original(config, **kw))
+    session = make_session(server, tmp_path, monkeypatch, "shell_snapshot=true")
+    server.script(
+        Reply(tool_calls=[task("explore", "What is in notes.txt?")]),
+        Reply(text="zebras."),
+        Reply(text="The notes are about zebras."),
+    )
+    sdk_clients = []
+
+    def note_the_connections(seen) -> bool:
+        if isinstance(seen[-1], ev.SubagentEvent) and not sdk_clients:
+            sdk_clients.append(session.client._sdk_client)  # made with the parent's first request
+        return False
+
+    events = await turn(session, "what are the notes about?", stop_when=note_the_connections)
+    assert [done.status for done in finished(events)] == ["completed"]
+    assert len(reads) == 1  # the parent's; the child used them, never reading the plugins again
+    # The child ran on the parent's model with the parent's client and shell snapshot, and closed
+    # neither: the parent's last request went out on the connections of its first.
+    assert sdk_clients[0] is not None and session.client._sdk_client is sdk_clients[0]
+    assert session.shell_snapshot._closed is False
+    await session.aclose()
+    assert session.shell_snapshot._closed is True

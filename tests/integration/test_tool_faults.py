@@ -7,7 +7,7 @@ import pytest
 
 from agent_cli import events as ev
 from agent_cli.config import load_config
-from agent_cli.session import Session
+from agent_cli.runtime import open_session
 from tests.fake_server import Reply, ToolCall
 from tests.session_helpers import collect_events
 
@@ -19,7 +19,7 @@ def session(server, tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     config = load_config(tmp_path, ['model_provider="openai-chat"', 'model="m"', 'sandbox_mode="workspace-write"'])
-    return Session(config, interactive=False)
+    return open_session(config, interactive=False)
 
 
 def tool_outputs(events) -> list[str]:

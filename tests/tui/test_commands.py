@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from agent_cli import events as ev
+from agent_cli.runtime import open_session
+from agent_cli.session.resume import restore
 from agent_cli.tui.commands import parse_command
 from agent_cli.tui.widgets.assistant_message import AssistantMessage
 from agent_cli.tui.widgets.context_usage_view import ContextUsageView
@@ -182,7 +184,6 @@ async def test_plan_and_apply_patch_diff_render(make_app, server):
 
 
 async def test_a_resumed_session_shows_its_conversation(make_app, make_config, server):
-    from agent_cli.session.resume import restore_session
     from agent_cli.tui.app import AgentApp
     from tests.fake_server import ToolCall
 
@@ -198,7 +199,7 @@ async def test_a_resumed_session_shows_its_conversation(make_app, make_config, s
     path = first.session.rollout.path
 
     config = make_config()
-    second = AgentApp(config, session=restore_session(config, path))
+    second = AgentApp(config, session=restore(open_session(config, interactive=True), path))
     async with second.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert [cell.text for cell in second.transcript.query(UserMessage)] == ["list things"]

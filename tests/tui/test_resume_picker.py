@@ -9,9 +9,10 @@ from pathlib import Path
 
 from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
+from agent_cli.runtime import open_session
 from agent_cli.session import Session
 from agent_cli.session.catalog import list_sessions
-from agent_cli.session.resume import restore_session
+from agent_cli.session.resume import restore
 from agent_cli.tui.screens.session_picker import SessionPickerScreen
 from agent_cli.tui.widgets.assistant_message import AssistantMessage
 from agent_cli.tui.widgets.notice_cell import NoticeCell
@@ -26,7 +27,7 @@ CHAT = ['model_provider="openai-chat"', 'model="test-model"']
 async def record_session(config, server, prompt: str, answer: str, age_seconds: float) -> Session:
     """A real turn against the fake server, saved on disk, its file dated ``age_seconds`` ago."""
     server.script(Reply(text=answer))
-    session = Session(config, interactive=True)
+    session = open_session(config, interactive=True)
     async for _ in submit(session, prompt):
         pass
     await session.aclose()
@@ -152,7 +153,7 @@ async def test_errors_are_notices_and_the_session_stays(make_config, make_app, s
     (folder / "000000-newer.jsonl").write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
     header = json.loads(lines[0]) | {"id": "20240101T000000-feed0002"}
     (folder / "000000-corrupt.jsonl").write_text("\n".join([json.dumps(header), "{not json", *lines[1:]]) + "\n")
-    holder = restore_session(make_config(), saved.rollout.path)  # another agent has it open
+    holder = restore(open_session(make_config(), interactive=True), saved.rollout.path)  # another agent has it open
     app = make_app()
     try:
         async with app.run_test(size=SIZE) as pilot:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from agent_cli.session.resume import restore_session
+from agent_cli.runtime import open_session
+from agent_cli.session.resume import restore
 from agent_cli.tui.app import AgentApp
 from agent_cli.tui.widgets.tool_cell import ToolCell
 from tests.fake_server import Reply, ToolCall, Usage
@@ -26,7 +27,7 @@ async def test_a_resumed_patch_shows_its_diff_and_the_totals_carry_on(make_app, 
     assert (repo / "README.md").read_text() == "# demo, patched\n"
 
     config = make_config()
-    second = AgentApp(config, session=restore_session(config, first.session.rollout.path))
+    second = AgentApp(config, session=restore(open_session(config, interactive=True), first.session.rollout.path))
     async with second.run_test(size=SIZE) as pilot:
         await pilot.pause()
         cell = second.transcript.query_one(ToolCell)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from agent_cli import events as ev
 from agent_cli.commands.dispatch import submit
+from agent_cli.runtime import open_session
+from agent_cli.session.resume import restore
 from agent_cli.tui.screens.approval import ApprovalScreen
 from agent_cli.tui.widgets.tool_cell import ToolCell
 from tests.fake_server import Reply
@@ -57,7 +59,6 @@ async def test_exec_runs_a_bang_command_the_same_way(server, repo, monkeypatch):
 
 
 async def test_a_resumed_shell_record_shows_as_a_cell(make_app, make_config, server, repo):
-    from agent_cli.session.resume import restore_session
     from agent_cli.tui.app import AgentApp
 
     app = make_app()
@@ -65,7 +66,7 @@ async def test_a_resumed_shell_record_shows_as_a_cell(make_app, make_config, ser
         app.send("!echo resumed-shell")
         await wait_idle(pilot)
     config = make_config()
-    second = AgentApp(config, session=restore_session(config, app.session.rollout.path))
+    second = AgentApp(config, session=restore(open_session(config, interactive=True), app.session.rollout.path))
     async with second.run_test(size=SIZE) as pilot:
         await pilot.pause()
         cell = second.transcript.query_one(ToolCell)

@@ -9,7 +9,7 @@ import pytest
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.registry import CommandTable, list_commands, parse_slash
 from agent_cli.config import load_config
-from agent_cli.session.session import Session
+from agent_cli.runtime import open_session
 from tests.conftest import git_init
 
 BUILTIN_NAMES = ["review", "compact", "autocompact", "init", "status", "context", "model", "mode", "diff", "skills", "memory", "plugins", "permissions", "agents", "mcp", "ps", "undo", "rewind", "fork", "copy", "new",
@@ -49,7 +49,7 @@ def test_a_lone_slash_is_an_error():
 
 
 def test_list_commands_has_builtins_then_custom_commands_with_descriptions(repo):
-    session = Session(load_config(repo), interactive=False)
+    session = open_session(load_config(repo), interactive=False)
     infos = list_commands(session)
     names = [info.name for info in infos]
     assert names == [*BUILTIN_NAMES, "git:commit", "standup"]

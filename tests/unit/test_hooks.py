@@ -11,6 +11,7 @@ import pytest
 from agent_cli import events as ev
 from agent_cli.config import ConfigError, load_config
 from agent_cli.hooks.spec import HookConfigError, HookSpec, parse_hooks
+from agent_cli.runtime import open_session
 from agent_cli.session.hooks import run_hooks
 from agent_cli.session.session import Session
 from tests.processes import gone
@@ -20,7 +21,7 @@ def make_session(home: Path, tmp_path: Path, config_toml: str) -> Session:
     (home / "config.toml").write_text(config_toml)
     repo = tmp_path / "repo"
     repo.mkdir(exist_ok=True)
-    return Session(load_config(repo, ['model_provider="openai-chat"', 'model="test-model"']), interactive=False)
+    return open_session(load_config(repo, ['model_provider="openai-chat"', 'model="test-model"']), interactive=False)
 
 
 def hook(event: str, command: str, matcher: str | None = None, timeout: float | None = None) -> str:

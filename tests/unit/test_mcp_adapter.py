@@ -9,13 +9,13 @@ import mcp_types as types
 import pytest
 
 from agent_cli.items import ToolCall as ItemToolCall
-from agent_cli.mcp.names import display_call, exposed_name, split_name
 from agent_cli.mcp.prompts import McpPrompt, PromptArgument, PromptUsageError, parse_arguments
 from agent_cli.mcp.results import result_text
 from agent_cli.mcp.schema import SchemaError, adapt_schema
 from agent_cli.mcp.search import McpCallTool, McpTool, search
 from agent_cli.models.base import ToolSpec
 from agent_cli.session.approvals import Approvals
+from agent_cli.tools.mcp_names import display_call, exposed_name, split_name
 
 
 def test_names_are_sanitized_unique_and_short():

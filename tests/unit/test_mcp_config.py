@@ -99,7 +99,7 @@ def test_unreadable_mcp_json_is_a_warning(tmp_path):
 def test_a_session_without_servers_never_imports_the_sdk(tmp_path):
     code = (
         "import sys; from pathlib import Path; from agent_cli.config import load_config; "
-        "from agent_cli.session import Session; s = Session(load_config(Path(sys.argv[1])), interactive=False); "
+        "from agent_cli.runtime import open_session; s = open_session(load_config(Path(sys.argv[1])), interactive=False); "
         "s.start_mcp(); print(s.mcp, [m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'mcp_types'))])"
     )
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], cwd=REPO, capture_output=True, text=True, check=True)

@@ -244,8 +244,8 @@ def test_a_session_does_not_load_sqlite_until_memory_is_used(tmp_path):
 import sys
 from pathlib import Path
 from agent_cli.config import load_config
-from agent_cli.session.session import Session
-session = Session(load_config(Path({str(tmp_path)!r}), ['model_provider="openai-chat"', 'model="m"']), interactive=False)
+from agent_cli.runtime import open_session
+session = open_session(load_config(Path({str(tmp_path)!r}), ['model_provider="openai-chat"', 'model="m"']), interactive=False)
 names = [spec.name for spec in session.tool_specs()]
 assert "memory_save" in names and "## Memory" in session.instructions
 print("sqlite3" in sys.modules, "agent_cli.memory.store" in sys.modules)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pytest
 
-from agent_cli.agents.child import create_child
 from agent_cli.agents.definition import AgentDefinition
 from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
@@ -17,6 +16,7 @@ from agent_cli.context import tokens
 from agent_cli.context.tokens import ESTIMATE_METHOD, TokenCounter
 from agent_cli.items import Image, Message, user
 from agent_cli.models.base import Usage
+from agent_cli.runtime import open_child, open_session
 from agent_cli.session.session import Session
 from tests.unit.test_tokens_lazy import fresh_process  # noqa: F401  (autouse: no encoding loaded yet)
 
@@ -32,7 +32,7 @@ def make_session(tmp_path, monkeypatch):
 
     def make(model: str) -> Session:
         config = load_config(tmp_path / "repo", ['model_provider="openai"', f'model="{model}"'])
-        session = Session(config, interactive=False)
+        session = open_session(config, interactive=False)
         session.start_context(lambda event: None)
         session.record(Message("user", "what is on this screenshot? " * 20, images=(PICTURE,)))
         sessions.append(session)
@@ -122,7 +122,7 @@ def test_one_recount_at_the_switch_and_none_per_turn_after(make_session, monkeyp
 def test_a_subagent_on_another_model_counts_and_records_that_model(make_session):
     parent = make_session("gpt-5")
     definition = AgentDefinition("reviewer", "reviews", "Review the change.", None, model=CLAUDE)
-    child = create_child(parent, definition)
+    child = open_child(parent, definition)
     assert child.model == CLAUDE and child.tokens.image_formula == "anthropic"
     assert child.tokens.encoding_name is None
     assert child.rollout.header.model == CLAUDE

@@ -13,6 +13,7 @@ from agent_cli.context import tokens
 from agent_cli.context.tokens import ESTIMATE_METHOD, TokenCounter
 from agent_cli.items import user
 from agent_cli.models.base import Usage
+from agent_cli.runtime import open_session
 from agent_cli.session.session import Session
 
 # Indented blank lines: o200k counts them 8x below their bytes/4 estimate.
@@ -30,7 +31,7 @@ def fresh_process(monkeypatch):
 def session(tmp_path, monkeypatch):
     monkeypatch.setenv("AGENT_HOME", str(tmp_path / "home"))
     (tmp_path / "repo").mkdir()
-    session = Session(load_config(tmp_path / "repo", ['model_provider="openai"', 'model="gpt-4o"']), interactive=False)
+    session = open_session(load_config(tmp_path / "repo", ['model_provider="openai"', 'model="gpt-4o"']), interactive=False)
     session.start_context(lambda event: None)
     yield session
     session.rollout.close()

@@ -22,7 +22,7 @@ from textual.widgets import Static
 
 from agent_cli.display import command_output, command_preview, home_relative, human_size
 from agent_cli.events import ToolCallEnd
-from agent_cli.mcp.names import split_name
+from agent_cli.tools.mcp_names import split_name
 from agent_cli.tui.formatting import duration, one_line, preview_lines
 from agent_cli.tui.widgets.diff_view import render_diff
 

@@ -1,0 +1,197 @@
+"""Assembling sessions: every part a :class:`Session` needs is built here and handed to it.
+
+Front ends call :func:`open_session`; to resume, they fill the new session from its file with
+:func:`agent_cli.session.resume.restore`. The ``task`` tool's ``spawn`` calls :func:`open_child`
+for each subagent. This module sits above ``agents/``,
+``mcp/``, ``plugins/`` and ``session/``: the session never imports them, it receives their parts.
+
+What is read from disk is read once per top-level session: the trust answer, plugins, agent
+files and hooks. A child reuses its parent's and borrows its shell snapshot and, on the same
+model, its client; it owns (and closes) only its session file, memory stores, background
+processes and a client of its own.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from agent_cli.agents.child import child_hooks, child_instructions, child_tools, depth_of, run_child, transcript_path
+from agent_cli.agents.definition import AgentDefinition
+from agent_cli.agents.discovery import load_agents
+from agent_cli.agents.task_tool import ChildOutcome, TaskTool
+from agent_cli.config import Config, without_repository_settings
+from agent_cli.context.project_doc import find_git_root
+from agent_cli.hooks.spec import HookSpec
+from agent_cli.mcp.config import ServerSpec
+from agent_cli.mcp.toolset import McpToolset, plugin_servers
+from agent_cli.memory.tools import memory_tools
+from agent_cli.models.base import ModelClient
+from agent_cli.models.chat_quirks import ChatQuirks, quirks_for
+from agent_cli.models.registry import create_client, resolve_api_key
+from agent_cli.models.retry import RetryPolicy
+from agent_cli.models.stream_limits import StreamLimits
+from agent_cli.plugins.claude_hooks import settings_hooks
+from agent_cli.plugins.loader import PluginSet, load_plugins_for
+from agent_cli.session.approvals import Approvals, env_scrubber
+from agent_cli.session.hooks import HookState
+from agent_cli.session.parts import ClientFactory, Emit, SessionParts, SubagentInfo
+from agent_cli.session.permission_rules import install_rules
+from agent_cli.session.session import Session, new_session_id
+from agent_cli.tools import default_tools
+from agent_cli.tools.base import Tool
+from agent_cli.tools.registry import ToolRegistry
+from agent_cli.tools.shell_snapshot import ShellSnapshot
+from agent_cli.tools.web_search_api import search_api_tool
+from agent_cli.trust.gate import TrustState, trust_state, untrusted_raw
+
+
+def open_session(config: Config, *, interactive: bool, mcp_servers: Iterable[ServerSpec] = (),
+                 clients: ClientFactory | None = None) -> Session:
+    """A new top-level session for ``config``. ``interactive``: a person answers approvals (the TUI,
+    an editor); otherwise the configured policy does (``agent exec``). ``mcp_servers`` join the
+    configured ones (an editor's, over ACP). ``clients`` makes a model's client (default: the
+    configured provider's; a benchmark passes a scripted model)."""
+    trust = trust_state(config)  # until the folder is trusted, none of its own code runs (trust/)
+    if not trust.trusted and any(item.kind == "setting" for item in trust.inventory.items):
+        config = without_repository_settings(config)  # nor does its config lift the sandbox
+    approvals = Approvals.from_config(config, interactive)  # + sandbox and command env
+    install_rules(approvals, config, trust)  # permission rules (permissions/)
+    raw = config.raw if trust.trusted else untrusted_raw(config)  # hooks and MCP servers in force
+    plugins = load_plugins_for(config, repository=trust.trusted)  # commands, skills, hooks, agents...
+    agents = load_agents(config.cwd, config.agent_home, plugins.agent_sources())
+    settings, hook_warnings = project_settings_hooks(config) if trust.trusted else ([], [])
+    session: Session  # the task tool's spawn runs children of the session built below
+
+    async def spawn(definition: AgentDefinition, description: str, prompt: str, call_id: str,
+                    emit: Emit) -> ChildOutcome:
+        return await run_subagent(session, definition, description, prompt, call_id, emit)
+
+    tools = default_tools() + (memory_tools() if config.memory else [])
+    if config.max_agent_depth >= 1:
+        tools.append(TaskTool(agents, config.max_parallel_agents, spawn))
+    search_tools, search_warnings = search_api_tools(config, interactive)
+    tools += search_tools
+    registry = ToolRegistry(tools)
+    approvals.is_read_only_tool = registry.is_read_only
+    session = Session(SessionParts(
+        config=config,
+        trust=trust,
+        approvals=approvals,
+        tools=registry,
+        hooks=HookState.from_config(config, [*settings, *plugins.hooks], raw),
+        client_factory=clients or client_factory(config),
+        plugins=plugins,
+        agents=agents,
+        mcp=mcp_toolset(config, registry, approvals, trust, plugins, raw, list(mcp_servers)),
+        shell_snapshot=new_shell_snapshot(config, approvals.env),
+        load_warnings=(*hook_warnings, *search_warnings),
+    ))
+    return session
+
+
+def open_child(parent: Session, definition: AgentDefinition) -> Session:
+    """A subagent's session under ``parent``: the parent's config, trust, approvals, plugins and
+    agents; its own history, session file, tools (narrowed) and system prompt."""
+    depth = depth_of(parent) + 1
+    model = definition.resolve_model(parent.model, parent.config.provider.wire_api)
+    child_id = new_session_id()
+    child: Session  # its own task tool's spawn runs the child's children
+
+    async def spawn(definition: AgentDefinition, description: str, prompt: str, call_id: str,
+                    emit: Emit) -> ChildOutcome:
+        return await run_subagent(child, definition, description, prompt, call_id, emit)
+
+    child = Session(SessionParts(
+        config=parent.config,
+        trust=parent.trust,
+        approvals=parent.approvals,  # the same sandbox, policy and approvals given so far
+        tools=ToolRegistry(child_tools(parent, definition, depth, spawn)),
+        hooks=child_hooks(parent),
+        client_factory=parent.client_factory,
+        plugins=parent.plugins,
+        agents=parent.agents,
+        shell_snapshot=parent.shell_snapshot,  # the login shell is the same
+        model=model,  # counted with its own tokenizer, recorded in its transcript's header
+        mode=parent.mode,
+        instructions=child_instructions(parent, definition),
+        subagent=SubagentInfo(definition.name, depth, parent),
+        rollout_path=transcript_path(parent, child_id, definition.name),
+        session_id=child_id,
+        lean_tools=False,
+        client=parent.client if model == parent.model else None,  # one connection pool per model
+        borrowed=True,  # the parent closes its client and shell snapshot
+    ))
+    return child
+
+
+async def run_subagent(parent: Session, definition: AgentDefinition, description: str, prompt: str,
+                       call_id: str, emit: Emit) -> ChildOutcome:
+    """What the ``task`` tool's ``spawn`` does: a child session for ``definition``, run on ``prompt``."""
+    return await run_child(parent, open_child(parent, definition), definition, description, prompt, call_id, emit)
+
+
+# --- the parts --------------------------------------------------------------------------------
+
+
+def client_factory(config: Config) -> ClientFactory:
+    """Clients for ``config``'s provider, one per model; what a chat server rejected is kept for
+    the session (and its subagents), so a model switch back does not ask again."""
+    known: dict[tuple[str, str], ChatQuirks] = {}  # (server, model): what it rejected
+
+    def create(model: str) -> ModelClient:
+        client = create_client(
+            config.provider,
+            model,
+            api_key=resolve_api_key(config.provider),
+            retry=RetryPolicy(max_attempts=config.retry_max_attempts),
+            max_output_tokens=config.max_output_tokens,
+            reasoning_effort=config.reasoning_effort,
+            limits=StreamLimits.from_ms(config.model_connect_timeout_ms, config.stream_idle_timeout_ms),
+        )
+        if client.quirks is not None:  # a chat server
+            client.quirks = quirks_for(known, client.url, model)
+        return client
+
+    return create
+
+
+def search_api_tools(config: Config, interactive: bool) -> tuple[list[Tool], list[str]]:
+    """``web_search`` through a configured search API, for servers without a search of their own,
+    and the warning when the configured one cannot be used."""
+    mode = config.web_search or ("cached" if interactive else "off")
+    tool, problem = search_api_tool(config.raw.get("web_search_api"), mode, config.provider.wire_api)
+    warnings = [f"web_search_api: {problem}; web search through it is off"] if problem else []
+    return ([tool] if tool is not None else []), warnings
+
+
+def mcp_toolset(config: Config, registry: ToolRegistry, approvals: Approvals, trust: TrustState, plugins: PluginSet,
+                raw: dict[str, Any], extra: list[ServerSpec]) -> McpToolset | None:
+    """The configured servers, the repository's ``.mcp.json`` (once trusted), the plugins' and
+    ``extra`` ones; None when there are none (the session then does no MCP work at all)."""
+    root = (find_git_root(config.cwd) or config.cwd) if trust.trusted else None  # .mcp.json waits for trust
+    toolset = McpToolset.from_config(config, registry, approvals.env, root, plugin_servers(plugins), raw)
+    if not extra:
+        return toolset
+    if toolset is None:
+        return McpToolset.for_specs(extra, config, registry, approvals.env)
+    toolset.manager.add(extra)  # after the others: a name they took keeps its first definition
+    return toolset
+
+
+def project_settings_hooks(config: Config) -> tuple[list[HookSpec], list[str]]:
+    """The hooks of the project's .claude/settings.json and settings.local.json (Claude Code's shape)."""
+    project = find_git_root(config.cwd) or config.cwd
+    if (project / ".claude").resolve() == (Path.home() / ".claude").resolve():
+        return [], []  # started in ~ without git: that is the user's own settings, not a project's
+    return settings_hooks(project)
+
+
+def new_shell_snapshot(config: Config, env: dict[str, str] | None) -> ShellSnapshot | None:
+    if not config.shell_snapshot:
+        return None
+    directory = config.agent_home / "shell-snapshots"
+    return ShellSnapshot(directory, config.cwd, env, env_scrubber(config), bash=shutil.which("bash"))
+
