@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent_cli.tui.screens import approval as approval_screen
 from agent_cli.tui.screens.approval import ApprovalScreen
 from agent_cli.tui.widgets.tool_cell import ToolCell
 from tests.fake_server import Reply, ToolCall
@@ -94,8 +95,11 @@ async def test_interrupting_while_the_modal_is_open_closes_it(make_app, server, 
     assert not (repo / "never.txt").exists()
 
 
-async def test_typing_ahead_never_answers_the_modal(make_app, server, repo):
+async def test_typing_ahead_never_answers_the_modal(make_app, server, repo, monkeypatch):
     """Issue 28, bug 1: the user keeps typing while the modal opens; "a" must not approve for the session."""
+    # A longer delay than a person gets, so that a loaded machine's pauses between the test's keys
+    # never look like the user stopping to read; the keys still arrive while the modal is unarmed.
+    monkeypatch.setattr(approval_screen, "ARM_SECONDS", 3.0)
     server.script(Reply(tool_calls=[ToolCall("shell", {"command": "touch typed.txt"})]), Reply(text="fine"))
     app = make_app(UNTRUSTED)
     async with app.run_test(size=SIZE) as pilot:
