@@ -25,8 +25,8 @@ from agent_cli.agents.task_tool import ChildOutcome, TaskTool
 from agent_cli.config import Config, without_repository_settings
 from agent_cli.context.project_doc import find_git_root
 from agent_cli.hooks.spec import HookSpec
-from agent_cli.mcp.config import ServerSpec
-from agent_cli.mcp.toolset import McpToolset, plugin_servers
+from agent_cli.mcp.config import ServerSpec, configured_servers
+from agent_cli.mcp.toolset import McpToolset, budget_tokens, plugin_servers
 from agent_cli.memory.tools import memory_tools
 from agent_cli.models.base import ModelClient
 from agent_cli.models.chat_quirks import ChatQuirks, quirks_for
@@ -169,14 +169,19 @@ def search_api_tools(config: Config, interactive: bool) -> tuple[list[Tool], lis
 
 def mcp_toolset(config: Config, registry: ToolRegistry, approvals: Approvals, trust: TrustState, plugins: PluginSet,
                 raw: dict[str, Any], extra: list[ServerSpec]) -> McpToolset | None:
-    """The configured servers, the repository's ``.mcp.json`` (once trusted), the plugins' and
-    ``extra`` ones; None when there are none (the session then does no MCP work at all)."""
+    """The configured servers (``raw``: those in force), the repository's ``.mcp.json`` (once
+    trusted), the plugins' and ``extra`` ones; None when there are none (the session then does no
+    MCP work at all). A name already taken keeps its first definition."""
     root = (find_git_root(config.cwd) or config.cwd) if trust.trusted else None  # .mcp.json waits for trust
-    toolset = McpToolset.from_config(config, registry, approvals.env, root, plugin_servers(plugins), raw)
-    if not extra:
-        return toolset
-    if toolset is None:
-        return McpToolset.for_specs(extra, config, registry, approvals.env)
+    sources = ", ".join(str(path) for path in config.sources) or "config"
+    servers = configured_servers(raw, root, sources, plugin_servers(plugins))
+    if not servers.specs and not servers.warnings and not extra:
+        return None
+    toolset = McpToolset.for_specs(
+        servers.specs, registry, config.provider.wire_api,
+        budget_tokens(config.context_window, config.mcp_tool_budget_percent),
+        config.agent_home / "logs", approvals.env, servers.warnings,
+    )
     toolset.manager.add(extra)  # after the others: a name they took keeps its first definition
     return toolset
 

@@ -22,7 +22,7 @@ from agent_cli.agents.definition import AgentDefinition
 from agent_cli.agents.task_tool import TASK_TOOL, ChildOutcome, Spawn, TaskTool
 from agent_cli.context.modes import tools_for_mode
 from agent_cli.context.prompts import prompt_library
-from agent_cli.mcp.toolset import subagent_entries
+from agent_cli.mcp.toolset import budget_tokens, subagent_entries
 from agent_cli.models.base import Usage
 from agent_cli.session.hooks import MAX_STOP_BLOCKS, HookState, run_hooks
 from agent_cli.session.parts import Emit
@@ -67,7 +67,8 @@ def child_tools(parent: Session, definition: AgentDefinition, depth: int, spawn:
             continue
         tools.append(parent.tools.get(name))  # type: ignore[arg-type]  # tools keep no state
     if mcp_tools:
-        tools += subagent_entries(mcp_tools, parent.config, parent.tokens.text_tokens)  # type: ignore[arg-type]
+        budget = budget_tokens(parent.config.context_window, parent.config.mcp_tool_budget_percent)
+        tools += subagent_entries(mcp_tools, budget, parent.tokens.text_tokens)  # type: ignore[arg-type]
     return tools
 
 

@@ -10,7 +10,6 @@ like a direct call.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Callable
@@ -122,6 +121,8 @@ class McpCallTool(Tool):
         return route_call(call, self.catalog())
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        import difflib  # only for a call that went wrong (exec's start-up stays lean)
+
         server, tool = str_arg(args, "server"), str_arg(args, "tool")
         tools = self.catalog()
         names = [f"{t.server}.{t.tool}" for t in tools]

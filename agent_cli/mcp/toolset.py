@@ -12,21 +12,17 @@ import copy
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_cli import events as ev
 from agent_cli.context.tokens import TOOL_OVERHEAD_TOKENS, TokenCounter
-from agent_cli.mcp.config import ServerList, ServerSpec, configured_servers, parse_mcp_json
+from agent_cli.mcp.config import ServerList, ServerSpec, parse_mcp_json
+from agent_cli.mcp.manager import McpManager
+from agent_cli.mcp.search import McpCallTool, McpSearchTool
+from agent_cli.mcp.tools import McpTool, build_tools
 from agent_cli.models.base import ToolSpec
-
-# Every session asks from_config() whether it has servers; only one that has them loads the
-# manager and the tool wrappers (imported where they are used).
-if TYPE_CHECKING:
-    from agent_cli.config import Config
-    from agent_cli.mcp.manager import McpManager
-    from agent_cli.mcp.tools import McpTool
-    from agent_cli.tools.base import Tool
-    from agent_cli.tools.registry import ToolRegistry
+from agent_cli.tools.base import Tool
+from agent_cli.tools.registry import ToolRegistry
 
 Emit = Callable[[ev.Event], None]
 
@@ -66,25 +62,11 @@ class McpToolset:
         self._shown: set[str] = set()
 
     @classmethod
-    def from_config(
-        cls, config: Config, registry: ToolRegistry, base_env: dict[str, str] | None, project_root: Path | None,
-        extra: ServerList | None = None, raw: dict | None = None,
-    ) -> McpToolset | None:
-        """None when no server is configured (the session then does no MCP work at all).
-        ``extra`` servers (the plugins') come after the configured ones; a taken name is skipped."""
-        sources = ", ".join(str(path) for path in config.sources) or "config"
-        servers = configured_servers(config.raw if raw is None else raw, project_root, sources, extra)
-        if not servers.specs and not servers.warnings:
-            return None
-        return cls.for_specs(servers.specs, config, registry, base_env, servers.warnings)
-
-    @classmethod
-    def for_specs(cls, specs: list[ServerSpec], config: Config, registry: ToolRegistry, base_env: dict[str, str] | None,
-                  warnings: list[str] | None = None) -> McpToolset:
-        from agent_cli.mcp.manager import McpManager
-
-        manager = McpManager(specs, config.agent_home / "logs", base_env)
-        toolset = cls(manager, registry, config.provider.wire_api, budget_tokens(config), warnings)
+    def for_specs(cls, specs: list[ServerSpec], registry: ToolRegistry, wire_api: str, budget_tokens: int,
+                  log_dir: Path, base_env: dict[str, str] | None, warnings: list[str] | None = None) -> McpToolset:
+        """A toolset over ``specs`` (their logs in ``log_dir``); the first note names the project's
+        servers from ``.mcp.json`` that will run."""
+        toolset = cls(McpManager(specs, log_dir, base_env), registry, wire_api, budget_tokens, warnings)
         project = [spec for spec in specs if spec.scope == "project" and spec.enabled]
         if project:
             listed = "; ".join(f"{spec.name} ({spec.target})" for spec in project)
@@ -117,8 +99,6 @@ class McpToolset:
         changed = await manager.refresh()
         warnings, self._pending_warnings = self._pending_warnings + manager.take_failures(), []
         if changed or not self._synced or self._servers_changed():
-            from agent_cli.mcp.tools import build_tools
-
             self._synced = True
             tools, problems = build_tools(manager, self.wire_api)
             warnings += problems
@@ -157,8 +137,6 @@ class McpToolset:
         return specs
 
     def _upcoming_tools(self) -> list[McpTool]:
-        from agent_cli.mcp.tools import build_tools
-
         return self.tools if self._synced else build_tools(self.manager, self.wire_api)[0]
 
     def server_tokens(self, count: Callable[[str], int]) -> dict[str, int]:
@@ -171,9 +149,10 @@ class McpToolset:
         return totals
 
 
-def budget_tokens(config: Config) -> int:
-    """What the MCP tools' schemas may cost before search mode: ``mcp_tool_budget_percent`` of the window."""
-    return config.context_window * config.mcp_tool_budget_percent // 100
+def budget_tokens(context_window: int, percent: int) -> int:
+    """What the MCP tools' schemas may cost before search mode: ``percent`` (the config's
+    ``mcp_tool_budget_percent``) of the window."""
+    return context_window * percent // 100
 
 
 def registry_entries(tools: list[McpTool], search_mode: bool) -> list[Tool]:
@@ -183,21 +162,17 @@ def registry_entries(tools: list[McpTool], search_mode: bool) -> list[Tool]:
         tool.listed = not search_mode
     if not search_mode:
         return list(tools)
-    from agent_cli.mcp.search import McpCallTool, McpSearchTool
-
     return [McpSearchTool(lambda: tools), McpCallTool(lambda: tools), *tools]
 
 
-def subagent_entries(tools: list[McpTool], config: Config, count: Callable[[str], int]) -> list[Tool]:
-    """A subagent's MCP entries for the parent's ``tools`` it may use, on its own budget: listed
-    when their schemas fit it (even while the parent, with more tools, is in search mode), else
-    its own ``mcp_search`` and ``mcp_call`` that find and call only these."""
+def subagent_entries(tools: list[McpTool], budget: int, count: Callable[[str], int]) -> list[Tool]:
+    """A subagent's MCP entries for the parent's ``tools`` it may use, on its own ``budget``
+    (:func:`budget_tokens`): listed when their schemas fit it (even while the parent, with more
+    tools, is in search mode), else its own ``mcp_search`` and ``mcp_call`` that find and call only these."""
     own = [copy.copy(tool) for tool in tools]  # the parent's stay as its mode lists them
-    return registry_entries(own, spec_tokens(count, [tool.spec for tool in own]) > budget_tokens(config))
+    return registry_entries(own, spec_tokens(count, [tool.spec for tool in own]) > budget)
 
 
 def search_specs() -> list[ToolSpec]:
     """The two tools search mode lists instead of the servers' own."""
-    from agent_cli.mcp.search import McpCallTool, McpSearchTool
-
     return [McpSearchTool.spec, McpCallTool.spec]

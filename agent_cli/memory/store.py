@@ -11,18 +11,20 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_cli.memory.gate import check_text
 from agent_cli.memory.model import Memory, MemoryError, now_iso, parse_ref
 from agent_cli.memory.terms import TOKENIZER, match_expression, query_words, text_terms, texts_terms
+
+if TYPE_CHECKING:  # imported where it is used: a session that never opens memory never loads sqlite3
+    import sqlite3
 
 SCHEMA_VERSION = 1
 DUPLICATE_OVERLAP = 0.7  # Jaccard overlap of the stems above which a new memory updates an old one
@@ -87,6 +89,8 @@ class MemoryStore:
     """The memories of one scope. ``path`` None keeps them in memory (the session scope)."""
 
     def __init__(self, scope: str, path: Path | None, root: str | None = None):
+        import sqlite3  # on first use (memory/__init__.py)
+
         self.scope = scope
         self.path = path
         self.root = root  # the project directory a project database belongs to
@@ -104,6 +108,8 @@ class MemoryStore:
     def _connect(self) -> sqlite3.Connection:
         """Open (creating if need be); two processes creating the same database at once can meet
         SQLite's "database is locked" on the switch to WAL, which skips the busy handler: retried."""
+        import sqlite3  # on first use (memory/__init__.py)
+
         deadline = time.monotonic() + BUSY_TIMEOUT_S
         while True:
             try:
@@ -114,6 +120,8 @@ class MemoryStore:
                 time.sleep(0.05)
 
     def _connect_once(self) -> sqlite3.Connection:
+        import sqlite3  # on first use (memory/__init__.py)
+
         if self.path is not None:
             make_private(self.path)
         target = str(self.path) if self.path is not None else ":memory:"
@@ -248,6 +256,8 @@ class MemoryStore:
 
     def touch(self, ids: Iterable[int]) -> None:
         """Record that these memories were recalled (best effort: a busy database skips it)."""
+        import sqlite3  # on first use (memory/__init__.py)
+
         ids = list(ids)
         if not ids:
             return
@@ -311,6 +321,8 @@ class MemoryStore:
     @contextmanager
     def _guard(self) -> Iterator[None]:
         """SQLite's corruption errors become CorruptDatabase (the caller moves the file aside)."""
+        import sqlite3  # on first use (memory/__init__.py)
+
         try:
             yield
         except sqlite3.DatabaseError as exc:

@@ -8,7 +8,6 @@ are both ``deploi``. About 0.2 ms per call.
 from __future__ import annotations
 
 import re
-import sqlite3
 import threading
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -30,6 +29,8 @@ _WORD = re.compile(r"[^\W_]+")
 
 class _Analyzer:
     def __init__(self) -> None:
+        import sqlite3  # on first use (memory/__init__.py)
+
         self._lock = threading.Lock()
         self._db = sqlite3.connect(":memory:", check_same_thread=False)
         self._db.execute(f"CREATE VIRTUAL TABLE scratch USING fts5(text, tokenize='{TOKENIZER}')")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from agent_cli import events as ev
+from agent_cli.context.fragments import is_contextual_fragment, is_summary_message
 from agent_cli.items import Item, Message, Reasoning, ToolCall, ToolOutput
 from agent_cli.session.tool_call import lenient_arguments  # what the live turn showed
 from agent_cli.tools.patch_preview import patch_changes
@@ -24,8 +25,6 @@ SHELL_RECORD = re.compile(
 
 
 def replay_events(items: list[Item]) -> list[ev.Event]:
-    from agent_cli.context.fragments import is_contextual_fragment, is_summary_message
-
     shown = items[-MAX_REPLAYED_ITEMS:]
     calls = {item.call_id: item for item in shown if isinstance(item, ToolCall)}
     events: list[ev.Event] = []

@@ -20,22 +20,27 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_cli import events as ev
 from agent_cli.context.environment import EnvironmentContext
 from agent_cli.context.environment import diff as environment_diff
 from agent_cli.context.fragments import TURN_ABORTED
 from agent_cli.context.image_items import no_vision_warning, without_images
+from agent_cli.context.initial import build_initial_context as fresh_initial_context
+from agent_cli.context.initial import build_instructions
 from agent_cli.context.modes import MODES, tools_for_mode
 from agent_cli.context.profile import TOOL_CALL, TOOL_SEARCH, behind_search, is_lean, lean_spec, offered_directly
 from agent_cli.context.prompts import prompt_library
 from agent_cli.context.skills import skill_injections
 from agent_cli.context.tokens import TokenCounter, auto_compact_limit, effective_window, tool_output_limit
 from agent_cli.items import Image, Item, user
+from agent_cli.memory.book import MemoryBook
 from agent_cli.models.base import ModelClient, ToolSpec, Usage
+from agent_cli.models.model_info import supports_images as model_supports_images
 from agent_cli.session.checkpointing import TurnCheckpoints
 from agent_cli.session.compaction import AutoCompactSetting, CompactionState
+from agent_cli.session.compaction import compact as compact_history
 from agent_cli.session.learned import LearnedState
 from agent_cli.session.parts import Emit, SessionParts
 from agent_cli.session.rollout import RecordingHistory, RolloutWriter
@@ -45,14 +50,11 @@ from agent_cli.session.turn import run_turn
 from agent_cli.session.window import ContextWindow
 from agent_cli.tools.background import BackgroundProcesses
 from agent_cli.tools.base import Tool, ToolContext
+from agent_cli.tools.editor_files import EditorFiles
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.sandbox import start_warning
 from agent_cli.tools.tool_search import ToolCallTool, ToolSearchTool
 from agent_cli.tools.web_fetch import WebSettings
-
-if TYPE_CHECKING:
-    from agent_cli.memory.book import MemoryBook
-    from agent_cli.tools.editor_files import EditorFiles
 
 INTERRUPTED_NOTE = (
     "The user interrupted the previous turn. Tool calls still running were stopped, and any "
@@ -157,9 +159,7 @@ class Session:
 
     async def compact_now(self, emit: Emit, instructions: str | None = None) -> None:
         """A manual compaction inside the running task (``/compact`` runs here too)."""
-        from agent_cli.session.compaction import compact
-
-        await compact(self, emit, "manual", instructions)
+        await compact_history(self, emit, "manual", instructions)
 
     async def aclose(self) -> None:
         """Release the session's resources: the model client's connections and the session file."""
@@ -250,8 +250,6 @@ class Session:
         """The system prompt, built once so every request's prefix stays byte-identical."""
         lean = self.lean
         if self._instructions is None or self._instructions_lean != lean:  # a learned window may change the profile
-            from agent_cli.context.initial import build_instructions
-
             self._instructions_lean = lean
             self._instructions = self._fixed_instructions or build_instructions(
                 self.mode, self.config.agent_home, memory=self.config.memory, lean=lean
@@ -266,10 +264,8 @@ class Session:
 
     def build_initial_context(self):
         """A fresh initial context: AGENTS.md re-read, skills re-scanned, full environment."""
-        from agent_cli.context.initial import build_initial_context
-
         config = self.config
-        return build_initial_context(
+        return fresh_initial_context(
             cwd=config.cwd,
             agent_home=config.agent_home,
             mode=self.mode,
@@ -414,8 +410,6 @@ class Session:
     def memory(self) -> MemoryBook | None:
         """The memory stores (``memory/book.py``), opened on first use; None when `memory = false`."""
         if self._memory is None and self.config.memory:
-            from agent_cli.memory.book import MemoryBook
-
             self._memory = MemoryBook(self.config.agent_home, self.config.cwd, lambda: self.rollout.path)
         return self._memory
 
@@ -447,10 +441,8 @@ class Session:
     @property
     def supports_images(self) -> bool:
         """Whether the current model sees images (`model_supports_images` overrides the table)."""
-        from agent_cli.models.model_info import supports_images
-
         override = self.config.supports_images
-        return override if override is not None else supports_images(self.model)
+        return override if override is not None else model_supports_images(self.model)
 
     def request_items(self, emit: Emit) -> list[Item]:
         """The history as the next request sends it: a model without vision gets notes for images."""

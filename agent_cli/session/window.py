@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING
 from agent_cli import events as ev
 from agent_cli.config import Config, window_for
 from agent_cli.models.base import Usage
+from agent_cli.models.discovery import DiscoveredWindow, discover_window, should_probe
+from agent_cli.models.errors import ContextWindowExceeded
 from agent_cli.models.model_info import known_context_window
 
 if TYPE_CHECKING:
-    from agent_cli.models.discovery import DiscoveredWindow
-    from agent_cli.models.errors import ContextWindowExceeded
     from agent_cli.session.learned import LearnedState
     from agent_cli.session.session import Emit, Session
 
@@ -194,8 +194,6 @@ def start_discovery(session: Session) -> asyncio.Task[DiscoveredWindow | None] |
         return None
     client = session.client
     base_url = getattr(client, "base_url", None)
-    from agent_cli.models.discovery import discover_window, should_probe
-
     if not should_probe(base_url):
         return None
     api_key = getattr(client, "api_key", None)
