@@ -12,6 +12,10 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from agent_cli.config import ConfigError, load_config
+from agent_cli.models.registry import resolve_api_key, uses_entra_token
+from agent_cli.terminal_text import terminal_safe
+
 USAGE_ERROR = 2
 
 
@@ -47,8 +51,6 @@ def session_flags(args: argparse.Namespace) -> dict[str, object]:
 
 def load_config_or_exit(args: argparse.Namespace):
     """Load config for a front end; print a one-line error and exit 2 when it is bad."""
-    from agent_cli.config import ConfigError, load_config  # here: `agent --help` and `--version` never load it
-
     try:
         cwd = Path(args.cd).expanduser() if args.cd else None
         config = load_config(cwd, args.overrides, session_flags(args))
@@ -62,8 +64,6 @@ def load_config_or_exit(args: argparse.Namespace):
 
 
 def check_api_key_or_exit(config) -> None:
-    from agent_cli.models.registry import resolve_api_key, uses_entra_token
-
     provider = config.provider
     if not provider.requires_key or not provider.env_key or resolve_api_key(provider) or uses_entra_token(provider):
         return
@@ -77,7 +77,5 @@ def check_api_key_or_exit(config) -> None:
 
 
 def fail(message: str) -> None:
-    from agent_cli.terminal_text import terminal_safe
-
     print(f"agent: error: {terminal_safe(message)}", file=sys.stderr)
     raise SystemExit(USAGE_ERROR)
