@@ -62,6 +62,20 @@ def test_the_first_screen_paints_before_the_http_library_and_the_sdk_are_importe
     assert done.stdout.split() == ["False", "True", "True"]  # not at first paint, then in the background with the SDK
 
 
+
+def test_help_and_version_are_answered_without_loading_the_program():
+    """The launcher (agent_cli/__main__.py) answers them from the parser alone: no config, no front end."""
+    for word, answer in (("--version", "agent-cli "), ("--help", "usage: agent ")):
+        done = run_python(f"""
+            import atexit, sys
+            atexit.register(lambda: print(sorted(m for m in sys.modules if m.startswith('agent_cli')), file=sys.stderr))
+            from agent_cli.__main__ import main
+            main(['{word}'])
+        """)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith(answer)
+        assert done.stderr.strip() == "['agent_cli', 'agent_cli.__main__', 'agent_cli.arguments', 'agent_cli.startup_gc']"
+
 # --- the layers, checked on the source: front ends -> commands -> session -> models/tools/context
 
 
