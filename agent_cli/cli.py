@@ -1,4 +1,6 @@
-"""Command-line entry point: parse arguments and hand off. Nothing heavy is imported here."""
+"""The commands of `agent`: parse arguments and hand off to a front end. It imports every front
+end; the `agent` command starts in the launcher (__main__.py), which loads this module only when
+a command needs the program."""
 
 from __future__ import annotations
 
@@ -6,10 +8,10 @@ import argparse
 import os
 import sys
 
-from agent_cli import __version__, startup_gc
 from agent_cli.acp.main import run_acp
+from agent_cli.arguments import add_session_options, build_tui_parser
 from agent_cli.headless import sessions_cmd
-from agent_cli.headless.common import add_session_options, check_api_key_or_exit, load_config_or_exit
+from agent_cli.headless.common import check_api_key_or_exit, load_config_or_exit
 from agent_cli.headless.exec import exit_now, run_exec
 from agent_cli.headless.exec_options import add_exec_options
 from agent_cli.headless.mcp_cmd import run_mcp
@@ -62,20 +64,6 @@ def resume_position(parser: argparse.ArgumentParser, argv: list[str]) -> int | N
     return None
 
 
-def build_tui_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="agent",
-        description="An interactive terminal coding agent. Subcommands: exec (headless), acp (for editors), sessions, resume, memory, plugin, mcp.",
-    )
-    parser.add_argument("--version", action="version", version=f"agent-cli {__version__}")
-    add_session_options(parser)
-    parser.add_argument("--inline", action="store_true",
-                        help="draw the app below the shell prompt instead of on the alternate screen; "
-                             "its last screen stays in the terminal's scrollback on exit")
-    parser.add_argument("prompt", nargs="?", help="a first prompt to send")
-    return parser
-
-
 def main(argv: list[str] | None = None) -> int:
     try:
         return dispatch(list(sys.argv[1:] if argv is None else argv))
@@ -89,8 +77,7 @@ def main(argv: list[str] | None = None) -> int:
 def dispatch(argv: list[str]) -> int:
     if argv[:2] == ["exec", "undo"]:
         return run_undo(argv[2:])
-    if argv and argv[0] == "exec":
-        startup_gc.pause()  # until the first model request is ready: see startup_gc.py
+    if argv and argv[0] == "exec":  # the launcher paused the garbage collector (__main__.py)
         exit_now(run_exec(parse_exec_args(argv[1:])))
     if argv and argv[0] == "plugin":
         return run_plugin(argv[1:])

@@ -16,9 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.files.limits import ReadLimits
+from agent_cli.hooks.spec import parse_hooks
+from agent_cli.mcp.config import check_servers_table
 from agent_cli.models.model_info import context_window_for, default_provider_for
 from agent_cli.models.registry import BUILTIN_PROVIDERS, ProviderConfig
 from agent_cli.paths import agent_home
+from agent_cli.permissions.sources import check_permissions_table
+from agent_cli.tools.shell_env import EnvPolicy
 
 DEFAULT_MODEL = "gpt-5"
 MODES = ("agent", "ask", "plan")
@@ -63,7 +67,7 @@ class Key:
     minimum: int | None = None
     maximum: int | None = None
     strings: bool = False  # an array of strings
-    parse: Callable[[Any, str], object] | None = None  # a table's own check (imported only when it is set)
+    parse: Callable[[Any, str], object] | None = None  # a table's own check, (value, origin)
     parse_names_the_file: bool = False  # whether ``parse``'s ValueError already names the file
     convert: Callable[[Any, Path], Any] | None = None  # (value, cwd) -> the field's value
     field: str | None = None  # the Config field; None: read from ``config.raw`` where it is used
@@ -76,27 +80,7 @@ def setting(default: Any = MISSING, *, of: type | tuple[type, ...], key: str | N
 
 
 def _env_policy(table: Any, origin: str) -> None:
-    from agent_cli.tools.shell_env import EnvPolicy
-
     EnvPolicy.from_table(table)
-
-
-def _mcp_servers(table: Any, origin: str) -> None:
-    from agent_cli.mcp.config import check_servers_table
-
-    check_servers_table(table, origin)
-
-
-def _permissions(table: Any, origin: str) -> None:
-    from agent_cli.permissions.sources import check_permissions_table
-
-    check_permissions_table(table, origin)
-
-
-def _hooks(table: Any, origin: str) -> None:
-    from agent_cli.hooks.spec import parse_hooks
-
-    parse_hooks(table, origin)
 
 
 def _paths(roots: list[str], cwd: Path) -> tuple[Path, ...]:
@@ -179,11 +163,11 @@ class Config:
 RAW_KEYS = (
     Key("model_provider", str),
     Key("model_providers", dict),
-    Key("hooks", dict, parse=_hooks, parse_names_the_file=True),
+    Key("hooks", dict, parse=parse_hooks, parse_names_the_file=True),
     Key("shell_environment_policy", dict, parse=_env_policy),
     Key("plugins", dict),
-    Key("mcp_servers", dict, parse=_mcp_servers, parse_names_the_file=True),
-    Key("permissions", dict, parse=_permissions, parse_names_the_file=True),
+    Key("mcp_servers", dict, parse=check_servers_table, parse_names_the_file=True),
+    Key("permissions", dict, parse=check_permissions_table, parse_names_the_file=True),
     Key("model_prices", dict),  # agent exec --max-budget-usd (models/pricing.py)
     Key("openai_base_url", str),  # Codex's key: where the built-in OpenAI providers send requests
     Key("sandbox_workspace_write", dict),  # Codex's table: network_access, writable_roots

@@ -13,7 +13,7 @@ import logging
 import os
 import sys
 
-from agent_cli.headless.common import add_session_options, session_flags
+from agent_cli.arguments import add_session_options, session_flags
 from agent_cli.paths import agent_home
 
 

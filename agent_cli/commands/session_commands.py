@@ -12,7 +12,7 @@ from agent_cli.commands.invocation import Invocation
 from agent_cli.commands.model_check import unknown_model_reason
 from agent_cli.context.modes import MODES, mode_change_fragment
 from agent_cli.context.prompts import prompt_library
-from agent_cli.items import developer
+from agent_cli.items import Message, developer
 
 MODE_SUMMARY = "agent: every tool · ask: read-only tools · plan: read-only tools and update_plan"
 
@@ -76,8 +76,6 @@ async def quit_command(inv: Invocation) -> None:
 async def copy_command(inv: Invocation) -> None:
     """``/copy``: the last answer, for the front end to put on the clipboard."""
     _no_arguments(inv)
-    from agent_cli.items import Message
-
     answers = [item.text for item in inv.session.history.items
                if isinstance(item, Message) and item.role == "assistant" and item.text.strip()]
     if not answers:

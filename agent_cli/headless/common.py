@@ -1,5 +1,5 @@
-"""What every front end does before a session starts: the shared session options, loading the
-config, checking the API key, and failing with one line and exit code 2.
+"""What every front end does before a session starts: loading the config (with the shared options
+of arguments.py), checking the API key, and failing with one line and exit code 2.
 
 cli.py, `agent exec`, `agent resume` and `agent sessions` all use these, so they live here and
 nothing has to import cli.py back.
@@ -12,43 +12,16 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from agent_cli.arguments import session_flags
+from agent_cli.config import ConfigError, load_config
+from agent_cli.models.registry import resolve_api_key, uses_entra_token
+from agent_cli.terminal_text import terminal_safe
+
 USAGE_ERROR = 2
-
-
-def add_session_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-m", "--model", help="model name, e.g. gpt-5 or claude-sonnet-4-5")
-    parser.add_argument("--provider", help="model provider id (openai, openai-chat, anthropic, ollama, or one from config)")
-    parser.add_argument("-C", "--cd", metavar="DIR", help="run as if started in DIR")
-    parser.add_argument(
-        "-c", "--config", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-        help="override a config key; VALUE is parsed as TOML (repeatable)",
-    )
-    parser.add_argument("--mode", choices=("agent", "ask", "plan"), help="agent: all tools; ask: read-only; plan: read-only + plan")
-    parser.add_argument(
-        "-s", "--sandbox", choices=("read-only", "workspace-write", "danger-full-access"),
-        help="where commands may write (default workspace-write: the cwd, writable_roots and temp dirs)",
-    )
-    parser.add_argument(
-        "-a", "--approval", choices=("untrusted", "on-request", "on-failure", "never"),
-        help="when to ask before running (default: on-request in the TUI, never in exec)",
-    )
-    parser.add_argument(
-        "--plugin-dir", dest="plugin_dirs", action="append", default=[], metavar="DIR",
-        help="load the Claude Code plugin in DIR (or every plugin in it) for this run (repeatable)",
-    )
-
-
-def session_flags(args: argparse.Namespace) -> dict[str, object]:
-    return {
-        "model": args.model, "model_provider": args.provider, "mode": args.mode,
-        "sandbox_mode": getattr(args, "sandbox", None), "approval_policy": getattr(args, "approval", None),
-    }
 
 
 def load_config_or_exit(args: argparse.Namespace):
     """Load config for a front end; print a one-line error and exit 2 when it is bad."""
-    from agent_cli.config import ConfigError, load_config  # here: `agent --help` and `--version` never load it
-
     try:
         cwd = Path(args.cd).expanduser() if args.cd else None
         config = load_config(cwd, args.overrides, session_flags(args))
@@ -62,8 +35,6 @@ def load_config_or_exit(args: argparse.Namespace):
 
 
 def check_api_key_or_exit(config) -> None:
-    from agent_cli.models.registry import resolve_api_key, uses_entra_token
-
     provider = config.provider
     if not provider.requires_key or not provider.env_key or resolve_api_key(provider) or uses_entra_token(provider):
         return
@@ -77,7 +48,5 @@ def check_api_key_or_exit(config) -> None:
 
 
 def fail(message: str) -> None:
-    from agent_cli.terminal_text import terminal_safe
-
     print(f"agent: error: {terminal_safe(message)}", file=sys.stderr)
     raise SystemExit(USAGE_ERROR)

@@ -16,11 +16,22 @@ from pathlib import Path
 from typing import NoReturn
 
 from agent_cli import events as ev
+from agent_cli.commands.context_usage import format_context_table
+from agent_cli.commands.dispatch import submit
+from agent_cli.commands.ps_command import exit_notice
 from agent_cli.headless.common import USAGE_ERROR, check_api_key_or_exit, fail, load_config_or_exit
 from agent_cli.headless.exec_options import apply_sandbox_shortcuts
+from agent_cli.headless.render_json import JsonRenderer
 from agent_cli.headless.render_text import TextRenderer
+from agent_cli.headless.sessions_cmd import prepare_exec_resume, restore_or_exit
+from agent_cli.models.pricing import price_for
 from agent_cli.models.registry import SDK_OF_WIRE
 from agent_cli.models.sdk_clients import start_import
+from agent_cli.runtime import open_session
+from agent_cli.session.approvals import use_exec_default
+from agent_cli.session.run_limits import RunLimits
+from agent_cli.session.structured_output import load_schema
+from agent_cli.terminal_text import terminal_safe
 
 TURN_FAILED = 1
 OUTPUT_SCHEMA_MISMATCH = 3  # the answer did not validate against --output-schema, also after one repair
@@ -73,8 +84,6 @@ def read_prompt(prompt: str | None, stdin=None) -> str:
 def run_exec(args: argparse.Namespace) -> int:
     resume_path = None
     if getattr(args, "resume", False):  # agent exec resume: find the file, take its model
-        from agent_cli.headless.sessions_cmd import prepare_exec_resume
-
         resume_path = prepare_exec_resume(args)
     apply_sandbox_shortcuts(args)
     config = load_config_or_exit(args)
@@ -88,23 +97,16 @@ def run_exec(args: argparse.Namespace) -> int:
     images = image_paths(getattr(args, "images", []))
     output_schema = read_output_schema(args.output_schema)
     limits = run_limits(args, config)
-    from agent_cli.runtime import open_session
-    from agent_cli.session.approvals import use_exec_default
-
     config = use_exec_default(config)  # approval_policy "never" unless the user set one
 
     if resume_path is None:
         session = open_session(config, interactive=False)
     else:
-        from agent_cli.headless.sessions_cmd import restore_or_exit
-
         session = restore_or_exit(config, resume_path, interactive=False)
     session.limits, session.output_schema = limits, output_schema
     if args.ephemeral:
         session.rollout.write_nothing()
     if args.json:
-        from agent_cli.headless.render_json import JsonRenderer
-
         renderer = JsonRenderer(sys.stdout)
     else:
         renderer = TextRenderer(sys.stderr, color=use_color(args.color, sys.stderr))
@@ -118,8 +120,6 @@ def run_exec(args: argparse.Namespace) -> int:
     if args.output_last_message:
         Path(args.output_last_message).write_text(last_message or "", encoding="utf-8")
     if not args.json and last_message:
-        from agent_cli.terminal_text import terminal_safe
-
         print(terminal_safe(last_message), flush=True)  # raw text: --json or -o FILE
     return status
 
@@ -133,8 +133,6 @@ def use_color(choice: str, stream) -> bool:
 def read_output_schema(name: str | None) -> dict | None:
     if name is None:
         return None
-    from agent_cli.session.structured_output import load_schema
-
     try:
         return load_schema(Path(name).expanduser().read_text(encoding="utf-8"))
     except OSError as exc:
@@ -153,9 +151,6 @@ def extra_writable_roots(names: list[str]) -> tuple[Path, ...]:
 
 
 def run_limits(args: argparse.Namespace, config):
-    from agent_cli.models.pricing import price_for
-    from agent_cli.session.run_limits import RunLimits
-
     price = None
     if args.max_budget_usd is not None:
         try:
@@ -220,8 +215,6 @@ def stop_on_ctrl_c(session) -> Interruption:
 def show_background_exit(renderer, event: ev.Event) -> None:
     """A background process ended: the user hears it at once (the model at its next request)."""
     if isinstance(event, ev.BackgroundProcessExited):
-        from agent_cli.commands.ps_command import exit_notice
-
         renderer.render(ev.Notice(exit_notice(event.process), title="background"))
 
 
@@ -246,8 +239,6 @@ async def drive(session, prompt: str, renderer, images: list[Path] = ()) -> tupl
     last_message: str | None = None
     notices: list[str] = []  # what a command without a model turn (/diff, /status) produced
     status = 0
-    from agent_cli.commands.dispatch import submit
-
     interrupted = stop_on_ctrl_c(session)
     session.background.add_listener(lambda event: show_background_exit(renderer, event))
     try:
@@ -260,8 +251,6 @@ async def drive(session, prompt: str, renderer, images: list[Path] = ()) -> tupl
             elif isinstance(event, ev.Notice):
                 notices.append(event.text)
             elif isinstance(event, ev.ContextUsage):
-                from agent_cli.commands.context_usage import format_context_table
-
                 notices.append(format_context_table(event))
             elif isinstance(event, ev.TurnFailed):
                 status = LIMIT_EXIT_CODES.get(event.reason, TURN_FAILED)

@@ -13,8 +13,9 @@ import time
 from pathlib import Path
 from typing import TextIO
 
+from agent_cli.arguments import add_session_options
 from agent_cli.display import home_relative, human_size, short_path
-from agent_cli.headless.common import add_session_options, check_api_key_or_exit, fail, load_config_or_exit
+from agent_cli.headless.common import check_api_key_or_exit, fail, load_config_or_exit
 from agent_cli.paths import agent_home
 from agent_cli.runtime import open_session
 from agent_cli.session.branches import format_timeline, prompt_timeline

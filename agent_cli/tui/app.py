@@ -35,6 +35,7 @@ from agent_cli.context.skills import load_skills, skill_roots
 from agent_cli.display import home_relative
 from agent_cli.mcp.prompts import resource_mentions
 from agent_cli.models.registry import SDK_OF_WIRE
+from agent_cli.runtime import open_session
 from agent_cli.session import Session
 from agent_cli.session.catalog import SessionSummary
 from agent_cli.session.replay import replay_events
@@ -616,8 +617,6 @@ class AgentApp(App[int]):
 
 
 def interactive_session(config: Config) -> Session:
-    from agent_cli.runtime import open_session  # with the session core: not before the first paint
-
     return open_session(config, interactive=True)
 
 

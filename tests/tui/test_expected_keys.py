@@ -146,7 +146,7 @@ async def test_init_shows_the_new_agents_md_before_asking(make_app, server, repo
 
 
 def test_inline_is_an_option_of_the_tui():
-    from agent_cli.cli import build_tui_parser
+    from agent_cli.arguments import build_tui_parser
 
     assert build_tui_parser().parse_args(["--inline"]).inline
     assert not build_tui_parser().parse_args([]).inline

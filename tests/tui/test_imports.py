@@ -6,6 +6,7 @@ import ast
 import subprocess
 import sys
 import textwrap
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,6 +61,20 @@ def test_the_first_screen_paints_before_the_http_library_and_the_sdk_are_importe
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "True", "True"]  # not at first paint, then in the background with the SDK
 
+
+
+def test_help_and_version_are_answered_without_loading_the_program():
+    """The launcher (agent_cli/__main__.py) answers them from the parser alone: no config, no front end."""
+    for word, answer in (("--version", "agent-cli "), ("--help", "usage: agent ")):
+        done = run_python(f"""
+            import atexit, sys
+            atexit.register(lambda: print(sorted(m for m in sys.modules if m.startswith('agent_cli')), file=sys.stderr))
+            from agent_cli.__main__ import main
+            main(['{word}'])
+        """)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith(answer)
+        assert done.stderr.strip() == "['agent_cli', 'agent_cli.__main__', 'agent_cli.arguments', 'agent_cli.startup_gc']"
 
 # --- the layers, checked on the source: front ends -> commands -> session -> models/tools/context
 
@@ -138,9 +153,19 @@ def test_the_session_core_never_imports_commands_or_front_ends():
     assert {name: found for name, found in offenders.items() if found} == {}
 
 
+# The `agent` command's launcher answers --help and --version and pauses the garbage collector for
+# `agent exec` before the program loads: it imports cli.py (every front end) inside its function.
+# Nothing imports the launcher, so that import cannot hide a cycle; it is the one allowed.
+ENTRY_POINT = "agent_cli.__main__"
+ENTRY_POINT_IMPORT = (ENTRY_POINT, "agent_cli.cli")
+
+
 def test_nothing_imports_cli_but_the_entry_point():
     importers = [name for name in MODULES if "agent_cli.cli" in imported_modules(name)]
-    assert importers == ["agent_cli.__main__"]
+    assert importers == [ENTRY_POINT]
+    assert [name for name in MODULES if ENTRY_POINT in imported_modules(name)] == []
+    scripts = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
+    assert scripts == {"agent": f"{ENTRY_POINT}:main"}
 
 
 # --- the import graph: every import counts, wherever it is written
@@ -224,10 +249,12 @@ def cycles(graph: dict[str, set[str]]) -> list[tuple[list[str], list[str]]]:
 
 def test_no_function_local_imports_of_the_project():
     """agent_cli modules are imported at the top, where the dependency shows; inside a function only
-    a module that loads a heavy or optional package (HEAVY) the importer does not load already."""
+    a module that loads a heavy or optional package (HEAVY) the importer does not load already, and
+    cli.py in the entry point (ENTRY_POINT_IMPORT)."""
     offenders = [f"{MODULES[found.importer].relative_to(REPO)}:{found.line} imports {found.module}"
                  for name in sorted(MODULES) for found in project_imports(name)
-                 if found.local and not heavy_packages(found.module) - heavy_packages(name)]
+                 if found.local and not heavy_packages(found.module) - heavy_packages(name)
+                 and (found.importer, found.module) != ENTRY_POINT_IMPORT]
     assert not offenders, f"{len(offenders)} function-local imports of agent_cli modules:\n" + "\n".join(offenders)
 
 

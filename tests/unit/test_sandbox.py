@@ -265,8 +265,7 @@ def test_bad_env_policy_is_a_config_error(tmp_path, isolated_home, table, messag
 
 
 def test_cli_flags_set_sandbox_and_approval(tmp_path):
-    from agent_cli.cli import build_tui_parser
-    from agent_cli.headless.common import session_flags
+    from agent_cli.arguments import build_tui_parser, session_flags
 
     args = build_tui_parser().parse_args(["--sandbox", "read-only", "-a", "untrusted"])
     config = load_config(tmp_path, [], session_flags(args))
