@@ -4,7 +4,8 @@ Time on a shared machine varies by tens of percent; these counts do not. While `
 active, every call of Textual's own methods below is counted (and still runs):
 
 - ``Compositor.reflow``: a layout of the whole screen (``layouts``), and how many widgets it
-  placed (``placed``): a layout visits every widget in the tree, on screen or not;
+  placed (``placed``; ``placed_watched`` of them among ``watched``): a layout visits every
+  widget in the tree, on screen or not;
 - ``Widget.get_content_height``: a widget's height computed again (Textual caches it per width,
   so this runs only when the widget or its width changed);
 - ``Widget._render``: a widget's content rendered again (for its height, or for lines missing
@@ -23,9 +24,11 @@ from textual.widget import Widget
 
 
 class RenderWork:
-    def __init__(self) -> None:
+    def __init__(self, watched: set[Widget] | None = None) -> None:
+        self.watched = watched or set()
         self.layouts = 0
         self.placed = 0
+        self.placed_watched = 0
         self.heights: Counter[Widget] = Counter()
         self.renders: Counter[Widget] = Counter()
         self.paints: Counter[Widget] = Counter()
@@ -40,6 +43,7 @@ class RenderWork:
             result = reflow(compositor, parent, size)
             work.layouts += 1
             work.placed += len(compositor._full_map)
+            work.placed_watched += len(work.watched.intersection(compositor._full_map))
             return result
 
         def counted_height(widget, container, viewport, width):
