@@ -38,7 +38,7 @@ async def test_a_streamed_answer_does_no_work_on_the_cells_behind_it(make_app, s
     Counted, not timed, behind 65 and behind 233 cells (pruned to the same number): while the
     answer streams and the screen is laid out again and again, no cell off the screen is rendered
     or painted again, each is measured at most twice (the transcript is one line shorter while the
-    turn runs), and each layout places as many of the older widgets behind 233 cells as behind 65."""
+    turn runs), and each layout places about as many of the older widgets behind 233 cells as behind 65."""
     short = await stream_behind(make_app, server, 65)
     long = await stream_behind(make_app, server, 233)
     for work, older, off_screen in (short, long):
@@ -51,7 +51,9 @@ async def test_a_streamed_answer_does_no_work_on_the_cells_behind_it(make_app, s
         assert work.renders_of(older - off_screen) <= len(older - off_screen)  # what shows, once at most
     (short_work, short_older, _), (long_work, long_older, _) = short, long
     assert len(long_older) == len(short_older)
-    assert long_work.placed_watched / long_work.layouts == short_work.placed_watched / short_work.layouts
+    # Not equal to the widget: a layout that comes before the cell leaving the live window is
+    # frozen places its old widgets too. Unpruned, 233 cells would place about three times more.
+    assert long_work.placed_watched / long_work.layouts <= 1.1 * short_work.placed_watched / short_work.layouts
 
 
 async def stream_behind(make_app, server, cells: int) -> tuple[RenderWork, set, set]:
