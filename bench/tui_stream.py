@@ -14,6 +14,8 @@
    Next to the times, counts of Textual's work during the stream, which do not vary with load
    (tests/tui/render_work.py): screen layouts, widgets placed per layout, heights computed and
    paints of the cells that were there before the answer, and widgets in the answer.
+   The fake server sends the whole answer at once unless --delay paces it like a model; paced,
+   the wall time past the stream alone is how long after the last delta the answer is all shown.
 2. With --append: a transcript is filled with 20 and with 2,000 messages, then the CPU time to
    append one user message + one markdown answer, lay out and paint is measured (median of
    --rounds). With --unpruned the same is done with pruning off, to show what pruning saves.
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import statistics
 import sys
@@ -82,10 +85,11 @@ class Run:
     answer_widgets: int = 0
 
 
-async def stream_without_ui(config, document: str, server: FakeModelServer, chunk: int) -> Run:
-    server.script(Reply(text=document, chunk_size=chunk))
+async def stream_without_ui(config, document: str, server: FakeModelServer, chunk: int, delay: float = 0.0) -> Run:
+    server.script(Reply(text=document, chunk_size=chunk, delay=delay))
     session = Session(config, interactive=True)
     deltas = 0
+    gc.collect()
     wall, cpu = time.perf_counter(), time.thread_time()
     async for event in submit(session, "write the document"):
         deltas += isinstance(event, ev.TextDelta)
@@ -95,12 +99,14 @@ async def stream_without_ui(config, document: str, server: FakeModelServer, chun
     return run
 
 
-async def stream_with_ui(config, document: str, server: FakeModelServer, chunk: int, prior_cells: int) -> Run:
+async def stream_with_ui(
+    config, document: str, server: FakeModelServer, chunk: int, prior_cells: int, delay: float = 0.0,
+) -> Run:
     from agent_cli.tui.app import AgentApp
     from agent_cli.tui.widgets.assistant_message import AssistantMessage
     from tests.tui.render_work import RenderWork, widgets_of
 
-    server.script(Reply(text=document, chunk_size=chunk))
+    server.script(Reply(text=document, chunk_size=chunk, delay=delay))
     app = AgentApp(config)
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
@@ -108,6 +114,7 @@ async def stream_with_ui(config, document: str, server: FakeModelServer, chunk: 
         await pilot.pause()
         older = widgets_of(app.transcript.cells)
         work = RenderWork()
+        gc.collect()  # the previous case's app is garbage now: collecting it is not this case's work
         with work.counting():
             wall, cpu = time.perf_counter(), time.thread_time()
             app.send("write the document")
@@ -144,6 +151,7 @@ async def shown_at_once(config, document: str) -> Run:
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
+        gc.collect()
         wall, cpu = time.perf_counter(), time.thread_time()
         await app.transcript.add(AssistantMessage(document))
         await settle(pilot)
@@ -191,7 +199,8 @@ async def append_time(config, messages: int, max_cells: int | None, samples: int
 async def streaming(config, server: FakeModelServer, args) -> None:
     document = markdown_document(args.kb)
     cases = [int(cells) for cells in args.cells.split(",")]
-    print(f"streaming {len(document) / 1024:.0f} KB of markdown in {args.chunk}-character deltas; "
+    paced = f", {args.delay * 1000:.0f} ms apart" if args.delay else ""
+    print(f"streaming {len(document) / 1024:.0f} KB of markdown in {args.chunk}-character deltas{paced}; "
           f"cases interleaved over {args.rounds} rounds, medians")
     await stream_without_ui(config, "warm up the HTTP library import", server, args.chunk)
     await stream_with_ui(config, markdown_document(4), server, args.chunk, 2)  # imports, parsers, CSS
@@ -199,11 +208,11 @@ async def streaming(config, server: FakeModelServer, args) -> None:
     at_once: list[Run] = []
     runs: dict[int, list[Run]] = {cells: [] for cells in cases}
     for round_ in range(args.rounds):
-        alone.append(await stream_without_ui(config, document, server, args.chunk))
+        alone.append(await stream_without_ui(config, document, server, args.chunk, args.delay))
         at_once.append(await shown_at_once(config, document))
         shift = round_ % len(cases)
         for cells in cases[shift:] + cases[:shift]:  # each case goes first in some round
-            runs[cells].append(await stream_with_ui(config, document, server, args.chunk, cells))
+            runs[cells].append(await stream_with_ui(config, document, server, args.chunk, cells, args.delay))
         print(f"  round {round_ + 1}: alone {alone[-1].wall:.2f} s; at once {at_once[-1].wall:.2f} s; "
               + "; ".join(f"{cells} cells {runs[cells][-1].wall:.2f} s" for cells in cases), flush=True)
 
@@ -249,6 +258,8 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kb", type=int, default=30)
     parser.add_argument("--chunk", type=int, default=16, help="characters per streamed delta")
+    parser.add_argument("--delay", type=float, default=0.0,
+                        help="seconds between deltas (0.01: 1,600 characters a second, a fast model's pace)")
     parser.add_argument("--cells", default="0,200,1000", help="cells in the transcript before the answer, one case each")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--append", action="store_true", help="also measure appends to short and long transcripts")
