@@ -40,7 +40,12 @@ from agent_cli import events as ev  # noqa: E402
 from agent_cli.commands.dispatch import submit  # noqa: E402
 from agent_cli.config import load_config  # noqa: E402
 from agent_cli.session import Session  # noqa: E402
+from agent_cli.tui.app import AgentApp  # noqa: E402
+from agent_cli.tui.widgets.assistant_message import AssistantMessage  # noqa: E402
+from agent_cli.tui.widgets.transcript import MAX_CELLS  # noqa: E402
+from agent_cli.tui.widgets.user_message import UserMessage  # noqa: E402
 from tests.fake_server import FakeModelServer, Reply  # noqa: E402
+from tests.tui.render_work import RenderWork, widgets_of  # noqa: E402
 
 SIZE = (120, 40)
 
@@ -102,9 +107,6 @@ async def stream_without_ui(config, document: str, server: FakeModelServer, chun
 async def stream_with_ui(
     config, document: str, server: FakeModelServer, chunk: int, prior_cells: int, delay: float = 0.0,
 ) -> Run:
-    from agent_cli.tui.app import AgentApp
-    from agent_cli.tui.widgets.assistant_message import AssistantMessage
-    from tests.tui.render_work import RenderWork, widgets_of
 
     server.script(Reply(text=document, chunk_size=chunk, delay=delay))
     app = AgentApp(config)
@@ -144,8 +146,6 @@ async def settle(pilot) -> None:
 
 async def shown_at_once(config, document: str) -> Run:
     """The same answer added whole (not streamed): what Textual's Markdown costs for it anyway."""
-    from agent_cli.tui.app import AgentApp
-    from agent_cli.tui.widgets.assistant_message import AssistantMessage
 
     app = AgentApp(config)
     async with app.run_test(size=SIZE) as pilot:
@@ -159,8 +159,6 @@ async def shown_at_once(config, document: str) -> Run:
 
 
 async def fill(app, messages: int) -> None:
-    from agent_cli.tui.widgets.assistant_message import AssistantMessage
-    from agent_cli.tui.widgets.user_message import UserMessage
 
     for index in range(messages):
         if index % 2 == 0:
@@ -176,9 +174,6 @@ async def append_time(config, messages: int, max_cells: int | None, samples: int
     costs nothing), so work Textual defers to its refresh timer is counted and other processes'
     load is not.
     """
-    from agent_cli.tui.app import AgentApp
-    from agent_cli.tui.widgets.assistant_message import AssistantMessage
-    from agent_cli.tui.widgets.user_message import UserMessage
 
     app = AgentApp(config)
     if max_cells is not None:
@@ -237,7 +232,6 @@ async def streaming(config, server: FakeModelServer, args) -> None:
 
 
 async def appending(config, args) -> None:
-    from agent_cli.tui.widgets.transcript import MAX_CELLS
 
     print("\nappending one user message + one answer (CPU time per append, layout and paint included; "
           f"median of {args.rounds} rounds)")
