@@ -10,6 +10,7 @@ from agent_cli.tui.widgets.assistant_message import AssistantMessage
 from agent_cli.tui.widgets.user_message import UserMessage
 from bench.tui_stream import markdown_document
 from tests.fake_server import Reply
+from tests.tui.render_work import RenderWork, widgets_of
 
 
 async def test_a_long_answer_streams_whole_behind_200_cells(make_app, server):
@@ -29,6 +30,54 @@ async def test_a_long_answer_streams_whole_behind_200_cells(make_app, server):
         shown = "".join(markdown.source for markdown in answer.query(Markdown))
         assert shown == document  # every segment's widget holds its part: nothing lost or doubled
     assert len(app.transcript.cells) <= app.transcript.max_cells + 20
+
+
+async def test_a_streamed_answer_does_no_work_on_the_cells_behind_it(make_app, server):
+    """Issue 28, bug 8: the cost of a streamed answer does not grow with the transcript behind it.
+
+    Counted, not timed, behind 65 and behind 233 cells (pruned to the same number): while the
+    answer streams and the screen is laid out again and again, no cell off the screen is rendered
+    or painted again, each is measured at most twice (the transcript is one line shorter while the
+    turn runs), and each layout places about as many of the older widgets behind 233 cells as behind 65."""
+    short = await stream_behind(make_app, server, 65)
+    long = await stream_behind(make_app, server, 233)
+    for work, older, off_screen in (short, long):
+        assert work.layouts >= 3, "the screen must have been laid out as the answer grew, or nothing was tested"
+        assert len(off_screen) > 20 and work.paints_of(older - off_screen) > 0  # the counters count
+        rendered = {type(widget).__name__: work.renders[widget] for widget in off_screen if work.renders[widget]}
+        assert not rendered, f"cells off the screen were rendered again: {rendered}"
+        assert work.paints_of(off_screen) == 0
+        assert max(work.heights[widget] for widget in older) <= 2
+        assert work.renders_of(older - off_screen) <= len(older - off_screen)  # what shows, once at most
+    (short_work, short_older, _), (long_work, long_older, _) = short, long
+    assert len(long_older) == len(short_older)
+    # Not equal to the widget: a layout that comes before the cell leaving the live window is
+    # frozen places its old widgets too. Unpruned, 233 cells would place about three times more.
+    assert long_work.placed_watched / long_work.layouts <= 1.1 * short_work.placed_watched / short_work.layouts
+
+
+async def stream_behind(make_app, server, cells: int) -> tuple[RenderWork, set, set]:
+    """Stream a 14 KB answer (three segments) behind ``cells`` cells; count the work on them."""
+    document = markdown_document(14)
+    server.script(Reply(text=document, chunk_size=16))
+    app = make_app("model_context_window=1000000")
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.transcript.max_cells = 40  # prunes 21 cells whenever there are 61: 65 and 233 cells both leave 44
+        for index in range(cells):  # live, frozen and pruned cells
+            await app.transcript.add(UserMessage(f"question {index}") if index % 2 == 0 else AssistantMessage(
+                f"answer **{index}**\n\n- reads\n- writes `x`\n"))
+        await pilot.pause()
+        older = widgets_of(app.transcript.children)
+        off_screen = {widget for widget in older if not widget.region.overlaps(app.transcript.region)}
+        work = RenderWork(watched=older)
+        with work.counting():
+            app.send("write the document")
+            while app.busy:
+                await asyncio.sleep(0.005)
+            for _ in range(2):  # mounting and layout go on after the turn
+                await pilot.pause()
+        assert app.transcript.query(AssistantMessage).last().text == document
+    return work, older, off_screen
 
 
 async def test_a_finished_answer_keeps_its_height_when_it_is_frozen(make_app, server):

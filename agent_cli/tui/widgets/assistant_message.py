@@ -5,9 +5,10 @@ the widget can parse them; only this cell re-renders, never the finished cells a
 things keep long answers and long transcripts fast, because every widget on screen costs time
 in each layout of the screen:
 
-- deltas are handed to the stream at most every ``flush_interval`` seconds (each append changes
-  the height and so lays out the screen; without a pause the loop alternates between layouts
-  and a few deltas);
+- deltas are handed to the stream at most every ``flush_interval`` seconds, 0.1 s or more: each
+  append changes the height, so the screen is laid out and, as the anchored transcript scrolls,
+  repainted whole (tens of ms on a loaded 2-core machine); at 30 ms a fast model's stream kept
+  the loop busy and the answer fell behind it (bench/tui_stream.py --delay);
 - a long answer is split into segments at block boundaries: a finished segment keeps its
   layout cached, so an append only lays out the last few kilobytes;
 - once the cell is old, the transcript swaps it for a single-widget ``FrozenAnswer`` rendered
@@ -24,9 +25,9 @@ from textual.widgets.markdown import MarkdownStream
 
 from agent_cli.tui.widgets.frozen_answer import FrozenAnswer
 
-MIN_FLUSH_SECONDS = 0.03
-MAX_FLUSH_SECONDS = 0.2
-FLUSH_SECONDS_PER_KB = 0.002  # a longer segment lays out slower, so it is appended less often
+MIN_FLUSH_SECONDS = 0.1  # ten updates a second: smooth to read, a few layouts to pay
+MAX_FLUSH_SECONDS = 0.25
+FLUSH_SECONDS_PER_KB = 0.02  # a longer segment lays out slower, so it is appended less often
 SEGMENT_CHARS = 6_000
 FENCES = ("```", "~~~")
 

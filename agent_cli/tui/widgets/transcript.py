@@ -21,7 +21,9 @@ PRUNE_BATCH = 20
 
 class Transcript(VerticalScroll, can_focus=False):
     DEFAULT_CSS = """
-    Transcript { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
+    /* The scrollbar's column is kept even while nothing scrolls: when the first long answer made
+       it appear, every cell was laid out and rendered again one column narrower, mid-stream. */
+    Transcript { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; scrollbar-gutter: stable; }
     """
 
     def __init__(self, max_cells: int = MAX_CELLS, live_cells: int = LIVE_CELLS, **kwargs) -> None:
