@@ -10,33 +10,52 @@ from agent_cli import __version__
 
 def add_session_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-m", "--model", help="model name, e.g. gpt-5 or claude-sonnet-4-5")
-    parser.add_argument("--provider", help="model provider id (openai, openai-chat, anthropic, ollama, or one from config)")
+    parser.add_argument(
+        "--provider", help="model provider id (openai, openai-chat, anthropic, ollama, or one from config)"
+    )
     parser.add_argument("-C", "--cd", metavar="DIR", help="run as if started in DIR")
     parser.add_argument(
-        "-c", "--config", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+        "-c",
+        "--config",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
         help="override a config key; VALUE is parsed as TOML (repeatable)",
     )
-    parser.add_argument("--mode", choices=("agent", "ask", "plan"), help="agent: all tools; ask: read-only; plan: read-only + plan")
     parser.add_argument(
-        "-s", "--sandbox", choices=("read-only", "workspace-write", "danger-full-access"),
+        "--mode", choices=("agent", "ask", "plan"), help="agent: all tools; ask: read-only; plan: read-only + plan"
+    )
+    parser.add_argument(
+        "-s",
+        "--sandbox",
+        choices=("read-only", "workspace-write", "danger-full-access"),
         help="where commands may write (default workspace-write: the cwd, writable_roots and temp dirs)",
     )
     parser.add_argument(
-        "-a", "--approval", choices=("untrusted", "on-request", "on-failure", "never"),
+        "-a",
+        "--approval",
+        choices=("untrusted", "on-request", "on-failure", "never"),
         help="when to ask before running (default: on-request in the TUI, never in exec)",
     )
     parser.add_argument(
-        "--plugin-dir", dest="plugin_dirs", action="append", default=[], metavar="DIR",
+        "--plugin-dir",
+        dest="plugin_dirs",
+        action="append",
+        default=[],
+        metavar="DIR",
         help="load the Claude Code plugin in DIR (or every plugin in it) for this run (repeatable)",
     )
 
 
 def session_flags(args: argparse.Namespace) -> dict[str, object]:
     return {
-        "model": args.model, "model_provider": args.provider, "mode": args.mode,
-        "sandbox_mode": getattr(args, "sandbox", None), "approval_policy": getattr(args, "approval", None),
+        "model": args.model,
+        "model_provider": args.provider,
+        "mode": args.mode,
+        "sandbox_mode": getattr(args, "sandbox", None),
+        "approval_policy": getattr(args, "approval", None),
     }
-
 
 
 def build_tui_parser() -> argparse.ArgumentParser:
@@ -46,8 +65,11 @@ def build_tui_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"agent-cli {__version__}")
     add_session_options(parser)
-    parser.add_argument("--inline", action="store_true",
-                        help="draw the app below the shell prompt instead of on the alternate screen; "
-                             "its last screen stays in the terminal's scrollback on exit")
+    parser.add_argument(
+        "--inline",
+        action="store_true",
+        help="draw the app below the shell prompt instead of on the alternate screen; "
+        "its last screen stays in the terminal's scrollback on exit",
+    )
     parser.add_argument("prompt", nargs="?", help="a first prompt to send")
     return parser

@@ -47,7 +47,7 @@ def parse_exec_args(argv: list[str]) -> argparse.Namespace:
     at = resume_position(parser, argv)
     if at is None:
         return parser.parse_args(argv)
-    return build_exec_parser(resume=True).parse_intermixed_args(argv[:at] + argv[at + 1:])
+    return build_exec_parser(resume=True).parse_intermixed_args(argv[:at] + argv[at + 1 :])
 
 
 def resume_position(parser: argparse.ArgumentParser, argv: list[str]) -> int | None:

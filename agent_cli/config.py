@@ -32,9 +32,17 @@ WIRE_APIS = ("responses", "chat", "anthropic")
 # Settings of a repository's own .agent/config.toml that apply only once the folder is trusted:
 # they lift the sandbox, choose where requests (and the API key) go, or what commands inherit.
 REPOSITORY_SETTINGS = (
-    "sandbox_mode", "approval_policy", "network_access", "writable_roots", "sandbox_workspace_write",
-    "shell_environment_policy", "model_providers", "openai_base_url", "web_fetch_allow_private",
-    "web_search_api", "memory_user_writes",
+    "sandbox_mode",
+    "approval_policy",
+    "network_access",
+    "writable_roots",
+    "sandbox_workspace_write",
+    "shell_environment_policy",
+    "model_providers",
+    "openai_base_url",
+    "web_fetch_allow_private",
+    "web_search_api",
+    "memory_user_writes",
 )
 
 
@@ -52,9 +60,23 @@ class ConfigError(Exception):
     """Bad configuration. The message names where the bad value came from."""
 
 
-PROVIDER_KEYS = {"name": str, "base_url": str, "wire_api": str, "env_key": str, "requires_key": bool,
-                 "http_headers": dict, "query_params": dict}
-_TYPE_NAMES = {str: "a string", int: "an integer", bool: "a boolean", list: "an array", dict: "a table", (int, float): "a number"}
+PROVIDER_KEYS = {
+    "name": str,
+    "base_url": str,
+    "wire_api": str,
+    "env_key": str,
+    "requires_key": bool,
+    "http_headers": dict,
+    "query_params": dict,
+}
+_TYPE_NAMES = {
+    str: "a string",
+    int: "an integer",
+    bool: "a boolean",
+    list: "an array",
+    dict: "a table",
+    (int, float): "a number",
+}
 
 
 @dataclass(frozen=True)
@@ -106,13 +128,15 @@ class Config:
     tool_output_token_limit: int = setting(10_000, of=int, minimum=100)
     max_output_tokens: int | None = setting(None, of=int, key="model_max_output_tokens", minimum=1)
     reasoning_effort: str | None = setting(  # Codex's values
-        None, of=str, key="model_reasoning_effort", choices=("none", "minimal", "low", "medium", "high", "xhigh"))
+        None, of=str, key="model_reasoning_effort", choices=("none", "minimal", "low", "medium", "high", "xhigh")
+    )
     auto_compact: bool = setting(True, of=bool)
     auto_compact_percent: int = setting(85, of=int, minimum=1)
     auto_compact_token_limit: int | None = setting(None, of=int, key="model_auto_compact_token_limit", minimum=1)
     project_doc_max_bytes: int = setting(32 * 1024, of=int, minimum=0)
     project_doc_fallback_filenames: tuple[str, ...] = setting(
-        (), of=list, strings=True, convert=lambda names, cwd: tuple(str(name) for name in names))
+        (), of=list, strings=True, convert=lambda names, cwd: tuple(str(name) for name in names)
+    )
     approval_policy: str = setting("on-request", of=str, choices=APPROVAL_POLICIES)
     sandbox_mode: str = setting("workspace-write", of=str, choices=SANDBOX_MODES)
     network_access: bool = setting(False, of=bool)
@@ -132,7 +156,9 @@ class Config:
     memory: bool = setting(True, of=bool)  # memory/: recall each turn, the memory tools, /memory
     memory_top_k: int = setting(5, of=int, minimum=1)
     memory_max_chars: int = setting(2_000, of=int, minimum=100)
-    memory_min_score: float = setting(0.6, of=(int, float), minimum=0, maximum=1)  # memory/ranking.py explains the scale
+    memory_min_score: float = setting(
+        0.6, of=(int, float), minimum=0, maximum=1
+    )  # memory/ranking.py explains the scale
     # "lean" for small windows (context/profile.py); "auto": lean up to 8k
     context_profile: str = setting("auto", of=str, choices=("auto", "lean", "full"))
     # the model's user-scope memory_save: ask (exec: refused) | allow | deny
@@ -141,8 +167,11 @@ class Config:
     max_agent_depth: int = setting(1, of=int, minimum=0)
     max_parallel_agents: int = setting(4, of=int, minimum=1)  # `task` calls of one response that run at once
     read_file: ReadLimits = setting(  # thresholds of the file processors
-        ReadLimits(), of=dict, parse=lambda table, origin: ReadLimits.from_table(table),
-        convert=lambda table, cwd: ReadLimits.from_table(table))
+        ReadLimits(),
+        of=dict,
+        parse=lambda table, origin: ReadLimits.from_table(table),
+        convert=lambda table, cwd: ReadLimits.from_table(table),
+    )
     # None: from the model table (models/model_info.py)
     supports_images: bool | None = setting(None, of=bool, key="model_supports_images")
     # MCP tool schemas above this share of the window: search mode
@@ -150,7 +179,9 @@ class Config:
     checkpoints: bool = setting(True, of=bool)  # snapshot the tree before a turn changes it (/undo, /rewind)
     # larger files are left out of snapshots, and named
     checkpoint_max_file_bytes: int = setting(10 * 1024 * 1024, of=int, minimum=0)
-    checkpoint_timeout_ms: int = setting(30_000, of=int, minimum=100)  # a snapshot taking longer is given up with a warning
+    checkpoint_timeout_ms: int = setting(
+        30_000, of=int, minimum=100
+    )  # a snapshot taking longer is given up with a warning
     raw: dict[str, Any] = field(default_factory=dict)  # the merged tables, for hooks and the like
     sources: tuple[Path, ...] = ()  # config files that were read
     warnings: tuple[str, ...] = ()  # shown when the session starts (unknown keys)
@@ -174,10 +205,14 @@ RAW_KEYS = (
     Key("web_search_api", dict),  # tools/web_search_api.py: a search API for servers without their own
 )
 KEYS: dict[str, Key] = {
-    **{key.name: key for key in (
-        replace(f.metadata["key"], name=f.metadata["key"].name or f.name, field=f.name)
-        for f in fields(Config) if "key" in f.metadata
-    )},
+    **{
+        key.name: key
+        for key in (
+            replace(f.metadata["key"], name=f.metadata["key"].name or f.name, field=f.name)
+            for f in fields(Config)
+            if "key" in f.metadata
+        )
+    },
     **{key.name: key for key in RAW_KEYS},
 }
 
@@ -348,16 +383,22 @@ def without_repository_settings(config: Config) -> Config:
     (a folder not trusted yet: see agent_cli/trust/)."""
     layers = [
         replace(layer, table={k: v for k, v in layer.table.items() if k not in REPOSITORY_SETTINGS})
-        if layer.kind == "project" else layer
+        if layer.kind == "project"
+        else layer
         for layer in config.layers
     ]
     rebuilt = _build(config.cwd, config.agent_home, layers, config.sources, config.warnings)
     as_loaded = _build(config.cwd, config.agent_home, config.layers, (), ())
     # What a front end added after loading (agent exec --add-dir) stays.
     added = tuple(root for root in config.writable_roots if root not in as_loaded.writable_roots)
-    return replace(rebuilt, writable_roots=rebuilt.writable_roots + added, plugin_dirs=config.plugin_dirs,
-                   trust_repository=config.trust_repository, model=config.model,
-                   context_window=config.context_window)
+    return replace(
+        rebuilt,
+        writable_roots=rebuilt.writable_roots + added,
+        plugin_dirs=config.plugin_dirs,
+        trust_repository=config.trust_repository,
+        model=config.model,
+        context_window=config.context_window,
+    )
 
 
 def with_model(config: Config, model: str) -> Config:
@@ -372,8 +413,9 @@ def window_for(config: Config, model: str) -> int:
     return config.context_window if "model_context_window" in config.raw else context_window_for(model)
 
 
-def _build(cwd: Path, home: Path, layers: Sequence[ConfigLayer], sources: Sequence[Path],
-           warnings: Sequence[str]) -> Config:
+def _build(
+    cwd: Path, home: Path, layers: Sequence[ConfigLayer], sources: Sequence[Path], warnings: Sequence[str]
+) -> Config:
     merged: dict[str, Any] = {}
     for layer in layers:
         _merge(merged, copy.deepcopy(layer.table))
@@ -386,23 +428,28 @@ def _build(cwd: Path, home: Path, layers: Sequence[ConfigLayer], sources: Sequen
     if merged.get("openai_base_url") and provider.id in ("openai", "openai-chat"):
         provider = replace(provider, base_url=merged["openai_base_url"], base_url_env=None)
     if merged.get("mcp_tool_budget_percent", 0) > 100:
-        raise ConfigError(f"`mcp_tool_budget_percent` must be between 0 and 100; got {merged['mcp_tool_budget_percent']}")
+        raise ConfigError(
+            f"`mcp_tool_budget_percent` must be between 0 and 100; got {merged['mcp_tool_budget_percent']}"
+        )
     if merged.get("auto_compact_percent", 100) > 100:
         raise ConfigError(f"`auto_compact_percent` must be between 1 and 100; got {merged['auto_compact_percent']}")
     # What the layers set; a field whose key is absent keeps its default.
     settings = {
         declared.field: declared.convert(merged[name], cwd) if declared.convert else merged[name]
-        for name, declared in KEYS.items() if declared.field is not None and name in merged
+        for name, declared in KEYS.items()
+        if declared.field is not None and name in merged
     }
-    return Config(**{
-        **settings,
-        "cwd": cwd,
-        "agent_home": home,
-        "model": model,
-        "provider": provider,
-        "context_window": merged.get("model_context_window") or context_window_for(model),
-        "raw": merged,
-        "sources": tuple(sources),
-        "warnings": tuple(warnings),
-        "layers": tuple(layers),
-    })
+    return Config(
+        **{
+            **settings,
+            "cwd": cwd,
+            "agent_home": home,
+            "model": model,
+            "provider": provider,
+            "context_window": merged.get("model_context_window") or context_window_for(model),
+            "raw": merged,
+            "sources": tuple(sources),
+            "warnings": tuple(warnings),
+            "layers": tuple(layers),
+        }
+    )

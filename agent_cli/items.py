@@ -81,12 +81,7 @@ class ToolOutput:
 
 Item = Message | Reasoning | ToolCall | ToolOutput
 
-_TYPES: dict[str, type] = {
-    "message": Message,
-    "reasoning": Reasoning,
-    "tool_call": ToolCall,
-    "tool_output": ToolOutput,
-}
+_TYPES: dict[str, type] = {"message": Message, "reasoning": Reasoning, "tool_call": ToolCall, "tool_output": ToolOutput}
 _NAMES = {cls: name for name, cls in _TYPES.items()}
 
 

@@ -48,8 +48,9 @@ from agent_cli.tools.web_search_api import search_api_tool
 from agent_cli.trust.gate import TrustState, trust_state, untrusted_raw
 
 
-def open_session(config: Config, *, interactive: bool, mcp_servers: Iterable[ServerSpec] = (),
-                 clients: ClientFactory | None = None) -> Session:
+def open_session(
+    config: Config, *, interactive: bool, mcp_servers: Iterable[ServerSpec] = (), clients: ClientFactory | None = None
+) -> Session:
     """A new top-level session for ``config``. ``interactive``: a person answers approvals (the TUI,
     an editor); otherwise the configured policy does (``agent exec``). ``mcp_servers`` join the
     configured ones (an editor's, over ACP). ``clients`` makes a model's client (default: the
@@ -65,8 +66,9 @@ def open_session(config: Config, *, interactive: bool, mcp_servers: Iterable[Ser
     settings, hook_warnings = project_settings_hooks(config) if trust.trusted else ([], [])
     session: Session  # the task tool's spawn runs children of the session built below
 
-    async def spawn(definition: AgentDefinition, description: str, prompt: str, call_id: str,
-                    emit: Emit) -> ChildOutcome:
+    async def spawn(
+        definition: AgentDefinition, description: str, prompt: str, call_id: str, emit: Emit
+    ) -> ChildOutcome:
         return await run_subagent(session, definition, description, prompt, call_id, emit)
 
     tools = default_tools() + (memory_tools() if config.memory else [])
@@ -76,19 +78,21 @@ def open_session(config: Config, *, interactive: bool, mcp_servers: Iterable[Ser
     tools += search_tools
     registry = ToolRegistry(tools)
     approvals.is_read_only_tool = registry.is_read_only
-    session = Session(SessionParts(
-        config=config,
-        trust=trust,
-        approvals=approvals,
-        tools=registry,
-        hooks=HookState.from_config(config, [*settings, *plugins.hooks], raw),
-        client_factory=clients or client_factory(config),
-        plugins=plugins,
-        agents=agents,
-        mcp=mcp_toolset(config, registry, approvals, trust, plugins, raw, list(mcp_servers)),
-        shell_snapshot=new_shell_snapshot(config, approvals.env),
-        load_warnings=(*hook_warnings, *search_warnings),
-    ))
+    session = Session(
+        SessionParts(
+            config=config,
+            trust=trust,
+            approvals=approvals,
+            tools=registry,
+            hooks=HookState.from_config(config, [*settings, *plugins.hooks], raw),
+            client_factory=clients or client_factory(config),
+            plugins=plugins,
+            agents=agents,
+            mcp=mcp_toolset(config, registry, approvals, trust, plugins, raw, list(mcp_servers)),
+            shell_snapshot=new_shell_snapshot(config, approvals.env),
+            load_warnings=(*hook_warnings, *search_warnings),
+        )
+    )
     return session
 
 
@@ -100,35 +104,39 @@ def open_child(parent: Session, definition: AgentDefinition) -> Session:
     child_id = new_session_id()
     child: Session  # its own task tool's spawn runs the child's children
 
-    async def spawn(definition: AgentDefinition, description: str, prompt: str, call_id: str,
-                    emit: Emit) -> ChildOutcome:
+    async def spawn(
+        definition: AgentDefinition, description: str, prompt: str, call_id: str, emit: Emit
+    ) -> ChildOutcome:
         return await run_subagent(child, definition, description, prompt, call_id, emit)
 
-    child = Session(SessionParts(
-        config=parent.config,
-        trust=parent.trust,
-        approvals=parent.approvals,  # the same sandbox, policy and approvals given so far
-        tools=ToolRegistry(child_tools(parent, definition, depth, spawn)),
-        hooks=child_hooks(parent),
-        client_factory=parent.client_factory,
-        plugins=parent.plugins,
-        agents=parent.agents,
-        shell_snapshot=parent.shell_snapshot,  # the login shell is the same
-        model=model,  # counted with its own tokenizer, recorded in its transcript's header
-        mode=parent.mode,
-        instructions=child_instructions(parent, definition),
-        subagent=SubagentInfo(definition.name, depth, parent),
-        rollout_path=transcript_path(parent, child_id, definition.name),
-        session_id=child_id,
-        lean_tools=False,
-        client=parent.client if model == parent.model else None,  # one connection pool per model
-        borrowed=True,  # the parent closes its client and shell snapshot
-    ))
+    child = Session(
+        SessionParts(
+            config=parent.config,
+            trust=parent.trust,
+            approvals=parent.approvals,  # the same sandbox, policy and approvals given so far
+            tools=ToolRegistry(child_tools(parent, definition, depth, spawn)),
+            hooks=child_hooks(parent),
+            client_factory=parent.client_factory,
+            plugins=parent.plugins,
+            agents=parent.agents,
+            shell_snapshot=parent.shell_snapshot,  # the login shell is the same
+            model=model,  # counted with its own tokenizer, recorded in its transcript's header
+            mode=parent.mode,
+            instructions=child_instructions(parent, definition),
+            subagent=SubagentInfo(definition.name, depth, parent),
+            rollout_path=transcript_path(parent, child_id, definition.name),
+            session_id=child_id,
+            lean_tools=False,
+            client=parent.client if model == parent.model else None,  # one connection pool per model
+            borrowed=True,  # the parent closes its client and shell snapshot
+        )
+    )
     return child
 
 
-async def run_subagent(parent: Session, definition: AgentDefinition, description: str, prompt: str,
-                       call_id: str, emit: Emit) -> ChildOutcome:
+async def run_subagent(
+    parent: Session, definition: AgentDefinition, description: str, prompt: str, call_id: str, emit: Emit
+) -> ChildOutcome:
     """What the ``task`` tool's ``spawn`` does: a child session for ``definition``, run on ``prompt``."""
     return await run_child(parent, open_child(parent, definition), definition, description, prompt, call_id, emit)
 
@@ -167,8 +175,15 @@ def search_api_tools(config: Config, interactive: bool) -> tuple[list[Tool], lis
     return ([tool] if tool is not None else []), warnings
 
 
-def mcp_toolset(config: Config, registry: ToolRegistry, approvals: Approvals, trust: TrustState, plugins: PluginSet,
-                raw: dict[str, Any], extra: list[ServerSpec]) -> McpToolset | None:
+def mcp_toolset(
+    config: Config,
+    registry: ToolRegistry,
+    approvals: Approvals,
+    trust: TrustState,
+    plugins: PluginSet,
+    raw: dict[str, Any],
+    extra: list[ServerSpec],
+) -> McpToolset | None:
     """The configured servers (``raw``: those in force), the repository's ``.mcp.json`` (once
     trusted), the plugins' and ``extra`` ones; None when there are none (the session then does no
     MCP work at all). A name already taken keeps its first definition."""
@@ -178,9 +193,13 @@ def mcp_toolset(config: Config, registry: ToolRegistry, approvals: Approvals, tr
     if not servers.specs and not servers.warnings and not extra:
         return None
     toolset = McpToolset.for_specs(
-        servers.specs, registry, config.provider.wire_api,
+        servers.specs,
+        registry,
+        config.provider.wire_api,
         budget_tokens(config.context_window, config.mcp_tool_budget_percent),
-        config.agent_home / "logs", approvals.env, servers.warnings,
+        config.agent_home / "logs",
+        approvals.env,
+        servers.warnings,
     )
     toolset.manager.add(extra)  # after the others: a name they took keeps its first definition
     return toolset
@@ -199,4 +218,3 @@ def new_shell_snapshot(config: Config, env: dict[str, str] | None) -> ShellSnaps
         return None
     directory = config.agent_home / "shell-snapshots"
     return ShellSnapshot(directory, config.cwd, env, env_scrubber(config), bash=shutil.which("bash"))
-

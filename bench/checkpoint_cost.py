@@ -46,7 +46,7 @@ def generate(root: Path, files: int, total_bytes: int) -> None:
 
 def change(root: Path, count: int, round_: int) -> None:
     files = sorted(root.rglob("file*.py"))
-    for path in files[round_ * 997 % len(files):][:count]:
+    for path in files[round_ * 997 % len(files) :][:count]:
         with path.open("ab") as handle:
             handle.write(f"\n# changed in round {round_}\n".encode())
 
@@ -56,8 +56,13 @@ def du(path: Path) -> int:
 
 
 def git(root: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b",
-           "GIT_COMMITTER_EMAIL": "b@b"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "b",
+        "GIT_AUTHOR_EMAIL": "b@b",
+        "GIT_COMMITTER_NAME": "b",
+        "GIT_COMMITTER_EMAIL": "b@b",
+    }
     return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True, env=env).stdout
 
 

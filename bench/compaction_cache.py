@@ -42,8 +42,16 @@ async def run_job(root: Path, window: int, steps: int, file_tokens: int, provide
     job = Job(files)
     with FakeModelServer(context_window=window, fallback=job) as server:
         os.environ.update(provider_env(server, provider))
-        config = load_config(root, [f'model_provider="{provider}"', f'model="{MODELS[provider]}"',
-                                    f"model_context_window={window}", "retry_max_attempts=1", *overrides])
+        config = load_config(
+            root,
+            [
+                f'model_provider="{provider}"',
+                f'model="{MODELS[provider]}"',
+                f"model_context_window={window}",
+                "retry_max_attempts=1",
+                *overrides,
+            ],
+        )
         session = open_session(config, interactive=False)
         events = [event async for event in submit(session, TASK)]
         await session.aclose()
@@ -57,15 +65,19 @@ def main() -> None:
     parser.add_argument("--file-tokens", type=int, default=3_100)
     parser.add_argument("--provider", choices=sorted(MODELS), default="openai-chat")
     args = parser.parse_args()
-    print(f"job: {args.steps} reads of ~{args.file_tokens:,} tokens in a {args.window:,}-token window ({args.provider})")
+    print(
+        f"job: {args.steps} reads of ~{args.file_tokens:,} tokens in a {args.window:,}-token window ({args.provider})"
+    )
     for title, overrides in VARIANTS.items():
         print(f"\n{title}")
         report_run(args, *overrides)
 
 
 # The default caps one tool output at 1/8 of a small window; the second run keeps outputs whole.
-VARIANTS = {"defaults (tool outputs capped at 1/8 of the window)": (),
-            "tool_output_token_limit=10000 set (outputs whole)": ("tool_output_token_limit=10000",)}
+VARIANTS = {
+    "defaults (tool outputs capped at 1/8 of the window)": (),
+    "tool_output_token_limit=10000 set (outputs whole)": ("tool_output_token_limit=10000",),
+}
 
 
 def report_run(args, *overrides: str) -> None:
@@ -73,20 +85,28 @@ def report_run(args, *overrides: str) -> None:
         os.environ["AGENT_HOME"] = home
         root = Path(work)
         (root / ".git").mkdir()
-        requests, events = asyncio.run(run_job(root, args.window, args.steps, args.file_tokens, args.provider, *overrides))
+        requests, events = asyncio.run(
+            run_job(root, args.window, args.steps, args.file_tokens, args.provider, *overrides)
+        )
     report = cache_report(requests)
     done = [event for event in events if isinstance(event, ev.TurnComplete)]
     compactions = [event for event in events if isinstance(event, ev.CompactionFinished)]
     summaries = sum(1 for rec in requests if is_summary_request(rec))
-    print(f"finished: {'yes' if done else 'NO'}; requests: {len(requests)} ({summaries} summarizing); "
-          f"compactions: {len(compactions)} ({', '.join(c.trigger for c in compactions) or 'none'})")
-    print(f"largest request: {max(rec.input_tokens for rec in requests):,} tokens; refused as too long: {report['refused']}")
+    print(
+        f"finished: {'yes' if done else 'NO'}; requests: {len(requests)} ({summaries} summarizing); "
+        f"compactions: {len(compactions)} ({', '.join(c.trigger for c in compactions) or 'none'})"
+    )
+    print(
+        f"largest request: {max(rec.input_tokens for rec in requests):,} tokens; refused as too long: {report['refused']}"
+    )
     print(f"input tokens: {report['input']:,}; cached (shared prefix): {report['cached']:,}")
     print(f"uncached input tokens: {report['uncached']:>8,}")
     for name, figure in REFERENCE.items():
         print(f"  {name + ':':<24}{figure:>8,}  (this run: {report['uncached'] / figure:.2f}x)")
     target = int(REFERENCE["Codex CLI"] * TARGET_SHARE_OF_CODEX)
-    print(f"  target (<= {TARGET_SHARE_OF_CODEX}x Codex):   {target:>8,}  {'met' if report['uncached'] <= target else 'MISSED'}")
+    print(
+        f"  target (<= {TARGET_SHARE_OF_CODEX}x Codex):   {target:>8,}  {'met' if report['uncached'] <= target else 'MISSED'}"
+    )
 
 
 if __name__ == "__main__":

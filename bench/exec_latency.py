@@ -47,7 +47,9 @@ WIRES = {  # provider: (wire, default model)
 }
 SDK_OF = {"openai": "openai", "openai-chat": "openai", "anthropic": "anthropic"}
 PEER_ENV = {  # Claude Code: no telemetry, error reports or update checks, only the model requests
-    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "DISABLE_TELEMETRY": "1",
+    "DISABLE_AUTOUPDATER": "1",
     "DISABLE_ERROR_REPORTING": "1",
 }
 
@@ -60,8 +62,12 @@ def tool_output_sent(request: RecordedRequest) -> bool:
         return any(item.get("type") == "function_call_output" for item in body.get("input", []))
     if request.protocol == "chat":
         return any(message.get("role") == "tool" for message in body.get("messages", []))
-    blocks = [block for message in body.get("messages", []) if isinstance(message.get("content"), list)
-              for block in message["content"]]
+    blocks = [
+        block
+        for message in body.get("messages", [])
+        if isinstance(message.get("content"), list)
+        for block in message["content"]
+    ]
     return any(block.get("type") == "tool_result" and not block.get("is_error") for block in blocks)
 
 
@@ -88,21 +94,30 @@ def round_trip(server: FakeModelServer, client: Client, env: dict[str, str], cwd
             arrivals.append(time.perf_counter())
             requests.append(request)
             return item
+
         return answer
 
     server.script(reply(Reply(tool_calls=[client.call])), reply(Reply(text="done")))
     cpu_before = cpu_of_children()
     started = time.perf_counter()
-    done = subprocess.run(client.argv, env={**env, **client.env}, cwd=cwd, stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        client.argv, env={**env, **client.env}, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True
+    )
     ended = time.perf_counter()
     cpu = cpu_of_children() - cpu_before
     if done.returncode != 0 or len(arrivals) != 2 or not tool_output_sent(requests[1]):
-        raise SystemExit(f"{client.label}: not one shell round trip (exit {done.returncode}, {len(arrivals)} "
-                         f"requests): {done.stderr[-2000:] or done.stdout[-2000:]}")
+        raise SystemExit(
+            f"{client.label}: not one shell round trip (exit {done.returncode}, {len(arrivals)} "
+            f"requests): {done.stderr[-2000:] or done.stdout[-2000:]}"
+        )
     first, second = arrivals
-    return {"total": ended - started, STEPS[0]: first - started, STEPS[1]: second - first, STEPS[2]: ended - second,
-            "CPU": cpu}
+    return {
+        "total": ended - started,
+        STEPS[0]: first - started,
+        STEPS[1]: second - first,
+        STEPS[2]: ended - second,
+        "CPU": cpu,
+    }
 
 
 def cpu_of_children() -> float:
@@ -125,10 +140,21 @@ def ours(provider: str, model: str) -> Client:
 
 
 def codex(path: str, base_url: str, model: str) -> Client:
-    provider = (f'model_providers.bench={{name="bench",base_url="{base_url}",env_key="OPENAI_API_KEY",'
-                f'wire_api="responses"}}')
-    argv = [path, "exec", "--skip-git-repo-check", "-c", provider, "-c", "model_provider=bench", "-m", model,
-            "run true"]
+    provider = (
+        f'model_providers.bench={{name="bench",base_url="{base_url}",env_key="OPENAI_API_KEY",wire_api="responses"}}'
+    )
+    argv = [
+        path,
+        "exec",
+        "--skip-git-repo-check",
+        "-c",
+        provider,
+        "-c",
+        "model_provider=bench",
+        "-m",
+        model,
+        "run true",
+    ]
     return Client("codex exec", argv, ToolCall("exec_command", {"cmd": "true"}))
 
 
@@ -138,19 +164,26 @@ def claude(path: str, model: str) -> Client:
 
 
 def print_table(providers: list[str], lineup: dict[str, list[Client]], imports: dict[str, list[float]]) -> None:
-    print(f"{'wire':20}{'client':32}{'total':>7}{'to 1st request':>16}{'reply+tool+request':>20}{'to exit':>9}"
-          f"{'CPU':>7}  ms")
+    print(
+        f"{'wire':20}{'client':32}{'total':>7}{'to 1st request':>16}{'reply+tool+request':>20}{'to exit':>9}"
+        f"{'CPU':>7}  ms"
+    )
     for provider in providers:
         clients = lineup[provider]
         for at, client in enumerate(clients):
-            steps = "".join(f"{client.median(step) * 1000:{width}.0f}"
-                            for step, width in zip((*STEPS, "CPU"), (16, 20, 9, 7)))
-            print(f"{WIRES[provider][0] if at == 0 else '':20}{client.label:32}{client.median('total') * 1000:7.0f}{steps}")
+            steps = "".join(
+                f"{client.median(step) * 1000:{width}.0f}" for step, width in zip((*STEPS, "CPU"), (16, 20, 9, 7))
+            )
+            print(
+                f"{WIRES[provider][0] if at == 0 else '':20}{client.label:32}{client.median('total') * 1000:7.0f}{steps}"
+            )
         if len(clients) == 2:
             mine, peer = clients
             ratios = [mine.median(step) / peer.median(step) for step in ("total", *STEPS, "CPU")]
-            print(f"{'':20}{'ours / ' + peer.label:32}{ratios[0]:6.2f}x{ratios[1]:15.2f}x{ratios[2]:19.2f}x"
-                  f"{ratios[3]:8.2f}x{ratios[4]:6.2f}x")
+            print(
+                f"{'':20}{'ours / ' + peer.label:32}{ratios[0]:6.2f}x{ratios[1]:15.2f}x{ratios[2]:19.2f}x"
+                f"{ratios[3]:8.2f}x{ratios[4]:6.2f}x"
+            )
     cpu = ", ".join(f"{sdk} {statistics.median(times) * 1000:.0f} ms" for sdk, times in imports.items())
     print(f"importing the SDK alone (CPU, collector paused as in exec): {cpu}")
 
@@ -158,18 +191,32 @@ def print_table(providers: list[str], lineup: dict[str, list[Client]], imports: 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--provider", nargs="+", choices=list(WIRES), default=list(WIRES),
-                        help="the wires to measure: openai (Responses), openai-chat, anthropic")
-    parser.add_argument("--model", help="one model name for every wire (default: gpt-5, or claude-sonnet-4-5 on anthropic)")
+    parser.add_argument(
+        "--provider",
+        nargs="+",
+        choices=list(WIRES),
+        default=list(WIRES),
+        help="the wires to measure: openai (Responses), openai-chat, anthropic",
+    )
+    parser.add_argument(
+        "--model", help="one model name for every wire (default: gpt-5, or claude-sonnet-4-5 on anthropic)"
+    )
     parser.add_argument("--codex", help="path of a `codex` binary, measured on the Responses wire")
     parser.add_argument("--claude", help="path of a Claude Code `claude` binary, measured on the Anthropic wire")
     args = parser.parse_args()
     with FakeModelServer() as server, tempfile.TemporaryDirectory() as home:
         Path(home, ".profile").write_text("export BENCH_PROFILE=1\n")  # not this machine's profile
         env = {
-            **os.environ, "PYTHONPATH": str(REPO), "AGENT_HOME": home, "HOME": home, "CODEX_HOME": home,
-            "NO_COLOR": "1", "OPENAI_BASE_URL": server.openai_base_url, "OPENAI_API_KEY": "bench",
-            "ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": "bench",
+            **os.environ,
+            "PYTHONPATH": str(REPO),
+            "AGENT_HOME": home,
+            "HOME": home,
+            "CODEX_HOME": home,
+            "NO_COLOR": "1",
+            "OPENAI_BASE_URL": server.openai_base_url,
+            "OPENAI_API_KEY": "bench",
+            "ANTHROPIC_BASE_URL": server.base_url,
+            "ANTHROPIC_API_KEY": "bench",
         }
         env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed by pip: compiled bytecode
         lineup: dict[str, list[Client]] = {}
@@ -195,9 +242,11 @@ def main() -> None:
             for sdk, times in imports.items():
                 times.append(sdk_import_cpu(sdk, env, home))
         load_after = os.getloadavg()[0]
-    print(f"One shell round trip against the fake server; medians of {args.runs} interleaved runs; load average "
-          f"{load_before:.2f} at the start, {load_after:.2f} at the end; python -c pass "
-          f"{statistics.median(baseline) * 1000:.0f} ms")
+    print(
+        f"One shell round trip against the fake server; medians of {args.runs} interleaved runs; load average "
+        f"{load_before:.2f} at the start, {load_after:.2f} at the end; python -c pass "
+        f"{statistics.median(baseline) * 1000:.0f} ms"
+    )
     print_table(args.provider, lineup, imports)
 
 

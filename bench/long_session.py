@@ -154,11 +154,15 @@ def main() -> None:
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"tokenizer:                               {args.tokenizer}; session files on {ram or 'disk'}")
     print(f"per-turn harness overhead, 100 items:    {short * 1000:8.3f} ms (median of {args.turns} turns)")
-    print(f"per-turn harness overhead, 10,000 items: {long * 1000:8.3f} ms (median of {args.turns} turns; "
-          f"{final_items:,} items at the end)")
+    print(
+        f"per-turn harness overhead, 10,000 items: {long * 1000:8.3f} ms (median of {args.turns} turns; "
+        f"{final_items:,} items at the end)"
+    )
     print(f"ratio:                                   {long / short:8.2f}x (target <= 2)")
-    print(f"not counted above: the client's request JSON, {wire_short * 1000:.2f} ms at 100 items, "
-          f"{wire_long * 1000:.2f} ms at 10,000 (inherent: every item is sent)")
+    print(
+        f"not counted above: the client's request JSON, {wire_short * 1000:.2f} ms at 100 items, "
+        f"{wire_long * 1000:.2f} ms at 10,000 (inherent: every item is sent)"
+    )
     print(f"peak traced memory, 10,000 items:        {peak / 1e6:8.1f} MB")
     print(f"max RSS of this process:                 {rss_mb:8.1f} MB")
 

@@ -38,8 +38,10 @@ DEMO = [sys.executable, "-m", "tests.mcp_servers.demo_server"]
 def servers_config(slow: float) -> str:
     tables = []
     for name, extra in (("one", []), ("two", []), ("slow", ["--start-delay", str(slow)])):
-        tables.append(f"[mcp_servers.{name}]\ncommand = {json.dumps(DEMO[0])}\nargs = {json.dumps([*DEMO[1:], *extra])}\n"
-                      f"cwd = {json.dumps(str(REPO))}\nstartup_timeout_sec = 60\n")
+        tables.append(
+            f"[mcp_servers.{name}]\ncommand = {json.dumps(DEMO[0])}\nargs = {json.dumps([*DEMO[1:], *extra])}\n"
+            f"cwd = {json.dumps(str(REPO))}\nstartup_timeout_sec = 60\n"
+        )
     return "\n".join(tables)
 
 
@@ -78,7 +80,9 @@ async def main() -> None:
     print(f"no MCP server:                          {none * 1000:7.0f} ms (median of {args.runs})")
     print(f"3 servers, started with the prompt:     {cold * 1000:7.0f} ms (one starts {args.slow:g} s late)")
     print(f"3 servers, ready before the prompt:     {warm * 1000:7.0f} ms")
-    print(f"ready servers add:                      {(warm - none) * 1000:7.0f} ms (target < 500 ms); ratio {warm / none:.2f}x")
+    print(
+        f"ready servers add:                      {(warm - none) * 1000:7.0f} ms (target < 500 ms); ratio {warm / none:.2f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -62,7 +62,8 @@ def fill(book: MemoryBook, count: int, rng: random.Random) -> None:
         counts = Counter(term for terms in batch_terms for term in terms)
         db.execute("BEGIN")
         db.executemany(
-            "INSERT INTO memories(text, tags, confidence, source, created, updated, terms) VALUES (?, ?, ?, ?, ?, ?, ?)", rows
+            "INSERT INTO memories(text, tags, confidence, source, created, updated, terms) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            rows,
         )
         db.executemany(
             "INSERT INTO term_docs(term, docs) VALUES (?, ?) ON CONFLICT(term) DO UPDATE SET docs = docs + excluded.docs",
@@ -105,17 +106,29 @@ def main() -> int:
             median, worst, recalled = measure(book, args.runs)
             db_size = (home / "memory" / "user.db").stat().st_size
             book.close()
-            results.append({"memories": size, "median_ms": round(median, 2), "max_ms": round(worst, 2),
-                            "db_bytes": db_size, "load_s": round(load, 1), "recalled": recalled})
+            results.append(
+                {
+                    "memories": size,
+                    "median_ms": round(median, 2),
+                    "max_ms": round(worst, 2),
+                    "db_bytes": db_size,
+                    "load_s": round(load, 1),
+                    "recalled": recalled,
+                }
+            )
     base = results[0]["median_ms"]
     print(f"{'memories':>10} {'median':>9} {'max':>9} {'db size':>10} {'vs smallest':>12} {'recalled/query':>15}")
     for row in results:
-        print(f"{row['memories']:>10,} {row['median_ms']:>7.2f}ms {row['max_ms']:>7.2f}ms "
-              f"{row['db_bytes'] / 1e6:>8.1f}MB {row['median_ms'] / base:>11.1f}x {row['recalled']:>15.1f}")
+        print(
+            f"{row['memories']:>10,} {row['median_ms']:>7.2f}ms {row['max_ms']:>7.2f}ms "
+            f"{row['db_bytes'] / 1e6:>8.1f}MB {row['median_ms'] / base:>11.1f}x {row['recalled']:>15.1f}"
+        )
     largest = results[-1]
     growth = (largest["median_ms"] / base) / (largest["memories"] / results[0]["memories"])
-    print(f"target: < 20 ms at {largest['memories']:,}: {'met' if largest['median_ms'] < 20 else 'MISSED'}; "
-          f"growth {growth:.4f} of linear")
+    print(
+        f"target: < 20 ms at {largest['memories']:,}: {'met' if largest['median_ms'] < 20 else 'MISSED'}; "
+        f"growth {growth:.4f} of linear"
+    )
     print(json.dumps(results))
     return 0
 

@@ -57,7 +57,9 @@ def write_json(path: Path, size: int) -> None:
     with path.open("w") as handle:
         handle.write('{"records": [\n')
         for start in range(0, count, 10_000):  # in chunks: this process stays small, and so its children
-            handle.write(",\n".join(record for _ in range(start, min(count, start + 10_000))) + ",\n" * (start + 10_000 < count))
+            handle.write(
+                ",\n".join(record for _ in range(start, min(count, start + 10_000))) + ",\n" * (start + 10_000 < count)
+            )
         handle.write('\n], "count": %d}\n' % count)
 
 
@@ -82,8 +84,10 @@ def compare(label: str, path: Path) -> bool:
     tool_s = float(tool_out.splitlines()[0])
     print(f"{label}: {path.stat().st_size / 1e6:,.0f} MB, {int(wc_out.split()[0]):,} lines")
     print(f"  wc -l       {wc_s:7.2f} s   peak RSS {wc_rss:7.1f} MB")
-    print(f"  read_file   {tool_s:7.2f} s   peak RSS {tool_rss:7.1f} MB   ratio {tool_s / wc_s:.1f}x time"
-          f"   (whole process with imports {process_s:.2f} s)")
+    print(
+        f"  read_file   {tool_s:7.2f} s   peak RSS {tool_rss:7.1f} MB   ratio {tool_s / wc_s:.1f}x time"
+        f"   (whole process with imports {process_s:.2f} s)"
+    )
     for line in tool_out.splitlines()[1:]:
         print(f"    | {line}")
     return tool_rss < 200
@@ -99,8 +103,11 @@ def main() -> None:
         ok = True
         for label, name, write in (
             ("CSV without quotes", "plain.csv", lambda path: write_csv(path, args.csv_mb * 1_000_000, quoted=False)),
-            ("CSV with quoted fields (and quoted newlines)", "quoted.csv",
-             lambda path: write_csv(path, args.csv_mb * 1_000_000, quoted=True)),
+            (
+                "CSV with quoted fields (and quoted newlines)",
+                "quoted.csv",
+                lambda path: write_csv(path, args.csv_mb * 1_000_000, quoted=True),
+            ),
             ("JSON", "big.json", lambda path: write_json(path, args.json_mb * 1_000_000)),
         ):
             write(folder / name)

@@ -39,8 +39,12 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--commands", type=int, default=20)
     parser.add_argument("--sandbox", action="store_true", help="run them in the workspace-write sandbox")
-    parser.add_argument("--profile-seconds", type=float, metavar="S",
-                        help="instead of your login profile, a made-up one that takes S seconds")
+    parser.add_argument(
+        "--profile-seconds",
+        type=float,
+        metavar="S",
+        help="instead of your login profile, a made-up one that takes S seconds",
+    )
     args = parser.parse_args()
     scrub = functools.partial(command_env, EnvPolicy())
     with tempfile.TemporaryDirectory() as work:
@@ -64,8 +68,10 @@ async def main() -> None:
     n = args.commands
     print(f"{n} commands{' in the sandbox' if args.sandbox else ''}:")
     print(f"  bash -lc (profile each time)  {with_login:6.2f} s  {with_login / n * 1000:6.1f} ms/command")
-    print(f"  snapshot (profile once)       {with_snapshot:6.2f} s  {with_snapshot / n * 1000:6.1f} ms/command"
-          f"  (+ {taking * 1000:.0f} ms to take it, once per session, in the background)")
+    print(
+        f"  snapshot (profile once)       {with_snapshot:6.2f} s  {with_snapshot / n * 1000:6.1f} ms/command"
+        f"  (+ {taking * 1000:.0f} ms to take it, once per session, in the background)"
+    )
     print(f"  ratio snapshot / bash -lc: {with_snapshot / with_login:.2f}")
 
 

@@ -114,8 +114,10 @@ def main() -> None:
     print(f"parent context, reading directly {direct:>8,} tokens")
     print(f"parent context, through explore  {child:>8,} tokens")
     print(f"ratio                            {ratio:>8.1%}  (target < 25%)")
-    print(f"session input tokens             {direct_total.input_tokens:>8,} direct, "
-          f"{child_total.input_tokens:,} with the child (its tokens count in the totals)")
+    print(
+        f"session input tokens             {direct_total.input_tokens:>8,} direct, "
+        f"{child_total.input_tokens:,} with the child (its tokens count in the totals)"
+    )
     if ratio >= 0.25:
         raise SystemExit("over the target")
 

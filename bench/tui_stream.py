@@ -105,7 +105,7 @@ async def stream_without_ui(config, document: str, server: FakeModelServer, chun
 
 
 async def stream_with_ui(
-    config, document: str, server: FakeModelServer, chunk: int, prior_cells: int, delay: float = 0.0,
+    config, document: str, server: FakeModelServer, chunk: int, prior_cells: int, delay: float = 0.0
 ) -> Run:
 
     server.script(Reply(text=document, chunk_size=chunk, delay=delay))
@@ -195,8 +195,10 @@ async def streaming(config, server: FakeModelServer, args) -> None:
     document = markdown_document(args.kb)
     cases = [int(cells) for cells in args.cells.split(",")]
     paced = f", {args.delay * 1000:.0f} ms apart" if args.delay else ""
-    print(f"streaming {len(document) / 1024:.0f} KB of markdown in {args.chunk}-character deltas{paced}; "
-          f"cases interleaved over {args.rounds} rounds, medians")
+    print(
+        f"streaming {len(document) / 1024:.0f} KB of markdown in {args.chunk}-character deltas{paced}; "
+        f"cases interleaved over {args.rounds} rounds, medians"
+    )
     await stream_without_ui(config, "warm up the HTTP library import", server, args.chunk)
     await stream_with_ui(config, markdown_document(4), server, args.chunk, 2)  # imports, parsers, CSS
     alone: list[Run] = []
@@ -208,56 +210,83 @@ async def streaming(config, server: FakeModelServer, args) -> None:
         shift = round_ % len(cases)
         for cells in cases[shift:] + cases[:shift]:  # each case goes first in some round
             runs[cells].append(await stream_with_ui(config, document, server, args.chunk, cells, args.delay))
-        print(f"  round {round_ + 1}: alone {alone[-1].wall:.2f} s; at once {at_once[-1].wall:.2f} s; "
-              + "; ".join(f"{cells} cells {runs[cells][-1].wall:.2f} s" for cells in cases), flush=True)
+        print(
+            f"  round {round_ + 1}: alone {alone[-1].wall:.2f} s; at once {at_once[-1].wall:.2f} s; "
+            + "; ".join(f"{cells} cells {runs[cells][-1].wall:.2f} s" for cells in cases),
+            flush=True,
+        )
 
     base_wall, base_cpu = median(alone, "wall"), median(alone, "cpu")
-    print(f"\n  {'':24}{'wall s':>8}{'CPU s':>8}{'/alone wall':>13}{'/alone CPU':>12}"
-          f"{'/0 cells wall':>15}{'/0 cells CPU':>14}")
+    print(
+        f"\n  {'':24}{'wall s':>8}{'CPU s':>8}{'/alone wall':>13}{'/alone CPU':>12}"
+        f"{'/0 cells wall':>15}{'/0 cells CPU':>14}"
+    )
     print(f"  {'stream alone (no UI)':24}{base_wall:8.2f}{base_cpu:8.2f}")
     wall, cpu = median(at_once, "wall"), median(at_once, "cpu")
-    print(f"  {'answer shown at once':24}{wall:8.2f}{cpu:8.2f}{wall / base_wall:12.1f}x{cpu / base_cpu:11.1f}x"
-          "   (not streamed: Textual's Markdown widgets alone)")
+    print(
+        f"  {'answer shown at once':24}{wall:8.2f}{cpu:8.2f}{wall / base_wall:12.1f}x{cpu / base_cpu:11.1f}x"
+        "   (not streamed: Textual's Markdown widgets alone)"
+    )
     first = cases[0]
     for cells in cases:
         wall, cpu = median(runs[cells], "wall"), median(runs[cells], "cpu")
-        print(f"  {f'rendered after {cells} cells':24}{wall:8.2f}{cpu:8.2f}{wall / base_wall:12.1f}x{cpu / base_cpu:11.1f}x"
-              f"{wall / median(runs[first], 'wall'):14.2f}x{cpu / median(runs[first], 'cpu'):13.2f}x")
+        print(
+            f"  {f'rendered after {cells} cells':24}{wall:8.2f}{cpu:8.2f}{wall / base_wall:12.1f}x{cpu / base_cpu:11.1f}x"
+            f"{wall / median(runs[first], 'wall'):14.2f}x{cpu / median(runs[first], 'cpu'):13.2f}x"
+        )
     print("\n  Textual's work during the stream (medians):")
-    print(f"  {'':24}{'layouts':>8}{'widgets/layout':>16}{'older cells: heights':>22}{'renders':>9}{'paints':>8}{'answer widgets':>16}")
+    print(
+        f"  {'':24}{'layouts':>8}{'widgets/layout':>16}{'older cells: heights':>22}{'renders':>9}{'paints':>8}{'answer widgets':>16}"
+    )
     for cells in cases:
-        print(f"  {f'after {cells} cells':24}{median(runs[cells], 'layouts'):8.0f}{median(runs[cells], 'placed_per_layout'):16.0f}"
-              f"{median(runs[cells], 'older_heights'):22.0f}{median(runs[cells], 'older_renders'):9.0f}{median(runs[cells], 'older_paints'):8.0f}"
-              f"{median(runs[cells], 'answer_widgets'):16.0f}")
+        print(
+            f"  {f'after {cells} cells':24}{median(runs[cells], 'layouts'):8.0f}{median(runs[cells], 'placed_per_layout'):16.0f}"
+            f"{median(runs[cells], 'older_heights'):22.0f}{median(runs[cells], 'older_renders'):9.0f}{median(runs[cells], 'older_paints'):8.0f}"
+            f"{median(runs[cells], 'answer_widgets'):16.0f}"
+        )
 
 
 async def appending(config, args) -> None:
 
-    print("\nappending one user message + one answer (CPU time per append, layout and paint included; "
-          f"median of {args.rounds} rounds)")
+    print(
+        "\nappending one user message + one answer (CPU time per append, layout and paint included; "
+        f"median of {args.rounds} rounds)"
+    )
     short: list[float] = []
     long: list[float] = []
     for _ in range(args.rounds):  # alternate, so a slow spell hits both cases
         short.append(await append_time(config, 20, None))
         long.append(await append_time(config, 2000, None))
     print(f"  20 messages:                         {statistics.median(short) * 1000:6.1f} ms   rounds: {fmt(short)}")
-    print(f"  2,000 messages (view keeps {MAX_CELLS}):     {statistics.median(long) * 1000:6.1f} ms   rounds: {fmt(long)}"
-          f"  ({statistics.median(long) / statistics.median(short):.2f}x)")
+    print(
+        f"  2,000 messages (view keeps {MAX_CELLS}):     {statistics.median(long) * 1000:6.1f} ms   rounds: {fmt(long)}"
+        f"  ({statistics.median(long) / statistics.median(short):.2f}x)"
+    )
     if args.unpruned:
         unpruned = await append_time(config, 2000, 10**9)
-        print(f"  2,000 messages, pruning off:         {unpruned * 1000:6.1f} ms  ({unpruned / statistics.median(short):.2f}x)")
+        print(
+            f"  2,000 messages, pruning off:         {unpruned * 1000:6.1f} ms  ({unpruned / statistics.median(short):.2f}x)"
+        )
 
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kb", type=int, default=30)
     parser.add_argument("--chunk", type=int, default=16, help="characters per streamed delta")
-    parser.add_argument("--delay", type=float, default=0.0,
-                        help="seconds between deltas (0.01: 1,600 characters a second, a fast model's pace)")
-    parser.add_argument("--cells", default="0,200,1000", help="cells in the transcript before the answer, one case each")
+    parser.add_argument(
+        "--delay",
+        type=float,
+        default=0.0,
+        help="seconds between deltas (0.01: 1,600 characters a second, a fast model's pace)",
+    )
+    parser.add_argument(
+        "--cells", default="0,200,1000", help="cells in the transcript before the answer, one case each"
+    )
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--append", action="store_true", help="also measure appends to short and long transcripts")
-    parser.add_argument("--unpruned", action="store_true", help="with --append: also a 2,000-message transcript without pruning")
+    parser.add_argument(
+        "--unpruned", action="store_true", help="with --append: also a 2,000-message transcript without pruning"
+    )
     args = parser.parse_args()
 
     home = Path(tempfile.mkdtemp(prefix="agent-bench-"))

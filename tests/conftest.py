@@ -110,12 +110,7 @@ def git_init(path: Path) -> Path:
 
 
 def run_agent(
-    args: list[str],
-    *,
-    cwd: Path,
-    env: dict[str, str] | None = None,
-    stdin: str | None = None,
-    timeout: float = 60,
+    args: list[str], *, cwd: Path, env: dict[str, str] | None = None, stdin: str | None = None, timeout: float = 60
 ) -> Result:
     """Run `python -m agent_cli ARGS` as a user would, with a clean environment."""
     full_env = {k: v for k, v in os.environ.items() if k not in PROVIDER_KEYS}

@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Any
 
 
-def write_plugin(root: Path, name: str, files: dict[str, str | dict[str, Any]], manifest: dict | str | None = None) -> Path:
+def write_plugin(
+    root: Path, name: str, files: dict[str, str | dict[str, Any]], manifest: dict | str | None = None
+) -> Path:
     """A plugin folder: ``.claude-plugin/plugin.json`` (``manifest``, default ``{"name": name}``;
     a string is written as is) plus ``files`` (relative path -> text, or an object written as JSON)."""
     folder = root / name

@@ -118,5 +118,9 @@ def cache_report(requests) -> dict[str, int]:
         total += rec.input_tokens
         cached += max(0, rec.input_tokens - (size - shared + 3) // 4)
         seen.append(blocks)
-    return {"input": total, "cached": cached, "uncached": total - cached,
-            "refused": sum(1 for rec in requests if rec.overflowed)}
+    return {
+        "input": total,
+        "cached": cached,
+        "uncached": total - cached,
+        "refused": sum(1 for rec in requests if rec.overflowed),
+    }

@@ -75,9 +75,13 @@ def turn_usage(before: Usage, after: Usage) -> AcpUsage:
     """The tokens of one prompt turn, in the protocol's shape."""
     input_tokens = after.input_tokens - before.input_tokens
     output_tokens = after.output_tokens - before.output_tokens
-    return AcpUsage(total_tokens=input_tokens + output_tokens, input_tokens=input_tokens, output_tokens=output_tokens,
-                    thought_tokens=after.reasoning_tokens - before.reasoning_tokens,
-                    cached_read_tokens=after.cached_input_tokens - before.cached_input_tokens)
+    return AcpUsage(
+        total_tokens=input_tokens + output_tokens,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        thought_tokens=after.reasoning_tokens - before.reasoning_tokens,
+        cached_read_tokens=after.cached_input_tokens - before.cached_input_tokens,
+    )
 
 
 class AcpAgent:
@@ -92,8 +96,13 @@ class AcpAgent:
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
 
-    async def initialize(self, protocol_version: int, client_capabilities: ClientCapabilities | None = None,
-                         client_info: Implementation | None = None, **_: Any) -> InitializeResponse:
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        client_info: Implementation | None = None,
+        **_: Any,
+    ) -> InitializeResponse:
         self.client_capabilities = client_capabilities or ClientCapabilities()
         self.initialized = True
         log.info("initialize: client %s, protocol %s", client_info.name if client_info else "?", protocol_version)
@@ -104,9 +113,14 @@ class AcpAgent:
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
                 mcp_capabilities=McpCapabilities(http=True, sse=True),
             ),
-            auth_methods=[AuthMethodAgent(id="environment", name="API key in the environment",
-                                          description="Set the provider's key variable (e.g. OPENAI_API_KEY or "
-                                                      "ANTHROPIC_API_KEY) where the editor starts the agent.")],
+            auth_methods=[
+                AuthMethodAgent(
+                    id="environment",
+                    name="API key in the environment",
+                    description="Set the provider's key variable (e.g. OPENAI_API_KEY or "
+                    "ANTHROPIC_API_KEY) where the editor starts the agent.",
+                )
+            ],
             agent_info=Implementation(name="agent-cli", title="agent-cli", version=__version__),
         )
 
@@ -121,12 +135,15 @@ class AcpAgent:
         self._open(session)
         return NewSessionResponse(session_id=session.id, modes=self._modes(session))
 
-    async def load_session(self, cwd: str, session_id: str, mcp_servers: list | None = None,
-                           **_: Any) -> LoadSessionResponse:
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: list | None = None, **_: Any
+    ) -> LoadSessionResponse:
         self._require_initialized()
         if (session := self.sessions.get(session_id)) is not None:  # open here already: it holds the file's lock
             if session.running:
-                raise RequestError.invalid_request({"message": "a prompt is running in this session; cancel it or wait"})
+                raise RequestError.invalid_request(
+                    {"message": "a prompt is running in this session; cancel it or wait"}
+                )
             config = session.config
         else:
             config = self._config(Path(cwd))
@@ -134,7 +151,8 @@ class AcpAgent:
                 path = find_session(config.agent_home, session_id)
                 specs = server_specs(mcp_servers or [])
                 session = await asyncio.to_thread(
-                    lambda: restore(open_session(config, interactive=True, mcp_servers=specs), path))
+                    lambda: restore(open_session(config, interactive=True, mcp_servers=specs), path)
+                )
             except RolloutError as exc:
                 raise RequestError.resource_not_found(session_id) from exc
             self._open(session, requested_id=session_id)
@@ -150,12 +168,14 @@ class AcpAgent:
             session.client_terminal = lambda call_id, emit: ClientTerminal(self.conn, sid, call_id, emit, folder)
         fs = self.client_capabilities.fs
         if fs is not None and (fs.read_text_file or fs.write_text_file):
-            session.editor_files = ClientFiles(self.conn, requested_id or session.id, bool(fs.read_text_file),
-                                               bool(fs.write_text_file))
+            session.editor_files = ClientFiles(
+                self.conn, requested_id or session.id, bool(fs.read_text_file), bool(fs.write_text_file)
+            )
         session.start_mcp()
         self.sessions[requested_id or session.id] = session
         asyncio.get_running_loop().call_soon(  # after the response, as the protocol expects
-            lambda: asyncio.ensure_future(self._announce_commands(requested_id or session.id, session)))
+            lambda: asyncio.ensure_future(self._announce_commands(requested_id or session.id, session))
+        )
 
     async def set_session_mode(self, session_id: str, mode_id: str, **_: Any) -> SetSessionModeResponse:
         session = self._session(session_id)
@@ -178,7 +198,9 @@ class AcpAgent:
         if not given.text and not given.images:  # no blocks, or only kinds we do not take (audio)
             given.cleanup()
             raise RequestError.invalid_params({"message": "the prompt is empty: send text, an image or a resource"})
-        translator = UpdateTranslator(session.config.cwd, price=price_for(session.model, session.config.raw.get("model_prices")))
+        translator = UpdateTranslator(
+            session.config.cwd, price=price_for(session.model, session.config.raw.get("model_prices"))
+        )
         usage_before = session.total_usage
         stop_reason, failure = "end_turn", None
         try:
@@ -193,9 +215,14 @@ class AcpAgent:
                     else:
                         failure = event.message
                 elif isinstance(event, ev.CommandAction):
-                    await self._send(session_id, translator.updates(ev.Notice(f"/{event.action} belongs to the "
-                                                                              "terminal UI; start a new session "
-                                                                              "in the editor instead")))
+                    await self._send(
+                        session_id,
+                        translator.updates(
+                            ev.Notice(
+                                f"/{event.action} belongs to the terminal UI; start a new session in the editor instead"
+                            )
+                        ),
+                    )
                 await self._send(session_id, translator.updates(event))
         finally:
             given.cleanup()
@@ -215,8 +242,12 @@ class AcpAgent:
             try:
                 answer = await self.conn.request_permission(
                     session_id=session_id,
-                    tool_call=ToolCallUpdate(tool_call_id=request.call_id, title=request.summary,
-                                             kind=KINDS.get(request.tool, "other"), status="pending"),
+                    tool_call=ToolCallUpdate(
+                        tool_call_id=request.call_id,
+                        title=request.summary,
+                        kind=KINDS.get(request.tool, "other"),
+                        status="pending",
+                    ),
                     options=PERMISSION_OPTIONS,
                 )
                 if isinstance(answer.outcome, AllowedOutcome):
@@ -237,8 +268,9 @@ class AcpAgent:
             raise RequestError.invalid_params({"message": f"configuration error: {exc}"}) from None
         provider = config.provider
         if provider.requires_key and provider.env_key and not resolve_api_key(provider):
-            raise RequestError.auth_required({"message": f"{provider.env_key} is not set (needed by provider "
-                                                         f"'{provider.id}')"})
+            raise RequestError.auth_required(
+                {"message": f"{provider.env_key} is not set (needed by provider '{provider.id}')"}
+            )
         return config
 
     def _require_initialized(self) -> None:
@@ -257,15 +289,22 @@ class AcpAgent:
 
     async def _announce_commands(self, session_id: str, session: Session) -> None:
         commands = [
-            AvailableCommand(name=info.name, description=info.description or info.name,
-                             input=UnstructuredCommandInput(hint=info.argument_hint) if info.argument_hint else None)
+            AvailableCommand(
+                name=info.name,
+                description=info.description or info.name,
+                input=UnstructuredCommandInput(hint=info.argument_hint) if info.argument_hint else None,
+            )
             for info in list_commands(session)
         ]
-        await self._send(session_id, [AvailableCommandsUpdate(session_update="available_commands_update",
-                                                              available_commands=commands)])
+        await self._send(
+            session_id,
+            [AvailableCommandsUpdate(session_update="available_commands_update", available_commands=commands)],
+        )
         if skipped := session.trust.skipped_line():  # the editor cannot answer the trust question: say what did not run
-            await self._send(session_id, [update_agent_thought_text(skipped.replace("pass --trust to agent exec",
-                                                                                    "start `agent acp --trust`"))])
+            await self._send(
+                session_id,
+                [update_agent_thought_text(skipped.replace("pass --trust to agent exec", "start `agent acp --trust`"))],
+            )
 
     async def _send(self, session_id: str, updates: list) -> None:
         for update in updates:

@@ -32,17 +32,37 @@ class ClientTerminal:
         self.conn, self.session_id, self.call_id, self.emit = conn, session_id, call_id, emit
         self.folder = folder  # where the environment file is written
 
-    async def __call__(self, argv: Sequence[str], *, cwd: Path, capture: OutputCapture, timeout_s: float,
-                       env: dict[str, str] | None = None, on_output: Callable[[bytes], None] | None = None) -> ProcessResult:
+    async def __call__(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        capture: OutputCapture,
+        timeout_s: float,
+        env: dict[str, str] | None = None,
+        on_output: Callable[[bytes], None] | None = None,
+    ) -> ProcessResult:
         with environment_file(os.environ if env is None else env, self.folder) as path:
-            return await self._run(["env", "-i", "/bin/sh", "-c", LOAD_AND_RUN, str(path), *argv], cwd, capture,
-                                   timeout_s, on_output)
+            return await self._run(
+                ["env", "-i", "/bin/sh", "-c", LOAD_AND_RUN, str(path), *argv], cwd, capture, timeout_s, on_output
+            )
 
-    async def _run(self, command: list[str], cwd: Path, capture: OutputCapture, timeout_s: float,
-                   on_output: Callable[[bytes], None] | None) -> ProcessResult:
+    async def _run(
+        self,
+        command: list[str],
+        cwd: Path,
+        capture: OutputCapture,
+        timeout_s: float,
+        on_output: Callable[[bytes], None] | None,
+    ) -> ProcessResult:
         started = time.monotonic()
-        created = await self.conn.create_terminal(session_id=self.session_id, command=command[0], args=command[1:],
-                                                  cwd=str(cwd), output_byte_limit=OUTPUT_BYTE_LIMIT)
+        created = await self.conn.create_terminal(
+            session_id=self.session_id,
+            command=command[0],
+            args=command[1:],
+            cwd=str(cwd),
+            output_byte_limit=OUTPUT_BYTE_LIMIT,
+        )
         terminal_id = created.terminal_id
         self.emit(ev.ToolTerminal(self.call_id, terminal_id))
         ids = {"session_id": self.session_id, "terminal_id": terminal_id}

@@ -51,7 +51,9 @@ def refusal(line: bytes) -> bytes | None:
     except ValueError:
         return error_line(PARSE_ERROR, "Parse error", "the line is not JSON")
     if not isinstance(message, dict):
-        return error_line(INVALID_REQUEST, "Invalid Request", "a message must be a JSON object (batches are not supported)")
+        return error_line(
+            INVALID_REQUEST, "Invalid Request", "a message must be a JSON object (batches are not supported)"
+        )
     return None
 
 

@@ -18,11 +18,16 @@ from agent_cli.paths import agent_home
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="agent acp", description="Run as an Agent Client Protocol agent on stdin/stdout (for editors).")
+    parser = argparse.ArgumentParser(
+        prog="agent acp", description="Run as an Agent Client Protocol agent on stdin/stdout (for editors)."
+    )
     add_session_options(parser)
-    parser.add_argument("--trust", action="store_true",
-                        help="run the repository's own MCP servers, hooks and plugins without the trust question "
-                             "(as `agent exec --trust`); otherwise they run only in folders trusted before")
+    parser.add_argument(
+        "--trust",
+        action="store_true",
+        help="run the repository's own MCP servers, hooks and plugins without the trust question "
+        "(as `agent exec --trust`); otherwise they run only in folders trusted before",
+    )
     return parser
 
 

@@ -50,14 +50,18 @@ class PromptInput:
         elif isinstance(block, EmbeddedResourceContentBlock):
             resource = block.resource
             if isinstance(resource, BlobResourceContents):
-                self.attached.append(f"<attached_file path={quoteattr(display_path(resource.uri, cwd))}>\n"
-                                     f"(binary content from the editor; not shown)\n</attached_file>")
+                self.attached.append(
+                    f"<attached_file path={quoteattr(display_path(resource.uri, cwd))}>\n"
+                    f"(binary content from the editor; not shown)\n</attached_file>"
+                )
             else:
                 text = resource.text
                 cut = len(text) > EMBEDDED_TEXT_LIMIT
                 body = text[:EMBEDDED_TEXT_LIMIT] + ("\n[… cut: the rest was not attached …]" if cut else "")
-                self.attached.append(f"<attached_file path={quoteattr(display_path(resource.uri, cwd))} "
-                                     f"source=\"editor\">\n{body}\n</attached_file>")
+                self.attached.append(
+                    f"<attached_file path={quoteattr(display_path(resource.uri, cwd))} "
+                    f'source="editor">\n{body}\n</attached_file>'
+                )
         elif isinstance(block, ResourceContentBlock):
             path = file_path(block.uri)
             # A file link is attached as `@path` is (the same processors and limits); anything else stays a link.

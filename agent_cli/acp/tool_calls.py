@@ -14,8 +14,15 @@ from agent_cli import events as ev
 from agent_cli.tools.mcp_names import split_name
 
 KINDS = {
-    "shell": "execute", "read_file": "read", "grep": "search", "list_dir": "search", "apply_patch": "edit",
-    "update_plan": "think", "task": "think", "web_fetch": "fetch", "memory_search": "search",
+    "shell": "execute",
+    "read_file": "read",
+    "grep": "search",
+    "list_dir": "search",
+    "apply_patch": "edit",
+    "update_plan": "think",
+    "task": "think",
+    "web_fetch": "fetch",
+    "memory_search": "search",
 }
 PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.MULTILINE)
 

@@ -57,8 +57,16 @@ class UpdateTranslator:
                 return [update_user_message_text(typed or text)]
             case ev.ToolCallBegin(call_id=call_id, name=name, arguments=args):
                 view = self.calls[call_id] = tool_calls.begin(name, args, self.cwd)
-                return [start_tool_call(call_id, view.title, kind=view.kind, status="in_progress",
-                                        locations=tool_calls.locations(view, args), raw_input=args)]
+                return [
+                    start_tool_call(
+                        call_id,
+                        view.title,
+                        kind=view.kind,
+                        status="in_progress",
+                        locations=tool_calls.locations(view, args),
+                        raw_input=args,
+                    )
+                ]
             case ev.ToolTerminal(call_id=call_id, terminal_id=terminal_id):
                 self.terminals[call_id] = terminal_id
                 return [update_tool_call(call_id, content=[tool_terminal_ref(terminal_id)])]

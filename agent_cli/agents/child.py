@@ -87,9 +87,12 @@ def add_usage(session: Session, usage: Usage) -> None:
 
 def child_instructions(parent: Session, definition: AgentDefinition) -> str:
     """The child's system prompt: the subagent preamble around the agent file's instructions."""
-    return prompt_library(parent.config.agent_home).render(
-        "subagent_preamble.md", agent=definition.name, instructions=definition.prompt
-    ).strip() + "\n"
+    return (
+        prompt_library(parent.config.agent_home)
+        .render("subagent_preamble.md", agent=definition.name, instructions=definition.prompt)
+        .strip()
+        + "\n"
+    )
 
 
 def child_hooks(parent: Session) -> HookState:
@@ -124,7 +127,12 @@ class _Relay:
 
 
 async def run_child(
-    parent: Session, child: Session, definition: AgentDefinition, description: str, prompt: str, call_id: str,
+    parent: Session,
+    child: Session,
+    definition: AgentDefinition,
+    description: str,
+    prompt: str,
+    call_id: str,
     emit: Emit,
 ) -> ChildOutcome:
     """Run ``prompt`` in ``child`` until it answers, then close it; stopped with the parent's turn."""
@@ -138,8 +146,13 @@ async def run_child(
             if outcome.status != "completed" or blocks >= MAX_STOP_BLOCKS:
                 break
             hook = await run_hooks(
-                parent, "SubagentStop", emit, agent=definition.name, description=description,
-                stop_hook_active=blocks > 0, last_assistant_message=outcome.final_message,
+                parent,
+                "SubagentStop",
+                emit,
+                agent=definition.name,
+                description=description,
+                stop_hook_active=blocks > 0,
+                last_assistant_message=outcome.final_message,
                 agent_transcript_path=outcome.transcript,
             )
             if not hook.blocked:
@@ -155,10 +168,17 @@ async def run_child(
         outcome.status, outcome.error = "failed", f"internal error: {type(exc).__name__}: {exc}"
     finally:
         outcome.usage = child.total_usage
-        emit(ev.SubagentFinished(  # before closing: a second Ctrl+C may cut the close short
-            call_id, definition.name, description, outcome.status,  # type: ignore[arg-type]
-            outcome.final_message, outcome.usage, outcome.transcript,
-        ))
+        emit(
+            ev.SubagentFinished(  # before closing: a second Ctrl+C may cut the close short
+                call_id,
+                definition.name,
+                description,
+                outcome.status,  # type: ignore[arg-type]
+                outcome.final_message,
+                outcome.usage,
+                outcome.transcript,
+            )
+        )
         await child.aclose()  # what it opened; the parent's client and shell snapshot stay open
     return outcome
 

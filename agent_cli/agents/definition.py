@@ -16,8 +16,17 @@ from agent_cli.tools.claude_names import our_tool_name, resolve_model
 
 # Every tool an agent file may name in our own vocabulary (`task` only where the depth allows it).
 KNOWN_TOOLS = [
-    "shell", "read_file", "grep", "list_dir", "apply_patch", "update_plan", "task", "memory_save", "memory_search",
-    "mcp_search", "mcp_call",
+    "shell",
+    "read_file",
+    "grep",
+    "list_dir",
+    "apply_patch",
+    "update_plan",
+    "task",
+    "memory_save",
+    "memory_search",
+    "mcp_search",
+    "mcp_call",
 ]
 MCP_PREFIX = "mcp__"  # MCP tools have Claude Code's names: mcp__<server>__<tool>, or mcp__<server> for all
 MAX_DESCRIPTION_CHARS = 1024

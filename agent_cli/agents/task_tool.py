@@ -45,7 +45,9 @@ def task_spec(agents: AgentSet) -> ToolSpec:
     entries = list(agents.agents.values())
     lines = [f"- {agent.name}: {_cut(agent.description)}" for agent in entries[:MAX_LISTED_AGENTS]]
     if len(entries) > MAX_LISTED_AGENTS:
-        lines.append(f"- (and {len(entries) - MAX_LISTED_AGENTS} more: " + ", ".join(agents.names[MAX_LISTED_AGENTS:]) + ")")
+        lines.append(
+            f"- (and {len(entries) - MAX_LISTED_AGENTS} more: " + ", ".join(agents.names[MAX_LISTED_AGENTS:]) + ")"
+        )
     description = prompt_library().render("task_tool.md", agents="\n".join(lines)).strip()
     return ToolSpec(
         name=TASK_TOOL,

@@ -11,15 +11,35 @@ from pathlib import Path
 # Variables a caller's environment may carry (a git hook running the agent, a user's GIT_DIR)
 # that would point our commands at another repository or index.
 _INHERITED_GIT = (
-    "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_PREFIX", "GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+    "GIT_PREFIX",
+    "GIT_LITERAL_PATHSPECS",
+    "GIT_GLOB_PATHSPECS",
 )
 _IDENTITY = {
-    "GIT_AUTHOR_NAME": "agent-cli", "GIT_AUTHOR_EMAIL": "agent-cli@localhost",
-    "GIT_COMMITTER_NAME": "agent-cli", "GIT_COMMITTER_EMAIL": "agent-cli@localhost",
+    "GIT_AUTHOR_NAME": "agent-cli",
+    "GIT_AUTHOR_EMAIL": "agent-cli@localhost",
+    "GIT_COMMITTER_NAME": "agent-cli",
+    "GIT_COMMITTER_EMAIL": "agent-cli@localhost",
 }
-_CONFIG = ("-c", "commit.gpgSign=false", "-c", "core.quotePath=off", "-c", "color.ui=never",
-           "-c", "core.fsmonitor=false", "-c", "gc.auto=0")
+_CONFIG = (
+    "-c",
+    "commit.gpgSign=false",
+    "-c",
+    "core.quotePath=off",
+    "-c",
+    "color.ui=never",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "gc.auto=0",
+)
 
 
 class CheckpointError(Exception):
@@ -59,8 +79,14 @@ class Git:
     def env(self, extra: Mapping[str, str] = ()) -> dict[str, str]:
         env = {name: value for name, value in os.environ.items() if name not in _INHERITED_GIT}
         env.update(_IDENTITY)
-        env.update(GIT_DIR=str(self.git_dir), GIT_WORK_TREE=str(self.work_tree), GIT_LITERAL_PATHSPECS="1",
-                   GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", LC_ALL="C")
+        env.update(
+            GIT_DIR=str(self.git_dir),
+            GIT_WORK_TREE=str(self.work_tree),
+            GIT_LITERAL_PATHSPECS="1",
+            GIT_OPTIONAL_LOCKS="0",
+            GIT_TERMINAL_PROMPT="0",
+            LC_ALL="C",
+        )
         if self.index is not None:
             env["GIT_INDEX_FILE"] = str(self.index)
         env.update(extra)
@@ -69,8 +95,12 @@ class Git:
     def run(self, *args: str, input: bytes | None = None, check: bool = True) -> bytes:
         try:
             done = subprocess.run(
-                ["git", *_CONFIG, *args], cwd=self.work_tree, env=self.env(), input=input,
-                stdin=None if input is not None else subprocess.DEVNULL, capture_output=True,
+                ["git", *_CONFIG, *args],
+                cwd=self.work_tree,
+                env=self.env(),
+                input=input,
+                stdin=None if input is not None else subprocess.DEVNULL,
+                capture_output=True,
                 timeout=self.deadline.left(),
             )
         except FileNotFoundError:

@@ -71,14 +71,19 @@ class Ledger:
         kind = record.get("type")
         if kind == "checkpoint":
             try:
-                self.add(Checkpoint(**{name: record[name] for name in _SAVED},
-                                    max_file_bytes=int(record.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES))))
+                self.add(
+                    Checkpoint(
+                        **{name: record[name] for name in _SAVED},
+                        max_file_bytes=int(record.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES)),
+                    )
+                )
             except (KeyError, TypeError):
                 return  # a damaged line: that checkpoint is simply not offered
         elif kind == "checkpoint_after" and (checkpoint := self.get(str(record.get("id")))):
             checkpoint.after = record.get("after")
             checkpoint.files, checkpoint.added, checkpoint.removed = (
-                int(record.get(name, 0)) for name in ("files", "added", "removed"))
+                int(record.get(name, 0)) for name in ("files", "added", "removed")
+            )
         elif kind == "checkpoint_undone":
             for checkpoint_id in record.get("ids", ()):
                 if checkpoint := self.get(str(checkpoint_id)):

@@ -80,8 +80,14 @@ def changed_paths(git: Git, old: TreeState, new: TreeState) -> set[str]:
     return paths
 
 
-def plan_restore(store: Store, before: Snapshot, after: TreeState | None, scratch_index: Path,
-                 max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, time_limit: float | None = 120) -> RestorePlan:
+def plan_restore(
+    store: Store,
+    before: Snapshot,
+    after: TreeState | None,
+    scratch_index: Path,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    time_limit: float | None = 120,
+) -> RestorePlan:
     """What restoring ``before`` would do to the tree now. ``scratch_index`` is an index file the
     plan may use (a copy of the session's own saves hashing unchanged files again)."""
     deadline = Deadline(time_limit)
@@ -110,7 +116,9 @@ def plan_restore(store: Store, before: Snapshot, after: TreeState | None, scratc
 def line_counts(git: Git, old_tree: str, new_tree: str, paths: list[str] | None = None) -> tuple[int, int, int]:
     """(files, added lines, removed lines) from ``old_tree`` to ``new_tree`` (for ``paths``)."""
     spec = ["--", *paths] if paths and len(paths) <= 2000 else []
-    numstat = git.run("diff-tree", "-r", "--numstat", "--no-renames", old_tree, new_tree, *spec).decode("utf-8", "replace")
+    numstat = git.run("diff-tree", "-r", "--numstat", "--no-renames", old_tree, new_tree, *spec).decode(
+        "utf-8", "replace"
+    )
     files = added = removed = 0
     for line in numstat.splitlines():
         plus, minus, _ = line.split("\t", 2)
@@ -167,7 +175,7 @@ def read_blobs(git: Git, shas: list[str]) -> dict[str, bytes]:
         if len(header) < 3:
             raise CheckpointError(f"blob {sha[:12]} is missing from the checkpoint store")
         size = int(header[2])
-        blobs[sha] = out[header_end + 1: header_end + 1 + size]
+        blobs[sha] = out[header_end + 1 : header_end + 1 + size]
         position = header_end + 1 + size + 1
     return blobs
 
@@ -218,4 +226,4 @@ def _remove(target: Path, root: Path) -> None:
 
 def _chunks(items: list[str], size: int):
     for start in range(0, len(items), size):
-        yield items[start:start + size]
+        yield items[start : start + size]

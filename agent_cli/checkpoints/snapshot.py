@@ -117,8 +117,9 @@ def tree_state(store: Store, index: Path, max_file_bytes: int, deadline: Deadlin
     return TreeState(tree, modes, tuple(path for path, _ in skipped), len(keep))
 
 
-def take_snapshot(store: Store, index: Path, name: str, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
-                  time_limit: float | None = None) -> tuple[Snapshot, list[tuple[str, int]]]:
+def take_snapshot(
+    store: Store, index: Path, name: str, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, time_limit: float | None = None
+) -> tuple[Snapshot, list[tuple[str, int]]]:
     """Snapshot the work tree as ``refs/agent/checkpoints/<name>``; also returns the skipped files
     with their sizes. Raises :class:`CheckpointError`."""
     deadline = Deadline(time_limit)

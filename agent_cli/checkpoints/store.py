@@ -47,18 +47,24 @@ def locate(cwd: Path, agent_home: Path, create: bool = True) -> Store:
     if found is not None:
         return Store("git", *found)
     if cwd == Path(cwd.anchor) or cwd == Path.home().resolve():
-        raise CheckpointError(f"no checkpoints outside a git repository in {cwd} (too much to snapshot)",
-                              refused=True)
+        raise CheckpointError(f"no checkpoints outside a git repository in {cwd} (too much to snapshot)", refused=True)
     shadow = checkpoints_dir(agent_home) / f"{directory_key(cwd)}.git"
     if not (shadow / "HEAD").exists():
         if not create:
             raise CheckpointError(f"no checkpoints were ever taken in {cwd}")
         shadow.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         env = {k: v for k, v in Git(shadow, cwd).env().items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
-        done = subprocess.run(["git", "init", "--quiet", "--bare", str(shadow)], env=env, capture_output=True,
-                              stdin=subprocess.DEVNULL, timeout=30)
+        done = subprocess.run(
+            ["git", "init", "--quiet", "--bare", str(shadow)],
+            env=env,
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            timeout=30,
+        )
         if done.returncode != 0:
-            raise CheckpointError(f"cannot create the shadow repository {shadow}: {done.stderr.decode(errors='replace').strip()}")
+            raise CheckpointError(
+                f"cannot create the shadow repository {shadow}: {done.stderr.decode(errors='replace').strip()}"
+            )
         (shadow / "agent-workdir").write_text(str(cwd) + "\n", encoding="utf-8")  # which directory it shadows
     return Store("shadow", shadow, cwd)
 
@@ -68,8 +74,14 @@ def _repository(cwd: Path) -> tuple[Path, Path] | None:
     probe = Git(Path("."), cwd)  # only its environment: GIT_DIR is dropped below
     env = {name: value for name, value in probe.env().items() if name not in ("GIT_DIR", "GIT_WORK_TREE")}
     try:
-        done = subprocess.run(["git", "rev-parse", "--absolute-git-dir", "--show-toplevel"], cwd=cwd, env=env,
-                              capture_output=True, stdin=subprocess.DEVNULL, timeout=30)
+        done = subprocess.run(
+            ["git", "rev-parse", "--absolute-git-dir", "--show-toplevel"],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            timeout=30,
+        )
     except (FileNotFoundError, subprocess.TimeoutExpired):
         return None
     lines = done.stdout.decode("utf-8", "surrogateescape").splitlines()

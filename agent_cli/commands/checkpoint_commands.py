@@ -52,8 +52,10 @@ async def restore_code(inv: Invocation, checkpoints, what: str, tell_model: bool
     if ask:
         session = inv.session
         if not session.approvals.interactive:
-            raise InputError(f"/{inv.name} asks before it restores files; add {YES} to restore without asking, "
-                             "or use `agent exec undo`")
+            raise InputError(
+                f"/{inv.name} asks before it restores files; add {YES} to restore without asking, "
+                "or use `agent exec undo`"
+            )
         question = f"restore {len(plan.changes)} file(s) to before {turns}"
         reason = "files changed by hand since are left as they are" if plan.conflicts else None
         decision = await session.approvals.request_decision(what, what, question, reason, inv.emit)
@@ -74,8 +76,10 @@ async def restore_code(inv: Invocation, checkpoints, what: str, tell_model: bool
 
 
 def prompt_list(entries: list[PromptEntry]) -> str:
-    lines = [f"{number}. {entry.text.splitlines()[0][:70] if entry.text.strip() else '(empty)'}  ({entry.changes()})"
-             for number, entry in enumerate(entries, start=1)]
+    lines = [
+        f"{number}. {entry.text.splitlines()[0][:70] if entry.text.strip() else '(empty)'}  ({entry.changes()})"
+        for number, entry in enumerate(entries, start=1)
+    ]
     return "\n".join(lines)
 
 
@@ -102,7 +106,9 @@ async def rewind_command(inv: Invocation) -> None:
         if session.approvals.interactive:
             inv.emit(ev.CommandAction("rewind"))  # the TUI's picker
         else:
-            inv.emit(ev.Notice(prompt_list(entries) + f"\n\ngo back with /rewind N [{'|'.join(MODES)}]", title="rewind"))
+            inv.emit(
+                ev.Notice(prompt_list(entries) + f"\n\ngo back with /rewind N [{'|'.join(MODES)}]", title="rewind")
+            )
         return
     yes = inv.args.split()[-1] == YES
     number, mode = parse_rewind(inv.args.removesuffix(YES).strip() if yes else inv.args, len(entries))
@@ -121,8 +127,9 @@ async def rewind_command(inv: Invocation) -> None:
     prompt = None
     if mode in ("conversation", "both"):
         prompt = tracker.rewind_conversation(entry.index)
-        inv.emit(ev.Notice(f"the conversation is back before prompt {number}; it is in the composer to edit",
-                           title="rewind"))
+        inv.emit(
+            ev.Notice(f"the conversation is back before prompt {number}; it is in the composer to edit", title="rewind")
+        )
     inv.emit(ev.Rewound(mode, tuple(restored), tuple(conflicts), prompt, len(session.history)))
 
 
@@ -132,7 +139,9 @@ async def fork_command(inv: Invocation) -> None:
     length = None
     if inv.args:
         if not inv.args.isdigit() or not 1 <= int(inv.args) <= len(entries):
-            raise InputError(f"/fork takes a prompt number from 1 to {len(entries)} (or nothing: the whole conversation)")
+            raise InputError(
+                f"/fork takes a prompt number from 1 to {len(entries)} (or nothing: the whole conversation)"
+            )
         length = entries[int(inv.args) - 1].index
     if not len(session.history):
         raise InputError("/fork: nothing to fork yet")

@@ -9,7 +9,9 @@ from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation
 from agent_cli.context.dropped import render_dropped
 
-AUTOCOMPACT_USAGE = "/autocompact [PERCENT | TOKENS | on | off], e.g. /autocompact 70%, /autocompact 12000, /autocompact 12k"
+AUTOCOMPACT_USAGE = (
+    "/autocompact [PERCENT | TOKENS | on | off], e.g. /autocompact 70%, /autocompact 12000, /autocompact 12k"
+)
 _AMOUNT = re.compile(r"(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>%|k)?", re.IGNORECASE)
 
 
@@ -57,7 +59,11 @@ def describe_threshold(inv: Invocation) -> str:
     session = inv.session
     limit, window, used = session.auto_compact_limit, session.effective_window, session.context_tokens()
     if limit is None:
-        return (f"Auto-compaction is off for this session (context: {used:,} of {window:,} tokens usable). "
-                "An overflow is still recovered. /autocompact on turns it back on.")
-    return (f"Auto-compaction at {limit:,} tokens ({100 * limit // max(1, window)}% of the {window:,} usable); "
-            f"context now {used:,}. Change it for this session with {AUTOCOMPACT_USAGE}.")
+        return (
+            f"Auto-compaction is off for this session (context: {used:,} of {window:,} tokens usable). "
+            "An overflow is still recovered. /autocompact on turns it back on."
+        )
+    return (
+        f"Auto-compaction at {limit:,} tokens ({100 * limit // max(1, window)}% of the {window:,} usable); "
+        f"context now {used:,}. Change it for this session with {AUTOCOMPACT_USAGE}."
+    )

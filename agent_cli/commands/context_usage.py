@@ -12,7 +12,16 @@ from agent_cli.mcp.toolset import spec_tokens
 from agent_cli.session.session import Session
 from agent_cli.tools.mcp_names import is_mcp_name
 
-PARTS = ("system prompt", "tool schemas", "AGENTS.md", "skills", "environment", "memories", "conversation", "tool outputs")
+PARTS = (
+    "system prompt",
+    "tool schemas",
+    "AGENTS.md",
+    "skills",
+    "environment",
+    "memories",
+    "conversation",
+    "tool outputs",
+)
 BAR_WIDTH = 24
 
 
@@ -58,8 +67,13 @@ def context_usage(session: Session) -> ev.ContextUsage:
     parts = [ev.ContextPart(name, counter.calibrated(tokens)) for name, tokens in totals.items()]
     if image_tokens:  # counted by the provider's own formula, so not calibrated
         parts.append(ev.ContextPart("images", image_tokens))
-    return ev.ContextUsage(tuple(parts), sum(part.tokens for part in parts), session.effective_window,
-                           counter.counting_method, counter.accuracy)
+    return ev.ContextUsage(
+        tuple(parts),
+        sum(part.tokens for part in parts),
+        session.effective_window,
+        counter.counting_method,
+        counter.accuracy,
+    )
 
 
 def token_count(session: Session) -> ev.TokenCount:
@@ -83,12 +97,16 @@ def format_context_table(usage: ev.ContextUsage) -> str:
     free = max(0, usage.window - usage.used)
     width = max(len(name) for name, _ in rows + [("free", 0)]) + 2
     filled = round(BAR_WIDTH * 2 * min(usage.percent(usage.used), 100) / 100)
-    lines = [f"[{'█' * filled}{'░' * (BAR_WIDTH * 2 - filled)}] {usage.percent(usage.used):.1f}% of the window used", ""]
+    lines = [
+        f"[{'█' * filled}{'░' * (BAR_WIDTH * 2 - filled)}] {usage.percent(usage.used):.1f}% of the window used",
+        "",
+    ]
     lines.append(f"{'part'.ljust(width)}{'tokens':>10}{'% window':>10}")
     for name, tokens in [*rows, ("total", usage.used), ("free", free)]:
         percent = usage.percent(tokens)
         bar = "█" * round(BAR_WIDTH * min(percent, 100) / 100) if name not in ("total", "free") else ""
         lines.append(f"{name.ljust(width)}{tokens:>10,}{percent:>8.1f}%  {bar}".rstrip())
-    lines.append(f"window: {usage.window:,} tokens (95% of the model's); counted with {usage.counting_method}, "
-                 f"{usage.accuracy}")
+    lines.append(
+        f"window: {usage.window:,} tokens (95% of the model's); counted with {usage.counting_method}, {usage.accuracy}"
+    )
     return "\n".join(lines)

@@ -70,8 +70,10 @@ def load_custom_commands(cwd: Path, agent_home: Path) -> CustomCommandSet:
                 continue
             name = command_name(path.relative_to(root))
             if name is None:
-                warnings.append(f"command file {path}: its path does not make a command name "
-                                "(use letters, digits, '_', '-' and '.'); skipped")
+                warnings.append(
+                    f"command file {path}: its path does not make a command name "
+                    "(use letters, digits, '_', '-' and '.'); skipped"
+                )
                 continue
             command, problem = parse_command_file(path, name, source)
             if command is None:

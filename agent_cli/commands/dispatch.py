@@ -80,8 +80,11 @@ async def run_prompt(session: Session, text: str, emit: Emit, images: Sequence[P
     paths = list(images)
     if has_expansions(text):
         expansion = await expand(
-            Template.typed(text), cwd=session.config.cwd, max_bytes=attachment_budget(session),
-            run_command=session_command_runner(session, emit), read_resource=resource_reader(session),
+            Template.typed(text),
+            cwd=session.config.cwd,
+            max_bytes=attachment_budget(session),
+            run_command=session_command_runner(session, emit),
+            read_resource=resource_reader(session),
             **file_settings(session),
         )
         if expansion.text != text:
@@ -130,12 +133,27 @@ async def run_custom(inv: Invocation, command: CustomCommand) -> None:
     if command.allowed_tools:
         only_tools, unknown = allowed_tool_names(command.allowed_tools, session.tools.names)
         if unknown:
-            inv.emit(ev.Warning(f"{command.path}: allowed-tools names no tool called {', '.join(unknown)} "
-                                f"(tools: {', '.join(session.tools.names)})"))
+            inv.emit(
+                ev.Warning(
+                    f"{command.path}: allowed-tools names no tool called {', '.join(unknown)} "
+                    f"(tools: {', '.join(session.tools.names)})"
+                )
+            )
     expansion = await expand(
-        template, cwd=session.config.cwd, max_bytes=attachment_budget(session),
-        run_command=session_command_runner(session, inv.emit), **file_settings(session),
+        template,
+        cwd=session.config.cwd,
+        max_bytes=attachment_budget(session),
+        run_command=session_command_runner(session, inv.emit),
+        **file_settings(session),
     )
     model = resolve_model(command.model, session.model, session.config.provider.wire_api) if command.model else None
-    await run_model_turn(session, expansion.text, inv.emit, typed=inv.typed, recall=inv.args, only_tools=only_tools,
-                         model=model, images=await load_images(session, expansion.images))
+    await run_model_turn(
+        session,
+        expansion.text,
+        inv.emit,
+        typed=inv.typed,
+        recall=inv.args,
+        only_tools=only_tools,
+        model=model,
+        images=await load_images(session, expansion.images),
+    )

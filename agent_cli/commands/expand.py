@@ -77,9 +77,15 @@ def workspace_root(cwd: Path) -> Path:
 
 
 async def expand(
-    template: Template, *, cwd: Path, max_bytes: int, run_command: RunCommand | None,
-    limits: ReadLimits | None = None, cache_dir: Path | None = None,
-    read_resource: ReadResource | None = None, hidden: Callable[[Path], object] | None = None,
+    template: Template,
+    *,
+    cwd: Path,
+    max_bytes: int,
+    run_command: RunCommand | None,
+    limits: ReadLimits | None = None,
+    cache_dir: Path | None = None,
+    read_resource: ReadResource | None = None,
+    hidden: Callable[[Path], object] | None = None,
 ) -> Expansion:
     """The text to send: commands replaced by their output, attachments appended.
 
@@ -165,7 +171,9 @@ def resolve_reference(token: str, cwd: Path, workspace: Path) -> Path | None:
     if not inside:
         if not looks_like_file(token) and not candidate.exists():
             return None
-        raise InputError(f"@{token}: refused, it is outside the workspace ({workspace}); only files inside it can be attached")
+        raise InputError(
+            f"@{token}: refused, it is outside the workspace ({workspace}); only files inside it can be attached"
+        )
     if candidate.exists():
         return candidate
     if looks_like_file(token):
@@ -197,11 +205,17 @@ def attachment_block(token: str, path: Path, max_bytes: int, limits: ReadLimits,
             f"\n[… truncated: showed lines 1-{last} of {head.lines} ({head.size:,} bytes in all, at most "
             f"{max_bytes:,} attached); read the rest with read_file from line {shown if cut else shown + 1} …]"
         )
-    return f"<attached_file path={quoteattr(token)} lines=\"{head.lines}\">\n{content}\n</attached_file>"
+    return f'<attached_file path={quoteattr(token)} lines="{head.lines}">\n{content}\n</attached_file>'
 
 
 def processed_block(
-    token: str, path: Path, sample: bytes, detected: Detected, max_bytes: int, limits: ReadLimits, cache_dir: Path | None
+    token: str,
+    path: Path,
+    sample: bytes,
+    detected: Detected,
+    max_bytes: int,
+    limits: ReadLimits,
+    cache_dir: Path | None,
 ) -> str:
     """A file shown by its type's processor, like read_file shows it, cut to ``max_bytes``."""
     size = path.stat().st_size

@@ -26,8 +26,13 @@ class GitResult:
 async def git(cwd: Path, *args: str) -> GitResult:
     try:
         process = await asyncio.create_subprocess_exec(
-            *_BASE_ARGS, *args, cwd=str(cwd), stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
+            *_BASE_ARGS,
+            *args,
+            cwd=str(cwd),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
         )
     except FileNotFoundError:
         raise InputError("git is not installed (or not on PATH)") from None

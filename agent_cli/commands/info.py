@@ -19,7 +19,7 @@ from agent_cli.tools.sandbox import detect_mechanism
 from agent_cli.tools.sandbox_report import unenforced
 
 EXPANSION_HELP = (
-    ("@path", "attach a file (numbered, size-capped) or a folder's listing; quote paths with spaces: @\"a b.txt\""),
+    ("@path", 'attach a file (numbered, size-capped) or a folder\'s listing; quote paths with spaces: @"a b.txt"'),
     ("!`cmd`", "run a command first (under the approval policy) and include its output and exit code"),
     ("\\@  \\!", "a literal @ or !"),
 )
@@ -43,12 +43,18 @@ async def help_command(inv: Invocation) -> None:
         inv.emit(ev.Notice("\n".join(lines), title=f"/{info.name}"))
         return
     builtins = [(f"/{i.name} {i.argument_hint}".rstrip(), i.description) for i in infos if i.source == "builtin"]
-    custom = [(f"/{i.name} {i.argument_hint}".rstrip(), f"{i.description} ({i.source})") for i in infos if i.source != "builtin"]
+    custom = [
+        (f"/{i.name} {i.argument_hint}".rstrip(), f"{i.description} ({i.source})")
+        for i in infos
+        if i.source != "builtin"
+    ]
     text = "Commands\n" + table(builtins, "  ")
     if custom:
         text += "\n\nCustom commands\n" + table(custom, "  ")
     else:
-        text += "\n\nCustom commands: none (add .agent/commands/NAME.md in the repository or $AGENT_HOME/commands/NAME.md)"
+        text += (
+            "\n\nCustom commands: none (add .agent/commands/NAME.md in the repository or $AGENT_HOME/commands/NAME.md)"
+        )
     text += "\n\nIn any prompt or command file\n" + table(list(EXPANSION_HELP), "  ")
     inv.emit(ev.Notice(text, title="help"))
 
@@ -79,21 +85,30 @@ async def status_command(inv: Invocation) -> None:
         ("mode", session.mode),
         ("approval", config.approval_policy),
         ("sandbox", sandbox),
-        *([("", "not enforced here: " + ("; ".join(sandbox_limits(config.network_access)) or "nothing"))]
-          if config.sandbox_mode != "danger-full-access" else []),
+        *(
+            [("", "not enforced here: " + ("; ".join(sandbox_limits(config.network_access)) or "nothing"))]
+            if config.sandbox_mode != "danger-full-access"
+            else []
+        ),
         ("AGENTS.md", doc_lines[0]),
         *[("", line) for line in doc_lines[1:]],
         ("skills", f"{len(initial.skills)}: {skills}" if initial.skills else "none"),
         ("memory", memory_status(session)),
         *([("MCP", mcp_summary(session))] if session.mcp is not None else []),
-        *([("plugins", ", ".join(f"{p.name} {p.version}".strip() for p in session.plugins.active))]
-          if session.plugins.active else []),
+        *(
+            [("plugins", ", ".join(f"{p.name} {p.version}".strip() for p in session.plugins.active))]
+            if session.plugins.active
+            else []
+        ),
         ("context", f"{count.context_used:,} of {count.context_window:,} tokens used ({count.percent_left}% left)"),
         ("window", f"{session.window.tokens:,} tokens ({session.window.source}); {count.context_window:,} usable"),
         ("compact", compaction_status(session)),
         ("tokens", f"{total.input_tokens:,} in{cached}, {total.output_tokens:,} out this session"),
-        ("counting", f"{count.counting_method}, {count.accuracy}"
-                     + ("" if session.last_usage is None else " + the provider's reported usage")),
+        (
+            "counting",
+            f"{count.counting_method}, {count.accuracy}"
+            + ("" if session.last_usage is None else " + the provider's reported usage"),
+        ),
         ("session", session.id),
     ]
     text = table(rows)
@@ -141,7 +156,10 @@ async def skills_command(inv: Invocation) -> None:
     if not found.skills:
         text = "no skills found (add .agent/skills/NAME/SKILL.md in the repository or $AGENT_HOME/skills/NAME/SKILL.md)"
     else:
-        rows = [(f"${skill.name}", f"{skill.description} [{skill.source}] {home_relative(skill.path)}") for skill in found.skills]
+        rows = [
+            (f"${skill.name}", f"{skill.description} [{skill.source}] {home_relative(skill.path)}")
+            for skill in found.skills
+        ]
         text = table(rows) + "\n\nMention $name in a prompt to give the model that skill's instructions."
     if found.warnings:
         text += "\n\nwarnings:\n" + "\n".join(f"  {warning}" for warning in found.warnings)

@@ -29,14 +29,17 @@ def strip_fence(answer: str) -> str:
 
 def refuse_without_a_user(inv: Invocation, path: Path) -> None:
     if not inv.session.approvals.interactive:
-        raise InputError(f"{path} already exists and /init does not overwrite it without confirmation; "
-                         "run `/init --force` to replace it with a new version")
+        raise InputError(
+            f"{path} already exists and /init does not overwrite it without confirmation; "
+            "run `/init --force` to replace it with a new version"
+        )
 
 
 async def confirm_overwrite(inv: Invocation, path: Path, content: str) -> bool:
     """Ask with the new version in view (the question's reason carries it as a preview)."""
     decision = await inv.session.approvals.request_decision(
-        "init", "init", f"replace {path} with this new version", content, inv.emit)
+        "init", "init", f"replace {path} with this new version", content, inv.emit
+    )
     return decision.decision != "deny"
 
 
@@ -72,5 +75,6 @@ async def init_command(inv: Invocation) -> None:
 
     text = prompt_library(session.config.agent_home).render("init_request.md", path=FILE_NAME)
     # Only --force can be typed: no words to recall memories by (the model has memory_search).
-    await run_model_turn(session, text, inv.emit, typed=inv.typed, recall="",
-                         only_tools=read_only_tool_names(session), on_complete=write)
+    await run_model_turn(
+        session, text, inv.emit, typed=inv.typed, recall="", only_tools=read_only_tool_names(session), on_complete=write
+    )

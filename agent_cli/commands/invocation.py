@@ -42,8 +42,11 @@ def attachment_budget(session: Session) -> int:
 def file_settings(session: Session) -> dict[str, Any]:
     """The file processors' thresholds and document cache, and what Read deny rules hide, for ``expand``."""
     permissions = session.approvals.permissions
-    return {"limits": session.config.read_file, "cache_dir": session.config.agent_home / "cache",
-            "hidden": permissions.read_denied if permissions.hides_any() else None}
+    return {
+        "limits": session.config.read_file,
+        "cache_dir": session.config.agent_home / "cache",
+        "hidden": permissions.read_denied if permissions.hides_any() else None,
+    }
 
 
 def read_only_tool_names(session: Session) -> list[str]:

@@ -73,8 +73,10 @@ async def mcp_command(inv: Invocation) -> None:
     text = table(rows)
     total = sum(tokens.values())
     if toolset.search_mode:
-        text += (f"\n\nSearch mode: the MCP tools' schemas ({total:,} tokens) exceed mcp_tool_budget_percent "
-                 f"({session.config.mcp_tool_budget_percent}% of the window), so the model gets mcp_search and mcp_call instead.")
+        text += (
+            f"\n\nSearch mode: the MCP tools' schemas ({total:,} tokens) exceed mcp_tool_budget_percent "
+            f"({session.config.mcp_tool_budget_percent}% of the window), so the model gets mcp_search and mcp_call instead."
+        )
     elif total:
         text += f"\n\nMCP tool schemas: {total:,} tokens in every request."
     inv.emit(ev.Notice(text, title="mcp"))

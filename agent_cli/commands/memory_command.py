@@ -72,7 +72,9 @@ async def memory_command(inv: Invocation) -> None:
             scope, words = take_scope(rest.split(" "), "project")
             saved = book.save(" ".join(words), scope or "project", source="user")
             verb = "Updated the similar memory" if saved.updated else "Saved"
-            inv.emit(ev.Notice(f"{verb} {saved.memory.ref} ({saved.memory.scope}): {saved.memory.text}", title="memory"))
+            inv.emit(
+                ev.Notice(f"{verb} {saved.memory.ref} ({saved.memory.scope}): {saved.memory.text}", title="memory")
+            )
         elif action == "forget":
             memory = book.forget(rest)
             inv.emit(ev.Notice(f"Forgot {memory.ref}: {memory.text}", title="memory"))

@@ -10,7 +10,7 @@ from agent_cli.trust.gate import TrustState
 
 HOW_TO_ADD = (
     "no permission rules (write them in .claude/settings.json as Claude Code does, or in "
-    "[permissions] of config.toml: allow = [\"Bash(npm test:*)\"], deny = [\"Read(./.env)\"])"
+    '[permissions] of config.toml: allow = ["Bash(npm test:*)"], deny = ["Read(./.env)"])'
 )
 
 

@@ -47,7 +47,8 @@ def _block(plugin: Plugin, table: CommandTable) -> str:
     plain = {command.name: short for short, command in table.aliases.items()}
     commands = [
         f"/{name}" + (f" (also /{plain[name]})" if name in plain else "")
-        for name, command in table.custom.items() if command.source == f"plugin {plugin.name}"
+        for name, command in table.custom.items()
+        if command.source == f"plugin {plugin.name}"
     ]
     hooks = [f"{hook.event}" + (f"[{hook.matcher}]" if hook.matcher else "") for hook in plugin.hooks]
     agents = [_agent_label(plugin.name, path) for path in plugin.agent_files]

@@ -75,7 +75,8 @@ class CommandTable:
         for cmd in commands:
             short_names.setdefault(cmd.name.split(":", 1)[1], []).append(cmd)
         return {
-            short: cmds[0] for short, cmds in short_names.items()
+            short: cmds[0]
+            for short, cmds in short_names.items()
             if len(cmds) == 1 and short not in self.builtins and short not in self.custom
         }
 

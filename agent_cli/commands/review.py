@@ -81,15 +81,19 @@ async def material_for(inv: Invocation, request: ReviewRequest) -> tuple[str, st
     if request.target == "base":
         base = await git.merge_base(cwd, request.value)  # type: ignore[arg-type]
         diff = await git.diff_against(cwd, base)
-        what = (f"The changes on the current branch since it left `{request.value}` (merge base {base[:12]}), "
-                "committed or not, including untracked files. The diff is below.")
+        what = (
+            f"The changes on the current branch since it left `{request.value}` (merge base {base[:12]}), "
+            "committed or not, including untracked files. The diff is below."
+        )
         return what, diff
     if request.target == "commit":
         shown = await git.show_commit(cwd, request.value)  # type: ignore[arg-type]
         return f"Commit `{request.value}`. Its message and diff are below.", shown
     if request.target == "uncommitted" or not request.rest:
         diff = await git.uncommitted_diff(cwd)
-        what = "The uncommitted changes in the working tree (against HEAD), including untracked files. The diff is below."
+        what = (
+            "The uncommitted changes in the working tree (against HEAD), including untracked files. The diff is below."
+        )
         return what, diff
     return "", None
 
@@ -107,8 +111,10 @@ async def review_command(inv: Invocation) -> None:
     elif request.rest and not _REFERENCE.sub("", request.rest).strip():
         what = "The files attached below, as they are now (numbered lines). The user named them:"
     elif request.rest:
-        what = ("What the user asks for is below (files they name are attached at the end); explore the "
-                "repository with your read-only tools to find the code it concerns.")
+        what = (
+            "What the user asks for is below (files they name are attached at the end); explore the "
+            "repository with your read-only tools to find the code it concerns."
+        )
     header = prompt_library(session.config.agent_home).render("review_request.md", target=what).rstrip("\n")
     pieces = [Piece(header, "literal")]
     if request.rest:
@@ -120,5 +126,11 @@ async def review_command(inv: Invocation) -> None:
     expansion = await expand(
         Template(tuple(pieces)), cwd=session.config.cwd, max_bytes=max_bytes, run_command=None, **file_settings(session)
     )
-    await run_model_turn(session, expansion.text, inv.emit, typed=inv.typed, recall=request.rest,  # not the options
-                         only_tools=read_only_tool_names(session))
+    await run_model_turn(
+        session,
+        expansion.text,
+        inv.emit,
+        typed=inv.typed,
+        recall=request.rest,  # not the options
+        only_tools=read_only_tool_names(session),
+    )

@@ -32,7 +32,8 @@ async def model_command(inv: Invocation) -> None:
     if (unknown := await unknown_model_reason(session, model)) is not None:
         if session.approvals.interactive:
             decision = await session.approvals.request_decision(
-                "model", "model", f"switch to {model}", f"{unknown}; switch anyway?", inv.emit)
+                "model", "model", f"switch to {model}", f"{unknown}; switch anyway?", inv.emit
+            )
             if decision.decision == "deny":
                 inv.emit(ev.Notice(f"kept {previous}", title="model"))
                 return
@@ -42,7 +43,11 @@ async def model_command(inv: Invocation) -> None:
     session.switch_model(model)  # the TUI's /new and /resume keep it: they open the next session on it
     text = prompt_library(session.config.agent_home).render("model_change.md", previous=previous, model=model)
     session.record(developer(text.strip()))
-    inv.emit(ev.Notice(f"{previous} → {model} via {provider} (context window {session.window.tokens:,} tokens)", title="model"))
+    inv.emit(
+        ev.Notice(
+            f"{previous} → {model} via {provider} (context window {session.window.tokens:,} tokens)", title="model"
+        )
+    )
     inv.emit(session.token_count_event())
 
 
@@ -76,8 +81,11 @@ async def quit_command(inv: Invocation) -> None:
 async def copy_command(inv: Invocation) -> None:
     """``/copy``: the last answer, for the front end to put on the clipboard."""
     _no_arguments(inv)
-    answers = [item.text for item in inv.session.history.items
-               if isinstance(item, Message) and item.role == "assistant" and item.text.strip()]
+    answers = [
+        item.text
+        for item in inv.session.history.items
+        if isinstance(item, Message) and item.role == "assistant" and item.text.strip()
+    ]
     if not answers:
         raise InputError("/copy: there is no answer to copy yet")
     inv.emit(ev.CommandAction("copy", answers[-1]))

@@ -51,8 +51,12 @@ def session_command_runner(session: Session, emit: Emit) -> RunCommand:
 async def run_bash(command: str, cwd: Path, timeout_ms: int, max_bytes: int) -> tuple[str, int]:
     """A plain ``bash -c`` for sessions without a shell tool: merged output, head and tail kept."""
     process = await asyncio.create_subprocess_exec(
-        *supervised_argv(["bash", "-c", command]), cwd=str(cwd), stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True,
+        *supervised_argv(["bash", "-c", command]),
+        cwd=str(cwd),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
     )
     try:
         data, _ = await communicate_or_kill(process, timeout_ms / 1000)  # killed also when the user interrupts
@@ -66,4 +70,3 @@ async def run_bash(command: str, cwd: Path, timeout_ms: int, max_bytes: int) -> 
         half = max_bytes // 2
         text = f"{text[:half]}\n…{len(text) - 2 * half} chars truncated…\n{text[-half:]}"
     return f"Exit code: {exit_code}\nOutput:\n{text}{note}", exit_code
-

@@ -21,13 +21,15 @@ def shell_command_of(text: str) -> str | None:
     stripped = text.lstrip()
     if not stripped.startswith(PREFIX) or stripped.startswith("!`"):
         return None
-    return stripped[len(PREFIX):].strip()
+    return stripped[len(PREFIX) :].strip()
 
 
 def shell_record(command: str, output: str) -> str:
     """The user message the model reads: what the user ran and what it printed."""
-    return (f"<user_shell_command>\n<command>{command}</command>\n<result>\n{output.rstrip()}\n</result>\n"
-            "</user_shell_command>")
+    return (
+        f"<user_shell_command>\n<command>{command}</command>\n<result>\n{output.rstrip()}\n</result>\n"
+        "</user_shell_command>"
+    )
 
 
 async def run_user_shell(session: Session, command: str, emit: Emit) -> None:

@@ -111,7 +111,9 @@ def protected_prefix_length(items: Sequence[Item]) -> int:
     return len(items)
 
 
-def trim_oldest(items: Sequence[Item], tokens: Sequence[int], start: int, target: int) -> tuple[list[Item], list[int], int]:
+def trim_oldest(
+    items: Sequence[Item], tokens: Sequence[int], start: int, target: int
+) -> tuple[list[Item], list[int], int]:
     """Drop items from ``start`` on, oldest first, until their estimates sum to ``target`` or less.
 
     At least one item goes (the provider said the request does not fit); a tool call and its

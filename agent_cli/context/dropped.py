@@ -31,8 +31,9 @@ def call_label(call: ToolCall) -> str:
     return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
 
 
-def dropped_items(old: Sequence[Item], kept: Sequence[Item], tokens: Callable[[Item], int],
-                  summary_prefix: str | None = None) -> list[DroppedItem]:
+def dropped_items(
+    old: Sequence[Item], kept: Sequence[Item], tokens: Callable[[Item], int], summary_prefix: str | None = None
+) -> list[DroppedItem]:
     """Items of ``old`` that are not in ``kept``: each tool call with its output, then the messages
     (assistant answers and user messages that were not kept) as one line each."""
     kept_ids = {id(item) for item in kept}
@@ -45,10 +46,12 @@ def dropped_items(old: Sequence[Item], kept: Sequence[Item], tokens: Callable[[I
             call = calls[item.call_id]
             spill = _SPILL.search(item.output)
             kind = "file" if call.name == "read_file" else "output"
-            result.append(DroppedItem(kind, call_label(call), tokens(call) + tokens(item), spill.group(1) if spill else None))
+            result.append(
+                DroppedItem(kind, call_label(call), tokens(call) + tokens(item), spill.group(1) if spill else None)
+            )
         elif isinstance(item, Message) and (item.role == "assistant" or is_real_user_message(item, summary_prefix)):
             first = " ".join(item.text.split())
-            label = f"{item.role}: {first[:LABEL_CHARS - 10]}{'…' if len(first) > LABEL_CHARS - 10 else ''}"
+            label = f"{item.role}: {first[: LABEL_CHARS - 10]}{'…' if len(first) > LABEL_CHARS - 10 else ''}"
             result.append(DroppedItem("message", label, tokens(item)))
     return result
 

@@ -135,4 +135,3 @@ def _iana_from_etc() -> str | None:
         value = target.split("zoneinfo/", 1)[1]
         return value if _looks_like_iana(value) else None
     return None
-

@@ -109,7 +109,8 @@ class History:
         doomed = {0}
         if isinstance(first, (ToolCall, ToolOutput)):
             doomed |= {
-                i for i, item in enumerate(self._items)
+                i
+                for i, item in enumerate(self._items)
                 if isinstance(item, (ToolCall, ToolOutput)) and item.call_id == first.call_id
             }
         keep = [(item, tokens) for i, (item, tokens) in enumerate(zip(self._items, self._tokens)) if i not in doomed]

@@ -31,8 +31,9 @@ class InitialContext:
     warnings: tuple[str, ...]  # for the user (not the model): cut files, invalid skills...
 
 
-def build_instructions(mode: str = "agent", agent_home: Path | None = None, memory: bool = True,
-                       lean: bool = False) -> str:
+def build_instructions(
+    mode: str = "agent", agent_home: Path | None = None, memory: bool = True, lean: bool = False
+) -> str:
     """The system prompt: identity, tool guidance, workflow, ``mode``'s guidance and, when memory
     is on, how to use it (``memory.md``). ``lean``: the short prompt of the lean profile
     (``lean/system.md``; memory is then one of the tools behind ``tool_search``)."""

@@ -26,8 +26,9 @@ LEAN_TOOLS: dict[str, tuple[str, ...]] = {
 # background commands, which the lean shell does not start), they cost more than they give in a
 # small window (update_plan, web_fetch, web_search: pages do not fit), or the pair replaces them (MCP's own
 # mcp_search / mcp_call: tool_search finds the MCP tools themselves).
-LEAN_LEFT_OUT = frozenset({"list_dir", "update_plan", "shell_output", "shell_kill", "web_fetch", "web_search",
-                           "mcp_search", "mcp_call"})
+LEAN_LEFT_OUT = frozenset(
+    {"list_dir", "update_plan", "shell_output", "shell_kill", "web_fetch", "web_search", "mcp_search", "mcp_call"}
+)
 
 
 def is_lean(profile: str, context_window: int) -> bool:

@@ -58,9 +58,7 @@ class Discovery:
     project_docs: tuple[Path, ...]  # root first, cwd last
 
 
-def discover_project_docs(
-    cwd: Path, agent_home: Path | None, fallback_filenames: Iterable[str] = ()
-) -> Discovery:
+def discover_project_docs(cwd: Path, agent_home: Path | None, fallback_filenames: Iterable[str] = ()) -> Discovery:
     """Which files would be sent, in order, without reading them."""
     cwd = Path(cwd).resolve()
     global_doc = _first_file(Path(agent_home), [OVERRIDE_NAME, DEFAULT_NAME]) if agent_home is not None else None
@@ -76,10 +74,7 @@ def discover_project_docs(
 
 
 def load_project_docs(
-    cwd: Path,
-    agent_home: Path | None,
-    max_bytes: int = DEFAULT_MAX_BYTES,
-    fallback_filenames: Iterable[str] = (),
+    cwd: Path, agent_home: Path | None, max_bytes: int = DEFAULT_MAX_BYTES, fallback_filenames: Iterable[str] = ()
 ) -> ProjectDocs:
     cwd = Path(cwd)
     if max_bytes <= 0:

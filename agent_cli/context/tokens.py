@@ -77,8 +77,9 @@ def openai_image_tokens(width: int, height: int) -> int:
 
 def anthropic_image_tokens(width: int, height: int) -> int:
     """Anthropic: width x height / 750, after its own downscaling of large images."""
-    scale = min(1.0, ANTHROPIC_MAX_SIDE / max(width, height, 1),
-                math.sqrt(ANTHROPIC_MAX_PIXELS / max(width * height, 1)))
+    scale = min(
+        1.0, ANTHROPIC_MAX_SIDE / max(width, height, 1), math.sqrt(ANTHROPIC_MAX_PIXELS / max(width * height, 1))
+    )
     return math.ceil((width * scale) * (height * scale) / 750)
 
 
@@ -160,9 +161,7 @@ _O200K_PATTERN = "|".join(
         r"""\s+""",
     ]
 )
-_CL100K_PATTERN = (
-    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
-)
+_CL100K_PATTERN = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
 
 ENCODINGS: dict[str, EncodingSpec] = {
     "o200k_base": EncodingSpec(
@@ -355,7 +354,11 @@ class TokenCounter:
         return len(encoding.encode_ordinary(text))
 
     def item_tokens(self, item: Item) -> int:
-        return self.text_tokens(item_text(item)) + ITEM_OVERHEAD_TOKENS + images_tokens(item, self.image_formula, self.vision)
+        return (
+            self.text_tokens(item_text(item))
+            + ITEM_OVERHEAD_TOKENS
+            + images_tokens(item, self.image_formula, self.vision)
+        )
 
     def items_tokens(self, items: list[Item]) -> int:
         return sum(self.item_tokens(item) for item in items)

@@ -144,9 +144,7 @@ def _tail_bytes(data: bytes, max_bytes: int) -> bytes:
     return data[start:]
 
 
-def _join(
-    head: bytes, tail: bytes, total_bytes: int, total_chars: int, policy: TruncationPolicy, budget: int
-) -> str:
+def _join(head: bytes, tail: bytes, total_bytes: int, total_chars: int, policy: TruncationPolicy, budget: int) -> str:
     # Reserve room for the longest marker this stream could need; the real one is never longer.
     reserve = len(truncation_marker(policy, total_bytes, total_chars).encode("utf-8"))
     keep = budget - reserve

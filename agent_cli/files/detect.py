@@ -99,8 +99,14 @@ _MAGIC: tuple[tuple[bytes, str, str], ...] = (
     (b"\xcf\xfa\xed\xfe", BINARY, "Mach-O executable"),
 )
 _TEXT_BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
-_IMAGE_MIME_TYPES = {"PNG image": "image/png", "JPEG image": "image/jpeg", "GIF image": "image/gif",
-                     "WebP image": "image/webp", "BMP image": "image/bmp", "TIFF image": "image/tiff"}
+_IMAGE_MIME_TYPES = {
+    "PNG image": "image/png",
+    "JPEG image": "image/jpeg",
+    "GIF image": "image/gif",
+    "WebP image": "image/webp",
+    "BMP image": "image/bmp",
+    "TIFF image": "image/tiff",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,8 +148,11 @@ def _by_magic(sample: bytes) -> Detected | None:
     if sample[:3] == b"ID3" and sample[3:4] in (b"\x02", b"\x03", b"\x04"):
         return Detected(AUDIO, "MP3 audio")
     if sample[:4] == b"RIFF":
-        return {b"WEBP": Detected(IMAGE, "WebP image"), b"WAVE": Detected(AUDIO, "WAV audio"),
-                b"AVI ": Detected(VIDEO, "AVI video")}.get(sample[8:12], Detected(BINARY, "RIFF data"))
+        return {
+            b"WEBP": Detected(IMAGE, "WebP image"),
+            b"WAVE": Detected(AUDIO, "WAV audio"),
+            b"AVI ": Detected(VIDEO, "AVI video"),
+        }.get(sample[8:12], Detected(BINARY, "RIFF data"))
     if sample[4:8] == b"ftyp":
         brand = sample[8:12]
         if brand in (b"M4A ", b"M4B "):

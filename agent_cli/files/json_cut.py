@@ -36,7 +36,7 @@ def _skip_space(text: str, index: int) -> int:
 
 
 def _value(text: str, index: int, depth: int, cuts: Cuts) -> tuple[Any, int]:
-    opener = text[index:index + 1]
+    opener = text[index : index + 1]
     if opener not in _CLOSER:
         value, end = _DECODER.raw_decode(text, index)
         return (cuts.string(value) if isinstance(value, str) else value), end

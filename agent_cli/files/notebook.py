@@ -44,10 +44,13 @@ def _output(output: dict[str, Any], reading: Reading) -> list[str]:
     limits = reading.limits
     kind = output.get("output_type")
     if kind == "stream":
-        return [f"[output: {output.get('name', 'stream')}]", _cut(_source(output.get("text")), limits.notebook_output_chars)]
+        return [
+            f"[output: {output.get('name', 'stream')}]",
+            _cut(_source(output.get("text")), limits.notebook_output_chars),
+        ]
     if kind == "error":
         trace = [_ANSI.sub("", line) for line in output.get("traceback") or []]
-        trace = "\n".join(trace).splitlines()[-limits.traceback_lines:]
+        trace = "\n".join(trace).splitlines()[-limits.traceback_lines :]
         return [f"[error: {output.get('ename', '?')}: {output.get('evalue', '')}]", *trace]
     data = output.get("data") or {}
     lines = [f"[image: {_image_size(mime, value)}]" for mime, value in data.items() if mime.startswith("image/")]

@@ -56,7 +56,9 @@ class Cuts:
             f"{plural(self.items, 'array item')} after the first {limits.max_array_items}" if self.items else "",
             f"{plural(self.keys, 'object key')} after the first {limits.max_object_keys}" if self.keys else "",
             f"{plural(self.deep, 'container')} deeper than {limits.max_depth} levels" if self.deep else "",
-            f"the ends of {plural(self.strings, 'string')} over {limits.max_string_chars} characters" if self.strings else "",
+            f"the ends of {plural(self.strings, 'string')} over {limits.max_string_chars} characters"
+            if self.strings
+            else "",
         ]
         left_out = ", ".join(part for part in parts if part)
         return f"structure cut: left out {left_out}" if left_out else None

@@ -122,7 +122,9 @@ def _line_start(text: str, line: int) -> int:
     return position
 
 
-def render_rows(selection: Selection, render: Callable[[Any], str], budget: int, unit: str) -> tuple[list[str], list[str]]:
+def render_rows(
+    selection: Selection, render: Callable[[Any], str], budget: int, unit: str
+) -> tuple[list[str], list[str]]:
     """The rows as ``N<TAB>text``, the first ones then the last ones, while they fit ``budget`` bytes;
     and the notes saying which were shown."""
     lines: list[str] = []
@@ -149,8 +151,11 @@ def render_rows(selection: Selection, render: Callable[[Any], str], budget: int,
 
 def shown_note(selection: Selection, shown_head: int, shown_tail: int, unit: str) -> str | None:
     """``rows 1-20 and 99,991-100,000 of 100,000 shown; use offset/limit for others``, or None when all were."""
-    ranges = [(entries[0][1], entries[shown - 1][1])
-              for entries, shown in ((selection.head, shown_head), (selection.tail, shown_tail)) if shown]
+    ranges = [
+        (entries[0][1], entries[shown - 1][1])
+        for entries, shown in ((selection.head, shown_head), (selection.tail, shown_tail))
+        if shown
+    ]
     if not ranges or sum(last - first + 1 for first, last in ranges) == selection.total:
         return None
     spans = " and ".join(f"{first:,}-{last:,}" for first, last in ranges)

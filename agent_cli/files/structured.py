@@ -53,8 +53,9 @@ def _has_long_line(reading: Reading) -> bool:
 def _render_whole(reading: Reading, kind: str) -> str | None:
     """A small but minified file, parsed and re-indented with nothing cut, or None when that
     no longer fits the budget."""
-    limits = replace(reading.limits, max_array_items=sys.maxsize, max_object_keys=sys.maxsize,
-                     max_string_chars=sys.maxsize)
+    limits = replace(
+        reading.limits, max_array_items=sys.maxsize, max_object_keys=sys.maxsize, max_string_chars=sys.maxsize
+    )
     body = _render(reading, kind, Cuts(limits))
     return body if len(body.encode("utf-8", "replace")) <= reading.budget else None
 
@@ -105,8 +106,9 @@ def read_json_lines(reading: Reading) -> FileView:
     if selection.total == 0:
         return FileView(f"[{reading.path.name} is empty]")
     cuts = Cuts(reading.limits)
-    lines, notes = render_rows(selection, lambda line: _render_record(line, reading, cuts), reading.budget - _NOTE_RESERVE,
-                               "records")
+    lines, notes = render_rows(
+        selection, lambda line: _render_record(line, reading, cuts), reading.budget - _NOTE_RESERVE, "records"
+    )
     if note := cuts.note():
         notes.append(note)
     return FileView("\n".join(lines), tuple(notes))
@@ -122,15 +124,17 @@ def raw_head_tail(reading: Reading) -> FileView:
         tail = f.read()
     head_text = _decode(head, encoding)
     tail_text = _decode(tail, encoding)
-    if "\n" in head_text[len(head_text) // 2:]:
+    if "\n" in head_text[len(head_text) // 2 :]:
         head_text = head_text[: head_text.rindex("\n") + 1]
     if "\n" in tail_text[: len(tail_text) // 2]:
-        tail_text = tail_text[tail_text.index("\n") + 1:]
+        tail_text = tail_text[tail_text.index("\n") + 1 :]
     omitted = reading.size - len(head_text.encode(encoding, "replace")) - len(tail_text.encode(encoding, "replace"))
     body = f"{head_text.rstrip(chr(10))}\n… {omitted:,} bytes not shown …\n{tail_text}"
     limit_mb = reading.limits.parse_max_mb
-    note = (f"{reading.label}, {reading.size:,} bytes: over {limit_mb} MB ([read_file] parse_max_mb), so not parsed; "
-            "the raw head and tail are shown; use offset/limit to read lines")
+    note = (
+        f"{reading.label}, {reading.size:,} bytes: over {limit_mb} MB ([read_file] parse_max_mb), so not parsed; "
+        "the raw head and tail are shown; use offset/limit to read lines"
+    )
     return FileView(body.rstrip("\n"), (note,))
 
 

@@ -69,8 +69,10 @@ def read_table(reading: Reading, tab_separated: bool) -> FileView:
     cuts = _Cuts()
     budget = reading.budget - _NOTE_RESERVE
     shown_delimiter = "TAB" if delimiter == "\t" else repr(delimiter)
-    top = [f"{reading.label}: {selection.total:,} rows + header, {len(header)} columns, delimiter {shown_delimiter}",
-           "header\t" + _render_row(header, delimiter, reading, cuts)]
+    top = [
+        f"{reading.label}: {selection.total:,} rows + header, {len(header)} columns, delimiter {shown_delimiter}",
+        "header\t" + _render_row(header, delimiter, reading, cuts),
+    ]
     budget -= sum(len(line.encode("utf-8", "replace")) + 1 for line in top)
     rows, notes = render_rows(selection, lambda row: _render_row(row, delimiter, reading, cuts), budget, "rows")
     if encoding_note:

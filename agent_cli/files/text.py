@@ -29,7 +29,9 @@ def sniff_encoding(sample: bytes) -> str:
         sample.decode("utf-8")
     except UnicodeDecodeError as exc:
         # a sample cut inside a multi-byte character is still UTF-8
-        cut_char = len(sample) >= SNIFF_BYTES and exc.start >= len(sample) - 3 and exc.reason == "unexpected end of data"
+        cut_char = (
+            len(sample) >= SNIFF_BYTES and exc.start >= len(sample) - 3 and exc.reason == "unexpected end of data"
+        )
         return "utf-8" if cut_char else "latin-1"
     return "utf-8"
 

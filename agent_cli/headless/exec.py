@@ -38,8 +38,11 @@ OUTPUT_SCHEMA_MISMATCH = 3  # the answer did not validate against --output-schem
 MAX_TURNS_REACHED = 4
 MAX_BUDGET_REACHED = 5
 INTERRUPTED = 130  # 128 + SIGINT
-LIMIT_EXIT_CODES = {"output_schema": OUTPUT_SCHEMA_MISMATCH, "max_turns": MAX_TURNS_REACHED,
-                    "max_budget": MAX_BUDGET_REACHED}
+LIMIT_EXIT_CODES = {
+    "output_schema": OUTPUT_SCHEMA_MISMATCH,
+    "max_turns": MAX_TURNS_REACHED,
+    "max_budget": MAX_BUDGET_REACHED,
+}
 INTERACTIVE_ONLY = {
     "resume": "/resume needs the TUI; here use `agent exec resume --last [PROMPT]` or `agent exec resume ID [PROMPT]`",
     "new": "/new needs the TUI; every `agent exec` run already starts a new session",
@@ -158,8 +161,10 @@ def run_limits(args: argparse.Namespace, config):
         except ValueError as exc:
             fail(f"configuration error: model_prices.{config.model}: {exc}")
         if price is None:
-            fail(f"--max-budget-usd: no price is known for model {config.model!r}; give one in config: "
-                 f"[model_prices.\"{config.model}\"] input = USD, cached_input = USD, output = USD (per million tokens)")
+            fail(
+                f"--max-budget-usd: no price is known for model {config.model!r}; give one in config: "
+                f'[model_prices."{config.model}"] input = USD, cached_input = USD, output = USD (per million tokens)'
+            )
     return RunLimits(max_requests=args.max_turns, max_cost_usd=args.max_budget_usd, price=price)
 
 

@@ -12,29 +12,68 @@ NOT_A_REPOSITORY = (
 
 
 def add_exec_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", "--experimental-json", dest="json", action="store_true",
-                        help="print events as JSON lines on stdout (Codex's exec event schema)")
+    parser.add_argument(
+        "--json",
+        "--experimental-json",
+        dest="json",
+        action="store_true",
+        help="print events as JSON lines on stdout (Codex's exec event schema)",
+    )
     parser.add_argument("-o", "--output-last-message", metavar="FILE", help="write the last agent message to FILE")
-    parser.add_argument("-i", "--image", dest="images", action="append", default=[], metavar="FILE",
-                        help="attach an image to the prompt (repeatable)")
-    parser.add_argument("--add-dir", dest="add_dirs", action="append", default=[], metavar="DIR",
-                        help="another directory commands may write to (repeatable)")
+    parser.add_argument(
+        "-i",
+        "--image",
+        dest="images",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="attach an image to the prompt (repeatable)",
+    )
+    parser.add_argument(
+        "--add-dir",
+        dest="add_dirs",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="another directory commands may write to (repeatable)",
+    )
     parser.add_argument("--skip-git-repo-check", action="store_true", help=NOT_A_REPOSITORY)
-    parser.add_argument("--output-schema", metavar="FILE",
-                        help="a JSON Schema the final answer must validate against (the answer is that JSON)")
-    parser.add_argument("--color", choices=("always", "never", "auto"), default="auto",
-                        help="colours in the progress on stderr (default auto: when stderr is a terminal)")
-    parser.add_argument("--full-auto", action="store_true",
-                        help="as in codex exec: the workspace-write sandbox (agent exec never asks anyway)")
-    parser.add_argument("--dangerously-bypass-approvals-and-sandbox", "--yolo", dest="bypass_sandbox",
-                        action="store_true", help="no sandbox and no approvals: only inside a disposable container")
-    parser.add_argument("--max-turns", type=positive_int, metavar="N",
-                        help="stop after N model requests (exit code 4)")
-    parser.add_argument("--max-budget-usd", type=positive_float, metavar="USD",
-                        help="stop once the estimated cost reaches USD (exit code 5; needs a known price)")
+    parser.add_argument(
+        "--output-schema",
+        metavar="FILE",
+        help="a JSON Schema the final answer must validate against (the answer is that JSON)",
+    )
+    parser.add_argument(
+        "--color",
+        choices=("always", "never", "auto"),
+        default="auto",
+        help="colours in the progress on stderr (default auto: when stderr is a terminal)",
+    )
+    parser.add_argument(
+        "--full-auto",
+        action="store_true",
+        help="as in codex exec: the workspace-write sandbox (agent exec never asks anyway)",
+    )
+    parser.add_argument(
+        "--dangerously-bypass-approvals-and-sandbox",
+        "--yolo",
+        dest="bypass_sandbox",
+        action="store_true",
+        help="no sandbox and no approvals: only inside a disposable container",
+    )
+    parser.add_argument("--max-turns", type=positive_int, metavar="N", help="stop after N model requests (exit code 4)")
+    parser.add_argument(
+        "--max-budget-usd",
+        type=positive_float,
+        metavar="USD",
+        help="stop once the estimated cost reaches USD (exit code 5; needs a known price)",
+    )
     parser.add_argument("--ephemeral", action="store_true", help="keep no session file (nothing to resume)")
-    parser.add_argument("--trust", action="store_true",
-                        help="run this repository's own MCP servers, hooks and plugins, and apply its allow rules")
+    parser.add_argument(
+        "--trust",
+        action="store_true",
+        help="run this repository's own MCP servers, hooks and plugins, and apply its allow rules",
+    )
     parser.add_argument("--thread-source", help=argparse.SUPPRESS)  # the Codex SDK's label: nothing to do with it
 
 

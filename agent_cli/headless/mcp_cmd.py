@@ -53,7 +53,9 @@ def config_path() -> Path:
 def session_servers(plugin_dirs: Iterable[str] = ()):
     """What a session started here (with these ``--plugin-dir``) would run, and the warnings it would show."""
     try:
-        config = replace(load_config(), plugin_dirs=tuple(Path(folder).expanduser().resolve() for folder in plugin_dirs))
+        config = replace(
+            load_config(), plugin_dirs=tuple(Path(folder).expanduser().resolve() for folder in plugin_dirs)
+        )
         sources = ", ".join(str(path) for path in config.sources) or "config"
         plugins = plugin_servers(load_plugins_for(config))
         return configured_servers(config.raw, find_git_root(config.cwd) or config.cwd, sources, plugins)
@@ -62,8 +64,15 @@ def session_servers(plugin_dirs: Iterable[str] = ()):
 
 
 def describe(spec) -> dict:
-    data = {"name": spec.name, "transport": spec.transport, "enabled": spec.enabled, "scope": spec.scope,
-            "origin": spec.origin, "startup_timeout_sec": spec.startup_timeout_sec, "tool_timeout_sec": spec.tool_timeout_sec}
+    data = {
+        "name": spec.name,
+        "transport": spec.transport,
+        "enabled": spec.enabled,
+        "scope": spec.scope,
+        "origin": spec.origin,
+        "startup_timeout_sec": spec.startup_timeout_sec,
+        "tool_timeout_sec": spec.tool_timeout_sec,
+    }
     if spec.transport == "stdio":
         data.update(command=spec.command, args=list(spec.args), env=sorted(spec.env), cwd=spec.cwd)
     else:
@@ -76,8 +85,14 @@ def describe(spec) -> dict:
 
 
 def add_plugin_dir(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--plugin-dir", dest="plugin_dirs", action="append", default=[], metavar="DIR",
-                        help="also the plugin in DIR, or every plugin in its subfolders (as for a session)")
+    parser.add_argument(
+        "--plugin-dir",
+        dest="plugin_dirs",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="also the plugin in DIR, or every plugin in its subfolders (as for a session)",
+    )
 
 
 def list_servers(argv: list[str]) -> int:
@@ -144,8 +159,11 @@ def add_server(argv: list[str]) -> int:
         fail("give either `-- COMMAND [ARGS...]` (a stdio server) or `--url URL` (an HTTP server)")
     # Dropping an option of the other transport silently would leave a server without its token or env.
     stdio_only = [name for name, given in (("--env", args.env), ("--cwd", args.cwd)) if given]
-    http_only = [name for name, given in (("--bearer-token-env-var", args.bearer_token_env_var),
-                                          ("--header", args.header)) if given]
+    http_only = [
+        name
+        for name, given in (("--bearer-token-env-var", args.bearer_token_env_var), ("--header", args.header))
+        if given
+    ]
     if args.url and stdio_only:
         fail(f"{', '.join(stdio_only)}: apply only to stdio servers (`-- COMMAND`)")
     if command and http_only:

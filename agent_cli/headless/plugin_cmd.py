@@ -18,10 +18,23 @@ def build_plugin_parser() -> argparse.ArgumentParser:
     actions = parser.add_subparsers(dest="action", required=True)
     listing = actions.add_parser("list", help="each plugin found and what it contributed (commands, skills, hooks...)")
     listing.add_argument("-C", "--cd", metavar="DIR", help="as if started in DIR (its repository's .agent/plugins/)")
-    listing.add_argument("-c", "--config", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                         help="override a config key, e.g. -c 'plugins.disabled=[\"x\"]' (repeatable)")
-    listing.add_argument("--plugin-dir", dest="plugin_dirs", action="append", default=[], metavar="DIR",
-                         help="also the plugin in DIR, or every plugin in it (repeatable)")
+    listing.add_argument(
+        "-c",
+        "--config",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config key, e.g. -c 'plugins.disabled=[\"x\"]' (repeatable)",
+    )
+    listing.add_argument(
+        "--plugin-dir",
+        dest="plugin_dirs",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="also the plugin in DIR, or every plugin in it (repeatable)",
+    )
     listing.set_defaults(model=None, provider=None, mode=None)  # what load_config_or_exit reads
     return parser
 

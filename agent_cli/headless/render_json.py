@@ -60,8 +60,10 @@ class JsonRenderer:
                 self.item("item.completed", message)
             case ev.WebSearch(query=query, sources=sources, status=status):
                 results = [{"title": source.title, "url": source.url} for source in sources]
-                self.item("item.completed", {"id": self.new_id(), "type": "web_search", "query": query,
-                                             "results": results, "status": status})
+                self.item(
+                    "item.completed",
+                    {"id": self.new_id(), "type": "web_search", "query": query, "results": results, "status": status},
+                )
             case ev.WebCitations(sources=sources):
                 self._citations = [{"title": source.title, "url": source.url} for source in sources]
             case ev.ReasoningDone(text=text):
@@ -83,44 +85,81 @@ class JsonRenderer:
                 message = f"retrying ({attempt}/{most}) in {delay:.1f}s: {reason}"
                 self.item("item.completed", {"id": self.new_id(), "type": "error", "message": message})
             case ev.CompactionFinished():
-                self.item("item.completed", {
-                    "id": self.new_id(), "type": "compaction", "trigger": event.trigger,
-                    "tokens_before": event.tokens_before, "tokens_after": event.tokens_after,
-                    "trimmed": event.trimmed, "applied": event.applied, "fallback": event.fallback,
-                    "summary": event.summary,
-                    "dropped": [{"kind": d.kind, "label": d.label, "tokens": d.tokens, "spill_file": d.spill_file}
-                                for d in event.dropped],
-                })
+                self.item(
+                    "item.completed",
+                    {
+                        "id": self.new_id(),
+                        "type": "compaction",
+                        "trigger": event.trigger,
+                        "tokens_before": event.tokens_before,
+                        "tokens_after": event.tokens_after,
+                        "trimmed": event.trimmed,
+                        "applied": event.applied,
+                        "fallback": event.fallback,
+                        "summary": event.summary,
+                        "dropped": [
+                            {"kind": d.kind, "label": d.label, "tokens": d.tokens, "spill_file": d.spill_file}
+                            for d in event.dropped
+                        ],
+                    },
+                )
             case ev.TokenCount():
                 self._usage = event
             case ev.InputRejected(message=message, suggestions=suggestions):
-                self.item("item.completed", {"id": self.new_id(), "type": "error", "message": message,
-                                             "suggestions": list(suggestions)})
+                self.item(
+                    "item.completed",
+                    {"id": self.new_id(), "type": "error", "message": message, "suggestions": list(suggestions)},
+                )
             case ev.Notice(text=text, title=title):
                 self.item("item.completed", {"id": self.new_id(), "type": "notice", "title": title, "text": text})
             case ev.SubagentFinished():
                 self._subagent_finished(event)
             case ev.CheckpointCreated():
-                self.item("item.completed", {
-                    # its own id series, so the items around it keep theirs whether a snapshot was taken or not
-                    "id": f"checkpoint_{event.checkpoint_id}", "type": "checkpoint_created", "checkpoint_id": event.checkpoint_id,
-                    "turn": event.turn, "commit": event.commit, "files": event.files, "skipped": list(event.skipped),
-                })
+                self.item(
+                    "item.completed",
+                    {
+                        # its own id series, so the items around it keep theirs whether a snapshot was taken or not
+                        "id": f"checkpoint_{event.checkpoint_id}",
+                        "type": "checkpoint_created",
+                        "checkpoint_id": event.checkpoint_id,
+                        "turn": event.turn,
+                        "commit": event.commit,
+                        "files": event.files,
+                        "skipped": list(event.skipped),
+                    },
+                )
             case ev.Rewound():
-                self.item("item.completed", {
-                    "id": self.new_id(), "type": "rewound", "mode": event.mode, "restored": list(event.restored),
-                    "conflicts": list(event.conflicts), "prompt": event.prompt,
-                })
+                self.item(
+                    "item.completed",
+                    {
+                        "id": self.new_id(),
+                        "type": "rewound",
+                        "mode": event.mode,
+                        "restored": list(event.restored),
+                        "conflicts": list(event.conflicts),
+                        "prompt": event.prompt,
+                    },
+                )
             case ev.ContextUsage():
                 parts = [{"name": part.name, "tokens": part.tokens} for part in event.parts]
-                self.item("item.completed", {"id": self.new_id(), "type": "context_usage", "parts": parts,
-                                             "used": event.used, "window": event.window,
-                                             "counting_method": event.counting_method,
-                                             "accuracy": event.accuracy})
+                self.item(
+                    "item.completed",
+                    {
+                        "id": self.new_id(),
+                        "type": "context_usage",
+                        "parts": parts,
+                        "used": event.used,
+                        "window": event.window,
+                        "counting_method": event.counting_method,
+                        "accuracy": event.accuracy,
+                    },
+                )
             case ev.TurnComplete(stop_reason=stop_reason):
                 self._complete_plan()
                 self.emit("turn.completed", usage=self._turn_usage(), stop_reason=stop_reason)
-            case ev.TurnFailed(message=message, reason=str() as reason):  # a limit: max_turns, max_budget, output_schema
+            case ev.TurnFailed(
+                message=message, reason=str() as reason
+            ):  # a limit: max_turns, max_budget, output_schema
                 self._complete_plan()
                 self.emit("turn.failed", error={"message": message, "reason": reason})
             case ev.TurnFailed(message=message, request_id=str() as request_id):
@@ -138,8 +177,12 @@ class JsonRenderer:
 
     def _turn_usage(self) -> dict[str, int]:
         """Codex's usage fields (``reasoning_output_tokens`` from our ``reasoning_tokens``)."""
-        fields = {"input_tokens": "input_tokens", "cached_input_tokens": "cached_input_tokens",
-                  "output_tokens": "output_tokens", "reasoning_output_tokens": "reasoning_tokens"}
+        fields = {
+            "input_tokens": "input_tokens",
+            "cached_input_tokens": "cached_input_tokens",
+            "output_tokens": "output_tokens",
+            "reasoning_output_tokens": "reasoning_tokens",
+        }
         if self._usage is None:
             return dict.fromkeys(fields, 0)
         total, start = self._usage.total, self._turn_usage_start
@@ -149,11 +192,19 @@ class JsonRenderer:
         self._open.pop(event.call_id, None)
         item_id = self._ids.pop(event.call_id, None) or self.new_id()
         usage = {name: getattr(event.usage, name) for name in ("input_tokens", "cached_input_tokens", "output_tokens")}
-        self.item("item.completed", {
-            "id": item_id, "type": "subagent", "agent": event.agent, "description": event.description,
-            "status": event.status, "final_message": event.final_message, "usage": usage,
-            "transcript": event.transcript,
-        })
+        self.item(
+            "item.completed",
+            {
+                "id": item_id,
+                "type": "subagent",
+                "agent": event.agent,
+                "description": event.description,
+                "status": event.status,
+                "final_message": event.final_message,
+                "usage": usage,
+                "transcript": event.transcript,
+            },
+        )
 
     def _tool_started(self, call_id: str, name: str, args: dict[str, Any]) -> None:
         if name in ("apply_patch", "update_plan"):
@@ -162,19 +213,32 @@ class JsonRenderer:
         if mcp := split_name(name):
             self._start(call_id, mcp_item(item_id, mcp, args, None, None, "in_progress"))
         elif name == "task":  # completed by SubagentFinished, or by the call's end if no agent ran
-            self._start(call_id, {
-                "id": item_id, "type": "subagent", "agent": str(args.get("agent", "")),
-                "description": str(args.get("description", "")), "status": "in_progress",
-            })
+            self._start(
+                call_id,
+                {
+                    "id": item_id,
+                    "type": "subagent",
+                    "agent": str(args.get("agent", "")),
+                    "description": str(args.get("description", "")),
+                    "status": "in_progress",
+                },
+            )
         elif name == "shell":
-            self._start(call_id, {
-                "id": item_id, "type": "command_execution", "command": str(args.get("command", "")),
-                "aggregated_output": "", "exit_code": None, "status": "in_progress",
-            })
+            self._start(
+                call_id,
+                {
+                    "id": item_id,
+                    "type": "command_execution",
+                    "command": str(args.get("command", "")),
+                    "aggregated_output": "",
+                    "exit_code": None,
+                    "status": "in_progress",
+                },
+            )
         else:
-            self._start(call_id, {
-                "id": item_id, "type": "tool_call", "tool": name, "arguments": args, "status": "in_progress",
-            })
+            self._start(
+                call_id, {"id": item_id, "type": "tool_call", "tool": name, "arguments": args, "status": "in_progress"}
+            )
 
     def _start(self, call_id: str, item: dict[str, Any]) -> None:
         self._open[call_id] = item
@@ -191,8 +255,10 @@ class JsonRenderer:
     def _tool_finished(self, event: ev.ToolCallEnd) -> None:
         self._open.pop(event.call_id, None)
         if event.permission is not None:  # the item carries the rule that allowed, asked or denied
-            permission = {"decision": event.permission,
-                          "rules": [{"rule": rule, "source": source} for rule, source in event.permission_rules]}
+            permission = {
+                "decision": event.permission,
+                "rules": [{"rule": rule, "source": source} for rule, source in event.permission_rules],
+            }
             self._permission = permission
         try:
             self._item_finished(event)
@@ -207,32 +273,67 @@ class JsonRenderer:
         item_id = self._ids.pop(event.call_id, None) or self.new_id()
         status = "completed" if event.success else "failed"
         if mcp := split_name(event.name):
-            result = {"content": [{"type": "text", "text": event.output}], "structured_content": None} if event.success else None
+            result = (
+                {"content": [{"type": "text", "text": event.output}], "structured_content": None}
+                if event.success
+                else None
+            )
             error = None if event.success else {"message": event.output}
             self.item("item.completed", mcp_item(item_id, mcp, event.arguments, result, error, status))
         elif event.name == "task":  # refused before any agent ran (unknown agent, a hook, the mode)
-            self.item("item.completed", {
-                "id": item_id, "type": "subagent", "agent": str(event.arguments.get("agent", "")),
-                "description": str(event.arguments.get("description", "")), "status": "failed",
-                "final_message": event.output, "usage": {"input_tokens": 0, "cached_input_tokens": 0, "output_tokens": 0},
-            })
+            self.item(
+                "item.completed",
+                {
+                    "id": item_id,
+                    "type": "subagent",
+                    "agent": str(event.arguments.get("agent", "")),
+                    "description": str(event.arguments.get("description", "")),
+                    "status": "failed",
+                    "final_message": event.output,
+                    "usage": {"input_tokens": 0, "cached_input_tokens": 0, "output_tokens": 0},
+                },
+            )
         elif event.name == "shell":
-            self.item("item.completed", {
-                "id": item_id, "type": "command_execution", "command": str(event.arguments.get("command", "")),
-                "aggregated_output": event.output, "exit_code": event.exit_code, "status": status,
-            })
+            self.item(
+                "item.completed",
+                {
+                    "id": item_id,
+                    "type": "command_execution",
+                    "command": str(event.arguments.get("command", "")),
+                    "aggregated_output": event.output,
+                    "exit_code": event.exit_code,
+                    "status": status,
+                },
+            )
         elif event.name == "apply_patch":
             changes = [{"path": change.path, "kind": change.kind} for change in event.changes]
             item = {"id": item_id, "type": "file_change", "changes": changes, "status": status}
             self.item("item.completed", item if event.success else {**item, "error": event.output})
         else:
-            self.item("item.completed", {
-                "id": item_id, "type": "tool_call", "tool": event.name, "arguments": event.arguments,
-                "output": event.output, "status": status,
-            })
+            self.item(
+                "item.completed",
+                {
+                    "id": item_id,
+                    "type": "tool_call",
+                    "tool": event.name,
+                    "arguments": event.arguments,
+                    "output": event.output,
+                    "status": status,
+                },
+            )
 
 
-def mcp_item(item_id: str, mcp: tuple[str, str], arguments: dict[str, Any], result, error, status: str) -> dict[str, Any]:
+def mcp_item(
+    item_id: str, mcp: tuple[str, str], arguments: dict[str, Any], result, error, status: str
+) -> dict[str, Any]:
     """Codex's ``mcp_tool_call`` item."""
-    return {"id": item_id, "type": "mcp_tool_call", "server": mcp[0], "tool": mcp[1], "arguments": arguments,
-            "result": result, "error": error, "status": status}
+    return {
+        "id": item_id,
+        "type": "mcp_tool_call",
+        "server": mcp[0],
+        "tool": mcp[1],
+        "arguments": arguments,
+        "result": result,
+        "error": error,
+        "status": status,
+    }

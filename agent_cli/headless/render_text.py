@@ -104,7 +104,11 @@ class TextRenderer:
             case ev.SubagentEvent(agent=agent, event=inner):
                 self._subagent_event(agent, inner)
             case ev.CheckpointCreated(files=files):
-                self.line(self.style(f"checkpoint {event.checkpoint_id} saved ({files:,} files; /undo takes the turn back)", "dim"))
+                self.line(
+                    self.style(
+                        f"checkpoint {event.checkpoint_id} saved ({files:,} files; /undo takes the turn back)", "dim"
+                    )
+                )
             case ev.SubagentFinished(agent=agent, status=status, usage=usage):
                 self.line(f"[{agent}] {status} ({usage.total_tokens:,} tokens)", "dim")
             case ev.ContextUsage():
@@ -137,7 +141,9 @@ class TextRenderer:
         for change in event.changes:
             self.line(f"  {change.kind} {change.path}" + (f" → {change.move_to}" if change.move_to else ""))
         lines = command_output(event.output).splitlines()  # the status line above says the rest
-        shown = lines if len(lines) <= PREVIEW_LINES else lines[: PREVIEW_LINES // 2] + ["…"] + lines[-PREVIEW_LINES // 2 :]
+        shown = (
+            lines if len(lines) <= PREVIEW_LINES else lines[: PREVIEW_LINES // 2] + ["…"] + lines[-PREVIEW_LINES // 2 :]
+        )
         for text in shown:
             self.line(f"  │ {text[:200]}", "dim")
 

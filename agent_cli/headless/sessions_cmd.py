@@ -34,12 +34,16 @@ PICKER_SIZE = 20
 
 def add_resume_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--last", action="store_true",
+        "--last",
+        action="store_true",
         help="the most recent session started in this directory (else the most recent overall)",
     )
-    parser.add_argument("words", nargs="*", metavar="ARG", help="a session id or a prefix of it (unless --last), then a prompt")
-    parser.add_argument("--fork", action="store_true",
-                        help="continue in a new session copied from it, leaving the saved one as it is")
+    parser.add_argument(
+        "words", nargs="*", metavar="ARG", help="a session id or a prefix of it (unless --last), then a prompt"
+    )
+    parser.add_argument(
+        "--fork", action="store_true", help="continue in a new session copied from it, leaving the saved one as it is"
+    )
     parser.usage = "%(prog)s [options] [--fork] [--last | ID] [PROMPT]"
 
 
@@ -56,7 +60,7 @@ def build_sessions_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agent sessions",
         description="List saved sessions, most recent first. `agent sessions repair --last | ID | FILE` keeps "
-                    "the lines of a damaged session file that parse, so it can be resumed.",
+        "the lines of a damaged session file that parse, so it can be resumed.",
     )
     parser.add_argument("-n", "--limit", type=int, default=30, help="how many to show (default 30; 0 = all)")
     parser.add_argument("--here", action="store_true", help="only sessions started in this directory")
@@ -167,7 +171,7 @@ def run_sessions(argv: list[str], out: TextIO | None = None) -> int:
     out.write(f"{'UPDATED':<16}  {'ID':<8}  {'SIZE':>7}  {'DIRECTORY':<28}  FIRST PROMPT\n")
     for summary in sessions:
         out.write(format_row(summary, width) + "\n")
-    out.write("\nResume one with `agent resume ID` or `agent exec resume ID \"PROMPT\"`.\n")
+    out.write('\nResume one with `agent resume ID` or `agent exec resume ID "PROMPT"`.\n')
     return 0
 
 
@@ -186,7 +190,7 @@ def build_repair_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agent sessions repair",
         description="Keep the lines of a damaged session file that parse, so it can be resumed; "
-                    "the original stays beside it (NAME.jsonl.corrupt-TIME).",
+        "the original stays beside it (NAME.jsonl.corrupt-TIME).",
     )
     parser.add_argument("--last", action="store_true", help="the most recent session (of this directory, if any)")
     parser.add_argument("session", nargs="?", metavar="ID|FILE", help="a session id, a prefix of it, or its file")
@@ -216,7 +220,7 @@ def run_repair(argv: list[str], out: TextIO) -> int:
     out.write(
         f"{home_relative(path)}: left out {len(repair.dropped)} line(s) that do not parse (line {numbers}); "
         f"kept {repair.kept}. The original is {home_relative(repair.backup)}.\n"
-        f"Resume it with `agent resume {path.stem}` or `agent exec resume {path.stem} \"PROMPT\"`.\n"
+        f'Resume it with `agent resume {path.stem}` or `agent exec resume {path.stem} "PROMPT"`.\n'
     )
     return 0
 

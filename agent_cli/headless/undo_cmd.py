@@ -32,8 +32,9 @@ CONFLICTS = 3
 
 def build_undo_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="agent exec undo", description="Restore the files to the checkpoint before a session's last turn "
-                                            "that changed them.")
+        prog="agent exec undo",
+        description="Restore the files to the checkpoint before a session's last turn that changed them.",
+    )
     parser.add_argument("--last", action="store_true", help="the most recent session of this directory (the default)")
     parser.add_argument("session", nargs="?", help="a session id (or a prefix of it), or a session file")
     parser.add_argument("-C", "--cd", metavar="DIR", help="as if started in DIR")
@@ -45,8 +46,11 @@ def run_undo(argv: list[str]) -> int:
     args = build_undo_parser().parse_args(argv)
     if args.last and args.session:
         fail("give --last or a session, not both")
-    path = latest_here(args) if args.session is None else resolve_session_file(args, args.session, picker=False,
-                                                                                out=sys.stderr)
+    path = (
+        latest_here(args)
+        if args.session is None
+        else resolve_session_file(args, args.session, picker=False, out=sys.stderr)
+    )
     try:
         writer = RolloutWriter(path, read_header(path))
         loaded = writer.continue_file(path)  # locked: a running agent on this session is refused
@@ -74,8 +78,18 @@ def run_undo(argv: list[str]) -> int:
     finally:
         writer.close()
     if args.json:
-        print(json.dumps({"type": "rewound", "mode": "undo", "session": loaded.header.id, "restored": restored,
-                          "conflicts": plan.conflicts, "skipped": plan.skipped}))
+        print(
+            json.dumps(
+                {
+                    "type": "rewound",
+                    "mode": "undo",
+                    "session": loaded.header.id,
+                    "restored": restored,
+                    "conflicts": plan.conflicts,
+                    "skipped": plan.skipped,
+                }
+            )
+        )
     else:
         for name in restored:
             print(name)

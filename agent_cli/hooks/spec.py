@@ -95,7 +95,9 @@ def _parse_entry(event: str, entry: Any, origin: str, where: str) -> list[HookSp
                 raise _error(origin, f"{where}.hooks[{index}]", "must be a table with a `command`")
             bad = sorted(set(hook) - {"type", "command", "timeout"})
             if bad:
-                raise _error(origin, f"{where}.hooks[{index}].{bad[0]}", "is not a hook setting; expected command, timeout")
+                raise _error(
+                    origin, f"{where}.hooks[{index}].{bad[0]}", "is not a hook setting; expected command, timeout"
+                )
             specs.append(_spec(event, hook, matcher, origin, f"{where}.hooks[{index}]"))
         return specs
     return [_spec(event, entry, matcher, origin, where)]
@@ -104,7 +106,7 @@ def _parse_entry(event: str, entry: Any, origin: str, where: str) -> list[HookSp
 def _spec(event: str, entry: dict[str, Any], matcher: str | None, origin: str, where: str) -> HookSpec:
     kind = entry.get("type", "command")
     if kind != "command":
-        raise _error(origin, f"{where}.type", f"must be \"command\", got {kind!r}")
+        raise _error(origin, f"{where}.type", f'must be "command", got {kind!r}')
     command = entry.get("command")
     if not isinstance(command, str) or not command.strip():
         raise _error(origin, f"{where}.command", "must be a non-empty string")
@@ -114,7 +116,9 @@ def _spec(event: str, entry: dict[str, Any], matcher: str | None, origin: str, w
     return HookSpec(event, command, matcher or None, float(timeout))
 
 
-def hook_calls(table: HookTable, event: str, fields: dict[str, Any], cwd: Path) -> list[tuple[HookSpec, dict[str, Any]]]:
+def hook_calls(
+    table: HookTable, event: str, fields: dict[str, Any], cwd: Path
+) -> list[tuple[HookSpec, dict[str, Any]]]:
     """Each hook of ``event`` whose matcher accepts the call (tool events) or the source or
     trigger (SessionStart, PreCompact), with the event fields it gets.
 

@@ -59,13 +59,21 @@ def _web_fetch(args: dict[str, Any], cwd: Path) -> ToolView:
 
 
 def _read(args: dict[str, Any], cwd: Path) -> ToolView:
-    return "Read", {"file_path": _absolute(args.get("path"), cwd), "offset": args.get("offset"), "limit": args.get("limit")}
+    return "Read", {
+        "file_path": _absolute(args.get("path"), cwd),
+        "offset": args.get("offset"),
+        "limit": args.get("limit"),
+    }
 
 
 def _grep(args: dict[str, Any], cwd: Path) -> ToolView:
     path = _absolute(args.get("path"), cwd)
-    return "Grep", {"pattern": args.get("pattern"), "path": path, "glob": args.get("include"),
-                    "head_limit": args.get("limit")}
+    return "Grep", {
+        "pattern": args.get("pattern"),
+        "path": path,
+        "glob": args.get("include"),
+        "head_limit": args.get("limit"),
+    }
 
 
 def _ls(args: dict[str, Any], cwd: Path) -> ToolView:
@@ -76,19 +84,30 @@ def _todo_write(args: dict[str, Any], cwd: Path) -> ToolView:
     plan = args.get("plan") if isinstance(args.get("plan"), list) else []
     todos = [
         {"content": step.get("step"), "status": step.get("status"), "activeForm": step.get("step")}
-        for step in plan if isinstance(step, dict)
+        for step in plan
+        if isinstance(step, dict)
     ]
     return "TodoWrite", {"todos": todos}
 
 
 def _task(args: dict[str, Any], cwd: Path) -> ToolView:
-    return "Task", {"subagent_type": args.get("agent"), "description": args.get("description"),
-                    "prompt": args.get("prompt")}
+    return "Task", {
+        "subagent_type": args.get("agent"),
+        "description": args.get("description"),
+        "prompt": args.get("prompt"),
+    }
 
 
 _TRANSLATIONS = {
-    "shell": _bash, "read_file": _read, "grep": _grep, "list_dir": _ls, "update_plan": _todo_write, "task": _task,
-    "shell_output": _bash_output, "shell_kill": _kill_shell, "web_fetch": _web_fetch,
+    "shell": _bash,
+    "read_file": _read,
+    "grep": _grep,
+    "list_dir": _ls,
+    "update_plan": _todo_write,
+    "task": _task,
+    "shell_output": _bash_output,
+    "shell_kill": _kill_shell,
+    "web_fetch": _web_fetch,
 }
 
 

@@ -126,7 +126,9 @@ def check_url(url: object, at: str) -> None:
         raise McpConfigError(f"{at} must start with http:// or https://, got {url!r}")
 
 
-def servers_from_table(table: dict[str, Any], origin: str, scope: str = "user") -> tuple[list[ServerSpec], dict[str, dict]]:
+def servers_from_table(
+    table: dict[str, Any], origin: str, scope: str = "user"
+) -> tuple[list[ServerSpec], dict[str, dict]]:
     """Specs for the complete entries of a merged ``mcp_servers`` table, and the override-only ones."""
     check_servers_table(table, origin)
     specs: list[ServerSpec] = []
@@ -136,19 +138,24 @@ def servers_from_table(table: dict[str, Any], origin: str, scope: str = "user") 
             overrides[name] = entry
             continue
         where = f"{origin}: `mcp_servers.{name}`"
-        specs.append(_apply_overrides(ServerSpec(
-            name=name,
-            transport="stdio" if "command" in entry else "http",
-            origin=where,
-            scope=scope,
-            command=entry.get("command"),
-            args=tuple(entry.get("args", ())),
-            env=dict(entry.get("env", {})),
-            cwd=entry.get("cwd"),
-            url=entry.get("url"),
-            headers=dict(entry.get("http_headers", {})),
-            bearer_token_env_var=entry.get("bearer_token_env_var"),
-        ), entry))
+        specs.append(
+            _apply_overrides(
+                ServerSpec(
+                    name=name,
+                    transport="stdio" if "command" in entry else "http",
+                    origin=where,
+                    scope=scope,
+                    command=entry.get("command"),
+                    args=tuple(entry.get("args", ())),
+                    env=dict(entry.get("env", {})),
+                    cwd=entry.get("cwd"),
+                    url=entry.get("url"),
+                    headers=dict(entry.get("http_headers", {})),
+                    bearer_token_env_var=entry.get("bearer_token_env_var"),
+                ),
+                entry,
+            )
+        )
     return specs, overrides
 
 
@@ -184,10 +191,7 @@ def expand_variables(text: str, variables: Mapping[str, str], where: str) -> str
 
 
 def parse_mcp_json(
-    data: Any,
-    origin: str,
-    variables: Mapping[str, str] | None = None,
-    scope: str = "project",
+    data: Any, origin: str, variables: Mapping[str, str] | None = None, scope: str = "project"
 ) -> tuple[list[ServerSpec], list[str]]:
     """Servers of a parsed ``.mcp.json`` document, and a warning for each entry that is bad.
 
@@ -258,9 +262,14 @@ def _json_entry(name: str, entry: Any, origin: str, lookup: Mapping[str, str], s
         if not command:
             raise McpConfigError(f"{at('command')} is missing")
         return ServerSpec(
-            name, "stdio", where, scope, command=command,
+            name,
+            "stdio",
+            where,
+            scope,
+            command=command,
             args=tuple(expand_variables(arg, lookup, at("args")) for arg in args),
-            env=strings("env"), cwd=text("cwd"),
+            env=strings("env"),
+            cwd=text("cwd"),
         )
     url = text("url")
     if not url:
@@ -304,6 +313,8 @@ def configured_servers(
         if name in by_name:
             by_name[name] = _apply_overrides(by_name[name], entry)
         else:
-            warnings.append(f"{sources}: `mcp_servers.{name}` has no `command` or `url` and no server "
-                            f"of that name is defined elsewhere; ignored")
+            warnings.append(
+                f"{sources}: `mcp_servers.{name}` has no `command` or `url` and no server "
+                f"of that name is defined elsewhere; ignored"
+            )
     return ServerList(list(by_name.values()), warnings)

@@ -135,17 +135,23 @@ class ServerConnection:
         info = Implementation(name="agent-cli", version=__version__)
         if self.spec.transport != "http":
             transport = await self._transport(stack, log, self.spec.transport)
-            return await stack.enter_async_context(Client(transport, mode="legacy", client_info=info, message_handler=self._notified))
+            return await stack.enter_async_context(
+                Client(transport, mode="legacy", client_info=info, message_handler=self._notified)
+            )
         try:  # streamable HTTP first; a server that only speaks the older SSE transport gets that
             async with contextlib.AsyncExitStack() as attempt:
                 transport = await self._transport(attempt, log, "http")
-                client = await attempt.enter_async_context(Client(transport, mode="legacy", client_info=info, message_handler=self._notified))
+                client = await attempt.enter_async_context(
+                    Client(transport, mode="legacy", client_info=info, message_handler=self._notified)
+                )
                 stack.push_async_exit(attempt.pop_all())
                 return client
         except Exception as first:  # noqa: BLE001
             try:
                 transport = await self._transport(stack, log, "sse")
-                return await stack.enter_async_context(Client(transport, mode="legacy", client_info=info, message_handler=self._notified))
+                return await stack.enter_async_context(
+                    Client(transport, mode="legacy", client_info=info, message_handler=self._notified)
+                )
             except Exception:  # noqa: BLE001 - the streamable HTTP error says more
                 raise first from None
 
@@ -191,7 +197,9 @@ class ServerConnection:
         client = self._client
         with contextlib.suppress(Exception):
             if "tools" in changed:
-                self.tools = [tool for tool in await _all_pages(client.list_tools, "tools") if self.spec.offers(tool.name)]
+                self.tools = [
+                    tool for tool in await _all_pages(client.list_tools, "tools") if self.spec.offers(tool.name)
+                ]
             if "prompts" in changed:
                 self.prompts = await _optional_list(client.list_prompts, "prompts")
             if "resources" in changed:
@@ -215,13 +223,17 @@ class ServerConnection:
 
         await self._restart_if_crashed()
         if self.status != "ready" or self._client is None:
-            raise McpCallError(f"MCP server {self.spec.name!r} is not available ({self.status}: {self.error or 'not ready'})")
+            raise McpCallError(
+                f"MCP server {self.spec.name!r} is not available ({self.status}: {self.error or 'not ready'})"
+            )
         try:
             with anyio.fail_after(timeout if timeout is not None else self.spec.tool_timeout_sec):
                 return await call(self._client)
         except TimeoutError:
             limit = timeout if timeout is not None else self.spec.tool_timeout_sec
-            raise McpCallError(f"{what} did not finish within {limit:g} s (tool_timeout_sec); it was cancelled") from None
+            raise McpCallError(
+                f"{what} did not finish within {limit:g} s (tool_timeout_sec); it was cancelled"
+            ) from None
         except MCPError as exc:
             if exc.code != CONNECTION_CLOSED:
                 raise McpCallError(f"{what} failed: {exc.message}") from None

@@ -91,11 +91,22 @@ class McpManager:
 
     def states(self) -> list[ServerState]:
         states = [
-            ServerState(c.spec.name, c.spec.transport, c.spec.target, c.spec.scope, c.status, c.error,
-                        len(c.tools), len(c.prompts), len(c.resources))
+            ServerState(
+                c.spec.name,
+                c.spec.transport,
+                c.spec.target,
+                c.spec.scope,
+                c.status,
+                c.error,
+                len(c.tools),
+                len(c.prompts),
+                len(c.resources),
+            )
             for c in self.connections.values()
         ]
-        states += [ServerState(s.name, s.transport, s.target, s.scope, "disabled", None, 0, 0, 0) for s in self.disabled]
+        states += [
+            ServerState(s.name, s.transport, s.target, s.scope, "disabled", None, 0, 0, 0) for s in self.disabled
+        ]
         return states
 
     def take_failures(self) -> list[str]:
@@ -142,7 +153,8 @@ class McpManager:
     async def get_prompt(self, server: str, prompt: str, arguments: dict[str, str]) -> Any:
         connection = self.connection(server)
         return await connection.request(
-            f"prompt {server}/{prompt}", lambda client: client.get_prompt(prompt, arguments),
+            f"prompt {server}/{prompt}",
+            lambda client: client.get_prompt(prompt, arguments),
             connection.spec.startup_timeout_sec + connection.spec.tool_timeout_sec,
         )
 

@@ -59,7 +59,9 @@ def prompt_commands(manager: McpManager) -> list[McpPrompt]:
                 PromptArgument(arg.name, bool(arg.required), arg.description or "") for arg in prompt.arguments or []
             )
             description = (prompt.description or prompt.title or f"MCP prompt from {connection.spec.name}").strip()
-            commands.setdefault(name, McpPrompt(name, connection.spec.name, prompt.name, description.splitlines()[0], arguments))
+            commands.setdefault(
+                name, McpPrompt(name, connection.spec.name, prompt.name, description.splitlines()[0], arguments)
+            )
     return list(commands.values())
 
 

@@ -18,10 +18,25 @@ TOP_LEVEL_COMBINATORS = ("anyOf", "oneOf", "allOf", "not", "enum", "const", "if"
 ALWAYS_DROPPED = ("$schema", "$id", "$comment")
 # Keywords local servers' grammar converters reject or ignore; they only describe, never constrain.
 CHAT_DROPPED = (
-    "examples", "readOnly", "writeOnly", "deprecated", "contentMediaType", "contentEncoding",
-    "$anchor", "$dynamicRef", "$dynamicAnchor", "if", "then", "else", "dependentSchemas",
-    "dependentRequired", "unevaluatedProperties", "unevaluatedItems", "patternProperties",
-    "propertyNames", "format",
+    "examples",
+    "readOnly",
+    "writeOnly",
+    "deprecated",
+    "contentMediaType",
+    "contentEncoding",
+    "$anchor",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "dependentRequired",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "patternProperties",
+    "propertyNames",
+    "format",
 )
 
 
@@ -46,7 +61,10 @@ def adapt_schema(schema: Any, wire_api: str = "responses") -> dict[str, Any]:
         schema.pop("$defs", None)
         schema.pop("definitions", None)
     elif "$ref" in schema:
-        schema = {**_inline(schema, definitions, 0, ()), **{k: schema[k] for k in ("$defs", "definitions") if k in schema}}
+        schema = {
+            **_inline(schema, definitions, 0, ()),
+            **{k: schema[k] for k in ("$defs", "definitions") if k in schema},
+        }
     schema = _object_at_top(schema)
     return _clean(schema, CHAT_DROPPED if wire_api == "chat" else (), 0)
 

@@ -37,7 +37,10 @@ SEARCH_SPEC = ToolSpec(
         "type": "object",
         "properties": {
             "query": {"type": "string", "description": "Keywords, e.g. 'github pull request comments'."},
-            "limit": {"type": "integer", "description": f"Max tools to return (default {DEFAULT_RESULTS}, at most {MAX_RESULTS})."},
+            "limit": {
+                "type": "integer",
+                "description": f"Max tools to return (default {DEFAULT_RESULTS}, at most {MAX_RESULTS}).",
+            },
         },
         "required": ["query"],
         "additionalProperties": False,
@@ -99,8 +102,10 @@ class McpSearchTool(Tool):
         found = search(tools, query, limit)
         if not found:
             servers = sorted({tool.server for tool in tools})
-            return ToolResult(f"no MCP tool matches {query!r}; {len(tools)} tools on servers: {', '.join(servers) or 'none'}. "
-                              "Try other keywords.")
+            return ToolResult(
+                f"no MCP tool matches {query!r}; {len(tools)} tools on servers: {', '.join(servers) or 'none'}. "
+                "Try other keywords."
+            )
         body = "\n\n".join(describe(tool) for tool in found)
         return ToolResult(f"{len(found)} of {len(tools)} MCP tools match:\n\n{body}\n\nCall one with {CALL_TOOL}.")
 

@@ -25,7 +25,9 @@ MAX_DESCRIPTION = 2048
 
 
 class McpTool(Tool):
-    def __init__(self, manager: McpManager, server: str, tool: str, spec: ToolSpec, read_only: bool, listed: bool = True):
+    def __init__(
+        self, manager: McpManager, server: str, tool: str, spec: ToolSpec, read_only: bool, listed: bool = True
+    ):
         self.manager = manager
         self.server = server
         self.tool = tool  # the server's own name for it
@@ -43,8 +45,9 @@ class McpTool(Tool):
         def show_image(block: Any) -> str | None:
             """Attach an image block as an image (the same path as read_file); None keeps the note."""
             try:
-                image, line = tool_image(base64.b64decode(block.data), block.mime_type, ctx,
-                                         name=f"{self.tool} image {len(images) + 1}")
+                image, line = tool_image(
+                    base64.b64decode(block.data), block.mime_type, ctx, name=f"{self.tool} image {len(images) + 1}"
+                )
             except (ToolError, ValueError):  # undecodable: the one-line note stands for it
                 return None
             images.append(image)

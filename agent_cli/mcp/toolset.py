@@ -40,16 +40,23 @@ def plugin_servers(plugins: Any) -> ServerList:
     specs: list[ServerSpec] = []
     warnings: list[str] = []
     for plugin, source in plugins.mcp_sources():
-        found, problems = parse_mcp_json({"mcpServers": source.servers}, str(source.origin), plugin.variables,
-                                         scope=f"plugin {plugin.name}")
+        found, problems = parse_mcp_json(
+            {"mcpServers": source.servers}, str(source.origin), plugin.variables, scope=f"plugin {plugin.name}"
+        )
         specs += found
         warnings += problems
     return ServerList(specs, warnings)
 
 
 class McpToolset:
-    def __init__(self, manager: McpManager, registry: ToolRegistry, wire_api: str, budget_tokens: int,
-                 warnings: list[str] | None = None):
+    def __init__(
+        self,
+        manager: McpManager,
+        registry: ToolRegistry,
+        wire_api: str,
+        budget_tokens: int,
+        warnings: list[str] | None = None,
+    ):
         self.manager = manager
         self.registry = registry  # the session's tools: the servers' join them between turns
         self.wire_api = wire_api
@@ -62,8 +69,16 @@ class McpToolset:
         self._shown: set[str] = set()
 
     @classmethod
-    def for_specs(cls, specs: list[ServerSpec], registry: ToolRegistry, wire_api: str, budget_tokens: int,
-                  log_dir: Path, base_env: dict[str, str] | None, warnings: list[str] | None = None) -> McpToolset:
+    def for_specs(
+        cls,
+        specs: list[ServerSpec],
+        registry: ToolRegistry,
+        wire_api: str,
+        budget_tokens: int,
+        log_dir: Path,
+        base_env: dict[str, str] | None,
+        warnings: list[str] | None = None,
+    ) -> McpToolset:
         """A toolset over ``specs`` (their logs in ``log_dir``); the first note names the project's
         servers from ``.mcp.json`` that will run."""
         toolset = cls(McpManager(specs, log_dir, base_env), registry, wire_api, budget_tokens, warnings)

@@ -131,8 +131,14 @@ class MemoryBook:
     # --- writing --------------------------------------------------------------------------
 
     def save(
-        self, text: str, scope: str = "project", *, tags: Sequence[str] = (), confidence: float | None = None,
-        source: str = "user", created: str | None = None,
+        self,
+        text: str,
+        scope: str = "project",
+        *,
+        tags: Sequence[str] = (),
+        confidence: float | None = None,
+        source: str = "user",
+        created: str | None = None,
     ) -> Saved:
         """Save through the gate (MemoryError says why not); a near duplicate is updated instead."""
         check_scope(scope)
@@ -189,7 +195,12 @@ class MemoryBook:
         return [scored for scored in rank(stems, candidates) if scored.similarity > 0][:limit]
 
     def recall(
-        self, message: str, *, top_k: int = 5, max_chars: int = 2_000, min_score: float = DEFAULT_MIN_SCORE,
+        self,
+        message: str,
+        *,
+        top_k: int = 5,
+        max_chars: int = 2_000,
+        min_score: float = DEFAULT_MIN_SCORE,
         exclude: Iterable[str] = (),
     ) -> list[Scored]:
         """The memories worth putting beside ``message``; their use is recorded."""

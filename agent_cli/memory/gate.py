@@ -19,7 +19,7 @@ MAX_CHARS = 1_000
 # "api key: abc123", "DB_PASSWORD=hunter2", "the deploy token is 9f8e...": a name of up to three
 # words, then an assignment, then a value.
 _ASSIGNMENT = re.compile(
-    r"(?P<name>[A-Za-z][\w-]*(?:[ \t][A-Za-z][\w-]*){0,2})\s*(?:[:=]|\bis\b|\bwas\b)\s*[\"'`]?(?P<value>[^\s\"'`,;]+)",
+    r"(?P<name>[A-Za-z][\w-]*(?:[ \t][A-Za-z][\w-]*){0,2})\s*(?:[:=]|\bis\b|\bwas\b)\s*[\"'`]?(?P<value>[^\s\"'`,;]+)"
 )
 _SECRET_VALUES = (
     ("a private key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")),
@@ -45,7 +45,9 @@ def check_text(text: str) -> str:
     if not text:
         raise MemoryError("refused: the memory is empty")
     if len(text) > MAX_CHARS:
-        raise MemoryError(f"refused: {len(text):,} characters; a memory holds at most {MAX_CHARS:,} (keep one fact per memory)")
+        raise MemoryError(
+            f"refused: {len(text):,} characters; a memory holds at most {MAX_CHARS:,} (keep one fact per memory)"
+        )
     if reason := secret_in(text):
         raise MemoryError(f"refused: it looks like it contains {reason}; never store secrets in memory")
     return text
@@ -77,7 +79,9 @@ def secret_in(text: str) -> str | None:
 
 def _value_like(value: str) -> bool:
     """A password or key value rather than a word ("the API key is stored in vault")."""
-    return len(value) >= 16 or (len(value) >= 6 and bool(re.search(r"\d", value)) and bool(re.search(r"[A-Za-z]", value)))
+    return len(value) >= 16 or (
+        len(value) >= 6 and bool(re.search(r"\d", value)) and bool(re.search(r"[A-Za-z]", value))
+    )
 
 
 def _random_looking(run: str) -> bool:

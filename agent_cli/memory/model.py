@@ -36,9 +36,16 @@ class Memory:
 
     def to_dict(self) -> dict[str, object]:
         return {
-            "id": self.ref, "scope": self.scope, "text": self.text, "tags": list(self.tags),
-            "confidence": self.confidence, "source": self.source, "created": self.created,
-            "updated": self.updated, "last_used": self.last_used, "use_count": self.use_count,
+            "id": self.ref,
+            "scope": self.scope,
+            "text": self.text,
+            "tags": list(self.tags),
+            "confidence": self.confidence,
+            "source": self.source,
+            "created": self.created,
+            "updated": self.updated,
+            "last_used": self.last_used,
+            "use_count": self.use_count,
         }
 
 

@@ -175,7 +175,12 @@ class MemoryStore:
     # --- writing --------------------------------------------------------------------------
 
     def add(
-        self, text: str, *, tags: Sequence[str] = (), confidence: float = 1.0, source: str = "user",
+        self,
+        text: str,
+        *,
+        tags: Sequence[str] = (),
+        confidence: float = 1.0,
+        source: str = "user",
         created: str | None = None,
     ) -> tuple[Memory, bool]:
         """Save a memory through the gate. Returns it and True when it updated a near duplicate."""
@@ -190,8 +195,15 @@ class MemoryStore:
                 terms = text_terms(" ".join((text, *merged)))
                 db.execute(
                     "UPDATE memories SET text = ?, tags = ?, confidence = ?, source = ?, updated = ?, terms = ? WHERE id = ?",
-                    (text, json.dumps(merged), max(confidence, duplicate.confidence), source, stamp,
-                     " ".join(sorted(terms)), duplicate.id),
+                    (
+                        text,
+                        json.dumps(merged),
+                        max(confidence, duplicate.confidence),
+                        source,
+                        stamp,
+                        " ".join(sorted(terms)),
+                        duplicate.id,
+                    ),
                 )
                 count_terms(db, duplicate.terms, -1)
                 row_id = duplicate.id
@@ -214,10 +226,18 @@ class MemoryStore:
         with self._guard(), self._transaction() as db:
             db.execute(
                 f"INSERT INTO memories({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (parse_ref(str(record["id"]))[1], text, json.dumps(tags), float(record.get("confidence", 1.0)),
-                 str(record.get("source", "user")), str(record.get("created") or now_iso()),
-                 str(record.get("updated") or now_iso()), record.get("last_used"), int(record.get("use_count") or 0),
-                 " ".join(sorted(terms))),
+                (
+                    parse_ref(str(record["id"]))[1],
+                    text,
+                    json.dumps(tags),
+                    float(record.get("confidence", 1.0)),
+                    str(record.get("source", "user")),
+                    str(record.get("created") or now_iso()),
+                    str(record.get("updated") or now_iso()),
+                    record.get("last_used"),
+                    int(record.get("use_count") or 0),
+                    " ".join(sorted(terms)),
+                ),
             )
             count_terms(db, terms, 1)
 
@@ -227,7 +247,9 @@ class MemoryStore:
         terms, *others = texts_terms([text, *(memory.text for memory in candidates)])
         for memory, other in zip(candidates, others):
             union = terms | other
-            if memory.text.casefold() == text.casefold() or (union and len(terms & other) / len(union) >= DUPLICATE_OVERLAP):
+            if memory.text.casefold() == text.casefold() or (
+                union and len(terms & other) / len(union) >= DUPLICATE_OVERLAP
+            ):
                 return memory
         return None
 
@@ -238,8 +260,10 @@ class MemoryStore:
             if memory is None:
                 raise MemoryError(f"no memory {memory_id} in the {self.scope} scope")
             terms = text_terms(" ".join((text, *memory.tags)))
-            db.execute("UPDATE memories SET text = ?, updated = ?, terms = ? WHERE id = ?",
-                       (text, now_iso(), " ".join(sorted(terms)), memory_id))
+            db.execute(
+                "UPDATE memories SET text = ?, updated = ?, terms = ? WHERE id = ?",
+                (text, now_iso(), " ".join(sorted(terms)), memory_id),
+            )
             count_terms(db, memory.terms, -1)
             count_terms(db, terms, 1)
             edited = self._get(memory_id)
@@ -263,8 +287,10 @@ class MemoryStore:
             return
         try:
             with self._guard(), self._transaction() as db:
-                db.executemany("UPDATE memories SET last_used = ?, use_count = use_count + 1 WHERE id = ?",
-                               [(now_iso(), memory_id) for memory_id in ids])
+                db.executemany(
+                    "UPDATE memories SET last_used = ?, use_count = use_count + 1 WHERE id = ?",
+                    [(now_iso(), memory_id) for memory_id in ids],
+                )
         except sqlite3.OperationalError:
             pass
 
@@ -294,9 +320,9 @@ class MemoryStore:
         if not words:
             return []
         stems = sorted({stem for _, stem in words})
-        counts = dict(self._db.execute(
-            f"SELECT term, docs FROM term_docs WHERE term IN ({', '.join('?' * len(stems))})", stems
-        ))
+        counts = dict(
+            self._db.execute(f"SELECT term, docs FROM term_docs WHERE term IN ({', '.join('?' * len(stems))})", stems)
+        )
         expression = match_expression([w for w, _ in words], {w: counts.get(s, 0) for w, s in words}, POSTINGS_BUDGET)
         if expression is None:
             return []
@@ -314,8 +340,17 @@ class MemoryStore:
     def _memory(self, row: tuple) -> Memory:
         memory_id, text, tags, confidence, source, created, updated, last_used, use_count, terms = row
         return Memory(
-            memory_id, self.scope, text, tuple(json.loads(tags or "[]")), float(confidence), source, created,
-            updated, last_used, int(use_count), frozenset(terms.split()),
+            memory_id,
+            self.scope,
+            text,
+            tuple(json.loads(tags or "[]")),
+            float(confidence),
+            source,
+            created,
+            updated,
+            last_used,
+            int(use_count),
+            frozenset(terms.split()),
         )
 
     @contextmanager

@@ -109,7 +109,7 @@ def match_expression(words: Sequence[str], docs: Mapping[str, int] | None = None
             break
         rare.append(word)
         spent += count
-    common = [word for _, word in present[len(rare):]]
+    common = [word for _, word in present[len(rare) :]]
     clauses = [quoted(word) for word in rare]
     if len(common) >= 2:
         clauses.append("(" + " AND ".join(quoted(word) for word in common) + ")")

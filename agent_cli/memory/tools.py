@@ -25,7 +25,11 @@ SAVE_SPEC = ToolSpec(
         "type": "object",
         "properties": {
             "text": {"type": "string", "description": "The fact, self-contained, at most 1000 characters."},
-            "scope": {"type": "string", "enum": ["project", "user", "session"], "description": "Default project; user: all projects."},
+            "scope": {
+                "type": "string",
+                "enum": ["project", "user", "session"],
+                "description": "Default project; user: all projects.",
+            },
             "tags": {"type": "array", "items": {"type": "string"}},
             "confidence": {"type": "number", "description": "0..1, default 0.8."},
         },

@@ -45,7 +45,9 @@ def import_lines(book: MemoryBook, lines: Iterable[str], scope: str | None = Non
             if confidence is not None and (isinstance(confidence, bool) or not isinstance(confidence, (int, float))):
                 raise MemoryError("`confidence` must be a number")
             created = record.get("created") if isinstance(record.get("created"), str) else None
-            saved = book.save(record["text"], target, tags=tags, confidence=confidence, source="import", created=created)
+            saved = book.save(
+                record["text"], target, tags=tags, confidence=confidence, source="import", created=created
+            )
         except (ValueError, MemoryError) as exc:
             report.problems.append(f"line {number}: {exc}")
             continue

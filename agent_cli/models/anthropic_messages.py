@@ -40,8 +40,7 @@ CACHE = {"type": "ephemeral"}
 REDACTED_THINKING_ID = "anthropic:redacted_thinking"
 # Thinking budgets for the effort names the other providers use.
 _THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 24_576, "xhigh": 32_000}
-_ADAPTIVE_EFFORTS = {"minimal": "low", "low": "low", "medium": "medium", "high": "high", "xhigh": "xhigh",
-                     "max": "max"}
+_ADAPTIVE_EFFORTS = {"minimal": "low", "low": "low", "medium": "medium", "high": "high", "xhigh": "xhigh", "max": "max"}
 
 
 def _tool_input(arguments: str) -> dict[str, Any]:
@@ -93,8 +92,12 @@ def _block_for(item: Item) -> tuple[str, dict[str, Any]] | None:
             return "assistant", {"type": "thinking", "thinking": item.text, "signature": item.signature}
         return None
     if isinstance(item, ToolCall):
-        return "assistant", {"type": "tool_use", "id": item.call_id, "name": item.name,
-                             "input": _tool_input(item.arguments)}
+        return "assistant", {
+            "type": "tool_use",
+            "id": item.call_id,
+            "name": item.name,
+            "input": _tool_input(item.arguments),
+        }
     if isinstance(item, ToolOutput):
         block = {"type": "tool_result", "tool_use_id": item.call_id, "content": item.output}
         if not item.success:
@@ -160,9 +163,12 @@ class _UsageCounts:
         self.thinking = int_field(data, "output_tokens_details", "thinking_tokens") or self.thinking
 
     def usage(self) -> Usage:
-        return Usage(input_tokens=self.input + self.cache_read + self.cache_write,
-                     cached_input_tokens=self.cache_read, output_tokens=self.output,
-                     reasoning_tokens=self.thinking)
+        return Usage(
+            input_tokens=self.input + self.cache_read + self.cache_write,
+            cached_input_tokens=self.cache_read,
+            output_tokens=self.output,
+            reasoning_tokens=self.thinking,
+        )
 
 
 @dataclass
@@ -192,9 +198,14 @@ class _Block:
 
 def _start_block(block: dict[str, Any]) -> _Block:
     kind = block.get("type") or ""
-    started = _Block(kind, signature=block.get("signature") or None, data=block.get("data"),
-                     call_id=block.get("id") or "", name=block.get("name") or "",
-                     initial_input=block.get("input"))
+    started = _Block(
+        kind,
+        signature=block.get("signature") or None,
+        data=block.get("data"),
+        call_id=block.get("id") or "",
+        name=block.get("name") or "",
+        initial_input=block.get("input"),
+    )
     if kind == "text" and block.get("text"):
         started.parts.append(block["text"])
     if kind == "thinking" and block.get("thinking"):
@@ -202,8 +213,12 @@ def _start_block(block: dict[str, Any]) -> _Block:
     return started
 
 
-_STOP_REASONS = {"max_tokens": STOP_MAX_TOKENS, "model_context_window_exceeded": STOP_MAX_TOKENS,
-                 "pause_turn": STOP_PAUSED, "refusal": STOP_REFUSAL}
+_STOP_REASONS = {
+    "max_tokens": STOP_MAX_TOKENS,
+    "model_context_window_exceeded": STOP_MAX_TOKENS,
+    "pause_turn": STOP_PAUSED,
+    "refusal": STOP_REFUSAL,
+}
 
 
 class AnthropicMessagesClient(StreamingClient):
@@ -211,15 +226,10 @@ class AnthropicMessagesClient(StreamingClient):
     sdk = "anthropic"
     path = "/v1/messages"
 
-
     def request(self, prompt: Prompt) -> dict[str, Any]:
         """The request body for this prompt."""
         max_tokens = self.max_output_tokens or DEFAULT_MAX_TOKENS
-        params: dict[str, Any] = {
-            "model": self.model,
-            "messages": anthropic_messages(prompt.items),
-            "stream": True,
-        }
+        params: dict[str, Any] = {"model": self.model, "messages": anthropic_messages(prompt.items), "stream": True}
         # Later features add their own fields here (server tools, output formats): the body goes
         # out as built here.
         if prompt.instructions:

@@ -48,7 +48,9 @@ class Usage:
             if value > MAX_PLAUSIBLE_TOKENS:
                 return f"{name} is {value:,}, more than any model's window"
         if self.cached_input_tokens > self.input_tokens:
-            return f"cached_input_tokens ({self.cached_input_tokens:,}) is more than input_tokens ({self.input_tokens:,})"
+            return (
+                f"cached_input_tokens ({self.cached_input_tokens:,}) is more than input_tokens ({self.input_tokens:,})"
+            )
         return None
 
 

@@ -61,10 +61,10 @@ class ContentSplitter:
                 if marker is None:
                     keep = _partial_suffix(buffer, _OPENERS)
                     out.text += buffer[: len(buffer) - keep]
-                    self.pending = buffer[len(buffer) - keep:]
+                    self.pending = buffer[len(buffer) - keep :]
                     return out
                 out.text += buffer[:index]
-                buffer = buffer[index + len(marker):]
+                buffer = buffer[index + len(marker) :]
                 self.state = "think" if marker == THINK_OPEN else marker
                 self._block = [] if marker == THINK_OPEN else [marker]
             elif self.state == "think":
@@ -72,10 +72,10 @@ class ContentSplitter:
                 if index < 0:
                     keep = _partial_suffix(buffer, (THINK_CLOSE,))
                     out.reasoning += buffer[: len(buffer) - keep]
-                    self.pending = buffer[len(buffer) - keep:]
+                    self.pending = buffer[len(buffer) - keep :]
                     return out
                 out.reasoning += buffer[:index]
-                buffer = buffer[index + len(THINK_CLOSE):]
+                buffer = buffer[index + len(THINK_CLOSE) :]
                 self.state, self._after_think = "text", True
             else:
                 close = _TOOL_MARKERS[self.state]
@@ -85,7 +85,7 @@ class ContentSplitter:
                     return out
                 self._block.append(buffer[: index + len(close)])
                 self.markup.append("".join(self._block))
-                buffer = buffer[index + len(close):]
+                buffer = buffer[index + len(close) :]
                 self.state, self._block = "text", []
         return out
 
@@ -137,7 +137,7 @@ def parse_tool_calls(markup: str, tool_names: set[str]) -> list[TextCall] | None
         body = body.replace(marker, "")
     body = body.strip()
     if body.startswith("[TOOL_CALLS]"):
-        calls = _mistral(body[len("[TOOL_CALLS]"):].strip())
+        calls = _mistral(body[len("[TOOL_CALLS]") :].strip())
     elif body.startswith("<function="):
         calls = _function_tags(body)
     else:
@@ -212,7 +212,7 @@ def _mistral(body: str) -> list[TextCall] | None:
         match = _MISTRAL_ARGS.match(part)
         if not match:
             return None
-        values = _json_values(part[match.end():].strip())
+        values = _json_values(part[match.end() :].strip())
         if not values or not isinstance(values[0], dict) or len(values) != 1:
             return None
         calls.append(TextCall(match.group(1), json.dumps(values[0], ensure_ascii=False)))

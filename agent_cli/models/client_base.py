@@ -80,9 +80,18 @@ class StreamingClient:
     async def sdk_client(self) -> Any:
         """The SDK client, made (and its SDK imported) with the first request."""
         if self._sdk_client is None:
-            self._sdk_client = await build_sdk_client(Connection(
-                self.sdk, self.kind, self.api_key, self.base_url, self.timeout, self.limits.connect_s,
-                self.http_headers, self.query_params))
+            self._sdk_client = await build_sdk_client(
+                Connection(
+                    self.sdk,
+                    self.kind,
+                    self.api_key,
+                    self.base_url,
+                    self.timeout,
+                    self.limits.connect_s,
+                    self.http_headers,
+                    self.query_params,
+                )
+            )
             startup_gc.resume()  # start-up is over: the first request follows
         return self._sdk_client
 
@@ -100,16 +109,17 @@ class StreamingClient:
         """
         sdk = await self.sdk_client()
         stream_class = sys.modules[self.sdk].AsyncStream
-        stream = await sdk.post(self.path, cast_to=object, body=params, stream=True,
-                                stream_cls=stream_class[object])
+        stream = await sdk.post(self.path, cast_to=object, body=params, stream=True, stream_cls=stream_class[object])
         response = stream.response
         self.last_request_id = request_id(stream)
         try:
             content_type = response.headers.get("content-type", "")
             if "text/event-stream" not in content_type and "eventstream" not in content_type:  # Bedrock's is binary
                 text = (await response.aread())[:300].decode("utf-8", "replace")
-                raise ModelError(f"{self.url} answered with {content_type or 'no content type'} instead of an "
-                                 f"event stream: {' '.join(text.split()) or '(empty)'}")
+                raise ModelError(
+                    f"{self.url} answered with {content_type or 'no content type'} instead of an "
+                    f"event stream: {' '.join(text.split()) or '(empty)'}"
+                )
             async for event in stream:
                 yield event if isinstance(event, dict) else as_dict(event)
         finally:

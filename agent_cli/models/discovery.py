@@ -56,7 +56,11 @@ def should_probe(base_url: str | None) -> bool:
 
 
 async def discover_window(
-    base_url: str, model: str, *, api_key: str | None = None, cache_dir: Path | None = None,
+    base_url: str,
+    model: str,
+    *,
+    api_key: str | None = None,
+    cache_dir: Path | None = None,
     timeout: float = PROBE_TIMEOUT,
 ) -> DiscoveredWindow | None:
     """The window ``base_url`` serves ``model`` with, or None when no server said."""

@@ -94,12 +94,7 @@ def error_fields(body: object) -> tuple[str | None, str | None, str | None]:
 
 
 def error_for_status(
-    status: int,
-    message: str | None,
-    ctx: ErrorContext,
-    *,
-    code: str | None = None,
-    headers: Any = None,
+    status: int, message: str | None, ctx: ErrorContext, *, code: str | None = None, headers: Any = None
 ) -> ModelError:
     """The error for an HTTP error response."""
     text = one_line(message or f"HTTP {status}")
@@ -113,13 +108,9 @@ def error_for_status(
         )
     if status in (401, 403):
         where = ctx.env_key or "the API key"
-        return ModelError(
-            f"authentication failed for provider {ctx.provider} (HTTP {status}): check {where} ({text})"
-        )
+        return ModelError(f"authentication failed for provider {ctx.provider} (HTTP {status}): check {where} ({text})")
     if status == 404 or code == "model_not_found":
-        return ModelError(
-            f"model '{ctx.model}' was not found by provider {ctx.provider} at {ctx.base_url} ({text})"
-        )
+        return ModelError(f"model '{ctx.model}' was not found by provider {ctx.provider} at {ctx.base_url} ({text})")
     if status == 429 and code == "insufficient_quota":
         return ModelError(f"provider {ctx.provider} refused the request: {text}")
     transient = status in (408, 409, 429) or status >= 500

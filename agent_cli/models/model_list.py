@@ -16,16 +16,22 @@ LIST_TIMEOUT = 3.0
 _cache: dict[str, list[str]] = {}
 
 
-async def provider_models(base_url: str | None, api_key: str | None, wire_api: str,
-                          timeout: float = LIST_TIMEOUT) -> list[str]:
+async def provider_models(
+    base_url: str | None, api_key: str | None, wire_api: str, timeout: float = LIST_TIMEOUT
+) -> list[str]:
     """The ids the server lists (cached per base URL for the process); [] when it does not say."""
     if not base_url:
         return []
     url = base_url.rstrip("/") + "/models"
     if url in _cache:
         return _cache[url]
-    headers = {"x-api-key": api_key, "anthropic-version": "2023-06-01"} if wire_api == "anthropic" and api_key \
-        else {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    headers = (
+        {"x-api-key": api_key, "anthropic-version": "2023-06-01"}
+        if wire_api == "anthropic" and api_key
+        else {"Authorization": f"Bearer {api_key}"}
+        if api_key
+        else {}
+    )
     try:
         http = await import_http()
         verify = urlsplit(url).scheme == "https"

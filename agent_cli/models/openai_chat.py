@@ -95,8 +95,11 @@ def chat_messages(instructions: str, items: list[Item]) -> list[dict[str, Any]]:
                 content = _content_parts(item.text, item.images) if item.images else item.text
                 messages.append({"role": role, "content": content})
         elif isinstance(item, ToolCall):
-            call = {"id": item.call_id, "type": "function",
-                    "function": {"name": item.name, "arguments": item.arguments}}
+            call = {
+                "id": item.call_id,
+                "type": "function",
+                "function": {"name": item.name, "arguments": item.arguments},
+            }
             last = messages[-1] if messages else None
             # Calls join the assistant message they followed, as the API models one turn.
             if last is not None and last["role"] == "assistant":
@@ -117,14 +120,17 @@ def _content_parts(text: str, images: tuple[Image, ...]) -> list[dict[str, Any]]
     parts = [{"type": "text", "text": text}] if text else []
     for image in images:
         url = data_url(image)
-        parts.append({"type": "image_url", "image_url": {"url": url}} if url else {"type": "text", "text": missing_note(image)})
+        parts.append(
+            {"type": "image_url", "image_url": {"url": url}} if url else {"type": "text", "text": missing_note(image)}
+        )
     return parts
 
 
 def tool_params(tools: list[ToolSpec]) -> list[dict[str, Any]]:
-    return [{"type": "function",
-             "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
-            for t in tools]
+    return [
+        {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+        for t in tools
+    ]
 
 
 def usage_from(data: Any) -> Usage | None:
@@ -167,8 +173,10 @@ class _ChatAccumulator:
         """Content as the model wrote it, sorted into answer text and <think> reasoning."""
         self.text.append(split.text)
         self.reasoning.append(split.reasoning)
-        return [*([ReasoningDelta(split.reasoning)] if split.reasoning else []),
-                *([TextDelta(split.text)] if split.text else [])]
+        return [
+            *([ReasoningDelta(split.reasoning)] if split.reasoning else []),
+            *([TextDelta(split.text)] if split.text else []),
+        ]
 
     def calls_from_text(self, tool_names: set[str]) -> None:
         """Tool calls the server left in the content as template markup become real calls."""
@@ -232,7 +240,6 @@ class OpenAIChatClient(StreamingClient):
         self._incomplete_streams = 0
         return super().stream(prompt)
 
-
     def request(self, prompt: Prompt) -> dict[str, Any]:
         """The request body for this prompt."""
         params: dict[str, Any] = {
@@ -252,8 +259,10 @@ class OpenAIChatClient(StreamingClient):
         if self.reasoning_effort:
             params["reasoning_effort"] = self.reasoning_effort
         if prompt.output_schema is not None:
-            params["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": OUTPUT_SCHEMA_NAME, "schema": prompt.output_schema, "strict": True}}
+            params["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": OUTPUT_SCHEMA_NAME, "schema": prompt.output_schema, "strict": True},
+            }
         return params
 
     async def _attempt(self, prompt: Prompt) -> AsyncIterator[StreamEvent]:

@@ -52,11 +52,18 @@ def input_items(items: list[Item]) -> list[dict[str, Any]]:
             # providers (or without encrypted content) would be rejected as an unknown item.
             if item.encrypted_content and item.id:
                 summary = [{"type": "summary_text", "text": item.text}] if item.text else []
-                out.append({"type": "reasoning", "id": item.id, "summary": summary,
-                            "encrypted_content": item.encrypted_content})
+                out.append(
+                    {
+                        "type": "reasoning",
+                        "id": item.id,
+                        "summary": summary,
+                        "encrypted_content": item.encrypted_content,
+                    }
+                )
         elif isinstance(item, ToolCall):
-            out.append({"type": "function_call", "call_id": item.call_id, "name": item.name,
-                        "arguments": item.arguments})
+            out.append(
+                {"type": "function_call", "call_id": item.call_id, "name": item.name, "arguments": item.arguments}
+            )
         elif isinstance(item, ToolOutput):
             # The output may be a list of content parts, images included.
             output = _input_parts(item.output, item.images) if item.images else item.output
@@ -69,8 +76,11 @@ def _input_parts(text: str, images: tuple[Image, ...]) -> list[dict[str, Any]]:
     for image in images:
         url = data_url(image)
         # `detail` is required in message content; "auto" is what the token estimate assumes.
-        parts.append({"type": "input_image", "image_url": url, "detail": "auto"} if url
-                     else {"type": "input_text", "text": missing_note(image)})
+        parts.append(
+            {"type": "input_image", "image_url": url, "detail": "auto"}
+            if url
+            else {"type": "input_text", "text": missing_note(image)}
+        )
     return parts
 
 
@@ -79,8 +89,10 @@ def _message(role: str, content_type: str, text: str) -> dict[str, Any]:
 
 
 def tool_params(tools: list[ToolSpec]) -> list[dict[str, Any]]:
-    return [{"type": "function", "name": t.name, "description": t.description,
-             "parameters": t.parameters, "strict": False} for t in tools]
+    return [
+        {"type": "function", "name": t.name, "description": t.description, "parameters": t.parameters, "strict": False}
+        for t in tools
+    ]
 
 
 def output_item(data: dict[str, Any]) -> Item | None:
@@ -89,18 +101,26 @@ def output_item(data: dict[str, Any]) -> Item | None:
     if kind == "message":
         parts = data.get("content") or []
         # A refusal (alone, or after some text) is part of the answer, marked by the stop reason.
-        text = "".join((p.get("text") if p.get("type") == "output_text" else p.get("refusal")) or ""
-                       for p in parts if isinstance(p, dict) and p.get("type") in ("output_text", "refusal"))
+        text = "".join(
+            (p.get("text") if p.get("type") == "output_text" else p.get("refusal")) or ""
+            for p in parts
+            if isinstance(p, dict) and p.get("type") in ("output_text", "refusal")
+        )
         return Message("assistant", text, id=data.get("id")) if text else None
     if kind == "reasoning":
         summary = [p.get("text") or "" for p in data.get("summary") or []]
         if not any(summary):  # models that stream raw reasoning text put it in `content`
             summary = [p.get("text") or "" for p in data.get("content") or []]
-        return Reasoning("\n\n".join(s for s in summary if s), id=data.get("id"),
-                         encrypted_content=data.get("encrypted_content"))
+        return Reasoning(
+            "\n\n".join(s for s in summary if s), id=data.get("id"), encrypted_content=data.get("encrypted_content")
+        )
     if kind == "function_call":
-        return ToolCall(data.get("call_id") or data.get("id") or "", data.get("name") or "",
-                        data.get("arguments") or "{}", id=data.get("id"))
+        return ToolCall(
+            data.get("call_id") or data.get("id") or "",
+            data.get("name") or "",
+            data.get("arguments") or "{}",
+            id=data.get("id"),
+        )
     return None
 
 
@@ -120,8 +140,13 @@ def stop_reason(response: dict[str, Any], items: list[Item]) -> str:
     if response.get("status") == "incomplete":
         reason = (response.get("incomplete_details") or {}).get("reason")
         return STOP_CONTENT_FILTER if reason == "content_filter" else STOP_MAX_TOKENS
-    refused = any(p.get("type") == "refusal" for o in response.get("output") or [] if isinstance(o, dict)
-                  for p in o.get("content") or [] if isinstance(p, dict))
+    refused = any(
+        p.get("type") == "refusal"
+        for o in response.get("output") or []
+        if isinstance(o, dict)
+        for p in o.get("content") or []
+        if isinstance(p, dict)
+    )
     return STOP_REFUSAL if refused else STOP_END
 
 
@@ -159,8 +184,14 @@ class OpenAIResponsesClient(StreamingClient):
         if self.max_output_tokens:
             params["max_output_tokens"] = self.max_output_tokens
         if prompt.output_schema is not None:
-            params["text"] = {"format": {"type": "json_schema", "name": OUTPUT_SCHEMA_NAME,
-                                         "schema": prompt.output_schema, "strict": True}}
+            params["text"] = {
+                "format": {
+                    "type": "json_schema",
+                    "name": OUTPUT_SCHEMA_NAME,
+                    "schema": prompt.output_schema,
+                    "strict": True,
+                }
+            }
         return params
 
     async def _attempt(self, prompt: Prompt) -> AsyncIterator[StreamEvent]:
@@ -184,7 +215,10 @@ class OpenAIResponsesClient(StreamingClient):
                         yield ReasoningDelta(data["delta"])
                 elif kind == "response.output_item.done":
                     items_done = True
-                    for found in (responses_search(data.get("item") or {}), responses_citations(data.get("item") or {})):
+                    for found in (
+                        responses_search(data.get("item") or {}),
+                        responses_citations(data.get("item") or {}),
+                    ):
                         if found is not None:
                             yield found  # a provider-side web search, the answer's sources
                     item = output_item(data.get("item") or {})
@@ -206,5 +240,6 @@ class OpenAIResponsesClient(StreamingClient):
             items = [item for item in map(output_item, output) if item is not None]
         for item in items:
             yield OutputItem(item)
-        yield Completed(usage_from(finished.get("usage")), finished.get("id"), stop_reason(finished, items),
-                        self.last_request_id)
+        yield Completed(
+            usage_from(finished.get("usage")), finished.get("id"), stop_reason(finished, items), self.last_request_id
+        )

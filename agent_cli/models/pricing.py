@@ -21,8 +21,9 @@ class Price:
 
     def cost(self, usage: Usage) -> float:
         uncached = max(0, usage.input_tokens - usage.cached_input_tokens)
-        return (uncached * self.input + usage.cached_input_tokens * self.cached_input
-                + usage.output_tokens * self.output) / 1_000_000
+        return (
+            uncached * self.input + usage.cached_input_tokens * self.cached_input + usage.output_tokens * self.output
+        ) / 1_000_000
 
     @classmethod
     def from_table(cls, table: dict[str, Any]) -> Price:
@@ -31,7 +32,9 @@ class Price:
             value = {key: float(table[key]) for key in ("input", "output")}
             cached = float(table.get("cached_input", value["input"]))
         except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"a model price needs numbers `input` and `output` (USD per million tokens): {exc}") from None
+            raise ValueError(
+                f"a model price needs numbers `input` and `output` (USD per million tokens): {exc}"
+            ) from None
         return cls(value["input"], cached, value["output"])
 
 

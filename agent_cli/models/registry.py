@@ -40,22 +40,36 @@ class ProviderConfig:
 BUILTIN_PROVIDERS: dict[str, ProviderConfig] = {
     p.id: p
     for p in (
-        ProviderConfig("openai", "responses", env_key="OPENAI_API_KEY", base_url_env="OPENAI_BASE_URL",
-                       name="OpenAI"),
-        ProviderConfig("openai-chat", "chat", env_key="OPENAI_API_KEY", base_url_env="OPENAI_BASE_URL",
-                       name="OpenAI (Chat Completions)"),
-        ProviderConfig("anthropic", "anthropic", env_key="ANTHROPIC_API_KEY",
-                       base_url_env="ANTHROPIC_BASE_URL", name="Anthropic"),
-        ProviderConfig("ollama", "chat", base_url="http://localhost:11434/v1", requires_key=False,
-                       name="Ollama"),
-        ProviderConfig("lmstudio", "chat", base_url="http://localhost:1234/v1", requires_key=False,
-                       name="LM Studio"),
-        ProviderConfig("openrouter", "chat", base_url="https://openrouter.ai/api/v1",
-                       env_key="OPENROUTER_API_KEY", name="OpenRouter"),
+        ProviderConfig("openai", "responses", env_key="OPENAI_API_KEY", base_url_env="OPENAI_BASE_URL", name="OpenAI"),
+        ProviderConfig(
+            "openai-chat",
+            "chat",
+            env_key="OPENAI_API_KEY",
+            base_url_env="OPENAI_BASE_URL",
+            name="OpenAI (Chat Completions)",
+        ),
+        ProviderConfig(
+            "anthropic", "anthropic", env_key="ANTHROPIC_API_KEY", base_url_env="ANTHROPIC_BASE_URL", name="Anthropic"
+        ),
+        ProviderConfig("ollama", "chat", base_url="http://localhost:11434/v1", requires_key=False, name="Ollama"),
+        ProviderConfig("lmstudio", "chat", base_url="http://localhost:1234/v1", requires_key=False, name="LM Studio"),
+        ProviderConfig(
+            "openrouter",
+            "chat",
+            base_url="https://openrouter.ai/api/v1",
+            env_key="OPENROUTER_API_KEY",
+            name="OpenRouter",
+        ),
         # The clouds, through the SDKs' own clients (models/sdk_clients.py). Azure takes a key or
         # an Entra ID token (AZURE_OPENAI_AD_TOKEN); Bedrock and Vertex their platform's credentials.
-        ProviderConfig("azure", "responses", env_key="AZURE_OPENAI_API_KEY", base_url_env="AZURE_OPENAI_ENDPOINT",
-                       name="Azure OpenAI", kind="azure"),
+        ProviderConfig(
+            "azure",
+            "responses",
+            env_key="AZURE_OPENAI_API_KEY",
+            base_url_env="AZURE_OPENAI_ENDPOINT",
+            name="Azure OpenAI",
+            kind="azure",
+        ),
         ProviderConfig("bedrock", "anthropic", requires_key=False, name="Amazon Bedrock", kind="bedrock"),
         ProviderConfig("vertex", "anthropic", requires_key=False, name="Google Vertex AI", kind="vertex"),
     )

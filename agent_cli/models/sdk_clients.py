@@ -114,8 +114,9 @@ def _azure_client(module: ModuleType, conn: Connection) -> Any:
 
 
 def replace_query(conn: Connection, query: dict[str, str]) -> Connection:
-    return Connection(conn.sdk, conn.kind, conn.api_key, conn.base_url, conn.timeout, conn.connect_s,
-                      conn.http_headers, query)
+    return Connection(
+        conn.sdk, conn.kind, conn.api_key, conn.base_url, conn.timeout, conn.connect_s, conn.http_headers, query
+    )
 
 
 def _cloud_client(module: ModuleType, conn: Connection) -> Any:
@@ -129,14 +130,20 @@ def _bedrock_client(module: ModuleType, conn: Connection) -> Any:
 
     session = boto3.Session(profile_name=os.environ.get("AWS_PROFILE") or None)
     if session.get_credentials() is None:
-        raise ModelError("provider bedrock needs AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
-                         "AWS_PROFILE, or sign in with `aws sso login`")
+        raise ModelError(
+            "provider bedrock needs AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
+            "AWS_PROFILE, or sign in with `aws sso login`"
+        )
     region = session.region_name or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
     if not region:
         raise ModelError("provider bedrock needs an AWS region: set AWS_REGION")
     base_url = conn.base_url or os.environ.get("ANTHROPIC_BEDROCK_BASE_URL") or None
-    return module.AsyncAnthropicBedrock(aws_region=region, aws_profile=os.environ.get("AWS_PROFILE") or None,
-                                        base_url=base_url, **_common(module, conn, base_url or "https://"))
+    return module.AsyncAnthropicBedrock(
+        aws_region=region,
+        aws_profile=os.environ.get("AWS_PROFILE") or None,
+        base_url=base_url,
+        **_common(module, conn, base_url or "https://"),
+    )
 
 
 def _vertex_client(module: ModuleType, conn: Connection) -> Any:
@@ -146,15 +153,22 @@ def _vertex_client(module: ModuleType, conn: Connection) -> Any:
     try:
         credentials, project = google.auth.default(scopes=["https://www.googleapis.com/auth/cloud-platform"])
     except DefaultCredentialsError as exc:
-        raise ModelError("provider vertex needs Google application-default credentials: run "
-                         "`gcloud auth application-default login` or set GOOGLE_APPLICATION_CREDENTIALS") from exc
+        raise ModelError(
+            "provider vertex needs Google application-default credentials: run "
+            "`gcloud auth application-default login` or set GOOGLE_APPLICATION_CREDENTIALS"
+        ) from exc
     project = os.environ.get("ANTHROPIC_VERTEX_PROJECT_ID") or os.environ.get("GOOGLE_CLOUD_PROJECT") or project
     if not project:
         raise ModelError("provider vertex needs a Google Cloud project: set ANTHROPIC_VERTEX_PROJECT_ID")
     region = os.environ.get("CLOUD_ML_REGION") or "global"
     base_url = conn.base_url or os.environ.get("ANTHROPIC_VERTEX_BASE_URL") or None
-    return module.AsyncAnthropicVertex(region=region, project_id=project, credentials=credentials,
-                                       base_url=base_url, **_common(module, conn, base_url or "https://"))
+    return module.AsyncAnthropicVertex(
+        region=region,
+        project_id=project,
+        credentials=credentials,
+        base_url=base_url,
+        **_common(module, conn, base_url or "https://"),
+    )
 
 
 def _user_agent() -> str:

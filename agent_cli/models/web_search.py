@@ -64,8 +64,11 @@ def responses_search(item: dict[str, Any]) -> WebSearchDone | None:
         return None
     action = item.get("action") or {}
     query = action.get("query") or "; ".join(action.get("queries") or []) or action.get("url") or ""
-    sources = tuple(WebSource(s["url"], s.get("title") or "") for s in action.get("sources") or []
-                    if isinstance(s, dict) and s.get("url"))
+    sources = tuple(
+        WebSource(s["url"], s.get("title") or "")
+        for s in action.get("sources") or []
+        if isinstance(s, dict) and s.get("url")
+    )
     return WebSearchDone(item.get("id") or "", query, sources, item.get("status") or "completed")
 
 
@@ -133,8 +136,9 @@ class AnthropicSearches:
         content = block.get("content")
         if not isinstance(content, list):  # an error object: {"type": "web_search_tool_result_error", ...}
             return WebSearchDone(use_id, self.calls.get(use_id, ""), (), "failed")
-        sources = tuple(WebSource(r["url"], r.get("title") or "") for r in content
-                        if isinstance(r, dict) and r.get("url"))
+        sources = tuple(
+            WebSource(r["url"], r.get("title") or "") for r in content if isinstance(r, dict) and r.get("url")
+        )
         return WebSearchDone(use_id, self.calls.get(use_id, ""), sources)
 
     def citations(self) -> WebCitations | None:

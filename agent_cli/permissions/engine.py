@@ -80,9 +80,15 @@ class Permissions:
             unknown = next((t for t in (target, *target.also) if t.kind == "command" and t.head == ""), None)
             guard = next((r for r in self.rules if r.kind == "deny" and r.tool == "Bash" and r.specifier), None)
             if unknown is not None and guard is not None:
-                return Verdict("ask", (guard,), target.value, reason=(
-                    f"the program of `{unknown.value}` is known only when it runs, and the permission rule "
-                    f"`{guard.text}` ({guard.source}) denies some commands"))
+                return Verdict(
+                    "ask",
+                    (guard,),
+                    target.value,
+                    reason=(
+                        f"the program of `{unknown.value}` is known only when it runs, and the permission rule "
+                        f"`{guard.text}` ({guard.source}) denies some commands"
+                    ),
+                )
         return Verdict(deciding.kind, (deciding,), target.value) if deciding else NO_RULE
 
     @staticmethod

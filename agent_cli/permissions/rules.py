@@ -25,8 +25,15 @@ from pathlib import Path
 KINDS = ("allow", "ask", "deny")
 # Our tool name -> Claude Code's, so a rule may use either.
 OURS_TO_CLAUDE = {
-    "shell": "Bash", "read_file": "Read", "apply_patch": "Edit", "grep": "Grep", "list_dir": "LS",
-    "web_fetch": "WebFetch", "web_search": "WebSearch", "update_plan": "TodoWrite", "task": "Task",
+    "shell": "Bash",
+    "read_file": "Read",
+    "apply_patch": "Edit",
+    "grep": "Grep",
+    "list_dir": "LS",
+    "web_fetch": "WebFetch",
+    "web_search": "WebSearch",
+    "update_plan": "TodoWrite",
+    "task": "Task",
 }
 CLAUDE_NAMES = {name.lower(): name for name in (*OURS_TO_CLAUDE.values(), "Write", "MultiEdit", "Glob", "NotebookEdit")}
 READ_TOOLS = frozenset({"Read", "Grep", "Glob", "LS"})  # a Read(path) rule covers all of them

@@ -104,7 +104,12 @@ def parse_command_line(line: str) -> ParsedLine:
             for child in node.children:
                 if child.type == "variable_assignment":
                     continue  # FOO=1 cmd: the command is cmd
-                if child.type == "command_name" or child.type in _LITERAL or child.type in _STRING or child.type == "concatenation":
+                if (
+                    child.type == "command_name"
+                    or child.type in _LITERAL
+                    or child.type in _STRING
+                    or child.type == "concatenation"
+                ):
                     target = child.children[0] if child.type == "command_name" and child.children else child
                     value = _word(target)
                     if value is None:
@@ -117,7 +122,9 @@ def parse_command_line(line: str) -> ParsedLine:
             if words:
                 commands.append(SimpleCommand(tuple(words), _text(node), literal))
         if node.type == "file_redirect":
-            operator = next((_text(c) for c in node.children if c.type in WRITE_OPERATORS or _text(c) in WRITE_OPERATORS), None)
+            operator = next(
+                (_text(c) for c in node.children if c.type in WRITE_OPERATORS or _text(c) in WRITE_OPERATORS), None
+            )
             destination = node.child_by_field_name("destination")
             if operator is not None and destination is not None:
                 target = _word(destination)

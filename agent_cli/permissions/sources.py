@@ -108,7 +108,9 @@ def load_rules(config: Settings) -> LoadedRules:
     """Every rule in force for ``config``'s folder, in source order."""
     cwd, root = config.cwd, project_root(config.cwd)
     loaded = LoadedRules()
-    layers = {kind: [layer for layer in config.layers if layer.kind == kind] for kind in ("user", "project", "override")}
+    layers = {
+        kind: [layer for layer in config.layers if layer.kind == kind] for kind in ("user", "project", "override")
+    }
     # (source, base folder of relative paths, from the repository, the permissions table or a file to read)
     order: list[tuple[str, Path, bool, Any]] = [("claude-user", cwd, False, Path.home().joinpath(*CLAUDE_SETTINGS))]
     order += [(layer.origin, cwd, False, layer) for layer in layers["user"]]

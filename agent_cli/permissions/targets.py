@@ -62,10 +62,18 @@ def _command_target(words: tuple[str, ...], literal: bool, also: tuple[Target, .
 # Programs that run the rest of their arguments as a command, and their options that take a value.
 _WRAPPERS = {
     "env": {"-u", "--unset", "-C", "--chdir", "-S", "--split-string"},
-    "command": set(), "exec": {"-a"}, "nohup": set(), "time": {"-f", "-o"}, "setsid": set(),
-    "nice": {"-n", "--adjustment"}, "ionice": {"-c", "-n", "-p"}, "chrt": set(),
-    "timeout": {"-s", "--signal", "-k", "--kill-after"}, "stdbuf": {"-i", "-o", "-e"},
-    "sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-R"}, "doas": {"-u", "-C"},
+    "command": set(),
+    "exec": {"-a"},
+    "nohup": set(),
+    "time": {"-f", "-o"},
+    "setsid": set(),
+    "nice": {"-n", "--adjustment"},
+    "ionice": {"-c", "-n", "-p"},
+    "chrt": set(),
+    "timeout": {"-s", "--signal", "-k", "--kill-after"},
+    "stdbuf": {"-i", "-o", "-e"},
+    "sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-R"},
+    "doas": {"-u", "-C"},
     "xargs": {"-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-args"},
 }
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox"})

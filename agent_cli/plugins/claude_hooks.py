@@ -39,7 +39,7 @@ def parse_plugin_hooks(data: Any, origin: Path, root: Path, project_dir: Path) -
     if isinstance(data, dict) and isinstance(data.get("hooks"), dict):
         data = data["hooks"]  # hooks.json wraps the events in "hooks" (and may add "description")
     if not isinstance(data, dict):
-        return [], [f"plugin hooks {origin}: expected an object of events ({{\"hooks\": {{...}}}}); skipped"]
+        return [], [f'plugin hooks {origin}: expected an object of events ({{"hooks": {{...}}}}); skipped']
     env = (*root_variables(root).items(), ("CLAUDE_PROJECT_DIR", str(project_dir)))
     specs: list[HookSpec] = []
     for event, groups in data.items():
@@ -87,7 +87,7 @@ def _hook(event: str, hook: Any, matcher: str | None, root: Path, env: tuple) ->
     if not isinstance(hook, dict):
         return None, "must be an object with a `command`"
     if hook.get("type", "command") != "command":
-        return None, f"has type {hook.get('type')!r}; only \"command\" hooks are supported"
+        return None, f'has type {hook.get("type")!r}; only "command" hooks are supported'
     unknown = sorted(set(hook) - HOOK_KEYS)
     if unknown:
         return None, f"has unsupported key(s) {', '.join(unknown)}"

@@ -106,7 +106,9 @@ def load_plugins_for(config: Config, repository: bool = True) -> PluginSet:
     return PluginSet(plugins, found.warnings)
 
 
-def load_plugins(cwd: Path, agent_home: Path, plugin_dirs: Iterable[Path] = (), disabled: Iterable[str] = ()) -> PluginSet:
+def load_plugins(
+    cwd: Path, agent_home: Path, plugin_dirs: Iterable[Path] = (), disabled: Iterable[str] = ()
+) -> PluginSet:
     cwd = Path(cwd).resolve()
     disabled = set(disabled)
     warnings: list[str] = []
@@ -122,23 +124,29 @@ def load_plugins(cwd: Path, agent_home: Path, plugin_dirs: Iterable[Path] = (), 
             warnings.append(f"{exc}; plugin skipped")
             continue
         if manifest.name in plugins:
-            warnings.append(f"plugin {manifest.name!r} in {root}: a plugin of that name was already "
-                            f"found in {plugins[manifest.name].root}; skipped")
+            warnings.append(
+                f"plugin {manifest.name!r} in {root}: a plugin of that name was already "
+                f"found in {plugins[manifest.name].root}; skipped"
+            )
             continue
         if manifest.name in disabled:  # listed, but none of its files is read
-            plugins[manifest.name] = Plugin(manifest.name, root, source, manifest.version, manifest.description,
-                                            manifest.author, enabled=False)
+            plugins[manifest.name] = Plugin(
+                manifest.name, root, source, manifest.version, manifest.description, manifest.author, enabled=False
+            )
             continue
         warnings.extend(manifest.warnings)
         try:
             plugins[manifest.name] = read_plugin(manifest, source, cwd, warnings)
         except OSError as exc:  # an unreadable folder inside the plugin
-            warnings.append(f"plugin {manifest.name!r} in {root}: cannot read {exc.filename or ''} "
-                            f"({exc.strerror or exc}); skipped")
+            warnings.append(
+                f"plugin {manifest.name!r} in {root}: cannot read {exc.filename or ''} ({exc.strerror or exc}); skipped"
+            )
     return PluginSet(tuple(plugins.values()), tuple(warnings))
 
 
-def plugin_folders(cwd: Path, agent_home: Path, plugin_dirs: Iterable[Path], warnings: list[str]) -> list[tuple[str, Path]]:
+def plugin_folders(
+    cwd: Path, agent_home: Path, plugin_dirs: Iterable[Path], warnings: list[str]
+) -> list[tuple[str, Path]]:
     """(source, folder) of every candidate plugin, highest precedence first."""
     found: list[tuple[str, Path]] = []
     for folder in plugin_dirs:
@@ -238,7 +246,9 @@ def _read_json(path: Path, what: str, warnings: list[str]) -> Any:
     return None
 
 
-def _hooks(files: list[Path], manifest: Manifest, root: Path, project_dir: Path, warnings: list[str]) -> tuple[HookSpec, ...]:
+def _hooks(
+    files: list[Path], manifest: Manifest, root: Path, project_dir: Path, warnings: list[str]
+) -> tuple[HookSpec, ...]:
     documents = [(path, _read_json(path, "hooks", warnings)) for path in files if path.is_file()]
     if "hooks" in manifest.inline:
         documents.append((manifest.path, manifest.inline["hooks"]))
@@ -258,7 +268,7 @@ def _mcp(files: list[Path], manifest: Manifest, warnings: list[str]) -> tuple[Mc
         if isinstance(data, dict) and isinstance(data.get("mcpServers", data), dict):
             configs.append(McpConfig(path, data.get("mcpServers", data)))
         elif data is not None:
-            warnings.append(f"plugin MCP configuration {path}: expected {{\"mcpServers\": {{...}}}}; skipped")
+            warnings.append(f'plugin MCP configuration {path}: expected {{"mcpServers": {{...}}}}; skipped')
     if "mcpServers" in manifest.inline:
         configs.append(McpConfig(manifest.path, manifest.inline["mcpServers"], inline=True))
     return tuple(configs)

@@ -42,8 +42,13 @@ Emit = Callable[[ev.Event], None]
 ESCALATE = "require_escalated"
 # Output that suggests the sandbox, not the command, was the problem.
 SANDBOX_SYMPTOMS = (
-    "Permission denied", "Read-only file system", "Operation not permitted", "Network is unreachable",
-    "Could not resolve host", "Temporary failure in name resolution", "cannot apply the sandbox",
+    "Permission denied",
+    "Read-only file system",
+    "Operation not permitted",
+    "Network is unreachable",
+    "Could not resolve host",
+    "Temporary failure in name resolution",
+    "cannot apply the sandbox",
 )
 
 
@@ -174,15 +179,17 @@ class Approvals:
         model to write would reach the others. The user decides (``memory_user_writes``)."""
         if self.memory_user_writes == "allow" or "memory_save:user" in self.session_approved:
             return Need()
-        refusal = (
-            "memory_save was not run: saving to the user scope (every project) needs the user's approval"
-        )
+        refusal = "memory_save was not run: saving to the user scope (every project) needs the user's approval"
         if self.memory_user_writes == "deny" or (self.policy == "never" and self.interactive):
-            return Need(denial=f"{refusal}, and `memory_user_writes` / the approval policy does not allow it. "
-                               "Save it to the project scope instead, or ask the user to add it with /memory add.")
+            return Need(
+                denial=f"{refusal}, and `memory_user_writes` / the approval policy does not allow it. "
+                "Save it to the project scope instead, or ask the user to add it with /memory add."
+            )
         if not self.interactive:
-            return Need(denial=f"{refusal}; this session cannot ask (set `memory_user_writes = \"allow\"` to let it). "
-                               "Save it to the project scope instead.")
+            return Need(
+                denial=f'{refusal}; this session cannot ask (set `memory_user_writes = "allow"` to let it). '
+                "Save it to the project scope instead."
+            )
         return Need(ask=True, key="memory_save:user", reason="Save a memory for every project (user scope)")
 
     def _assess_web_fetch(self, args: dict[str, Any]) -> Need:
@@ -201,11 +208,15 @@ class Approvals:
         if key in self.session_approved:
             return Need(unsandboxed=True)
         if not self.interactive or self.policy == "never":
-            return Need(denial=(
-                f"web_fetch was not run: network access is off in the {self.sandbox.mode} sandbox "
-                f"(network_access = false) and approval policy '{self.policy}' cannot ask to fetch from {domain}."
-            ))
-        return Need(ask=True, unsandboxed=True, key=key, reason=f"Fetch from {domain} (the sandbox has no network access)")
+            return Need(
+                denial=(
+                    f"web_fetch was not run: network access is off in the {self.sandbox.mode} sandbox "
+                    f"(network_access = false) and approval policy '{self.policy}' cannot ask to fetch from {domain}."
+                )
+            )
+        return Need(
+            ask=True, unsandboxed=True, key=key, reason=f"Fetch from {domain} (the sandbox has no network access)"
+        )
 
     def _assess_mcp(self, tool: str) -> Need:
         """An MCP tool without ``readOnlyHint`` is a write: ``untrusted`` asks before each one
@@ -221,11 +232,13 @@ class Approvals:
             return self._assess_keep_alive(args)
         if self.confined and args.get("sandbox_permissions") == ESCALATE:
             if self.policy == "never":
-                return Need(denial=(
-                    "the command was not run: it asks to run outside the sandbox, and approval policy "
-                    f"'never' does not allow that. Run it inside the {self.sandbox.mode} sandbox "  # type: ignore[union-attr]
-                    "or tell the user what is needed."
-                ))
+                return Need(
+                    denial=(
+                        "the command was not run: it asks to run outside the sandbox, and approval policy "
+                        f"'never' does not allow that. Run it inside the {self.sandbox.mode} sandbox "  # type: ignore[union-attr]
+                        "or tell the user what is needed."
+                    )
+                )
             if "unsandboxed:" + key in self.session_approved:
                 return Need(unsandboxed=True)
             why = str(args.get("justification") or "").strip() or "no justification given"
@@ -245,13 +258,18 @@ class Approvals:
         """A process that outlives the session needs the user's explicit yes, every time (never
         remembered for the session, never given by a policy)."""
         if not self.interactive or self.policy == "never":
-            return Need(denial=(
-                "the command was not run: keep_alive (running on after the session ends) needs the user's "
-                "approval, and this session cannot ask. Run it without keep_alive: it then stops with the session."
-            ))
+            return Need(
+                denial=(
+                    "the command was not run: keep_alive (running on after the session ends) needs the user's "
+                    "approval, and this session cannot ask. Run it without keep_alive: it then stops with the session."
+                )
+            )
         escalate = self.confined and args.get("sandbox_permissions") == ESCALATE
-        return Need(ask=True, unsandboxed=escalate,
-                    reason="Keep this background process running after the session ends (it will not be stopped)")
+        return Need(
+            ask=True,
+            unsandboxed=escalate,
+            reason="Keep this background process running after the session ends (it will not be stopped)",
+        )
 
     def _assess_patch(self, args: dict[str, Any]) -> Need:
         denials = self.patch_denials(args)
@@ -261,13 +279,17 @@ class Approvals:
                 # config, hooks, MCP servers, git: each such write is asked for, never approved
                 # by folder or for the session, and refused where nobody can be asked
                 if self.policy == "never":
-                    return Need(denial=f"apply_patch was not run: {why}. Approval policy 'never' cannot approve a write to a protected path.")
+                    return Need(
+                        denial=f"apply_patch was not run: {why}. Approval policy 'never' cannot approve a write to a protected path."
+                    )
                 return Need(ask=True, unsandboxed=True, reason=f"This patch writes a protected path: {why}")
             dirs = tuple(sorted({path.parent for path, _ in denials}))
             if all(any(is_within(d, a) for a in self.approved_dirs) for d in dirs):
                 return Need(unsandboxed=True)
             if self.policy == "never":
-                return Need(denial=f"apply_patch was not run: {why}. Approval policy 'never' cannot approve writes outside the sandbox.")
+                return Need(
+                    denial=f"apply_patch was not run: {why}. Approval policy 'never' cannot approve writes outside the sandbox."
+                )
             return Need(ask=True, unsandboxed=True, dirs=dirs, reason=f"This patch writes outside the sandbox: {why}")
         if self.policy == "untrusted" and "apply_patch" not in self.session_approved:
             return Need(ask=True, key="apply_patch")
@@ -318,7 +340,9 @@ class Approvals:
             self.unsandbox(call_id)
         return None
 
-    async def check(self, call_id: str, tool: str, args: dict[str, Any], emit: Emit, hook: str | None = None) -> str | None:
+    async def check(
+        self, call_id: str, tool: str, args: dict[str, Any], emit: Emit, hook: str | None = None
+    ) -> str | None:
         """None when the call may run; otherwise the denial message for the model. ``hook`` is a
         PreToolUse hook's answer: its allow answers the question and its ask forces one; a deny
         rule wins over both."""
@@ -343,7 +367,9 @@ class Approvals:
             return None
         return await self._ask(call_id, tool, args, emit, need)
 
-    async def ask(self, call_id: str, tool: str, args: dict[str, Any], emit: Emit, reason: str | None = None) -> str | None:
+    async def ask(
+        self, call_id: str, tool: str, args: dict[str, Any], emit: Emit, reason: str | None = None
+    ) -> str | None:
         """Ask whatever the policy says (a PreToolUse hook forced the question)."""
         need = self.assess(tool, args)
         if need.denial or not need.ask:
@@ -381,13 +407,27 @@ class Approvals:
 
     @staticmethod
     async def request_decision(
-        call_id: str, tool: str, summary: str, reason: str | None, emit: Emit,
-        suggested_rule: str | None = None, rule_files: tuple[str, ...] = (),
+        call_id: str,
+        tool: str,
+        summary: str,
+        reason: str | None,
+        emit: Emit,
+        suggested_rule: str | None = None,
+        rule_files: tuple[str, ...] = (),
     ) -> ev.ApprovalDecision:
         """Ask the user through the front end (it answers the request's future) and wait."""
         future: asyncio.Future[ev.ApprovalDecision] = asyncio.get_running_loop().create_future()
-        emit(ev.ApprovalRequest(call_id, tool, summary, reason, future=future, suggested_rule=suggested_rule,
-                                rule_files=rule_files if suggested_rule else ()))
+        emit(
+            ev.ApprovalRequest(
+                call_id,
+                tool,
+                summary,
+                reason,
+                future=future,
+                suggested_rule=suggested_rule,
+                rule_files=rule_files if suggested_rule else (),
+            )
+        )
         return await future
 
     async def _ask(self, call_id: str, tool: str, args: dict[str, Any], emit: Emit, need: Need) -> str | None:

@@ -79,8 +79,13 @@ class TurnCheckpoints:
         try:
             if self._store is None:
                 self._store = await asyncio.to_thread(locate, config.cwd, config.agent_home)
-            await asyncio.to_thread(tree_state, self._store, self.index_file, config.checkpoint_max_file_bytes,
-                                    Deadline(config.checkpoint_timeout_ms / 1000))
+            await asyncio.to_thread(
+                tree_state,
+                self._store,
+                self.index_file,
+                config.checkpoint_max_file_bytes,
+                Deadline(config.checkpoint_timeout_ms / 1000),
+            )
         except CheckpointError as exc:
             if exc.too_slow or exc.refused:
                 self._off = str(exc)  # told before the first change, when it matters
@@ -110,8 +115,13 @@ class TurnCheckpoints:
             if self._store is None:
                 self._store = await asyncio.to_thread(locate, config.cwd, config.agent_home)
             snapshot, skipped = await asyncio.to_thread(
-                take_snapshot, self._store, self.index_file, f"{name}-before", config.checkpoint_max_file_bytes,
-                config.checkpoint_timeout_ms / 1000)
+                take_snapshot,
+                self._store,
+                self.index_file,
+                f"{name}-before",
+                config.checkpoint_max_file_bytes,
+                config.checkpoint_timeout_ms / 1000,
+            )
         except (CheckpointError, OSError) as exc:
             if isinstance(exc, CheckpointError) and (exc.too_slow or exc.refused):
                 self._off, self._told_off = str(exc), True  # trying again each turn would cost as much again
@@ -121,18 +131,35 @@ class TurnCheckpoints:
             return
         turn, prompt_index, prompt = self._turn
         store = self._store
-        checkpoint = Checkpoint(str(number), turn, self.session.compaction.count, prompt_index, prompt, store.kind,
-                                str(store.git_dir), str(store.work_tree), snapshot.commit, list(snapshot.skipped),
-                                config.checkpoint_max_file_bytes)
+        checkpoint = Checkpoint(
+            str(number),
+            turn,
+            self.session.compaction.count,
+            prompt_index,
+            prompt,
+            store.kind,
+            str(store.git_dir),
+            str(store.work_tree),
+            snapshot.commit,
+            list(snapshot.skipped),
+            config.checkpoint_max_file_bytes,
+        )
         self.ledger.add(checkpoint)
         self.session.rollout.append_checkpoint("checkpoint", **checkpoint.record())
         if skipped:
             names = ", ".join(f"{path} ({human_size(size)})" for path, size in skipped[:10])
             more = f" and {len(skipped) - 10} more" if len(skipped) > 10 else ""
-            emit(ev.Warning(f"checkpoint left out files over {human_size(config.checkpoint_max_file_bytes)}: "
-                            f"{names}{more}; /undo will not restore them"))
-        emit(ev.CheckpointCreated(checkpoint.id, turn, snapshot.commit, snapshot.files, snapshot.skipped,
-                                  time.monotonic() - started))
+            emit(
+                ev.Warning(
+                    f"checkpoint left out files over {human_size(config.checkpoint_max_file_bytes)}: "
+                    f"{names}{more}; /undo will not restore them"
+                )
+            )
+        emit(
+            ev.CheckpointCreated(
+                checkpoint.id, turn, snapshot.commit, snapshot.files, snapshot.skipped, time.monotonic() - started
+            )
+        )
 
     def turn_ended(self) -> None:
         """Start the turn's "after" snapshot in the background (not in the way of the next prompt)."""
@@ -146,14 +173,28 @@ class TurnCheckpoints:
         config = self.session.config
         name = f"{self.session.id}/{checkpoint.id}-after"
         try:
-            snapshot, _ = await asyncio.to_thread(take_snapshot, store, self.index_file, name,
-                                                  config.checkpoint_max_file_bytes, config.checkpoint_timeout_ms / 1000)
-            files, added, removed = await asyncio.to_thread(line_counts, store.git(), checkpoint.before, snapshot.commit)
+            snapshot, _ = await asyncio.to_thread(
+                take_snapshot,
+                store,
+                self.index_file,
+                name,
+                config.checkpoint_max_file_bytes,
+                config.checkpoint_timeout_ms / 1000,
+            )
+            files, added, removed = await asyncio.to_thread(
+                line_counts, store.git(), checkpoint.before, snapshot.commit
+            )
         except (CheckpointError, OSError):
             return  # /undo then judges hand edits against the tree as it is
-        checkpoint.after, checkpoint.files, checkpoint.added, checkpoint.removed = snapshot.commit, files, added, removed
-        self.session.rollout.append_checkpoint("checkpoint_after", id=checkpoint.id, after=snapshot.commit,
-                                               files=files, added=added, removed=removed)
+        checkpoint.after, checkpoint.files, checkpoint.added, checkpoint.removed = (
+            snapshot.commit,
+            files,
+            added,
+            removed,
+        )
+        self.session.rollout.append_checkpoint(
+            "checkpoint_after", id=checkpoint.id, after=snapshot.commit, files=files, added=added, removed=removed
+        )
 
     async def _settle(self) -> None:
         """Wait for the last "after" snapshot (it uses the same index file)."""
@@ -229,4 +270,3 @@ def restored_note(checkpoints: list[Checkpoint], restored: list[str], conflicts:
         lines.append("Left as they are (changed by hand since): " + ", ".join(conflicts[:50]))
     lines.append("What you remember of these files is out of date; read them again before relying on them.")
     return "\n".join(lines)
-

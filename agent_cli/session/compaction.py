@@ -114,7 +114,9 @@ async def auto_compact_if_needed(session: Session, emit: Emit) -> None:
 # --- how ----------------------------------------------------------------------------------------
 
 
-async def compact(session: Session, emit: Emit, trigger: Trigger, focus: str | None = None) -> ev.CompactionFinished | None:
+async def compact(
+    session: Session, emit: Emit, trigger: Trigger, focus: str | None = None
+) -> ev.CompactionFinished | None:
     """Summarize and rebuild the history. Returns the finished event (None if there was nothing)."""
     if not transcript(session.history.items).strip():
         emit(ev.Notice("Nothing to compact yet."))
@@ -153,10 +155,12 @@ async def compact(session: Session, emit: Emit, trigger: Trigger, focus: str | N
     session.compaction.history_len_after = len(session.history)
     session.compaction.tokens_after = session.context_tokens()
     if not applied:
-        emit(ev.Warning(
-            f"Compaction would not make the context smaller ({old_tokens:,} → {new_tokens:,} tokens of "
-            "conversation), so the previous history was kept."
-        ))
+        emit(
+            ev.Warning(
+                f"Compaction would not make the context smaller ({old_tokens:,} → {new_tokens:,} tokens of "
+                "conversation), so the previous history was kept."
+            )
+        )
     finished = ev.CompactionFinished(
         trigger,
         tokens_before=tokens_before,
@@ -196,10 +200,15 @@ async def summarize(session: Session, emit: Emit, focus: str | None) -> Summary:
         cached = min(len(items), max(protected, session.window.sent_items))
         items, tokens, shortened = shorten_newest_outputs(items, tokens, cached, sum(tokens) - budget)
         if shortened:
-            emit(ev.Notice(f"Shortened the newest {shortened} tool output(s) in the summarizing request to fit the window."))
+            emit(
+                ev.Notice(
+                    f"Shortened the newest {shortened} tool output(s) in the summarizing request to fit the window."
+                )
+            )
     for attempt in range(MAX_TRIM_ROUNDS):
-        prompt = Prompt(session.instructions, [*items, request], session.tool_specs(),
-                        web_search=session.web_search_mode)  # the same tools: the cached prefix is reused
+        prompt = Prompt(
+            session.instructions, [*items, request], session.tool_specs(), web_search=session.web_search_mode
+        )  # the same tools: the cached prefix is reused
         try:
             text = await run_summarizer(session, prompt, emit)
             if text:
@@ -215,7 +224,9 @@ async def summarize(session: Session, emit: Emit, focus: str | None) -> Summary:
                 break
             trimmed += removed
         except ModelError as exc:
-            emit(ev.Warning(f"Summarizing failed ({exc}); keeping a head-and-tail excerpt of the conversation instead."))
+            emit(
+                ev.Warning(f"Summarizing failed ({exc}); keeping a head-and-tail excerpt of the conversation instead.")
+            )
             break
     else:
         emit(ev.Warning("The summarizing request kept overflowing; keeping a head-and-tail excerpt instead."))

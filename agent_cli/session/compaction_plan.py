@@ -67,7 +67,9 @@ def summarizer_budget(session: Session) -> int:
     return session.tokens.uncalibrated(session.effective_window - summary_reserve(session))
 
 
-def shorten_newest_outputs(items: Sequence[Item], tokens: Sequence[int], start: int, over: int) -> tuple[list[Item], list[int], int]:
+def shorten_newest_outputs(
+    items: Sequence[Item], tokens: Sequence[int], start: int, over: int
+) -> tuple[list[Item], list[int], int]:
     """Cut the tool outputs from ``start`` on (newest first) until ``over`` tokens are saved.
 
     Everything before ``start`` (what the provider has cached) stays byte-identical. Returns the

@@ -11,8 +11,9 @@ from agent_cli.session.rollout import RolloutError, RolloutWriter, load_session_
 from agent_cli.session.session import Session, new_session_id
 
 
-def write_fork(agent_home: Path, cwd: str, model: str, provider: str, items: list[Item],
-               learned: tuple[dict[str, Any], ...] = ()) -> Path:
+def write_fork(
+    agent_home: Path, cwd: str, model: str, provider: str, items: list[Item], learned: tuple[dict[str, Any], ...] = ()
+) -> Path:
     writer = RolloutWriter.for_new_session(agent_home, new_session_id(), Path(cwd), model, provider)
     for record in learned:  # what was learned about the server holds for the copy too
         writer.append_learned_like(record)

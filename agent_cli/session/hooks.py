@@ -113,8 +113,10 @@ async def run_hooks(session: Session, event: str, emit: Emit, **fields: Any) -> 
     if session.subagent is not None:  # a hook can tell a subagent's calls from the session's own
         common["agent"] = session.subagent.name
     runs = await asyncio.gather(
-        *(execute(spec, json.dumps({**common, **own}).encode("utf-8"), cwd, session.approvals.env)
-          for spec, own in calls)
+        *(
+            execute(spec, json.dumps({**common, **own}).encode("utf-8"), cwd, session.approvals.env)
+            for spec, own in calls
+        )
     )
     outcome = HookOutcome(runs=list(runs))
     for run in runs:
@@ -277,18 +279,28 @@ async def before_prompt(session: Session, text: str, emit: Emit) -> bool:
 
 async def pre_tool_use(session: Session, call: ToolCall, args: dict[str, Any], emit: Emit) -> HookOutcome:
     """PreToolUse. ``blocked`` means: do not run, ``reason`` is the tool's output."""
-    outcome = await run_hooks(session, "PreToolUse", emit, tool_name=call.name, tool_input=args, tool_use_id=call.call_id)
+    outcome = await run_hooks(
+        session, "PreToolUse", emit, tool_name=call.name, tool_input=args, tool_use_id=call.call_id
+    )
     if outcome.blocked:
         outcome.reasons.insert(0, f"{call.name} was not run: a PreToolUse hook blocked it.")
     queue_context(session, "PreToolUse", outcome.context)
     return outcome
 
 
-async def post_tool_use(session: Session, call: ToolCall, args: dict[str, Any], result: ToolResult, emit: Emit) -> ToolResult:
+async def post_tool_use(
+    session: Session, call: ToolCall, args: dict[str, Any], result: ToolResult, emit: Emit
+) -> ToolResult:
     """PostToolUse. The tool already ran; a block adds the hook's reason to what the model reads."""
     response = {"output": result.output, "success": result.success, "exit_code": result.exit_code}
     outcome = await run_hooks(
-        session, "PostToolUse", emit, tool_name=call.name, tool_input=args, tool_response=response, tool_use_id=call.call_id
+        session,
+        "PostToolUse",
+        emit,
+        tool_name=call.name,
+        tool_input=args,
+        tool_response=response,
+        tool_use_id=call.call_id,
     )
     queue_context(session, "PostToolUse", outcome.context)
     if not outcome.blocked:
@@ -309,10 +321,12 @@ async def stop_blocked(session: Session, emit: Emit, last_message: str | None = 
     if not outcome.blocked:
         return False
     if state.stop_blocks >= MAX_STOP_BLOCKS:
-        emit(ev.Warning(
-            f"A Stop hook blocked stopping {MAX_STOP_BLOCKS} times in a row; the agent stops anyway. "
-            f"Last reason: {outcome.reason}"
-        ))
+        emit(
+            ev.Warning(
+                f"A Stop hook blocked stopping {MAX_STOP_BLOCKS} times in a row; the agent stops anyway. "
+                f"Last reason: {outcome.reason}"
+            )
+        )
         return False
     state.stop_blocks += 1
     emit(ev.Notice(f"A Stop hook asked the agent to keep working: {outcome.reason}", title="Stop hook"))

@@ -58,7 +58,8 @@ class LearnedState:
             return
         self._saved_ratios[model] = calibration.ratio
         self._writer.append_learned(
-            "calibration", model=model, ratio=round(calibration.ratio, 4), reports=calibration.reports)
+            "calibration", model=model, ratio=round(calibration.ratio, 4), reports=calibration.reports
+        )
 
     def window_learned(self, model: str, tokens: int, source: str) -> None:
         self._writer.append_learned("window", model=model, tokens=tokens, source=source)
@@ -66,16 +67,26 @@ class LearnedState:
     def compaction_finished(self, state: CompactionState, applied: ev.CompactionFinished | None = None) -> None:
         shown = {}
         if applied is not None:  # what `/compact show` lists, for a resumed session
-            shown = {"shown": {"trigger": applied.trigger, "summary": applied.summary,
-                               "dropped": [[d.kind, d.label, d.tokens, d.spill_file] for d in applied.dropped]}}
+            shown = {
+                "shown": {
+                    "trigger": applied.trigger,
+                    "summary": applied.summary,
+                    "dropped": [[d.kind, d.label, d.tokens, d.spill_file] for d in applied.dropped],
+                }
+            }
         self._writer.append_learned(
-            "compaction", history_len_after=state.history_len_after, tokens_after=state.tokens_after, **shown)
+            "compaction", history_len_after=state.history_len_after, tokens_after=state.tokens_after, **shown
+        )
 
     def usage_total(self, total: Usage) -> None:
         """The session's running token totals (the status bar's ↑ ↓), so a resume carries them on."""
-        self._writer.append_learned("usage", input_tokens=total.input_tokens,
-                                    cached_input_tokens=total.cached_input_tokens,
-                                    output_tokens=total.output_tokens, reasoning_tokens=total.reasoning_tokens)
+        self._writer.append_learned(
+            "usage",
+            input_tokens=total.input_tokens,
+            cached_input_tokens=total.cached_input_tokens,
+            output_tokens=total.output_tokens,
+            reasoning_tokens=total.reasoning_tokens,
+        )
 
     def restore(self, session: Session, records: Iterable[dict[str, Any]], saved_items: int) -> list[str]:
         """Apply the lines a resumed file kept; ``saved_items`` is its history's length.
@@ -121,8 +132,14 @@ def _shown_compaction(value: Any) -> ev.CompactionFinished | None:
     trigger = value.get("trigger") if value.get("trigger") in ("manual", "auto", "overflow") else "manual"
     dropped = []
     for entry in value.get("dropped") or []:
-        if (isinstance(entry, list) and len(entry) == 4 and entry[0] in ("file", "output", "message")
-                and isinstance(entry[1], str) and _is_int(entry[2]) and (entry[3] is None or isinstance(entry[3], str))):
+        if (
+            isinstance(entry, list)
+            and len(entry) == 4
+            and entry[0] in ("file", "output", "message")
+            and isinstance(entry[1], str)
+            and _is_int(entry[2])
+            and (entry[3] is None or isinstance(entry[3], str))
+        ):
             dropped.append(ev.DroppedItem(*entry))
     return ev.CompactionFinished(trigger, 0, 0, 0, 0, summary=value["summary"], dropped=tuple(dropped))
 
@@ -133,15 +150,23 @@ def _is_int(value: Any) -> bool:
 
 def _valid_calibration(record: dict[str, Any]) -> bool:
     ratio = record.get("ratio")
-    return (isinstance(record.get("model"), str) and _is_int(record.get("reports"))
-            and isinstance(ratio, (int, float)) and not isinstance(ratio, bool)
-            and Calibration.MIN_RATIO <= ratio <= Calibration.MAX_RATIO)
+    return (
+        isinstance(record.get("model"), str)
+        and _is_int(record.get("reports"))
+        and isinstance(ratio, (int, float))
+        and not isinstance(ratio, bool)
+        and Calibration.MIN_RATIO <= ratio <= Calibration.MAX_RATIO
+    )
 
 
 def _valid_window(record: dict[str, Any]) -> bool:
     tokens = record.get("tokens")
-    return (isinstance(record.get("model"), str) and _is_int(tokens) and tokens > 0
-            and isinstance(record.get("source"), str))
+    return (
+        isinstance(record.get("model"), str)
+        and _is_int(tokens)
+        and tokens > 0
+        and isinstance(record.get("source"), str)
+    )
 
 
 def _valid_compaction(record: dict[str, Any], saved_items: int) -> bool:

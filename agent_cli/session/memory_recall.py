@@ -54,8 +54,11 @@ def recall_into_history(session: Session, message: str, emit: Emit) -> None:
     config = session.config
     try:
         recalled = book.recall(
-            message, top_k=config.memory_top_k, max_chars=config.memory_max_chars,
-            min_score=config.memory_min_score, exclude=book.injected,
+            message,
+            top_k=config.memory_top_k,
+            max_chars=config.memory_max_chars,
+            min_score=config.memory_min_score,
+            exclude=book.injected,
         )
     except Exception as exc:  # noqa: BLE001 - memory must never stop a turn
         recalled = []
@@ -86,4 +89,8 @@ def report_warnings(book: MemoryBook, emit: Emit) -> None:
 
 def without_memories(items: Sequence[Item]) -> list[Item]:
     """``items`` minus the memory fragments (what the compaction summary is written from)."""
-    return [item for item in items if not (isinstance(item, Message) and item.role == "user" and MEMORIES.matches(item.text))]
+    return [
+        item
+        for item in items
+        if not (isinstance(item, Message) and item.role == "user" and MEMORIES.matches(item.text))
+    ]

@@ -1,4 +1,4 @@
-""""waiting for the model… 30 s": progress while a request gets no answer.
+""" "waiting for the model… 30 s": progress while a request gets no answer.
 
 The turn marks every stream event it receives; while none arrives, a ticker emits
 :class:`~agent_cli.events.ModelWaiting` every few seconds, so the TUI's status line and exec's

@@ -37,7 +37,9 @@ def save_rule(approvals: Approvals, config: Config, rule: str, save_to: str | No
     """Write ``rule`` to the chosen file, reload the rules, and say where it went."""
     if save_to in DESTINATIONS and remembered_destination(config.agent_home) is None:
         remember_destination(config.agent_home, save_to)  # the user picks once
-    destination = save_to if save_to in DESTINATIONS else remembered_destination(config.agent_home) or DEFAULT_DESTINATION
+    destination = (
+        save_to if save_to in DESTINATIONS else remembered_destination(config.agent_home) or DEFAULT_DESTINATION
+    )
     try:
         parse_rule(rule, "allow", "the approval dialog", config.cwd)
         before = with_project_layer_reread(config)  # the folder as it is now, not as the session began
@@ -67,4 +69,3 @@ def with_project_layer_reread(config: Config) -> Config:
         index = next((i for i, layer in enumerate(layers) if layer.kind == "override"), len(layers))
         layers.insert(index, ConfigLayer("project", str(path), path, read_toml(path)))
     return replace(config, layers=tuple(layers))
-

@@ -21,7 +21,8 @@ COMPACTED_NOTE = "the conversation before this point was compacted into a summar
 EXIT_CODE = re.compile(r"^Exit code: (-?\d+)", re.MULTILINE)
 SHELL_RECORD = re.compile(
     r"^<user_shell_command>\n<command>(?P<command>.*?)</command>\n<result>\n(?P<output>.*)\n</result>\n</user_shell_command>$",
-    re.DOTALL)
+    re.DOTALL,
+)
 
 
 def replay_events(items: list[Item]) -> list[ev.Event]:
@@ -41,9 +42,17 @@ def replay_events(items: list[Item]) -> list[ev.Event]:
                 command, output = shell.group("command"), shell.group("output")
                 code = EXIT_CODE.search(output)
                 events.append(ev.ToolCallBegin(call_id, "shell", {"command": command}))
-                events.append(ev.ToolCallEnd(call_id, "shell", {"command": command}, output,
-                                             code is None or code.group(1) == "0", 0.0,
-                                             int(code.group(1)) if code else None))
+                events.append(
+                    ev.ToolCallEnd(
+                        call_id,
+                        "shell",
+                        {"command": command},
+                        output,
+                        code is None or code.group(1) == "0",
+                        0.0,
+                        int(code.group(1)) if code else None,
+                    )
+                )
             elif item.role == "user" and not is_contextual_fragment(item.text):
                 events.append(ev.UserMessage(item.text, item.typed, tuple(image.name for image in item.images)))
         elif isinstance(item, Reasoning) and item.text.strip():
@@ -54,8 +63,16 @@ def replay_events(items: list[Item]) -> list[ev.Event]:
             code = EXIT_CODE.search(item.output)
             arguments = lenient_arguments(call.arguments)
             changes = patch_changes(str(arguments.get("patch", ""))) if call.name == "apply_patch" else ()
-            events.append(ev.ToolCallEnd(
-                item.call_id, call.name, arguments, item.output, item.success, 0.0,
-                int(code.group(1)) if code else None, changes,
-            ))
+            events.append(
+                ev.ToolCallEnd(
+                    item.call_id,
+                    call.name,
+                    arguments,
+                    item.output,
+                    item.success,
+                    0.0,
+                    int(code.group(1)) if code else None,
+                    changes,
+                )
+            )
     return events

@@ -38,7 +38,9 @@ class ResumeInfo:
     warnings: tuple[str, ...]
 
     def events(self) -> list[ev.Event]:
-        compacted = f", compacted {self.compactions} time{'s' if self.compactions > 1 else ''}" if self.compactions else ""
+        compacted = (
+            f", compacted {self.compactions} time{'s' if self.compactions > 1 else ''}" if self.compactions else ""
+        )
         notes = [f"Resumed session {self.session_id} ({self.restored_items} items{compacted}) from {self.path}"]
         if self.closed_calls:
             notes.append(f"{self.closed_calls} tool call(s) interrupted last time were closed as aborted")
@@ -84,7 +86,9 @@ def restore(session: Session, path: Path) -> Session:
     return session
 
 
-def record_environment_change(session: Session, items: tuple[Item, ...], current: EnvironmentContext) -> tuple[str, ...]:
+def record_environment_change(
+    session: Session, items: tuple[Item, ...], current: EnvironmentContext
+) -> tuple[str, ...]:
     """Append a fragment with the environment fields that differ from the saved ones."""
     saved = saved_environment(items)
     # Fields the saved history never stated are taken as unchanged.

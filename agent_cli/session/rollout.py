@@ -203,8 +203,17 @@ def load_session_file(path: Path) -> LoadedSession:
     if header is None:
         raise RolloutError(f"{path}: the session file is empty")
     needs_newline = good_length > 0 and not data[:good_length].endswith(b"\n")
-    return LoadedSession(path, header, tuple(history.items), tuple(warnings), good_length, needs_newline, compactions,
-                         tuple(learned), tuple(checkpoints))
+    return LoadedSession(
+        path,
+        header,
+        tuple(history.items),
+        tuple(warnings),
+        good_length,
+        needs_newline,
+        compactions,
+        tuple(learned),
+        tuple(checkpoints),
+    )
 
 
 def repair_hint(path: Path) -> str:
@@ -452,7 +461,9 @@ class RecordingHistory(History):
     initial context, ``close_open_calls``), ``replace`` (compaction) and ``remove_oldest``.
     """
 
-    def __init__(self, writer: RolloutWriter, items: Iterable[Item] = (), estimate: Callable[[Item], int] | None = None):
+    def __init__(
+        self, writer: RolloutWriter, items: Iterable[Item] = (), estimate: Callable[[Item], int] | None = None
+    ):
         self.writer = writer
         self._muted = True  # the constructor's items are not new
         super().__init__(items, estimate)

@@ -27,11 +27,14 @@ class RunLimits:
 
     def before_request(self) -> None:
         if self.max_requests is not None and self.requests >= self.max_requests:
-            raise LimitReached("max_turns", f"stopped: --max-turns {self.max_requests} reached "
-                                            f"({self.requests} model requests sent)")
+            raise LimitReached(
+                "max_turns", f"stopped: --max-turns {self.max_requests} reached ({self.requests} model requests sent)"
+            )
         if self.max_cost_usd is not None and self.cost_usd >= self.max_cost_usd:
-            raise LimitReached("max_budget", f"stopped: the estimated cost ${self.cost_usd:.4f} reached "
-                                             f"--max-budget-usd {self.max_cost_usd:g}")
+            raise LimitReached(
+                "max_budget",
+                f"stopped: the estimated cost ${self.cost_usd:.4f} reached --max-budget-usd {self.max_cost_usd:g}",
+            )
         self.requests += 1
 
     def count(self, usage: Usage) -> None:

@@ -14,10 +14,34 @@ from urllib.parse import urlsplit
 from agent_cli.permissions.rules import canonical_tool
 from agent_cli.permissions.shell_parse import parse_command_line
 
-SAFE_COMMANDS = frozenset({
-    "basename", "cat", "cd", "cut", "df", "dirname", "du", "echo", "false", "file", "grep", "head",
-    "ls", "nl", "pwd", "readlink", "realpath", "stat", "tail", "tr", "true", "wc", "which", "whoami",
-})
+SAFE_COMMANDS = frozenset(
+    {
+        "basename",
+        "cat",
+        "cd",
+        "cut",
+        "df",
+        "dirname",
+        "du",
+        "echo",
+        "false",
+        "file",
+        "grep",
+        "head",
+        "ls",
+        "nl",
+        "pwd",
+        "readlink",
+        "realpath",
+        "stat",
+        "tail",
+        "tr",
+        "true",
+        "wc",
+        "which",
+        "whoami",
+    }
+)
 SAFE_GIT = frozenset({"status", "log", "diff", "show", "rev-parse", "ls-files", "blame"})
 SAFE_GIT_BRANCH_FLAGS = frozenset({"-a", "-r", "-v", "-vv", "--all", "--remotes", "--list", "--show-current"})
 UNSAFE_FIND_FLAGS = ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls")
@@ -26,11 +50,32 @@ SED_PRINT = re.compile(r"^\d+(,\d+)?p$")
 CONTROL = frozenset({"|", "&&", "||", ";"})
 UNREADABLE = ("\n", "\r", "`", "$(", "<(", ">(")
 # Programs that run other programs: remembering their first word would approve anything.
-WRAPPERS = frozenset({
-    "bash", "sh", "zsh", "dash", "fish", "env", "sudo", "doas", "xargs", "eval", "exec", "nohup",
-    "timeout", "nice", "time", "command", "builtin", "watch", "ssh",
-})
-TWO_WORD_HEADS = frozenset({"git", "npm", "pnpm", "yarn", "cargo", "uv", "pip", "python", "python3", "make", "go", "docker", "kubectl"})
+WRAPPERS = frozenset(
+    {
+        "bash",
+        "sh",
+        "zsh",
+        "dash",
+        "fish",
+        "env",
+        "sudo",
+        "doas",
+        "xargs",
+        "eval",
+        "exec",
+        "nohup",
+        "timeout",
+        "nice",
+        "time",
+        "command",
+        "builtin",
+        "watch",
+        "ssh",
+    }
+)
+TWO_WORD_HEADS = frozenset(
+    {"git", "npm", "pnpm", "yarn", "cargo", "uv", "pip", "python", "python3", "make", "go", "docker", "kubectl"}
+)
 
 
 def split_commands(command: str) -> list[list[str]] | None:

@@ -116,7 +116,9 @@ class Session:
         self._turns = 0
         self.tool_limit: frozenset[str] | None = None  # fewer tools for one command's turn (/review)
         self.shell_snapshot = parts.shell_snapshot  # taken at the first turn
-        self.window = ContextWindow(config, self.model, self.learned)  # its size, where it came from; what the server says
+        self.window = ContextWindow(
+            config, self.model, self.learned
+        )  # its size, where it came from; what the server says
         self.tool_use = ToolUseWatch(self.model, config.provider.wire_api)  # a model that never calls tools
         self.background = BackgroundProcesses(config.agent_home)  # shell run_in_background; end with the session
         self.editor_files: EditorFiles | None = None  # set by a front end whose client holds the files (ACP)
@@ -231,8 +233,9 @@ class Session:
 
     # --- the turn ------------------------------------------------------------------------
 
-    async def turn(self, text: str, emit: Emit, typed: str | None = None, images: tuple[Image, ...] = (),
-                   recall: str | None = None) -> None:
+    async def turn(
+        self, text: str, emit: Emit, typed: str | None = None, images: tuple[Image, ...] = (), recall: str | None = None
+    ) -> None:
         """One model turn for ``text`` (already expanded; ``typed`` is what the user typed; ``recall``
         the words memory recall searches with, when not those). Run it inside :meth:`run_in_task`,
         which makes it interruptible; the command layer decides when (commands/dispatch.py)."""
@@ -346,8 +349,12 @@ class Session:
             return [spec for spec in specs if spec.name not in (TOOL_SEARCH, TOOL_CALL)]
         if self._door_open and TOOL_SEARCH not in self._tools:  # first lean request: the pair joins the registry
             self._tools.replace((), [ToolSearchTool(self.tools_behind_search), ToolCallTool(self.tools_behind_search)])
-            specs = [spec for spec in self._tools.specs if self._within_limit(spec.name)
-                     and spec.name in set(tools_for_mode(self.mode, self._tools.names, self._tools.is_read_only))]
+            specs = [
+                spec
+                for spec in self._tools.specs
+                if self._within_limit(spec.name)
+                and spec.name in set(tools_for_mode(self.mode, self._tools.names, self._tools.is_read_only))
+            ]
         library = prompt_library(self.config.agent_home)
         offered = [spec for spec in specs if offered_directly(spec.name, self.mode)]
         if not self.tools_behind_search():
@@ -471,7 +478,8 @@ class Session:
         """The auto-compaction threshold in force: ``/autocompact``'s, else the config's."""
         config = self.config
         return self.compaction.setting or AutoCompactSetting(
-            config.auto_compact, config.auto_compact_percent, config.auto_compact_token_limit)
+            config.auto_compact, config.auto_compact_percent, config.auto_compact_token_limit
+        )
 
     def set_auto_compact(self, *, enabled: bool, percent: int | None = None, tokens: int | None = None) -> None:
         """``/autocompact``: the threshold for the rest of the session (a percentage of the usable
@@ -488,15 +496,17 @@ class Session:
     def tool_output_limit(self) -> int:
         """Tokens one tool output keeps in the context (the rest goes to its spill file)."""
         config = self.config
-        return tool_output_limit(config.tool_output_token_limit, self.window.tokens,
-                                 explicit="tool_output_token_limit" in config.raw)
+        return tool_output_limit(
+            config.tool_output_token_limit, self.window.tokens, explicit="tool_output_token_limit" in config.raw
+        )
 
     @property
     def auto_compact_limit(self) -> int | None:
         """Context tokens at which auto-compaction starts; None when auto-compaction is off."""
         setting = self.auto_compact_setting
         return auto_compact_limit(
-            self.window.tokens, enabled=setting.enabled, percent=setting.percent, token_limit=setting.token_limit)
+            self.window.tokens, enabled=setting.enabled, percent=setting.percent, token_limit=setting.token_limit
+        )
 
     def context_tokens(self) -> int:
         """Tokens the next request will carry: the last report plus estimates since (estimates

@@ -67,7 +67,9 @@ async def settle(session, answer: str | None, emit, sample: Sample, forced_tool:
     """The final answer as validated JSON text; StructuredOutputFailed after one failed repair."""
     schema = session.output_schema
     if forced_tool:
-        answer = await _answer_through_tool(session, emit, sample, render_prompt("output_schema_tool.md", tool=OUTPUT_SCHEMA_NAME))
+        answer = await _answer_through_tool(
+            session, emit, sample, render_prompt("output_schema_tool.md", tool=OUTPUT_SCHEMA_NAME)
+        )
     problem = problem_with(answer, schema)
     if problem is None:
         return answer  # type: ignore[return-value]

@@ -122,8 +122,9 @@ async def dispatch(session: Session, call: ToolCall, args: dict[str, Any], emit:
         approvals.forget(call.call_id)  # a lifted sandbox is for this call only
 
 
-def end_event(call: ToolCall, args: dict[str, Any], result: ToolResult, duration: float,
-              verdict: Verdict | None) -> ev.ToolCallEnd:
+def end_event(
+    call: ToolCall, args: dict[str, Any], result: ToolResult, duration: float, verdict: Verdict | None
+) -> ev.ToolCallEnd:
     return ev.ToolCallEnd(
         call.call_id,
         call.name,

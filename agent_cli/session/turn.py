@@ -28,7 +28,11 @@ if TYPE_CHECKING:
 
 
 async def run_turn(
-    session: Session, text: str, emit: Emit, typed: str | None = None, images: tuple[Image, ...] = (),
+    session: Session,
+    text: str,
+    emit: Emit,
+    typed: str | None = None,
+    images: tuple[Image, ...] = (),
     recall: str | None = None,
 ) -> None:
     """One turn for ``text`` (with any attached ``images``); ``typed`` is what the user typed
@@ -80,8 +84,13 @@ async def run_turn(
             answer = messages[-1] if messages else None
             if session.output_schema is not None:
                 try:
-                    answer = await settle(session, answer, emit, lambda forced: sample(session, emit, forced),
-                                          forced_tool=session.config.provider.wire_api == "anthropic")
+                    answer = await settle(
+                        session,
+                        answer,
+                        emit,
+                        lambda forced: sample(session, emit, forced),
+                        forced_tool=session.config.provider.wire_api == "anthropic",
+                    )
                 except (ModelError, LimitReached, StructuredOutputFailed) as exc:
                     emit(ev.TurnFailed(str(exc), reason=getattr(exc, "reason", "output_schema")))
                     return
@@ -128,11 +137,18 @@ def cut_off_call(calls: list[ToolCall]) -> ToolCall | None:
 
 def not_run(call: ToolCall, emit: Emit) -> ToolOutput:
     """The answer to a cut-off call: the model reads why it did not run, and can split the work."""
-    emit(ev.Warning(f"The answer was cut off by the output token limit in the middle of a `{call.name}` call; "
-                    "it was not run."))
-    return ToolOutput(call.call_id, f"This `{call.name}` call was cut off by the output token limit before its "
-                      "arguments were complete, so it was not run. Send it again in smaller parts (for example "
-                      "several smaller patches or files).", success=False)
+    emit(
+        ev.Warning(
+            f"The answer was cut off by the output token limit in the middle of a `{call.name}` call; it was not run."
+        )
+    )
+    return ToolOutput(
+        call.call_id,
+        f"This `{call.name}` call was cut off by the output token limit before its "
+        "arguments were complete, so it was not run. Send it again in smaller parts (for example "
+        "several smaller patches or files).",
+        success=False,
+    )
 
 
 async def sample(session: Session, emit: Emit, forced_tool: ToolSpec | None = None) -> ModelOutput:
@@ -143,7 +159,9 @@ async def sample(session: Session, emit: Emit, forced_tool: ToolSpec | None = No
     note_background_exits(session)
     tools = session.tool_specs()
     prompt = Prompt(
-        session.instructions, session.request_items(emit), tools + [forced_tool] if forced_tool else tools,
+        session.instructions,
+        session.request_items(emit),
+        tools + [forced_tool] if forced_tool else tools,
         output_schema=session.output_schema if session.config.provider.wire_api != "anthropic" else None,
         forced_tool=forced_tool.name if forced_tool else None,
         web_search=session.web_search_mode,

@@ -116,11 +116,13 @@ class ContextWindow:
         if found is not None and found.tokens != self.tokens:
             before = self.tokens
             self.set(found.tokens, found.source)
-            emit(ev.Notice(
-                f"{found.server} serves {self.model} with a {found.tokens:,}-token context window "
-                f"(the agent assumed {before:,}); using {found.tokens:,}.",
-                title="context window",
-            ))
+            emit(
+                ev.Notice(
+                    f"{found.server} serves {self.model} with a {found.tokens:,}-token context window "
+                    f"(the agent assumed {before:,}); using {found.tokens:,}.",
+                    title="context window",
+                )
+            )
         elif found is not None:
             self.source = found.source
 
@@ -131,7 +133,9 @@ class ContextWindow:
             return usage
         if not self._usage_warned:
             self._usage_warned = True
-            emit(ev.Warning(f"ignored the server's token usage report: {problem}; the context size is estimated instead"))
+            emit(
+                ev.Warning(f"ignored the server's token usage report: {problem}; the context size is estimated instead")
+            )
         return None
 
     async def after_response(self, session: Session, usage: Usage | None, emit: Emit) -> None:
@@ -175,11 +179,13 @@ class ContextWindow:
         window = error.window
         if window is None or window >= self.tokens:
             return
-        emit(ev.Notice(
-            f"The server's context window is {window:,} tokens (the agent assumed "
-            f"{self.tokens:,}); compacting to fit.",
-            title="context window",
-        ))
+        emit(
+            ev.Notice(
+                f"The server's context window is {window:,} tokens (the agent assumed "
+                f"{self.tokens:,}); compacting to fit.",
+                title="context window",
+            )
+        )
         self.set(window, "server error (prompt too long)")
 
     def set(self, tokens: int, source: str) -> None:
@@ -197,5 +203,6 @@ def start_discovery(session: Session) -> asyncio.Task[DiscoveredWindow | None] |
     if not should_probe(base_url):
         return None
     api_key = getattr(client, "api_key", None)
-    return asyncio.create_task(discover_window(
-        base_url, session.model, api_key=api_key, cache_dir=config.agent_home / "cache"))
+    return asyncio.create_task(
+        discover_window(base_url, session.model, api_key=api_key, cache_dir=config.agent_home / "cache")
+    )

@@ -20,6 +20,13 @@ def default_tools() -> list[Tool]:
     """One instance of each built-in tool, in the order the model sees them (the memory tools,
     built on these, are memory/tools.py's)."""
     return [
-        ShellTool(), ReadFileTool(), GrepTool(), ListDirTool(), ApplyPatchTool(), UpdatePlanTool(),
-        ShellOutputTool(), ShellKillTool(), WebFetchTool(),
+        ShellTool(),
+        ReadFileTool(),
+        GrepTool(),
+        ListDirTool(),
+        ApplyPatchTool(),
+        UpdatePlanTool(),
+        ShellOutputTool(),
+        ShellKillTool(),
+        WebFetchTool(),
     ]

@@ -151,7 +151,9 @@ class _Planner:
         self._record(op.path, "update", before, new, move_to=op.move_to)
         self.plan.summary.append(f"M {op.path} -> {op.move_to}")
 
-    def _record(self, raw: str, kind: str, before: bytes | None, after: bytes | None, move_to: str | None = None) -> None:
+    def _record(
+        self, raw: str, kind: str, before: bytes | None, after: bytes | None, move_to: str | None = None
+    ) -> None:
         diff = unified_diff(raw, move_to or raw, before, after)
         self.plan.changes.append(FileChange(raw, kind, move_to, diff))  # type: ignore[arg-type]
 

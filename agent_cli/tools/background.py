@@ -88,8 +88,15 @@ class BackgroundProcess:
 
     def info(self) -> ev.BackgroundProcessInfo:
         return ev.BackgroundProcessInfo(
-            self.id, self.command, self.pid, self.runtime(), self.exit_code, self.killed,
-            tuple(self.last_lines()), str(self.log_path), self.keep_alive,
+            self.id,
+            self.command,
+            self.pid,
+            self.runtime(),
+            self.exit_code,
+            self.killed,
+            tuple(self.last_lines()),
+            str(self.log_path),
+            self.keep_alive,
         )
 
 
@@ -108,7 +115,7 @@ class _Recorder(asyncio.SubprocessProtocol):
     def pipe_data_received(self, fd: int, data: bytes) -> None:
         proc = self.proc
         room = LOG_MAX_BYTES - proc.bytes_written
-        kept = data[:max(room, 0)]
+        kept = data[: max(room, 0)]
         if kept and not self.log.closed:
             try:
                 self.log.write(kept)
@@ -148,8 +155,11 @@ class _Watchdog:
         if self._process is None:
             self._process = subprocess.Popen(
                 [sys.executable, "-I", "-S", bg_watchdog.__file__, self._token],
-                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                start_new_session=True, close_fds=True,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+                close_fds=True,
             )
         with contextlib.suppress(OSError, ValueError):
             self._process.stdin.write(line.encode())  # type: ignore[union-attr]
@@ -256,8 +266,13 @@ class BackgroundProcesses:
         outlive the agent, so no pipe of ours (and no transport that kills it when closed)."""
         try:
             popen = subprocess.Popen(
-                list(argv), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                cwd=cwd, env=env, start_new_session=True,
+                list(argv),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                cwd=cwd,
+                env=env,
+                start_new_session=True,
             )
         finally:
             log.close()
@@ -368,8 +383,10 @@ class BackgroundProcesses:
                 continue  # stopped on purpose, or the model already read that it ended
             unread = proc.total_bytes - proc.read_offset
             more = f"; {unread} bytes of output not read yet (shell_output)" if unread > 0 else ""
-            notes.append(f"Background process {proc.id} (`{_short(proc.command)}`, pid {proc.pid}) "
-                         f"{proc.status()} after {proc.runtime():.1f} s{more}.")
+            notes.append(
+                f"Background process {proc.id} (`{_short(proc.command)}`, pid {proc.pid}) "
+                f"{proc.status()} after {proc.runtime():.1f} s{more}."
+            )
         self._unnoted.clear()
         return notes
 

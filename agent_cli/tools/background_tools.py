@@ -38,7 +38,10 @@ KILL_SPEC = ToolSpec(
     name="shell_kill",
     description="Stop a background process and its children.",
     parameters={
-        "type": "object", "properties": {"id": ID_PARAMETER}, "required": ["id"], "additionalProperties": False,
+        "type": "object",
+        "properties": {"id": ID_PARAMETER},
+        "required": ["id"],
+        "additionalProperties": False,
     },
 )
 
@@ -65,7 +68,11 @@ def state_line(proc: BackgroundProcess) -> str:
 
 
 async def start_in_background(
-    ctx: ToolContext, argv: Sequence[str], command: str, workdir: Path, env: dict[str, str] | None,
+    ctx: ToolContext,
+    argv: Sequence[str],
+    command: str,
+    workdir: Path,
+    env: dict[str, str] | None,
     keep_alive: bool = False,
 ) -> ToolResult:
     registry = registry_of(ctx)
@@ -73,15 +80,17 @@ async def start_in_background(
     await registry.wait_for_output(proc, FIRST_OUTPUT_WAIT_S)
     lines = [
         f"Started in the background as {proc.id} (pid {proc.pid})"
-        + (", kept running after the session ends" if keep_alive else "") + ".",
-        f"Read new output with shell_output {{\"id\": \"{proc.id}\"}}; stop it with shell_kill.",
+        + (", kept running after the session ends" if keep_alive else "")
+        + ".",
+        f'Read new output with shell_output {{"id": "{proc.id}"}}; stop it with shell_kill.',
     ]
     text = read_new_output(ctx, proc, None, [*lines, state_line(proc)])
     return ToolResult(text, success=proc.running or proc.exit_code == 0, exit_code=proc.exit_code)
 
 
-def read_new_output(ctx: ToolContext, proc: BackgroundProcess, pattern: re.Pattern[str] | None,
-                    header: list[str]) -> str:
+def read_new_output(
+    ctx: ToolContext, proc: BackgroundProcess, pattern: re.Pattern[str] | None, header: list[str]
+) -> str:
     """What ``proc`` printed since the last read (through ``pattern`` when given), within the
     output budget; a long stretch goes to a spill file like any output."""
     capture = OutputCapture(new_spill_path(ctx.data_dir, ctx.call_id), count_chars=output_policy(ctx).kind == "bytes")
@@ -113,8 +122,9 @@ def _chunks(path: Path, start: int, end: int) -> Iterator[bytes]:
             yield chunk
 
 
-def _filter_lines(chunks: Iterator[bytes], pattern: re.Pattern[str], capture: OutputCapture, offset: int,
-                  whole: bool) -> int:
+def _filter_lines(
+    chunks: Iterator[bytes], pattern: re.Pattern[str], capture: OutputCapture, offset: int, whole: bool
+) -> int:
     """Feed the matching lines to ``capture``; returns the new read offset. A last line without a
     newline waits for the next read while the process runs (it may not be finished)."""
     pending = b""

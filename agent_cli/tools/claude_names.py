@@ -4,16 +4,27 @@ from __future__ import annotations
 
 # Claude Code tool name (lower-cased) -> our tool.
 CLAUDE_TO_OURS = {
-    "bash": "shell", "read": "read_file", "grep": "grep", "glob": "grep", "ls": "list_dir",
-    "edit": "apply_patch", "multiedit": "apply_patch", "write": "apply_patch", "todowrite": "update_plan",
-    "bashoutput": "shell_output", "killshell": "shell_kill", "killbash": "shell_kill",
-    "webfetch": "web_fetch", "websearch": "web_search",
+    "bash": "shell",
+    "read": "read_file",
+    "grep": "grep",
+    "glob": "grep",
+    "ls": "list_dir",
+    "edit": "apply_patch",
+    "multiedit": "apply_patch",
+    "write": "apply_patch",
+    "todowrite": "update_plan",
+    "bashoutput": "shell_output",
+    "killshell": "shell_kill",
+    "killbash": "shell_kill",
+    "webfetch": "web_fetch",
+    "websearch": "web_search",
 }
 
 
 def our_tool_name(claude_name: str) -> str | None:
     """Our tool for a Claude Code name (any case), or None when there is no equivalent."""
     return CLAUDE_TO_OURS.get(claude_name.strip().lower())
+
 
 # Claude Code's model aliases, on the Anthropic provider; elsewhere they mean `inherit`.
 CLAUDE_ALIASES = {"sonnet": "claude-sonnet-4-5", "opus": "claude-opus-4-5", "haiku": "claude-haiku-4-5"}

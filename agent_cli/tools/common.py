@@ -31,7 +31,12 @@ def relative_arg(ctx: ToolContext, path: Path) -> str | None:
 
 
 def int_arg(
-    args: dict[str, Any], name: str, default: int, *, minimum: int = 1, maximum: int | None = None,
+    args: dict[str, Any],
+    name: str,
+    default: int,
+    *,
+    minimum: int = 1,
+    maximum: int | None = None,
     notes: list[str] | None = None,
 ) -> int:
     """An integer argument. Above ``maximum`` it is clamped (a model asking for depth 10^15 gets

@@ -80,8 +80,12 @@ def find_rg() -> str | None:
 
 
 async def search(
-    ctx: ToolContext, pattern: str, path: str = ".", include: str | None = None,
-    limit: int = DEFAULT_LIMIT, use_rg: bool | None = None,
+    ctx: ToolContext,
+    pattern: str,
+    path: str = ".",
+    include: str | None = None,
+    limit: int = DEFAULT_LIMIT,
+    use_rg: bool | None = None,
 ) -> SearchResult:
     """Search with ripgrep when available (``use_rg=None``) or as forced."""
     target = ctx.resolve(path)
@@ -171,9 +175,7 @@ def _decode(data: bytes) -> str:
 # --- Python walker ------------------------------------------------------------------------------
 
 
-def _search_python(
-    ctx: ToolContext, pattern: str, target: Path, include: str | None, limit: int
-) -> SearchResult:
+def _search_python(ctx: ToolContext, pattern: str, target: Path, include: str | None, limit: int) -> SearchResult:
     try:
         regex = re.compile(pattern)
     except re.error as exc:

@@ -47,7 +47,11 @@ O_PATH = getattr(os, "O_PATH", 0o10000000)
 
 
 class _RulesetAttr(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64), ("scoped", ctypes.c_uint64)]
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
 
 
 class _PathBeneathAttr(ctypes.Structure):
@@ -97,7 +101,9 @@ def set_no_new_privs() -> None:
     _check(_libc().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
 
 
-def restrict_writes(writable_dirs: Iterable[str], writable_files: Iterable[str] = (), *, deny_tcp: bool = False, scope: bool = True) -> int:
+def restrict_writes(
+    writable_dirs: Iterable[str], writable_files: Iterable[str] = (), *, deny_tcp: bool = False, scope: bool = True
+) -> int:
     """Deny writes outside ``writable_dirs`` (and to files other than ``writable_files``).
 
     ``deny_tcp`` also denies TCP bind/connect when the ABI supports it (4+); ``scope`` denies
@@ -114,7 +120,10 @@ def restrict_writes(writable_dirs: Iterable[str], writable_files: Iterable[str] 
     attr = _RulesetAttr(handled, NET_BIND_TCP | NET_CONNECT_TCP if deny_tcp and abi >= 4 else 0, scoped)
     # The struct grew with the ABI: pass the size this kernel knows.
     size = ctypes.sizeof(ctypes.c_uint64) * (3 if abi >= SCOPE_ABI else 2 if abi >= 4 else 1)
-    ruleset = _check(libc.syscall(SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0)), "landlock_create_ruleset")
+    ruleset = _check(
+        libc.syscall(SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0)),
+        "landlock_create_ruleset",
+    )
     try:
         for path in writable_dirs:
             _allow(libc, ruleset, path, handled)
@@ -137,7 +146,13 @@ def _allow(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None:
             rights &= FILE_WRITE_RIGHTS  # directory-only rights on a file are EINVAL
         rule = _PathBeneathAttr(rights, fd)
         _check(
-            libc.syscall(SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(RULE_PATH_BENEATH), ctypes.byref(rule), ctypes.c_uint32(0)),
+            libc.syscall(
+                SYS_ADD_RULE,
+                ctypes.c_int(ruleset),
+                ctypes.c_int(RULE_PATH_BENEATH),
+                ctypes.byref(rule),
+                ctypes.c_uint32(0),
+            ),
             f"landlock_add_rule({path})",
         )
     finally:

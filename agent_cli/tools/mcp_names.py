@@ -42,7 +42,7 @@ def split_name(name: str) -> tuple[str, str] | None:
     """``mcp__server__tool`` -> ``("server", "tool")``; None for any other name."""
     if not name.startswith(PREFIX):
         return None
-    server, sep, tool = name[len(PREFIX):].partition(SEPARATOR)
+    server, sep, tool = name[len(PREFIX) :].partition(SEPARATOR)
     return (server, tool) if sep and server and tool else None
 
 

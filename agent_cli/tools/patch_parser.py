@@ -100,9 +100,7 @@ class _Parser:
             elif not line.strip():
                 self.i += 1
             else:
-                raise self.error(
-                    f"expected '{ADD}', '{DELETE}' or '{UPDATE}' followed by a path, got {line!r}"
-                )
+                raise self.error(f"expected '{ADD}', '{DELETE}' or '{UPDATE}' followed by a path, got {line!r}")
         return ops
 
     def _add(self, path: str) -> AddFile:

@@ -68,16 +68,18 @@ async def run_process(
 ) -> ProcessResult:
     loop = asyncio.get_running_loop()
     start = time.monotonic()
-    spawn = asyncio.ensure_future(loop.subprocess_exec(
-        lambda: _Collector(capture, on_output),
-        *argv,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        cwd=cwd,
-        env=env,
-        start_new_session=True,  # its own process group, so we can kill the whole tree
-    ))
+    spawn = asyncio.ensure_future(
+        loop.subprocess_exec(
+            lambda: _Collector(capture, on_output),
+            *argv,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,  # its own process group, so we can kill the whole tree
+        )
+    )
     try:
         transport, proto = await asyncio.shield(spawn)
     except asyncio.CancelledError:

@@ -69,9 +69,23 @@ class ReadFileTool(Tool):
             size = path.stat().st_size
             if detected.kind == IMAGE:  # the model gets the picture itself
                 return await in_thread(read_image_file, path, ctx)
-            reading = Reading(path, detected.label, sample, size, policy.byte_budget, ctx.read_limits,
-                              offset, limit, pages, ctx.data_dir / "cache")
-            if ctx.editor is not None and detected.kind == TEXT and (text := await ctx.editor.read_text(path)) is not None:
+            reading = Reading(
+                path,
+                detected.label,
+                sample,
+                size,
+                policy.byte_budget,
+                ctx.read_limits,
+                offset,
+                limit,
+                pages,
+                ctx.data_dir / "cache",
+            )
+            if (
+                ctx.editor is not None
+                and detected.kind == TEXT
+                and (text := await ctx.editor.read_text(path)) is not None
+            ):
                 view = text_view(text, reading, path.name)  # what the user sees in the editor, saved or not
             else:
                 view = await in_thread(read_view, reading, detected)

@@ -15,14 +15,7 @@ from agent_cli.models.base import ToolSpec
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.failures import failure_result
 
-_JSON_TYPES = {
-    "string": str,
-    "integer": int,
-    "number": (int, float),
-    "boolean": bool,
-    "array": list,
-    "object": dict,
-}
+_JSON_TYPES = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "array": list, "object": dict}
 
 
 MAX_DEPTH = 100  # levels of nesting a call's arguments may have
@@ -37,7 +30,9 @@ def parse_arguments(raw: str) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise ToolError(f"arguments are not valid JSON ({exc.msg} at char {exc.pos}); send a JSON object") from None
     except RecursionError:  # the decoder recurses per level: 100,000 nested brackets end here
-        raise ToolError(f"arguments are nested too deeply (more than {MAX_DEPTH} levels); send a flat JSON object") from None
+        raise ToolError(
+            f"arguments are nested too deeply (more than {MAX_DEPTH} levels); send a flat JSON object"
+        ) from None
     if not isinstance(args, dict):
         raise ToolError(f"arguments must be a JSON object, got {type(args).__name__}")
     if nesting_depth(args) > MAX_DEPTH:  # what parsed may still be too deep to encode again (hooks, logs)
@@ -111,9 +106,7 @@ class ToolRegistry:
     async def dispatch(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
         tool = self._tools.get(call.name)
         if tool is None:
-            return ToolResult(
-                f"unknown tool {call.name!r}; available tools: {', '.join(self._tools)}", success=False
-            )
+            return ToolResult(f"unknown tool {call.name!r}; available tools: {', '.join(self._tools)}", success=False)
         try:
             args = parse_arguments(call.arguments)
             check_arguments(args, tool.spec.parameters)

@@ -52,7 +52,6 @@ def is_within(path: Path, root: Path) -> bool:
     return path == root or path.is_relative_to(root)
 
 
-
 def temp_dirs() -> list[Path]:
     """The temp folders commands may write under workspace-write."""
     dirs = [Path("/tmp")]
@@ -213,8 +212,20 @@ def start_warning(mode: str, interactive: bool) -> str | None:
 def _bwrap_base(network: bool, outlive_agent: bool = False) -> list[str]:
     # A user namespace with no capabilities: root inside cannot unmount or remount the binds.
     dies = [] if outlive_agent else ["--die-with-parent"]
-    args = [*_bwrap_user_namespace(), "--cap-drop", "ALL", *dies, "--unshare-pid",
-            "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    args = [
+        *_bwrap_user_namespace(),
+        "--cap-drop",
+        "ALL",
+        *dies,
+        "--unshare-pid",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+    ]
     return args if network else ["--unshare-net", *args]
 
 
@@ -222,7 +233,9 @@ def _read_only_paths(policy: SandboxPolicy) -> list[str]:
     return read_only_paths(policy.workspace_roots, policy.writable_roots) if policy.writable_roots else []
 
 
-def bwrap_argv(argv: Sequence[str], policy: SandboxPolicy, bwrap: str = "bwrap", outlive_agent: bool = False) -> list[str]:
+def bwrap_argv(
+    argv: Sequence[str], policy: SandboxPolicy, bwrap: str = "bwrap", outlive_agent: bool = False
+) -> list[str]:
     """bubblewrap: everything read-only, then the writable roots, then the protected paths, and
     host sockets covered."""
     args = [bwrap, *_bwrap_base(policy.network_access, outlive_agent)]
@@ -261,8 +274,9 @@ def supervised_argv(argv: Sequence[str]) -> list[str]:
     return [sys.executable, "-I", "-S", str(LAUNCHER), "supervise", "--", *argv]
 
 
-def confine(argv: Sequence[str], policy: SandboxPolicy | None, mechanism: str | None = None, *,
-            outlive_agent: bool = False) -> list[str]:
+def confine(
+    argv: Sequence[str], policy: SandboxPolicy | None, mechanism: str | None = None, *, outlive_agent: bool = False
+) -> list[str]:
     """``argv`` wrapped so it runs inside ``policy``; unchanged without a policy or mechanism.
     ``outlive_agent``: no parent-death signal (a background process the user keeps alive)."""
     if policy is None or not policy.confines:

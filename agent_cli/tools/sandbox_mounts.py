@@ -20,8 +20,14 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_NOATIME, MS_NODIRATIME = 32, 1024, 2048
 MS_BIND, MS_REC, MS_PRIVATE, MS_RELATIME = 4096, 16384, 1 << 18, 1 << 21
 # statvfs flags -> the mount flags a remount must keep (locked ones would make it fail)
-KEPT_FLAGS = ((os.ST_NOSUID, MS_NOSUID), (os.ST_NODEV, MS_NODEV), (os.ST_NOEXEC, MS_NOEXEC),
-              (os.ST_NOATIME, MS_NOATIME), (os.ST_NODIRATIME, MS_NODIRATIME), (os.ST_RELATIME, MS_RELATIME))
+KEPT_FLAGS = (
+    (os.ST_NOSUID, MS_NOSUID),
+    (os.ST_NODEV, MS_NODEV),
+    (os.ST_NOEXEC, MS_NOEXEC),
+    (os.ST_NOATIME, MS_NOATIME),
+    (os.ST_NODIRATIME, MS_NODIRATIME),
+    (os.ST_RELATIME, MS_RELATIME),
+)
 
 
 def _libc() -> ctypes.CDLL:

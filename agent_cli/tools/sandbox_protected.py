@@ -59,8 +59,12 @@ def nested_repositories(root: Path) -> list[Path]:
             for entry in entries:
                 if entry.name == ".git" and folder != root:
                     found.append(Path(entry.path))
-                elif depth < SCAN_DEPTH and entry.name not in SKIPPED_DIRS and not entry.name.startswith(".") \
-                        and entry.is_dir(follow_symlinks=False):
+                elif (
+                    depth < SCAN_DEPTH
+                    and entry.name not in SKIPPED_DIRS
+                    and not entry.name.startswith(".")
+                    and entry.is_dir(follow_symlinks=False)
+                ):
                     queue.append((Path(entry.path), depth + 1))
     with _lock:
         _scans[root] = (now, found)

@@ -29,6 +29,8 @@ def unenforced(network_access: bool) -> list[str]:
     if not landlock_mounts_work():
         limits += [f"{PROTECTED} (no mount namespace: not root and no user namespaces)", SOCKETS]
     if abi < landlock.SCOPE_ABI:
-        limits.append(f"abstract Unix sockets and signals to the agent's other processes are not scoped (Landlock ABI {abi} < 6)")
+        limits.append(
+            f"abstract Unix sockets and signals to the agent's other processes are not scoped (Landlock ABI {abi} < 6)"
+        )
     limits.append("other processes are visible (no PID namespace)")
     return limits

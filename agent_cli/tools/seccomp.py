@@ -25,11 +25,7 @@ IO_URING_SETUP = 425  # same number on x86_64 and aarch64
 X32_SYSCALL_BIT = 0x40000000
 
 # machine -> (AUDIT_ARCH_*, socket syscall number)
-ARCHES = {
-    "x86_64": (0xC000003E, 41),
-    "aarch64": (0xC00000B7, 198),
-    "arm64": (0xC00000B7, 198),
-}
+ARCHES = {"x86_64": (0xC000003E, 41), "aarch64": (0xC00000B7, 198), "arm64": (0xC00000B7, 198)}
 
 # Classic BPF opcodes used below.
 LD_W_ABS = 0x20  # BPF_LD | BPF_W | BPF_ABS

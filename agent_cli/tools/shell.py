@@ -145,10 +145,14 @@ class ShellTool(Tool):
             if ctx.sandbox is not None and ctx.sandbox.confines and ctx.background is not None:
                 ctx.background.release_on_close(hold(ctx.sandbox.workspace_roots))  # missing .git etc. stay read-only
             with command_source(command, ctx) as source:
-                argv = confine(shell_argv(source, snapshot, login=ctx.shell_snapshot is None), ctx.sandbox,
-                               outlive_agent=bool(args.get("keep_alive")))
-                return await start_in_background(ctx, argv, command, workdir, shell_env(ctx.env, snapshot),
-                                                 keep_alive=bool(args.get("keep_alive")))
+                argv = confine(
+                    shell_argv(source, snapshot, login=ctx.shell_snapshot is None),
+                    ctx.sandbox,
+                    outlive_agent=bool(args.get("keep_alive")),
+                )
+                return await start_in_background(
+                    ctx, argv, command, workdir, shell_env(ctx.env, snapshot), keep_alive=bool(args.get("keep_alive"))
+                )
         if args.get("keep_alive"):
             raise ToolError("keep_alive applies only with run_in_background: true")
         live = _LiveOutput(ctx)

@@ -33,8 +33,21 @@ URL_QUERY_CREDENTIALS = re.compile(
     re.IGNORECASE,
 )
 BASICS = (
-    "HOME", "PATH", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM", "TMPDIR", "TZ",
-    "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "NO_COLOR", "COLORTERM",
+    "HOME",
+    "PATH",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "TERM",
+    "TMPDIR",
+    "TZ",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_MESSAGES",
+    "NO_COLOR",
+    "COLORTERM",
 )
 TABLE_KEYS = ("inherit", "exclude", "keep", "set")
 
@@ -75,7 +88,9 @@ class EnvPolicy:
         table = table or {}
         unknown = sorted(set(table) - set(TABLE_KEYS))
         if unknown:
-            raise ValueError(f"unknown key(s) in [shell_environment_policy]: {', '.join(unknown)}; expected {', '.join(TABLE_KEYS)}")
+            raise ValueError(
+                f"unknown key(s) in [shell_environment_policy]: {', '.join(unknown)}; expected {', '.join(TABLE_KEYS)}"
+            )
         inherit = table.get("inherit", "all")
         if inherit not in ("all", "none"):
             raise ValueError(f'`shell_environment_policy.inherit` must be "all" or "none", got {inherit!r}')
@@ -94,9 +109,7 @@ class EnvPolicy:
 
 
 def command_env(
-    policy: EnvPolicy,
-    environ: Mapping[str, str] | None = None,
-    secret_names: Iterable[str] = (),
+    policy: EnvPolicy, environ: Mapping[str, str] | None = None, secret_names: Iterable[str] = ()
 ) -> dict[str, str]:
     """The environment for a command; ``secret_names`` are extra names to drop (provider keys)."""
     environ = os.environ if environ is None else environ

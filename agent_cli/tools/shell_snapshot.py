@@ -47,8 +47,15 @@ _running: dict[subprocess.Popen[bytes], float] = {}  # login shells being snapsh
 class ShellSnapshot:
     """One session's snapshot. :meth:`start` takes it on a thread; :meth:`ready` waits for it."""
 
-    def __init__(self, directory: Path, cwd: Path, env: Mapping[str, str] | None, scrub: Scrub,
-                 timeout_s: float = SNAPSHOT_TIMEOUT_S, bash: str | None = None):
+    def __init__(
+        self,
+        directory: Path,
+        cwd: Path,
+        env: Mapping[str, str] | None,
+        scrub: Scrub,
+        timeout_s: float = SNAPSHOT_TIMEOUT_S,
+        bash: str | None = None,
+    ):
         self.directory = directory
         self.cwd = cwd
         self.env = dict(os.environ if env is None else env)  # what commands start from
@@ -116,8 +123,12 @@ class ShellSnapshot:
             base = Path(scratch) / "dump"
             process = subprocess.Popen(
                 [self.bash, "-lc", DUMP_SCRIPT, "agent-shell-snapshot", str(base)],
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                cwd=self.cwd, env=self.env, start_new_session=True,  # its own group: killed as one
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                cwd=self.cwd,
+                env=self.env,
+                start_new_session=True,  # its own group: killed as one
             )
             self._process = process
             _running[process] = time.monotonic() + self.timeout_s

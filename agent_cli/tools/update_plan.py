@@ -24,10 +24,7 @@ SPEC = ToolSpec(
                 "type": "array",
                 "items": {
                     "type": "object",
-                    "properties": {
-                        "step": {"type": "string"},
-                        "status": {"type": "string", "enum": list(STATUSES)},
-                    },
+                    "properties": {"step": {"type": "string"}, "status": {"type": "string", "enum": list(STATUSES)}},
                     "required": ["step", "status"],
                     "additionalProperties": False,
                 },

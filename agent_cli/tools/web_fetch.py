@@ -135,8 +135,14 @@ async def fetch(url: str, allow_private: bool) -> Fetched:
 def media_type(header: str) -> tuple[str, str]:
     """``text/html; charset=ISO-8859-1`` -> ("text/html", "ISO-8859-1"); utf-8 when none is given."""
     kind, *params = header.split(";")
-    charset = next((value.strip().strip('"') for name, _, value in (param.partition("=") for param in params)
-                    if name.strip().lower() == "charset" and value.strip()), "utf-8")
+    charset = next(
+        (
+            value.strip().strip('"')
+            for name, _, value in (param.partition("=") for param in params)
+            if name.strip().lower() == "charset" and value.strip()
+        ),
+        "utf-8",
+    )
     return kind.strip().lower(), charset
 
 
@@ -186,8 +192,15 @@ def through_processors(fetched: Fetched, ctx: ToolContext) -> str:
     path = Path(handle.name)
     try:
         sample, detected = sniff(path)
-        reading = Reading(path, detected.label, sample, len(fetched.body), 4 * MAX_BYTES, ctx.read_limits,
-                          cache_dir=ctx.data_dir / "cache")
+        reading = Reading(
+            path,
+            detected.label,
+            sample,
+            len(fetched.body),
+            4 * MAX_BYTES,
+            ctx.read_limits,
+            cache_dir=ctx.data_dir / "cache",
+        )
         return read_view(reading, detected).render()
     except FileReadError as exc:
         raise ToolError(f"{fetched.url}: {exc}") from None
@@ -197,7 +210,9 @@ def through_processors(fetched: Fetched, ctx: ToolContext) -> str:
 
 def convert(fetched: Fetched, ctx: ToolContext) -> str:
     kind = fetched.content_type
-    if kind in HTML_TYPES or (not kind and fetched.body.lstrip()[:15].lower().startswith((b"<!doctype html", b"<html"))):
+    if kind in HTML_TYPES or (
+        not kind and fetched.body.lstrip()[:15].lower().startswith((b"<!doctype html", b"<html"))
+    ):
         return html_to_markdown(fetched.text())
     if kind.startswith("text/") and kind not in ("text/csv", "text/tab-separated-values"):
         return fetched.text()
@@ -225,9 +240,15 @@ class WebFetchTool(Tool):
         except Exception as exc:  # httpx2's connection and protocol errors
             raise ToolError(f"fetching {url} failed: {type(exc).__name__}: {exc}") from None
         text = await asyncio.to_thread(convert, fetched, ctx)
-        header = [f"URL: {fetched.url}", f"Status: {fetched.status}", f"Content-Type: {fetched.content_type or 'unknown'}"]
+        header = [
+            f"URL: {fetched.url}",
+            f"Status: {fetched.status}",
+            f"Content-Type: {fetched.content_type or 'unknown'}",
+        ]
         if fetched.cut:
             header.append(f"The body was cut at {MAX_BYTES // (1024 * 1024)} MB (the limit); what follows is its start")
-        capture = OutputCapture(new_spill_path(ctx.data_dir, ctx.call_id), count_chars=output_policy(ctx).kind == "bytes")
+        capture = OutputCapture(
+            new_spill_path(ctx.data_dir, ctx.call_id), count_chars=output_policy(ctx).kind == "bytes"
+        )
         capture.feed(text.encode("utf-8", "replace"))
         return ToolResult(format_captured(ctx, capture.finish(), header), success=fetched.status < 400)

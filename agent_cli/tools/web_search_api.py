@@ -81,9 +81,13 @@ class SearchApi:
 
 
 PRESETS = {
-    "brave": SearchApi("https://api.search.brave.com/res/v1/web/search?q={query}&count={count}",
-                       env_key="BRAVE_API_KEY", key_header="X-Subscription-Token", results="web.results",
-                       snippet="description"),
+    "brave": SearchApi(
+        "https://api.search.brave.com/res/v1/web/search?q={query}&count={count}",
+        env_key="BRAVE_API_KEY",
+        key_header="X-Subscription-Token",
+        results="web.results",
+        snippet="description",
+    ),
     "searxng": SearchApi("http://localhost:8888/search?q={query}&format=json", results="results", snippet="content"),
 }
 

@@ -38,8 +38,10 @@ class TrustState:
         if self.trusted:
             return None
         names = ", ".join(f"{item.kind} {item.name}" for item in self.inventory.items)
-        return (f"this folder is not trusted: its own {names} did not run or apply "
-                f"(trust it in the TUI, or pass --trust to agent exec)")
+        return (
+            f"this folder is not trusted: its own {names} did not run or apply "
+            f"(trust it in the TUI, or pass --trust to agent exec)"
+        )
 
 
 def trust_state(config: Config) -> TrustState:

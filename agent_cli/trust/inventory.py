@@ -81,7 +81,11 @@ def _server_items(servers: Any, origin: str) -> list[RepoItem]:
 
 def _allow_items(permissions: Any, origin: str) -> list[RepoItem]:
     allow = permissions.get("allow") if isinstance(permissions, dict) else None
-    return [RepoItem("allow rule", str(rule), "runs without asking", origin) for rule in allow or [] if isinstance(rule, str)]
+    return [
+        RepoItem("allow rule", str(rule), "runs without asking", origin)
+        for rule in allow or []
+        if isinstance(rule, str)
+    ]
 
 
 def take_inventory(config: Config) -> Inventory:
@@ -105,7 +109,9 @@ def take_inventory(config: Config) -> Inventory:
             items += _hook_items(table["hooks"], origin) + _server_items(table["mcp_servers"], origin)
             items += _allow_items(layer.table.get("permissions"), origin)
             settings = {key: layer.table[key] for key in REPOSITORY_SETTINGS if key in layer.table}
-            items += [RepoItem("setting", key, json.dumps(value, default=str), origin) for key, value in settings.items()]
+            items += [
+                RepoItem("setting", key, json.dumps(value, default=str), origin) for key, value in settings.items()
+            ]
             if settings:
                 table["settings"] = settings
             feed(origin, table)
@@ -113,18 +119,28 @@ def take_inventory(config: Config) -> Inventory:
     for relative in CLAUDE_FILES:
         if (folder / relative).is_file() and not home_claude:
             data = _json(folder / relative)
-            items += _hook_items(data.get("hooks"), str(relative)) + _allow_items(data.get("permissions"), str(relative))
+            items += _hook_items(data.get("hooks"), str(relative)) + _allow_items(
+                data.get("permissions"), str(relative)
+            )
             feed(str(relative), {"hooks": data.get("hooks"), "allow": (data.get("permissions") or {}).get("allow")})
     user_level = (folder / ".agent").resolve() == Path(config.agent_home).resolve()  # agent run in ~ without git
     plugins = folder / SCRIPT_FOLDERS[0]
     if plugins.is_dir() and not user_level:
         for child in sorted(plugins.iterdir()):
             if (child / ".claude-plugin" / "plugin.json").is_file():
-                items.append(RepoItem("plugin", child.name, "its hooks, MCP servers and commands", str(child.relative_to(folder))))
+                items.append(
+                    RepoItem(
+                        "plugin", child.name, "its hooks, MCP servers and commands", str(child.relative_to(folder))
+                    )
+                )
     for relative in SCRIPT_FOLDERS:
         if user_level and relative.parts[0] == ".agent":
             continue
-        files = sorted(path for path in (folder / relative).rglob("*") if path.is_file()) if (folder / relative).is_dir() else []
+        files = (
+            sorted(path for path in (folder / relative).rglob("*") if path.is_file())
+            if (folder / relative).is_dir()
+            else []
+        )
         for path in files[:MAX_FILES]:
             try:
                 feed(str(path.relative_to(folder)), hashlib.sha256(path.read_bytes()).hexdigest())

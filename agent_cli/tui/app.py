@@ -130,8 +130,9 @@ class AgentApp(App[int]):
         self.queued = QueuedMessages()
         self.mcp_indicator = McpIndicator()
         self.menu = CompletionMenu()
-        self.composer = Composer(self.menu, self.history, self.commands.list_commands, self._repo_files,
-                                 self._skills, id="composer")
+        self.composer = Composer(
+            self.menu, self.history, self.commands.list_commands, self._repo_files, self._skills, id="composer"
+        )
         self.composer.cwd = config.cwd
         self.composer.take_queued = self._take_last_queued
         self._send_now = False  # Ctrl+S: the queue goes out as soon as the interrupted turn ends
@@ -244,8 +245,13 @@ class AgentApp(App[int]):
         """Until the first turn starts, the status bar shows what its request will carry, as
         ``/context`` counts it (counted off the UI thread; a newer count replaces one in progress)."""
         if self.session.initial is None:
-            self.run_worker(partial(self._first_request_tokens, self.session), thread=True, group="first-count",
-                            exclusive=True, exit_on_error=False)
+            self.run_worker(
+                partial(self._first_request_tokens, self.session),
+                thread=True,
+                group="first-count",
+                exclusive=True,
+                exit_on_error=False,
+            )
 
     def _first_request_tokens(self, session: Session) -> None:
         worker = get_current_worker()
@@ -266,7 +272,9 @@ class AgentApp(App[int]):
         if initial is not None:
             found = initial.skills
         else:
-            found = load_skills(skill_roots(self.config.cwd, self.config.agent_home), self.session.plugins.skills).skills
+            found = load_skills(
+                skill_roots(self.config.cwd, self.config.agent_home), self.session.plugins.skills
+            ).skills
         return [(skill.name, skill.description) for skill in found]
 
     def _repo_files(self) -> list[str]:
@@ -274,7 +282,6 @@ class AgentApp(App[int]):
             self._files_loading = True
             self.run_worker(self._load_files, thread=True, group="files", exit_on_error=False)
         if self.session.mcp is not None:  # @server:uri completes MCP resources too
-
             return self._files + resource_mentions(self.session.mcp.manager)
         return self._files
 
@@ -425,8 +432,9 @@ class AgentApp(App[int]):
             case ev.CommandAction(action="copy", argument=text):
                 self.copy_to_clipboard(text or "")
                 lines = (text or "").count("\n") + 1
-                await self.renderer.notice(f"copied the last answer ({lines} lines, {len(text or '')} characters)",
-                                           "info", "copy")
+                await self.renderer.notice(
+                    f"copied the last answer ({lines} lines, {len(text or '')} characters)", "info", "copy"
+                )
                 return
             case ev.CommandAction(action="new"):
                 self.new_session()
@@ -450,7 +458,9 @@ class AgentApp(App[int]):
                 request.future.set_result(decision or ev.ApprovalDecision("deny"))
 
         self.activity.set_label("waiting for approval")
-        self.push_screen(ApprovalScreen(request, typed_early=self.composer.insert, cwd=self.config.cwd), callback=answer)
+        self.push_screen(
+            ApprovalScreen(request, typed_early=self.composer.insert, cwd=self.config.cwd), callback=answer
+        )
 
     def _close_approvals(self) -> None:
         while isinstance(self.screen, ApprovalScreen):
@@ -502,8 +512,9 @@ class AgentApp(App[int]):
             await self.renderer.notice(note, "info", "model")
 
     async def _pick_model(self) -> None:
-        choices = {name: source for name, source in (await model_choices(self.session)).items()
-                   if terminal_safe(name) == name}  # a server's list: names that would print escapes are left out
+        choices = {
+            name: source for name, source in (await model_choices(self.session)).items() if terminal_safe(name) == name
+        }  # a server's list: names that would print escapes are left out
         picked = await self.push_screen_wait(ModelPickerScreen(list(choices), self.session.model, choices))
         if picked and picked != self.session.model:
             self.send(f"/model {picked}")

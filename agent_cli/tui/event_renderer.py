@@ -170,10 +170,18 @@ def attached_names(names: Iterable[str]) -> str:
 
 def web_search_text(query: str, sources, status: str) -> str:
     head = f"🔎 {query or '(no query reported)'}" + ("" if status == "completed" else f" ({status})")
-    return "\n".join([head, *(f"  {source.title or source.url}  {source.url if source.title else ''}".rstrip()
-                               for source in sources[:8])])
+    return "\n".join(
+        [
+            head,
+            *(
+                f"  {source.title or source.url}  {source.url if source.title else ''}".rstrip()
+                for source in sources[:8]
+            ),
+        ]
+    )
 
 
 def sources_text(sources) -> str:
-    return "\n".join(f"[{n}] {source.title + ' — ' if source.title else ''}{source.url}"
-                      for n, source in enumerate(sources, 1))
+    return "\n".join(
+        f"[{n}] {source.title + ' — ' if source.title else ''}{source.url}" for n, source in enumerate(sources, 1)
+    )

@@ -23,8 +23,10 @@ _EDIT = re.compile(r"\s*/memory\s+edit\s+(\S+)\s*\Z")
 
 def shortcut_off_text() -> str:
     """What ``# text`` says while memory is off: it is not sent as a prompt either (the user meant to save it)."""
-    return (f"{MEMORY_OFF}: this was not saved, and not sent to the model. "
-            "To send a prompt that starts with #, begin it with a space.")
+    return (
+        f"{MEMORY_OFF}: this was not saved, and not sent to the model. "
+        "To send a prompt that starts with #, begin it with a space."
+    )
 
 
 def shortcut_command(text: str) -> str | None:

@@ -20,7 +20,10 @@ def list_files(root: Path) -> list[str]:
     try:
         done = subprocess.run(
             ["git", "ls-files", "-co", "--exclude-standard", "-z"],
-            cwd=root, capture_output=True, timeout=10, check=False,
+            cwd=root,
+            capture_output=True,
+            timeout=10,
+            check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
         done = None

@@ -25,5 +25,13 @@ from .protocols import encrypted_reasoning
 from .script import Reply, ToolCall, Usage, WebSearch, estimate_tokens
 from .server import FakeModelServer, RecordedRequest
 
-__all__ = ["FakeModelServer", "RecordedRequest", "Reply", "ToolCall", "Usage", "WebSearch", "estimate_tokens",
-           "encrypted_reasoning"]
+__all__ = [
+    "FakeModelServer",
+    "RecordedRequest",
+    "Reply",
+    "ToolCall",
+    "Usage",
+    "WebSearch",
+    "estimate_tokens",
+    "encrypted_reasoning",
+]

@@ -49,9 +49,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.delay is not None:
         for r in replies:
             r.delay = args.delay
-    server = FakeModelServer(args.context_window, host=args.host, port=args.port, fallback=fallback,
-                             chat_reasoning_field=args.chat_reasoning_field, verbose=args.verbose,
-                             max_recorded=100)
+    server = FakeModelServer(
+        args.context_window,
+        host=args.host,
+        port=args.port,
+        fallback=fallback,
+        chat_reasoning_field=args.chat_reasoning_field,
+        verbose=args.verbose,
+        max_recorded=100,
+    )
     server.script(*replies)
     server.start()
     print(f"listening on {server.base_url}", flush=True)

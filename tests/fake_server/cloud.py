@@ -13,8 +13,10 @@ from urllib.parse import unquote
 
 # path -> (API path it stands for, cloud); the model a path names replaces the body's
 _AZURE = re.compile(r"^/openai(?:/v1|/deployments/(?P<model>[^/]+))?(?P<api>/responses|/chat/completions)$")
-_VERTEX = re.compile(r"^/v1/projects/[^/]+/locations/[^/]+/publishers/anthropic/models/(?P<model>[^/:]+)"
-                     r":(?:streamRawPredict|rawPredict)$")
+_VERTEX = re.compile(
+    r"^/v1/projects/[^/]+/locations/[^/]+/publishers/anthropic/models/(?P<model>[^/:]+)"
+    r":(?:streamRawPredict|rawPredict)$"
+)
 _BEDROCK = re.compile(r"^/model/(?P<model>[^/]+)/invoke(?:-with-response-stream)?$")
 
 
@@ -32,7 +34,8 @@ def cloud_route(path: str) -> tuple[Optional[str], Optional[str], Optional[str]]
 def streams(path: str, body: Any) -> bool:
     """Whether a cloud request asked for a stream (Bedrock and Vertex say so in the path)."""
     return path.endswith(("invoke-with-response-stream", ":streamRawPredict")) or (
-        isinstance(body, dict) and body.get("stream") is True)
+        isinstance(body, dict) and body.get("stream") is True
+    )
 
 
 # --- Bedrock's AWS event stream (application/vnd.amazon.eventstream) ------------------------------
@@ -45,8 +48,11 @@ def _header(name: str, value: str) -> bytes:
 
 def eventstream_frame(payload: dict[str, Any], event_type: str = "chunk", message_type: str = "event") -> bytes:
     """One AWS event stream message: prelude with CRC, string headers, payload, message CRC."""
-    headers = (_header(":event-type", event_type) + _header(":content-type", "application/json")
-               + _header(":message-type", message_type))
+    headers = (
+        _header(":event-type", event_type)
+        + _header(":content-type", "application/json")
+        + _header(":message-type", message_type)
+    )
     body = json.dumps(payload).encode()
     total = 12 + len(headers) + len(body) + 4
     prelude = struct.pack("!II", total, len(headers))

@@ -59,7 +59,7 @@ def last_turn(protocol: str, body: dict) -> tuple[str, str]:
 def _run_command(text: str) -> Optional[str]:
     for line in text.splitlines():
         if line.strip().startswith("run:"):
-            return line.strip()[len("run:"):].strip()
+            return line.strip()[len("run:") :].strip()
     return None
 
 
@@ -73,9 +73,11 @@ def default_responder(request: Any) -> Reply:
     if command:
         return Reply(text=f"Running `{command}`.", tool_calls=[ToolCall("shell", {"command": command})])
     quoted = text.strip() or "(nothing)"
-    return Reply(text=(
-        "## Echo\n\n"
-        f"You said: {quoted}\n\n"
-        "- this is a **fake** model\n"
-        "- start a line with `run: <command>` to call the `shell` tool\n"
-    ))
+    return Reply(
+        text=(
+            "## Echo\n\n"
+            f"You said: {quoted}\n\n"
+            "- this is a **fake** model\n"
+            "- start a line with `run: <command>` to call the `shell` tool\n"
+        )
+    )

@@ -128,8 +128,9 @@ class Reply:
         to "rate_limit_error", 529 to "overloaded_error"). `retry_after` sets the
         `Retry-After` header.
         """
-        return cls(kind="http_error", status=status, retry_after=retry_after, message=message,
-                   error_type=error_type, code=code)
+        return cls(
+            kind="http_error", status=status, retry_after=retry_after, message=message, error_type=error_type, code=code
+        )
 
     @classmethod
     def cut(cls, text: Optional[str] = "partial text", after_events: int = 3, **kwargs: Any) -> "Reply":
@@ -147,8 +148,7 @@ class Reply:
         `in_stream=True` (Responses protocol only; others fall back to HTTP 400)
         sends a 200 stream ending in `response.failed` with error code
         `context_length_exceeded`."""
-        return cls(kind="context_length", in_stream=in_stream, max_tokens=max_tokens,
-                   prompt_tokens=prompt_tokens)
+        return cls(kind="context_length", in_stream=in_stream, max_tokens=max_tokens, prompt_tokens=prompt_tokens)
 
     @classmethod
     def stream_error(
@@ -197,8 +197,13 @@ class Reply:
         if output is None:
             output = estimate_tokens(self.output_chars())
         inp = u.input_tokens if u.input_tokens is not None else request_input_tokens
-        return Usage(input_tokens=inp, cached_input_tokens=u.cached_input_tokens, output_tokens=output,
-                     reasoning_tokens=reasoning, cache_creation_input_tokens=u.cache_creation_input_tokens)
+        return Usage(
+            input_tokens=inp,
+            cached_input_tokens=u.cached_input_tokens,
+            output_tokens=output,
+            reasoning_tokens=reasoning,
+            cache_creation_input_tokens=u.cache_creation_input_tokens,
+        )
 
     @classmethod
     def from_dict(cls, d: Union[dict, str]) -> "Reply":
@@ -220,8 +225,13 @@ class Reply:
             common["usage"] = Usage(**d["usage"])
         if d.get("error"):
             e = d["error"]
-            return cls.http_error(int(e.get("status", 500)), e.get("retry_after"), e.get("message"),
-                                  error_type=e.get("type"), code=e.get("code"))
+            return cls.http_error(
+                int(e.get("status", 500)),
+                e.get("retry_after"),
+                e.get("message"),
+                error_type=e.get("type"),
+                code=e.get("code"),
+            )
         if d.get("context_length_exceeded"):
             c = d["context_length_exceeded"]
             return cls.context_length_exceeded(**(c if isinstance(c, dict) else {}))
@@ -231,8 +241,13 @@ class Reply:
             return cls(kind="cut", after_events=int(c.get("after_events", 3)), **common)
         if d.get("stream_error"):
             c = d["stream_error"] if isinstance(d["stream_error"], dict) else {}
-            return cls(kind="stream_error", message=c.get("message", "Overloaded"),
-                       after_events=int(c.get("after_events", 2)), error_type=c.get("type"), **common)
+            return cls(
+                kind="stream_error",
+                message=c.get("message", "Overloaded"),
+                after_events=int(c.get("after_events", 2)),
+                error_type=c.get("type"),
+                **common,
+            )
         return cls(**common)
 
 

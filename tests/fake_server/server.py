@@ -85,12 +85,20 @@ class FakeModelServer:
     context-length error (default: each protocol's real error).
     """
 
-    def __init__(self, context_window: Optional[int] = None, *, host: str = "127.0.0.1", port: int = 0,
-                 fallback: Optional[Callable[[RecordedRequest], ScriptItem]] = None,
-                 chat_reasoning_field: str = "reasoning_content", verbose: bool = False,
-                 max_recorded: Optional[int] = None, token_scale: float = 1.0,
-                 routes: Optional[dict[tuple[str, str], Callable[["RecordedRequest"], tuple[int, Any]]]] = None,
-                 overflow_body: Optional[Callable[[str, str, int, int], Any]] = None) -> None:
+    def __init__(
+        self,
+        context_window: Optional[int] = None,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        fallback: Optional[Callable[[RecordedRequest], ScriptItem]] = None,
+        chat_reasoning_field: str = "reasoning_content",
+        verbose: bool = False,
+        max_recorded: Optional[int] = None,
+        token_scale: float = 1.0,
+        routes: Optional[dict[tuple[str, str], Callable[["RecordedRequest"], tuple[int, Any]]]] = None,
+        overflow_body: Optional[Callable[[str, str, int, int], Any]] = None,
+    ) -> None:
         self.context_window = context_window
         self.token_scale = token_scale
         self.routes = dict(routes or {})
@@ -119,8 +127,9 @@ class FakeModelServer:
             return self
         self._stopping.clear()
         self._httpd = _HTTPServer((self._host, self._port), _make_handler(self))
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="fake-model-server", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-model-server", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -185,8 +194,9 @@ class FakeModelServer:
         """Fail if a request was unexpected, a scripted callable raised, or replies remain."""
         problems = []
         if self.unexpected:
-            problems.append("unexpected requests: " + ", ".join(
-                f"{r.method} {r.path} ({r.protocol})" for r in self.unexpected))
+            problems.append(
+                "unexpected requests: " + ", ".join(f"{r.method} {r.path} ({r.protocol})" for r in self.unexpected)
+            )
         if self.errors:
             problems.append("errors while answering: " + "; ".join(self.errors))
         if self.remaining:
@@ -311,10 +321,25 @@ class _Handler(BaseHTTPRequestHandler):
             return
         path = self.path.split("?", 1)[0].rstrip("/")
         if path in ("/v1/models", "/models"):
-            model = {"id": "fake-model", "object": "model", "created": 0, "owned_by": "fake",
-                     "type": "model", "display_name": "Fake Model", "created_at": "2025-01-01T00:00:00Z"}
-            return self._send_json(200, {"object": "list", "data": [model], "has_more": False,
-                                         "first_id": "fake-model", "last_id": "fake-model"})
+            model = {
+                "id": "fake-model",
+                "object": "model",
+                "created": 0,
+                "owned_by": "fake",
+                "type": "model",
+                "display_name": "Fake Model",
+                "created_at": "2025-01-01T00:00:00Z",
+            }
+            return self._send_json(
+                200,
+                {
+                    "object": "list",
+                    "data": [model],
+                    "has_more": False,
+                    "first_id": "fake-model",
+                    "last_id": "fake-model",
+                },
+            )
         self._unknown(b"")
 
     def do_POST(self) -> None:
@@ -322,8 +347,17 @@ class _Handler(BaseHTTPRequestHandler):
             raw = self._read_body()
         except ValueError:  # bad Content-Length / chunk size
             self.close_connection = True
-            return self._send_json(400, {"error": {"message": "fake server: unreadable body",
-                                                   "type": "invalid_request_error", "param": None, "code": None}})
+            return self._send_json(
+                400,
+                {
+                    "error": {
+                        "message": "fake server: unreadable body",
+                        "type": "invalid_request_error",
+                        "param": None,
+                        "code": None,
+                    }
+                },
+            )
         try:
             if not self._extra_route(raw):
                 self._dispatch(raw)
@@ -332,16 +366,35 @@ class _Handler(BaseHTTPRequestHandler):
         except Exception as exc:  # never let a handler thread die silently
             self.fake.errors.append(f"{type(exc).__name__}: {exc}")
             try:
-                self._send_json(500, {"error": {"message": f"fake server error: {exc}", "type": "server_error",
-                                                "param": None, "code": None}}, {"x-should-retry": "false"})
+                self._send_json(
+                    500,
+                    {
+                        "error": {
+                            "message": f"fake server error: {exc}",
+                            "type": "server_error",
+                            "param": None,
+                            "code": None,
+                        }
+                    },
+                    {"x-should-retry": "false"},
+                )
             except OSError:
                 self.close_connection = True
 
     def _unknown(self, raw: bytes) -> None:
         rec = RecordedRequest(self.command, self.path, self._headers(), None, "unknown", raw)
         self.fake._record(rec, unexpected=True, known=False)
-        self._send_json(404, {"error": {"message": f"fake server: no route {self.command} {self.path}",
-                                        "type": "invalid_request_error", "param": None, "code": "not_found"}})
+        self._send_json(
+            404,
+            {
+                "error": {
+                    "message": f"fake server: no route {self.command} {self.path}",
+                    "type": "invalid_request_error",
+                    "param": None,
+                    "code": "not_found",
+                }
+            },
+        )
 
     def _headers(self) -> dict[str, str]:
         return {k.lower(): v for k, v in self.headers.items()}
@@ -361,9 +414,17 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw) if raw else None
         except ValueError:
             body = None
-        rec = RecordedRequest(self.command, self.path, self._headers(), body, protocol, raw,
-                              input_tokens=math.ceil(fake.token_scale * estimate_tokens(len(raw))), cloud=cloud,
-                              cloud_stream=cloud is not None and streams(path, body))
+        rec = RecordedRequest(
+            self.command,
+            self.path,
+            self._headers(),
+            body,
+            protocol,
+            raw,
+            input_tokens=math.ceil(fake.token_scale * estimate_tokens(len(raw))),
+            cloud=cloud,
+            cloud_stream=cloud is not None and streams(path, body),
+        )
         model = body.get("model") if isinstance(body, dict) and isinstance(body.get("model"), str) else "fake-model"
         model = path_model or model
         rid = fake._new_id("req")
@@ -371,13 +432,17 @@ class _Handler(BaseHTTPRequestHandler):
 
         if not isinstance(body, dict):
             fake._record(rec, unexpected=True)
-            return self._send_json(400, error_body(protocol, 400, model, "fake server: body is not a JSON object",
-                                                   request_id=rid), id_header)
+            return self._send_json(
+                400,
+                error_body(protocol, 400, model, "fake server: body is not a JSON object", request_id=rid),
+                id_header,
+            )
         if fake.context_window is not None and rec.input_tokens > fake.context_window:
             rec.overflowed = True
             fake._record(rec)
-            return self._send_json(400, fake.overflow_body(protocol, model, fake.context_window, rec.input_tokens),
-                                   id_header)
+            return self._send_json(
+                400, fake.overflow_body(protocol, model, fake.context_window, rec.input_tokens), id_header
+            )
 
         item = fake._next_item()
         if item is None and fake.fallback is not None:
@@ -385,8 +450,9 @@ class _Handler(BaseHTTPRequestHandler):
         if item is None:
             fake._record(rec, unexpected=True)
             msg = "fake server: no scripted reply left for this request"
-            return self._send_json(500, error_body(protocol, 500, model, msg, request_id=rid),
-                                   {**id_header, "x-should-retry": "false"})
+            return self._send_json(
+                500, error_body(protocol, 500, model, msg, request_id=rid), {**id_header, "x-should-retry": "false"}
+            )
         try:
             reply = item(rec) if callable(item) else item
             reply = Reply(text=reply) if isinstance(reply, str) else reply
@@ -399,15 +465,15 @@ class _Handler(BaseHTTPRequestHandler):
         fake._record(rec)
         self._answer(protocol, rec, reply, model, rid, id_header)
 
-    def _answer(self, protocol: str, rec: RecordedRequest, reply: Reply, model: str, rid: str,
-                id_header: dict) -> None:
+    def _answer(self, protocol: str, rec: RecordedRequest, reply: Reply, model: str, rid: str, id_header: dict) -> None:
         fake = self.fake
         if reply.kind == "http_error":
             headers = dict(id_header)
             if reply.retry_after is not None:
                 headers["retry-after"] = reply.retry_after
-            body = error_body(protocol, reply.status, model, reply.message, reply.error_type, reply.code,
-                              request_id=rid)
+            body = error_body(
+                protocol, reply.status, model, reply.message, reply.error_type, reply.code, request_id=rid
+            )
             return self._send_json(reply.status, body, headers)
         if reply.kind == "context_length" and not (reply.in_stream and protocol == "responses" and rec.stream):
             body = context_length_body(protocol, model, reply.max_tokens, reply.prompt_tokens)
@@ -419,14 +485,14 @@ class _Handler(BaseHTTPRequestHandler):
             if reply.kind == "cut":
                 return self._abort()
             if reply.kind == "stream_error":
-                return self._send_json(500, error_body(protocol, 500, model, reply.message, request_id=rid),
-                                       id_header)
+                return self._send_json(500, error_body(protocol, 500, model, reply.message, request_id=rid), id_header)
             return self._send_json(200, final, id_header)
 
         bedrock = rec.cloud == "bedrock"
         self.send_response(200)
-        self.send_header("Content-Type", "application/vnd.amazon.eventstream" if bedrock
-                         else "text/event-stream; charset=utf-8")
+        self.send_header(
+            "Content-Type", "application/vnd.amazon.eventstream" if bedrock else "text/event-stream; charset=utf-8"
+        )
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Transfer-Encoding", "chunked")
         for k, v in id_header.items():

@@ -14,9 +14,17 @@ import pytest
 
 from tests.fake_server import FakeModelServer, Reply, ToolCall, Usage, WebSearch
 
-SHELL_TOOL = {"type": "function", "name": "shell", "strict": True,
-              "parameters": {"type": "object", "properties": {"command": {"type": "string"}},
-                             "required": ["command"], "additionalProperties": False}}
+SHELL_TOOL = {
+    "type": "function",
+    "name": "shell",
+    "strict": True,
+    "parameters": {
+        "type": "object",
+        "properties": {"command": {"type": "string"}},
+        "required": ["command"],
+        "additionalProperties": False,
+    },
+}
 CHAT_TOOL = {"type": "function", "function": {k: v for k, v in SHELL_TOOL.items() if k != "type"}}
 ANTHROPIC_TOOL = {"name": "shell", "input_schema": SHELL_TOOL["parameters"]}
 
@@ -48,19 +56,27 @@ def ant(server: FakeModelServer) -> anthropic.Anthropic:
 
 
 def ant_stream(server: FakeModelServer, **kw):
-    return ant(server).messages.stream(model="claude-x", max_tokens=100,
-                                       messages=[{"role": "user", "content": "hi"}], **kw)
+    return ant(server).messages.stream(
+        model="claude-x", max_tokens=100, messages=[{"role": "user", "content": "hi"}], **kw
+    )
 
 
 # ------------------------------------------------------------------ happy paths
 def test_responses_stream_text_reasoning_tools_usage(server):
     text = "Hello there, this is a longer reply."
-    server.script(Reply(text=text, reasoning="Let me think.", chunk_size=5,
-                        tool_calls=[ToolCall("shell", {"command": "ls"}), ToolCall("shell", {"command": "pwd"})],
-                        usage=Usage(input_tokens=100, cached_input_tokens=40, output_tokens=30, reasoning_tokens=7)))
+    server.script(
+        Reply(
+            text=text,
+            reasoning="Let me think.",
+            chunk_size=5,
+            tool_calls=[ToolCall("shell", {"command": "ls"}), ToolCall("shell", {"command": "pwd"})],
+            usage=Usage(input_tokens=100, cached_input_tokens=40, output_tokens=30, reasoning_tokens=7),
+        )
+    )
     deltas, summary, seqs = [], [], []
-    with oai(server).responses.stream(model="gpt-x", input="hi", tools=[SHELL_TOOL],
-                                      include=["reasoning.encrypted_content"]) as stream:
+    with oai(server).responses.stream(
+        model="gpt-x", input="hi", tools=[SHELL_TOOL], include=["reasoning.encrypted_content"]
+    ) as stream:
         for event in stream:
             seqs.append(event.sequence_number)
             if event.type == "response.output_text.delta":
@@ -88,14 +104,22 @@ def test_responses_stream_text_reasoning_tools_usage(server):
 
 def test_responses_create_raw_events_and_computed_usage(server):
     server.script(Reply(text="abcdefghij", reasoning=""))  # reasoning "" = item without summary
-    events = list(oai(server).responses.create(model="gpt-x", input=[{"role": "user", "content": "hi"}],
-                                               stream=True))
+    events = list(oai(server).responses.create(model="gpt-x", input=[{"role": "user", "content": "hi"}], stream=True))
     types = [e.type for e in events]
-    assert types == ["response.created", "response.in_progress",
-                     "response.output_item.added", "response.output_item.done",  # reasoning, no summary
-                     "response.output_item.added", "response.content_part.added",
-                     "response.output_text.delta", "response.output_text.delta", "response.output_text.done",
-                     "response.content_part.done", "response.output_item.done", "response.completed"]
+    assert types == [
+        "response.created",
+        "response.in_progress",
+        "response.output_item.added",
+        "response.output_item.done",  # reasoning, no summary
+        "response.output_item.added",
+        "response.content_part.added",
+        "response.output_text.delta",
+        "response.output_text.delta",
+        "response.output_text.done",
+        "response.content_part.done",
+        "response.output_item.done",
+        "response.completed",
+    ]
     completed = events[-1].response
     assert completed.output[0].encrypted_content is None  # not requested via `include`
     assert completed.usage.input_tokens == math.ceil(len(server.requests[0].raw) / 4)
@@ -103,13 +127,23 @@ def test_responses_create_raw_events_and_computed_usage(server):
 
 
 def test_chat_stream_content_reasoning_tool_calls_usage(server):
-    server.script(Reply(text="Sure, running.", reasoning="hmm, ls", chunk_size=4,
-                        tool_calls=[ToolCall("shell", {"command": "ls"}), ToolCall("shell", "{not json", "my_id")],
-                        usage=Usage(input_tokens=50, cached_input_tokens=10, output_tokens=20, reasoning_tokens=5)))
+    server.script(
+        Reply(
+            text="Sure, running.",
+            reasoning="hmm, ls",
+            chunk_size=4,
+            tool_calls=[ToolCall("shell", {"command": "ls"}), ToolCall("shell", "{not json", "my_id")],
+            usage=Usage(input_tokens=50, cached_input_tokens=10, output_tokens=20, reasoning_tokens=5),
+        )
+    )
     content, reasoning, calls, finish, usage = "", "", {}, None, None
     for chunk in oai(server).chat.completions.create(
-            model="m", messages=[{"role": "user", "content": "hi"}], tools=[CHAT_TOOL], stream=True,
-            stream_options={"include_usage": True}):
+        model="m",
+        messages=[{"role": "user", "content": "hi"}],
+        tools=[CHAT_TOOL],
+        stream=True,
+        stream_options={"include_usage": True},
+    ):
         if chunk.usage:
             assert chunk.choices == []
             usage = chunk.usage
@@ -134,23 +168,34 @@ def test_chat_stream_content_reasoning_tool_calls_usage(server):
 def test_chat_stream_helper_final_completion_and_no_usage_without_option(server):
     server.script(Reply(tool_calls=[ToolCall("shell", {"command": "ls"})]), Reply(text="plain"))
     client = oai(server)
-    with client.chat.completions.stream(model="m", messages=[{"role": "user", "content": "x"}],
-                                        tools=[CHAT_TOOL]) as stream:
+    with client.chat.completions.stream(
+        model="m", messages=[{"role": "user", "content": "x"}], tools=[CHAT_TOOL]
+    ) as stream:
         completion = stream.get_final_completion()
     call = completion.choices[0].message.tool_calls[0]
     assert (call.id, call.function.name, call.function.parsed_arguments) == ("call_1", "shell", {"command": "ls"})
     assert completion.choices[0].finish_reason == "tool_calls"
-    chunks = list(client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}],
-                                                 stream=True))
+    chunks = list(client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}], stream=True))
     assert all(c.usage is None and c.choices for c in chunks)
     assert "".join(c.choices[0].delta.content or "" for c in chunks) == "plain"
 
 
 def test_anthropic_stream_thinking_text_tool_use_usage(server):
-    server.script(Reply(text="I'll list files.", reasoning="Need ls.", chunk_size=3,
-                        tool_calls=[ToolCall("shell", {"command": "ls -la"})],
-                        usage=Usage(input_tokens=100, cached_input_tokens=60, output_tokens=25,
-                                    reasoning_tokens=4, cache_creation_input_tokens=10)))
+    server.script(
+        Reply(
+            text="I'll list files.",
+            reasoning="Need ls.",
+            chunk_size=3,
+            tool_calls=[ToolCall("shell", {"command": "ls -la"})],
+            usage=Usage(
+                input_tokens=100,
+                cached_input_tokens=60,
+                output_tokens=25,
+                reasoning_tokens=4,
+                cache_creation_input_tokens=10,
+            ),
+        )
+    )
     with ant_stream(server, tools=[ANTHROPIC_TOOL]) as stream:
         text = "".join(stream.text_stream)
         final = stream.get_final_message()
@@ -179,8 +224,9 @@ def test_anthropic_end_turn_and_event_order(server):
 
 
 def test_non_streaming_requests_get_final_objects(server):
-    server.script(Reply(text="one"), Reply(text="two", tool_calls=[ToolCall("shell", {"command": "ls"})]),
-                  Reply(text="three"))
+    server.script(
+        Reply(text="one"), Reply(text="two", tool_calls=[ToolCall("shell", {"command": "ls"})]), Reply(text="three")
+    )
     resp = oai(server).responses.create(model="m", input="hi")
     assert resp.output_text == "one" and resp.usage.output_tokens == 1
     chat = oai(server).chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
@@ -199,12 +245,15 @@ def test_callable_and_string_script_items(server):
 
 
 # ------------------------------------------------------------------ faults
-@pytest.mark.parametrize("status,exc,code", [
-    (429, openai.RateLimitError, "rate_limit_exceeded"),
-    (500, openai.InternalServerError, None),
-    (401, openai.AuthenticationError, "invalid_api_key"),
-    (404, openai.NotFoundError, "model_not_found"),
-])
+@pytest.mark.parametrize(
+    "status,exc,code",
+    [
+        (429, openai.RateLimitError, "rate_limit_exceeded"),
+        (500, openai.InternalServerError, None),
+        (401, openai.AuthenticationError, "invalid_api_key"),
+        (404, openai.NotFoundError, "model_not_found"),
+    ],
+)
 def test_openai_http_errors(server, status, exc, code):
     server.script(Reply.http_error(status, retry_after=2 if status == 429 else None))
     with pytest.raises(exc) as info:
@@ -216,13 +265,16 @@ def test_openai_http_errors(server, status, exc, code):
     server.assert_done()
 
 
-@pytest.mark.parametrize("status,exc,etype", [
-    (429, anthropic.RateLimitError, "rate_limit_error"),
-    (529, anthropic.OverloadedError, "overloaded_error"),
-    (500, anthropic.InternalServerError, "api_error"),
-    (401, anthropic.AuthenticationError, "authentication_error"),
-    (404, anthropic.NotFoundError, "not_found_error"),
-])
+@pytest.mark.parametrize(
+    "status,exc,etype",
+    [
+        (429, anthropic.RateLimitError, "rate_limit_error"),
+        (529, anthropic.OverloadedError, "overloaded_error"),
+        (500, anthropic.InternalServerError, "api_error"),
+        (401, anthropic.AuthenticationError, "authentication_error"),
+        (404, anthropic.NotFoundError, "not_found_error"),
+    ],
+)
 def test_anthropic_http_errors(server, status, exc, etype):
     server.script(Reply.http_error(status, retry_after=1, message="boom"))
     with pytest.raises(exc) as info:
@@ -245,38 +297,42 @@ def test_cut_stream_openai_raises_connection_error(server):
 def test_cut_stream_chat_and_anthropic(server):
     server.script(Reply.cut(after_events=2), Reply.cut(after_events=3))
     with pytest.raises(openai.APIConnectionError):
-        list(oai(server).chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}],
-                                                 stream=True))
+        list(oai(server).chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}], stream=True))
     with pytest.raises(httpx2.RemoteProtocolError):
         with ant_stream(server) as stream:
             stream.get_final_message()
 
 
 def test_stream_error_mid_stream(server):
-    server.script(Reply.stream_error("Overloaded", after_events=3), Reply.stream_error("bad", after_events=2),
-                  Reply.stream_error("gone", after_events=2))
+    server.script(
+        Reply.stream_error("Overloaded", after_events=3),
+        Reply.stream_error("bad", after_events=2),
+        Reply.stream_error("gone", after_events=2),
+    )
     with pytest.raises(anthropic.APIStatusError) as info:
         with ant_stream(server) as stream:
             stream.get_final_message()
     assert info.value.body["error"]["type"] == "overloaded_error"
     with pytest.raises(openai.APIError, match="bad"):
-        list(oai(server).chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}],
-                                                 stream=True))
+        list(oai(server).chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}], stream=True))
     events = list(oai(server).responses.create(model="m", input="x", stream=True))
     assert events[-1].type == "response.failed" and events[-1].response.error.message == "gone"
 
 
 def test_context_length_exceeded_replies(server):
-    server.script(Reply.context_length_exceeded(), Reply.context_length_exceeded(),
-                  Reply.context_length_exceeded(in_stream=True))
+    server.script(
+        Reply.context_length_exceeded(), Reply.context_length_exceeded(), Reply.context_length_exceeded(in_stream=True)
+    )
     with pytest.raises(openai.BadRequestError) as info:
         oai(server).chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}], stream=True)
     assert info.value.code == "context_length_exceeded" and "maximum context length is 16000" in info.value.message
     with pytest.raises(anthropic.BadRequestError) as ainfo:
         with ant_stream(server) as stream:
             stream.get_final_message()
-    assert ainfo.value.body["error"] == {"type": "invalid_request_error",
-                                         "message": "prompt is too long: 17000 tokens > 16000 maximum"}
+    assert ainfo.value.body["error"] == {
+        "type": "invalid_request_error",
+        "message": "prompt is too long: 17000 tokens > 16000 maximum",
+    }
     events = list(oai(server).responses.create(model="m", input="x", stream=True))
     assert [e.type for e in events] == ["response.created", "response.in_progress", "response.failed"]
     assert events[-1].response.error.code == "context_length_exceeded"
@@ -290,8 +346,9 @@ def test_context_window_overflow_does_not_consume():
             client.responses.create(model="m", input="x" * 1000, stream=True)
         assert info.value.code == "context_length_exceeded"
         with pytest.raises(anthropic.BadRequestError, match="prompt is too long"):
-            ant(server).messages.create(model="c", max_tokens=5, messages=[{"role": "user", "content": "y" * 800}],
-                                        stream=True)
+            ant(server).messages.create(
+                model="c", max_tokens=5, messages=[{"role": "user", "content": "y" * 800}], stream=True
+            )
         assert client.responses.create(model="m", input="x").output_text == "small ok"
         assert [r.overflowed for r in server.requests] == [True, True, False]
         assert server.requests[0].input_tokens > 100
@@ -324,9 +381,18 @@ def test_concurrent_requests_and_bad_input(server):
     server.script(*[Reply(text=f"r{i}", delay=0.01) for i in range(8)])
     results: list[str] = []
 
-    threads = [threading.Thread(target=lambda: results.append(
-        "".join(e.delta for e in oai(server).responses.create(model="m", input="x", stream=True)
-                if e.type == "response.output_text.delta"))) for _ in range(8)]
+    threads = [
+        threading.Thread(
+            target=lambda: results.append(
+                "".join(
+                    e.delta
+                    for e in oai(server).responses.create(model="m", input="x", stream=True)
+                    if e.type == "response.output_text.delta"
+                )
+            )
+        )
+        for _ in range(8)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -335,8 +401,7 @@ def test_concurrent_requests_and_bad_input(server):
     bad = httpx2.post(server.openai_base_url + "/responses", content=b"{not json")
     assert bad.status_code == 400 and bad.json()["error"]["message"]
     assert httpx2.get(server.base_url + "/v1/models").json()["data"][0]["id"] == "fake-model"
-    assert httpx2.post(server.base_url + "/v1/messages/count_tokens", content=b"x" * 40).json() == {
-        "input_tokens": 10}
+    assert httpx2.post(server.base_url + "/v1/messages/count_tokens", content=b"x" * 40).json() == {"input_tokens": 10}
 
 
 def test_stop_does_not_hang_with_open_stream():
@@ -354,8 +419,12 @@ def test_stop_does_not_hang_with_open_stream():
 
 @pytest.mark.asyncio
 async def test_async_clients(server):
-    server.script(Reply(text="hey", tool_calls=[ToolCall("shell", {"command": "ls"})]), Reply(text="yo", reasoning="r"),
-                  Reply.cut(after_events=4), Reply.cut(after_events=4))
+    server.script(
+        Reply(text="hey", tool_calls=[ToolCall("shell", {"command": "ls"})]),
+        Reply(text="yo", reasoning="r"),
+        Reply.cut(after_events=4),
+        Reply.cut(after_events=4),
+    )
     o = openai.AsyncOpenAI(base_url=server.openai_base_url, api_key="x", max_retries=0, timeout=5)
     a = anthropic.AsyncAnthropic(base_url=server.base_url, api_key="x", max_retries=0, timeout=5)
     try:
@@ -377,8 +446,13 @@ async def test_async_clients(server):
 
 
 # ------------------------------------------------------------------ provider-side web search
-SEARCH = WebSearch("python 3.13 release date", [{"title": "Python 3.13", "url": "https://docs.python.org/3.13/"},
-                                                {"title": "PEP 719", "url": "https://peps.python.org/pep-0719/"}])
+SEARCH = WebSearch(
+    "python 3.13 release date",
+    [
+        {"title": "Python 3.13", "url": "https://docs.python.org/3.13/"},
+        {"title": "PEP 719", "url": "https://peps.python.org/pep-0719/"},
+    ],
+)
 
 
 def test_responses_web_search_call_and_url_citations_parse_in_the_sdk(server):
@@ -393,7 +467,9 @@ def test_responses_web_search_call_and_url_citations_parse_in_the_sdk(server):
     assert kinds.index("response.web_search_call.searching") < kinds.index("response.web_search_call.completed")
     search, message = final.output
     assert search.type == "web_search_call" and search.status == "completed"
-    assert search.action.query == SEARCH.query and [s.url for s in search.action.sources] == [r["url"] for r in SEARCH.results]
+    assert search.action.query == SEARCH.query and [s.url for s in search.action.sources] == [
+        r["url"] for r in SEARCH.results
+    ]
     cited = message.content[0].annotations
     assert [a.type for a in cited] == ["url_citation", "url_citation"] and cited[0].title == "Python 3.13"
     assert len(annotations) == 2

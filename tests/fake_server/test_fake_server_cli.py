@@ -19,10 +19,20 @@ def _rec(protocol: str, body: dict) -> RecordedRequest:
 
 
 def test_default_responder_rules():
-    tool_out = {"responses": {"input": [{"type": "function_call_output", "call_id": "c", "output": "file.txt"}]},
-                "chat": {"messages": [{"role": "tool", "tool_call_id": "c", "content": "file.txt"}]},
-                "anthropic": {"messages": [{"role": "user", "content": [
-                    {"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text", "text": "file.txt"}]}]}]}}
+    tool_out = {
+        "responses": {"input": [{"type": "function_call_output", "call_id": "c", "output": "file.txt"}]},
+        "chat": {"messages": [{"role": "tool", "tool_call_id": "c", "content": "file.txt"}]},
+        "anthropic": {
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text", "text": "file.txt"}]}
+                    ],
+                }
+            ]
+        },
+    }
     for protocol, body in tool_out.items():
         assert last_turn(protocol, body) == ("tool", "file.txt")
         assert default_responder(_rec(protocol, body)).text.startswith("Done. The tool said:")
@@ -44,8 +54,12 @@ def test_cli_runs_script(tmp_path: Path):
     script = tmp_path / "s.json"
     script.write_text(json.dumps([{"text": "from script"}]))
     root = Path(__file__).resolve().parents[2]
-    proc = subprocess.Popen([sys.executable, "-m", "tests.fake_server", "--port", "0", "--script", str(script)],
-                            cwd=root, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.fake_server", "--port", "0", "--script", str(script)],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     client = None
     try:
         line = proc.stdout.readline()

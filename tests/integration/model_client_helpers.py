@@ -9,8 +9,11 @@ from agent_cli.models.retry import RetryPolicy
 
 WIRES = ("responses", "chat", "anthropic")
 # wire -> (built-in provider, default model used against the fake server)
-PROVIDER_FOR = {"responses": ("openai", "gpt-5"), "chat": ("openai-chat", "qwen3:8b"),
-                "anthropic": ("anthropic", "claude-sonnet-4-6")}
+PROVIDER_FOR = {
+    "responses": ("openai", "gpt-5"),
+    "chat": ("openai-chat", "qwen3:8b"),
+    "anthropic": ("anthropic", "claude-sonnet-4-6"),
+}
 FAST_RETRY = RetryPolicy(max_attempts=3, base_delay=0.001, max_delay=0.01)
 SHELL = ToolSpec("shell", "Run a command", {"type": "object", "properties": {"command": {"type": "string"}}})
 
@@ -18,8 +21,14 @@ SHELL = ToolSpec("shell", "Run a command", {"type": "object", "properties": {"co
 def make_client(server, wire: str, *, model: str | None = None, retry: RetryPolicy = FAST_RETRY, **kwargs):
     provider_id, default_model = PROVIDER_FOR[wire]
     base_url = server.base_url if wire == "anthropic" else server.openai_base_url
-    return create_client(BUILTIN_PROVIDERS[provider_id], model or default_model, api_key="test-key",
-                         base_url=base_url, retry=retry, **kwargs)
+    return create_client(
+        BUILTIN_PROVIDERS[provider_id],
+        model or default_model,
+        api_key="test-key",
+        base_url=base_url,
+        retry=retry,
+        **kwargs,
+    )
 
 
 async def collect(client, prompt: Prompt, into: list[StreamEvent] | None = None) -> list[StreamEvent]:
@@ -40,7 +49,7 @@ def output_items(events: list[StreamEvent]) -> list[Item]:
 def text_deltas(events: list[StreamEvent]) -> str:
     """The text of the deltas streamed after the last Retrying event (the surviving attempt)."""
     last_retry = max((i for i, e in enumerate(events) if isinstance(e, Retrying)), default=-1)
-    return "".join(e.text for e in events[last_retry + 1:] if isinstance(e, TextDelta))
+    return "".join(e.text for e in events[last_retry + 1 :] if isinstance(e, TextDelta))
 
 
 def retries(events: list[StreamEvent]) -> list[Retrying]:

@@ -63,8 +63,18 @@ def agent_env(server, provider: str = "openai") -> dict[str, str]:
 
 
 def spawn(client, server, cwd, *args: str, env: dict | None = None):
-    return spawn_agent_process(client, sys.executable, "-m", "agent_cli", "acp", "-m", "test-model", *args,
-                               env=env or agent_env(server), cwd=str(cwd))
+    return spawn_agent_process(
+        client,
+        sys.executable,
+        "-m",
+        "agent_cli",
+        "acp",
+        "-m",
+        "test-model",
+        *args,
+        env=env or agent_env(server),
+        cwd=str(cwd),
+    )
 
 
 async def pid_written(pid_file, within: float = 10.0) -> int:
@@ -77,8 +87,11 @@ async def pid_written(pid_file, within: float = 10.0) -> int:
 
 
 async def started(conn, cwd) -> str:
-    reply = await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=ClientCapabilities(),
-                                  client_info=Implementation(name="test-editor", version="1"))
+    reply = await conn.initialize(
+        protocol_version=PROTOCOL_VERSION,
+        client_capabilities=ClientCapabilities(),
+        client_info=Implementation(name="test-editor", version="1"),
+    )
     assert reply.agent_capabilities.load_session and reply.agent_capabilities.prompt_capabilities.embedded_context
     session = await conn.new_session(cwd=str(cwd), mcp_servers=[])
     assert {mode.id for mode in session.modes.available_modes} == {"agent", "ask", "plan"}
@@ -192,8 +205,12 @@ async def test_a_session_open_in_this_connection_loads_again(server, tmp_path):
 async def test_an_embedded_resource_is_attached_like_a_file(server, tmp_path):
     server.script(Reply(text="Seen."))
     client = RecordingClient()
-    resource = EmbeddedResourceContentBlock(type="resource", resource=TextResourceContents(
-        uri=f"file://{tmp_path}/unsaved.py", text="print('from the editor buffer')", mime_type="text/x-python"))
+    resource = EmbeddedResourceContentBlock(
+        type="resource",
+        resource=TextResourceContents(
+            uri=f"file://{tmp_path}/unsaved.py", text="print('from the editor buffer')", mime_type="text/x-python"
+        ),
+    )
     async with spawn(client, server, tmp_path) as (conn, _):
         session_id = await started(conn, tmp_path)
         await conn.prompt(session_id=session_id, prompt=[text_block("look at this"), resource])
@@ -209,8 +226,10 @@ async def test_a_linked_file_with_a_space_is_attached_and_an_empty_prompt_is_ref
     client = RecordingClient()
     async with spawn(client, server, tmp_path) as (conn, _):
         session_id = await started(conn, tmp_path)
-        await conn.prompt(session_id=session_id, prompt=[text_block("look"),
-                                                         resource_link_block("my notes.txt", f"file://{tmp_path}/my%20notes.txt")])
+        await conn.prompt(
+            session_id=session_id,
+            prompt=[text_block("look"), resource_link_block("my notes.txt", f"file://{tmp_path}/my%20notes.txt")],
+        )
         with pytest.raises(RequestError) as empty:  # nothing to send: no model request for it
             await conn.prompt(session_id=session_id, prompt=[])
         assert empty.value.code == -32602
@@ -233,9 +252,15 @@ async def test_protocol_errors_never_crash_the_agent(server, tmp_path):
 def test_lines_that_are_not_json_objects_get_errors_and_the_agent_carries_on(server, tmp_path):
     initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": PROTOCOL_VERSION}}
     lines = ["[1, 2, 3]", "42", "{not json", "", json.dumps(initialize)]
-    proc = subprocess.run([sys.executable, "-m", "agent_cli", "acp", "-m", "test-model"], cwd=tmp_path,
-                          env=agent_env(server), input="\n".join(lines) + "\n", capture_output=True, text=True,
-                          timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "agent_cli", "acp", "-m", "test-model"],
+        cwd=tmp_path,
+        env=agent_env(server),
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     replies = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [reply.get("error", {}).get("code") for reply in replies] == [-32600, -32600, -32700, None]
     assert all(reply["id"] is None for reply in replies[:3])
@@ -264,8 +289,6 @@ async def test_a_client_that_disappears_ends_the_agent_and_its_commands(server, 
         assert await asyncio.wait_for(process.wait(), 20) is not None
         prompt.cancel()
     assert await gone(command_pid, within=10)
-
-
 
 
 class EditorClient(RecordingClient):
@@ -299,8 +322,12 @@ async def test_client_files_are_read_and_written_through_the_editor(server, tmp_
         Reply(text="Done."),
     )
     async with spawn(client, server, tmp_path, "-a", "never") as (conn, _):
-        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=ClientCapabilities(
-            fs=FileSystemCapabilities(read_text_file=True, write_text_file=True)))
+        await conn.initialize(
+            protocol_version=PROTOCOL_VERSION,
+            client_capabilities=ClientCapabilities(
+                fs=FileSystemCapabilities(read_text_file=True, write_text_file=True)
+            ),
+        )
         session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
         await conn.prompt(session_id=session.session_id, prompt=[text_block("edit app.py")])
     assert "unsaved = 2" in json.dumps(server.requests[1].body["input"])  # the model read the buffer
@@ -321,8 +348,9 @@ class TerminalClient(RecordingClient):
         from acp.schema import CreateTerminalResponse
 
         self.commands.append([command, *(args or [])])
-        process = await asyncio.create_subprocess_exec(command, *(args or []), cwd=cwd, stdout=asyncio.subprocess.PIPE,
-                                                       stderr=asyncio.subprocess.STDOUT)
+        process = await asyncio.create_subprocess_exec(
+            command, *(args or []), cwd=cwd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
+        )
         terminal_id = f"term-{len(self.commands)}"
         self.processes[terminal_id] = process
         return CreateTerminalResponse(terminal_id=terminal_id)
@@ -347,8 +375,10 @@ class TerminalClient(RecordingClient):
 
 
 async def test_commands_run_in_the_client_terminal_still_confined(server, tmp_path):
-    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "echo in-the-terminal; echo $OPENAI_API_KEY"})]),
-                  Reply(text="Ran."))
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "echo in-the-terminal; echo $OPENAI_API_KEY"})]),
+        Reply(text="Ran."),
+    )
     client = TerminalClient()
     async with spawn(client, server, tmp_path, "-a", "never") as (conn, _):
         await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=ClientCapabilities(terminal=True))
@@ -365,13 +395,18 @@ async def test_commands_run_in_the_client_terminal_still_confined(server, tmp_pa
 
 async def test_a_repository_server_runs_only_with_trust(server, tmp_path):
     marker = tmp_path / "server-ran"
-    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"repo": {
-        "command": sys.executable, "args": ["-c", f"open({str(marker)!r}, 'w').close()"]}}}))
+    (tmp_path / ".mcp.json").write_text(
+        json.dumps(
+            {"mcpServers": {"repo": {"command": sys.executable, "args": ["-c", f"open({str(marker)!r}, 'w').close()"]}}}
+        )
+    )
     client = RecordingClient()
     async with spawn(client, server, tmp_path) as (conn, _):
         await started(conn, tmp_path)
         await until(lambda: "not trusted" in client.text("agent_thought_chunk"), within=5, what="the trust notice")
-    assert "server repo" in client.text("agent_thought_chunk") and "agent acp --trust" in client.text("agent_thought_chunk")
+    assert "server repo" in client.text("agent_thought_chunk") and "agent acp --trust" in client.text(
+        "agent_thought_chunk"
+    )
     assert not marker.exists()
     async with spawn(RecordingClient(), server, tmp_path, "--trust") as (conn, _):
         await started(conn, tmp_path)

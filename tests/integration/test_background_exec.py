@@ -36,9 +36,26 @@ def start_exec(server, tmp_path, sandbox: str, mechanism: str | None = None) -> 
     if mechanism:
         env["AGENT_SANDBOX_MECHANISM"] = mechanism
     return subprocess.Popen(
-        [sys.executable, "-m", "agent_cli", "exec", "--provider", "openai-chat", "-m", "test-model", "--json",
-         "-c", f'sandbox_mode="{sandbox}"', "start it"],
-        cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "agent_cli",
+            "exec",
+            "--provider",
+            "openai-chat",
+            "-m",
+            "test-model",
+            "--json",
+            "-c",
+            f'sandbox_mode="{sandbox}"',
+            "start it",
+        ],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -69,8 +86,9 @@ SANDBOXES = [("workspace-write", "bubblewrap"), ("workspace-write", "landlock"),
 
 @pytest.mark.parametrize(("sandbox", "mechanism"), SANDBOXES)
 def test_exec_ending_normally_ends_them(server, tmp_path, sandbox, mechanism):
-    server.script(Reply(tool_calls=[ToolCall("shell", {"command": COMMAND, "run_in_background": True})]),
-                  Reply(text="started it"))
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": COMMAND, "run_in_background": True})]), Reply(text="started it")
+    )
     proc = start_exec(server, tmp_path, sandbox, mechanism)
     shell, daemon = pids_after_start(proc, tmp_path)
     out, err = proc.communicate(timeout=60)
@@ -79,8 +97,10 @@ def test_exec_ending_normally_ends_them(server, tmp_path, sandbox, mechanism):
 
 
 def test_ctrl_c_ends_them(server, tmp_path):
-    server.script(Reply(tool_calls=[ToolCall("shell", {"command": COMMAND, "run_in_background": True})]),
-                  Reply(text="slow " * 100, chunk_size=1, delay=1.0))
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": COMMAND, "run_in_background": True})]),
+        Reply(text="slow " * 100, chunk_size=1, delay=1.0),
+    )
     proc = start_exec(server, tmp_path, "danger-full-access")
     shell, daemon = pids_after_start(proc, tmp_path)
     assert alive(shell) and alive(daemon)
@@ -92,8 +112,10 @@ def test_ctrl_c_ends_them(server, tmp_path):
 
 @pytest.mark.parametrize(("sandbox", "mechanism"), SANDBOXES)
 def test_sigkill_of_the_agent_ends_them_through_the_watchdog(server, tmp_path, sandbox, mechanism):
-    server.script(Reply(tool_calls=[ToolCall("shell", {"command": COMMAND, "run_in_background": True})]),
-                  Reply(text="slow " * 100, chunk_size=1, delay=1.0))
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": COMMAND, "run_in_background": True})]),
+        Reply(text="slow " * 100, chunk_size=1, delay=1.0),
+    )
     proc = start_exec(server, tmp_path, sandbox, mechanism)
     shell, daemon = pids_after_start(proc, tmp_path)
     assert alive(shell) and alive(daemon)
@@ -103,9 +125,11 @@ def test_sigkill_of_the_agent_ends_them_through_the_watchdog(server, tmp_path, s
 
 
 def test_an_exit_is_shown_at_once_in_json(server, tmp_path):
-    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "sleep 1.2; exit 4", "run_in_background": True})]),
-                  Reply(tool_calls=[ToolCall("shell", {"command": "sleep 2.5"})]),
-                  Reply(text="ok"))
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "sleep 1.2; exit 4", "run_in_background": True})]),
+        Reply(tool_calls=[ToolCall("shell", {"command": "sleep 2.5"})]),
+        Reply(text="ok"),
+    )
     proc = start_exec(server, tmp_path, "danger-full-access")
     out, err = proc.communicate(timeout=60)
     notices = [json.loads(line)["item"] for line in out.splitlines() if '"notice"' in line]

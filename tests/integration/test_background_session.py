@@ -39,8 +39,10 @@ def ticks(text: str) -> list[int]:
 @pytest.mark.parametrize("sandbox", ["workspace-write", "danger-full-access"])
 async def test_a_dev_server_started_read_twice_and_killed(server, tmp_path, monkeypatch, sandbox):
     if sandbox != "danger-full-access" and detect_mechanism().name == "landlock":
-        pytest.skip("only bubblewrap gives a sandboxed command a network of its own to listen on; under "
-                    "Landlock every socket but a Unix one is refused (docs/safety.md)")
+        pytest.skip(
+            "only bubblewrap gives a sandboxed command a network of its own to listen on; under "
+            "Landlock every socket but a Unix one is refused (docs/safety.md)"
+        )
     (tmp_path / "dev.py").write_text(DEV_SERVER)
     server.script(
         Reply(tool_calls=[ToolCall("shell", {"command": "python3 dev.py", "run_in_background": True})]),
@@ -73,7 +75,9 @@ async def test_a_dev_server_started_read_twice_and_killed(server, tmp_path, monk
 
 async def test_an_exit_reaches_the_user_at_once_and_the_model_at_its_next_request(server, tmp_path, monkeypatch):
     server.script(
-        Reply(tool_calls=[ToolCall("shell", {"command": "sleep 1.2; echo finished; exit 3", "run_in_background": True})]),
+        Reply(
+            tool_calls=[ToolCall("shell", {"command": "sleep 1.2; echo finished; exit 3", "run_in_background": True})]
+        ),
         Reply(tool_calls=[ToolCall("shell", {"command": "sleep 2.5"})]),
         Reply(text="ok"),
     )
@@ -88,8 +92,9 @@ async def test_an_exit_reaches_the_user_at_once_and_the_model_at_its_next_reques
         notes = [m["content"] for m in last if m["role"] == "user" and "<background_processes>" in m["content"]]
         assert len(notes) == 1 and "bg1" in notes[0] and "exited with code 3" in notes[0]
         # appended after the tool output, never edited into an earlier message
-        assert last.index(next(m for m in last if m["role"] == "user" and "<background_processes>" in m["content"])) > \
-            max(i for i, m in enumerate(last) if m["role"] == "tool")
+        assert last.index(
+            next(m for m in last if m["role"] == "user" and "<background_processes>" in m["content"])
+        ) > max(i for i, m in enumerate(last) if m["role"] == "tool")
         earlier = server.requests[-2].body["messages"]
         assert last[: len(earlier)] == earlier  # the prefix is byte-stable
     finally:
@@ -98,13 +103,15 @@ async def test_an_exit_reaches_the_user_at_once_and_the_model_at_its_next_reques
 
 async def test_session_end_kills_every_background_process_and_what_it_daemonized(server, tmp_path, monkeypatch):
     command = "setsid sh -c 'echo $$ > daemon.pid; exec sleep 300' & echo $$ > shell.pid; sleep 300"
-    server.script(Reply(tool_calls=[ToolCall("shell", {"command": command, "run_in_background": True})]),
-                  Reply(text="started"))
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": command, "run_in_background": True})]), Reply(text="started")
+    )
     session = make_session(server, tmp_path, monkeypatch, 'sandbox_mode="danger-full-access"')
     await collect_events(session, "go")
-    shell_pid, daemon_pid = [int(await until(lambda: (tmp_path / name).exists() and (tmp_path / name).read_text(),
-                                             within=5, what=name))
-                             for name in ("shell.pid", "daemon.pid")]
+    shell_pid, daemon_pid = [
+        int(await until(lambda: (tmp_path / name).exists() and (tmp_path / name).read_text(), within=5, what=name))
+        for name in ("shell.pid", "daemon.pid")
+    ]
     watchdog = session.background.watchdog_pid
     assert alive(shell_pid) and alive(daemon_pid) and watchdog and alive(watchdog)
     await session.aclose()
@@ -158,6 +165,7 @@ async def test_keep_alive_approved_by_the_user_outlives_the_session(server, tmp_
     finally:
         import os
         import signal
+
         os.killpg(pid, signal.SIGKILL)
     assert await gone(pid)
 
@@ -169,8 +177,9 @@ async def test_the_placeholders_a_background_command_holds_go_when_the_session_c
 
     if detect_mechanism() is None:
         pytest.skip("no sandbox mechanism on this machine")
-    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "sleep 30", "run_in_background": True})]),
-                  Reply(text="started"))
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "sleep 30", "run_in_background": True})]), Reply(text="started")
+    )
     session = make_session(server, tmp_path, monkeypatch, 'sandbox_mode="workspace-write"')
     try:
         await collect_events(session, "start it")

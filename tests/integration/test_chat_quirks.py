@@ -18,11 +18,14 @@ PROMPT = Prompt("sys", [items.user("list the files")], [SHELL])
 pytestmark = pytest.mark.usefixtures("script_used_up")  # every test uses up its script
 
 
-@pytest.mark.parametrize("content", [
-    'I will list them.\n<tool_call>\n{"name": "shell", "arguments": {"command": "ls"}}\n</tool_call>',  # Hermes, Qwen
-    'I will list them.[TOOL_CALLS][{"name": "shell", "arguments": {"command": "ls"}}]',  # Mistral
-    'I will list them.<|python_tag|>{"name": "shell", "parameters": {"command": "ls"}}',  # Llama 3
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        'I will list them.\n<tool_call>\n{"name": "shell", "arguments": {"command": "ls"}}\n</tool_call>',  # Hermes, Qwen
+        'I will list them.[TOOL_CALLS][{"name": "shell", "arguments": {"command": "ls"}}]',  # Mistral
+        'I will list them.<|python_tag|>{"name": "shell", "parameters": {"command": "ls"}}',  # Llama 3
+    ],
+)
 async def test_tool_calls_written_as_text_become_real_calls(server, content):
     server.script(Reply(text=content, chunk_size=5))
     events = await collect(make_client(server, "chat"), PROMPT)

@@ -21,8 +21,10 @@ def test_exec_undo_restores_the_last_turn_of_the_session(server, tmp_path, isola
     root = git_init(tmp_path / "repo")
     (root / "a.txt").write_text("one\n")
     (root / "tool.sh").write_text("#!/bin/sh\n")
-    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "echo two > a.txt; rm tool.sh; echo n > new.txt"})]),
-                  Reply(text="changed"))
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "echo two > a.txt; rm tool.sh; echo n > new.txt"})]),
+        Reply(text="changed"),
+    )
     events = exec_json(server, root, "change things")
     items = [event["item"] for event in events if event["type"] == "item.completed"]
     created = next(item for item in items if item["type"] == "checkpoint_created")
@@ -48,8 +50,11 @@ def test_exec_resume_fork_leaves_the_original_untouched(server, tmp_path, isolat
     [original] = list_sessions(isolated_home)
     before = original.path.read_bytes()
     server.script(Reply(text="second answer"))
-    result = run_agent(["exec", *FLAGS, "resume", "--fork", "--last", "second question"], cwd=root,
-                       env=provider_env(server, "openai-chat"))
+    result = run_agent(
+        ["exec", *FLAGS, "resume", "--fork", "--last", "second question"],
+        cwd=root,
+        env=provider_env(server, "openai-chat"),
+    )
     assert result.returncode == 0, result.stderr
     assert original.path.read_bytes() == before
     sessions = list_sessions(isolated_home)

@@ -17,11 +17,14 @@ from tests.fake_server import Reply, ToolCall
 from tests.session_helpers import collect_events, make_session
 
 SETTINGS = ('approval_policy="never"', 'sandbox_mode="danger-full-access"', "checkpoint_max_file_bytes=1000")
-PATCH = ("*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n two\n"
-         "*** Add File: sub/new.txt\n+hello\n*** End Patch")
-SHELL = ("sed -i s/two/TWO/ a.txt && rm keep.txt && mv b.txt c.txt && echo made > made.txt"
-         " && chmod -x run.sh && chmod 644 private.txt && echo changed > logs/ignored.log"
-         " && head -c 2000 /dev/zero > big.bin")
+PATCH = (
+    "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n two\n*** Add File: sub/new.txt\n+hello\n*** End Patch"
+)
+SHELL = (
+    "sed -i s/two/TWO/ a.txt && rm keep.txt && mv b.txt c.txt && echo made > made.txt"
+    " && chmod -x run.sh && chmod 644 private.txt && echo changed > logs/ignored.log"
+    " && head -c 2000 /dev/zero > big.bin"
+)
 
 
 def tree(root: Path) -> dict[str, tuple[bytes, int]]:
@@ -48,7 +51,9 @@ def users_git_state(repo: Path) -> dict[str, bytes]:
             state[ref_dir] = path.read_bytes()
         elif path.is_dir():
             state.update({str(p): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()})
-    state["refs"] = git(repo, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads", "refs/tags", "refs/stash")
+    state["refs"] = git(
+        repo, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads", "refs/tags", "refs/stash"
+    )
     status = git(repo, "--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all")
     state["status"] = b"\0".join(entry for entry in status.split(b"\0") if not entry.endswith(b"big.bin"))
     return state
@@ -92,8 +97,10 @@ async def test_undo_takes_back_patch_and_shell_turns_exactly(server, tmp_path, m
     git_before = users_git_state(root) if kind == "git" else None
     start = tree(root)
     server.script(
-        Reply(tool_calls=[ToolCall("apply_patch", {"patch": PATCH})]), Reply(text="patched"),
-        Reply(tool_calls=[ToolCall("shell", {"command": SHELL})]), Reply(text="shelled"),
+        Reply(tool_calls=[ToolCall("apply_patch", {"patch": PATCH})]),
+        Reply(text="patched"),
+        Reply(tool_calls=[ToolCall("shell", {"command": SHELL})]),
+        Reply(text="shelled"),
     )
     session = make_session(server, root, monkeypatch, *SETTINGS)
     first = await collect_events(session, "edit a.txt")
@@ -141,8 +148,9 @@ async def test_undo_takes_back_patch_and_shell_turns_exactly(server, tmp_path, m
 @pytest.mark.parametrize("kind", ["git", "plain"])
 async def test_a_hand_edit_after_the_turn_is_reported_not_overwritten(server, tmp_path, monkeypatch, kind):
     root = make_tree(tmp_path / "work", kind)
-    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "echo agent > a.txt; echo agent > b.txt"})]),
-                  Reply(text="done"))
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "echo agent > a.txt; echo agent > b.txt"})]), Reply(text="done")
+    )
     session = make_session(server, root, monkeypatch, *SETTINGS)
     await collect_events(session, "change two files")
     await session.checkpoints._settle()  # the turn's closing snapshot, which tells hand edits apart
@@ -159,8 +167,12 @@ async def test_a_hand_edit_after_the_turn_is_reported_not_overwritten(server, tm
 
 async def test_read_only_turns_and_read_only_sandbox_take_no_checkpoint(server, tmp_path, monkeypatch):
     root = make_tree(tmp_path / "work", "git")
-    server.script(Reply(tool_calls=[ToolCall("read_file", {"path": "a.txt"})]), Reply(text="read"),
-                  Reply(tool_calls=[ToolCall("shell", {"command": "cat a.txt"})]), Reply(text="shown"))
+    server.script(
+        Reply(tool_calls=[ToolCall("read_file", {"path": "a.txt"})]),
+        Reply(text="read"),
+        Reply(tool_calls=[ToolCall("shell", {"command": "cat a.txt"})]),
+        Reply(text="shown"),
+    )
     session = make_session(server, root, monkeypatch, 'approval_policy="never"', 'sandbox_mode="read-only"')
     events = await collect_events(session, "read") + await collect_events(session, "cat")
     assert not any(isinstance(e, ev.CheckpointCreated) for e in events)

@@ -26,10 +26,24 @@ from tests.fake_server import FakeModelServer, Reply
 from tests.integration.model_client_helpers import FAST_RETRY, collect, output_items
 
 PROMPT = Prompt("sys", [items.user("hello")])
-CLOUD_VARIABLES = ("AZURE_OPENAI_API_KEY", "AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_AD_TOKEN", "OPENAI_API_VERSION",
-                   "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_REGION",
-                   "AWS_DEFAULT_REGION", "ANTHROPIC_BEDROCK_BASE_URL", "GOOGLE_APPLICATION_CREDENTIALS",
-                   "ANTHROPIC_VERTEX_PROJECT_ID", "GOOGLE_CLOUD_PROJECT", "CLOUD_ML_REGION", "ANTHROPIC_VERTEX_BASE_URL")
+CLOUD_VARIABLES = (
+    "AZURE_OPENAI_API_KEY",
+    "AZURE_OPENAI_ENDPOINT",
+    "AZURE_OPENAI_AD_TOKEN",
+    "OPENAI_API_VERSION",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_PROFILE",
+    "AWS_REGION",
+    "AWS_DEFAULT_REGION",
+    "ANTHROPIC_BEDROCK_BASE_URL",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "ANTHROPIC_VERTEX_PROJECT_ID",
+    "GOOGLE_CLOUD_PROJECT",
+    "CLOUD_ML_REGION",
+    "ANTHROPIC_VERTEX_BASE_URL",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -47,8 +61,9 @@ def no_real_credentials(monkeypatch, tmp_path):
 
 
 def client_for(provider: ProviderConfig, model: str):
-    return create_client(provider, model, api_key=resolve_api_key(provider), base_url=resolve_base_url(provider),
-                         retry=FAST_RETRY)
+    return create_client(
+        provider, model, api_key=resolve_api_key(provider), base_url=resolve_base_url(provider), retry=FAST_RETRY
+    )
 
 
 @pytest.mark.parametrize("wire", ["responses", "chat"])
@@ -113,10 +128,18 @@ def service_account_key(token_uri: str) -> dict:
     from cryptography.hazmat.primitives.asymmetric import rsa
 
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                            serialization.NoEncryption()).decode()
-    return {"type": "service_account", "project_id": "adc-project", "private_key_id": "k1", "private_key": pem,
-            "client_email": "agent@adc-project.iam.gserviceaccount.com", "client_id": "1", "token_uri": token_uri}
+    pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()
+    return {
+        "type": "service_account",
+        "project_id": "adc-project",
+        "private_key_id": "k1",
+        "private_key": pem,
+        "client_email": "agent@adc-project.iam.gserviceaccount.com",
+        "client_id": "1",
+        "token_uri": token_uri,
+    }
 
 
 def token_endpoint(request):
@@ -136,8 +159,10 @@ async def test_vertex_uses_application_default_credentials(monkeypatch, tmp_path
         request = server.requests[0]
     assert [i.text for i in output_items(events)] == ["from vertex"]
     assert server.route_hits == [("POST", "/token")]
-    assert request.path == ("/v1/projects/my-project/locations/us-east5/publishers/anthropic/models/"
-                            "claude-sonnet-4-5@20250929:streamRawPredict")
+    assert request.path == (
+        "/v1/projects/my-project/locations/us-east5/publishers/anthropic/models/"
+        "claude-sonnet-4-5@20250929:streamRawPredict"
+    )
     assert request.headers["authorization"] == "Bearer ya29.fake-token"
     assert request.body["anthropic_version"] and "model" not in request.body  # the model is in the path
 
@@ -152,13 +177,16 @@ async def test_vertex_without_credentials_says_what_is_missing(server, monkeypat
 
 async def test_http_headers_and_query_params_of_a_provider_table(server, tmp_path, monkeypatch):
     monkeypatch.setenv("AGENT_HOME", str(tmp_path / "home"))
-    config = load_config(tmp_path, [
-        f'model_providers.proxy.base_url="{server.openai_base_url}"',
-        'model_providers.proxy.wire_api="chat"',
-        'model_providers.proxy.http_headers={ "X-Team" = "core", "X-Trace" = "on" }',
-        'model_providers.proxy.query_params={ "tenant" = "t1" }',
-        'model_provider="proxy"',
-    ])
+    config = load_config(
+        tmp_path,
+        [
+            f'model_providers.proxy.base_url="{server.openai_base_url}"',
+            'model_providers.proxy.wire_api="chat"',
+            'model_providers.proxy.http_headers={ "X-Team" = "core", "X-Trace" = "on" }',
+            'model_providers.proxy.query_params={ "tenant" = "t1" }',
+            'model_provider="proxy"',
+        ],
+    )
     server.script(Reply(text="through the proxy"))
     await collect(client_for(config.provider, "m"), PROMPT)
     request = server.requests[0]

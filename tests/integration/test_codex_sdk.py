@@ -23,7 +23,9 @@ SDK = NODE_DIR / "node_modules" / "@openai" / "codex-sdk"
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed"),
-    pytest.mark.skipif(not SDK.is_dir(), reason="the Codex SDK is not installed: npm install --prefix tests/node --omit=optional"),
+    pytest.mark.skipif(
+        not SDK.is_dir(), reason="the Codex SDK is not installed: npm install --prefix tests/node --omit=optional"
+    ),
 ]
 
 
@@ -44,16 +46,24 @@ def run_sdk(mode: str, agent: Path, workdir: Path, server, through_options: bool
         env["SDK_BASE_URL"] = server.openai_base_url
     else:
         env.update({"OPENAI_BASE_URL": server.openai_base_url, "OPENAI_API_KEY": "test-key"})
-    proc = subprocess.run(["node", str(NODE_DIR / "codex_sdk_run.mjs"), mode, str(agent), str(workdir)],
-                          env=env, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        ["node", str(NODE_DIR / "codex_sdk_run.mjs"), mode, str(agent), str(workdir)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
 
 def test_two_runs_on_one_thread_resume_it(server, tmp_path, agent_binary):
     server.script(
-        Reply(text="Running it.", tool_calls=[ToolCall("shell", {"command": "echo from-the-shell"})],
-              usage=Usage(input_tokens=120, cached_input_tokens=20, output_tokens=9)),
+        Reply(
+            text="Running it.",
+            tool_calls=[ToolCall("shell", {"command": "echo from-the-shell"})],
+            usage=Usage(input_tokens=120, cached_input_tokens=20, output_tokens=9),
+        ),
         lambda request: Reply(text="The command printed from-the-shell."),
         lambda request: Reply(text=f"Second turn saw {len(request.body['input'])} items."),
     )
@@ -76,21 +86,23 @@ def test_two_runs_on_one_thread_resume_it(server, tmp_path, agent_binary):
 
 
 def test_run_streamed_delivers_events_as_they_happen(server, tmp_path, agent_binary):
-    server.script(
-        Reply(tool_calls=[ToolCall("shell", {"command": "sleep 1.5; echo slept"})]),
-        Reply(text="Done."),
-    )
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "sleep 1.5; echo slept"})]), Reply(text="Done."))
     seen = run_sdk("streamed", agent_binary, tmp_path, server)
     events = [entry["event"] for entry in seen]
     assert events[0]["type"] == "thread.started" and events[1]["type"] == "turn.started"
-    started = next(e for e in seen if e["event"]["type"] == "item.started"
-                   and e["event"]["item"]["type"] == "command_execution")
-    completed = next(e for e in seen if e["event"]["type"] == "item.completed"
-                     and e["event"]["item"]["type"] == "command_execution")
+    started = next(
+        e for e in seen if e["event"]["type"] == "item.started" and e["event"]["item"]["type"] == "command_execution"
+    )
+    completed = next(
+        e for e in seen if e["event"]["type"] == "item.completed" and e["event"]["item"]["type"] == "command_execution"
+    )
     # the start reached the SDK while the command still ran, not at the end of the run
     assert completed["at"] - started["at"] >= 1000
     assert events[-1]["type"] == "turn.completed" and set(events[-1]["usage"]) >= {
-        "input_tokens", "cached_input_tokens", "output_tokens"}
+        "input_tokens",
+        "cached_input_tokens",
+        "output_tokens",
+    }
 
 
 def test_output_schema_returns_validated_json(server, tmp_path, agent_binary):

@@ -41,7 +41,12 @@ def test_review_of_a_file_sends_the_file_and_the_rubric(server, repo):
     sent = last_user_text(server.requests[0])
     assert sent.startswith(RUBRIC)
     assert "     2\t    return request.user.name" in sent
-    assert sorted(t["function"]["name"] for t in server.requests[0].body["tools"]) == ["grep", "list_dir", "memory_search", "read_file"]
+    assert sorted(t["function"]["name"] for t in server.requests[0].body["tools"]) == [
+        "grep",
+        "list_dir",
+        "memory_search",
+        "read_file",
+    ]
     assert "/review @src/app.py" in result.stderr  # progress shows what was typed, not the whole rubric
     server.assert_done()
 
@@ -49,7 +54,9 @@ def test_review_of_a_file_sends_the_file_and_the_rubric(server, repo):
 def test_a_custom_command_file_runs_with_its_arguments(server, repo):
     commands = repo / ".agent" / "commands"
     commands.mkdir(parents=True)
-    (commands / "mycmd.md").write_text("---\ndescription: test command\n---\nDo the thing with [$1] and [$2]; all: $ARGUMENTS\n")
+    (commands / "mycmd.md").write_text(
+        "---\ndescription: test command\n---\nDo the thing with [$1] and [$2]; all: $ARGUMENTS\n"
+    )
     server.script(Reply(text="did the thing"))
     result = agent(server, repo, "/mycmd some args")
     assert result.returncode == 0, result.stderr

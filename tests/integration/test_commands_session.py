@@ -138,14 +138,17 @@ async def test_review_of_files_attaches_them(server, repo, monkeypatch):
     assert "<diff>" not in sent
 
 
-@pytest.mark.parametrize("text, message", [
-    ("/review @missing.py", "@missing.py: no such file"),
-    ("/review --base", "--base needs a branch"),
-    ("/review --base no-such-branch", "no merge base"),
-    ("/review --commit deadbeef", "unknown commit"),
-    ("/review --frobnicate", "unknown /review option --frobnicate"),
-    ("/review --base main --commit HEAD", "one of"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("/review @missing.py", "@missing.py: no such file"),
+        ("/review --base", "--base needs a branch"),
+        ("/review --base no-such-branch", "no merge base"),
+        ("/review --commit deadbeef", "unknown commit"),
+        ("/review --frobnicate", "unknown /review option --frobnicate"),
+        ("/review --base main --commit HEAD", "one of"),
+    ],
+)
 async def test_review_errors_send_nothing(server, repo, monkeypatch, text, message):
     session = make_session(server, repo, monkeypatch)
     events = await collect_events(session, text)
@@ -190,7 +193,10 @@ async def test_init_refuses_to_overwrite_without_confirmation_in_exec(server, re
     (repo / "AGENTS.md").write_text("hand-written\n")
     session = make_session(server, repo, monkeypatch)
     events = await collect_events(session, "/init")
-    assert "already exists" in of(events, ev.InputRejected)[0].message and "/init --force" in of(events, ev.InputRejected)[0].message
+    assert (
+        "already exists" in of(events, ev.InputRejected)[0].message
+        and "/init --force" in of(events, ev.InputRejected)[0].message
+    )
     assert server.requests == [] and (repo / "AGENTS.md").read_text() == "hand-written\n"
 
 
@@ -245,8 +251,18 @@ async def test_status_reports_without_a_request(server, repo, monkeypatch):
     session = make_session(server, repo, monkeypatch, 'approval_policy="untrusted"', 'sandbox_mode="read-only"')
     events = await collect_events(session, "/status")
     text = notice(events, "status")
-    for expected in ("test-model", "openai-chat", str(repo), "mode       agent", "untrusted", "read-only",
-                     str(repo / "AGENTS.md"), "skills", "window", "counting"):
+    for expected in (
+        "test-model",
+        "openai-chat",
+        str(repo),
+        "mode       agent",
+        "untrusted",
+        "read-only",
+        str(repo / "AGENTS.md"),
+        "skills",
+        "window",
+        "counting",
+    ):
         assert expected in text
     assert server.requests == []
 
@@ -265,8 +281,16 @@ async def test_context_breaks_the_window_down_by_part(server, repo, monkeypatch)
     await collect_events(session, "read app.py")
     usage = of(await collect_events(session, "/context"), ev.ContextUsage)[0]
     parts = {part.name: part.tokens for part in usage.parts}
-    assert list(parts) == ["system prompt", "tool schemas", "AGENTS.md", "skills", "environment", "memories",
-                           "conversation", "tool outputs"]
+    assert list(parts) == [
+        "system prompt",
+        "tool schemas",
+        "AGENTS.md",
+        "skills",
+        "environment",
+        "memories",
+        "conversation",
+        "tool outputs",
+    ]
     assert all(parts[name] > 0 for name in parts if name != "memories")  # nothing saved, nothing recalled
     assert usage.used == sum(parts.values()) and usage.window == session.effective_window
     assert len(server.requests) == 2  # /context itself sent nothing
@@ -297,7 +321,9 @@ async def test_skills_lists_repository_skills(server, repo, monkeypatch):
 async def test_help_lists_builtins_and_custom_commands(server, repo, monkeypatch):
     commands = repo / ".agent" / "commands"
     commands.mkdir(parents=True)
-    (commands / "explain.md").write_text("---\ndescription: Explain code simply\nargument-hint: <file>\n---\nExplain $1")
+    (commands / "explain.md").write_text(
+        "---\ndescription: Explain code simply\nargument-hint: <file>\n---\nExplain $1"
+    )
     session = make_session(server, repo, monkeypatch)
     text = notice(await collect_events(session, "/help"), "help")
     assert "/review" in text and "/compact [focus | show]" in text and "/autocompact" in text and "/quit" in text
@@ -344,7 +370,11 @@ async def test_model_mode_and_autocompact_change_the_session_not_its_config(serv
         assert not of(await collect_events(session, command), ev.InputRejected)
     assert (session.model, session.mode, session.window.tokens) == ("qwen2.5-coder:7b", "ask", 32_768)
     assert session.auto_compact_limit == 32_768 * 95 // 100 // 2
-    assert session.config is config and (config.model, config.mode, config.auto_compact_percent) == ("test-model", "agent", 85)
+    assert session.config is config and (config.model, config.mode, config.auto_compact_percent) == (
+        "test-model",
+        "agent",
+        85,
+    )
 
 
 @pytest.mark.parametrize("text, message", [("/mode chaos", "unknown mode"), ("/model a b", "one model name")])
@@ -356,12 +386,15 @@ async def test_model_and_mode_reject_bad_arguments(server, repo, monkeypatch, te
 # --- front-end actions --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text, action", [
-    ("/new", ev.CommandAction("new")),
-    ("/quit", ev.CommandAction("quit")),
-    ("/exit", ev.CommandAction("quit")),
-    ("/resume 20250101-abc", ev.CommandAction("resume", "20250101-abc")),
-])
+@pytest.mark.parametrize(
+    "text, action",
+    [
+        ("/new", ev.CommandAction("new")),
+        ("/quit", ev.CommandAction("quit")),
+        ("/exit", ev.CommandAction("quit")),
+        ("/resume 20250101-abc", ev.CommandAction("resume", "20250101-abc")),
+    ],
+)
 async def test_front_end_actions_are_events(server, repo, monkeypatch, text, action):
     session = make_session(server, repo, monkeypatch)
     assert await collect_events(session, text) == [action]

@@ -80,9 +80,16 @@ def repo(tmp_path: Path, monkeypatch) -> Path:
 def make_session(server: FakeModelServer, repo: Path, monkeypatch, provider: str = "openai-chat", *overrides: str):
     # The outputs here are ~4,000 tokens on purpose: set as a user would, the limit is not cut to
     # an eighth of the small window.
-    return session_helpers.make_session(server, repo, monkeypatch, f"model_context_window={WINDOW}",
-                                        "tool_output_token_limit=10000", *overrides,
-                                        provider=provider, model=MODELS[provider])
+    return session_helpers.make_session(
+        server,
+        repo,
+        monkeypatch,
+        f"model_context_window={WINDOW}",
+        "tool_output_token_limit=10000",
+        *overrides,
+        provider=provider,
+        model=MODELS[provider],
+    )
 
 
 def of(events: list[ev.Event], kind: type) -> list:
@@ -197,10 +204,14 @@ async def test_failing_summarizer_falls_back_to_head_and_tail(repo, monkeypatch)
     assert not any(rec.overflowed for rec in server.requests)
 
 
-@pytest.mark.parametrize("answer", [Reply(tool_calls=[ToolCall("read_file", {"path": "data0.txt"})]),
-                                    Reply(reasoning="I should summarize.")], ids=["a tool call", "reasoning only"])
+@pytest.mark.parametrize(
+    "answer",
+    [Reply(tool_calls=[ToolCall("read_file", {"path": "data0.txt"})]), Reply(reasoning="I should summarize.")],
+    ids=["a tool call", "reasoning only"],
+)
 async def test_a_summarizer_that_answers_without_text_falls_back_rather_than_keeping_an_empty_summary(
-        repo, monkeypatch, answer):
+    repo, monkeypatch, answer
+):
     # The summarizing request offers the tools (for the cached prefix), so a model may call one.
     job = Job([f"data{i}.txt" for i in range(4)], summary=answer)
     with FakeModelServer(context_window=WINDOW, fallback=job) as server:
@@ -338,8 +349,9 @@ async def test_auto_compact_off(repo, monkeypatch):
 
 async def test_pre_compact_hook_runs_and_its_context_survives(repo, monkeypatch):
     record = repo.parent / "hook-input.json"
-    hook = (f"cat > {record}; "
-            "echo '{\"hookSpecificOutput\": {\"additionalContext\": \"HOOK-NOTE: tests live in tests/\"}}'")
+    hook = (
+        f'cat > {record}; echo \'{{"hookSpecificOutput": {{"additionalContext": "HOOK-NOTE: tests live in tests/"}}}}\''
+    )
     (repo / ".agent").mkdir()
     (repo / ".agent" / "config.toml").write_text(f"[[hooks.PreCompact]]\ncommand = {json.dumps(hook)}\n")
     with FakeModelServer(context_window=WINDOW) as server:
@@ -363,16 +375,39 @@ def test_agent_exec_reports_compaction_in_progress_and_json(repo, tmp_path):
 
     job = Job([f"data{i}.txt" for i in range(4)])
     with FakeModelServer(context_window=WINDOW, fallback=job) as server:
-        env = {**os.environ, "AGENT_HOME": str(tmp_path / "home"), "NO_COLOR": "1",
-               "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
-               "OPENAI_BASE_URL": server.openai_base_url, "OPENAI_API_KEY": "test-key"}
-        argv = [sys.executable, "-m", "agent_cli", "exec", "--provider", "openai-chat", "-m", "test-model",
-                "-c", f"model_context_window={WINDOW}"]
-        text = subprocess.run([*argv, TASK], cwd=repo, env=env, capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL, timeout=60)
+        env = {
+            **os.environ,
+            "AGENT_HOME": str(tmp_path / "home"),
+            "NO_COLOR": "1",
+            "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+            "OPENAI_BASE_URL": server.openai_base_url,
+            "OPENAI_API_KEY": "test-key",
+        }
+        argv = [
+            sys.executable,
+            "-m",
+            "agent_cli",
+            "exec",
+            "--provider",
+            "openai-chat",
+            "-m",
+            "test-model",
+            "-c",
+            f"model_context_window={WINDOW}",
+        ]
+        text = subprocess.run(
+            [*argv, TASK], cwd=repo, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60
+        )
         job.step = 0
-        as_json = subprocess.run([*argv, "--json", TASK], cwd=repo, env=env, capture_output=True, text=True,
-                                 stdin=subprocess.DEVNULL, timeout=60)
+        as_json = subprocess.run(
+            [*argv, "--json", TASK],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=60,
+        )
 
     assert text.returncode == 0, text.stderr
     assert text.stdout.strip() == "finished after 4 files"
@@ -396,7 +431,13 @@ async def test_a_mode_switch_survives_compaction_in_the_system_prompt(repo, monk
 
     system = after["messages"][0]["content"]
     assert "## Mode: ask" in system  # the appended /mode note was dropped; the prompt now says it
-    assert {tool["function"]["name"] for tool in after["tools"]} == {"read_file", "grep", "list_dir", "memory_search", "task"}
+    assert {tool["function"]["name"] for tool in after["tools"]} == {
+        "read_file",
+        "grep",
+        "list_dir",
+        "memory_search",
+        "task",
+    }
 
 
 async def test_the_compaction_count_survives_a_resume(repo, monkeypatch):
@@ -427,8 +468,9 @@ async def test_a_compaction_that_could_not_help_is_not_retried_after_a_resume(re
     # A threshold below the fixed prompt and initial context: compacting cannot get under it, so the session stops trying (an actual overflow would still be recovered).
     job = Job([])
     with FakeModelServer(fallback=job) as server:
-        session = make_session(server, repo, monkeypatch, "openai-chat", "model_context_window=4000",
-                               "model_auto_compact_token_limit=800")
+        session = make_session(
+            server, repo, monkeypatch, "openai-chat", "model_context_window=4000", "model_auto_compact_token_limit=800"
+        )
         first = await collect_events(session, TASK)
         second = await collect_events(session, FOLLOW_UP)
         await session.aclose()

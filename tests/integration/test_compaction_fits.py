@@ -58,16 +58,25 @@ MODELS = {"openai-chat": "test-model", "anthropic": "claude-test", "openai": "te
 async def run(repo, monkeypatch, files, *overrides, provider="openai-chat"):
     job = Job(files)
     with FakeModelServer(context_window=WINDOW, fallback=job) as server:
-        session = session_helpers.make_session(server, repo, monkeypatch, f"model_context_window={WINDOW}", *overrides,
-                                               provider=provider, model=MODELS[provider])
+        session = session_helpers.make_session(
+            server,
+            repo,
+            monkeypatch,
+            f"model_context_window={WINDOW}",
+            *overrides,
+            provider=provider,
+            model=MODELS[provider],
+        )
         events = await collect_events(session, TASK)
         await session.aclose()
     return events, list(server.requests), job
 
 
-@pytest.mark.parametrize(("provider", "overrides"), [
-    ("openai-chat", ()), ("anthropic", ()), ("openai", ()), ("openai-chat", ("tool_output_token_limit=10000",)),
-], ids=["chat", "anthropic", "responses", "chat-full-outputs"])
+@pytest.mark.parametrize(
+    ("provider", "overrides"),
+    [("openai-chat", ()), ("anthropic", ()), ("openai", ()), ("openai-chat", ("tool_output_token_limit=10000",))],
+    ids=["chat", "anthropic", "responses", "chat-full-outputs"],
+)
 async def test_six_step_job_never_overflows_and_the_summary_hits_the_cache(repo, monkeypatch, provider, overrides):
     files = write_data_files(repo, 6, 3_100)  # ~3,030 tokens per read_file output
     events, requests, job = await run(repo, monkeypatch, files, *overrides, provider=provider)
@@ -85,9 +94,12 @@ async def test_six_step_job_never_overflows_and_the_summary_hits_the_cache(repo,
 
 async def test_a_step_much_larger_than_the_last_shortens_the_newest_output_not_the_cached_prefix(repo, monkeypatch):
     write_data_files(repo, 3, 400)
-    (repo / "big.txt").write_text("".join(f"line {n:04d}: " + "lorem ipsum dolor sit amet " * 2 + "\n" for n in range(600)))
-    events, requests, _ = await run(repo, monkeypatch, ["data0.txt", "data1.txt", "data2.txt", "big.txt"],
-                                    "tool_output_token_limit=10000")
+    (repo / "big.txt").write_text(
+        "".join(f"line {n:04d}: " + "lorem ipsum dolor sit amet " * 2 + "\n" for n in range(600))
+    )
+    events, requests, _ = await run(
+        repo, monkeypatch, ["data0.txt", "data1.txt", "data2.txt", "big.txt"], "tool_output_token_limit=10000"
+    )
 
     assert of(events, ev.TurnComplete)
     assert not any(rec.overflowed for rec in requests)
@@ -137,13 +149,31 @@ def test_exec_json_compaction_item_carries_the_summary_and_what_was_dropped(repo
     files = write_data_files(repo, 6, 3_100)
     job = Job(files)
     with FakeModelServer(context_window=WINDOW, fallback=job) as server:
-        env = {**os.environ, "AGENT_HOME": str(tmp_path / "home"), "NO_COLOR": "1",
-               "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
-               "OPENAI_BASE_URL": server.openai_base_url, "OPENAI_API_KEY": "test-key"}
-        argv = [sys.executable, "-m", "agent_cli", "exec", "--json", "--provider", "openai-chat", "-m", "test-model",
-                "-c", f"model_context_window={WINDOW}", TASK]
-        done = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                              timeout=120)
+        env = {
+            **os.environ,
+            "AGENT_HOME": str(tmp_path / "home"),
+            "NO_COLOR": "1",
+            "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+            "OPENAI_BASE_URL": server.openai_base_url,
+            "OPENAI_API_KEY": "test-key",
+        }
+        argv = [
+            sys.executable,
+            "-m",
+            "agent_cli",
+            "exec",
+            "--json",
+            "--provider",
+            "openai-chat",
+            "-m",
+            "test-model",
+            "-c",
+            f"model_context_window={WINDOW}",
+            TASK,
+        ]
+        done = subprocess.run(
+            argv, cwd=repo, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120
+        )
     assert done.returncode == 0, done.stderr
     items = [json.loads(line).get("item", {}) for line in done.stdout.splitlines()]
     (compaction,) = [item for item in items if item.get("type") == "compaction"]

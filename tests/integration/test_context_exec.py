@@ -26,7 +26,9 @@ def test_first_request_carries_agents_md_root_first_skills_list_and_environment(
     repo = git_repo(tmp_path)
     server.script(Reply(text="ok"))
     result = run_agent(
-        ["exec", "--provider", "openai-chat", "-m", "m", "hi"], cwd=repo / "sub", env=provider_env(server, "openai-chat")
+        ["exec", "--provider", "openai-chat", "-m", "m", "hi"],
+        cwd=repo / "sub",
+        env=provider_env(server, "openai-chat"),
     )
     assert result.returncode == 0, result.stderr
     text = request_text(server.requests[0])
@@ -56,7 +58,10 @@ def test_every_request_extends_the_previous_one_byte_for_byte(server, tmp_path):
         assert earlier["tools"] == later["tools"]
         assert is_prefix(earlier["messages"], later["messages"])
         # byte-level: the serialized earlier conversation is a prefix of the later one
-        assert json.dumps(later["messages"])[: len(json.dumps(earlier["messages"])) - 1] == json.dumps(earlier["messages"])[:-1]
+        assert (
+            json.dumps(later["messages"])[: len(json.dumps(earlier["messages"])) - 1]
+            == json.dumps(earlier["messages"])[:-1]
+        )
 
 
 def test_huge_command_output_reaches_the_model_as_head_marker_tail_with_spill_file(server, tmp_path):

@@ -61,8 +61,11 @@ def test_json_output_follows_the_exec_schema(server, tmp_path):
         Reply(text="All done.", usage=Usage(input_tokens=150, cached_input_tokens=100, output_tokens=5)),
     )
     # Codex's own item types only (the golden file shows agent-cli's checkpoint_created among them).
-    result = run_agent(exec_args("openai-chat", "-c", "checkpoints=false", "--json", "go"), cwd=tmp_path,
-                       env=provider_env(server, "openai-chat"))
+    result = run_agent(
+        exec_args("openai-chat", "-c", "checkpoints=false", "--json", "go"),
+        cwd=tmp_path,
+        env=provider_env(server, "openai-chat"),
+    )
     assert result.returncode == 0, result.stderr
     events = [json.loads(line) for line in result.stdout.splitlines()]
     shape = [(e["type"], e.get("item", {}).get("type")) for e in events]
@@ -78,22 +81,32 @@ def test_json_output_follows_the_exec_schema(server, tmp_path):
     assert events[0]["thread_id"]
     started, completed = events[3]["item"], events[4]["item"]
     assert started == {
-        "id": started["id"], "type": "command_execution", "command": "printf 'a\\nb\\n'",
-        "aggregated_output": "", "exit_code": None, "status": "in_progress",
+        "id": started["id"],
+        "type": "command_execution",
+        "command": "printf 'a\\nb\\n'",
+        "aggregated_output": "",
+        "exit_code": None,
+        "status": "in_progress",
     }
     assert completed["id"] == started["id"]
     assert completed["exit_code"] == 0 and completed["status"] == "completed"
     assert "a\nb" in completed["aggregated_output"]
     assert events[5]["item"]["text"] == "All done."
-    assert events[-1]["usage"] == {"input_tokens": 250, "cached_input_tokens": 140, "output_tokens": 15,
-                                   "reasoning_output_tokens": 0}
+    assert events[-1]["usage"] == {
+        "input_tokens": 250,
+        "cached_input_tokens": 140,
+        "output_tokens": 15,
+        "reasoning_output_tokens": 0,
+    }
     assert len({e["item"]["id"] for e in events if "item" in e}) == 3  # one id per item, shared by started/completed
 
 
 def test_prompt_plus_piped_stdin_appends_a_stdin_block(server, tmp_path):
     server.script(Reply(text="ok"))
     result = run_agent(
-        exec_args("openai-chat", "summarize this"), cwd=tmp_path, env=provider_env(server, "openai-chat"),
+        exec_args("openai-chat", "summarize this"),
+        cwd=tmp_path,
+        env=provider_env(server, "openai-chat"),
         stdin="line one\nline two\n",
     )
     assert result.returncode == 0, result.stderr
@@ -105,7 +118,9 @@ def test_prompt_plus_piped_stdin_appends_a_stdin_block(server, tmp_path):
 def test_prompt_from_stdin(server, tmp_path, prompt_args):
     server.script(Reply(text="ok"))
     result = run_agent(
-        exec_args("openai-chat", *prompt_args), cwd=tmp_path, env=provider_env(server, "openai-chat"),
+        exec_args("openai-chat", *prompt_args),
+        cwd=tmp_path,
+        env=provider_env(server, "openai-chat"),
         stdin="the whole prompt\n",
     )
     assert result.returncode == 0, result.stderr
@@ -117,8 +132,13 @@ def test_terminal_on_stdin_without_prompt_is_a_usage_error_not_a_hang(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO), "OPENAI_API_KEY": "x"}
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "agent_cli", "exec"], stdin=terminal, capture_output=True, text=True,
-            cwd=tmp_path, env=env, timeout=30,
+            [sys.executable, "-m", "agent_cli", "exec"],
+            stdin=terminal,
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=env,
+            timeout=30,
         )
     finally:
         os.close(controller)
@@ -205,7 +225,9 @@ def test_version_does_not_import_sdks_or_textual():
         "heavy = [m for m in ('openai', 'anthropic', 'textual', 'rich', 'tiktoken') if m in sys.modules]\n"
         "assert not heavy, heavy"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)}
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("agent-cli ")
 
@@ -230,7 +252,11 @@ def test_a_reader_that_goes_away_ends_exec_quietly(server, tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO), **provider_env(server, "openai-chat")}
     proc = subprocess.Popen(
         [sys.executable, "-m", "agent_cli", *exec_args("openai-chat", "--json", "hi")],
-        cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     assert json.loads(proc.stdout.readline())["type"] == "thread.started"
     proc.stdout.close()  # like `| head -1`
@@ -249,8 +275,18 @@ def test_ctrl_c_stops_the_turn_cleanly_and_exits_130(server, tmp_path):
     server.script(Reply(tool_calls=[ToolCall("shell", {"command": "sleep 30.0202"})]))
     env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1", **provider_env(server, "openai-chat")}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agent_cli", *exec_args("openai-chat", "--json", "-c", 'sandbox_mode="danger-full-access"', "hi")],
-        cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "agent_cli",
+            *exec_args("openai-chat", "--json", "-c", 'sandbox_mode="danger-full-access"', "hi"),
+        ],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     for line in proc.stdout:  # wait until the command runs
         if '"command_execution"' in line:

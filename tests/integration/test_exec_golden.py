@@ -38,16 +38,26 @@ def normalized(event: dict) -> dict:
 def test_exec_json_matches_the_golden_file(server, tmp_path):
     (tmp_path / "readme.txt").write_text("one line\n")
     server.script(
-        Reply(text="Looking.", tool_calls=[ToolCall("update_plan", PLAN), ToolCall("read_file", {"path": "readme.txt"})],
-              usage=Usage(input_tokens=100, cached_input_tokens=0, output_tokens=10)),
-        Reply(tool_calls=[ToolCall("shell", {"command": "printf 'a\\nb\\n'"})],
-              usage=Usage(input_tokens=200, cached_input_tokens=100, output_tokens=10)),
-        Reply(tool_calls=[ToolCall("apply_patch", {"patch": PATCH}), ToolCall("no_such_tool", {})],
-              usage=Usage(input_tokens=300, cached_input_tokens=200, output_tokens=10)),
+        Reply(
+            text="Looking.",
+            tool_calls=[ToolCall("update_plan", PLAN), ToolCall("read_file", {"path": "readme.txt"})],
+            usage=Usage(input_tokens=100, cached_input_tokens=0, output_tokens=10),
+        ),
+        Reply(
+            tool_calls=[ToolCall("shell", {"command": "printf 'a\\nb\\n'"})],
+            usage=Usage(input_tokens=200, cached_input_tokens=100, output_tokens=10),
+        ),
+        Reply(
+            tool_calls=[ToolCall("apply_patch", {"patch": PATCH}), ToolCall("no_such_tool", {})],
+            usage=Usage(input_tokens=300, cached_input_tokens=200, output_tokens=10),
+        ),
         Reply(text="All done.", usage=Usage(input_tokens=400, cached_input_tokens=300, output_tokens=5)),
     )
-    result = run_agent(["exec", "--provider", "openai-chat", "-m", "m", "--json", "go"], cwd=tmp_path,
-                       env=provider_env(server, "openai-chat"))
+    result = run_agent(
+        ["exec", "--provider", "openai-chat", "-m", "m", "--json", "go"],
+        cwd=tmp_path,
+        env=provider_env(server, "openai-chat"),
+    )
     assert result.returncode == 0, result.stderr
     events = [normalized(json.loads(line)) for line in result.stdout.splitlines()]
     text = "".join(json.dumps(event, sort_keys=True) + "\n" for event in events)

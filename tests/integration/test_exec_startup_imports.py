@@ -24,7 +24,16 @@ from tests.fake_server import Reply, ToolCall
 
 NEVER_IMPORTED = (
     # the cloud providers' extras, and the libraries of features this run does not use
-    "boto3", "botocore", "google.auth", "mcp", "PIL", "markitdown", "tiktoken", "acp", "textual", "rich",
+    "boto3",
+    "botocore",
+    "google.auth",
+    "mcp",
+    "PIL",
+    "markitdown",
+    "tiktoken",
+    "acp",
+    "textual",
+    "rich",
     # the standard library's slower modules, wanted only by later or other steps
     "tomllib",  # no config file and no -c: nothing to parse
     "difflib",  # diffs of patches, command suggestions
@@ -49,13 +58,21 @@ def test_a_plain_exec_round_trip_never_imports_what_only_other_features_need(pro
     server.script(Reply(tool_calls=[ToolCall("shell", {"command": "echo hi"})]), Reply(text="done"))
     listing = tmp_path / "modules.txt"
     env = {
-        **{k: v for k, v in os.environ.items() if k not in PROVIDER_KEYS}, **provider_env(server, provider),
-        "PYTHONPATH": str(REPO), "NO_COLOR": "1", "MODULES_OUT": str(listing),
+        **{k: v for k, v in os.environ.items() if k not in PROVIDER_KEYS},
+        **provider_env(server, provider),
+        "PYTHONPATH": str(REPO),
+        "NO_COLOR": "1",
+        "MODULES_OUT": str(listing),
         "AGENT_SANDBOX_MECHANISM": "bubblewrap",  # where it does not work, commands run unconfined
     }
     result = subprocess.run(
         [sys.executable, "-c", RUN_AND_LIST_MODULES, "exec", "--provider", provider, "-m", "test-model", "say hi"],
-        cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout == "done\n"
@@ -64,8 +81,11 @@ def test_a_plain_exec_round_trip_never_imports_what_only_other_features_need(pro
     assert {"agent_cli.session.turn", "agent_cli.tools.shell", "httpx2"} <= imported  # the listing is whole
     other_sdk = ({"openai", "anthropic"} - {SDK_OF[provider]}).pop()
     assert SDK_OF[provider] in imported  # with the first request
-    loaded = sorted(name for name in imported
-                    if any(name == top or name.startswith(top + ".") for top in (*NEVER_IMPORTED, other_sdk)))
+    loaded = sorted(
+        name
+        for name in imported
+        if any(name == top or name.startswith(top + ".") for top in (*NEVER_IMPORTED, other_sdk))
+    )
     assert loaded == [], "\n".join(loaded)
     enabled, frozen = (tmp_path / "modules.txt.gc").read_text().split()
     assert enabled == "True" and int(frozen) > 100_000  # on again, start-up's objects set aside

@@ -26,9 +26,15 @@ async def test_the_model_reads_a_100000_row_csv_as_its_shape(server, tmp_path, m
     session = make_session(server, tmp_path, monkeypatch, "read_file.table_head_rows=5")
     await collect_events(session, "how many orders?")
     output = next(m["content"] for m in server.requests[1].body["messages"] if m["role"] == "tool")
-    assert output.splitlines()[:4] == ["CSV: 100,000 rows + header, 2 columns, delimiter ','", "header\tid,total",
-                                       "1\t1,2", "2\t2,4"]
-    assert output.endswith("100000\t100000,200000\n[rows 1-5 and 99,991-100,000 of 100,000 shown; use offset/limit for others]")
+    assert output.splitlines()[:4] == [
+        "CSV: 100,000 rows + header, 2 columns, delimiter ','",
+        "header\tid,total",
+        "1\t1,2",
+        "2\t2,4",
+    ]
+    assert output.endswith(
+        "100000\t100000,200000\n[rows 1-5 and 99,991-100,000 of 100,000 shown; use offset/limit for others]"
+    )
     schema = next(t for t in server.requests[0].body["tools"] if t["function"]["name"] == "read_file")
     assert set(schema["function"]["parameters"]["properties"]) == {"path", "offset", "limit", "pages"}
 

@@ -35,8 +35,11 @@ def tool_message(request) -> str:
 
 
 def user_texts(request) -> list[str]:
-    return [m["content"] if isinstance(m["content"], str) else json.dumps(m["content"])
-            for m in messages(request) if m["role"] == "user"]
+    return [
+        m["content"] if isinstance(m["content"], str) else json.dumps(m["content"])
+        for m in messages(request)
+        if m["role"] == "user"
+    ]
 
 
 def of_type(events, kind):
@@ -49,9 +52,16 @@ SHELL_TOUCH = ToolCall("shell", {"command": "touch made-it"})
 # --- PreToolUse ----------------------------------------------------------------------------
 
 
-async def test_pre_tool_use_exit_2_stops_the_call_and_the_model_reads_stderr(server, isolated_home, tmp_path, monkeypatch):
-    session = make_session(server, isolated_home, tmp_path, monkeypatch,
-                           hook("PreToolUse", "echo 'touching files is not allowed' >&2; exit 2", "shell"))
+async def test_pre_tool_use_exit_2_stops_the_call_and_the_model_reads_stderr(
+    server, isolated_home, tmp_path, monkeypatch
+):
+    session = make_session(
+        server,
+        isolated_home,
+        tmp_path,
+        monkeypatch,
+        hook("PreToolUse", "echo 'touching files is not allowed' >&2; exit 2", "shell"),
+    )
     server.script(Reply(tool_calls=[SHELL_TOUCH]), Reply(text="understood"))
     events = await collect_events(session, "make a file")
     assert not (tmp_path / "repo" / "made-it").exists()
@@ -64,7 +74,9 @@ async def test_pre_tool_use_exit_2_stops_the_call_and_the_model_reads_stderr(ser
 
 async def test_pre_tool_use_json_deny_gives_its_reason_to_the_model(server, isolated_home, tmp_path, monkeypatch):
     reply = {"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "use the build tool"}}
-    session = make_session(server, isolated_home, tmp_path, monkeypatch, hook("PreToolUse", f"echo '{json.dumps(reply)}'"))
+    session = make_session(
+        server, isolated_home, tmp_path, monkeypatch, hook("PreToolUse", f"echo '{json.dumps(reply)}'")
+    )
     server.script(Reply(tool_calls=[SHELL_TOUCH]), Reply(text="ok"))
     await collect_events(session, "go")
     assert not (tmp_path / "repo" / "made-it").exists()
@@ -73,8 +85,15 @@ async def test_pre_tool_use_json_deny_gives_its_reason_to_the_model(server, isol
 
 async def test_pre_tool_use_allow_skips_the_approval_question(server, isolated_home, tmp_path, monkeypatch):
     allow = json.dumps({"hookSpecificOutput": {"permissionDecision": "allow"}})
-    session = make_session(server, isolated_home, tmp_path, monkeypatch, hook("PreToolUse", f"echo '{allow}'"),
-                           'approval_policy="untrusted"', interactive=True)
+    session = make_session(
+        server,
+        isolated_home,
+        tmp_path,
+        monkeypatch,
+        hook("PreToolUse", f"echo '{allow}'"),
+        'approval_policy="untrusted"',
+        interactive=True,
+    )
     server.script(Reply(tool_calls=[SHELL_TOUCH]), Reply(text="made"))
     events = await collect_events(session, "go")
     assert of_type(events, ev.ApprovalRequest) == []  # untrusted would have asked about `touch`
@@ -83,8 +102,15 @@ async def test_pre_tool_use_allow_skips_the_approval_question(server, isolated_h
 
 async def test_pre_tool_use_ask_forces_the_question(server, isolated_home, tmp_path, monkeypatch):
     ask = json.dumps({"hookSpecificOutput": {"permissionDecision": "ask"}})
-    session = make_session(server, isolated_home, tmp_path, monkeypatch, hook("PreToolUse", f"echo '{ask}'"),
-                           'approval_policy="never"', interactive=True)
+    session = make_session(
+        server,
+        isolated_home,
+        tmp_path,
+        monkeypatch,
+        hook("PreToolUse", f"echo '{ask}'"),
+        'approval_policy="never"',
+        interactive=True,
+    )
     server.script(Reply(tool_calls=[SHELL_TOUCH]), Reply(text="asked"))
     events = await collect_events(session, "go", answer="approve")
     requests = of_type(events, ev.ApprovalRequest)
@@ -104,9 +130,14 @@ async def test_pre_tool_use_ask_in_a_session_that_cannot_ask_denies(server, isol
 # --- PostToolUse ---------------------------------------------------------------------------
 
 
-async def test_post_tool_use_sees_the_response_and_can_give_feedback_and_context(server, isolated_home, tmp_path, monkeypatch):
-    reply = {"decision": "block", "reason": "lint failed: fix it",
-             "hookSpecificOutput": {"additionalContext": "the linter is ruff"}}
+async def test_post_tool_use_sees_the_response_and_can_give_feedback_and_context(
+    server, isolated_home, tmp_path, monkeypatch
+):
+    reply = {
+        "decision": "block",
+        "reason": "lint failed: fix it",
+        "hookSpecificOutput": {"additionalContext": "the linter is ruff"},
+    }
     command = f"cat > post.json; echo '{json.dumps(reply)}'"
     session = make_session(server, isolated_home, tmp_path, monkeypatch, hook("PostToolUse", command, "shell"))
     server.script(Reply(tool_calls=[ToolCall("shell", {"command": "echo produced"})]), Reply(text="fixed"))
@@ -126,9 +157,16 @@ async def test_post_tool_use_sees_the_response_and_can_give_feedback_and_context
 # --- UserPromptSubmit and SessionStart -----------------------------------------------------
 
 
-async def test_user_prompt_submit_exit_2_drops_the_prompt_and_leaves_no_session_file(server, isolated_home, tmp_path, monkeypatch):
-    session = make_session(server, isolated_home, tmp_path, monkeypatch,
-                           hook("UserPromptSubmit", "grep -q hunter2 && { echo 'no secrets in prompts' >&2; exit 2; }; exit 0"))
+async def test_user_prompt_submit_exit_2_drops_the_prompt_and_leaves_no_session_file(
+    server, isolated_home, tmp_path, monkeypatch
+):
+    session = make_session(
+        server,
+        isolated_home,
+        tmp_path,
+        monkeypatch,
+        hook("UserPromptSubmit", "grep -q hunter2 && { echo 'no secrets in prompts' >&2; exit 2; }; exit 0"),
+    )
     events = await collect_events(session, "my password is hunter2")
     assert server.requests == []  # nothing was sent
     assert any("no secrets in prompts" in w.message for w in of_type(events, ev.Warning))
@@ -146,8 +184,13 @@ async def test_user_prompt_submit_exit_2_drops_the_prompt_and_leaves_no_session_
 
 async def test_user_prompt_submit_context_and_system_message(server, isolated_home, tmp_path, monkeypatch):
     reply = {"systemMessage": "prompt checked", "hookSpecificOutput": {"additionalContext": "ticket ABC-12"}}
-    session = make_session(server, isolated_home, tmp_path, monkeypatch,
-                           hook("UserPromptSubmit", f"cat > prompt.json; echo '{json.dumps(reply)}'"))
+    session = make_session(
+        server,
+        isolated_home,
+        tmp_path,
+        monkeypatch,
+        hook("UserPromptSubmit", f"cat > prompt.json; echo '{json.dumps(reply)}'"),
+    )
     server.script(Reply(text="ok"))
     events = await collect_events(session, "fix the bug")
     assert json.loads((tmp_path / "repo" / "prompt.json").read_text())["prompt"] == "fix the bug"
@@ -156,8 +199,12 @@ async def test_user_prompt_submit_context_and_system_message(server, isolated_ho
     assert texts[-2] == "fix the bug" and "ticket ABC-12" in texts[-1]
 
 
-async def test_session_start_runs_once_and_adds_context_before_the_first_prompt(server, isolated_home, tmp_path, monkeypatch):
-    command = """python3 -c "import json,sys; print(json.load(sys.stdin)['source'])" >> starts.log; echo 'repo uses tabs'"""
+async def test_session_start_runs_once_and_adds_context_before_the_first_prompt(
+    server, isolated_home, tmp_path, monkeypatch
+):
+    command = (
+        """python3 -c "import json,sys; print(json.load(sys.stdin)['source'])" >> starts.log; echo 'repo uses tabs'"""
+    )
     session = make_session(server, isolated_home, tmp_path, monkeypatch, hook("SessionStart", command))
     server.script(Reply(text="one"), Reply(text="two"))
     await collect_events(session, "first")
@@ -190,7 +237,9 @@ async def test_a_stop_hook_that_always_blocks_is_bounded(server, isolated_home, 
     assert len(server.requests) == 4  # the first answer, then three continuations
     assert any("3 times in a row" in w.message for w in of_type(events, ev.Warning))
     assert of_type(events, ev.TurnComplete)[0].last_message == "attempt 3"
-    payloads = [json.loads(line) for line in (tmp_path / "repo" / "stop-payloads.jsonl").read_text().split("\n") if line]
+    payloads = [
+        json.loads(line) for line in (tmp_path / "repo" / "stop-payloads.jsonl").read_text().split("\n") if line
+    ]
     assert [p["stop_hook_active"] for p in payloads] == [False, True, True, True]
     assert payloads[0]["last_assistant_message"] == "attempt 0"
 
@@ -200,9 +249,11 @@ async def test_a_stop_hook_that_always_blocks_is_bounded(server, isolated_home, 
 
 def test_hooks_from_config_toml_under_agent_exec(server, isolated_home, tmp_path):
     block_touch = "if grep -q touch; then echo 'blocked by policy' >&2; exit 2; fi"
-    config = hook("PreToolUse", block_touch, "shell") + hook(
-        "UserPromptSubmit", """echo '{"systemMessage": "hello from the hook"}'"""
-    ) + hook("PostToolUse", "exit 7")
+    config = (
+        hook("PreToolUse", block_touch, "shell")
+        + hook("UserPromptSubmit", """echo '{"systemMessage": "hello from the hook"}'""")
+        + hook("PostToolUse", "exit 7")
+    )
     (isolated_home / "config.toml").write_text(config)
     server.script(Reply(tool_calls=[ToolCall("shell", {"command": "echo ran"}), SHELL_TOUCH]), Reply(text="fine"))
     env = {**provider_env(server, "openai-chat"), "AGENT_HOME": str(isolated_home)}
@@ -228,7 +279,9 @@ def test_a_bad_hooks_table_stops_agent_exec_with_exit_2(server, isolated_home, t
 # --- PreCompact and SessionStart after a compaction ----------------------------------------
 
 
-async def test_compaction_runs_pre_compact_then_session_start_with_source_compact(server, isolated_home, tmp_path, monkeypatch):
+async def test_compaction_runs_pre_compact_then_session_start_with_source_compact(
+    server, isolated_home, tmp_path, monkeypatch
+):
     log_field = """python3 -c "import json,sys; p=json.load(sys.stdin); print(p['hook_event_name'], p.get('trigger') or p.get('source'))" >> hooks.log"""
     config = hook("PreCompact", log_field) + hook("SessionStart", log_field, "compact")  # matcher on the source
     session = make_session(server, isolated_home, tmp_path, monkeypatch, config)
@@ -241,4 +294,6 @@ async def test_compaction_runs_pre_compact_then_session_start_with_source_compac
     # The session file keeps the old lines and records the replacement.
     saved = load_session_file(session.rollout.path)
     assert saved.items == tuple(session.history.items)
-    assert '"type":"compaction"' in session.rollout.path.read_text() and "long answer" in session.rollout.path.read_text()
+    assert (
+        '"type":"compaction"' in session.rollout.path.read_text() and "long answer" in session.rollout.path.read_text()
+    )

@@ -33,7 +33,8 @@ def tool_outputs(request) -> list[str]:
         elif isinstance(message.get("content"), list):
             outputs.extend(
                 part["content"] if isinstance(part["content"], str) else part["content"][0]["text"]
-                for part in message["content"] if part.get("type") == "tool_result"
+                for part in message["content"]
+                if part.get("type") == "tool_result"
             )
     return outputs
 
@@ -44,16 +45,18 @@ def tool_outputs(request) -> list[str]:
 def test_read_file_refuses_a_fifo_instead_of_hanging(server, tmp_path):
     os.mkfifo(tmp_path / "pipe")
     server.script(Reply(tool_calls=[ToolCall("read_file", {"path": "pipe"})]), Reply(text="noted"))
-    result = run_agent(exec_args("openai-chat", "read the pipe"), cwd=tmp_path,
-                       env=provider_env(server, "openai-chat"), timeout=60)
+    result = run_agent(
+        exec_args("openai-chat", "read the pipe"), cwd=tmp_path, env=provider_env(server, "openai-chat"), timeout=60
+    )
     assert result.returncode == 0, result.stderr
     assert "pipe is a named pipe (FIFO), not a file" in tool_outputs(server.requests[1])[0]
 
 
 def test_an_at_reference_to_a_fifo_is_refused_before_anything_is_sent(server, tmp_path):
     os.mkfifo(tmp_path / "pipe")
-    result = run_agent(exec_args("openai-chat", "summarize @./pipe"), cwd=tmp_path,
-                       env=provider_env(server, "openai-chat"), timeout=60)
+    result = run_agent(
+        exec_args("openai-chat", "summarize @./pipe"), cwd=tmp_path, env=provider_env(server, "openai-chat"), timeout=60
+    )
     assert result.returncode == 2
     assert "@./pipe: refused, it is a named pipe (FIFO)" in result.stderr
     assert server.requests == []
@@ -74,8 +77,9 @@ def test_a_huge_list_dir_depth_is_clamped_and_said(server, tmp_path):
     (tmp_path / "a" / "b").mkdir(parents=True)
     call = ToolCall("list_dir", {"path": ".", "depth": 10**15, "limit": 10**18})
     server.script(Reply(tool_calls=[call]), Reply(text="listed"))
-    result = run_agent(exec_args("openai-chat", "list"), cwd=tmp_path, env=provider_env(server, "openai-chat"),
-                       timeout=60)
+    result = run_agent(
+        exec_args("openai-chat", "list"), cwd=tmp_path, env=provider_env(server, "openai-chat"), timeout=60
+    )
     assert result.returncode == 0, result.stderr
     output = tool_outputs(server.requests[1])[0]
     assert "a/" in output and "b/" in output
@@ -101,9 +105,15 @@ def test_a_second_ctrl_c_ends_exec_while_a_tool_is_still_busy(server, tmp_path):
     os.truncate(tmp_path / "huge.txt", 1 << 40)  # a hole: no disk used, minutes to read through
     server.script(Reply(tool_calls=[ToolCall("read_file", {"path": "huge.txt"})]), Reply(text="never sent"))
     env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1", **provider_env(server, "openai-chat")}
-    proc = subprocess.Popen([sys.executable, "-m", "agent_cli", *exec_args("openai-chat", "read huge.txt")],
-                            cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_cli", *exec_args("openai-chat", "read huge.txt")],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     try:
         huge = (tmp_path / "huge.txt").resolve()
         wait_for(lambda: holds_open(proc.pid, huge), within=60, what="read_file to open huge.txt")

@@ -81,7 +81,9 @@ def sent_images(body: dict, wire: str) -> dict[str, list[tuple[int, int]]]:
                     assert block["source"]["type"] == "base64"
                     found["user"].append(decoded_size(block["source"]["data"]))
                 elif block["type"] == "tool_result" and isinstance(block["content"], list):
-                    found["tool"] += [decoded_size(b["source"]["data"]) for b in block["content"] if b["type"] == "image"]
+                    found["tool"] += [
+                        decoded_size(b["source"]["data"]) for b in block["content"] if b["type"] == "image"
+                    ]
     return found
 
 
@@ -135,8 +137,12 @@ async def test_resume_restores_the_image_from_the_store(server, repo, monkeypatc
 
 async def test_compaction_replaces_older_images_with_placeholders(server, repo, monkeypatch):
     session = make_session(server, repo, monkeypatch, "openai-chat")
-    server.script(Reply(tool_calls=[ToolCall("read_file", {"path": "shot.png"})]), Reply(text="red"),
-                  Reply(text="## Summary\nThe user showed a red screenshot."), Reply(text="ok"))
+    server.script(
+        Reply(tool_calls=[ToolCall("read_file", {"path": "shot.png"})]),
+        Reply(text="red"),
+        Reply(text="## Summary\nThe user showed a red screenshot."),
+        Reply(text="ok"),
+    )
     await collect_events(session, "what colour is shot.png?")
     compacted = [event async for event in session.compact()]
     assert any(isinstance(e, ev.CompactionFinished) and e.applied for e in compacted)
@@ -149,14 +155,32 @@ async def test_compaction_replaces_older_images_with_placeholders(server, repo, 
 
 def test_exec_attaches_images_with_dash_i(server, repo):
     server.script(Reply(text="two pictures"))
-    result = run_agent(["exec", "--provider", "openai-chat", "-m", "test-model", "-c", "model_supports_images=true",
-                        "-i", "photo.png", "--image", str(repo / "shot.png"), "describe them"],
-                       cwd=repo, env=provider_env(server, "openai-chat"))
+    result = run_agent(
+        [
+            "exec",
+            "--provider",
+            "openai-chat",
+            "-m",
+            "test-model",
+            "-c",
+            "model_supports_images=true",
+            "-i",
+            "photo.png",
+            "--image",
+            str(repo / "shot.png"),
+            "describe them",
+        ],
+        cwd=repo,
+        env=provider_env(server, "openai-chat"),
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "two pictures"
     assert sent_images(server.requests[0].body, "chat") == {"user": [(40, 30), (2048, 1024)], "tool": []}
-    missing = run_agent(["exec", "--provider", "openai-chat", "-m", "test-model", "-i", "nope.png", "hi"],
-                        cwd=repo, env=provider_env(server, "openai-chat"))
+    missing = run_agent(
+        ["exec", "--provider", "openai-chat", "-m", "test-model", "-i", "nope.png", "hi"],
+        cwd=repo,
+        env=provider_env(server, "openai-chat"),
+    )
     assert missing.returncode == 2 and "-i nope.png: no such file" in missing.stderr
 
 
@@ -165,5 +189,7 @@ async def test_an_unreadable_attached_image_rejects_the_input_and_sends_nothing(
     session = make_session(server, repo, monkeypatch, "openai-chat")
     events = await collect_events(session, "what is in @broken.png")
     rejected = [e for e in events if isinstance(e, ev.InputRejected)]
-    assert len(rejected) == 1 and "cannot attach" in rejected[0].message and "not a readable image" in rejected[0].message
+    assert (
+        len(rejected) == 1 and "cannot attach" in rejected[0].message and "not a readable image" in rejected[0].message
+    )
     assert not server.requests and len(session.history) == 0

@@ -44,8 +44,13 @@ def test_every_turn_finishes_on_a_small_window_with_a_hungry_tokenizer(tmp_path:
     for n in range(1, TURNS * FILES_PER_TURN + 1):  # ~1,000 of the server's tokens each
         (repo / f"notes{n}.txt").write_text("".join(f"note {n}.{i}: keep the build green\n" for i in range(50)))
     model = Notes()
-    with FakeModelServer(context_window=WINDOW, token_scale=2.5, overflow_body=llamacpp_overflow_body,
-                         routes=llamacpp_routes(WINDOW), fallback=model) as server:
+    with FakeModelServer(
+        context_window=WINDOW,
+        token_scale=2.5,
+        overflow_body=llamacpp_overflow_body,
+        routes=llamacpp_routes(WINDOW),
+        fallback=model,
+    ) as server:
         env = provider_env(server, "openai-chat")
         common = ["--provider", "openai-chat", "-m", "qwen2.5-coder:7b", "--mode", "ask", "--json"]
         results = []

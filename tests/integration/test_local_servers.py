@@ -75,14 +75,17 @@ class Reader:
 # --- discovery ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("routes, base_path, tokens, source", [
-    (llamacpp_routes(8192), "/v1", 8192, "server: llama.cpp GET /props"),
-    (ollama_routes(32768, num_ctx=16384), "/v1", 16384, "server: Ollama POST /api/show"),
-    (ollama_routes(32768), "/v1", 32768, "server: Ollama POST /api/show"),
-    (vllm_routes(MODEL, 24576), "/v1", 24576, "server: vLLM GET /v1/models"),
-    (lmstudio_routes(MODEL, 12288), "/v1", 12288, "server: LM Studio GET /api/v0/models"),
-    (openrouter_routes(MODEL, 65536), "/api/v1", 65536, "server: OpenRouter GET /api/v1/models"),
-])
+@pytest.mark.parametrize(
+    "routes, base_path, tokens, source",
+    [
+        (llamacpp_routes(8192), "/v1", 8192, "server: llama.cpp GET /props"),
+        (ollama_routes(32768, num_ctx=16384), "/v1", 16384, "server: Ollama POST /api/show"),
+        (ollama_routes(32768), "/v1", 32768, "server: Ollama POST /api/show"),
+        (vllm_routes(MODEL, 24576), "/v1", 24576, "server: vLLM GET /v1/models"),
+        (lmstudio_routes(MODEL, 12288), "/v1", 12288, "server: LM Studio GET /api/v0/models"),
+        (openrouter_routes(MODEL, 65536), "/api/v1", 65536, "server: OpenRouter GET /api/v1/models"),
+    ],
+)
 async def test_each_server_tells_its_window(routes, base_path, tokens, source, tmp_path):
     with FakeModelServer(routes=routes) as server:
         found = await discovery.discover_window(server.base_url + base_path, MODEL, cache_dir=tmp_path)
@@ -204,7 +207,9 @@ async def test_a_learned_window_survives_a_resume(repo, monkeypatch):
         refused = [rec for rec in server.requests if rec.overflowed and not is_summary_request(rec)]
         assert session.window.tokens == 8192 and len(refused) == 1
 
-        fresh = make_session(server, repo, monkeypatch, FULL, model=MODEL).config  # a new process: the model table's 32,768
+        fresh = make_session(
+            server, repo, monkeypatch, FULL, model=MODEL
+        ).config  # a new process: the model table's 32,768
         resumed = restore(open_session(fresh, interactive=False), session.rollout.path)
         assert (resumed.window.tokens, resumed.window.source) == (8192, "server error (prompt too long)")
         assert fresh.context_window == 32768  # learned by the session, not written into the config
@@ -221,8 +226,10 @@ async def test_a_learned_window_survives_a_resume(repo, monkeypatch):
 
 async def test_silent_truncation_is_detected_once_and_lowers_the_window(repo, monkeypatch):
     kept = 6000  # like Ollama with num_ctx 6000: the prompt is cut, no error, usage says what it kept
-    reader = Reader(["data0.txt", "data1.txt", "data2.txt", "data3.txt"],
-                    usage=lambda rec: Usage(input_tokens=min(rec.input_tokens, kept)))
+    reader = Reader(
+        ["data0.txt", "data1.txt", "data2.txt", "data3.txt"],
+        usage=lambda rec: Usage(input_tokens=min(rec.input_tokens, kept)),
+    )
     with FakeModelServer(fallback=reader) as server:
         session = make_session(server, repo, monkeypatch, model=MODEL)
         events = await collect_events(session, "Read every data file.")
@@ -262,8 +269,9 @@ async def test_calibration_brings_estimates_within_ten_percent_after_two_respons
 async def test_calibration_survives_a_resume_so_its_first_request_fits(repo, monkeypatch):
     window = 30_000  # the fixed prompt and one data file come to ~20,000 of the server's tokens
     reader = Reader(["data0.txt"])
-    with FakeModelServer(context_window=window, token_scale=2.5, overflow_body=llamacpp_overflow_body,
-                         fallback=reader) as server:
+    with FakeModelServer(
+        context_window=window, token_scale=2.5, overflow_body=llamacpp_overflow_body, fallback=reader
+    ) as server:
         session = make_session(server, repo, monkeypatch, f"model_context_window={window}", model=MODEL)
         await collect_events(session, "Read the data file.")
         ratio = session.tokens.calibration.ratio

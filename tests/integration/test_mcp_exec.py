@@ -33,9 +33,16 @@ def test_exec_json_reports_mcp_tool_calls_and_leaves_no_process(server, tmp_path
     assert result.returncode == 0, result.stderr
     items = [json.loads(line)["item"] for line in result.stdout.splitlines() if '"item.completed"' in line]
     calls = [item for item in items if item["type"] == "mcp_tool_call"]
-    assert calls[0] == {"id": calls[0]["id"], "type": "mcp_tool_call", "server": "demo", "tool": "echo",
-                        "arguments": {"text": "hi"}, "result": {"content": [{"type": "text", "text": "echo: hi"}], "structured_content": None},
-                        "error": None, "status": "completed"}
+    assert calls[0] == {
+        "id": calls[0]["id"],
+        "type": "mcp_tool_call",
+        "server": "demo",
+        "tool": "echo",
+        "arguments": {"text": "hi"},
+        "result": {"content": [{"type": "text", "text": "echo: hi"}], "structured_content": None},
+        "error": None,
+        "status": "completed",
+    }
     assert calls[1]["status"] == "failed" and calls[1]["result"] is None and calls[1]["error"]["message"]
     assert "demo server" not in result.stdout + result.stderr  # server stderr goes to the log file only
     [pid] = server_pids(isolated_home)
@@ -47,10 +54,19 @@ def test_ctrl_c_during_an_mcp_call_stops_the_server_too(server, tmp_path, isolat
     server.script(Reply(tool_calls=[ToolCall("mcp__demo__slow", {"seconds": 60})]))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
     env.update(provider_env(server, "openai-chat"), PYTHONPATH=str(REPO), NO_COLOR="1")
-    proc = subprocess.Popen([sys.executable, "-m", "agent_cli", *EXEC, "wait"], cwd=tmp_path, env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_cli", *EXEC, "wait"],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     log = isolated_home / "logs" / "mcp-demo.log"
-    wait_for(lambda: log.exists() and "slow call started" in log.read_text(), within=90, what="the call to reach the server")
+    wait_for(
+        lambda: log.exists() and "slow call started" in log.read_text(), within=90, what="the call to reach the server"
+    )
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
@@ -72,7 +88,9 @@ def test_agent_mcp_add_list_remove_keeps_the_config_file_layout(tmp_path, isolat
     config.write_text('# my settings\nmodel = "gpt-5"  # the default\n')
     added = run_agent(["mcp", "add", "files", "--env", "ROOT=/srv", "--", "npx", "-y", "fs-server"], cwd=tmp_path)
     assert added.returncode == 0, added.stderr
-    run_agent(["mcp", "add", "web", "--url", "http://127.0.0.1:9/mcp", "--bearer-token-env-var", "WEB_TOKEN"], cwd=tmp_path)
+    run_agent(
+        ["mcp", "add", "web", "--url", "http://127.0.0.1:9/mcp", "--bearer-token-env-var", "WEB_TOKEN"], cwd=tmp_path
+    )
     (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"team": {"command": "${TEAM_BIN:-team-server}"}}}))
     listed = run_agent(["mcp", "list"], cwd=tmp_path)
     assert re.search(r"files\s+stdio\s+npx -y fs-server", listed.stdout)
@@ -93,7 +111,9 @@ def test_agent_mcp_add_list_remove_keeps_the_config_file_layout(tmp_path, isolat
 def test_agent_mcp_list_and_get_take_plugin_dir_like_a_session(tmp_path, isolated_home):
     from tests.plugin_fixtures import write_plugin
 
-    write_plugin(tmp_path / "dev", "kit", {".mcp.json": {"mcpServers": {"db": {"command": "${CLAUDE_PLUGIN_ROOT}/db-server"}}}})
+    write_plugin(
+        tmp_path / "dev", "kit", {".mcp.json": {"mcpServers": {"db": {"command": "${CLAUDE_PLUGIN_ROOT}/db-server"}}}}
+    )
     listed = run_agent(["mcp", "list", "--plugin-dir", str(tmp_path / "dev")], cwd=tmp_path)
     assert listed.returncode == 0, listed.stderr
     assert re.search(r"db\s+stdio\s+\S+/dev/kit/db-server", listed.stdout)

@@ -26,8 +26,13 @@ DEMO = [sys.executable, "-m", "tests.mcp_servers.demo_server"]
 
 
 def server_table(name: str, command: list[str], **settings) -> str:
-    lines = [f"[mcp_servers.{name}]", f"command = {json.dumps(command[0])}", f"args = {json.dumps(command[1:])}",
-             f"cwd = {json.dumps(str(REPO))}", "startup_timeout_sec = 60"]
+    lines = [
+        f"[mcp_servers.{name}]",
+        f"command = {json.dumps(command[0])}",
+        f"args = {json.dumps(command[1:])}",
+        f"cwd = {json.dumps(str(REPO))}",
+        "startup_timeout_sec = 60",
+    ]
     lines += [f"{key} = {json.dumps(value)}" for key, value in settings.items()]
     return "\n".join(lines) + "\n"
 
@@ -41,7 +46,9 @@ def make_session(server, tmp_path, monkeypatch, isolated_home):
     def make(config_text: str, *overrides: str) -> Session:
         (isolated_home / "config.toml").write_text(config_text)
         config = load_config(tmp_path, ['model_provider="openai-chat"', 'model="m"', *overrides])
-        config = replace(config, trust_repository=True)  # the folder's .mcp.json and plugins run (trust has tests of its own)
+        config = replace(
+            config, trust_repository=True
+        )  # the folder's .mcp.json and plugins run (trust has tests of its own)
         session = open_session(config, interactive=False)
         sessions.append(session)
         return session
@@ -60,11 +67,16 @@ def tool_outputs(request) -> dict[str, str]:
 async def test_stdio_server_tools_results_timeout_crash_restart_and_list_changed(server, make_session):
     session = make_session(server_table("demo", DEMO, tool_timeout_sec=3), "model_supports_images=true")
     server.script(
-        Reply(tool_calls=[
-            ToolCall("mcp__demo__echo", {"text": "hi"}, "c1"), ToolCall("mcp__demo__add", {"a": 2, "b": 3}, "c2"),
-            ToolCall("mcp__demo__pixel", {}, "c3"), ToolCall("mcp__demo__fail", {"reason": "no"}, "c4"),
-            ToolCall("mcp__demo__slow", {"seconds": 30}, "c5"), ToolCall("mcp__demo__pid", {}, "c6"),
-        ]),
+        Reply(
+            tool_calls=[
+                ToolCall("mcp__demo__echo", {"text": "hi"}, "c1"),
+                ToolCall("mcp__demo__add", {"a": 2, "b": 3}, "c2"),
+                ToolCall("mcp__demo__pixel", {}, "c3"),
+                ToolCall("mcp__demo__fail", {"reason": "no"}, "c4"),
+                ToolCall("mcp__demo__slow", {"seconds": 30}, "c5"),
+                ToolCall("mcp__demo__pid", {}, "c6"),
+            ]
+        ),
         Reply(tool_calls=[ToolCall("mcp__demo__crash", {}, "c8")]),
         Reply(tool_calls=[ToolCall("mcp__demo__pid", {}, "c9"), ToolCall("mcp__demo__grow", {}, "c10")]),
         Reply(text="done"),
@@ -81,10 +93,17 @@ async def test_stdio_server_tools_results_timeout_crash_restart_and_list_changed
     assert outputs["c1"] == "echo: hi"
     assert json.loads(outputs["c2"]) == {"sum": 5}  # structured content as JSON when there is no text
     assert outputs["c3"] == "[image: pixel image 1, 1 x 1]"  # the image itself follows the tool messages
-    images = [part for m in server.requests[1].body["messages"] if m["role"] == "user" and isinstance(m["content"], list)
-              for part in m["content"] if part["type"] == "image_url"]
+    images = [
+        part
+        for m in server.requests[1].body["messages"]
+        if m["role"] == "user" and isinstance(m["content"], list)
+        for part in m["content"]
+        if part["type"] == "image_url"
+    ]
     assert [part["image_url"]["url"][:22] for part in images] == ["data:image/png;base64,"]
-    assert "c4" in outputs and not next(e for e in events if isinstance(e, ev.ToolCallEnd) and e.call_id == "c4").success
+    assert (
+        "c4" in outputs and not next(e for e in events if isinstance(e, ev.ToolCallEnd) and e.call_id == "c4").success
+    )
     assert "did not finish within 3 s" in outputs["c5"]
     first_pid = int(outputs["c6"])
 
@@ -110,8 +129,12 @@ async def test_search_mode_prompts_and_resources_with_150_tools(server, make_ses
     session = make_session(server_table("demo", [*DEMO, "--tools", "150"]))
     server.script(
         Reply(tool_calls=[ToolCall("mcp_search", {"query": "widget_42 records"}, "s1")]),
-        Reply(tool_calls=[ToolCall("mcp_call", {"server": "demo", "tool": "gen_42", "arguments": {"query": "q"}}, "s2"),
-                          ToolCall("mcp_call", {"server": "demo", "tool": "nope"}, "s3")]),
+        Reply(
+            tool_calls=[
+                ToolCall("mcp_call", {"server": "demo", "tool": "gen_42", "arguments": {"query": "q"}}, "s2"),
+                ToolCall("mcp_call", {"server": "demo", "tool": "nope"}, "s3"),
+            ]
+        ),
         Reply(text="found it"),
     )
     await collect_events(session, "find the widget tool")
@@ -133,14 +156,23 @@ async def test_search_mode_prompts_and_resources_with_150_tools(server, make_ses
     help_text = next(e for e in await collect_events(session, "/help") if isinstance(e, ev.Notice)).text
     assert "/mcp__demo__review <path> [focus]" in help_text  # listed with the custom commands
     rejected = await collect_events(session, "/mcp__demo__review")
-    assert isinstance(rejected[-1], ev.InputRejected) and "usage: /mcp__demo__review <path> [focus]" in rejected[-1].message
+    assert (
+        isinstance(rejected[-1], ev.InputRejected)
+        and "usage: /mcp__demo__review <path> [focus]" in rejected[-1].message
+    )
 
     server.script(Reply(text="noted"))
     await collect_events(session, "summarize @demo:demo://notes and @demo:demo://logo")
     sent = server.requests[-1].body["messages"][-1]["content"]
     assert "version 2 adds widgets" in sent and "[binary resource: image/png, 70 bytes" in sent
     notice = next(e for e in await collect_events(session, "/mcp") if isinstance(e, ev.Notice))
-    assert "demo" in notice.text and "ready" in notice.text and "158 tools" in notice.text and "1 prompt ·" in notice.text and "Search mode" in notice.text
+    assert (
+        "demo" in notice.text
+        and "ready" in notice.text
+        and "158 tools" in notice.text
+        and "1 prompt ·" in notice.text
+        and "Search mode" in notice.text
+    )
     await session.aclose()
 
 
@@ -155,7 +187,8 @@ async def test_servers_that_fail_or_never_start_are_one_warning_each(server, mak
     config = (
         server_table("broken", ["sh", "-c", "echo 'boom: missing token' >&2; exit 1"])
         + server_table("sleeper", ["sh", "-c", f"echo $$ > {pid_file}; exec sleep 60"]).replace(
-            "startup_timeout_sec = 60", "startup_timeout_sec = 1")
+            "startup_timeout_sec = 60", "startup_timeout_sec = 1"
+        )
         + server_table("off", DEMO, enabled=False)
     )
     session = make_session(config)
@@ -186,15 +219,27 @@ async def test_streamable_http_server(server, make_session):
 
 async def test_a_plugins_server_follows_modes_approvals_and_hooks(server, make_session, tmp_path):
     serve = f"import runpy, sys; sys.path.insert(0, {str(REPO)!r}); runpy.run_module('tests.mcp_servers.demo_server', run_name='__main__')"
-    write_plugin(tmp_path / ".agent" / "plugins", "kit", {
-        "serve.py": serve, ".mcp.json": {"mcpServers": {"demo": {"command": sys.executable, "args": ["${CLAUDE_PLUGIN_ROOT}/serve.py"]}}},
-    })
-    hook = f"[[hooks.PreToolUse]]\nmatcher = \"mcp__demo__pid\"\ncommand = \"cat > {tmp_path}/hook.json; echo no pids here >&2; exit 2\"\n"
+    write_plugin(
+        tmp_path / ".agent" / "plugins",
+        "kit",
+        {
+            "serve.py": serve,
+            ".mcp.json": {
+                "mcpServers": {"demo": {"command": sys.executable, "args": ["${CLAUDE_PLUGIN_ROOT}/serve.py"]}}
+            },
+        },
+    )
+    hook = f'[[hooks.PreToolUse]]\nmatcher = "mcp__demo__pid"\ncommand = "cat > {tmp_path}/hook.json; echo no pids here >&2; exit 2"\n'
     config = "[mcp_servers.demo]\nstartup_timeout_sec = 60\n" + hook  # a config table adjusts the plugin's server
-    session = make_session(config, "mode=\"ask\"", 'approval_policy="untrusted"')
+    session = make_session(config, 'mode="ask"', 'approval_policy="untrusted"')
     assert session.mcp.manager.states()[0].scope == "plugin kit"
     server.script(
-        Reply(tool_calls=[ToolCall("mcp__demo__echo", {"text": "read"}, "r1"), ToolCall("mcp__demo__add", {"a": 1, "b": 1}, "w1")]),
+        Reply(
+            tool_calls=[
+                ToolCall("mcp__demo__echo", {"text": "read"}, "r1"),
+                ToolCall("mcp__demo__add", {"a": 1, "b": 1}, "w1"),
+            ]
+        ),
         Reply(text="ok"),
     )
     await collect_events(session, "try both")
@@ -203,8 +248,10 @@ async def test_a_plugins_server_follows_modes_approvals_and_hooks(server, make_s
     outputs = tool_outputs(server.requests[1])
     assert outputs["r1"] == "echo: read" and "not available in ask mode" in outputs["w1"]
     session.mode = "agent"
-    server.script(Reply(tool_calls=[ToolCall("mcp__demo__add", {"a": 1, "b": 1}, "w2"), ToolCall("mcp__demo__pid", {}, "p1")]),
-                  Reply(text="ok"))
+    server.script(
+        Reply(tool_calls=[ToolCall("mcp__demo__add", {"a": 1, "b": 1}, "w2"), ToolCall("mcp__demo__pid", {}, "p1")]),
+        Reply(text="ok"),
+    )
     await collect_events(session, "write")
     outputs = tool_outputs(server.requests[3])
     assert "cannot ask the user" in outputs["w2"]  # untrusted asks before MCP writes
@@ -223,7 +270,9 @@ async def test_a_url_that_only_speaks_sse_falls_back_to_it(server, make_session)
         await session.aclose()
 
 
-async def test_mcp_before_the_first_turn_shows_what_the_tools_will_cost_and_status_sums_up(server, make_session, tmp_path):
+async def test_mcp_before_the_first_turn_shows_what_the_tools_will_cost_and_status_sums_up(
+    server, make_session, tmp_path
+):
     write_plugin(tmp_path / ".agent" / "plugins", "kit", {})
     session = make_session(server_table("demo", DEMO) + server_table("ghost", ["/nonexistent/server"]))
     notice = next(e for e in await collect_events(session, "/mcp") if isinstance(e, ev.Notice))
@@ -261,9 +310,13 @@ async def test_a_subagent_gets_the_mcp_tools_it_names_when_the_parent_is_in_sear
         Reply(tool_calls=[ToolCall("mcp__mini__echo", {"text": "hi"}, "l1")]),
         Reply(text="linked"),
         Reply(tool_calls=[task("finder")]),
-        Reply(tool_calls=[ToolCall("mcp_search", {"query": "echo"}, "f1"),
-                          ToolCall("mcp_call", {"server": "demo", "tool": "gen_42", "arguments": {"query": "q"}}, "f2"),
-                          ToolCall("mcp_call", {"server": "mini", "tool": "echo", "arguments": {"text": "x"}}, "f3")]),
+        Reply(
+            tool_calls=[
+                ToolCall("mcp_search", {"query": "echo"}, "f1"),
+                ToolCall("mcp_call", {"server": "demo", "tool": "gen_42", "arguments": {"query": "q"}}, "f2"),
+                ToolCall("mcp_call", {"server": "mini", "tool": "echo", "arguments": {"text": "x"}}, "f3"),
+            ]
+        ),
         Reply(text="found"),
         Reply(text="both done"),
     )

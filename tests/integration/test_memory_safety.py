@@ -27,8 +27,9 @@ def tool_output(request) -> str:
 
 
 def memory_fragment(request) -> str:
-    return next(m["content"] for m in request.body["messages"]
-                if m["role"] == "user" and m["content"].startswith("<memories>"))
+    return next(
+        m["content"] for m in request.body["messages"] if m["role"] == "user" and m["content"].startswith("<memories>")
+    )
 
 
 def test_a_recalled_memory_cannot_close_the_fragment_or_open_our_markup(server, tmp_path):
@@ -89,27 +90,33 @@ def test_an_older_world_readable_database_is_tightened(tmp_path, isolated_home):
     assert stat.S_IMODE(memory.stat().st_mode) == 0o700
 
 
-@pytest.mark.parametrize("text", [
-    "the db is postgres://admin:Sup3rS3cret@db.internal:5432/app",
-    "prod login is admin / Sup3rS3cret!",
-    'my ssh key passphrase is "correct horse battery staple"',
-    "ssh passphrase: 'blue horse'",
-    "status webhook: https://hooks.example/in?token=abc123def",
-    "The admin password was Winter2024",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the db is postgres://admin:Sup3rS3cret@db.internal:5432/app",
+        "prod login is admin / Sup3rS3cret!",
+        'my ssh key passphrase is "correct horse battery staple"',
+        "ssh passphrase: 'blue horse'",
+        "status webhook: https://hooks.example/in?token=abc123def",
+        "The admin password was Winter2024",
+    ],
+)
 def test_the_gate_refuses_credentials_in_prose_and_urls(text, tmp_path):
     assert secret_in(text) is not None
     result = run_agent(["memory", "add", text], cwd=git_init(tmp_path / "repo"))
     assert result.returncode == 1 and "refused" in result.stderr
 
 
-@pytest.mark.parametrize("text", [
-    "The password is stored in 1Password, never in the repo.",
-    "login is via SSO; never hard-code credentials",
-    "passwords are rotated monthly",
-    "the API key is stored in vault",
-    "Docs live at https://example.com/search?q=token",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The password is stored in 1Password, never in the repo.",
+        "login is via SSO; never hard-code credentials",
+        "passwords are rotated monthly",
+        "the API key is stored in vault",
+        "Docs live at https://example.com/search?q=token",
+    ],
+)
 def test_the_gate_lets_facts_about_secrets_through(text):
     assert secret_in(text) is None
 

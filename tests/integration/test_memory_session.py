@@ -37,17 +37,27 @@ def fragments(messages: list[dict]) -> list[str]:
 async def test_memory_command_adds_lists_searches_edits_and_forgets(server, repo, monkeypatch):
     session = make_session(server, repo, monkeypatch)
     assert notice(await collect_events(session, f"/memory add {FACT}")) == f"Saved p1 (project): {FACT}"
-    assert notice(await collect_events(session, "/memory add --scope user I like terse answers")).startswith("Saved u1 (user)")
-    assert notice(await collect_events(session, "/memory add --scope session this bug is in the parser")).startswith("Saved s1")
+    assert notice(await collect_events(session, "/memory add --scope user I like terse answers")).startswith(
+        "Saved u1 (user)"
+    )
+    assert notice(await collect_events(session, "/memory add --scope session this bug is in the parser")).startswith(
+        "Saved s1"
+    )
     listing = notice(await collect_events(session, "/memory"))
     assert listing.index("session (1)") < listing.index("project (1)") < listing.index("user (1)")
     assert "p1    " + FACT in listing
     assert notice(await collect_events(session, "/memory search docker integration")).strip().startswith("p1")
-    assert notice(await collect_events(session, "/memory edit p1 Run the integration suite with make itest")).startswith("Edited p1")
+    assert notice(
+        await collect_events(session, "/memory edit p1 Run the integration suite with make itest")
+    ).startswith("Edited p1")
     assert notice(await collect_events(session, "/memory forget u1")) == "Forgot u1: I like terse answers"
     rejected = [e for e in await collect_events(session, "/memory forget u1") if isinstance(e, ev.InputRejected)]
     assert rejected and "no memory u1" in rejected[0].message
-    refused = [e for e in await collect_events(session, "/memory add password: hunter2hunter2") if isinstance(e, ev.InputRejected)]
+    refused = [
+        e
+        for e in await collect_events(session, "/memory add password: hunter2hunter2")
+        if isinstance(e, ev.InputRejected)
+    ]
     assert refused and "refused" in refused[0].message
     assert server.requests == []  # none of it reached the model
 
@@ -62,7 +72,9 @@ async def test_recalled_memories_show_in_context_and_status_and_survive_compacti
     usage = [e for e in await collect_events(session, "/context") if isinstance(e, ev.ContextUsage)][0]
     parts = {part.name: part.tokens for part in usage.parts}
     assert parts["memories"] > 0
-    assert f"recalled into this context: {parts['memories']:,} tokens" in notice(await collect_events(session, "/status"))
+    assert f"recalled into this context: {parts['memories']:,} tokens" in notice(
+        await collect_events(session, "/status")
+    )
 
     finished = [e for e in await collect_events(session, "/compact") if isinstance(e, ev.CompactionFinished)]
     assert finished and finished[0].applied
@@ -103,10 +115,14 @@ async def test_the_session_scope_is_restored_on_resume(server, repo, monkeypatch
     assert other.memory.counts()["session"] == 0
 
 
-async def test_recall_searches_with_the_words_typed_after_a_command_never_its_name_or_its_prompt(server, repo, monkeypatch):
+async def test_recall_searches_with_the_words_typed_after_a_command_never_its_name_or_its_prompt(
+    server, repo, monkeypatch
+):
     session = make_session(server, repo, monkeypatch)
     await collect_events(session, "/memory add Run git init only inside scratch folders")  # matches the name "init"
-    await collect_events(session, "/memory add Security holes and data loss bugs on the main path need a crash test")  # the rubric's words
+    await collect_events(
+        session, "/memory add Security holes and data loss bugs on the main path need a crash test"
+    )  # the rubric's words
     await collect_events(session, "/memory add The SQL layer lives in db/queries.py")
     server.script(Reply(text="# Agents"), Reply(text="looks fine. " * 300), Reply(text="## Summary\nReviewed."))
     await collect_events(session, "/init")

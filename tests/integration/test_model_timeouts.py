@@ -110,8 +110,9 @@ async def test_the_connect_limit_is_separate_and_named(tmp_path, monkeypatch):
             filler.setblocking(False)
             filler.connect_ex(("127.0.0.1", port))
             fillers.append(filler)
-        session = new_session(tmp_path, monkeypatch, f"http://127.0.0.1:{port}/v1",
-                              "model_connect_timeout_ms=300", "retry_max_attempts=1")
+        session = new_session(
+            tmp_path, monkeypatch, f"http://127.0.0.1:{port}/v1", "model_connect_timeout_ms=300", "retry_max_attempts=1"
+        )
         events = await run(session, "hi")
         for filler in fillers:
             filler.close()

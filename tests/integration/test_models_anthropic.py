@@ -31,10 +31,16 @@ async def test_streams_text_deltas_and_one_message(server):
 
 
 async def test_tool_calls_and_signed_thinking(server):
-    server.script(Reply(reasoning="Two reads needed.", tool_calls=[
-        FakeCall("read_file", {"path": "src/app.py"}, call_id="toolu_a"),
-        FakeCall("shell", {"command": "pytest -q"}, call_id="toolu_b"),
-    ], chunk_size=3))
+    server.script(
+        Reply(
+            reasoning="Two reads needed.",
+            tool_calls=[
+                FakeCall("read_file", {"path": "src/app.py"}, call_id="toolu_a"),
+                FakeCall("shell", {"command": "pytest -q"}, call_id="toolu_b"),
+            ],
+            chunk_size=3,
+        )
+    )
     events = await collect(make_client(server, "anthropic"), Prompt("", [items.user("go")], [SHELL, READ]))
     assert "".join(e.text for e in events if isinstance(e, ReasoningDelta)) == "Two reads needed."
     assert output_items(events) == [
@@ -45,12 +51,22 @@ async def test_tool_calls_and_signed_thinking(server):
 
 
 async def test_usage_counts_cache_reads_and_writes_as_input(server):
-    server.script(Reply(text="ok", usage=FakeUsage(input_tokens=5000, cached_input_tokens=3000,
-                                                  cache_creation_input_tokens=1500, output_tokens=60,
-                                                  reasoning_tokens=10)))
+    server.script(
+        Reply(
+            text="ok",
+            usage=FakeUsage(
+                input_tokens=5000,
+                cached_input_tokens=3000,
+                cache_creation_input_tokens=1500,
+                output_tokens=60,
+                reasoning_tokens=10,
+            ),
+        )
+    )
     events = await collect(make_client(server, "anthropic"), Prompt("", [items.user("q")]))
-    assert completed(events).usage == Usage(input_tokens=5000, cached_input_tokens=3000, output_tokens=60,
-                                            reasoning_tokens=10)
+    assert completed(events).usage == Usage(
+        input_tokens=5000, cached_input_tokens=3000, output_tokens=60, reasoning_tokens=10
+    )
 
 
 async def test_history_mapping_alternates_roles_with_cache_breakpoints(server):
@@ -68,42 +84,54 @@ async def test_history_mapping_alternates_roles_with_cache_breakpoints(server):
         ToolOutput("toolu_2", "bad arguments", success=False),
         items.user("and now?"),
     ]
-    await collect(make_client(server, "anthropic", max_output_tokens=1000),
-                  Prompt("You are helpful.", history, [READ, SHELL]))
+    await collect(
+        make_client(server, "anthropic", max_output_tokens=1000), Prompt("You are helpful.", history, [READ, SHELL])
+    )
     body = server.requests[0].body
     assert body["max_tokens"] == 1000
     assert body["system"] == [{"type": "text", "text": "You are helpful.", "cache_control": CACHE}]
     assert body["tools"] == [
         {"name": "read_file", "description": "Read a file", "input_schema": READ.parameters},
-        {"name": "shell", "description": "Run a command", "input_schema": SHELL.parameters,
-         "cache_control": CACHE},
+        {"name": "shell", "description": "Run a command", "input_schema": SHELL.parameters, "cache_control": CACHE},
     ]
     assert body["messages"] == [
-        {"role": "user", "content": [
-            {"type": "text", "text": "<environment_context>cwd</environment_context>"},
-            {"type": "text", "text": "mode: agent"},
-            {"type": "text", "text": "fix it", "cache_control": CACHE},
-        ]},
-        {"role": "assistant", "content": [
-            {"type": "thinking", "thinking": "thinking", "signature": "SIG"},
-            {"type": "text", "text": "Checking."},
-            {"type": "tool_use", "id": "toolu_1", "name": "shell", "input": {"command": "ls"}},
-            {"type": "tool_use", "id": "toolu_2", "name": "shell", "input": {}},
-        ]},
-        {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "a.py"},
-            {"type": "tool_result", "tool_use_id": "toolu_2", "content": "bad arguments", "is_error": True},
-            {"type": "text", "text": "and now?", "cache_control": CACHE},
-        ]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "<environment_context>cwd</environment_context>"},
+                {"type": "text", "text": "mode: agent"},
+                {"type": "text", "text": "fix it", "cache_control": CACHE},
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "thinking", "signature": "SIG"},
+                {"type": "text", "text": "Checking."},
+                {"type": "tool_use", "id": "toolu_1", "name": "shell", "input": {"command": "ls"}},
+                {"type": "tool_use", "id": "toolu_2", "name": "shell", "input": {}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "a.py"},
+                {"type": "tool_result", "tool_use_id": "toolu_2", "content": "bad arguments", "is_error": True},
+                {"type": "text", "text": "and now?", "cache_control": CACHE},
+            ],
+        },
     ]
     breakpoints = json.dumps(body).count('"cache_control"')
     assert breakpoints <= 4
 
 
-@pytest.mark.parametrize("model, expected", [
-    ("claude-sonnet-4-5-20250929", {"type": "enabled", "budget_tokens": 24_576}),
-    ("claude-opus-4-6", {"type": "adaptive"}),
-])
+@pytest.mark.parametrize(
+    "model, expected",
+    [
+        ("claude-sonnet-4-5-20250929", {"type": "enabled", "budget_tokens": 24_576}),
+        ("claude-opus-4-6", {"type": "adaptive"}),
+    ],
+)
 async def test_reasoning_effort_enables_thinking(server, model, expected):
     server.script(Reply(text="ok"))
     client = make_client(server, "anthropic", model=model, reasoning_effort="high")

@@ -30,10 +30,16 @@ async def test_streams_text_deltas_and_one_message(server):
 
 
 async def test_several_tool_calls_accumulated_by_index(server):
-    server.script(Reply(text="Running both.", tool_calls=[
-        FakeCall("shell", {"command": "echo one two three"}, call_id="call_x"),
-        FakeCall("shell", {"command": "ls"}, call_id="call_y"),
-    ], chunk_size=3))
+    server.script(
+        Reply(
+            text="Running both.",
+            tool_calls=[
+                FakeCall("shell", {"command": "echo one two three"}, call_id="call_x"),
+                FakeCall("shell", {"command": "ls"}, call_id="call_y"),
+            ],
+            chunk_size=3,
+        )
+    )
     events = await collect(make_client(server, "chat"), Prompt("", [items.user("go")], [SHELL]))
     assert output_items(events) == [
         Message("assistant", "Running both."),
@@ -41,8 +47,11 @@ async def test_several_tool_calls_accumulated_by_index(server):
         ToolCall("call_y", "shell", json.dumps({"command": "ls"})),
     ]
     assert server.requests[0].body["tools"] == [
-        {"type": "function", "function": {"name": "shell", "description": "Run a command",
-                                          "parameters": SHELL.parameters}}]
+        {
+            "type": "function",
+            "function": {"name": "shell", "description": "Run a command", "parameters": SHELL.parameters},
+        }
+    ]
 
 
 @pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])
@@ -55,8 +64,11 @@ async def test_reasoning_deltas_from_either_field(field):
 
 
 async def test_usage_mapping(server):
-    server.script(Reply(text="ok", usage=FakeUsage(input_tokens=900, cached_input_tokens=512,
-                                                  output_tokens=40, reasoning_tokens=7)))
+    server.script(
+        Reply(
+            text="ok", usage=FakeUsage(input_tokens=900, cached_input_tokens=512, output_tokens=40, reasoning_tokens=7)
+        )
+    )
     events = await collect(make_client(server, "chat"), Prompt("", [items.user("q")]))
     assert completed(events).usage == Usage(900, 512, 40, 7)
 
@@ -80,8 +92,10 @@ async def test_history_mapping_merges_calls_and_sends_developer_as_system(server
     await collect(make_client(server, "chat", max_output_tokens=300), Prompt("You are helpful.", history, [SHELL]))
     body = server.requests[0].body
     assert body["max_completion_tokens"] == 300
-    call = lambda cid, cmd: {"id": cid, "type": "function",  # noqa: E731
-                             "function": {"name": "shell", "arguments": json.dumps({"command": cmd})}}
+
+    def call(cid: str, cmd: str) -> dict:
+        return {"id": cid, "type": "function", "function": {"name": "shell", "arguments": json.dumps({"command": cmd})}}
+
     assert body["messages"] == [
         {"role": "system", "content": "You are helpful.\n\nmode: agent"},
         {"role": "user", "content": "fix it"},
@@ -99,8 +113,9 @@ async def test_local_provider_uses_max_tokens_and_needs_no_key(server):
     from agent_cli.models.registry import BUILTIN_PROVIDERS, create_client
 
     server.script(Reply(text="hi"))
-    client = create_client(BUILTIN_PROVIDERS["ollama"], "llama3.1:8b", api_key=None,
-                           base_url=server.openai_base_url, max_output_tokens=64)
+    client = create_client(
+        BUILTIN_PROVIDERS["ollama"], "llama3.1:8b", api_key=None, base_url=server.openai_base_url, max_output_tokens=64
+    )
     events = await collect(client, Prompt("", [items.user("q")]))
     assert output_items(events) == [Message("assistant", "hi")]
     assert server.requests[0].body["max_tokens"] == 64

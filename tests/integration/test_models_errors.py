@@ -28,9 +28,16 @@ from tests.integration.model_client_helpers import (
 PROMPT = Prompt("sys", [items.user("hello")])
 ENV_KEY = {"responses": "OPENAI_API_KEY", "chat": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 # Events after which a cut leaves the first output item finished but the response not terminated.
-LATE_CUT = {"responses": 9, "chat": 4, "anthropic": 6}  # anthropic: before message_delta (after it, the answer is whole)
+LATE_CUT = {
+    "responses": 9,
+    "chat": 4,
+    "anthropic": 6,
+}  # anthropic: before message_delta (after it, the answer is whole)
 
-pytestmark = [pytest.mark.parametrize("wire", WIRES), pytest.mark.usefixtures("script_used_up")]  # every test uses up its script
+pytestmark = [
+    pytest.mark.parametrize("wire", WIRES),
+    pytest.mark.usefixtures("script_used_up"),
+]  # every test uses up its script
 
 
 async def test_429_honours_retry_after_then_succeeds(server, wire):
@@ -52,8 +59,10 @@ async def test_500_then_success(server, wire):
 
 
 async def test_cut_stream_is_retried_without_duplicate_items(server, wire):
-    server.script(Reply.cut(text="partial text", after_events=LATE_CUT[wire]),
-                  Reply(text="complete answer", tool_calls=[FakeCall("shell", {"command": "ls"})]))
+    server.script(
+        Reply.cut(text="partial text", after_events=LATE_CUT[wire]),
+        Reply(text="complete answer", tool_calls=[FakeCall("shell", {"command": "ls"})]),
+    )
     events = await collect(make_client(server, wire), PROMPT)
     first_retry = events.index(retries(events)[0])
     abandoned = "".join(e.text for e in events[:first_retry] if isinstance(e, TextDelta))
@@ -128,8 +137,13 @@ async def test_connection_refused_is_retried_then_reported(wire):
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     provider_id, model = PROVIDER_FOR[wire]
-    client = create_client(BUILTIN_PROVIDERS[provider_id], model, api_key="k", base_url=f"http://127.0.0.1:{port}/v1",
-                           retry=RetryPolicy(max_attempts=2, base_delay=0.001))
+    client = create_client(
+        BUILTIN_PROVIDERS[provider_id],
+        model,
+        api_key="k",
+        base_url=f"http://127.0.0.1:{port}/v1",
+        retry=RetryPolicy(max_attempts=2, base_delay=0.001),
+    )
     events = []
     with pytest.raises(ModelError, match="gave up after 2 attempts") as caught:
         await collect(client, PROMPT, into=events)

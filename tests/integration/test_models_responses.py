@@ -31,8 +31,15 @@ async def test_streams_text_deltas_and_one_message(server):
 
 
 async def test_tool_calls_with_arguments_split_across_deltas(server):
-    server.script(Reply(tool_calls=[FakeCall("shell", {"command": "ls -la /tmp"}, call_id="call_a"),
-                                    FakeCall("shell", {"command": "pwd"})], chunk_size=4))
+    server.script(
+        Reply(
+            tool_calls=[
+                FakeCall("shell", {"command": "ls -la /tmp"}, call_id="call_a"),
+                FakeCall("shell", {"command": "pwd"}),
+            ],
+            chunk_size=4,
+        )
+    )
     events = await collect(make_client(server, "responses"), Prompt("", [items.user("list")], [SHELL]))
     calls = [i for i in output_items(events) if isinstance(i, ToolCall)]
     assert [(c.call_id, c.name, json.loads(c.arguments)) for c in calls] == [
@@ -41,8 +48,15 @@ async def test_tool_calls_with_arguments_split_across_deltas(server):
     ]
     assert calls[1].call_id and calls[1].call_id != "call_a"
     body = server.requests[0].body
-    assert body["tools"] == [{"type": "function", "name": "shell", "description": "Run a command",
-                              "parameters": SHELL.parameters, "strict": False}]
+    assert body["tools"] == [
+        {
+            "type": "function",
+            "name": "shell",
+            "description": "Run a command",
+            "parameters": SHELL.parameters,
+            "strict": False,
+        }
+    ]
     assert body["parallel_tool_calls"] is True
 
 
@@ -51,8 +65,9 @@ async def test_reasoning_deltas_and_encrypted_reasoning_item(server):
     events = await collect(make_client(server, "responses", reasoning_effort="high"), Prompt("", [items.user("q")]))
     assert "".join(e.text for e in events if isinstance(e, ReasoningDelta)) == "Let me think about it."
     reasoning = output_items(events)[0]
-    assert reasoning == Reasoning("Let me think about it.", id=reasoning.id,
-                                  encrypted_content=encrypted_reasoning("Let me think about it."))
+    assert reasoning == Reasoning(
+        "Let me think about it.", id=reasoning.id, encrypted_content=encrypted_reasoning("Let me think about it.")
+    )
     assert reasoning.id.startswith("rs")
     body = server.requests[0].body
     assert body["include"] == ["reasoning.encrypted_content"]
@@ -68,8 +83,12 @@ async def test_non_reasoning_model_gets_no_reasoning_parameters(server):
 
 
 async def test_usage_mapping(server):
-    server.script(Reply(text="ok", usage=FakeUsage(input_tokens=1200, cached_input_tokens=1000,
-                                                  output_tokens=50, reasoning_tokens=20)))
+    server.script(
+        Reply(
+            text="ok",
+            usage=FakeUsage(input_tokens=1200, cached_input_tokens=1000, output_tokens=50, reasoning_tokens=20),
+        )
+    )
     events = await collect(make_client(server, "responses"), Prompt("", [items.user("q")]))
     assert completed(events).usage == Usage(1200, 1000, 50, 20)
 
@@ -95,8 +114,12 @@ async def test_history_is_mapped_to_input_items(server):
     assert body["input"] == [
         {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "mode: agent"}]},
         {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "fix the bug"}]},
-        {"type": "reasoning", "id": "rs_9", "summary": [{"type": "summary_text", "text": "thinking"}],
-         "encrypted_content": "ENC"},
+        {
+            "type": "reasoning",
+            "id": "rs_9",
+            "summary": [{"type": "summary_text", "text": "thinking"}],
+            "encrypted_content": "ENC",
+        },
         {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Looking."}]},
         {"type": "function_call", "call_id": "call_1", "name": "shell", "arguments": '{"command": "ls"}'},
         {"type": "function_call", "call_id": "call_2", "name": "shell", "arguments": '{"command": "pwd"}'},

@@ -21,18 +21,22 @@ def tool_outputs(events) -> dict[str, str]:
 async def test_a_read_deny_rule_hides_files_from_every_tool(server, tmp_path, monkeypatch, isolated_home):
     repo = git_init(tmp_path / "repo")
     (repo / ".claude").mkdir()
-    (repo / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"deny": ["Read(./.env)", "Read(secrets/**)"]}}))
+    (repo / ".claude" / "settings.json").write_text(
+        json.dumps({"permissions": {"deny": ["Read(./.env)", "Read(secrets/**)"]}})
+    )
     (repo / ".env").write_text(f"TOKEN={SECRET}\n")
     (repo / "secrets").mkdir()
     (repo / "secrets" / "key.txt").write_text(f"{SECRET}\n")
     (repo / "app.py").write_text("print('no secret here')\n")
     server.script(
-        Reply(tool_calls=[
-            ToolCall("read_file", {"path": ".env"}, "read"),
-            ToolCall("grep", {"pattern": "s3cr3t|no secret"}, "grep"),
-            ToolCall("list_dir", {"path": "."}, "list"),
-            ToolCall("grep", {"pattern": "s3cr3t", "path": "secrets/key.txt"}, "grep-file"),
-        ]),
+        Reply(
+            tool_calls=[
+                ToolCall("read_file", {"path": ".env"}, "read"),
+                ToolCall("grep", {"pattern": "s3cr3t|no secret"}, "grep"),
+                ToolCall("list_dir", {"path": "."}, "list"),
+                ToolCall("grep", {"pattern": "s3cr3t", "path": "secrets/key.txt"}, "grep-file"),
+            ]
+        ),
         Reply(text="done"),
         Reply(text="nothing attached"),
     )
@@ -49,7 +53,9 @@ async def test_a_read_deny_rule_hides_files_from_every_tool(server, tmp_path, mo
     await session.aclose()
 
 
-async def test_dont_ask_again_saves_the_rule_and_the_next_call_is_not_asked(server, tmp_path, monkeypatch, isolated_home):
+async def test_dont_ask_again_saves_the_rule_and_the_next_call_is_not_asked(
+    server, tmp_path, monkeypatch, isolated_home
+):
     repo = git_init(tmp_path / "repo")
     server.script(
         Reply(tool_calls=[ToolCall("shell", {"command": "touch first.txt"}, "one")]),
@@ -85,17 +91,31 @@ def test_exec_json_items_carry_the_rule_that_decided(server, tmp_path, isolated_
     repo = git_init(tmp_path / "repo")
     (repo / "keep.txt").write_text("keep\n")
     server.script(
-        Reply(tool_calls=[ToolCall("shell", {"command": "ls && rm keep.txt"}, "rm")]),
-        Reply(text="could not"),
+        Reply(tool_calls=[ToolCall("shell", {"command": "ls && rm keep.txt"}, "rm")]), Reply(text="could not")
     )
-    result = run_agent(["exec", "--provider", "openai-chat", "-m", "test-model", "--json",
-                        "-c", 'permissions.deny=["Bash(rm:*)"]', "clean up"],
-                       cwd=repo, env=provider_env(server, "openai-chat"))
+    result = run_agent(
+        [
+            "exec",
+            "--provider",
+            "openai-chat",
+            "-m",
+            "test-model",
+            "--json",
+            "-c",
+            'permissions.deny=["Bash(rm:*)"]',
+            "clean up",
+        ],
+        cwd=repo,
+        env=provider_env(server, "openai-chat"),
+    )
     assert result.returncode == 0, result.stderr
     items = [json.loads(line)["item"] for line in result.stdout.splitlines() if '"item.completed"' in line]
     command = next(item for item in items if item["type"] == "command_execution")
     assert command["status"] == "failed" and "Bash(rm:*)" in command["aggregated_output"]
-    assert command["permission"] == {"decision": "deny", "rules": [{"rule": "Bash(rm:*)", "source": '-c permissions.deny=["Bash(rm:*)"]'}]}
+    assert command["permission"] == {
+        "decision": "deny",
+        "rules": [{"rule": "Bash(rm:*)", "source": '-c permissions.deny=["Bash(rm:*)"]'}],
+    }
     assert (repo / "keep.txt").exists()
 
 
@@ -117,9 +137,16 @@ async def test_both_grep_back_ends_leave_hidden_files_out(tmp_path):
 async def test_permissions_lists_rules_their_files_and_the_last_decisions(server, tmp_path, monkeypatch, isolated_home):
     repo = git_init(tmp_path / "repo")
     (repo / ".claude").mkdir()
-    (repo / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"allow": ["Bash(git status)"], "deny": ["Bash(rm:*)"]}}))
+    (repo / ".claude" / "settings.json").write_text(
+        json.dumps({"permissions": {"allow": ["Bash(git status)"], "deny": ["Bash(rm:*)"]}})
+    )
     server.script(
-        Reply(tool_calls=[ToolCall("shell", {"command": "git status"}, "a"), ToolCall("shell", {"command": "rm -f x"}, "b")]),
+        Reply(
+            tool_calls=[
+                ToolCall("shell", {"command": "git status"}, "a"),
+                ToolCall("shell", {"command": "rm -f x"}, "b"),
+            ]
+        ),
         Reply(text="done"),
     )
     session = make_session(server, repo, monkeypatch)
@@ -136,12 +163,23 @@ async def test_permissions_lists_rules_their_files_and_the_last_decisions(server
     await untrusted.aclose()
 
 
-async def test_an_allow_rule_does_not_answer_for_a_process_that_outlives_the_session(server, tmp_path, monkeypatch, isolated_home):
+async def test_an_allow_rule_does_not_answer_for_a_process_that_outlives_the_session(
+    server, tmp_path, monkeypatch, isolated_home
+):
     repo = git_init(tmp_path / "repo")
     args = {"command": "sleep 600", "run_in_background": True, "keep_alive": True}
-    server.script(Reply(tool_calls=[ToolCall("shell", args, "k"), ToolCall("shell", {"command": "sleep 0"}, "s")]), Reply(text="ok"))
-    session = make_session(server, repo, monkeypatch, 'permissions.allow=["Bash(sleep:*)"]', 'approval_policy="untrusted"',
-                           interactive=True)
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", args, "k"), ToolCall("shell", {"command": "sleep 0"}, "s")]),
+        Reply(text="ok"),
+    )
+    session = make_session(
+        server,
+        repo,
+        monkeypatch,
+        'permissions.allow=["Bash(sleep:*)"]',
+        'approval_policy="untrusted"',
+        interactive=True,
+    )
     events = await collect_events(session, "start it", answer="deny")
     asked = [event.call_id for event in events if isinstance(event, ev.ApprovalRequest)]
     assert asked == ["k"]  # the plain `sleep 0` was allowed by the rule without a question
@@ -151,15 +189,35 @@ async def test_an_allow_rule_does_not_answer_for_a_process_that_outlives_the_ses
 def test_exec_a_deny_rule_holds_against_wrappers_shell_strings_and_expanded_programs(server, tmp_path, isolated_home):
     repo = git_init(tmp_path / "repo")
     (repo / "keep.txt").write_text("keep\n")
-    spellings = ["bash -c 'rm keep.txt'", "timeout 5 /bin/rm keep.txt", "$'\\x72m' keep.txt", "R=rm; $R keep.txt",
-                 "eval rm keep.txt", "r\\\nm keep.txt"]
+    spellings = [
+        "bash -c 'rm keep.txt'",
+        "timeout 5 /bin/rm keep.txt",
+        "$'\\x72m' keep.txt",
+        "R=rm; $R keep.txt",
+        "eval rm keep.txt",
+        "r\\\nm keep.txt",
+    ]
     server.script(
-        Reply(tool_calls=[ToolCall("shell", {"command": command}, f"c{index}") for index, command in enumerate(spellings)]),
+        Reply(
+            tool_calls=[ToolCall("shell", {"command": command}, f"c{index}") for index, command in enumerate(spellings)]
+        ),
         Reply(text="could not"),
     )
-    result = run_agent(["exec", "--provider", "openai-chat", "-m", "test-model", "--json",
-                        "-c", 'permissions.deny=["Bash(rm:*)"]', "clean up"],
-                       cwd=repo, env=provider_env(server, "openai-chat"))
+    result = run_agent(
+        [
+            "exec",
+            "--provider",
+            "openai-chat",
+            "-m",
+            "test-model",
+            "--json",
+            "-c",
+            'permissions.deny=["Bash(rm:*)"]',
+            "clean up",
+        ],
+        cwd=repo,
+        env=provider_env(server, "openai-chat"),
+    )
     assert result.returncode == 0, result.stderr
     items = [json.loads(line)["item"] for line in result.stdout.splitlines() if '"item.completed"' in line]
     commands = [item for item in items if item["type"] == "command_execution"]

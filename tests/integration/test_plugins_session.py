@@ -43,18 +43,26 @@ PATCH = """*** Begin Patch
 
 
 def kit_plugin(parent: Path) -> Path:
-    hooks = {"hooks": {
-        "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": GUARD_COMMAND}]}],
-        "PreToolUse": [{"matcher": "Bash|Edit|Write", "hooks": [{"type": "command", "command": GUARD_COMMAND}]}],
-        "PostToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": GUARD_COMMAND, "timeout": 30}]}],
-    }}
-    return write_plugin(parent, "kit", {
-        "hooks/hooks.json": hooks,
-        "hooks/guard.py": GUARD,
-        "commands/greet.md": "---\ndescription: Greet someone\nargument-hint: [name]\nallowed-tools: Bash(echo:*), Read\nmodel: haiku\n---\n"
-                             "Greet $ARGUMENTS warmly.\n",
-        "skills/pdf/SKILL.md": "---\nname: pdf\ndescription: Fill in PDF forms\n---\nUse the pdf-fill steps.\n",
-    })
+    hooks = {
+        "hooks": {
+            "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": GUARD_COMMAND}]}],
+            "PreToolUse": [{"matcher": "Bash|Edit|Write", "hooks": [{"type": "command", "command": GUARD_COMMAND}]}],
+            "PostToolUse": [
+                {"matcher": "Edit|Write", "hooks": [{"type": "command", "command": GUARD_COMMAND, "timeout": 30}]}
+            ],
+        }
+    }
+    return write_plugin(
+        parent,
+        "kit",
+        {
+            "hooks/hooks.json": hooks,
+            "hooks/guard.py": GUARD,
+            "commands/greet.md": "---\ndescription: Greet someone\nargument-hint: [name]\nallowed-tools: Bash(echo:*), Read\nmodel: haiku\n---\n"
+            "Greet $ARGUMENTS warmly.\n",
+            "skills/pdf/SKILL.md": "---\nname: pdf\ndescription: Fill in PDF forms\n---\nUse the pdf-fill steps.\n",
+        },
+    )
 
 
 @pytest.fixture
@@ -153,7 +161,10 @@ async def test_plugin_skill_is_listed_and_its_body_injected_on_mention(server, r
     texts = user_texts(server.requests[0])
     skills_list = next(t for t in texts if t.startswith("<skills"))
     assert "- kit:pdf: Fill in PDF forms (" in skills_list
-    assert any("Use the pdf-fill steps." in t and t.startswith("<skill") for t in texts[texts.index("use $kit:pdf on form.pdf"):])
+    assert any(
+        "Use the pdf-fill steps." in t and t.startswith("<skill")
+        for t in texts[texts.index("use $kit:pdf on form.pdf") :]
+    )
 
 
 async def test_plugins_command_lists_what_each_plugin_contributed(server, repo, monkeypatch):
@@ -166,10 +177,14 @@ async def test_plugins_command_lists_what_each_plugin_contributed(server, repo, 
 
 
 async def test_a_plugin_agent_runs_through_task_with_its_claude_tools_and_hooks_see_task(server, repo, monkeypatch):
-    write_plugin(repo / ".agent" / "plugins", "crew", {
-        "agents/reviewer.md": "---\nname: reviewer\ndescription: Reviews code\ntools: Read, Grep\n---\nYou review code.",
-        "hooks/hooks.json": hooks_json("PreToolUse", 'cat > "$CLAUDE_PROJECT_DIR/task.json"', "Task"),
-    })
+    write_plugin(
+        repo / ".agent" / "plugins",
+        "crew",
+        {
+            "agents/reviewer.md": "---\nname: reviewer\ndescription: Reviews code\ntools: Read, Grep\n---\nYou review code.",
+            "hooks/hooks.json": hooks_json("PreToolUse", 'cat > "$CLAUDE_PROJECT_DIR/task.json"', "Task"),
+        },
+    )
     session = make_session(server, repo, monkeypatch)
     call = ToolCall("task", {"agent": "crew:reviewer", "description": "review app", "prompt": "Review app.py"})
     server.script(Reply(tool_calls=[call]), Reply(text="app.py looks fine"), Reply(text="reviewed"))
@@ -181,7 +196,11 @@ async def test_a_plugin_agent_runs_through_task_with_its_claude_tools_and_hooks_
     assert [e.final_message for e in events if isinstance(e, ev.SubagentFinished)] == ["app.py looks fine"]
     seen = json.loads((repo / "task.json").read_text())
     assert seen["tool_name"] == "Task"
-    assert seen["tool_input"] == {"subagent_type": "crew:reviewer", "description": "review app", "prompt": "Review app.py"}
+    assert seen["tool_input"] == {
+        "subagent_type": "crew:reviewer",
+        "description": "review app",
+        "prompt": "Review app.py",
+    }
 
 
 def test_exec_with_plugin_dir_warns_about_a_broken_manifest_and_still_runs_the_good_plugin(server, tmp_path):
@@ -191,8 +210,11 @@ def test_exec_with_plugin_dir_warns_about_a_broken_manifest_and_still_runs_the_g
     write_plugin(plugins, "shout", {"commands/loud.md": "---\nallowed-tools: Read\n---\nSay $ARGUMENTS loudly."})
     broken = write_plugin(plugins, "broken", {"commands/x.md": "X"}, manifest='{"name": "broken",')
     server.script(Reply(text="HELLO"))
-    result = run_agent(["exec", "--provider", "openai-chat", "-m", "test-model", "--plugin-dir", str(plugins),
-                        "/shout:loud hello"], cwd=work, env=provider_env(server, "openai-chat"))
+    result = run_agent(
+        ["exec", "--provider", "openai-chat", "-m", "test-model", "--plugin-dir", str(plugins), "/shout:loud hello"],
+        cwd=work,
+        env=provider_env(server, "openai-chat"),
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout == "HELLO\n"
     assert f"{broken}/.claude-plugin/plugin.json: invalid JSON" in result.stderr
@@ -203,8 +225,11 @@ def test_exec_with_plugin_dir_warns_about_a_broken_manifest_and_still_runs_the_g
 def test_agent_plugin_list(tmp_path):
     work = tmp_path / "work"
     work.mkdir()
-    plugin = write_plugin(tmp_path / "dev", "kit", {"hooks/hooks.json": hooks_json("Stop", "true"),
-                                                   ".mcp.json": {"mcpServers": {"db": {"command": "db"}}}})
+    plugin = write_plugin(
+        tmp_path / "dev",
+        "kit",
+        {"hooks/hooks.json": hooks_json("Stop", "true"), ".mcp.json": {"mcpServers": {"db": {"command": "db"}}}},
+    )
     result = run_agent(["plugin", "list", "--plugin-dir", str(plugin), "-c", 'plugins.disabled=["nothing"]'], cwd=work)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("kit 1.0.0  (--plugin-dir: ")
@@ -217,7 +242,9 @@ async def test_plugins_are_read_once_per_session_and_their_warnings_shown_once(s
     write_plugin(repo / ".agent" / "plugins", "broken", {}, manifest="{")
     calls = []
     original = runtime.load_plugins_for
-    monkeypatch.setattr(runtime, "load_plugins_for", lambda config, **kw: calls.append(config) or original(config, **kw))
+    monkeypatch.setattr(
+        runtime, "load_plugins_for", lambda config, **kw: calls.append(config) or original(config, **kw)
+    )
     session = make_session(server, repo, monkeypatch)
     assert len(calls) == 1
     server.script(Reply(text="one"), Reply(text="two"))

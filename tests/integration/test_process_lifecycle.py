@@ -55,9 +55,18 @@ def all_gone(pids: list[int], within: float = 15.0) -> bool:
 
 def start_exec(server, cwd: Path, mechanism: str, prompt: str = "go") -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
-    env.update(provider_env(server, "openai-chat"), PYTHONPATH=str(REPO), NO_COLOR="1", AGENT_SANDBOX_MECHANISM=mechanism)
-    return subprocess.Popen([sys.executable, "-m", "agent_cli", *EXEC, prompt], cwd=cwd, env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    env.update(
+        provider_env(server, "openai-chat"), PYTHONPATH=str(REPO), NO_COLOR="1", AGENT_SANDBOX_MECHANISM=mechanism
+    )
+    return subprocess.Popen(
+        [sys.executable, "-m", "agent_cli", *EXEC, prompt],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 @pytest.mark.parametrize("mechanism", MECHANISMS)
@@ -110,12 +119,21 @@ def test_an_mcp_server_that_ignores_sigterm_and_eof_dies(server, tmp_path, isola
 
 def test_nohup_exec_keeps_ignoring_sighup(server, tmp_path):
     token = uuid.uuid4().hex
-    server.script(Reply(tool_calls=[ToolCall("shell", {"command": f"{sleeper(token)} & sleep 3; echo survived"})]),
-                  Reply(text="done"))
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": f"{sleeper(token)} & sleep 3; echo survived"})]),
+        Reply(text="done"),
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
     env.update(provider_env(server, "openai-chat"), PYTHONPATH=str(REPO), NO_COLOR="1")
-    proc = subprocess.Popen(["nohup", sys.executable, "-m", "agent_cli", *EXEC, "go"], cwd=tmp_path, env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        ["nohup", sys.executable, "-m", "agent_cli", *EXEC, "go"],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         wait_for(lambda: token_pids(token), within=60, what="the sleeper")
         proc.send_signal(signal.SIGHUP)

@@ -64,7 +64,10 @@ async def test_a_restored_session_sends_the_same_history_and_appends_to_the_same
     await collect_events(restored, "continue")
     before, after = messages(server.requests[1]), messages(server.requests[2])
     assert after[: len(before)] == before  # the prefix is byte-identical: no second initial context
-    assert after[len(before):] == [{"role": "assistant", "content": "said hi"}, {"role": "user", "content": "continue"}]
+    assert after[len(before) :] == [
+        {"role": "assistant", "content": "said hi"},
+        {"role": "user", "content": "continue"},
+    ]
     assert session_files(config.agent_home) == [path]
     records = [json.loads(line) for line in path.read_text().splitlines()]
     assert [r["type"] for r in records].count("session") == 1
@@ -127,8 +130,15 @@ def test_the_picker_lists_this_directorys_sessions_first(isolated_home, tmp_path
     for name, cwd, when in (("aaaa1111", "/p/here", 1_000), ("bbbb2222", "/p/elsewhere", 2_000)):
         writer_session = isolated_home / "sessions" / "2025" / "01" / "01" / f"000000-x-{name}.jsonl"
         writer_session.parent.mkdir(parents=True, exist_ok=True)
-        header = {"type": "session", "format_version": 1, "id": f"x-{name}", "cwd": cwd, "model": "m",
-                  "provider": "p", "created": "2025-01-01T00:00:00+00:00"}
+        header = {
+            "type": "session",
+            "format_version": 1,
+            "id": f"x-{name}",
+            "cwd": cwd,
+            "model": "m",
+            "provider": "p",
+            "created": "2025-01-01T00:00:00+00:00",
+        }
         writer_session.write_text(json.dumps(header) + "\n")
         os.utime(writer_session, (when, when))
         paths[name] = writer_session
@@ -228,8 +238,15 @@ def write_session(home: Path, header: dict, *lines: str) -> Path:
     return path
 
 
-HEADER = {"type": "session", "format_version": FORMAT_VERSION, "id": "20250101T000000-deadbeef", "cwd": "/",
-          "model": "test-model", "provider": "openai-chat", "created": "2025-01-01T00:00:00+00:00"}
+HEADER = {
+    "type": "session",
+    "format_version": FORMAT_VERSION,
+    "id": "20250101T000000-deadbeef",
+    "cwd": "/",
+    "model": "test-model",
+    "provider": "openai-chat",
+    "created": "2025-01-01T00:00:00+00:00",
+}
 
 
 def test_a_newer_format_is_refused_with_exit_2(server, isolated_home, tmp_path):
@@ -273,12 +290,18 @@ def test_sigkill_mid_turn_loses_nothing_that_had_completed(server, isolated_home
     env.update(exec_env(server, isolated_home), PYTHONPATH=str(REPO), NO_COLOR="1")
     server.script(
         Reply(text="Starting the long job.", tool_calls=[ToolCall("shell", {"command": "echo step-1-done"})]),
-        Reply(text="Now the slow part.", tool_calls=[ToolCall("shell", {"command": "sleep 5.0505"}, call_id="call_slow")]),
+        Reply(
+            text="Now the slow part.", tool_calls=[ToolCall("shell", {"command": "sleep 5.0505"}, call_id="call_slow")]
+        ),
     )
     log = (tmp_path / "agent.log").open("w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "agent_cli", *EXEC, "run the long job"],
-        cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     try:
         deadline = time.monotonic() + 30

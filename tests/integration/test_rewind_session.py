@@ -23,8 +23,10 @@ async def four_turns(server, session):
     """Prompt k writes f{k}.txt; returns the index of each turn's first request."""
     firsts = []
     for number, prompt in enumerate(PROMPTS, start=1):
-        server.script(Reply(tool_calls=[ToolCall("shell", {"command": f"echo {number} > f{number}.txt"})]),
-                      Reply(text=f"answer {number}"))
+        server.script(
+            Reply(tool_calls=[ToolCall("shell", {"command": f"echo {number} > f{number}.txt"})]),
+            Reply(text=f"answer {number}"),
+        )
         firsts.append(len(server.requests))
         events = await collect_events(session, prompt)
         assert any(isinstance(e, ev.CheckpointCreated) for e in events)

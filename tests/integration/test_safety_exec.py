@@ -59,12 +59,14 @@ def test_workspace_write_in_exec(server, tmp_path, outside, listener, mechanism)
     (tmp_path / ".git").mkdir()
     port = listener.getsockname()[1]
     server.script(
-        Reply(tool_calls=[
-            ToolCall("shell", {"command": "echo in > inside.txt && cat inside.txt"}),
-            ToolCall("shell", {"command": f"echo out > {outside}/escaped.txt"}),
-            ToolCall("shell", {"command": CONNECT.format(port=port)}),
-            ToolCall("apply_patch", {"patch": "*** Begin Patch\n*** Add File: .git/config\n+x\n*** End Patch"}),
-        ]),
+        Reply(
+            tool_calls=[
+                ToolCall("shell", {"command": "echo in > inside.txt && cat inside.txt"}),
+                ToolCall("shell", {"command": f"echo out > {outside}/escaped.txt"}),
+                ToolCall("shell", {"command": CONNECT.format(port=port)}),
+                ToolCall("apply_patch", {"patch": "*** Begin Patch\n*** Add File: .git/config\n+x\n*** End Patch"}),
+            ]
+        ),
         Reply(text="done"),
     )
     env = {**provider_env(server, "openai-chat"), "AGENT_SANDBOX_MECHANISM": mechanism}
@@ -83,7 +85,9 @@ def test_workspace_write_in_exec(server, tmp_path, outside, listener, mechanism)
 def test_network_access_config_opens_the_network(server, tmp_path, listener):
     port = listener.getsockname()[1]
     server.script(Reply(tool_calls=[ToolCall("shell", {"command": CONNECT.format(port=port)})]), Reply(text="done"))
-    result = run_agent(exec_args("-c", "network_access=true", "go"), cwd=tmp_path, env=provider_env(server, "openai-chat"))
+    result = run_agent(
+        exec_args("-c", "network_access=true", "go"), cwd=tmp_path, env=provider_env(server, "openai-chat")
+    )
     assert result.returncode == 0, result.stderr
     assert "CONNECTED" in tool_outputs(server)[0]
 
@@ -117,10 +121,14 @@ def test_exec_refuses_escalation_and_a_symlink_escape_in_apply_patch(server, tmp
     (tmp_path / "link").symlink_to(outside)
     patch = "*** Begin Patch\n*** Add File: link/evil.txt\n+x\n*** End Patch"
     server.script(
-        Reply(tool_calls=[
-            ToolCall("apply_patch", {"patch": patch}),
-            ToolCall("shell", {"command": "touch x", "sandbox_permissions": "require_escalated", "justification": "j"}),
-        ]),
+        Reply(
+            tool_calls=[
+                ToolCall("apply_patch", {"patch": patch}),
+                ToolCall(
+                    "shell", {"command": "touch x", "sandbox_permissions": "require_escalated", "justification": "j"}
+                ),
+            ]
+        ),
         Reply(text="ok"),
     )
     result = run_agent(exec_args("go"), cwd=tmp_path, env=provider_env(server, "openai-chat"))
@@ -171,7 +179,11 @@ async def test_on_failure_reruns_outside_the_sandbox_when_approved(server, tmp_p
 
 @needs_mechanism
 async def test_on_request_escalation_approved_runs_unconfined(server, tmp_path, monkeypatch, outside):
-    args = {"command": f"echo y > {outside}/granted.txt", "sandbox_permissions": "require_escalated", "justification": "write the shared cache"}
+    args = {
+        "command": f"echo y > {outside}/granted.txt",
+        "sandbox_permissions": "require_escalated",
+        "justification": "write the shared cache",
+    }
     server.script(Reply(tool_calls=[ToolCall("shell", args)]), Reply(text="ok"))
     session = interactive_session(server, tmp_path, monkeypatch)
     asked = await run_answering(session, "go", "approve")
@@ -180,7 +192,9 @@ async def test_on_request_escalation_approved_runs_unconfined(server, tmp_path, 
 
 
 @needs_mechanism
-async def test_on_request_failure_in_the_sandbox_tells_the_model_how_to_escalate(server, tmp_path, monkeypatch, outside):
+async def test_on_request_failure_in_the_sandbox_tells_the_model_how_to_escalate(
+    server, tmp_path, monkeypatch, outside
+):
     server.script(Reply(tool_calls=[ToolCall("shell", {"command": f"echo y > {outside}/f.txt"})]), Reply(text="ok"))
     session = interactive_session(server, tmp_path, monkeypatch)
     assert await run_answering(session, "go") == []

@@ -37,8 +37,13 @@ def test_exec_plants_nothing_for_the_next_session(server, tmp_path, mechanism):
         pytest.skip("the Landlock launcher cannot make a mount namespace here")
     (tmp_path / ".git").mkdir()
     server.script(
-        Reply(tool_calls=[ToolCall("shell", {"command": PLANT}), ToolCall("apply_patch", patch(".mcp.json")),
-                          ToolCall("apply_patch", patch("sub/.git/hooks/pre-commit"))]),
+        Reply(
+            tool_calls=[
+                ToolCall("shell", {"command": PLANT}),
+                ToolCall("apply_patch", patch(".mcp.json")),
+                ToolCall("apply_patch", patch("sub/.git/hooks/pre-commit")),
+            ]
+        ),
         Reply(text="done"),
     )
     env = {**provider_env(server, "openai-chat"), "AGENT_SANDBOX_MECHANISM": mechanism}

@@ -35,7 +35,9 @@ async def test_each_wire_sends_its_providers_headers(wire, monkeypatch):
 
 @pytest.mark.parametrize("wire", WIRES)
 async def test_an_answer_that_is_not_a_stream_is_a_clear_error_and_not_retried(wire):
-    path = "/v1/messages" if wire == "anthropic" else {"chat": "/v1/chat/completions", "responses": "/v1/responses"}[wire]
+    path = (
+        "/v1/messages" if wire == "anthropic" else {"chat": "/v1/chat/completions", "responses": "/v1/responses"}[wire]
+    )
     calls = []
 
     def json_answer(request):

@@ -18,8 +18,7 @@ SECRETS = {
 
 def test_hooks_get_the_scrubbed_environment_with_the_same_opt_in(server, isolated_home, tmp_path):
     (isolated_home / "config.toml").write_text(
-        "[shell_environment_policy]\nkeep = ['GH_TOKEN']\n"
-        "[[hooks.UserPromptSubmit]]\ncommand = 'env > hook-env.txt'\n"
+        "[shell_environment_policy]\nkeep = ['GH_TOKEN']\n[[hooks.UserPromptSubmit]]\ncommand = 'env > hook-env.txt'\n"
     )
     server.script(Reply(text="done"))
     env = {**provider_env(server, "openai-chat"), "AGENT_HOME": str(isolated_home), **SECRETS}
@@ -32,22 +31,28 @@ def test_hooks_get_the_scrubbed_environment_with_the_same_opt_in(server, isolate
     assert "PLAIN_SETTING=visible-to-hooks" in seen and "AGENT_HOOK_EVENT=UserPromptSubmit" in seen
 
 
-@pytest.mark.parametrize("value", [
-    "https://api.example/v1?token=abc123",
-    "https://maps.example/api?key=AIzaXYZ&q=x",
-    "https://acct.blob.core.windows.net/c/b?sv=2022&se=2030&sig=abcdef%3D",
-    "https://bucket.s3.amazonaws.com/o?X-Amz-Credential=AK%2F&X-Amz-Signature=ff00",
-    "wss://push.example/socket?access_token=t0k",
-    "https://hooks.example/in?api_key=k&x=1",
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "https://api.example/v1?token=abc123",
+        "https://maps.example/api?key=AIzaXYZ&q=x",
+        "https://acct.blob.core.windows.net/c/b?sv=2022&se=2030&sig=abcdef%3D",
+        "https://bucket.s3.amazonaws.com/o?X-Amz-Credential=AK%2F&X-Amz-Signature=ff00",
+        "wss://push.example/socket?access_token=t0k",
+        "https://hooks.example/in?api_key=k&x=1",
+    ],
+)
 def test_query_string_credentials_are_dropped(value):
     assert "LINK" not in command_env(EnvPolicy(), {"LINK": value})
 
 
-@pytest.mark.parametrize("value", [
-    "https://example.com/search?q=token&page=2",
-    "https://example.com/docs?monkey=1",
-    "https://example.com/?keyboard=us",
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "https://example.com/search?q=token&page=2",
+        "https://example.com/docs?monkey=1",
+        "https://example.com/?keyboard=us",
+    ],
+)
 def test_ordinary_query_strings_stay(value):
     assert command_env(EnvPolicy(), {"LINK": value})["LINK"] == value

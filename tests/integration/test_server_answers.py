@@ -34,20 +34,35 @@ class ReadFiles:
         return Reply(text=f"finished after {self.step} files", usage=self.usage)
 
 
-@pytest.mark.parametrize(("reported", "warned"), [
-    (Usage(input_tokens=-5), "input_tokens is negative"),
-    (Usage(input_tokens=10**15), "input_tokens is 1,000,000,000,000,000, more than any model's window"),
-    (Usage(input_tokens=100), None),  # plausible but far below what was sent: not believed either
-    (Usage(input_tokens=0), None),  # a server that counts nothing
-])
+@pytest.mark.parametrize(
+    ("reported", "warned"),
+    [
+        (Usage(input_tokens=-5), "input_tokens is negative"),
+        (Usage(input_tokens=10**15), "input_tokens is 1,000,000,000,000,000, more than any model's window"),
+        (Usage(input_tokens=100), None),  # plausible but far below what was sent: not believed either
+        (Usage(input_tokens=0), None),  # a server that counts nothing
+    ],
+)
 def test_bad_usage_reports_never_keep_compaction_from_starting(tmp_path: Path, reported, warned):
     for i in range(1, 6):
         lines = "".join(f"record {n:03d} of data{i}: " + "lorem ipsum dolor sit amet " * 2 + "\n" for n in range(200))
         (tmp_path / f"data{i}.txt").write_text(lines)
     with FakeModelServer(context_window=WINDOW, fallback=ReadFiles(5, reported)) as server:
-        result = run_agent(["exec", "--provider", "openai-chat", "-m", "test-model", "-c",
-                            f"model_context_window={WINDOW}", "read data1..5 in order"],
-                           cwd=tmp_path, env=provider_env(server, "openai-chat"), timeout=120)
+        result = run_agent(
+            [
+                "exec",
+                "--provider",
+                "openai-chat",
+                "-m",
+                "test-model",
+                "-c",
+                f"model_context_window={WINDOW}",
+                "read data1..5 in order",
+            ],
+            cwd=tmp_path,
+            env=provider_env(server, "openai-chat"),
+            timeout=120,
+        )
         overflowed = [rec for rec in server.requests if rec.overflowed]
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip() == "finished after 5 files"

@@ -81,7 +81,10 @@ async def test_read_only_calls_run_concurrently_and_others_one_at_a_time(server,
     events = await collect(session, "read both")
     order = [type(e).__name__ for e in events if isinstance(e, (ev.ToolCallBegin, ev.ToolCallEnd))]
     assert order == ["ToolCallBegin", "ToolCallBegin", "ToolCallEnd", "ToolCallEnd"] + [
-        "ToolCallBegin", "ToolCallEnd", "ToolCallBegin", "ToolCallEnd",
+        "ToolCallBegin",
+        "ToolCallEnd",
+        "ToolCallBegin",
+        "ToolCallEnd",
     ]
     for request in server.requests:
         assert_calls_and_outputs_pair_up(request)

@@ -12,8 +12,11 @@ from tests.fake_server import Reply
 
 
 def exec_agent(server, cwd: Path, *args: str):
-    return run_agent(["exec", *args[:-1], "--provider", "openai-chat", "-m", "m", args[-1]], cwd=cwd,
-                     env=provider_env(server, "openai-chat"))
+    return run_agent(
+        ["exec", *args[:-1], "--provider", "openai-chat", "-m", "m", args[-1]],
+        cwd=cwd,
+        env=provider_env(server, "openai-chat"),
+    )
 
 
 def user_texts(request) -> list[str]:

@@ -65,8 +65,15 @@ def test_a_stop_signal_mid_profile_leaves_no_lock(server, tmp_path, home, sig):
     work.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
     env.update(provider_env(server, "openai-chat"), PYTHONPATH=str(REPO), NO_COLOR="1", HOME=str(home))
-    proc = subprocess.Popen([sys.executable, "-m", "agent_cli", *EXEC, "go"], cwd=work, env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_cli", *EXEC, "go"],
+        cwd=work,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         pid = wait_for(home / "rehash-pid")
         proc.send_signal(sig)

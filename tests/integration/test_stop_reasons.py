@@ -55,8 +55,11 @@ async def test_pause_turn_continues_the_turn(server, tmp_path, monkeypatch):
 
 def test_exec_json_reports_the_stop_reason(server, tmp_path):
     server.script(cut_off("openai-chat", "Half"), cut_off("openai-chat", "and more"))
-    result = run_agent(["exec", "--provider", "openai-chat", "-m", "m", "--json", "go"], cwd=tmp_path,
-                       env=provider_env(server, "openai-chat"))
+    result = run_agent(
+        ["exec", "--provider", "openai-chat", "-m", "m", "--json", "go"],
+        cwd=tmp_path,
+        env=provider_env(server, "openai-chat"),
+    )
     assert result.returncode == 0, result.stderr
     last = json.loads(result.stdout.splitlines()[-1])
     assert last["type"] == "turn.completed" and last["stop_reason"] == "max_tokens"
@@ -64,8 +67,11 @@ def test_exec_json_reports_the_stop_reason(server, tmp_path):
 
 def test_exec_json_names_the_request_id_of_a_failed_request(server, tmp_path):
     server.script(Reply.http_error(400, message="bad field"))
-    result = run_agent(["exec", "--provider", "openai-chat", "-m", "m", "--json", "go"], cwd=tmp_path,
-                       env=provider_env(server, "openai-chat"))
+    result = run_agent(
+        ["exec", "--provider", "openai-chat", "-m", "m", "--json", "go"],
+        cwd=tmp_path,
+        env=provider_env(server, "openai-chat"),
+    )
     assert result.returncode == 1
     error = json.loads(result.stdout.splitlines()[-1])["error"]
     assert error["request_id"].startswith("req_") and error["request_id"] in error["message"]
@@ -75,22 +81,44 @@ def cut_off_call(provider: str, partial_arguments: str) -> Reply:
     """A response cut off by the output limit while the model was writing a `shell` call."""
     if provider == "anthropic":
         events = anthropic_events("Running it.", "max_tokens")
-        start = {"type": "content_block_start", "index": 1,
-                 "content_block": {"type": "tool_use", "id": "toolu_cut", "name": "shell", "input": {}}}
-        deltas = [{"type": "content_block_delta", "index": 1,
-                   "delta": {"type": "input_json_delta", "partial_json": partial_arguments}}] if partial_arguments else []
-        block = [("content_block_start", start), *[("content_block_delta", d) for d in deltas],
-                 ("content_block_stop", {"type": "content_block_stop", "index": 1})]
+        start = {
+            "type": "content_block_start",
+            "index": 1,
+            "content_block": {"type": "tool_use", "id": "toolu_cut", "name": "shell", "input": {}},
+        }
+        deltas = (
+            [
+                {
+                    "type": "content_block_delta",
+                    "index": 1,
+                    "delta": {"type": "input_json_delta", "partial_json": partial_arguments},
+                }
+            ]
+            if partial_arguments
+            else []
+        )
+        block = [
+            ("content_block_start", start),
+            *[("content_block_delta", d) for d in deltas],
+            ("content_block_stop", {"type": "content_block_stop", "index": 1}),
+        ]
         return Reply.raw(events[:4] + block + events[4:])
-    call = {"index": 0, "id": "call_cut", "type": "function", "function": {"name": "shell", "arguments": partial_arguments}}
-    return Reply.raw([chunk({"content": "Running it."}), chunk({"tool_calls": [call]}), chunk({}, finish="length"),
-                      "[DONE]"])
+    call = {
+        "index": 0,
+        "id": "call_cut",
+        "type": "function",
+        "function": {"name": "shell", "arguments": partial_arguments},
+    }
+    return Reply.raw(
+        [chunk({"content": "Running it."}), chunk({"tool_calls": [call]}), chunk({}, finish="length"), "[DONE]"]
+    )
 
 
 @pytest.mark.parametrize("provider", ["openai-chat", "anthropic"])
 @pytest.mark.parametrize("partial", ['{"command": "touch made-by-a-cut-call', ""])
 async def test_a_call_cut_off_by_the_output_limit_is_not_run_and_the_model_is_told_why(
-        server, tmp_path, monkeypatch, provider, partial):
+    server, tmp_path, monkeypatch, provider, partial
+):
     server.script(cut_off_call(provider, partial), Reply(text="I will split it."))
     session = make_session(server, tmp_path, monkeypatch, provider=provider)
     events = await collect_events(session, "write a big file")

@@ -29,7 +29,9 @@ def make_session(server, tmp_path: Path, monkeypatch, *overrides: str, interacti
     repo.mkdir(exist_ok=True)
     (repo / "notes.txt").write_text(SECRET + "\n")
     base = ['sandbox_mode="danger-full-access"', "memory=false"]  # the tool lists below are the built-in ones
-    return session_helpers.make_session(server, repo, monkeypatch, *base, *overrides, model="m", interactive=interactive)
+    return session_helpers.make_session(
+        server, repo, monkeypatch, *base, *overrides, model="m", interactive=interactive
+    )
 
 
 def task(agent: str, prompt: str, description: str = "look around") -> ToolCall:
@@ -76,8 +78,18 @@ async def test_a_child_runs_its_tools_and_only_its_final_message_reaches_the_par
     parent_first, child_first, child_second, parent_second = server.requests
 
     # The child: its own system prompt and history, the explore agent's tools only.
-    assert tool_names(parent_first) == ["shell", "read_file", "grep", "list_dir", "apply_patch", "update_plan", "shell_output",
-                                         "shell_kill", "web_fetch", "task"]
+    assert tool_names(parent_first) == [
+        "shell",
+        "read_file",
+        "grep",
+        "list_dir",
+        "apply_patch",
+        "update_plan",
+        "shell_output",
+        "shell_kill",
+        "web_fetch",
+        "task",
+    ]
     assert tool_names(child_first) == ["read_file", "grep", "list_dir"]
     assert system_prompt(child_first).startswith("You are `explore`, a subagent")
     assert child_first.body["messages"][-1] == {"role": "user", "content": "What is in notes.txt?"}
@@ -85,7 +97,9 @@ async def test_a_child_runs_its_tools_and_only_its_final_message_reaches_the_par
     assert "zebra-quartz-199" in text_of(child_second)
     inner = [e.event for e in events if isinstance(e, ev.SubagentEvent)]
     assert [type(e).__name__ for e in inner if isinstance(e, (ev.ToolCallBegin, ev.ToolCallEnd))] == [
-        "ToolCallBegin", "ToolCallEnd"]
+        "ToolCallBegin",
+        "ToolCallEnd",
+    ]
 
     # The parent: the final message and the transcript's path, nothing the child read.
     assert "zebra-quartz" not in text_of(parent_second)
@@ -127,14 +141,46 @@ async def test_a_child_cannot_write_when_its_agent_only_reads(server, tmp_path, 
     assert finished(events)[0].final_message == "I cannot write files."
 
 
-@pytest.mark.parametrize(("mode", "depth", "agent", "expected"), [
-    ("agent", 1, "general", ["shell", "read_file", "grep", "list_dir", "apply_patch", "update_plan", "shell_output",
-                             "shell_kill", "web_fetch"]),
-    ("agent", 2, "general", ["shell", "read_file", "grep", "list_dir", "apply_patch", "update_plan", "shell_output",
-                             "shell_kill", "web_fetch", "task"]),
-    ("agent", 2, "explore", ["read_file", "grep", "list_dir"]),
-    ("ask", 1, "general", ["read_file", "grep", "list_dir"]),  # never more than the parent's mode allows
-])
+@pytest.mark.parametrize(
+    ("mode", "depth", "agent", "expected"),
+    [
+        (
+            "agent",
+            1,
+            "general",
+            [
+                "shell",
+                "read_file",
+                "grep",
+                "list_dir",
+                "apply_patch",
+                "update_plan",
+                "shell_output",
+                "shell_kill",
+                "web_fetch",
+            ],
+        ),
+        (
+            "agent",
+            2,
+            "general",
+            [
+                "shell",
+                "read_file",
+                "grep",
+                "list_dir",
+                "apply_patch",
+                "update_plan",
+                "shell_output",
+                "shell_kill",
+                "web_fetch",
+                "task",
+            ],
+        ),
+        ("agent", 2, "explore", ["read_file", "grep", "list_dir"]),
+        ("ask", 1, "general", ["read_file", "grep", "list_dir"]),  # never more than the parent's mode allows
+    ],
+)
 async def test_a_child_gets_no_more_tools_than_its_parent_and_depth_allow(
     server, tmp_path, monkeypatch, mode, depth, agent, expected
 ):
@@ -197,7 +243,9 @@ async def test_interrupting_the_parent_stops_every_child(server, tmp_path, monke
     server.script(Reply(tool_calls=[task("general", "TASK-A"), task("general", "TASK-B")]), child, child)
 
     def printed(events) -> list[str]:  # each child's shell printed its PID
-        deltas = [e.event.text for e in events if isinstance(e, ev.SubagentEvent) and isinstance(e.event, ev.ToolOutputDelta)]
+        deltas = [
+            e.event.text for e in events if isinstance(e, ev.SubagentEvent) and isinstance(e.event, ev.ToolOutputDelta)
+        ]
         return re.findall(r"pid=(\d+)", "".join(deltas))
 
     events = await turn(session, "run two slow things", stop_when=lambda events: len(printed(events)) == 2)
@@ -238,8 +286,8 @@ async def test_resuming_the_parent_shows_the_childs_result_not_its_internals(ser
 async def test_hooks_see_the_agent_and_subagent_stop_fires(server, isolated_home, tmp_path, monkeypatch):
     log = tmp_path / "hooks.log"
     (isolated_home / "config.toml").write_text(
-        f"[[hooks.PreToolUse]]\ncommand = \"cat >> {log}; echo >> {log}\"\n"
-        f"[[hooks.SubagentStop]]\ncommand = \"cat >> {log}; echo >> {log}\"\n"
+        f'[[hooks.PreToolUse]]\ncommand = "cat >> {log}; echo >> {log}"\n'
+        f'[[hooks.SubagentStop]]\ncommand = "cat >> {log}; echo >> {log}"\n'
     )
     session = make_session(server, tmp_path, monkeypatch)
     server.script(
@@ -281,14 +329,16 @@ async def test_a_plugins_agent_is_offered_under_its_namespace(server, tmp_path, 
     (spec,) = [tool for tool in server.requests[0].body["tools"] if tool["function"]["name"] == "task"]
     assert "- kit:reviewer: Reviews code." in spec["function"]["description"]
     assert tool_names(server.requests[1]) == ["read_file", "grep"]
-    assert "You are `kit:reviewer`" in system_prompt(server.requests[1]) and "Review it." in system_prompt(server.requests[1])
+    assert "You are `kit:reviewer`" in system_prompt(server.requests[1]) and "Review it." in system_prompt(
+        server.requests[1]
+    )
     assert session.agents.get("kit:reviewer").source == "plugin kit"
 
 
 async def test_a_subagent_stop_hook_can_keep_the_child_working(server, isolated_home, tmp_path, monkeypatch):
     marker = tmp_path / "blocked-once"
     command = f"test -e {marker} || {{ touch {marker}; echo 'check the tests too' >&2; exit 2; }}"
-    (isolated_home / "config.toml").write_text(f"[[hooks.SubagentStop]]\ncommand = \"{command}\"\n")
+    (isolated_home / "config.toml").write_text(f'[[hooks.SubagentStop]]\ncommand = "{command}"\n')
     session = make_session(server, tmp_path, monkeypatch)
     server.script(
         Reply(tool_calls=[task("explore", "look")]),
@@ -308,7 +358,9 @@ async def test_a_child_reuses_its_parents_plugins_and_leaves_what_it_borrowed_op
 
     reads = []
     original = runtime.load_plugins_for
-    monkeypatch.setattr(runtime, "load_plugins_for", lambda config, **kw: reads.append(config) or original(config, **kw))
+    monkeypatch.setattr(
+        runtime, "load_plugins_for", lambda config, **kw: reads.append(config) or original(config, **kw)
+    )
     session = make_session(server, tmp_path, monkeypatch, "shell_snapshot=true")
     server.script(
         Reply(tool_calls=[task("explore", "What is in notes.txt?")]),

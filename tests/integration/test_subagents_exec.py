@@ -20,7 +20,11 @@ Read what you are asked about and quote it.
 
 def script_one_child(server) -> None:
     server.script(
-        Reply(tool_calls=[ToolCall("task", {"agent": "reader", "description": "read the notes", "prompt": "read notes.txt"})]),
+        Reply(
+            tool_calls=[
+                ToolCall("task", {"agent": "reader", "description": "read the notes", "prompt": "read notes.txt"})
+            ]
+        ),
         Reply(tool_calls=[ToolCall("read_file", {"path": "notes.txt"})]),
         Reply(text="notes.txt says hello"),
         Reply(text="The notes say hello."),
@@ -36,8 +40,11 @@ def write_repo(tmp_path):
 def test_exec_json_reports_a_subagent_item_and_maps_claude_names(server, tmp_path):
     write_repo(tmp_path)
     script_one_child(server)
-    result = run_agent(["exec", "--provider", "anthropic", "-m", "claude-test", "--json", "go"],
-                       cwd=tmp_path, env=provider_env(server, "anthropic"))
+    result = run_agent(
+        ["exec", "--provider", "anthropic", "-m", "claude-test", "--json", "go"],
+        cwd=tmp_path,
+        env=provider_env(server, "anthropic"),
+    )
     assert result.returncode == 0, result.stderr
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     subagent = [line for line in lines if line.get("item", {}).get("type") == "subagent"]
@@ -47,9 +54,13 @@ def test_exec_json_reports_a_subagent_item_and_maps_claude_names(server, tmp_pat
     assert completed["type"] == "item.completed" and item["id"] == started["item"]["id"]
     assert (item["agent"], item["description"], item["status"]) == ("reader", "read the notes", "completed")
     assert item["final_message"] == "notes.txt says hello" and item["usage"]["input_tokens"] > 0
-    assert not [line for line in lines if line.get("item", {}).get("type") == "tool_call"]  # no second item for the call
+    assert not [
+        line for line in lines if line.get("item", {}).get("type") == "tool_call"
+    ]  # no second item for the call
     warnings = [line["item"]["message"] for line in lines if line.get("item", {}).get("type") == "error"]
-    assert warnings == [f"agent file {tmp_path / '.agent/agents/reader.md'}: tools with no equivalent here are ignored: NotebookEdit"]
+    assert warnings == [
+        f"agent file {tmp_path / '.agent/agents/reader.md'}: tools with no equivalent here are ignored: NotebookEdit"
+    ]
 
     child = server.requests[1].body
     assert child["model"] == "claude-sonnet-4-5"  # `sonnet` on the Anthropic provider
@@ -63,8 +74,9 @@ def test_exec_json_reports_a_subagent_item_and_maps_claude_names(server, tmp_pat
 def test_exec_progress_lines_carry_the_agents_name(server, tmp_path):
     write_repo(tmp_path)
     script_one_child(server)
-    result = run_agent(["exec", "--provider", "openai-chat", "-m", "m", "go"],
-                       cwd=tmp_path, env=provider_env(server, "openai-chat"))
+    result = run_agent(
+        ["exec", "--provider", "openai-chat", "-m", "m", "go"], cwd=tmp_path, env=provider_env(server, "openai-chat")
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout == "The notes say hello.\n"
     assert "▶ task reader: read the notes" in result.stderr

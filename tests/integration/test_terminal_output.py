@@ -19,17 +19,21 @@ HOSTILE = f"start {TITLE}{CLIPBOARD}{LINK}{CLEAR}\x1b[31mred\x1b[0m end"
 
 
 def exec_agent(server, cwd, *args: str):
-    return run_agent(["exec", "--provider", "openai-chat", "-m", "m", *args], cwd=cwd,
-                     env=provider_env(server, "openai-chat"))
+    return run_agent(
+        ["exec", "--provider", "openai-chat", "-m", "m", *args], cwd=cwd, env=provider_env(server, "openai-chat")
+    )
 
 
 def test_exec_prints_no_control_sequence_from_the_answer_a_file_or_a_command(server, tmp_path):
     (tmp_path / "notes.txt").write_text(f"file says {HOSTILE}\n")
     server.script(
-        Reply(text=f"thinking aloud {TITLE}", tool_calls=[
-            ToolCall("read_file", {"path": "notes.txt"}),
-            ToolCall("shell", {"command": "printf 'cmd says \\033]52;c;aGk=\\007 and \\033[2J done\\n'"}),
-        ]),
+        Reply(
+            text=f"thinking aloud {TITLE}",
+            tool_calls=[
+                ToolCall("read_file", {"path": "notes.txt"}),
+                ToolCall("shell", {"command": "printf 'cmd says \\033]52;c;aGk=\\007 and \\033[2J done\\n'"}),
+            ],
+        ),
         Reply(text=f"answer {HOSTILE}"),
     )
     result = exec_agent(server, tmp_path, "go")
@@ -49,23 +53,26 @@ def test_json_mode_keeps_the_text_and_escapes_it(server, tmp_path):
     assert f"answer {CLEAR}" in texts  # the exact text, JSON-escaped on the wire
 
 
-@pytest.mark.parametrize(("raw", "shown"), [
-    ("a\x1b]0;title\x07b", "ab"),
-    ("a\x1b]52;c;aGk=\x1b\\b", "ab"),
-    ("a\x1b[2Jb", "ab"),
-    ("a\x1b[38;5;196mb\x1b[0m", "ab"),
-    ("a\x1bcb", "ab"),  # full reset
-    ("a\x9b2Jb", "ab"),  # the 8-bit CSI
-    ("bell\x07 back\x08space", "bell^G back^Hspace"),
-    ("over\rwrite", "over\nwrite"),
-    ("line\r\nnext\tcol", "line\nnext\tcol"),
-    ("a lone \x1b", "a lone ^["),
-    ("plain text ünïcode", "plain text ünïcode"),
-    # Bidirectional overrides reorder what an approval question shows ("Trojan Source"): visible.
-    ("rm -rf ~ #\u202e txt.elif\u202c", "rm -rf ~ #<U+202E> txt.elif<U+202C>"),
-    ("a\u2067b\u2069\u200fc", "a<U+2067>b<U+2069><U+200F>c"),
-    ("שלום עולם", "שלום עולם"),  # right-to-left text itself is left alone
-])
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("a\x1b]0;title\x07b", "ab"),
+        ("a\x1b]52;c;aGk=\x1b\\b", "ab"),
+        ("a\x1b[2Jb", "ab"),
+        ("a\x1b[38;5;196mb\x1b[0m", "ab"),
+        ("a\x1bcb", "ab"),  # full reset
+        ("a\x9b2Jb", "ab"),  # the 8-bit CSI
+        ("bell\x07 back\x08space", "bell^G back^Hspace"),
+        ("over\rwrite", "over\nwrite"),
+        ("line\r\nnext\tcol", "line\nnext\tcol"),
+        ("a lone \x1b", "a lone ^["),
+        ("plain text ünïcode", "plain text ünïcode"),
+        # Bidirectional overrides reorder what an approval question shows ("Trojan Source"): visible.
+        ("rm -rf ~ #\u202e txt.elif\u202c", "rm -rf ~ #<U+202E> txt.elif<U+202C>"),
+        ("a\u2067b\u2069\u200fc", "a<U+2067>b<U+2069><U+200F>c"),
+        ("שלום עולם", "שלום עולם"),  # right-to-left text itself is left alone
+    ],
+)
 def test_terminal_safe(raw, shown):
     assert terminal_safe(raw) == shown
 

@@ -46,7 +46,8 @@ def loaded() -> bool:
 
 
 async def test_a_fresh_turn_estimates_and_displays_say_so_until_status_loads_the_tokenizer(
-        repo, monkeypatch, fresh_process):
+    repo, monkeypatch, fresh_process
+):
     seen: list[bool] = []  # per request: was the encoding loaded when it arrived
 
     def answer(rec) -> Reply:
@@ -75,7 +76,8 @@ async def test_a_fresh_turn_estimates_and_displays_say_so_until_status_loads_the
 
 
 async def test_near_the_threshold_the_tokenizer_loads_and_compaction_is_as_with_it_loaded_up_front(
-        repo, monkeypatch, fresh_process):
+    repo, monkeypatch, fresh_process
+):
     def job_server(states: list[bool]) -> FakeModelServer:
         job = Job([f"data{i}.txt" for i in range(6)])
 
@@ -102,10 +104,11 @@ async def test_near_the_threshold_the_tokenizer_loads_and_compaction_is_as_with_
     assert summaries and all(lazy_states[i] for i in summaries)  # and it was loaded before compacting
 
     def compactions(events):
-        return [(f.trigger, f.items_before, f.items_after, f.tokens_before, f.tokens_after, f.applied)
-                for f in of(events, ev.CompactionFinished)]
+        return [
+            (f.trigger, f.items_before, f.items_after, f.tokens_before, f.tokens_after, f.applied)
+            for f in of(events, ev.CompactionFinished)
+        ]
 
     assert compactions(lazy) == compactions(eager) and compactions(lazy)
     assert [rec.body for rec in lazy_requests] == [rec.body for rec in eager_requests]  # the same requests
     assert of(lazy, ev.TurnComplete)[0].last_message == of(eager, ev.TurnComplete)[0].last_message
-

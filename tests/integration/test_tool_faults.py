@@ -26,11 +26,14 @@ def tool_outputs(events) -> list[str]:
     return [event.output for event in events if isinstance(event, ev.ToolCallEnd)]
 
 
-@pytest.mark.parametrize("patch", [
-    f"*** Begin Patch\n*** Delete File: {LONG_NAME}\n*** End Patch",
-    f"*** Begin Patch\n*** Add File: {LONG_NAME}/a.txt\n+hi\n*** End Patch",
-    "*** Begin Patch\n*** Delete File: a\0b\n*** End Patch",
-])
+@pytest.mark.parametrize(
+    "patch",
+    [
+        f"*** Begin Patch\n*** Delete File: {LONG_NAME}\n*** End Patch",
+        f"*** Begin Patch\n*** Add File: {LONG_NAME}/a.txt\n+hi\n*** End Patch",
+        "*** Begin Patch\n*** Delete File: a\0b\n*** End Patch",
+    ],
+)
 async def test_a_patch_the_file_system_refuses_is_the_tools_error(server, session, patch):
     server.script(Reply(tool_calls=[ToolCall("apply_patch", {"patch": patch})]), Reply(text="noted"))
     events = await collect_events(session, "patch it")
@@ -40,11 +43,14 @@ async def test_a_patch_the_file_system_refuses_is_the_tools_error(server, sessio
     assert not [e for e in events if isinstance(e, ev.Error)]
 
 
-@pytest.mark.parametrize("path, words", [
-    (LONG_NAME, "is too long: 300 bytes"),
-    (f"{LONG_NAME}/deeper.txt", "is too long: 300 bytes"),
-    ("notes\0.txt", "NUL byte"),
-])
+@pytest.mark.parametrize(
+    "path, words",
+    [
+        (LONG_NAME, "is too long: 300 bytes"),
+        (f"{LONG_NAME}/deeper.txt", "is too long: 300 bytes"),
+        ("notes\0.txt", "NUL byte"),
+    ],
+)
 async def test_read_file_explains_a_bad_name_in_words(server, session, path, words):
     server.script(Reply(tool_calls=[ToolCall("read_file", {"path": path})]), Reply(text="ok"))
     events = await collect_events(session, "read it")
@@ -55,6 +61,7 @@ async def test_read_file_explains_a_bad_name_in_words(server, session, path, wor
 
 async def test_a_failure_outside_the_tools_own_code_is_its_error(server, session, monkeypatch):
     """Also outside the tool's own code (hooks, approval, sandbox set-up): the call fails, not the turn."""
+
     def broken(*args, **kwargs):
         raise OSError(22, "Invalid argument")
 

@@ -34,8 +34,13 @@ def test_ctrl_c_twice_ends_the_tui_while_a_tool_thread_is_busy(server, tmp_path,
         handle.write("a line of text\n" * 2000)
     os.truncate(tmp_path / "huge.txt", 1 << 40)  # sparse: minutes to read through, no disk used
     server.script(Reply(tool_calls=[ToolCall("read_file", {"path": "huge.txt"})]), Reply(text="never sent"))
-    env = {**os.environ, "PYTHONPATH": str(REPO), "TERM": "xterm-256color", "AGENT_HOME": str(isolated_home),
-           **provider_env(server, "openai-chat")}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "TERM": "xterm-256color",
+        "AGENT_HOME": str(isolated_home),
+        **provider_env(server, "openai-chat"),
+    }
     argv = [sys.executable, "-m", "agent_cli", "--provider", "openai-chat", "-m", "m", "read huge.txt"]
     pid, fd = pty.fork()
     if pid == 0:  # the child: the TUI on the pseudo-terminal

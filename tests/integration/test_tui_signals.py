@@ -24,9 +24,26 @@ def test_a_signal_quits_the_tui_and_stops_its_command(server, tmp_path, signum, 
     env = {**os.environ, "PYTHONPATH": str(REPO), "TERM": "xterm-256color", **provider_env(server, "openai")}
     primary, secondary = pty.openpty()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agent_cli", "--provider", "openai", "-m", "test-model", "-a", "never",
-         "-s", "danger-full-access", "wait"],
-        cwd=tmp_path, env=env, stdin=secondary, stdout=secondary, stderr=secondary, start_new_session=True,
+        [
+            sys.executable,
+            "-m",
+            "agent_cli",
+            "--provider",
+            "openai",
+            "-m",
+            "test-model",
+            "-a",
+            "never",
+            "-s",
+            "danger-full-access",
+            "wait",
+        ],
+        cwd=tmp_path,
+        env=env,
+        stdin=secondary,
+        stdout=secondary,
+        stderr=secondary,
+        start_new_session=True,
     )
     os.close(secondary)
     threading.Thread(target=drain, args=(primary,), daemon=True).start()  # the screen, never read

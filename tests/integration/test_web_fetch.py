@@ -147,7 +147,9 @@ async def test_private_addresses_are_refused_unless_allowed_also_after_a_redirec
         return await real_resolve(host, port, True if host == "localhost" else allow_private)
 
     monkeypatch.setattr(web_fetch, "resolve_public", first_hop_public)
-    result = await fetch(context(tmp_path, allow_private=False), f"{site.replace('127.0.0.1', 'localhost')}/to-loopback")
+    result = await fetch(
+        context(tmp_path, allow_private=False), f"{site.replace('127.0.0.1', 'localhost')}/to-loopback"
+    )
     assert not result.success and "refused" in result.output and "127.0.0.1" in result.output
 
 
@@ -204,16 +206,27 @@ async def test_exec_without_network_denies_and_an_approved_domain_is_fetched(ser
 async def test_webfetch_domain_rules_allow_and_deny_without_asking(server, site, tmp_path, monkeypatch):
     call = ToolCall("web_fetch", {"url": f"{site}/page"})
     server.script(Reply(tool_calls=[call]), Reply(text="fetched"), Reply(tool_calls=[call]), Reply(text="denied"))
-    allowed = make_session(server, tmp_path, monkeypatch, "web_fetch_allow_private=true",
-                           'permissions.allow=["WebFetch(domain:127.0.0.1)"]')  # exec: no network, nobody to ask
+    allowed = make_session(
+        server,
+        tmp_path,
+        monkeypatch,
+        "web_fetch_allow_private=true",
+        'permissions.allow=["WebFetch(domain:127.0.0.1)"]',
+    )  # exec: no network, nobody to ask
     try:
         await collect_events(allowed, "fetch it")
         fetched = [m["content"] for m in server.requests[-1].body["messages"] if m["role"] == "tool"][-1]
         assert "# Title" in fetched
     finally:
         await allowed.aclose()
-    denied = make_session(server, tmp_path, monkeypatch, "web_fetch_allow_private=true", 'sandbox_mode="danger-full-access"',
-                          'permissions.deny=["WebFetch(domain:*.0.0.1)"]')
+    denied = make_session(
+        server,
+        tmp_path,
+        monkeypatch,
+        "web_fetch_allow_private=true",
+        'sandbox_mode="danger-full-access"',
+        'permissions.deny=["WebFetch(domain:*.0.0.1)"]',
+    )
     try:
         await collect_events(denied, "fetch it")
         refused = [m["content"] for m in server.requests[-1].body["messages"] if m["role"] == "tool"][-1]

@@ -12,10 +12,21 @@ import pytest
 from tests.fake_server import Reply, ToolCall
 from tests.session_helpers import collect_events, make_session
 
-BRAVE_ANSWER = {"type": "search", "query": {"original": "textual"},
-                "web": {"type": "search", "results": [
-                    {"title": "Textual", "url": "https://textual.textualize.io/", "description": "A TUI framework <strong>for</strong> Python."},
-                    {"title": "Rich", "url": "https://rich.readthedocs.io/", "description": "Rich text in the terminal."}]}}
+BRAVE_ANSWER = {
+    "type": "search",
+    "query": {"original": "textual"},
+    "web": {
+        "type": "search",
+        "results": [
+            {
+                "title": "Textual",
+                "url": "https://textual.textualize.io/",
+                "description": "A TUI framework <strong>for</strong> Python.",
+            },
+            {"title": "Rich", "url": "https://rich.readthedocs.io/", "description": "Rich text in the terminal."},
+        ],
+    },
+}
 
 
 @pytest.fixture
@@ -43,7 +54,7 @@ def brave():
 
 
 def api_table(base: str) -> str:
-    return ('web_search_api={preset="brave", url="' + base + '/res/v1/web/search?q={query}&count={count}"}')
+    return 'web_search_api={preset="brave", url="' + base + '/res/v1/web/search?q={query}&count={count}"}'
 
 
 async def test_a_chat_server_gets_web_search_through_the_configured_api(server, brave, tmp_path, monkeypatch):
@@ -64,11 +75,14 @@ async def test_a_chat_server_gets_web_search_through_the_configured_api(server, 
         await session.aclose()
 
 
-@pytest.mark.parametrize(("overrides", "provider"), [
-    (['web_search="live"'], "openai-chat"),  # no API configured
-    (["API"], "openai-chat"),  # exec: search is off unless configured
-    (['web_search="live"', "API"], "openai"),  # Responses has its own search
-])
+@pytest.mark.parametrize(
+    ("overrides", "provider"),
+    [
+        (['web_search="live"'], "openai-chat"),  # no API configured
+        (["API"], "openai-chat"),  # exec: search is off unless configured
+        (['web_search="live"', "API"], "openai"),  # Responses has its own search
+    ],
+)
 async def test_the_tool_is_offered_only_where_it_is_needed(server, brave, tmp_path, monkeypatch, overrides, provider):
     base, _ = brave
     overrides = [api_table(base) if o == "API" else o for o in overrides]

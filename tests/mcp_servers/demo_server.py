@@ -84,11 +84,13 @@ def build_server(generated_tools: int = 0) -> MCPServer:
         return "added a tool"
 
     for index in range(generated_tools):
+
         def generated(query: str, limit: int = 10, index: int = index) -> str:
             return f"generated tool {index} got {query!r}"
 
         server.add_tool(
-            generated, name=f"gen_{index}",
+            generated,
+            name=f"gen_{index}",
             description=f"Generated tool number {index}: looks up widget_{index} records by query.",
         )
 

@@ -36,7 +36,11 @@ class RenderWork:
     @contextmanager
     def counting(self) -> Iterator[RenderWork]:
         reflow, content_height, render, render_lines = (
-            Compositor.reflow, Widget.get_content_height, Widget._render, Widget.render_lines)
+            Compositor.reflow,
+            Widget.get_content_height,
+            Widget._render,
+            Widget.render_lines,
+        )
         work = self
 
         def counted_reflow(compositor, parent, size):
@@ -59,12 +63,20 @@ class RenderWork:
             return render_lines(widget, crop)
 
         Compositor.reflow, Widget.get_content_height, Widget._render, Widget.render_lines = (
-            counted_reflow, counted_height, counted_render, counted_lines)
+            counted_reflow,
+            counted_height,
+            counted_render,
+            counted_lines,
+        )
         try:
             yield self
         finally:
             Compositor.reflow, Widget.get_content_height, Widget._render, Widget.render_lines = (
-                reflow, content_height, render, render_lines)
+                reflow,
+                content_height,
+                render,
+                render_lines,
+            )
 
     def heights_of(self, widgets: Iterable[Widget]) -> int:
         return sum(self.heights[widget] for widget in widgets)

@@ -135,10 +135,7 @@ async def test_the_waiting_label_ends_with_the_answer_and_the_wait_is_not_the_du
     """Issue 28, bug 6."""
     import asyncio
 
-    server.script(
-        Reply(tool_calls=[ToolCall("shell", {"command": "touch slow.txt && sleep 1"})]),
-        Reply(text="done"),
-    )
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "touch slow.txt && sleep 1"})]), Reply(text="done"))
     app = make_app(UNTRUSTED)
     async with app.run_test(size=SIZE) as pilot:
         await ask(app, pilot)

@@ -86,10 +86,7 @@ async def test_ctrl_c_twice_quits_and_once_clears_the_composer(make_app, server)
 
 
 async def test_compact_runs_a_compaction_and_the_status_bar_reports_it(make_app, server):
-    server.script(
-        Reply(text="a long answer " * 200),
-        Reply(text="SUMMARY: the user asked for a long answer."),
-    )
+    server.script(Reply(text="a long answer " * 200), Reply(text="SUMMARY: the user asked for a long answer."))
     app = make_app("model_context_window=100000")
     async with app.run_test(size=(140, 36)) as pilot:
         app.send("talk")
@@ -167,7 +164,8 @@ async def test_plan_and_apply_patch_diff_render(make_app, server):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         plan = (
-            ev.PlanStep("read the code", "completed"), ev.PlanStep("fix the bug", "in_progress"),
+            ev.PlanStep("read the code", "completed"),
+            ev.PlanStep("fix the bug", "in_progress"),
             ev.PlanStep("run tests", "pending"),
         )
         await app.handle_event(ev.PlanUpdated(plan, "small fix"))

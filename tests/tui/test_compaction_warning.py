@@ -25,7 +25,10 @@ async def test_the_status_bar_warns_near_the_threshold_and_autocompact_moves_it(
 
         app.send("/autocompact")
         await wait_until(pilot, lambda: bool(app.transcript.query(NoticeCell)), what="the threshold")
-        assert "Auto-compaction at 80,750 tokens (85% of the 95,000 usable)" in app.transcript.query(NoticeCell).last().text
+        assert (
+            "Auto-compaction at 80,750 tokens (85% of the 95,000 usable)"
+            in app.transcript.query(NoticeCell).last().text
+        )
 
         app.send(f"/autocompact {used + 500}")  # the context is now above 80% of the threshold
         await wait_until(pilot, lambda: WARNING in status_text(app), what="the warning")
@@ -58,7 +61,9 @@ async def test_compact_show_after_a_compaction(make_app, server):
         app.send("/compact")
         await wait_idle(pilot)
         app.send("/compact show")
-        await wait_until(pilot, lambda: "works from" in app.transcript.query(NoticeCell).last().text, what="the summary")
+        await wait_until(
+            pilot, lambda: "works from" in app.transcript.query(NoticeCell).last().text, what="the summary"
+        )
         text = app.transcript.query(NoticeCell).last().text
         assert "SUMMARY: the user asked for a long answer." in text
         assert "Messages:" in text and "assistant: a long answer" in text

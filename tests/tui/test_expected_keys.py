@@ -36,8 +36,7 @@ async def test_question_mark_in_an_empty_composer_shows_the_keys(make_app, serve
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("?")
-        await wait_until(pilot, lambda: "pageup, pagedown" in screen_text(app),
-                         what="the keys")
+        await wait_until(pilot, lambda: "pageup, pagedown" in screen_text(app), what="the keys")
         assert app.composer.text == "" and "pageup, pagedown" in screen_text(app)
         await type_text(pilot, "why?")
         assert app.composer.text == "why?"  # inside a message it is just a character

@@ -17,8 +17,15 @@ def run_python(code: str, env: dict[str, str] | None = None) -> subprocess.Compl
     import os
 
     full_env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          timeout=60, env=full_env, cwd=REPO, check=False)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=full_env,
+        cwd=REPO,
+        check=False,
+    )
 
 
 def test_exec_and_the_core_never_import_textual():
@@ -35,7 +42,8 @@ def test_exec_and_the_core_never_import_textual():
 
 
 def test_the_first_screen_paints_before_the_http_library_and_the_sdk_are_imported(tmp_path):
-    done = run_python("""
+    done = run_python(
+        """
         import asyncio, sys
         from pathlib import Path
         from agent_cli.config import load_config
@@ -57,10 +65,11 @@ def test_the_first_screen_paints_before_the_http_library_and_the_sdk_are_importe
             print(seen['http_at_first_paint'], 'httpx2' in sys.modules, 'openai' in sys.modules)
 
         asyncio.run(main())
-    """, env={"AGENT_HOME": str(tmp_path), "OPENAI_API_KEY": "x", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
+    """,
+        env={"AGENT_HOME": str(tmp_path), "OPENAI_API_KEY": "x", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"},
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "True", "True"]  # not at first paint, then in the background with the SDK
-
 
 
 def test_help_and_version_are_answered_without_loading_the_program():
@@ -74,7 +83,10 @@ def test_help_and_version_are_answered_without_loading_the_program():
         """)
         assert done.returncode == 0, done.stderr
         assert done.stdout.startswith(answer)
-        assert done.stderr.strip() == "['agent_cli', 'agent_cli.__main__', 'agent_cli.arguments', 'agent_cli.startup_gc']"
+        assert (
+            done.stderr.strip() == "['agent_cli', 'agent_cli.__main__', 'agent_cli.arguments', 'agent_cli.startup_gc']"
+        )
+
 
 # --- the layers, checked on the source: front ends -> commands -> session -> models/tools/context
 
@@ -121,8 +133,11 @@ def project_imports(name: str) -> list[Import]:
     def visit(nodes, local: bool, typing: bool) -> None:
         for node in nodes:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
-                found.extend(Import(name, module, node.lineno, local, typing)
-                             for module in sorted(targets(node)) if module in MODULES and module != name)
+                found.extend(
+                    Import(name, module, node.lineno, local, typing)
+                    for module in sorted(targets(node))
+                    if module in MODULES and module != name
+                )
             elif isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
                 visit(node.body, local, True)
                 visit(node.orelse, local, typing)
@@ -138,17 +153,30 @@ def project_imports(name: str) -> list[Import]:
 def imported_modules(name: str, *, top_level: bool = False, typing: bool = True) -> set[str]:
     """agent_cli modules ``name`` imports: anywhere, or only at module level (``top_level``),
     with or without those under ``if TYPE_CHECKING``."""
-    return {found.module for found in project_imports(name)
-            if not (top_level and found.local) and (typing or not found.typing)}
+    return {
+        found.module
+        for found in project_imports(name)
+        if not (top_level and found.local) and (typing or not found.typing)
+    }
 
 
 def test_the_session_core_never_imports_commands_or_front_ends():
     """Nor what sits above it: runtime.py assembles sessions from agents/, mcp/ and plugins/."""
-    above = ("agent_cli.commands", "agent_cli.tui", "agent_cli.headless", "agent_cli.acp", "agent_cli.cli",
-             "agent_cli.runtime", "agent_cli.agents", "agent_cli.mcp", "agent_cli.plugins")
+    above = (
+        "agent_cli.commands",
+        "agent_cli.tui",
+        "agent_cli.headless",
+        "agent_cli.acp",
+        "agent_cli.cli",
+        "agent_cli.runtime",
+        "agent_cli.agents",
+        "agent_cli.mcp",
+        "agent_cli.plugins",
+    )
     offenders = {
         name: sorted(m for m in imported_modules(name) if m.startswith(above))
-        for name in MODULES if name.startswith("agent_cli.session")
+        for name in MODULES
+        if name.startswith("agent_cli.session")
     }
     assert {name: found for name, found in offenders.items() if found} == {}
 
@@ -251,10 +279,14 @@ def test_no_function_local_imports_of_the_project():
     """agent_cli modules are imported at the top, where the dependency shows; inside a function only
     a module that loads a heavy or optional package (HEAVY) the importer does not load already, and
     cli.py in the entry point (ENTRY_POINT_IMPORT)."""
-    offenders = [f"{MODULES[found.importer].relative_to(REPO)}:{found.line} imports {found.module}"
-                 for name in sorted(MODULES) for found in project_imports(name)
-                 if found.local and not heavy_packages(found.module) - heavy_packages(name)
-                 and (found.importer, found.module) != ENTRY_POINT_IMPORT]
+    offenders = [
+        f"{MODULES[found.importer].relative_to(REPO)}:{found.line} imports {found.module}"
+        for name in sorted(MODULES)
+        for found in project_imports(name)
+        if found.local
+        and not heavy_packages(found.module) - heavy_packages(name)
+        and (found.importer, found.module) != ENTRY_POINT_IMPORT
+    ]
     assert not offenders, f"{len(offenders)} function-local imports of agent_cli modules:\n" + "\n".join(offenders)
 
 
@@ -267,7 +299,11 @@ def test_no_import_cycles_between_modules():
 def describe(found: tuple[list[str], list[str]]) -> str:
     cycle, group = found
     text = " -> ".join(cycle)
-    return text if len(group) == len(cycle) - 1 else f"{text}\n    (one cycle of {len(group)} that reach each other: {', '.join(group)})"
+    return (
+        text
+        if len(group) == len(cycle) - 1
+        else f"{text}\n    (one cycle of {len(group)} that reach each other: {', '.join(group)})"
+    )
 
 
 def test_no_import_cycles_between_packages():
@@ -283,7 +319,8 @@ def test_no_import_cycles_between_packages():
     found = cycles(graph)
     assert not found, "import cycles between packages:\n" + "\n".join(
         describe((cycle, group)) + "\n    " + "\n    ".join(why[pair] for pair in zip(cycle, cycle[1:]))
-        for cycle, group in found)
+        for cycle, group in found
+    )
 
 
 def test_the_cycle_finder_names_a_cycle_and_passes_a_tree():

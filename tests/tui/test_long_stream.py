@@ -64,8 +64,11 @@ async def stream_behind(make_app, server, cells: int) -> tuple[RenderWork, set, 
     async with app.run_test(size=(120, 40)) as pilot:
         app.transcript.max_cells = 40  # prunes 21 cells whenever there are 61: 65 and 233 cells both leave 44
         for index in range(cells):  # live, frozen and pruned cells
-            await app.transcript.add(UserMessage(f"question {index}") if index % 2 == 0 else AssistantMessage(
-                f"answer **{index}**\n\n- reads\n- writes `x`\n"))
+            await app.transcript.add(
+                UserMessage(f"question {index}")
+                if index % 2 == 0
+                else AssistantMessage(f"answer **{index}**\n\n- reads\n- writes `x`\n")
+            )
         await pilot.pause()
         older = widgets_of(app.transcript.children)
         off_screen = {widget for widget in older if not widget.region.overlaps(app.transcript.region)}
@@ -90,7 +93,8 @@ async def test_a_finished_answer_keeps_its_height_when_it_is_frozen(make_app, se
     def gap(app) -> int:
         lines = screen_text(app).splitlines()
         return next(i for i, line in enumerate(lines) if "after" in line) - next(
-            i for i, line in enumerate(lines) if "before" in line)
+            i for i, line in enumerate(lines) if "before" in line
+        )
 
     app = make_app()
     async with app.run_test(size=(80, 50)) as pilot:

@@ -42,6 +42,10 @@ async def test_the_first_count_agrees_with_context_once_the_servers_are_ready(ma
         await wait_until(pilot, lambda: str(app.mcp_indicator.render()) == "MCP 1 ready", 60, "the server")
         usage = context_usage(app.session)
         assert {part.name: part.tokens for part in usage.parts}["MCP tools"] > 100
-        await wait_until(pilot, lambda: app.status.count is not None and app.status.count.context_used == usage.used,
-                         10, f"the status bar to count {usage.used} tokens, as /context does")
+        await wait_until(
+            pilot,
+            lambda: app.status.count is not None and app.status.count.context_used == usage.used,
+            10,
+            f"the status bar to count {usage.used} tokens, as /context does",
+        )
     assert server.requests == []  # counted before any request

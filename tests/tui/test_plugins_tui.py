@@ -26,7 +26,9 @@ async def test_plugin_commands_are_offered_and_plugins_lists_them(make_config, s
     assert not server.requests
 
 
-async def test_a_broken_plugin_is_reported_when_the_app_starts_and_not_again_at_the_first_turn(make_config, server, tmp_path):
+async def test_a_broken_plugin_is_reported_when_the_app_starts_and_not_again_at_the_first_turn(
+    make_config, server, tmp_path
+):
     from agent_cli.tui.app import AgentApp
 
     write_plugin(tmp_path / "dev", "broken", {}, manifest='{"name": ')

@@ -16,8 +16,10 @@ PROMPTS = ["first prompt", "second prompt", "third prompt"]
 
 async def three_turns(app, pilot, server) -> None:
     for number, prompt in enumerate(PROMPTS, start=1):
-        server.script(Reply(tool_calls=[ToolCall("shell", {"command": f"echo {number} > f{number}.txt"})]),
-                      Reply(text=f"answer {number}"))
+        server.script(
+            Reply(tool_calls=[ToolCall("shell", {"command": f"echo {number} > f{number}.txt"})]),
+            Reply(text=f"answer {number}"),
+        )
         app.send(prompt)
         await wait_idle(pilot)
 

@@ -30,12 +30,14 @@ def test_idle(snap_compare, make_app):
 
 
 def test_streamed_answer(snap_compare, make_app, server):
-    server.script(Reply(
-        text="## Result\n\nThe function **works**:\n\n- parses input\n- returns `42`\n\n"
-        "```python\ndef answer():\n    return 42\n```\n",
-        chunk_size=6,
-        usage=Usage(input_tokens=12_000, cached_input_tokens=6_000, output_tokens=300),
-    ))
+    server.script(
+        Reply(
+            text="## Result\n\nThe function **works**:\n\n- parses input\n- returns `42`\n\n"
+            "```python\ndef answer():\n    return 42\n```\n",
+            chunk_size=6,
+            usage=Usage(input_tokens=12_000, cached_input_tokens=6_000, output_tokens=300),
+        )
+    )
     app = frozen(make_app(WINDOW))
 
     async def run(pilot):
@@ -77,8 +79,10 @@ def test_after_compaction(snap_compare, make_app):
 
 def test_approval_of_a_patch_shows_its_diff(snap_compare, make_app, server, repo):
     (repo / "src" / "main.py").write_text("import sys\n\n\ndef main():\n    print('hi')\n    return 0\n")
-    patch = ("*** Begin Patch\n*** Update File: src/main.py\n@@ def main():\n-    print('hi')\n"
-             "+    print('hello, world')\n+    sys.stdout.flush()\n*** End Patch\n")
+    patch = (
+        "*** Begin Patch\n*** Update File: src/main.py\n@@ def main():\n-    print('hi')\n"
+        "+    print('hello, world')\n+    sys.stdout.flush()\n*** End Patch\n"
+    )
     server.script(Reply(text="I will greet the world.", tool_calls=[ToolCall("apply_patch", {"patch": patch})]))
     app = frozen(make_app(WINDOW, 'approval_policy="untrusted"'))
 
@@ -97,8 +101,11 @@ def test_status_bar_at_a_narrow_width(snap_compare, make_app):
 
     async def settle(pilot):
         await wait_until(pilot, lambda: app.status.count is not None, what="the initial token count")
-        app.status.set_tokens(ev.TokenCount(Usage(), Usage(input_tokens=123_456, cached_input_tokens=100_000,
-                                                            output_tokens=4_321), 31_000, 95_000))
+        app.status.set_tokens(
+            ev.TokenCount(
+                Usage(), Usage(input_tokens=123_456, cached_input_tokens=100_000, output_tokens=4_321), 31_000, 95_000
+            )
+        )
         app.status.set_context_event("compacted 182k → 24k")
         await pilot.pause()
 

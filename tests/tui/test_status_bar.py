@@ -6,14 +6,17 @@ from agent_cli import events as ev
 from agent_cli.tui.widgets.status_bar import StatusBar
 from tests.fake_server import Usage
 
-FULL = ("test-model · openai-chat · agent   68% context left (31k / 95k)   session ↑123k ↓4.3k (81% cached)"
-        "   compacted 182k → 24k")
+FULL = (
+    "test-model · openai-chat · agent   68% context left (31k / 95k)   session ↑123k ↓4.3k (81% cached)"
+    "   compacted 182k → 24k"
+)
 
 
 def bar() -> StatusBar:
     status = StatusBar("test-model", "openai-chat", "agent")
-    status.count = ev.TokenCount(Usage(), Usage(input_tokens=123_456, cached_input_tokens=100_000, output_tokens=4_321),
-                                 31_000, 95_000)
+    status.count = ev.TokenCount(
+        Usage(), Usage(input_tokens=123_456, cached_input_tokens=100_000, output_tokens=4_321), 31_000, 95_000
+    )
     status.context_event = "compacted 182k → 24k"
     return status
 
@@ -21,8 +24,15 @@ def bar() -> StatusBar:
 def test_every_width_shows_whole_parts_in_order():
     status = bar()
     assert str(status.build_content(200)) == FULL
-    pieces = ["test-model", "openai-chat · agent", "68% context left", "(31k / 95k)", "session ↑123k ↓4.3k",
-              "(81% cached)", "compacted 182k → 24k"]
+    pieces = [
+        "test-model",
+        "openai-chat · agent",
+        "68% context left",
+        "(31k / 95k)",
+        "session ↑123k ↓4.3k",
+        "(81% cached)",
+        "compacted 182k → 24k",
+    ]
     for width in range(8, 130):
         line = str(status.build_content(width))
         assert len(line) <= width or line == "test-model", (width, line)

@@ -16,8 +16,12 @@ def rendered_segments(app) -> str:
 async def test_answers_tool_calls_and_outputs_show_without_escape_sequences(make_app, server, repo):
     (repo / "notes.txt").write_text(f"file {HOSTILE}says hi\n")
     server.script(
-        Reply(tool_calls=[ToolCall("read_file", {"path": "notes.txt"}),
-                          ToolCall("shell", {"command": "printf 'cmd \\033]52;c;aGk=\\007out\\n'"})]),
+        Reply(
+            tool_calls=[
+                ToolCall("read_file", {"path": "notes.txt"}),
+                ToolCall("shell", {"command": "printf 'cmd \\033]52;c;aGk=\\007out\\n'"}),
+            ]
+        ),
         Reply(text=f"answer {HOSTILE}done"),
     )
     app = make_app('approval_policy="never"')

@@ -108,7 +108,7 @@ async def test_a_long_answer_streams_in_segments_split_between_blocks():
         paragraph = "A sentence that goes on for a while. " * 20 + "\n\n"
         text = "```python\n" + "x = 1\n" * 400 + "```\n\n" + paragraph * 30
         for start in range(0, len(text), 50):
-            await message.write(text[start:start + 50])
+            await message.write(text[start : start + 50])
             await pilot.pause(0)
         await message.finish(text)
         segments = [child.source for child in message.children]

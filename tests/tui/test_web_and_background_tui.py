@@ -8,7 +8,10 @@ from tests.fake_server import Reply, ToolCall, WebSearch
 from tests.tui.conftest import SIZE
 from tests.tui.helpers import type_text, wait_idle, wait_until
 
-SEARCH = WebSearch("textual markdown stream", [{"title": "Markdown - Textual", "url": "https://textual.textualize.io/widgets/markdown/"}])
+SEARCH = WebSearch(
+    "textual markdown stream",
+    [{"title": "Markdown - Textual", "url": "https://textual.textualize.io/widgets/markdown/"}],
+)
 
 
 def notices(app, title: str) -> list[str]:
@@ -32,8 +35,9 @@ async def test_a_web_search_and_the_answers_sources_are_shown(make_app, server):
 
 async def test_background_processes_are_counted_and_their_exit_shown_at_once(make_app, server):
     command = "sleep 3; echo bye; exit 2"
-    server.script(Reply(tool_calls=[ToolCall("shell", {"command": command, "run_in_background": True})]),
-                  Reply(text="started it"))
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": command, "run_in_background": True})]), Reply(text="started it")
+    )
     app = make_app('sandbox_mode="danger-full-access"')
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "start it")
@@ -51,8 +55,9 @@ async def test_ps_lists_them_shows_output_and_stops_one(make_app, server):
     from tests.processes import alive, gone
 
     command = "for i in 1 2 3; do echo line $i; done; exec sleep 60"
-    server.script(Reply(tool_calls=[ToolCall("shell", {"command": command, "run_in_background": True})]),
-                  Reply(text="started it"))
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": command, "run_in_background": True})]), Reply(text="started it")
+    )
     app = make_app('sandbox_mode="danger-full-access"')
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "start it")

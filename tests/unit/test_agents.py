@@ -21,15 +21,22 @@ def agent_text(name: str, extra: str = "", body: str = "Do it.") -> str:
     return f"---\nname: {name}\ndescription: The {name} agent.\n{extra}---\n{body}\n"
 
 
-@pytest.mark.parametrize(("tools", "expected", "ignored"), [
-    ("tools: Read, Grep, Glob, LS", ("read_file", "grep", "list_dir"), ""),
-    ("tools: [Bash, Edit, MultiEdit, Write, TodoWrite]", ("shell", "apply_patch", "update_plan"), ""),
-    ("tools: read_file, Bash(git diff:*), Task", ("read_file", "shell", "task"), ""),
-    ("tools: Read, WebFetch, NotebookEdit", ("read_file", "web_fetch"), "NotebookEdit"),
-    ("tools: Bash, BashOutput, KillShell", ("shell", "shell_output", "shell_kill"), ""),
-    ("tools: memory_search, mcp__github__get_issue, mcp__db", ("memory_search", "mcp__github__get_issue", "mcp__db"), ""),
-    ("", None, ""),
-])
+@pytest.mark.parametrize(
+    ("tools", "expected", "ignored"),
+    [
+        ("tools: Read, Grep, Glob, LS", ("read_file", "grep", "list_dir"), ""),
+        ("tools: [Bash, Edit, MultiEdit, Write, TodoWrite]", ("shell", "apply_patch", "update_plan"), ""),
+        ("tools: read_file, Bash(git diff:*), Task", ("read_file", "shell", "task"), ""),
+        ("tools: Read, WebFetch, NotebookEdit", ("read_file", "web_fetch"), "NotebookEdit"),
+        ("tools: Bash, BashOutput, KillShell", ("shell", "shell_output", "shell_kill"), ""),
+        (
+            "tools: memory_search, mcp__github__get_issue, mcp__db",
+            ("memory_search", "mcp__github__get_issue", "mcp__db"),
+            "",
+        ),
+        ("", None, ""),
+    ],
+)
 def test_tools_are_mapped_from_claude_code_names(tmp_path, tools, expected, ignored):
     path = write(tmp_path / "a.md", agent_text("a", tools + "\n" if tools else ""))
     definition, warning = parse_agent_file(path, "repo")
@@ -37,24 +44,30 @@ def test_tools_are_mapped_from_claude_code_names(tmp_path, tools, expected, igno
     assert warning == (f"tools with no equivalent here are ignored: {ignored}" if ignored else "")
 
 
-@pytest.mark.parametrize(("model", "wire_api", "expected"), [
-    ("inherit", "anthropic", "current"),
-    ("sonnet", "anthropic", "claude-sonnet-4-5"),
-    ("haiku", "chat", "current"),
-    ("gpt-5-mini", "responses", "gpt-5-mini"),
-])
+@pytest.mark.parametrize(
+    ("model", "wire_api", "expected"),
+    [
+        ("inherit", "anthropic", "current"),
+        ("sonnet", "anthropic", "claude-sonnet-4-5"),
+        ("haiku", "chat", "current"),
+        ("gpt-5-mini", "responses", "gpt-5-mini"),
+    ],
+)
 def test_model_aliases_mean_claude_models_only_on_anthropic(tmp_path, model, wire_api, expected):
     definition, _ = parse_agent_file(write(tmp_path / "a.md", agent_text("a", f"model: {model}\n")), "repo")
     assert definition.resolve_model("current", wire_api) == expected
 
 
-@pytest.mark.parametrize(("text", "problem"), [
-    ("no front matter", "missing YAML front matter"),
-    ("---\nname: a\n---\nbody", "needs a `description`"),
-    ("---\nname: [a\ndescription: x\n---\n", "invalid YAML front matter"),
-    ("---\nname: two words\ndescription: x\n---\n", "`name` must be one word"),
-    ("---\ndescription: x\ntools: 3\n---\n", "`tools` must be a comma-separated string or a list"),
-])
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("no front matter", "missing YAML front matter"),
+        ("---\nname: a\n---\nbody", "needs a `description`"),
+        ("---\nname: [a\ndescription: x\n---\n", "invalid YAML front matter"),
+        ("---\nname: two words\ndescription: x\n---\n", "`name` must be one word"),
+        ("---\ndescription: x\ntools: 3\n---\n", "`tools` must be a comma-separated string or a list"),
+    ],
+)
 def test_bad_files_say_why(tmp_path, text, problem):
     definition, why = parse_agent_file(write(tmp_path / "bad.md", text), "repo")
     assert definition is None and problem in why

@@ -24,7 +24,9 @@ class Answerer:
     def __call__(self, event: ev.Event) -> None:
         if isinstance(event, ev.ApprovalRequest):
             self.requests.append(event)
-            event.future.set_result(ev.ApprovalDecision(self.answers.pop(0), reason="not now" if self.answers == [] else None))
+            event.future.set_result(
+                ev.ApprovalDecision(self.answers.pop(0), reason="not now" if self.answers == [] else None)
+            )
 
 
 @pytest.fixture
@@ -34,7 +36,9 @@ def ws(tmp_path) -> Path:
 
 
 def approvals(ws: Path, policy: str, interactive: bool = True, mode: str = "workspace-write") -> Approvals:
-    return Approvals(policy, interactive, SandboxPolicy.create(mode, ws, include_temp=False), env={"PATH": "/bin"}, cwd=ws)
+    return Approvals(
+        policy, interactive, SandboxPolicy.create(mode, ws, include_temp=False), env={"PATH": "/bin"}, cwd=ws
+    )
 
 
 def shell(command: str, **extra) -> dict:
@@ -60,16 +64,31 @@ def no_mechanism(monkeypatch):
 # --- known-safe commands and session keys -----------------------------------------------------
 
 
-@pytest.mark.parametrize("command", ["ls -la", "cat a.txt | head -5", "git status && git diff", "rg foo src", "sed -n 1,20p f.py"])
+@pytest.mark.parametrize(
+    "command", ["ls -la", "cat a.txt | head -5", "git status && git diff", "rg foo src", "sed -n 1,20p f.py"]
+)
 def test_read_only_commands_are_known_safe(command):
     assert is_known_safe(command)
 
 
 @pytest.mark.parametrize(
     "command",
-    ["rm -rf x", "ls > out", "ls\nrm -rf /", "echo $(touch x)", "find . -delete", "sed -i s/a/b/ f", "git push",
-     "git branch -D main", "rg --pre=sh x", "sort -o out in", "FOO=1 ls", "cat x; rm y",
-     "echo x#; touch pwned", "ls a#b; rm -rf x"],  # a `#` inside a word starts no comment in bash
+    [
+        "rm -rf x",
+        "ls > out",
+        "ls\nrm -rf /",
+        "echo $(touch x)",
+        "find . -delete",
+        "sed -i s/a/b/ f",
+        "git push",
+        "git branch -D main",
+        "rg --pre=sh x",
+        "sort -o out in",
+        "FOO=1 ls",
+        "cat x; rm y",
+        "echo x#; touch pwned",
+        "ls a#b; rm -rf x",
+    ],  # a `#` inside a word starts no comment in bash
 )
 def test_writing_or_unreadable_commands_are_not(command):
     assert not is_known_safe(command)
@@ -153,7 +172,10 @@ async def test_escalation_approved_for_session_is_not_asked_again(ws):
     gate, user = approvals(ws, "on-request"), Answerer("approve_session")
     args = shell("npm install", sandbox_permissions="require_escalated")
     await gate.check("c1", "shell", args, user)
-    assert await gate.check("c2", "shell", shell("npm install left-pad", sandbox_permissions="require_escalated"), user) is None
+    assert (
+        await gate.check("c2", "shell", shell("npm install left-pad", sandbox_permissions="require_escalated"), user)
+        is None
+    )
     assert len(user.requests) == 1 and gate.is_unsandboxed("c2")
 
 
@@ -179,7 +201,9 @@ async def test_on_request_hint_tells_the_model_how_to_escalate(ws):
     gate = approvals(ws, "on-request")
     if not gate.enforced:
         pytest.skip("no sandbox mechanism here")
-    failed = ToolResult("Exit code: 1\nOutput:\ntouch: cannot touch '/x': Read-only file system", success=False, exit_code=1)
+    failed = ToolResult(
+        "Exit code: 1\nOutput:\ntouch: cannot touch '/x': Read-only file system", success=False, exit_code=1
+    )
     assert "require_escalated" in gate.failure_hint("c1", "shell", failed)
     assert gate.failure_hint("c1", "shell", ToolResult("Exit code: 1\nOutput:\nsyntax error", False, 1)) is None
 
@@ -270,7 +294,9 @@ def test_exec_uses_never_unless_the_user_chose(tmp_path, isolated_home):
 def test_from_config_scrubs_the_provider_key(tmp_path, isolated_home, monkeypatch):
     monkeypatch.setenv("CUSTOM_LLM_CRED", "secret-value")
     monkeypatch.setenv("SOME_SETTING", "visible")
-    (isolated_home / "config.toml").write_text('[model_providers.mine]\nbase_url = "http://127.0.0.1:1/v1"\nenv_key = "CUSTOM_LLM_CRED"\n')
+    (isolated_home / "config.toml").write_text(
+        '[model_providers.mine]\nbase_url = "http://127.0.0.1:1/v1"\nenv_key = "CUSTOM_LLM_CRED"\n'
+    )
     gate = Approvals.from_config(load_config(tmp_path, ["model_provider=mine"]), interactive=True)
     assert "CUSTOM_LLM_CRED" not in gate.env and gate.env["SOME_SETTING"] == "visible"
     assert gate.sandbox.mode == "workspace-write" and gate.cwd == tmp_path.resolve()

@@ -53,16 +53,27 @@ def test_hermes_tool_call_is_held_back_and_parsed():
     assert [(c.name, json.loads(c.arguments)) for c in calls] == [("shell", {"command": "ls -la"})]
 
 
-@pytest.mark.parametrize("content, expected", [
-    ('[TOOL_CALLS][{"name": "shell", "arguments": {"command": "pwd"}}, '
-     '{"name": "read_file", "arguments": {"path": "a"}}]',
-     [("shell", {"command": "pwd"}), ("read_file", {"path": "a"})]),
-    ('[TOOL_CALLS]shell[ARGS]{"command": "pwd"}', [("shell", {"command": "pwd"})]),
-    ('<|python_tag|>{"name": "shell", "parameters": {"command": "date"}}<|eom_id|>', [("shell", {"command": "date"})]),
-    ('<function=read_file>{"path": "setup.py"}</function>', [("read_file", {"path": "setup.py"})]),
-    ('<tool_call>\n<function=shell>\n<parameter=command>\ngrep -rn "x" .\n</parameter>\n<parameter=timeout_ms>\n5000\n'
-     '</parameter>\n</function>\n</tool_call>', [("shell", {"command": 'grep -rn "x" .', "timeout_ms": 5000})]),
-])
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        (
+            '[TOOL_CALLS][{"name": "shell", "arguments": {"command": "pwd"}}, '
+            '{"name": "read_file", "arguments": {"path": "a"}}]',
+            [("shell", {"command": "pwd"}), ("read_file", {"path": "a"})],
+        ),
+        ('[TOOL_CALLS]shell[ARGS]{"command": "pwd"}', [("shell", {"command": "pwd"})]),
+        (
+            '<|python_tag|>{"name": "shell", "parameters": {"command": "date"}}<|eom_id|>',
+            [("shell", {"command": "date"})],
+        ),
+        ('<function=read_file>{"path": "setup.py"}</function>', [("read_file", {"path": "setup.py"})]),
+        (
+            '<tool_call>\n<function=shell>\n<parameter=command>\ngrep -rn "x" .\n</parameter>\n<parameter=timeout_ms>\n5000\n'
+            "</parameter>\n</function>\n</tool_call>",
+            [("shell", {"command": 'grep -rn "x" .', "timeout_ms": 5000})],
+        ),
+    ],
+)
 def test_template_markup_of_common_models(content, expected):
     out, markup = split_all([content])
     assert out.text == ""

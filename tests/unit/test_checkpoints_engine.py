@@ -17,8 +17,12 @@ from tests.conftest import git_init
 
 
 def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
-                          check=True, capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
 
 
 def test_a_snapshot_in_a_repository_with_a_conflict_and_a_staged_file_leaves_the_index_alone(tmp_path):
@@ -32,8 +36,10 @@ def test_a_snapshot_in_a_repository_with_a_conflict_and_a_staged_file_leaves_the
     git(repo, "checkout", "-q", "-")
     (repo / "a.txt").write_text("mine\n")
     git(repo, "commit", "-qam", "mine")
-    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "merge", "-q", "other"],
-                   capture_output=True)  # a conflict
+    subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "merge", "-q", "other"],
+        capture_output=True,
+    )  # a conflict
     (repo / "staged.txt").write_text("staged\n")
     git(repo, "add", "staged.txt")
     index, head = (repo / ".git" / "index").read_bytes(), (repo / ".git" / "HEAD").read_bytes()
@@ -103,8 +109,12 @@ def test_the_home_directory_outside_git_is_never_snapshotted(tmp_path, monkeypat
 def test_the_ledger_replays_undo_and_rewind_lines():
     ledger = Ledger()
     for number, index in ((1, 5), (2, 9), (3, 14)):
-        ledger.replay({"type": "checkpoint", **Checkpoint(str(number), number, 0, index, f"p{number}", "git", "/g", "/w",
-                                                          "c" * 40).record()})
+        ledger.replay(
+            {
+                "type": "checkpoint",
+                **Checkpoint(str(number), number, 0, index, f"p{number}", "git", "/g", "/w", "c" * 40).record(),
+            }
+        )
     ledger.replay({"type": "checkpoint_undone", "ids": ["3"]})
     assert [c.id for c in ledger.last()] == ["2"]
     ledger.replay({"type": "rewind", "length": 9, "epoch": 0})

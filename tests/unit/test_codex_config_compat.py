@@ -11,8 +11,9 @@ from agent_cli.models.registry import resolve_api_key
 
 
 def test_codex_sandbox_table_sets_network_and_roots(tmp_path):
-    config = load_config(tmp_path, ["sandbox_workspace_write.network_access=true",
-                                    'sandbox_workspace_write.writable_roots=["extra"]'])
+    config = load_config(
+        tmp_path, ["sandbox_workspace_write.network_access=true", 'sandbox_workspace_write.writable_roots=["extra"]']
+    )
     assert config.network_access is True
     assert config.writable_roots == ((tmp_path / "extra").resolve(),)
     assert not any("sandbox_workspace_write" in warning for warning in config.warnings)
@@ -42,5 +43,7 @@ def test_prices_match_the_longest_prefix_and_config_wins():
     assert price_for("gpt-5-mini-2025-08-07") == price_for("gpt-5-mini") != price_for("gpt-5")
     assert price_for("my-local-model") is None
     assert price_for("my-local-model", {"my-local-model": {"input": 1, "output": 2}}) == Price(1.0, 1.0, 2.0)
-    cost = Price(1.25, 0.125, 10).cost(Usage(input_tokens=1_000_000, cached_input_tokens=400_000, output_tokens=100_000))
+    cost = Price(1.25, 0.125, 10).cost(
+        Usage(input_tokens=1_000_000, cached_input_tokens=400_000, output_tokens=100_000)
+    )
     assert cost == pytest.approx(0.6 * 1.25 + 0.4 * 0.125 + 0.1 * 10)

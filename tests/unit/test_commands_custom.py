@@ -80,15 +80,18 @@ def test_non_markdown_files_and_unusable_names_are_ignored(repo, home):
 
 
 def test_front_matter_fields_are_read(repo, home):
-    write(repo / ".agent/commands/pr.md", (
-        "---\n"
-        "description: Open a pull request\n"
-        "argument-hint: <title> [reviewer]\n"
-        "model: test-model-2\n"
-        "allowed-tools: Bash(git push:*), read_file\n"
-        "---\n"
-        "Open a PR titled $1.\n"
-    ))
+    write(
+        repo / ".agent/commands/pr.md",
+        (
+            "---\n"
+            "description: Open a pull request\n"
+            "argument-hint: <title> [reviewer]\n"
+            "model: test-model-2\n"
+            "allowed-tools: Bash(git push:*), read_file\n"
+            "---\n"
+            "Open a PR titled $1.\n"
+        ),
+    )
     command = load_custom_commands(repo, home).commands["pr"]
     assert command.description == "Open a pull request"
     assert command.argument_hint == "<title> [reviewer]"
@@ -106,13 +109,16 @@ def test_a_hint_that_yaml_reads_as_a_list_stays_readable(repo, home):
     assert commands["b"].description == "two"
 
 
-@pytest.mark.parametrize("text, problem", [
-    ("---\ndescription: never closed\nbody", "not closed"),
-    ("---\n- a\n- b\n---\nbody", "mapping"),
-    ("---\ndescription: [unclosed\n  nested: {\n---\nbody", "invalid YAML"),
-    ("---\nallowed-tools: {a: 1}\n---\nbody", "allowed-tools"),
-    ("---\ndescription: {a: 1}\n---\nbody", "description"),
-])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("---\ndescription: never closed\nbody", "not closed"),
+        ("---\n- a\n- b\n---\nbody", "mapping"),
+        ("---\ndescription: [unclosed\n  nested: {\n---\nbody", "invalid YAML"),
+        ("---\nallowed-tools: {a: 1}\n---\nbody", "allowed-tools"),
+        ("---\ndescription: {a: 1}\n---\nbody", "description"),
+    ],
+)
 def test_broken_front_matter_is_a_warning_and_the_file_is_skipped(repo, home, text, problem):
     write(repo / ".agent/commands/broken.md", text)
     write(repo / ".agent/commands/good.md", "fine")

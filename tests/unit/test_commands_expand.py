@@ -49,10 +49,7 @@ async def test_a_file_is_attached_after_the_text_with_numbered_lines(repo):
     text, attachment = result.text.split("\n\n", 1)
     assert text == "Explain @src/app.py please."  # the mention stays; the sentence's period is not the path
     assert attachment == (
-        '<attached_file path="src/app.py" lines="2">\n'
-        "     1\tdef main():\n"
-        "     2\t    return 42\n"
-        "</attached_file>"
+        '<attached_file path="src/app.py" lines="2">\n     1\tdef main():\n     2\t    return 42\n</attached_file>'
     )
     assert result.attachments == ((repo / "src" / "app.py").resolve(),)
 

@@ -14,8 +14,9 @@ from tests.conftest import git_init
 
 
 def run_git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.email=t@example.com", "-c", "user.name=T", *args], cwd=repo, check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.email=t@example.com", "-c", "user.name=T", *args], cwd=repo, check=True, capture_output=True
+    )
 
 
 @pytest.fixture
@@ -57,14 +58,17 @@ def test_a_long_diff_is_cut_and_lists_every_file():
     assert cap_diff("small\n", 1000) == "small\n"
 
 
-@pytest.mark.parametrize("args, target, value, rest", [
-    ("", None, None, ""),
-    ("--uncommitted", "uncommitted", None, ""),
-    ("--uncommitted look at errors", "uncommitted", None, "look at errors"),
-    ("--base main @a.py be strict", "base", "main", "@a.py be strict"),
-    ("@a.py --commit abc123", "commit", "abc123", "@a.py"),
-    ("is the cache safe?", None, None, "is the cache safe?"),
-])
+@pytest.mark.parametrize(
+    "args, target, value, rest",
+    [
+        ("", None, None, ""),
+        ("--uncommitted", "uncommitted", None, ""),
+        ("--uncommitted look at errors", "uncommitted", None, "look at errors"),
+        ("--base main @a.py be strict", "base", "main", "@a.py be strict"),
+        ("@a.py --commit abc123", "commit", "abc123", "@a.py"),
+        ("is the cache safe?", None, None, "is the cache safe?"),
+    ],
+)
 def test_review_arguments(args, target, value, rest):
     parsed = parse_review_args(args)
     assert (parsed.target, parsed.value, parsed.rest) == (target, value, rest)

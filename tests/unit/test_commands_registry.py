@@ -12,8 +12,32 @@ from agent_cli.config import load_config
 from agent_cli.runtime import open_session
 from tests.conftest import git_init
 
-BUILTIN_NAMES = ["review", "compact", "autocompact", "init", "status", "context", "model", "mode", "diff", "skills", "memory", "plugins", "permissions", "agents", "mcp", "ps", "undo", "rewind", "fork", "copy", "new",
-                 "resume", "help", "quit"]
+BUILTIN_NAMES = [
+    "review",
+    "compact",
+    "autocompact",
+    "init",
+    "status",
+    "context",
+    "model",
+    "mode",
+    "diff",
+    "skills",
+    "memory",
+    "plugins",
+    "permissions",
+    "agents",
+    "mcp",
+    "ps",
+    "undo",
+    "rewind",
+    "fork",
+    "copy",
+    "new",
+    "resume",
+    "help",
+    "quit",
+]
 
 
 @pytest.fixture
@@ -21,24 +45,28 @@ def repo(tmp_path: Path, isolated_home: Path) -> Path:
     root = git_init(tmp_path / "repo")
     commands = root / ".agent" / "commands"
     (commands / "git").mkdir(parents=True)
-    (commands / "git" / "commit.md").write_text("---\ndescription: Commit with a good message\n"
-                                                "argument-hint: [message]\n---\nCommit: $ARGUMENTS\n")
+    (commands / "git" / "commit.md").write_text(
+        "---\ndescription: Commit with a good message\nargument-hint: [message]\n---\nCommit: $ARGUMENTS\n"
+    )
     (commands / "status.md").write_text("a file that tries to replace /status")
     (isolated_home / "commands").mkdir()
     (isolated_home / "commands" / "standup.md").write_text("Summarize yesterday's commits.")
     return root
 
 
-@pytest.mark.parametrize("text, parsed", [
-    ("/status", ("status", "")),
-    ("  /review  @src/app.py --base main  ", ("review", "@src/app.py --base main")),
-    ("/git:commit fix the build", ("git:commit", "fix the build")),
-    ("/mycmd line one\nline two", ("mycmd", "line one\nline two")),
-    ("/usr/bin/env is broken", None),  # a path, not a command
-    ("please run /status", None),
-    ("hello", None),
-    ("/3d", None),
-])
+@pytest.mark.parametrize(
+    "text, parsed",
+    [
+        ("/status", ("status", "")),
+        ("  /review  @src/app.py --base main  ", ("review", "@src/app.py --base main")),
+        ("/git:commit fix the build", ("git:commit", "fix the build")),
+        ("/mycmd line one\nline two", ("mycmd", "line one\nline two")),
+        ("/usr/bin/env is broken", None),  # a path, not a command
+        ("please run /status", None),
+        ("hello", None),
+        ("/3d", None),
+    ],
+)
 def test_parse_slash(text, parsed):
     assert parse_slash(text) == parsed
 
@@ -54,7 +82,11 @@ def test_list_commands_has_builtins_then_custom_commands_with_descriptions(repo)
     names = [info.name for info in infos]
     assert names == [*BUILTIN_NAMES, "git:commit", "standup"]
     commit = next(info for info in infos if info.name == "git:commit")
-    assert (commit.description, commit.argument_hint, commit.source) == ("Commit with a good message", "[message]", "repo")
+    assert (commit.description, commit.argument_hint, commit.source) == (
+        "Commit with a good message",
+        "[message]",
+        "repo",
+    )
     standup = next(info for info in infos if info.name == "standup")
     assert standup.source == "user" and "custom command" in standup.description
     assert next(info for info in infos if info.name == "status").needs_idle is False
@@ -71,12 +103,15 @@ def test_aliases_resolve(repo, isolated_home):
     assert CommandTable.load(repo, isolated_home).resolve("exit").builtin.name == "quit"
 
 
-@pytest.mark.parametrize("typed, expected", [
-    ("revew", "review"),
-    ("stauts", "status"),
-    ("commit", "git:commit"),  # the last part of a namespaced name
-    ("comp", "compact"),  # a prefix
-])
+@pytest.mark.parametrize(
+    "typed, expected",
+    [
+        ("revew", "review"),
+        ("stauts", "status"),
+        ("commit", "git:commit"),  # the last part of a namespaced name
+        ("comp", "compact"),  # a prefix
+    ],
+)
 def test_unknown_names_suggest_close_matches(repo, isolated_home, typed, expected):
     with pytest.raises(InputError) as caught:
         CommandTable.load(repo, isolated_home).resolve(typed)

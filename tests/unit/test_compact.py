@@ -97,12 +97,15 @@ def test_budget_is_20k_but_at_most_a_quarter_of_the_limit():
 def test_rebuild_layout_fresh_initial_then_user_messages_then_summary():
     fresh = [developer("<permissions>\nnew rules\n</permissions>"), user(ENVIRONMENT_CONTEXT.wrap("<cwd>/x</cwd>"))]
     history = [*conversation(), user(f"{PREFIX}\n\nprevious summary")]
-    rebuilt = rebuild_history(fresh, history, "## Active task\nfix parser", budget=20_000, count=count,
-                              summary_prefix=PREFIX)
+    rebuilt = rebuild_history(
+        fresh, history, "## Active task\nfix parser", budget=20_000, count=count, summary_prefix=PREFIX
+    )
     items = rebuilt.items
     assert items[:2] == fresh
-    assert [m.text for m in items[2:4]] == ["Task: fix the failing parser test in parser.py",
-                                           "Also keep the public API unchanged."]
+    assert [m.text for m in items[2:4]] == [
+        "Task: fix the failing parser test in parser.py",
+        "Also keep the public API unchanged.",
+    ]
     assert items[-1] == user(f"{PREFIX}\n\n## Active task\nfix parser")
     assert len(items) == 5  # the old summary, tool calls and outputs are gone
     assert rebuilt.kept_user_messages == 2 and not rebuilt.truncated_user_message
@@ -174,7 +177,7 @@ def test_fallback_keeps_head_and_tail_within_budget():
     items = [user("THE TASK"), *[ToolOutput(f"c{i}", f"output {i} " * 200) for i in range(30)], user("LAST WORDS")]
     summary = fallback_summary(items, 500)
     assert summary.startswith(FALLBACK_NOTE)
-    body = summary[len(FALLBACK_NOTE):]
+    body = summary[len(FALLBACK_NOTE) :]
     assert "THE TASK" in body and "LAST WORDS" in body
     assert "tokens truncated" in body
     assert approx_tokens(body) <= 501

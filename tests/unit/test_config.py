@@ -33,7 +33,7 @@ def test_defaults(home, tmp_path):
 def test_layers_apply_in_order(home, tmp_path):
     repo = project(tmp_path)
     (home / "config.toml").write_text('model = "gpt-4.1"\ntool_output_token_limit = 111\nshell_timeout_ms = 500\n')
-    (repo / ".agent" / "config.toml").write_text('tool_output_token_limit = 222\n')
+    (repo / ".agent" / "config.toml").write_text("tool_output_token_limit = 222\n")
     sub = repo / "src"
     sub.mkdir()
     config = load_config(sub, ["shell_timeout_ms=700"], {"model": "claude-sonnet-4-5"})
@@ -139,7 +139,7 @@ def test_withholding_a_repositorys_settings_keeps_the_users_own_and_what_the_fro
     (repo / ".agent" / "config.toml").write_text(
         'approval_policy = "never"\nsandbox_mode = "danger-full-access"\nwritable_roots = ["/"]\nmodel = "repo-model"\n'
     )
-    config = load_config(repo, ['shell_timeout_ms=5000'], {"mode": "plan"})
+    config = load_config(repo, ["shell_timeout_ms=5000"], {"mode": "plan"})
     config = replace(config, writable_roots=(*config.writable_roots, tmp_path / "added"))  # agent exec --add-dir
     assert config.sandbox_mode == "danger-full-access" and config.approval_policy == "never"
     withheld = without_repository_settings(config)

@@ -21,10 +21,14 @@ def test_lean_applies_up_to_8k_unless_the_config_says_otherwise():
 
 
 def test_which_tools_are_offered_behind_the_pair_or_left_out():
-    assert all(offered_directly(name) for name in ("shell", "read_file", "apply_patch", "grep", "tool_search", "tool_call"))
+    assert all(
+        offered_directly(name) for name in ("shell", "read_file", "apply_patch", "grep", "tool_search", "tool_call")
+    )
     assert all(behind_search(name) for name in ("memory_save", "memory_search", "task", "mcp__github__create_issue"))
-    assert not any(offered_directly(name) or behind_search(name)
-                   for name in ("list_dir", "update_plan", "shell_output", "shell_kill", "web_fetch", "mcp_call"))
+    assert not any(
+        offered_directly(name) or behind_search(name)
+        for name in ("list_dir", "update_plan", "shell_output", "shell_kill", "web_fetch", "mcp_call")
+    )
 
 
 def test_lean_specs_are_terse_and_keep_only_their_parameters():
@@ -50,8 +54,13 @@ def test_tool_output_limit_is_an_eighth_of_a_small_window_unless_set():
 
 
 def test_shortening_touches_only_outputs_after_the_cached_prefix():
-    items = [user("task"), ToolCall("a", "read_file", "{}"), ToolOutput("a", "x" * 4000),
-             ToolCall("b", "read_file", "{}"), ToolOutput("b", "y" * 8000)]
+    items = [
+        user("task"),
+        ToolCall("a", "read_file", "{}"),
+        ToolOutput("a", "x" * 4000),
+        ToolCall("b", "read_file", "{}"),
+        ToolOutput("b", "y" * 8000),
+    ]
     tokens = [5, 5, 1000, 5, 2000]
     kept, counts, shortened = shorten_newest_outputs(items, tokens, 3, 1500)
     assert kept[:3] == items[:3] and counts[:3] == tokens[:3]
@@ -68,7 +77,10 @@ def test_dropped_items_name_files_commands_spill_files_and_messages():
     old = [task, read, ToolOutput("r", "code"), run, big, assistant("Fixed it.")]
     dropped = dropped_items(old, [task], lambda item: 10)
     assert [(d.kind, d.label, d.spill_file) for d in dropped] == [
-        ("file", "src/app.py", None), ("output", "pytest -q", "/tmp/out/s.txt"), ("message", "assistant: Fixed it.", None)]
+        ("file", "src/app.py", None),
+        ("output", "pytest -q", "/tmp/out/s.txt"),
+        ("message", "assistant: Fixed it.", None),
+    ]
     assert dropped[0].tokens == 20  # the call and its output
     text = render_dropped("## Active task\nfix", dropped)
     assert text.index("Files read:") < text.index("Tool outputs:") < text.index("Messages:")

@@ -17,7 +17,13 @@ def test_short_path_cuts_from_the_left():
 
 
 def test_human_size():
-    assert [human_size(n) for n in (0, 1023, 1024, 15 * 1024, 3 * 1024**3)] == ["0 B", "1023 B", "1.0 KB", "15 KB", "3.0 GB"]
+    assert [human_size(n) for n in (0, 1023, 1024, 15 * 1024, 3 * 1024**3)] == [
+        "0 B",
+        "1023 B",
+        "1.0 KB",
+        "15 KB",
+        "3.0 GB",
+    ]
 
 
 def test_command_output_drops_only_a_shell_header():

@@ -98,7 +98,8 @@ def test_detect(monkeypatch, tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("tz", "expected"), [(":Asia/Tokyo", "Asia/Tokyo"), ("/usr/share/zoneinfo/Europe/Berlin", "Europe/Berlin"), ("UTC", "UTC")]
+    ("tz", "expected"),
+    [(":Asia/Tokyo", "Asia/Tokyo"), ("/usr/share/zoneinfo/Europe/Berlin", "Europe/Berlin"), ("UTC", "UTC")],
 )
 def test_timezone_from_tz_variable(monkeypatch, tz, expected):
     monkeypatch.setenv("TZ", tz)

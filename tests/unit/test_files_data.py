@@ -60,8 +60,9 @@ async def test_csv_offset_and_limit_select_rows(big_csv):
     out = await read(ctx, "sales.csv", offset=50_000, limit=3)
     rows = [line.split("\t")[0] for line in out.splitlines()[2:5]]
     assert rows == ["50000", "50001", "50002"]
-    assert out.endswith("[rows 50,000-50,002 of 100,000 shown; use offset/limit for others]\n"
-                        "[10 columns after the first 50 not shown]")
+    assert out.endswith(
+        "[rows 50,000-50,002 of 100,000 shown; use offset/limit for others]\n[10 columns after the first 50 not shown]"
+    )
     with pytest.raises(ToolError, match=r"offset 200000 is past the end \(100,000 rows\)"):
         await read(ctx, "sales.csv", offset=200_000)
 
@@ -71,14 +72,18 @@ async def test_delimiter_is_sniffed_and_tsv_uses_tabs(ctx, tmp_path):
     (tmp_path / "t.tsv").write_text("a\tb\n1\t2\n")
     semi = await read(ctx, "semi.csv")
     assert semi == "CSV: 2 rows + header, 3 columns, delimiter ';'\nheader\ta;b;c\n1\t1;2;3\n2\t4;5;6"
-    assert (await read(ctx, "t.tsv")).splitlines()[:3] == ["TSV: 1 rows + header, 2 columns, delimiter TAB", "header\ta\tb", "1\t1\t2"]
+    assert (await read(ctx, "t.tsv")).splitlines()[:3] == [
+        "TSV: 1 rows + header, 2 columns, delimiter TAB",
+        "header\ta\tb",
+        "1\t1\t2",
+    ]
 
 
 async def test_an_unparseable_csv_falls_back_to_text(tmp_path):
     ctx = ToolContext(cwd=tmp_path, data_dir=tmp_path / "data")
-    (tmp_path / "bad.csv").write_text('a,b\n"' + "z" * 200_000 + '\n')  # a field over the csv module's limit
+    (tmp_path / "bad.csv").write_text('a,b\n"' + "z" * 200_000 + "\n")  # a field over the csv module's limit
     out = await read(ctx, "bad.csv")
-    assert out.startswith("1\ta,b\n2\t\"zzz") and "shown as text]" in out and "not parsed as CSV" in out
+    assert out.startswith('1\ta,b\n2\t"zzz') and "shown as text]" in out and "not parsed as CSV" in out
 
 
 def deep_document() -> dict:
@@ -99,8 +104,10 @@ async def test_a_deep_json_over_budget_is_cut_with_markers(tmp_path):
     assert cut["wide"]["…"] == "30 more keys" and len(cut["wide"]) == 51
     assert cut["long"] == "é" * 500 + "…[+1,500 chars]"
     assert notes[0].startswith("JSON, ") and "structure-preserving cut" in notes[0]
-    assert notes[1] == ("structure cut: left out 450 array items after the first 50, 30 object keys after the first 50, "
-                        "1 container deeper than 5 levels, the ends of 1 string over 500 characters]")
+    assert notes[1] == (
+        "structure cut: left out 450 array items after the first 50, 30 object keys after the first 50, "
+        "1 container deeper than 5 levels, the ends of 1 string over 500 characters]"
+    )
 
 
 async def test_small_json_is_plain_numbered_lines_and_offset_reads_raw_lines(ctx, tmp_path):
@@ -119,8 +126,9 @@ async def test_invalid_json_over_budget_is_shown_as_text_with_the_error(tmp_path
 
 
 async def test_json_above_parse_limit_shows_raw_head_and_tail(tmp_path):
-    ctx = ToolContext(cwd=tmp_path, data_dir=tmp_path / "data", output_token_limit=500,
-                      read_limits=ReadLimits(parse_max_mb=1))
+    ctx = ToolContext(
+        cwd=tmp_path, data_dir=tmp_path / "data", output_token_limit=500, read_limits=ReadLimits(parse_max_mb=1)
+    )
     records = [{"id": i, "name": f"item {i}"} for i in range(60_000)]
     (tmp_path / "huge.json").write_text("[\n" + ",\n".join(json.dumps(r) for r in records) + "\n]\n")
     out = await read(ctx, "huge.json")
@@ -162,8 +170,10 @@ async def test_xml_is_cut_safely_and_entity_bombs_are_refused(tmp_path):
     out = await read(ctx, "data.xml")
     assert out.startswith('<table>\n  <row id="0">\n    <name>n0</name>\n  </row>')
     assert "<!-- … 250 more child elements -->" in out and "structure cut: left out 250 array items" in out
-    bomb = ('<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]>'
-            "<lolz>&lol2;</lolz>") + "<!-- padding -->" * 400
+    bomb = (
+        '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]>'
+        "<lolz>&lol2;</lolz>"
+    ) + "<!-- padding -->" * 400
     (tmp_path / "bomb.xml").write_text(bomb)
     out = await read(ctx, "bomb.xml")
     assert "not parsed as XML (refused unsafe XML" in out

@@ -58,45 +58,80 @@ async def read(ctx: ToolContext, path: str, **extra) -> str:
 
 def notebook() -> dict:
     def code(number: int, source: str, *outputs: dict) -> dict:
-        return {"cell_type": "code", "execution_count": number, "source": source, "outputs": list(outputs), "metadata": {}}
+        return {
+            "cell_type": "code",
+            "execution_count": number,
+            "source": source,
+            "outputs": list(outputs),
+            "metadata": {},
+        }
 
-    traceback = ["\x1b[0;31m---------\x1b[0m", *(f"frame {i}" for i in range(20)), "\x1b[0;31mZeroDivisionError\x1b[0m: division by zero"]
+    traceback = [
+        "\x1b[0;31m---------\x1b[0m",
+        *(f"frame {i}" for i in range(20)),
+        "\x1b[0;31mZeroDivisionError\x1b[0m: division by zero",
+    ]
     return {
         "cells": [
             {"cell_type": "markdown", "source": ["# Sales\n", "Monthly totals."], "metadata": {}},
             code(1, "print('x' * 5000)", {"output_type": "stream", "name": "stdout", "text": ["x" * 5000 + "\n"]}),
-            code(2, "1 / 0", {"output_type": "error", "ename": "ZeroDivisionError", "evalue": "division by zero",
-                              "traceback": traceback}),
-            code(3, "plot()", {"output_type": "display_data", "metadata": {},
-                               "data": {"image/png": PNG_10x5, "text/plain": ["<Figure size 10x5>"]}}),
+            code(
+                2,
+                "1 / 0",
+                {
+                    "output_type": "error",
+                    "ename": "ZeroDivisionError",
+                    "evalue": "division by zero",
+                    "traceback": traceback,
+                },
+            ),
+            code(
+                3,
+                "plot()",
+                {
+                    "output_type": "display_data",
+                    "metadata": {},
+                    "data": {"image/png": PNG_10x5, "text/plain": ["<Figure size 10x5>"]},
+                },
+            ),
         ],
-        "metadata": {"kernelspec": {"name": "python3"}}, "nbformat": 4, "nbformat_minor": 5,
+        "metadata": {"kernelspec": {"name": "python3"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
     }
 
 
 async def test_a_notebook_shows_cells_outputs_images_and_errors(ctx, tmp_path):
     (tmp_path / "analysis.ipynb").write_text(json.dumps(notebook()))
     out = await read(ctx, "analysis.ipynb")
-    assert out.startswith("Jupyter notebook, kernel python3: 4 cells (1 markdown, 3 code)\n"
-                          "--- cell 1 [markdown] ---\n# Sales\nMonthly totals.\n"
-                          "--- cell 2 [code] (execution 1) ---\nprint('x' * 5000)\n[output: stdout]\n" + "x" * 2000 +
-                          "\n…[output cut: 3,001 more chars]\n")
-    assert ("--- cell 3 [code] (execution 2) ---\n1 / 0\n[error: ZeroDivisionError: division by zero]\n"
-            + "\n".join(f"frame {i}" for i in range(11, 20)) + "\nZeroDivisionError: division by zero\n") in out
+    assert out.startswith(
+        "Jupyter notebook, kernel python3: 4 cells (1 markdown, 3 code)\n"
+        "--- cell 1 [markdown] ---\n# Sales\nMonthly totals.\n"
+        "--- cell 2 [code] (execution 1) ---\nprint('x' * 5000)\n[output: stdout]\n"
+        + "x" * 2000
+        + "\n…[output cut: 3,001 more chars]\n"
+    )
+    assert (
+        "--- cell 3 [code] (execution 2) ---\n1 / 0\n[error: ZeroDivisionError: division by zero]\n"
+        + "\n".join(f"frame {i}" for i in range(11, 20))
+        + "\nZeroDivisionError: division by zero\n"
+    ) in out
     assert out.endswith("[output: display_data]\n<Figure size 10x5>\n[image: image/png, 71 bytes, 10x5 px]")
 
 
 async def test_a_pdf_is_converted_cached_and_read_by_page(ctx, tmp_path):
     (tmp_path / "report.pdf").write_bytes(minimal_pdf(["Quarterly report", "Revenue grew 12 percent"]))
     out = await read(ctx, "report.pdf")
-    assert out == ('1\tQuarterly report\n2\tRevenue grew 12 percent\n'
-                   '[PDF converted to markdown; pages="N-M" reads a page range]')
+    assert out == (
+        '1\tQuarterly report\n2\tRevenue grew 12 percent\n[PDF converted to markdown; pages="N-M" reads a page range]'
+    )
     cached = list((tmp_path / "home" / "cache" / "documents").glob("*.md"))
     assert len(cached) == 1
     cached[0].write_text("from the cache\n")  # the next read uses the cache, not the PDF
     assert (await read(ctx, "report.pdf")).startswith("1\tfrom the cache\n")
     assert await read(ctx, "report.pdf", pages="1") == (
-        "1\t<!-- pages 1-1 of 1 -->\n2\tQuarterly report\n3\tRevenue grew 12 percent\n[PDF converted to markdown]")
+        "1\t<!-- pages 1-1 of 1 -->\n2\tQuarterly report\n3\tRevenue grew 12 percent\n[PDF converted to markdown]"
+    )
     with pytest.raises(ToolError, match="pages 2-3: the PDF has 1 page$"):
         await read(ctx, "report.pdf", pages="2-3")
     with pytest.raises(ToolError, match='pages must be a page number or a range like "2-5"'):
@@ -132,7 +167,9 @@ async def test_archives_list_members_without_extracting(tmp_path):
             archive.writestr(f"src/file{i}.txt", "y" * i)
     out = await read(ctx, "bundle.zip")
     lines = out.splitlines()
-    assert lines[0].startswith("zip archive, ") and lines[0].endswith(": 250 members, 31,125 bytes unpacked (nothing extracted)")
+    assert lines[0].startswith("zip archive, ") and lines[0].endswith(
+        ": 250 members, 31,125 bytes unpacked (nothing extracted)"
+    )
     assert lines[1] == "           0  src/file0.txt" and lines[200] == "         199  src/file199.txt"
     assert lines[201] == "[first 200 of 250 members shown]"
     buffer = io.BytesIO()
@@ -173,13 +210,20 @@ async def test_at_path_attaches_through_the_same_processors(tmp_path):
     (tmp_path / "rows.csv").write_text("a,b\n" + "".join(f"{i},{i * 2}\n" for i in range(100)))
     (tmp_path / "r.pdf").write_bytes(minimal_pdf(["Attached PDF text"]))
     (tmp_path / "shot.png").write_bytes(base64.b64decode(PNG_10x5))
-    result = await expand(Template.typed("look at @rows.csv and @r.pdf and @shot.png"), cwd=tmp_path,
-                          max_bytes=4_000, run_command=None, cache_dir=tmp_path / "cache")
-    assert ('<attached_file path="rows.csv" type="CSV">\nCSV: 100 rows + header, 2 columns, delimiter \',\'\n'
-            "header\ta,b\n1\t0,0\n") in result.text
+    result = await expand(
+        Template.typed("look at @rows.csv and @r.pdf and @shot.png"),
+        cwd=tmp_path,
+        max_bytes=4_000,
+        run_command=None,
+        cache_dir=tmp_path / "cache",
+    )
+    assert (
+        '<attached_file path="rows.csv" type="CSV">\nCSV: 100 rows + header, 2 columns, delimiter \',\'\n'
+        "header\ta,b\n1\t0,0\n"
+    ) in result.text
     assert "[rows 1-20 and 91-100 of 100 shown; use offset/limit for others]\n</attached_file>" in result.text
     assert '<attached_file path="r.pdf" type="PDF">\n1\tAttached PDF text\n[PDF converted to markdown' in result.text
-    assert "shot.png\"" not in result.text and result.images == (tmp_path / "shot.png",)  # sent as an image
+    assert 'shot.png"' not in result.text and result.images == (tmp_path / "shot.png",)  # sent as an image
 
 
 def test_read_file_table_in_config_is_validated(tmp_path, monkeypatch):

@@ -21,19 +21,38 @@ PATCH = """*** Begin Patch
 *** End Patch"""
 
 
-@pytest.mark.parametrize("name, args, expected", [
-    ("shell", {"command": "ls -la", "timeout_ms": 500, "workdir": "sub"}, ("Bash", {"command": "ls -la", "timeout": 500})),
-    ("read_file", {"path": "src/a.py", "offset": 3, "limit": 10},
-     ("Read", {"file_path": "/work/project/src/a.py", "offset": 3, "limit": 10})),
-    ("grep", {"pattern": "TODO", "path": "src", "include": "*.py"},
-     ("Grep", {"pattern": "TODO", "path": "/work/project/src", "glob": "*.py"})),
-    ("list_dir", {"path": "src/../lib"}, ("LS", {"path": "/work/project/lib"})),
-    ("update_plan", {"plan": [{"step": "test", "status": "in_progress"}]},
-     ("TodoWrite", {"todos": [{"content": "test", "status": "in_progress", "activeForm": "test"}]})),
-    ("task", {"agent": "explore", "description": "look", "prompt": "find it"},
-     ("Task", {"subagent_type": "explore", "description": "look", "prompt": "find it"})),
-    ("mcp__db__query", {"sql": "select 1"}, ("mcp__db__query", {"sql": "select 1"})),
-])
+@pytest.mark.parametrize(
+    "name, args, expected",
+    [
+        (
+            "shell",
+            {"command": "ls -la", "timeout_ms": 500, "workdir": "sub"},
+            ("Bash", {"command": "ls -la", "timeout": 500}),
+        ),
+        (
+            "read_file",
+            {"path": "src/a.py", "offset": 3, "limit": 10},
+            ("Read", {"file_path": "/work/project/src/a.py", "offset": 3, "limit": 10}),
+        ),
+        (
+            "grep",
+            {"pattern": "TODO", "path": "src", "include": "*.py"},
+            ("Grep", {"pattern": "TODO", "path": "/work/project/src", "glob": "*.py"}),
+        ),
+        ("list_dir", {"path": "src/../lib"}, ("LS", {"path": "/work/project/lib"})),
+        (
+            "update_plan",
+            {"plan": [{"step": "test", "status": "in_progress"}]},
+            ("TodoWrite", {"todos": [{"content": "test", "status": "in_progress", "activeForm": "test"}]}),
+        ),
+        (
+            "task",
+            {"agent": "explore", "description": "look", "prompt": "find it"},
+            ("Task", {"subagent_type": "explore", "description": "look", "prompt": "find it"}),
+        ),
+        ("mcp__db__query", {"sql": "select 1"}, ("mcp__db__query", {"sql": "select 1"})),
+    ],
+)
 def test_one_call_one_view(name, args, expected):
     assert claude_views(name, args, CWD) == [expected]
 
@@ -61,13 +80,21 @@ def test_plugin_hooks_match_claude_names_and_run_per_file_while_config_hooks_kee
     fields = {"tool_name": "apply_patch", "tool_input": {"patch": PATCH}, "tool_use_id": "c1"}
     calls = hook_calls(table, "PreToolUse", fields, CWD)
     assert [(spec.command, own["tool_name"]) for spec, own in calls] == [
-        ("ours", "apply_patch"), ("edits", "Write"), ("every", "Write"),
-        ("edits", "Edit"), ("every", "Edit"), ("edits", "Edit"), ("every", "Edit"),
+        ("ours", "apply_patch"),
+        ("edits", "Write"),
+        ("every", "Write"),
+        ("edits", "Edit"),
+        ("every", "Edit"),
+        ("edits", "Edit"),
+        ("every", "Edit"),
     ]
     assert calls[0][1] is fields  # config hooks see our own call unchanged
     assert calls[1][1]["tool_use_id"] == "c1"
     shell = hook_calls(table, "PreToolUse", {"tool_name": "shell", "tool_input": {"command": "ls"}}, CWD)
-    assert [(spec.command, own["tool_input"]) for spec, own in shell] == [("bash", {"command": "ls"}), ("every", {"command": "ls"})]
+    assert [(spec.command, own["tool_input"]) for spec, own in shell] == [
+        ("bash", {"command": "ls"}),
+        ("every", {"command": "ls"}),
+    ]
 
 
 def test_non_tool_events_match_the_source():

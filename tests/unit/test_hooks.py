@@ -180,8 +180,14 @@ async def test_json_on_exit_0(isolated_home, tmp_path):
 )
 async def test_permission_decisions(isolated_home, tmp_path, decisions, permission, blocked):
     config = "".join(
-        hook("PreToolUse", "echo '" + json.dumps({"hookSpecificOutput": {
-            "permissionDecision": decision, "permissionDecisionReason": f"said {decision}"}}) + "'")
+        hook(
+            "PreToolUse",
+            "echo '"
+            + json.dumps(
+                {"hookSpecificOutput": {"permissionDecision": decision, "permissionDecisionReason": f"said {decision}"}}
+            )
+            + "'",
+        )
         for decision in decisions
     )
     session = make_session(isolated_home, tmp_path, config)

@@ -29,8 +29,11 @@ from tests.conftest import REPO
 
 
 def picture(width: int, height: int, fmt: str = "PNG", mode: str = "RGB", noise: bool = False) -> bytes:
-    image = PILImage.frombytes(mode, (width, height), os.urandom(width * height * len(mode))) if noise \
+    image = (
+        PILImage.frombytes(mode, (width, height), os.urandom(width * height * len(mode)))
+        if noise
         else PILImage.new(mode, (width, height), "red")
+    )
     out = io.BytesIO()
     image.save(out, fmt)
     return out.getvalue()
@@ -98,8 +101,14 @@ def test_malformed_image_references_are_value_errors():
     with pytest.raises(ValueError, match="images"):
         item_from_dict({"type": "message", "role": "user", "text": "x", "images": "nope"})
     with pytest.raises(ValueError, match="width"):
-        item_from_dict({"type": "tool_output", "call_id": "c", "output": "", "images": [
-            {"sha256": "a", "mime_type": "image/png", "width": "wide", "height": 1}]})
+        item_from_dict(
+            {
+                "type": "tool_output",
+                "call_id": "c",
+                "output": "",
+                "images": [{"sha256": "a", "mime_type": "image/png", "width": "wide", "height": 1}],
+            }
+        )
 
 
 def test_restore_reads_the_bytes_back_and_warns_about_missing_ones(tmp_path):
@@ -150,8 +159,14 @@ def test_vision_comes_from_the_model_table():
 def test_a_model_without_vision_gets_a_note_in_place_of_each_image():
     image = Image("h", "image/png", 30, 20, "shot.png", data=b"x")
     described = "[image: shot.png, 30 x 20, resized from 60 x 40]"  # what read_file says beside it
-    items, replaced = without_images([Message("user", "see", images=(image,)), ToolOutput("c", "", images=(image,)),
-                                      ToolOutput("d", described, images=(image,))], "tiny-model")
+    items, replaced = without_images(
+        [
+            Message("user", "see", images=(image,)),
+            ToolOutput("c", "", images=(image,)),
+            ToolOutput("d", described, images=(image,)),
+        ],
+        "tiny-model",
+    )
     assert replaced == 3
     assert items[0] == Message("user", "see\n[image: shot.png, 30 x 20] (not shown: tiny-model cannot see images)")
     assert items[1].output == "[image: shot.png, 30 x 20] (not shown: tiny-model cannot see images)"
@@ -165,8 +180,9 @@ def test_compaction_names_the_images_it_drops_and_keeps_those_of_kept_messages()
     new = Image("n", "image/png", 10, 10, "new.png", data=b"n")
     old_message = Message("user", "x " * 5000, images=(old,))  # too long to be kept
     history = [old_message, ToolOutput("c", "read", images=(tool,)), Message("user", "now this", images=(new,))]
-    rebuilt = rebuild_history([], history, "summary", budget=100, count=lambda text: len(text) // 4,
-                              summary_prefix="PREFIX")
+    rebuilt = rebuild_history(
+        [], history, "summary", budget=100, count=lambda text: len(text) // 4, summary_prefix="PREFIX"
+    )
     kept, summary = rebuilt.items[:-1], rebuilt.items[-1]
     assert [image.name for item in kept for image in item.images] == ["new.png"]
     assert not summary.images
@@ -189,8 +205,17 @@ async def test_read_file_returns_an_image_and_refuses_a_broken_one(tmp_path):
         await ReadFileTool().run({"path": "broken.png"}, ctx)
 
 
-@pytest.mark.parametrize("fmt, mime", [("PNG", "image/png"), ("JPEG", "image/jpeg"), ("GIF", "image/gif"),
-                                       ("WEBP", "image/webp"), ("BMP", "image/bmp"), ("TIFF", "image/tiff")])
+@pytest.mark.parametrize(
+    "fmt, mime",
+    [
+        ("PNG", "image/png"),
+        ("JPEG", "image/jpeg"),
+        ("GIF", "image/gif"),
+        ("WEBP", "image/webp"),
+        ("BMP", "image/bmp"),
+        ("TIFF", "image/tiff"),
+    ],
+)
 def test_image_bytes_are_named_by_their_magic_number(tmp_path, fmt, mime):
     data = picture(4, 4, fmt)
     assert image_mime_type(data[:16]) == mime
@@ -210,10 +235,19 @@ def test_the_tool_output_helper_builds_an_image_result_from_bytes(tmp_path):
 
 
 def test_sessions_that_attach_no_image_never_import_pillow():
-    code = ("import sys; import agent_cli.session, agent_cli.commands.dispatch, agent_cli.tools.read_file; "
-            "from agent_cli.session import Session; print('PIL' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False,
-                          cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
+    code = (
+        "import sys; import agent_cli.session, agent_cli.commands.dispatch, agent_cli.tools.read_file; "
+        "from agent_cli.session import Session; print('PIL' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     assert done.stdout.strip() == "False", done.stderr
 
 
@@ -222,8 +256,13 @@ def test_sessions_that_attach_no_image_never_import_pillow():
 
 def test_chat_sends_a_batchs_tool_images_after_all_of_its_tool_messages():
     image = Image("h", "image/png", 2, 2, "a.png", data=b"\x89PNG")
-    history = [user("go"), ToolCall("c1", "read_file", "{}"), ToolCall("c2", "read_file", "{}"),
-               ToolOutput("c1", "[image: a.png, 2 x 2]", images=(image,)), ToolOutput("c2", "text")]
+    history = [
+        user("go"),
+        ToolCall("c1", "read_file", "{}"),
+        ToolCall("c2", "read_file", "{}"),
+        ToolOutput("c1", "[image: a.png, 2 x 2]", images=(image,)),
+        ToolOutput("c2", "text"),
+    ]
     messages = chat_messages("", history)
     assert [m["role"] for m in messages] == ["user", "assistant", "tool", "tool", "user"]
     assert messages[-1]["content"] == [

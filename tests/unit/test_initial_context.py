@@ -49,11 +49,7 @@ def test_items_in_order_for_a_subdirectory_of_a_repo(tmp_path, home):
 def test_empty_repository_has_no_agents_fragment(tmp_path, home):
     repo = git_init(tmp_path / "empty")
     ctx = build_initial_context(repo, home, now=NOW)
-    assert [item.text.split("\n", 1)[0] for item in ctx.items] == [
-        "<permissions>",
-        "<skills>",
-        "<environment_context>",
-    ]
+    assert [item.text.split("\n", 1)[0] for item in ctx.items] == ["<permissions>", "<skills>", "<environment_context>"]
 
 
 def test_byte_stable_for_the_same_inputs(tmp_path, home):
@@ -132,7 +128,9 @@ def tool_spec_tokens(repo: Path, home: Path) -> tuple[int, int]:
     from agent_cli.tools import default_tools
 
     specs = [tool.spec for tool in default_tools() + memory_tools()] + [task_spec(load_agents(repo, home))]
-    payload = [{"type": "function", "name": s.name, "description": s.description, "parameters": s.parameters} for s in specs]
+    payload = [
+        {"type": "function", "name": s.name, "description": s.description, "parameters": s.parameters} for s in specs
+    ]
     return len(specs), approx_tokens(json.dumps(payload))
 
 

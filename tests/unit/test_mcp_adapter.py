@@ -27,7 +27,9 @@ def test_names_are_sanitized_unique_and_short():
     assert len(long) == 64 and long.startswith("mcp__server__xxx")
     taken = {"mcp__s__t"}
     assert exposed_name("s", "t", taken) != "mcp__s__t" and len(exposed_name("s", "t", taken)) <= 64
-    assert display_call("mcp__fs__read", {"path": "a"}) == 'fs.read({"path": "a"})' and display_call("shell", {}) is None
+    assert (
+        display_call("mcp__fs__read", {"path": "a"}) == 'fs.read({"path": "a"})' and display_call("shell", {}) is None
+    )
 
 
 def test_schemas_get_an_object_top_level_and_lose_what_providers_reject():
@@ -42,25 +44,41 @@ def test_schemas_get_an_object_top_level_and_lose_what_providers_reject():
     assert responses["type"] == "object" and "$schema" not in responses and "anyOf" not in responses
     assert responses["properties"]["b"] == {"$ref": "#/$defs/B"} and "$defs" in responses
     assert adapt_schema(None) == {"type": "object", "properties": {}}
-    recursive = {"type": "object", "properties": {"node": {"$ref": "#/$defs/N"}},
-                 "$defs": {"N": {"type": "object", "properties": {"next": {"$ref": "#/$defs/N"}}}}}
+    recursive = {
+        "type": "object",
+        "properties": {"node": {"$ref": "#/$defs/N"}},
+        "$defs": {"N": {"type": "object", "properties": {"next": {"$ref": "#/$defs/N"}}}},
+    }
     assert adapt_schema(recursive, "chat")["properties"]["node"]["properties"]["next"]["type"] == "object"
-    for bad in ({"type": "string"}, "not a schema", {"type": "object", "properties": {"x": {"$ref": "#/$defs/missing"}}}):
+    for bad in (
+        {"type": "string"},
+        "not a schema",
+        {"type": "object", "properties": {"x": {"$ref": "#/$defs/missing"}}},
+    ):
         with pytest.raises(SchemaError):
             adapt_schema(bad, "chat")
 
 
 def test_results_join_text_show_structured_content_and_note_images():
-    text, ok = result_text(types.CallToolResult(content=[
-        types.TextContent(type="text", text="one"),
-        types.ImageContent(type="image", data="AAAA" * 10, mime_type="image/png"),
-        types.ResourceLink(type="resource_link", name="log", uri="file:///tmp/log", mime_type="text/plain"),
-    ]))
-    assert ok and text.splitlines() == ["one", "[image: image/png, 30 bytes; not shown to the model]",
-                                        "[resource link: log <file:///tmp/log> (text/plain)]"]
+    text, ok = result_text(
+        types.CallToolResult(
+            content=[
+                types.TextContent(type="text", text="one"),
+                types.ImageContent(type="image", data="AAAA" * 10, mime_type="image/png"),
+                types.ResourceLink(type="resource_link", name="log", uri="file:///tmp/log", mime_type="text/plain"),
+            ]
+        )
+    )
+    assert ok and text.splitlines() == [
+        "one",
+        "[image: image/png, 30 bytes; not shown to the model]",
+        "[resource link: log <file:///tmp/log> (text/plain)]",
+    ]
     structured, ok = result_text(types.CallToolResult(content=[], structured_content={"n": 1}))
     assert structured == '{\n "n": 1\n}' and ok
-    with_text, _ = result_text(types.CallToolResult(content=[types.TextContent(type="text", text="t")], structured_content={"n": 1}))
+    with_text, _ = result_text(
+        types.CallToolResult(content=[types.TextContent(type="text", text="t")], structured_content={"n": 1})
+    )
     assert with_text == "t"
     failed, ok = result_text(types.CallToolResult(content=[types.TextContent(type="text", text="bad")], is_error=True))
     assert failed == "bad" and not ok
@@ -72,15 +90,20 @@ def tool(server: str, name: str, description: str) -> McpTool:
 
 
 def test_search_ranks_name_matches_before_description_matches():
-    tools = [tool("gh", "list_issues", "List issues of a repository"), tool("gh", "create_pr", "Open a pull request"),
-             tool("jira", "search", "Find issues and pull request links")]
+    tools = [
+        tool("gh", "list_issues", "List issues of a repository"),
+        tool("gh", "create_pr", "Open a pull request"),
+        tool("jira", "search", "Find issues and pull request links"),
+    ]
     assert [t.tool for t in search(tools, "pull request", 5)] == ["create_pr", "search"]
     assert [t.tool for t in search(tools, "issues", 1)] == ["list_issues"]
     assert search(tools, "weather", 5) == []
 
 
 def test_prompt_arguments_positional_or_named_with_a_usage_line():
-    prompt = McpPrompt("mcp__s__review", "s", "review", "Review", (PromptArgument("path", True), PromptArgument("focus", False)))
+    prompt = McpPrompt(
+        "mcp__s__review", "s", "review", "Review", (PromptArgument("path", True), PromptArgument("focus", False))
+    )
     assert parse_arguments(prompt, "app.py") == {"path": "app.py"}
     assert parse_arguments(prompt, "focus=style 'my file.py'") == {"focus": "style", "path": "my file.py"}
     with pytest.raises(PromptUsageError, match=r"missing path; usage: /mcp__s__review <path> \[focus\]"):
@@ -111,5 +134,9 @@ def test_mcp_call_is_routed_to_the_tool_it_names():
     assert (routed.call_id, routed.name, json.loads(routed.arguments)) == ("c1", "mcp__gh__create_pr", {"title": "x"})
     as_string = router.route(call({"server": "gh", "tool": "create_pr", "arguments": '{"title": "y"}'}))
     assert json.loads(as_string.arguments) == {"title": "y"}  # some models send the arguments as a JSON string
-    for unknown in ({"server": "gh", "tool": "nope"}, "{not json", {"server": "gh", "tool": "create_pr", "arguments": [1]}):
+    for unknown in (
+        {"server": "gh", "tool": "nope"},
+        "{not json",
+        {"server": "gh", "tool": "create_pr", "arguments": [1]},
+    ):
         assert router.route(call(unknown)).name == "mcp_call"  # left for mcp_call to explain

@@ -107,7 +107,9 @@ def test_scopes_live_where_they_should(book, tmp_path):
     assert project == project_db_path(home, tmp_path / "repo")  # the git root names the project
     assert project.is_file()
     # the root is recorded inside the project database
-    assert MemoryStore("project", project)._db.execute("SELECT value FROM meta WHERE key='root'").fetchone()[0] == str(tmp_path / "repo")
+    assert MemoryStore("project", project)._db.execute("SELECT value FROM meta WHERE key='root'").fetchone()[0] == str(
+        tmp_path / "repo"
+    )
     saved = json.loads(session_memory_path(tmp_path / "sessions" / "120000-abc.jsonl").read_text())
     assert [record["text"] for record in saved] == ["session fact about this bug"]
 
@@ -193,7 +195,12 @@ print("done")
 def test_two_processes_writing_at_once_lose_nothing(tmp_path):
     home = tmp_path / "home"
     procs = [
-        subprocess.Popen([sys.executable, "-c", WRITER, str(home), str(tmp_path), name], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(home), str(tmp_path), name],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for name in ("a", "b")
     ]
     results = [proc.communicate(timeout=60) for proc in procs]
@@ -224,7 +231,7 @@ def test_corruption_found_while_working_is_recovered_too(tmp_path):
     store.close()
     data = bytearray(path.read_bytes())
     page = data.index(b"release process") // 4096 * 4096  # the page holding the row: the schema stays readable
-    data[page:page + 4096] = b"\xff" * 4096
+    data[page : page + 4096] = b"\xff" * 4096
     path.write_bytes(bytes(data))
     book = MemoryBook(tmp_path / "home", tmp_path)
     book._stores["user"] = MemoryStore("user", path)
@@ -252,7 +259,12 @@ print("sqlite3" in sys.modules)
 session.memory.warm()
 print("sqlite3" in sys.modules)
 """
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                          env={**__import__("os").environ, "AGENT_HOME": str(tmp_path / "home")})
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**__import__("os").environ, "AGENT_HOME": str(tmp_path / "home")},
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "True"]

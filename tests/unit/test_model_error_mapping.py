@@ -17,14 +17,17 @@ from agent_cli.models.errors import ContextWindowExceeded, ModelError, Transient
 CTX = ErrorContext("ollama", "qwen3:8b", "http://localhost:11434/v1", None)
 
 
-@pytest.mark.parametrize("message", [
-    "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens",  # OpenAI/vLLM
-    "prompt is too long: 210000 tokens > 200000 maximum",  # Anthropic
-    "the request exceeds the available context size, try increasing it",  # llama.cpp
-    "Your input exceeds the context window of this model.",  # Responses
-    "The number of tokens to keep from the initial prompt is greater than the context length",  # LM Studio
-    "Input is too long for requested model.",  # Bedrock
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens",  # OpenAI/vLLM
+        "prompt is too long: 210000 tokens > 200000 maximum",  # Anthropic
+        "the request exceeds the available context size, try increasing it",  # llama.cpp
+        "Your input exceeds the context window of this model.",  # Responses
+        "The number of tokens to keep from the initial prompt is greater than the context length",  # LM Studio
+        "Input is too long for requested model.",  # Bedrock
+    ],
+)
 def test_context_overflow_messages(message):
     assert is_context_overflow(message)
     assert isinstance(error_for_status(400, message, CTX), ContextWindowExceeded)
@@ -38,8 +41,9 @@ def test_context_overflow_by_code_and_not_by_accident():
 
 
 def test_status_mapping():
-    auth = error_for_status(401, "bad key", ErrorContext("openai", "gpt-5", "https://api.openai.com/v1",
-                                                         "OPENAI_API_KEY"))
+    auth = error_for_status(
+        401, "bad key", ErrorContext("openai", "gpt-5", "https://api.openai.com/v1", "OPENAI_API_KEY")
+    )
     assert type(auth) is ModelError
     assert str(auth).startswith("authentication failed for provider openai (HTTP 401): check OPENAI_API_KEY")
     assert "check the API key" in str(error_for_status(403, None, CTX))
@@ -53,11 +57,13 @@ def test_status_mapping():
     assert isinstance(error_for_status(400, "x", CTX, headers={"x-should-retry": "true"}), TransientError)
     rate = error_for_status(429, "slow down", CTX, headers={"retry-after": "3"})
     assert rate.retry_after == 3.0
-    assert isinstance(error_for_status(413, "Request exceeds the maximum allowed number of bytes.", CTX),
-                      ContextWindowExceeded)
+    assert isinstance(
+        error_for_status(413, "Request exceeds the maximum allowed number of bytes.", CTX), ContextWindowExceeded
+    )
     other = error_for_status(422, "line one\n  line two", CTX)
     assert type(other) is ModelError and str(other) == (
-        "provider ollama rejected the request (HTTP 422): line one line two")
+        "provider ollama rejected the request (HTTP 422): line one line two"
+    )
 
 
 def test_stream_failures():
@@ -68,17 +74,22 @@ def test_stream_failures():
     assert type(error_for_stream_failure("no money", CTX, code="insufficient_quota")) is ModelError
 
 
-@pytest.mark.parametrize("body, expected", [
-    ({"error": {"message": "m", "code": "c", "type": "t"}}, ("m", "c", "t")),
-    ({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
-     ("Overloaded", None, "overloaded_error")),
-    ({"message": "flat", "code": 400}, ("flat", "400", None)),
-    ({"error": "plain text error"}, ("plain text error", None, None)),
-    ({"detail": "fastapi style"}, ("fastapi style", None, None)),
-    ('{"error": {"message": "json text"}}', ("json text", None, None)),
-    ("<html>bad gateway</html>", ("<html>bad gateway</html>", None, None)),
-    (None, (None, None, None)),
-])
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ({"error": {"message": "m", "code": "c", "type": "t"}}, ("m", "c", "t")),
+        (
+            {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
+            ("Overloaded", None, "overloaded_error"),
+        ),
+        ({"message": "flat", "code": 400}, ("flat", "400", None)),
+        ({"error": "plain text error"}, ("plain text error", None, None)),
+        ({"detail": "fastapi style"}, ("fastapi style", None, None)),
+        ('{"error": {"message": "json text"}}', ("json text", None, None)),
+        ("<html>bad gateway</html>", ("<html>bad gateway</html>", None, None)),
+        (None, (None, None, None)),
+    ],
+)
 def test_error_fields(body, expected):
     assert error_fields(body) == expected
 

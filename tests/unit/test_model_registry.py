@@ -64,11 +64,22 @@ def test_base_url_precedence(monkeypatch):
 def test_create_client_picks_the_wire_and_passes_settings(monkeypatch):
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://anthropic.local")
     policy = RetryPolicy(max_attempts=2)
-    client = create_client(BUILTIN_PROVIDERS["anthropic"], "claude-opus-4-6", api_key="k", retry=policy,
-                           max_output_tokens=100, reasoning_effort="low", timeout=5)
+    client = create_client(
+        BUILTIN_PROVIDERS["anthropic"],
+        "claude-opus-4-6",
+        api_key="k",
+        retry=policy,
+        max_output_tokens=100,
+        reasoning_effort="low",
+        timeout=5,
+    )
     assert isinstance(client, AnthropicMessagesClient)
     assert (client.provider, client.model, client.base_url, client.retry) == (
-        "anthropic", "claude-opus-4-6", "http://anthropic.local", policy)
+        "anthropic",
+        "claude-opus-4-6",
+        "http://anthropic.local",
+        policy,
+    )
     assert (client.max_output_tokens, client.reasoning_effort, client.timeout) == (100, "low", 5)
     assert isinstance(create_client(BUILTIN_PROVIDERS["openai"], "gpt-5", api_key="k"), OpenAIResponsesClient)
     assert isinstance(create_client(BUILTIN_PROVIDERS["openrouter"], "x", api_key="k"), OpenAIChatClient)
@@ -103,8 +114,14 @@ def test_importing_the_clients_loads_no_sdk():
 def test_status_names_where_a_cloud_provider_sends(monkeypatch):
     from agent_cli.models.registry import provider_location
 
-    for name in ("AWS_REGION", "AWS_DEFAULT_REGION", "ANTHROPIC_VERTEX_PROJECT_ID", "GOOGLE_CLOUD_PROJECT",
-                 "CLOUD_ML_REGION", "OPENAI_API_VERSION"):
+    for name in (
+        "AWS_REGION",
+        "AWS_DEFAULT_REGION",
+        "ANTHROPIC_VERTEX_PROJECT_ID",
+        "GOOGLE_CLOUD_PROJECT",
+        "CLOUD_ML_REGION",
+        "OPENAI_API_VERSION",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AWS_REGION", "eu-west-1")
     monkeypatch.setenv("ANTHROPIC_VERTEX_PROJECT_ID", "proj")

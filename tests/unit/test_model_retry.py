@@ -29,15 +29,18 @@ def test_backoff_grows_with_jitter_and_respects_max_delay():
     assert len({policy.delay(2) for _ in range(20)}) > 1  # jittered
 
 
-@pytest.mark.parametrize("headers, expected", [
-    ({"retry-after": "7"}, 7.0),
-    ({"retry-after": "0.25"}, 0.25),
-    ({"retry-after-ms": "1500", "retry-after": "9"}, 1.5),
-    ({"retry-after-ms": "junk", "retry-after": "3"}, 3.0),
-    ({"retry-after": "soon"}, None),
-    ({}, None),
-    (None, None),
-])
+@pytest.mark.parametrize(
+    "headers, expected",
+    [
+        ({"retry-after": "7"}, 7.0),
+        ({"retry-after": "0.25"}, 0.25),
+        ({"retry-after-ms": "1500", "retry-after": "9"}, 1.5),
+        ({"retry-after-ms": "junk", "retry-after": "3"}, 3.0),
+        ({"retry-after": "soon"}, None),
+        ({}, None),
+        (None, None),
+    ],
+)
 def test_retry_after_seconds(headers, expected):
     assert retry_after_seconds(headers) == expected
 
@@ -85,8 +88,9 @@ async def run_loop(attempt, policy):
 
 
 async def test_transient_failures_are_retried_with_events():
-    attempt, calls = scripted_attempts(TransientError("HTTP 503: busy", retry_after=0.2),
-                                       TransientError("connection lost"), "ok")
+    attempt, calls = scripted_attempts(
+        TransientError("HTTP 503: busy", retry_after=0.2), TransientError("connection lost"), "ok"
+    )
     events, slept = await run_loop(attempt, RetryPolicy(max_attempts=5, base_delay=0.01, max_delay=0.01))
     assert len(calls) == 3
     assert events[1] == Retrying(1, 5, 0.2, "HTTP 503: busy")

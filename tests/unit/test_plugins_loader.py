@@ -12,8 +12,10 @@ from agent_cli.plugins.loader import load_plugins
 from tests.conftest import git_init
 from tests.plugin_fixtures import hooks_json, write_plugin
 
-GREET = "---\ndescription: Greet someone\nargument-hint: [name]\nallowed-tools: Bash(echo:*), Read\nmodel: haiku\n---\n" \
-        "Greet $ARGUMENTS using ${CLAUDE_PLUGIN_ROOT}/greet.txt\n"
+GREET = (
+    "---\ndescription: Greet someone\nargument-hint: [name]\nallowed-tools: Bash(echo:*), Read\nmodel: haiku\n---\n"
+    "Greet $ARGUMENTS using ${CLAUDE_PLUGIN_ROOT}/greet.txt\n"
+)
 SKILL = "---\nname: pdf\ndescription: Work with PDF files\n---\nRun ${CLAUDE_PLUGIN_ROOT}/tools/pdf.py\n"
 
 
@@ -29,14 +31,18 @@ def commands_of(repo: Path, home: Path, found) -> dict:
 
 
 def full_plugin(parent: Path, name: str = "kit") -> Path:
-    return write_plugin(parent, name, {
-        "commands/greet.md": GREET,
-        "commands/git/tidy.md": "Tidy the history.",
-        "skills/pdf/SKILL.md": SKILL,
-        "agents/reviewer.md": "---\nname: reviewer\ndescription: reviews\ntools: Read, Grep\n---\nReview.",
-        "hooks/hooks.json": hooks_json("PreToolUse", "${CLAUDE_PLUGIN_ROOT}/check.sh", "Bash", timeout=5),
-        ".mcp.json": {"mcpServers": {"db": {"command": "${CLAUDE_PLUGIN_ROOT}/db-server"}}},
-    })
+    return write_plugin(
+        parent,
+        name,
+        {
+            "commands/greet.md": GREET,
+            "commands/git/tidy.md": "Tidy the history.",
+            "skills/pdf/SKILL.md": SKILL,
+            "agents/reviewer.md": "---\nname: reviewer\ndescription: reviews\ntools: Read, Grep\n---\nReview.",
+            "hooks/hooks.json": hooks_json("PreToolUse", "${CLAUDE_PLUGIN_ROOT}/check.sh", "Bash", timeout=5),
+            ".mcp.json": {"mcpServers": {"db": {"command": "${CLAUDE_PLUGIN_ROOT}/db-server"}}},
+        },
+    )
 
 
 def test_a_plugin_contributes_namespaced_commands_skills_hooks_agents_and_mcp_servers(repo, isolated_home):
@@ -57,7 +63,10 @@ def test_a_plugin_contributes_namespaced_commands_skills_hooks_agents_and_mcp_se
     [hook] = plugin.hooks
     assert (hook.event, hook.matcher, hook.timeout, hook.claude_names) == ("PreToolUse", "Bash", 5.0, True)
     assert hook.command == f"{root.resolve()}/check.sh"
-    assert ("CLAUDE_PLUGIN_ROOT", str(root.resolve())) in hook.env and ("AGENT_PLUGIN_ROOT", str(root.resolve())) in hook.env
+    assert ("CLAUDE_PLUGIN_ROOT", str(root.resolve())) in hook.env and (
+        "AGENT_PLUGIN_ROOT",
+        str(root.resolve()),
+    ) in hook.env
     assert found.agent_sources() == [("kit", root.resolve() / "agents" / "reviewer.md")]
     assert plugin.mcp_server_names == ["db"] and plugin.mcp[0].origin == root.resolve() / ".mcp.json"
     assert found.mcp_sources() == [(plugin, plugin.mcp[0])]
@@ -66,17 +75,25 @@ def test_a_plugin_contributes_namespaced_commands_skills_hooks_agents_and_mcp_se
 
 def test_manifest_paths_add_to_the_default_places(repo, isolated_home):
     manifest = {
-        "name": "extra", "author": {"name": "Ada", "email": "ada@example.com"},
-        "commands": ["./more/deploy.md"], "agents": "./more/agents/", "skills": "./more/skills",
+        "name": "extra",
+        "author": {"name": "Ada", "email": "ada@example.com"},
+        "commands": ["./more/deploy.md"],
+        "agents": "./more/agents/",
+        "skills": "./more/skills",
         "hooks": {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}},
         "mcpServers": {"inline-server": {"command": "srv"}},
     }
-    write_plugin(repo / ".agent" / "plugins", "extra", {
-        "commands/build.md": "Build.",
-        "more/deploy.md": "Deploy $ARGUMENTS.",
-        "more/agents/ops.md": "---\nname: ops\ndescription: ops\n---\nOps.",
-        "more/skills/charts/SKILL.md": "---\nname: charts\ndescription: Draw charts\n---\nDraw.",
-    }, manifest)
+    write_plugin(
+        repo / ".agent" / "plugins",
+        "extra",
+        {
+            "commands/build.md": "Build.",
+            "more/deploy.md": "Deploy $ARGUMENTS.",
+            "more/agents/ops.md": "---\nname: ops\ndescription: ops\n---\nOps.",
+            "more/skills/charts/SKILL.md": "---\nname: charts\ndescription: Draw charts\n---\nDraw.",
+        },
+        manifest,
+    )
     found = load_plugins(repo, isolated_home)
     [plugin] = found.plugins
     assert found.warnings == ()
@@ -90,8 +107,12 @@ def test_manifest_paths_add_to_the_default_places(repo, isolated_home):
 
 def test_manifest_paths_naming_the_default_places_load_each_component_once(repo, isolated_home):
     manifest = {"name": "same", "commands": "./commands/", "hooks": "./hooks/hooks.json", "agents": ["./agents/a.md"]}
-    write_plugin(repo / ".agent" / "plugins", "same", {
-        "commands/one.md": "One.", "hooks/hooks.json": hooks_json("Stop", "true"), "agents/a.md": "A"}, manifest)
+    write_plugin(
+        repo / ".agent" / "plugins",
+        "same",
+        {"commands/one.md": "One.", "hooks/hooks.json": hooks_json("Stop", "true"), "agents/a.md": "A"},
+        manifest,
+    )
     found = load_plugins(repo, isolated_home)
     [plugin] = found.plugins
     assert plugin.command_files == (("same:one", plugin.root / "commands" / "one.md"),)
@@ -114,13 +135,18 @@ def test_broken_manifests_and_components_are_warnings_naming_the_file(repo, isol
     plugins = repo / ".agent" / "plugins"
     bad = write_plugin(plugins, "bad", {"commands/x.md": "X"}, manifest="{not json")
     nameless = write_plugin(plugins, "nameless", {}, manifest={"version": "1"})
-    write_plugin(plugins, "good", {
-        "commands/ok.md": "OK",
-        "commands/broken.md": "---\ndescription: [unclosed\n",
-        "skills/noname/SKILL.md": "no front matter",
-        "hooks/hooks.json": "{oops",
-        ".mcp.json": "[]",
-    }, {"name": "good", "commands": ["../outside.md"]})
+    write_plugin(
+        plugins,
+        "good",
+        {
+            "commands/ok.md": "OK",
+            "commands/broken.md": "---\ndescription: [unclosed\n",
+            "skills/noname/SKILL.md": "no front matter",
+            "hooks/hooks.json": "{oops",
+            ".mcp.json": "[]",
+        },
+        {"name": "good", "commands": ["../outside.md"]},
+    )
     (plugins / "not-a-plugin").mkdir()
     found = load_plugins(repo, isolated_home)
     assert [p.name for p in found.plugins] == ["good"]
@@ -129,27 +155,38 @@ def test_broken_manifests_and_components_are_warnings_naming_the_file(repo, isol
     text = "\n".join([*found.warnings, *table.warnings])
     assert f"{bad}/.claude-plugin/plugin.json: invalid JSON" in text
     assert f"{nameless}/.claude-plugin/plugin.json: `name` must be" in text
-    for fragment in ("commands/broken.md", "skills/noname/SKILL.md", "hooks/hooks.json: invalid JSON",
-                     ".mcp.json: expected", "'../outside.md' points outside", "not-a-plugin: no .claude-plugin"):
+    for fragment in (
+        "commands/broken.md",
+        "skills/noname/SKILL.md",
+        "hooks/hooks.json: invalid JSON",
+        ".mcp.json: expected",
+        "'../outside.md' points outside",
+        "not-a-plugin: no .claude-plugin",
+    ):
         assert fragment in text, fragment
 
 
 def test_hook_entries_we_cannot_run_are_skipped_with_one_warning_each(repo, isolated_home):
-    document = {"hooks": {
-        "PreToolUse": [
-            {"matcher": "Bash", "hooks": [{"type": "command", "command": "ok.sh"}, {"type": "prompt", "prompt": "?"}]},
-            {"matcher": "Write", "hooks": [{"type": "command", "command": "x", "shell": "zsh"}]},
-            {"matcher": "(", "hooks": [{"type": "command", "command": "y"}]},
-        ],
-        "Notification": [{"hooks": [{"type": "command", "command": "notify"}]}],
-    }}
+    document = {
+        "hooks": {
+            "PreToolUse": [
+                {
+                    "matcher": "Bash",
+                    "hooks": [{"type": "command", "command": "ok.sh"}, {"type": "prompt", "prompt": "?"}],
+                },
+                {"matcher": "Write", "hooks": [{"type": "command", "command": "x", "shell": "zsh"}]},
+                {"matcher": "(", "hooks": [{"type": "command", "command": "y"}]},
+            ],
+            "Notification": [{"hooks": [{"type": "command", "command": "notify"}]}],
+        }
+    }
     write_plugin(repo / ".agent" / "plugins", "mixed", {"hooks/hooks.json": document})
     found = load_plugins(repo, isolated_home)
     assert [h.command for h in found.hooks] == ["ok.sh"]
     assert len(found.warnings) == 4
     assert all("hooks/hooks.json" in w for w in found.warnings)
     assert any("`Notification` is not an event" in w for w in found.warnings)
-    assert any("only \"command\" hooks" in w for w in found.warnings)
+    assert any('only "command" hooks' in w for w in found.warnings)
     assert any("unsupported key(s) shell" in w for w in found.warnings)
     assert any("not a valid regular expression" in w for w in found.warnings)
 
@@ -165,7 +202,11 @@ def test_precedence_disabling_and_plugin_dir(repo, isolated_home, tmp_path):
     in_repo = repo / ".agent" / "plugins" / "kit"
     found = load_plugins(repo, isolated_home, [explicit, bundle, tmp_path / "missing", in_repo], disabled=["other"])
     assert [(p.name, p.source) for p in found.plugins] == [
-        ("kit", "--plugin-dir"), ("one", "--plugin-dir"), ("two", "--plugin-dir"), ("other", "user")]
+        ("kit", "--plugin-dir"),
+        ("one", "--plugin-dir"),
+        ("two", "--plugin-dir"),
+        ("other", "user"),
+    ]
     assert commands_of(repo, isolated_home, found)["kit:a"].body == "explicit"
     assert [p.name for p in found.active] == ["kit", "one", "two"]
     assert list(commands_of(repo, isolated_home, found)) == ["kit:a"]
@@ -178,8 +219,11 @@ def test_plain_command_names_only_when_nothing_else_has_them(repo, isolated_home
     (repo / ".agent" / "commands").mkdir(parents=True)
     (repo / ".agent" / "commands" / "deploy.md").write_text("mine")
     plugins = repo / ".agent" / "plugins"
-    write_plugin(plugins, "a", {"commands/greet.md": "A", "commands/deploy.md": "A", "commands/status.md": "A",
-                                "commands/dup.md": "A"})
+    write_plugin(
+        plugins,
+        "a",
+        {"commands/greet.md": "A", "commands/deploy.md": "A", "commands/status.md": "A", "commands/dup.md": "A"},
+    )
     write_plugin(plugins, "b", {"commands/dup.md": "B"})
     table = CommandTable.load(repo, isolated_home, load_plugins(repo, isolated_home))
     assert table.resolve("greet").custom.name == "a:greet"
@@ -213,11 +257,18 @@ def agent(name: str) -> str:
 def test_agent_files_the_manifest_names_load_beside_the_default_folder(repo, isolated_home, listed):
     from agent_cli.agents.discovery import load_agents
 
-    write_plugin(repo / ".agent" / "plugins", "crew", {
-        "agents/reviewer.md": agent("reviewer"), "agents/other.md": agent("other"),
-        "custom/helper.md": agent("helper"), "custom/unlisted.md": agent("unlisted"),
-        "extra/deploy.md": "Deploy $ARGUMENTS.",
-    }, {"name": "crew", "agents": listed, "commands": "./extra/deploy.md"})
+    write_plugin(
+        repo / ".agent" / "plugins",
+        "crew",
+        {
+            "agents/reviewer.md": agent("reviewer"),
+            "agents/other.md": agent("other"),
+            "custom/helper.md": agent("helper"),
+            "custom/unlisted.md": agent("unlisted"),
+            "extra/deploy.md": "Deploy $ARGUMENTS.",
+        },
+        {"name": "crew", "agents": listed, "commands": "./extra/deploy.md"},
+    )
     found = load_plugins(repo, isolated_home)
     assert found.warnings == ()
     agents = load_agents(repo, isolated_home, found.agent_sources())
@@ -231,9 +282,11 @@ def test_agent_files_the_manifest_names_load_beside_the_default_folder(repo, iso
 
 
 def test_the_listing_names_agents_as_task_knows_them(repo, isolated_home):
-    write_plugin(repo / ".agent" / "plugins", "crew", {
-        "agents/deploy.md": agent("deployer"), "agents/broken.md": "no front matter here",
-    })
+    write_plugin(
+        repo / ".agent" / "plugins",
+        "crew",
+        {"agents/deploy.md": agent("deployer"), "agents/broken.md": "no front matter here"},
+    )
     found = load_plugins(repo, isolated_home)
     text = format_plugins(found, CommandTable.load(repo, isolated_home, found))
     assert "agents      crew:broken (not loaded: " in text  # the file's name, and why it is not an agent

@@ -15,10 +15,14 @@ from tests.waiting import until
 async def test_cancelled_while_starting_kills_the_group_without_waiting_for_it(tmp_path):
     seconds = f"30.{uuid.uuid4().int % 10**6:06d}"  # a sleep no other process runs
     for _ in range(5):  # the cancel must land while the process is being started; try a few times
-        task = asyncio.create_task(run_process(
-            ["bash", "-c", f"sleep {seconds}; true"], cwd=tmp_path,
-            capture=OutputCapture(tmp_path / "spill.txt"), timeout_s=60,
-        ))
+        task = asyncio.create_task(
+            run_process(
+                ["bash", "-c", f"sleep {seconds}; true"],
+                cwd=tmp_path,
+                capture=OutputCapture(tmp_path / "spill.txt"),
+                timeout_s=60,
+            )
+        )
         await asyncio.sleep(0)  # the spawn has begun but not finished
         started = time.monotonic()
         task.cancel()

@@ -23,7 +23,7 @@ def dirs(tmp_path: Path) -> tuple[Path, Path]:
 def test_includes_are_expanded_relative_to_the_prompts_folder(dirs):
     _, bundled = dirs
     write(bundled, "main.md", "top\n{% include 'parts/a.md' %}\nbottom\n")
-    write(bundled, "parts/a.md", "A {% include \"b.md\" %}\n")
+    write(bundled, "parts/a.md", 'A {% include "b.md" %}\n')
     write(bundled, "b.md", "B\n")
     assert PromptLibrary([bundled]).render("main.md") == "top\nA B\nbottom\n"
 
@@ -61,7 +61,10 @@ def test_variables_are_substituted_including_in_included_parts(dirs):
 def test_substituted_values_are_not_parsed_again(dirs):
     _, bundled = dirs
     write(bundled, "a.md", "[{value}]")
-    assert PromptLibrary([bundled]).render("a.md", value="{other} {% include 'x.md' %}") == "[{other} {% include 'x.md' %}]"
+    assert (
+        PromptLibrary([bundled]).render("a.md", value="{other} {% include 'x.md' %}")
+        == "[{other} {% include 'x.md' %}]"
+    )
 
 
 def test_missing_variable_is_a_clear_error(dirs):
@@ -152,7 +155,13 @@ def test_bundled_prompts_render(name, variables):
 def test_bundled_prompts_cover_what_they_must():
     library = PromptLibrary([bundled_prompts_dir()])
     compact = library.render("compact.md").lower()
-    for section in ("active task", "progress and decisions", "constraints and preferences", "next steps", "critical data"):
+    for section in (
+        "active task",
+        "progress and decisions",
+        "constraints and preferences",
+        "next steps",
+        "critical data",
+    ):
         assert section in compact
     review = library.render("review.md")
     for tag in ("[P0]", "[P1]", "[P2]", "[P3]", "file.py:LINE", "read-only"):

@@ -20,7 +20,10 @@ def test_a_token_line_is_printed_only_when_the_context_changed():
     for event in (count(4_000, 4_000), count(4_000, 6_000), count(4_000, 8_000), count(4_200, 12_000)):
         renderer.render(event)
     lines = [line for line in out.getvalue().splitlines() if line.startswith("tokens:")]
-    assert lines == ["tokens: 4,000 used of 100,000 (96% context left)", "tokens: 4,200 used of 100,000 (96% context left)"]
+    assert lines == [
+        "tokens: 4,000 used of 100,000 (96% context left)",
+        "tokens: 4,200 used of 100,000 (96% context left)",
+    ]
 
 
 def test_results_of_calls_run_together_name_their_call():
@@ -33,10 +36,15 @@ def test_results_of_calls_run_together_name_their_call():
     renderer.render(ev.ToolCallBegin("c", "read_file", {"path": "c.csv"}))
     renderer.render(ev.ToolCallEnd("c", "read_file", {"path": "c.csv"}, "C", True, 0.1))
     assert out.getvalue().splitlines() == [
-        "▶ read_file(path='a.csv')", "▶ read_file(path='b.csv')",
-        "  ok in 0.1s · read_file(path='b.csv')", "  │ B",
-        "  ok in 0.2s · read_file(path='a.csv')", "  │ A",
-        "▶ read_file(path='c.csv')", "  ok in 0.1s", "  │ C",  # alone: its header is just above
+        "▶ read_file(path='a.csv')",
+        "▶ read_file(path='b.csv')",
+        "  ok in 0.1s · read_file(path='b.csv')",
+        "  │ B",
+        "  ok in 0.2s · read_file(path='a.csv')",
+        "  │ A",
+        "▶ read_file(path='c.csv')",
+        "  ok in 0.1s",
+        "  │ C",  # alone: its header is just above
     ]
 
 

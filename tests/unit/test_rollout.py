@@ -56,8 +56,11 @@ def test_context_waits_for_the_first_prompt_and_a_session_without_one_leaves_no_
     history.record(Message("developer", "the user switched the model"))  # /model before any prompt
     assert not writer.path.exists()
     history.record(user("fix it"))
-    assert load_session_file(writer.path).items == (*context, Message("developer", "the user switched the model"),
-                                                    user("fix it"))
+    assert load_session_file(writer.path).items == (
+        *context,
+        Message("developer", "the user switched the model"),
+        user("fix it"),
+    )
     unused, unused_history = new_history(tmp_path, "20250101T120001-eeee5555")
     unused_history.extend(context)
     unused.close()
@@ -166,8 +169,15 @@ def test_a_last_line_without_newline_gets_one_before_new_lines(tmp_path):
 
 def test_a_newer_format_is_refused_with_a_clear_message(tmp_path):
     path = tmp_path / "s.jsonl"
-    header = {"type": "session", "format_version": FORMAT_VERSION + 1, "id": "x", "cwd": "/", "model": "m",
-              "provider": "p", "created": "2030-01-01T00:00:00+00:00"}
+    header = {
+        "type": "session",
+        "format_version": FORMAT_VERSION + 1,
+        "id": "x",
+        "cwd": "/",
+        "model": "m",
+        "provider": "p",
+        "created": "2030-01-01T00:00:00+00:00",
+    }
     path.write_text(json.dumps(header) + "\n" + json.dumps({"type": "future-thing"}) + "\n")
     with pytest.raises(NewerFormatError, match=r"newer agent-cli .*format 2.*Upgrade"):
         load_session_file(path)
@@ -290,8 +300,9 @@ def test_list_sessions_newest_first_with_first_real_prompt(tmp_path):
 
 
 def test_a_session_is_listed_by_what_the_user_typed_not_what_it_expanded_to(tmp_path):
-    path = make_session(tmp_path, "20250101T100000-aaaa1111", "/p", "You are reviewing a code change…", 1_000,
-                        typed="/review @app.py")
+    path = make_session(
+        tmp_path, "20250101T100000-aaaa1111", "/p", "You are reviewing a code change…", 1_000, typed="/review @app.py"
+    )
     assert first_prompt(path) == "/review @app.py"
     assert load_session_file(path).items[-1].typed == "/review @app.py"
 

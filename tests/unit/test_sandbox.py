@@ -27,7 +27,9 @@ from agent_cli.tools.sandbox import (
 from agent_cli.tools.shell_env import EnvPolicy, command_env
 
 MECHANISMS = list(working_mechanisms())
-needs_mechanism = pytest.mark.skipif(not MECHANISMS, reason="no sandbox mechanism here (no working bubblewrap, no Landlock)")
+needs_mechanism = pytest.mark.skipif(
+    not MECHANISMS, reason="no sandbox mechanism here (no working bubblewrap, no Landlock)"
+)
 
 
 @pytest.fixture
@@ -133,7 +135,9 @@ def test_workspace_write_allows_inside_and_refuses_outside(workspace, mechanism)
     assert not (outside / "x.txt").exists()
     assert done.returncode != 0
     assert "Read-only file system" in done.stderr or "Permission denied" in done.stderr
-    also = run_confined(sh("echo x > /dev/null && mkdir -p a/b && mv inside.txt a/b/ && echo ok"), policy, mechanism, ws)
+    also = run_confined(
+        sh("echo x > /dev/null && mkdir -p a/b && mv inside.txt a/b/ && echo ok"), policy, mechanism, ws
+    )
     assert also.stdout == "ok\n", also.stderr
 
 
@@ -255,7 +259,12 @@ def test_env_policy_keep_exclude_set_and_inherit_none():
 
 @pytest.mark.parametrize(
     "table, message",
-    [({"inherit": "some"}, "inherit"), ({"exclude": "X"}, "exclude"), ({"sets": {}}, "unknown key"), ({"set": []}, "set")],
+    [
+        ({"inherit": "some"}, "inherit"),
+        ({"exclude": "X"}, "exclude"),
+        ({"sets": {}}, "unknown key"),
+        ({"set": []}, "set"),
+    ],
 )
 def test_bad_env_policy_is_a_config_error(tmp_path, isolated_home, table, message):
     lines = "\n".join(f"{k} = {json.dumps(v)}" for k, v in table.items())

@@ -72,7 +72,11 @@ def test_only_unix_sockets_can_be_opened(ws, mechanism, family):
     if mechanism == "bubblewrap" and family != "AF_PACKET":
         pytest.skip("bubblewrap: these only see the sandbox's own, empty network namespace")
     code = f"import socket; socket.socket(socket.{family}, socket.SOCK_RAW if '{family}' != 'AF_INET6' else socket.SOCK_DGRAM); print('OPENED')"
-    done = run(f"{sys.executable} -c \"{code}\"; {sys.executable} -c 'import socket; socket.socket(socket.AF_UNIX); print(\"unix\")'", ws, mechanism)
+    done = run(
+        f'{sys.executable} -c "{code}"; {sys.executable} -c \'import socket; socket.socket(socket.AF_UNIX); print("unix")\'',
+        ws,
+        mechanism,
+    )
     assert "OPENED" not in done.stdout and "unix" in done.stdout, done
 
 
@@ -131,13 +135,15 @@ def host_socket():
 def test_host_unix_sockets_are_out_of_reach(ws, mechanism, host_socket):
     needs_mounts(mechanism)
     path, server = host_socket
-    done = run(f"{sys.executable} -c \"{CONNECT}\" {path}", ws, mechanism)
+    done = run(f'{sys.executable} -c "{CONNECT}" {path}', ws, mechanism)
     assert "CONNECTED" not in done.stdout, done
     with pytest.raises(TimeoutError):
         server.accept()
     inside = ws / "mine.sock"  # one of the workspace's own stays usable
-    command = (f"{sys.executable} -c \"import socket; s=socket.socket(socket.AF_UNIX); s.bind('{inside}'); s.listen(); "
-               f"c=socket.socket(socket.AF_UNIX); c.connect('{inside}'); print('LOCAL')\"")
+    command = (
+        f"{sys.executable} -c \"import socket; s=socket.socket(socket.AF_UNIX); s.bind('{inside}'); s.listen(); "
+        f"c=socket.socket(socket.AF_UNIX); c.connect('{inside}'); print('LOCAL')\""
+    )
     assert "LOCAL" in run(command, ws, mechanism).stdout
 
 
@@ -152,7 +158,7 @@ def test_abstract_sockets_and_signals_outside_are_out_of_reach(ws, mechanism):
     bystander = subprocess.Popen(["sleep", "60"])
     try:
         code = f"import socket; s=socket.socket(socket.AF_UNIX); s.connect('\\\\0{name}'); print('CONNECTED')"
-        done = run(f"{sys.executable} -c \"{code}\"; kill -TERM {bystander.pid} && echo SIGNALLED; exit 0", ws, mechanism)
+        done = run(f'{sys.executable} -c "{code}"; kill -TERM {bystander.pid} && echo SIGNALLED; exit 0', ws, mechanism)
         assert "CONNECTED" not in done.stdout and "SIGNALLED" not in done.stdout, done
         assert bystander.poll() is None
     finally:

@@ -21,6 +21,7 @@ HEREDOC = f"cat > written.txt <<'EOF'\n{BODY}EOF\nwc -l < written.txt"
 @pytest.fixture
 def forced_mechanism(monkeypatch):
     """Force a sandbox mechanism for one test (detect_mechanism caches its answer)."""
+
     def force(name: str) -> None:
         monkeypatch.setenv("AGENT_SANDBOX_MECHANISM", name)
         detect_mechanism.cache_clear()

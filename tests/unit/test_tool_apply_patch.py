@@ -36,9 +36,16 @@ async def test_add_update_delete(ctx, tmp_path):
     result = await apply(
         ctx,
         patch(
-            "*** Add File: pkg/new.txt", "+hello", "+world",
+            "*** Add File: pkg/new.txt",
+            "+hello",
+            "+world",
             "*** Delete File: old.txt",
-            "*** Update File: m.py", "@@", " a = 1", "-b = 2", "+b = 20", " c = 3",
+            "*** Update File: m.py",
+            "@@",
+            " a = 1",
+            "-b = 2",
+            "+b = 20",
+            " c = 3",
         ),  # fmt: skip
     )
     assert (tmp_path / "pkg/new.txt").read_text() == "hello\nworld\n"
@@ -76,9 +83,18 @@ async def test_multiple_hunks_with_context_anchor(ctx, tmp_path):
         ctx,
         patch(
             "*** Update File: f.txt",
-            "@@ line 3", " line 4", "-line 5", "+five",
-            "@@ line 20", " line 21", "+after 21", " line 22",
-            "@@", " line 29", "-line 30", "*** End of File",
+            "@@ line 3",
+            " line 4",
+            "-line 5",
+            "+five",
+            "@@ line 20",
+            " line 21",
+            "+after 21",
+            " line 22",
+            "@@",
+            " line 29",
+            "-line 30",
+            "*** End of File",
         ),  # fmt: skip
     )
     expected = lines[:4] + ["five"] + lines[5:21] + ["after 21"] + lines[21:29]

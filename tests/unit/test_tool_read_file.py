@@ -50,7 +50,9 @@ async def test_output_budget_stops_early_with_a_note(tmp_path):
     (tmp_path / "w.txt").write_text(("y" * 50 + "\n") * 100)
     out = await read(ctx, "w.txt")
     last_shown = int(out.splitlines()[-2].split("\t")[0])
-    assert out.endswith(f"[Lines 1-{last_shown} of 100 (output budget reached); use offset={last_shown + 1} to continue]")
+    assert out.endswith(
+        f"[Lines 1-{last_shown} of 100 (output budget reached); use offset={last_shown + 1} to continue]"
+    )
     assert len(out.encode()) <= 400
 
 

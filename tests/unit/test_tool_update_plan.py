@@ -67,10 +67,23 @@ async def test_invalid_plans_are_errors_and_emit_nothing(ctx, events, plan, mess
 def test_default_tools_order_read_only_flags_and_schemas():
     tools = default_tools() + memory_tools()
     assert [t.name for t in tools] == [
-        "shell", "read_file", "grep", "list_dir", "apply_patch", "update_plan", "shell_output", "shell_kill",
-        "web_fetch", "memory_save", "memory_search",
+        "shell",
+        "read_file",
+        "grep",
+        "list_dir",
+        "apply_patch",
+        "update_plan",
+        "shell_output",
+        "shell_kill",
+        "web_fetch",
+        "memory_save",
+        "memory_search",
     ]
-    assert {t.name for t in tools if t.read_only} == READ_ONLY_TOOL_NAMES == {"read_file", "grep", "list_dir", "memory_search"}
+    assert (
+        {t.name for t in tools if t.read_only}
+        == READ_ONLY_TOOL_NAMES
+        == {"read_file", "grep", "list_dir", "memory_search"}
+    )
     for tool in tools:
         params = tool.spec.parameters
         assert params["additionalProperties"] is False and params["required"]

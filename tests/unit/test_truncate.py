@@ -105,9 +105,7 @@ def test_take_head_and_tail_on_boundaries():
 
 
 def test_truncate_head_tail_of_a_stream_whose_middle_was_dropped():
-    out = truncate_head_tail(
-        "HEAD" * 100, "TAIL" * 100, total_bytes=10_000, total_chars=10_000, policy=BYTES_100
-    )
+    out = truncate_head_tail("HEAD" * 100, "TAIL" * 100, total_bytes=10_000, total_chars=10_000, policy=BYTES_100)
     head, removed, tail = _parts(out)
     assert head.startswith("HEAD") and tail.endswith("TAIL")
     assert len(head) + removed + len(tail) == 10_000

@@ -11,21 +11,52 @@ from agent_cli.models.discovery import CACHE_FILE, CACHE_TTL, DiscoveredWindow, 
 from agent_cli.models.overflow import window_from_error
 
 
-@pytest.mark.parametrize("body, window", [
-    ({"error": {"code": 400, "message": "the request exceeds the available context size, try increasing it",
-                "type": "exceed_context_size_error", "n_prompt_tokens": 9120, "n_ctx": 8192}}, 8192),  # llama.cpp
-    ({"error": {"message": "This model's maximum context length is 32768 tokens. However, you requested 40000 "
-                           "tokens (39000 in the messages, 1000 in the completion).", "type": "BadRequestError",
-                "code": 400}}, 32768),  # vLLM
-    ({"type": "error", "error": {"type": "invalid_request_error",
-                                 "message": "prompt is too long: 210000 tokens > 200000 maximum"}},
-     200000),  # Anthropic
-    ('{"error": "Trying to keep the first 9000 tokens when context the overflows. However, the model is loaded '
-     'with context length of 4096 tokens"}', 4096),  # LM Studio
-    ({"error": {"message": "prompt too long"}}, None),
-    ("not json at all", None),
-    (None, None),
-])
+@pytest.mark.parametrize(
+    "body, window",
+    [
+        (
+            {
+                "error": {
+                    "code": 400,
+                    "message": "the request exceeds the available context size, try increasing it",
+                    "type": "exceed_context_size_error",
+                    "n_prompt_tokens": 9120,
+                    "n_ctx": 8192,
+                }
+            },
+            8192,
+        ),  # llama.cpp
+        (
+            {
+                "error": {
+                    "message": "This model's maximum context length is 32768 tokens. However, you requested 40000 "
+                    "tokens (39000 in the messages, 1000 in the completion).",
+                    "type": "BadRequestError",
+                    "code": 400,
+                }
+            },
+            32768,
+        ),  # vLLM
+        (
+            {
+                "type": "error",
+                "error": {
+                    "type": "invalid_request_error",
+                    "message": "prompt is too long: 210000 tokens > 200000 maximum",
+                },
+            },
+            200000,
+        ),  # Anthropic
+        (
+            '{"error": "Trying to keep the first 9000 tokens when context the overflows. However, the model is loaded '
+            'with context length of 4096 tokens"}',
+            4096,
+        ),  # LM Studio
+        ({"error": {"message": "prompt too long"}}, None),
+        ("not json at all", None),
+        (None, None),
+    ],
+)
 def test_window_from_error_bodies(body, window):
     assert window_from_error(body) == window
 

@@ -77,8 +77,9 @@ class ApprovalScreen(DialogScreen[ApprovalDecision]):
         Binding("escape", "deny", "deny", show=False),
     ]
 
-    def __init__(self, request: ApprovalRequest, typed_early: Callable[[str], None] | None = None,
-                 cwd: Path | None = None) -> None:
+    def __init__(
+        self, request: ApprovalRequest, typed_early: Callable[[str], None] | None = None, cwd: Path | None = None
+    ) -> None:
         super().__init__()
         self.request = request
         self.cwd = cwd or Path.cwd()  # where the patch's paths start
@@ -110,23 +111,39 @@ class ApprovalScreen(DialogScreen[ApprovalDecision]):
             with Vertical(id="buttons"):
                 yield Button(
                     Content.from_markup("[u]y[/u] Yes" if question else "[u]y[/u] Yes, once"),
-                    id="approve", variant="success", compact=True, disabled=True,
+                    id="approve",
+                    variant="success",
+                    compact=True,
+                    disabled=True,
                 )
                 if not question:
                     yield Button(
-                        Content.assemble(Content.from_markup("[u]a[/u] Yes, and don't ask again for "),
-                                         session_scope(request), " this session"),
-                        id="approve_session", variant="primary", compact=True, disabled=True,
+                        Content.assemble(
+                            Content.from_markup("[u]a[/u] Yes, and don't ask again for "),
+                            session_scope(request),
+                            " this session",
+                        ),
+                        id="approve_session",
+                        variant="primary",
+                        compact=True,
+                        disabled=True,
                     )
                 if request.suggested_rule and not question:
                     yield Button(
                         Content.from_markup("[u]d[/u] Yes, and don't ask again for ")
-                        + Content(f"`{rule_label(request.suggested_rule)}`") + Content(" (saved as a rule)"),
-                        id="approve_always", variant="primary", compact=True, disabled=True,
+                        + Content(f"`{rule_label(request.suggested_rule)}`")
+                        + Content(" (saved as a rule)"),
+                        id="approve_always",
+                        variant="primary",
+                        compact=True,
+                        disabled=True,
                     )
                 yield Button(
                     Content.from_markup("[u]n[/u] No" if question else "[u]n[/u] No, tell the model why"),
-                    id="deny", variant="error", compact=True, disabled=True,
+                    id="deny",
+                    variant="error",
+                    compact=True,
+                    disabled=True,
                 )
             yield Static("keys wait until you stop typing…", id="arming")
             yield Input(placeholder=DENY_PLACEHOLDER, id="deny-reason")
@@ -134,7 +151,11 @@ class ApprovalScreen(DialogScreen[ApprovalDecision]):
                 yield Input(request.suggested_rule, id="rule")
                 with Horizontal(id="save-to"):
                     for destination in request.rule_files:
-                        yield Button(f"Save to {RULE_FILES.get(destination, destination)}", id=f"save-{destination}", compact=True)
+                        yield Button(
+                            f"Save to {RULE_FILES.get(destination, destination)}",
+                            id=f"save-{destination}",
+                            compact=True,
+                        )
 
     def on_mount(self) -> None:
         self.call_after_refresh(self._restart_arming)  # counted from the first paint

@@ -52,8 +52,11 @@ class ModelPickerScreen(DialogScreen[str | None]):
 
     def _options(self) -> list[Option]:
         return [
-            Option(Content.assemble((name, "bold" if name == self.current else ""),
-                                    (f"  {self.sources.get(name, '')}", "dim")))
+            Option(
+                Content.assemble(
+                    (name, "bold" if name == self.current else ""), (f"  {self.sources.get(name, '')}", "dim")
+                )
+            )
             for name in self.shown
         ]
 

@@ -49,8 +49,9 @@ class RewindPickerScreen(DialogScreen[tuple[int, str] | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static("Rewind to before which prompt?", id="title")
-            yield OptionList(*[Option(prompt_row(n, e), id=str(n)) for n, e in enumerate(self.entries, start=1)],
-                             id="choices")
+            yield OptionList(
+                *[Option(prompt_row(n, e), id=str(n)) for n, e in enumerate(self.entries, start=1)], id="choices"
+            )
             yield Static("↑↓ move · enter choose · esc cancel", id="keys")
 
     def on_mount(self) -> None:
@@ -66,8 +67,12 @@ class RewindPickerScreen(DialogScreen[tuple[int, str] | None]):
             self.query_one("#title", Static).update(f"Rewind to before: {one_line(entry.text, 80)}")
             choices = self.query_one("#choices", OptionList)
             choices.clear_options()
-            choices.add_options([Option(Content.assemble((title, "bold"), "\n", (help_text, "dim")), id=mode)
-                                 for mode, title, help_text in MODES])
+            choices.add_options(
+                [
+                    Option(Content.assemble((title, "bold"), "\n", (help_text, "dim")), id=mode)
+                    for mode, title, help_text in MODES
+                ]
+            )
             choices.highlighted = 0
         else:
             self.dismiss((self.number, event.option.id or "both"))

@@ -44,11 +44,20 @@ class TrustScreen(DialogScreen[bool]):
             with VerticalScroll(id="items"):
                 for item in self.inventory.items:
                     yield Static(Content(f"• {item.line()}"))
-            yield Static(Content("Until you trust it, none of this runs; the session works without it. "
-                                 "You are asked again when it changes."), classes="note")
+            yield Static(
+                Content(
+                    "Until you trust it, none of this runs; the session works without it. "
+                    "You are asked again when it changes."
+                ),
+                classes="note",
+            )
             with Horizontal(id="buttons"):
-                yield Button(Content.from_markup("[u]T[/u]rust this folder"), id="trust", variant="warning", compact=True)
-                yield Button(Content.from_markup("[u]N[/u]o, run none of it"), id="distrust", variant="primary", compact=True)
+                yield Button(
+                    Content.from_markup("[u]T[/u]rust this folder"), id="trust", variant="warning", compact=True
+                )
+                yield Button(
+                    Content.from_markup("[u]N[/u]o, run none of it"), id="distrust", variant="primary", compact=True
+                )
 
     def on_mount(self) -> None:
         self.query_one("#distrust", Button).focus()

@@ -54,7 +54,8 @@ class ActivityIndicator(Static):
         frame = FRAMES[int(elapsed * 10) % len(FRAMES)]
         self.update(
             Content.assemble(
-                (f"{frame} ", "$text-accent"), (self.label.capitalize(), "bold"),
+                (f"{frame} ", "$text-accent"),
+                (self.label.capitalize(), "bold"),
                 (f"  {duration(elapsed) if elapsed >= 10 else f'{int(elapsed)}s'}", ""),
                 (" · esc to interrupt", "$text-muted"),
             ),

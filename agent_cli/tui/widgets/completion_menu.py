@@ -56,9 +56,9 @@ class CompletionMenu(OptionList, can_focus=False):
         width = max(len(item.label) for item in items) + 2
         room = max(10, self.app.size.width - width - 8)  # one line per option: long descriptions are cut
         self.set_options(
-            Option(Content.assemble(
-                (item.label.ljust(width), "bold"), (one_line(item.description, room), "$text-muted")
-            ))
+            Option(
+                Content.assemble((item.label.ljust(width), "bold"), (one_line(item.description, room), "$text-muted"))
+            )
             for item in items
         )
         self.highlighted = 0

@@ -69,8 +69,11 @@ class Composer(TextArea):
         **kwargs,
     ) -> None:
         super().__init__(
-            soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
-            placeholder="Ask anything · @ file · / commands · $ skills · ! shell · ? keys", **kwargs,
+            soft_wrap=True,
+            show_line_numbers=False,
+            tab_behavior="focus",
+            placeholder="Ask anything · @ file · / commands · $ skills · ! shell · ? keys",
+            **kwargs,
         )
         self.menu = menu
         self.input_history = input_history
@@ -204,16 +207,23 @@ class Composer(TextArea):
             if not commands:
                 names = fuzzy_filter(query, [c.name for c in available], MENU_SIZE)
                 commands = [c for name in names for c in available if c.name == name]
-            self.menu.show("command", [
-                Completion("/" + c.name, "/" + c.name,
-                           f"{c.argument_hint}  {c.description}" if c.argument_hint else c.description)
-                for c in commands
-            ])
+            self.menu.show(
+                "command",
+                [
+                    Completion(
+                        "/" + c.name,
+                        "/" + c.name,
+                        f"{c.argument_hint}  {c.description}" if c.argument_hint else c.description,
+                    )
+                    for c in commands
+                ],
+            )
         elif match := SKILL_TOKEN.search(before):
             query = match.group(1)
             skills = self.skills()
             names = [name for name, _ in skills if name.startswith(query)] or fuzzy_filter(
-                query, [name for name, _ in skills], MENU_SIZE)
+                query, [name for name, _ in skills], MENU_SIZE
+            )
             described = dict(skills)
             self.menu.show("skill", [Completion("$" + name, "$" + name, described.get(name, "")) for name in names])
         elif match := FILE_TOKEN.search(before):

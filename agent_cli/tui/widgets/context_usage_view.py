@@ -41,12 +41,16 @@ def render_usage(usage: ContextUsage) -> Content:
     width = max((len(part.name) for part in usage.parts), default=0) + 2
     for index, part in enumerate(usage.parts):
         parts += [
-            "\n", ("■ ", COLORS[index % len(COLORS)]), part.name.ljust(width),
+            "\n",
+            ("■ ", COLORS[index % len(COLORS)]),
+            part.name.ljust(width),
             (f"{tokens(part.tokens):>7}  {usage.percent(part.tokens):5.1f}%", "$text-muted"),
         ]
     free = max(0, usage.window - usage.used)
     parts += [
-        "\n", ("□ ", "$text-muted"), "free".ljust(width),
+        "\n",
+        ("□ ", "$text-muted"),
+        "free".ljust(width),
         (f"{tokens(free):>7}  {usage.percent(free):5.1f}%", "$text-muted"),
     ]
     return Content.assemble(*parts)

@@ -30,8 +30,11 @@ class McpIndicator(Static):
         ready = [s.name for s in running if s.status == "ready"]
         failed = [s.name for s in running if s.status == "failed"]
         if starting:
-            text = Content.assemble(("MCP ", "bold"), (f"starting {', '.join(starting)}", "$text-warning"),
-                                    f"  ({len(ready)}/{len(running)} ready)")
+            text = Content.assemble(
+                ("MCP ", "bold"),
+                (f"starting {', '.join(starting)}", "$text-warning"),
+                f"  ({len(ready)}/{len(running)} ready)",
+            )
         else:
             parts: list[str | tuple[str, str]] = [("MCP ", "bold"), (f"{len(ready)} ready", "$text-success")]
             if failed:

@@ -84,8 +84,9 @@ class StatusBar(Static):
     def compaction_finished(self, event: CompactionFinished) -> None:
         self.set_context_event(compaction_summary(event))
 
-    def set_part(self, name: str, text: str | Content | None, *, order: int = 50, priority: int = 45,
-                 style: str = "") -> None:
+    def set_part(
+        self, name: str, text: str | Content | None, *, order: int = 50, priority: int = 45, style: str = ""
+    ) -> None:
         """Show (or with ``None`` / ``""`` remove) a named part of the line."""
         if not text:
             self.extra.pop(name, None)
@@ -112,8 +113,10 @@ class StatusBar(Static):
     # --- the line -----------------------------------------------------------------------
 
     def parts(self) -> list[Part]:
-        parts = [Part(Content.styled(self.model, "bold $text"), *MODEL),
-                 Part(Content(f"{self.provider} · {self.mode}"), *PROVIDER_MODE)]
+        parts = [
+            Part(Content.styled(self.model, "bold $text"), *MODEL),
+            Part(Content(f"{self.provider} · {self.mode}"), *PROVIDER_MODE),
+        ]
         if self.hint:
             parts.append(Part(Content.styled(self.hint, "bold $text-warning"), *HINT))
         count = self.count
@@ -121,16 +124,27 @@ class StatusBar(Static):
             left = count.percent_left
             style = "$text-error bold" if left <= 10 else "$text-warning" if left <= 25 else "$text-success"
             parts.append(Part(Content.styled(f"{left}% context left", style), *CONTEXT_LEFT))
-            parts.append(Part(Content(f"({tokens(count.context_used)} / {tokens(count.context_window)})"),
-                              *CONTEXT_USED))
+            parts.append(
+                Part(Content(f"({tokens(count.context_used)} / {tokens(count.context_window)})"), *CONTEXT_USED)
+            )
             if count.compaction_near:  # from 80% of the threshold: the user can act before it happens
-                parts.append(Part(Content.styled(
-                    f"compacting at {count.compact_at_percent}%: /compact now or /autocompact to change",
-                    "$text-warning"), *COMPACTION_NEAR))
+                parts.append(
+                    Part(
+                        Content.styled(
+                            f"compacting at {count.compact_at_percent}%: /compact now or /autocompact to change",
+                            "$text-warning",
+                        ),
+                        *COMPACTION_NEAR,
+                    )
+                )
             total = count.total
             if total.input_tokens or total.output_tokens:
-                parts.append(Part(Content(f"session ↑{tokens(total.input_tokens)} ↓{tokens(total.output_tokens)}"),
-                                  *SESSION_TOKENS))
+                parts.append(
+                    Part(
+                        Content(f"session ↑{tokens(total.input_tokens)} ↓{tokens(total.output_tokens)}"),
+                        *SESSION_TOKENS,
+                    )
+                )
                 if total.cached_input_tokens and total.input_tokens:
                     share = 100 * total.cached_input_tokens // total.input_tokens
                     parts.append(Part(Content(f"({share}% cached)"), *CACHED))
@@ -158,11 +172,17 @@ class StatusBar(Static):
 
 def joiner(before: Part, after: Part) -> str:
     """Parts of one group (model and provider, a figure and its detail) sit closer together."""
-    return " · " if after.order - before.order == 1 and after.order != CONTEXT_USED[0] and after.order != CACHED[0] \
-        else " " if after.order - before.order == 1 else SEPARATOR
+    return (
+        " · "
+        if after.order - before.order == 1 and after.order != CONTEXT_USED[0] and after.order != CACHED[0]
+        else " "
+        if after.order - before.order == 1
+        else SEPARATOR
+    )
 
 
 def line_width(parts: list[Part]) -> int:
     ordered = sorted(parts, key=lambda part: part.order)
     return sum(part.content.cell_length for part in ordered) + sum(
-        len(joiner(a, b)) for a, b in zip(ordered, ordered[1:]))
+        len(joiner(a, b)) for a, b in zip(ordered, ordered[1:])
+    )

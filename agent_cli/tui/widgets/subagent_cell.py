@@ -81,8 +81,10 @@ class SubagentCell(ToolCell):
             return
         parts = [self._header()]
         if self.expanded:
-            parts += [Content.assemble(("  " + mark + " ", "$text-muted"), (what, "$text-muted"))
-                      for mark, what in self.steps[-MAX_STEPS_SHOWN:]]
+            parts += [
+                Content.assemble(("  " + mark + " ", "$text-muted"), (what, "$text-muted"))
+                for mark, what in self.steps[-MAX_STEPS_SHOWN:]
+            ]
         if self.message.strip() and not self.running:
             parts.append(self._message_content())
         self.update(Content("\n").join(parts))

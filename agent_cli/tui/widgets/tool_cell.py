@@ -210,4 +210,3 @@ class ToolCell(Static, can_focus=True):
         if event.key == "enter":  # a space is typing: it goes to the composer
             event.stop()
             self.expanded = not self.expanded
-

@@ -16,9 +16,15 @@ class WelcomeBanner(Static):
     def __init__(self, model: str, provider: str, directory: str) -> None:
         super().__init__(
             Content.assemble(
-                (">_ agent-cli", "bold"), (f" v{__version__}", "$text-muted"), "\n",
-                ("model     ", "$text-muted"), f"{model} ({provider})", "\n",
-                ("directory ", "$text-muted"), directory, "\n\n",
+                (">_ agent-cli", "bold"),
+                (f" v{__version__}", "$text-muted"),
+                "\n",
+                ("model     ", "$text-muted"),
+                f"{model} ({provider})",
+                "\n",
+                ("directory ", "$text-muted"),
+                directory,
+                "\n\n",
                 ("enter send · shift+enter newline · @ file · / command · esc interrupt", "$text-muted"),
             )
         )
