@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import os
+import platform
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -50,6 +51,10 @@ def start_import(name: str) -> None:
 
 
 def _import_quietly(name: str) -> None:
+    if name == "openai":
+        # The openai SDK's first request reads platform.platform() for its headers, which runs
+        # `uname -p` (cached after): run it here, where its wait overlaps start-up, not after.
+        platform.platform()
     for module in (name, "httpcore2"):  # the SDK, then the connection library its client will load
         try:
             importlib.import_module(module)
