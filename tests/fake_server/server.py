@@ -244,6 +244,9 @@ class _Handler(BaseHTTPRequestHandler):
     # -------------------------------------------------------------- plumbing
     def setup(self) -> None:
         super().setup()
+        # Small writes go out at once: a stream's last chunk otherwise waits for the client's
+        # delayed ACK (~40 ms), which timed the end of every Chat Completions run, not the agent.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         with self.fake._lock:
             self.fake._conns.add(self.connection)
 
