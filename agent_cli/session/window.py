@@ -199,10 +199,8 @@ def start_discovery(session: Session) -> asyncio.Task[DiscoveredWindow | None] |
     if config.provider.wire_api != "chat":
         return None
     client = session.client
-    base_url = getattr(client, "base_url", None)
-    if not should_probe(base_url):
+    if not should_probe(client.base_url):
         return None
-    api_key = getattr(client, "api_key", None)
     return asyncio.create_task(
-        discover_window(base_url, session.model, api_key=api_key, cache_dir=config.agent_home / "cache")
+        discover_window(client.base_url, session.model, api_key=client.api_key, cache_dir=config.agent_home / "cache")
     )
