@@ -30,18 +30,22 @@ def session_command_runner(session: Session, emit: Emit) -> RunCommand:
         args = {"command": command}
         emit(ev.ToolCallBegin(call_id, "shell", args))
         started = time.monotonic()
-        denial = await session.approvals.check(call_id, "shell", args, emit)
-        if denial:
-            emit(ev.ToolCallEnd(call_id, "shell", args, denial, False, time.monotonic() - started))
-            raise InputError(f"!`{command}` was not run: {denial}")
-        if "shell" in session.tools:
-            call = ToolCall(call_id, "shell", json.dumps(args))
-            result = await session.tools.dispatch(call, session.tool_context(call_id, emit))
-            output, exit_code, success = result.output, result.exit_code, result.success
-        else:
-            limit = session.tool_output_limit * 4
-            output, exit_code = await run_bash(command, session.config.cwd, session.config.shell_timeout_ms, limit)
-            success = exit_code == 0
+        try:
+            denial = await session.approvals.check(call_id, "shell", args, emit)
+            if denial:
+                emit(ev.ToolCallEnd(call_id, "shell", args, denial, False, time.monotonic() - started))
+                raise InputError(f"!`{command}` was not run: {denial}")
+            if "shell" in session.tools:
+                call = ToolCall(call_id, "shell", json.dumps(args))
+                result = await session.tools.dispatch(call, session.tool_context(call_id, emit))
+                output, exit_code, success = result.output, result.exit_code, result.success
+            else:
+                limit = session.tool_output_limit * 4
+                output, exit_code = await run_bash(command, session.config.cwd, session.config.shell_timeout_ms, limit)
+                success = exit_code == 0
+        finally:  # what the check kept for this call (its verdict, a lifted sandbox) ends with it
+            session.approvals.verdicts.pop(call_id, None)
+            session.approvals.forget(call_id)
         emit(ev.ToolCallEnd(call_id, "shell", args, output, success, time.monotonic() - started, exit_code))
         return CommandRun(output, exit_code)
 

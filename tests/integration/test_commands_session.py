@@ -485,6 +485,15 @@ async def test_a_prompt_attaches_files_and_inlines_command_output(server, repo, 
     assert message.typed == "Check @app.py against !`echo EXPECTED-42`" and message.text == sent
 
 
+async def test_a_command_in_a_prompt_leaves_no_approval_state_behind(server, repo, monkeypatch):
+    """The verdict a rule gave a prompt's !`cmd` ends with it, as a model's call's does."""
+    server.script(Reply(text="ok"))
+    session = make_session(server, repo, monkeypatch, 'permissions.allow=["Bash(echo:*)"]')
+    await collect_events(session, "see !`echo RULED`")
+    assert "RULED" in last_user_text(server.requests[0])
+    assert session.approvals.verdicts == {}
+
+
 async def test_a_prompt_without_expansions_is_sent_as_typed(server, repo, monkeypatch):
     server.script(Reply(text="ok"))
     session = make_session(server, repo, monkeypatch)
