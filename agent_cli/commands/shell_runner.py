@@ -43,9 +43,8 @@ def session_command_runner(session: Session, emit: Emit) -> RunCommand:
                 limit = session.tool_output_limit * 4
                 output, exit_code = await run_bash(command, session.config.cwd, session.config.shell_timeout_ms, limit)
                 success = exit_code == 0
-        finally:  # what the check kept for this call (its verdict, a lifted sandbox) ends with it
-            session.approvals.verdicts.pop(call_id, None)
-            session.approvals.forget(call_id)
+        finally:
+            session.approvals.end_call(call_id)  # as a model's call (session/tool_call.py)
         emit(ev.ToolCallEnd(call_id, "shell", args, output, success, time.monotonic() - started, exit_code))
         return CommandRun(output, exit_code)
 

@@ -159,6 +159,12 @@ class Approvals:
     def forget(self, call_id: str) -> None:
         self._unsandboxed_calls.discard(call_id)
 
+    def end_call(self, call_id: str) -> Verdict | None:
+        """What was kept for a call that has ended, let go: its lifted sandbox, and the rules'
+        verdict, returned for the call's end event."""
+        self.forget(call_id)
+        return self.verdicts.pop(call_id, None)
+
     # --- deciding ------------------------------------------------------------------------
 
     def assess(self, tool: str, args: dict[str, Any]) -> Need:

@@ -116,9 +116,7 @@ class Session:
         self._turns = 0
         self.tool_limit: frozenset[str] | None = None  # fewer tools for one command's turn (/review)
         self.shell_snapshot = parts.shell_snapshot  # taken at the first turn
-        self.window = ContextWindow(
-            config, self.model, self.learned
-        )  # its size, where it came from; what the server says
+        self.window = ContextWindow(config, self.model, self.learned)  # its size and source; server corrections
         self.tool_use = ToolUseWatch(self.model, config.provider.wire_api)  # a model that never calls tools
         self.background = BackgroundProcesses(config.agent_home)  # shell run_in_background; end with the session
         self.editor_files: EditorFiles | None = None  # set by a front end whose client holds the files (ACP)

@@ -90,7 +90,7 @@ async def run_tool_call(session: Session, call: ToolCall, emit: Emit) -> ToolOut
     except Exception as exc:  # the file system changing under a patch, a path it refuses: the call
         result = failure_result(call.name, exc)  # fails with words the model reads, the turn goes on
     finally:
-        verdict = session.approvals.verdicts.pop(call.call_id, None)  # a permission rule's part, if any
+        verdict = session.approvals.end_call(call.call_id)  # a permission rule's part, if any
     emit(end_event(call, args, result, time.monotonic() - started, verdict))
     return ToolOutput(call.call_id, result.output, result.success, images=result.images)
 
