@@ -36,10 +36,11 @@ from agent_cli.models.stream_limits import StreamLimits
 from agent_cli.plugins.claude_hooks import settings_hooks
 from agent_cli.plugins.loader import PluginSet, load_plugins_for
 from agent_cli.session.approvals import Approvals, env_scrubber
-from agent_cli.session.hooks import HookState
-from agent_cli.session.parts import ClientFactory, Emit, SessionParts, SubagentInfo
+from agent_cli.session.hook_state import HookState
+from agent_cli.session.parts import ClientFactory, SessionParts, SubagentInfo
 from agent_cli.session.permission_rules import install_rules
 from agent_cli.session.session import Session, new_session_id
+from agent_cli.session.state import Emit
 from agent_cli.tools import default_tools
 from agent_cli.tools.base import Tool
 from agent_cli.tools.registry import ToolRegistry

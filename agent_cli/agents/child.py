@@ -24,9 +24,10 @@ from agent_cli.context.modes import tools_for_mode
 from agent_cli.context.prompts import prompt_library
 from agent_cli.mcp.toolset import budget_tokens, subagent_entries
 from agent_cli.models.base import Usage
-from agent_cli.session.hooks import MAX_STOP_BLOCKS, HookState, run_hooks
-from agent_cli.session.parts import Emit
+from agent_cli.session.hook_state import HookState
+from agent_cli.session.hooks import MAX_STOP_BLOCKS, run_hooks
 from agent_cli.session.session import Session
+from agent_cli.session.state import Emit
 from agent_cli.session.turn import run_turn
 from agent_cli.tools.base import Tool
 from agent_cli.tools.mcp_names import CALL_TOOL, SEARCH_TOOL
@@ -81,7 +82,7 @@ def add_usage(session: Session, usage: Usage) -> None:
     """A child's tokens count in the totals of every session above it."""
     parent = session
     while parent is not None:
-        parent.total_usage = parent.total_usage + usage
+        parent.count_usage(usage)
         parent = parent.subagent.parent if parent.subagent is not None else None
 
 
@@ -141,12 +142,12 @@ async def run_child(
     try:
         text, blocks = prompt, 0
         while True:
-            await run_turn(child, text, relay)
+            await run_turn(child.turn_context(), text, relay)
             outcome = _ending(relay.ended, outcome)
             if outcome.status != "completed" or blocks >= MAX_STOP_BLOCKS:
                 break
             hook = await run_hooks(
-                parent,
+                parent.turn_context(),
                 "SubagentStop",
                 emit,
                 agent=definition.name,

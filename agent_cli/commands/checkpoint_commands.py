@@ -126,7 +126,7 @@ async def rewind_command(inv: Invocation) -> None:
             inv.emit(ev.Notice("no file changes to take back since that prompt", title="rewind"))
     prompt = None
     if mode in ("conversation", "both"):
-        prompt = tracker.rewind_conversation(entry.index)
+        prompt = session.rewind(entry.index)
         inv.emit(
             ev.Notice(f"the conversation is back before prompt {number}; it is in the composer to edit", title="rewind")
         )

@@ -29,18 +29,8 @@ async def help_command(inv: Invocation) -> None:
     infos = inv.table.infos()
     if inv.args:
         name = inv.args.lstrip("/").split()[0]
-        resolved = inv.table.resolve(name)
-        info = next(i for i in infos if i.name == (resolved.builtin.name if resolved.builtin else name))
-        lines = [f"/{info.name} {info.argument_hint}".rstrip(), info.description]
-        if resolved.custom:
-            lines.append(f"file: {home_relative(resolved.custom.path)}")
-            if resolved.custom.model:
-                lines.append(f"model: {resolved.custom.model}")
-            if resolved.custom.allowed_tools:
-                lines.append(f"allowed tools: {', '.join(resolved.custom.allowed_tools)}")
-        if resolved.builtin and resolved.builtin.aliases:
-            lines.append("also: " + ", ".join("/" + alias for alias in resolved.builtin.aliases))
-        inv.emit(ev.Notice("\n".join(lines), title=f"/{info.name}"))
+        shown, lines = inv.table.help_lines(name)
+        inv.emit(ev.Notice("\n".join(lines), title=f"/{shown}"))
         return
     builtins = [(f"/{i.name} {i.argument_hint}".rstrip(), i.description) for i in infos if i.source == "builtin"]
     custom = [

@@ -10,14 +10,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_cli import events as ev
+from agent_cli.commands.catalog import CommandCatalog
 from agent_cli.items import Image
 from agent_cli.session.session import Emit, Session
-
-if TYPE_CHECKING:
-    from agent_cli.commands.registry import CommandTable
 
 # Given the last assistant message, return the event that ends the turn (TurnComplete or
 # TurnFailed); may emit notices first.
@@ -31,7 +29,7 @@ class Invocation:
     name: str  # the command as typed, without the slash
     args: str  # everything after the name, stripped
     typed: str  # the whole input line
-    table: CommandTable
+    table: CommandCatalog
 
 
 def attachment_budget(session: Session) -> int:

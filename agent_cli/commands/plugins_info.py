@@ -6,14 +6,13 @@ from typing import TYPE_CHECKING
 
 from agent_cli import events as ev
 from agent_cli.agents.definition import parse_agent_file
+from agent_cli.commands.catalog import CommandCatalog
 from agent_cli.commands.invocation import Invocation
 from agent_cli.display import home_relative
 from agent_cli.plugins.loader import Plugin, PluginSet
 
 if TYPE_CHECKING:
     from pathlib import Path
-
-    from agent_cli.commands.registry import CommandTable
 
 HOW_TO_ADD = (
     "no plugins found (put a Claude Code plugin in .agent/plugins/NAME/ in the repository or "
@@ -25,7 +24,7 @@ async def plugins_command(inv: Invocation) -> None:
     inv.emit(ev.Notice(format_plugins(inv.session.plugins, inv.table), title="plugins"))
 
 
-def format_plugins(found: PluginSet, table: CommandTable) -> str:
+def format_plugins(found: PluginSet, table: CommandCatalog) -> str:
     """One block per plugin, then the warnings about plugin files. ``table`` holds the commands
     in effect (a plugin's command that another command shadows is not listed)."""
     blocks = [_block(plugin, table) for plugin in found.plugins] or [HOW_TO_ADD]
@@ -36,7 +35,7 @@ def format_plugins(found: PluginSet, table: CommandTable) -> str:
     return text
 
 
-def _block(plugin: Plugin, table: CommandTable) -> str:
+def _block(plugin: Plugin, table: CommandCatalog) -> str:
     title = " ".join(part for part in (plugin.name, plugin.version) if part)
     state = "" if plugin.enabled else "  [disabled in config: [plugins] disabled]"
     lines = [f"{title}  ({plugin.source}: {home_relative(plugin.root)}){state}"]

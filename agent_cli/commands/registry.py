@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_cli.commands.builtins import BUILTINS, Builtin
+from agent_cli.commands.catalog import CommandInfo
 from agent_cli.commands.custom import CustomCommand, CustomCommandSet, load_custom_commands
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.mcp_commands import mcp_prompts
 from agent_cli.commands.plugin_commands import load_plugin_commands
+from agent_cli.display import home_relative
 from agent_cli.mcp.prompts import McpPrompt
 from agent_cli.plugins.loader import PluginSet
 from agent_cli.session.session import Session
@@ -24,15 +26,6 @@ from agent_cli.session.session import Session
 # `/name args`; `/usr/bin/x` is not a command because a name ends at whitespace or the end.
 _SLASH = re.compile(r"/(?P<name>[A-Za-z][\w.-]*(?::[\w.-]+)*)(?:\s+(?P<args>.*))?\Z", re.DOTALL)
 MAX_SUGGESTIONS = 5
-
-
-@dataclass(frozen=True, slots=True)
-class CommandInfo:
-    name: str  # without the slash, e.g. "review" or "git:commit"
-    description: str
-    argument_hint: str
-    source: str  # "builtin", "repo", "user", "plugin NAME" or "mcp"
-    needs_idle: bool = True  # False: may run while a turn is running (it only reports)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +90,21 @@ class CommandTable:
             infos.append(CommandInfo(name, description, cmd.argument_hint, cmd.source))
         infos += [CommandInfo(p.command, p.description, p.argument_hint, "mcp") for p in self.mcp_prompts.values()]
         return infos
+
+    def help_lines(self, name: str) -> tuple[str, list[str]]:
+        """``/help NAME``: the command's name as listed and what to say about it (InputError when unknown)."""
+        resolved = self.resolve(name)
+        info = next(i for i in self.infos() if i.name == (resolved.builtin.name if resolved.builtin else name))
+        lines = [f"/{info.name} {info.argument_hint}".rstrip(), info.description]
+        if resolved.custom:
+            lines.append(f"file: {home_relative(resolved.custom.path)}")
+            if resolved.custom.model:
+                lines.append(f"model: {resolved.custom.model}")
+            if resolved.custom.allowed_tools:
+                lines.append(f"allowed tools: {', '.join(resolved.custom.allowed_tools)}")
+        if resolved.builtin and resolved.builtin.aliases:
+            lines.append("also: " + ", ".join("/" + alias for alias in resolved.builtin.aliases))
+        return info.name, lines
 
     def names(self) -> list[str]:
         return [*self.builtins, *self.custom, *self.aliases, *self.mcp_prompts]

@@ -15,7 +15,6 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent_cli import events as ev
 from agent_cli.checkpoints.gitcmd import CheckpointError, Deadline
@@ -23,12 +22,14 @@ from agent_cli.checkpoints.ledger import Checkpoint, Ledger, plan_for
 from agent_cli.checkpoints.restore import RestorePlan, apply_restore, line_counts
 from agent_cli.checkpoints.snapshot import take_snapshot, tree_state
 from agent_cli.checkpoints.store import Store, checkpoints_dir, locate
+from agent_cli.config import Config
 from agent_cli.context.fragments import FILES_RESTORED, is_real_user_message
 from agent_cli.display import human_size
 from agent_cli.items import Message, user
-
-if TYPE_CHECKING:
-    from agent_cli.session.session import Emit, Session
+from agent_cli.session.compaction_state import CompactionState
+from agent_cli.session.rollout import RecordingHistory, RolloutWriter
+from agent_cli.session.state import Emit
+from agent_cli.tools.registry import ToolRegistry
 
 NEVER_CHANGE_FILES = frozenset({"update_plan", "memory_save"})  # they write only under $AGENT_HOME
 PROMPT_CHARS = 200
@@ -49,8 +50,18 @@ class PromptEntry:
 
 
 class TurnCheckpoints:
-    def __init__(self, session: Session, *, enabled: bool):
-        self.session = session
+    def __init__(
+        self,
+        config: Config,
+        rollout: RolloutWriter,
+        history: RecordingHistory,
+        tools: ToolRegistry,
+        compaction: CompactionState,
+        *,
+        enabled: bool,
+    ):
+        self._config, self._rollout, self._history = config, rollout, history
+        self._tools, self._compaction = tools, compaction
         self.enabled = enabled  # `checkpoints = true`, and not a subagent (its parent's turn covers it)
         self.ledger = Ledger()
         self._store: Store | None = None
@@ -65,7 +76,7 @@ class TurnCheckpoints:
     @property
     def index_file(self) -> Path:
         """Our own git index, kept for the session so later snapshots hash only changed files."""
-        return checkpoints_dir(self.session.config.agent_home) / "index" / f"{self.session.id}.index"
+        return checkpoints_dir(self._config.agent_home) / "index" / f"{self._rollout.header.id}.index"
 
     def turn_started(self, turn: int, prompt_index: int, prompt: str) -> None:
         self._turn, self._taken = (turn, prompt_index, prompt[:PROMPT_CHARS]), False
@@ -75,7 +86,7 @@ class TurnCheckpoints:
             self._pending = asyncio.get_running_loop().create_task(self._warm_up())
 
     async def _warm_up(self) -> None:
-        config = self.session.config
+        config = self._config
         try:
             if self._store is None:
                 self._store = await asyncio.to_thread(locate, config.cwd, config.agent_home)
@@ -93,9 +104,9 @@ class TurnCheckpoints:
             pass  # the snapshot itself reports it
 
     def may_change_files(self, name: str) -> bool:
-        if name in NEVER_CHANGE_FILES or self.session.tools.is_read_only(name):
+        if name in NEVER_CHANGE_FILES or self._tools.is_read_only(name):
             return False
-        return not (name == "shell" and self.session.config.sandbox_mode == "read-only")
+        return not (name == "shell" and self._config.sandbox_mode == "read-only")
 
     async def before_tools(self, names: list[str], emit: Emit) -> None:
         """Called before each batch of tool calls: snapshot once per turn, before the first change."""
@@ -108,9 +119,9 @@ class TurnCheckpoints:
                 self._told_off = True
                 emit(ev.Warning(f"checkpoints are off for this session (/undo cannot take turns back): {self._off}"))
             return
-        config, started = self.session.config, time.monotonic()
+        config, started = self._config, time.monotonic()
         number = len(self.ledger.checkpoints) + 1
-        name = f"{self.session.id}/{number}"
+        name = f"{self._rollout.header.id}/{number}"
         try:
             if self._store is None:
                 self._store = await asyncio.to_thread(locate, config.cwd, config.agent_home)
@@ -134,7 +145,7 @@ class TurnCheckpoints:
         checkpoint = Checkpoint(
             str(number),
             turn,
-            self.session.compaction.count,
+            self._compaction.count,
             prompt_index,
             prompt,
             store.kind,
@@ -145,7 +156,7 @@ class TurnCheckpoints:
             config.checkpoint_max_file_bytes,
         )
         self.ledger.add(checkpoint)
-        self.session.rollout.append_checkpoint("checkpoint", **checkpoint.record())
+        self._rollout.append_checkpoint("checkpoint", **checkpoint.record())
         if skipped:
             names = ", ".join(f"{path} ({human_size(size)})" for path, size in skipped[:10])
             more = f" and {len(skipped) - 10} more" if len(skipped) > 10 else ""
@@ -170,8 +181,8 @@ class TurnCheckpoints:
         self._pending = asyncio.get_running_loop().create_task(self._after(checkpoint, self._store))
 
     async def _after(self, checkpoint: Checkpoint, store: Store) -> None:
-        config = self.session.config
-        name = f"{self.session.id}/{checkpoint.id}-after"
+        config = self._config
+        name = f"{self._rollout.header.id}/{checkpoint.id}-after"
         try:
             snapshot, _ = await asyncio.to_thread(
                 take_snapshot,
@@ -192,7 +203,7 @@ class TurnCheckpoints:
             added,
             removed,
         )
-        self.session.rollout.append_checkpoint(
+        self._rollout.append_checkpoint(
             "checkpoint_after", id=checkpoint.id, after=snapshot.commit, files=files, added=added, removed=removed
         )
 
@@ -215,9 +226,9 @@ class TurnCheckpoints:
 
     def prompts(self) -> list[PromptEntry]:
         """The prompts of the conversation since the last compaction, oldest first."""
-        epoch = self.session.compaction.count
+        epoch = self._compaction.count
         entries = []
-        for index, item in enumerate(self.session.history.items):
+        for index, item in enumerate(self._history.items):
             if is_real_user_message(item):
                 text = item.typed or item.text  # type: ignore[union-attr]
                 mine = tuple(c for c in self.ledger.active() if c.epoch == epoch and c.prompt_index == index)
@@ -240,23 +251,23 @@ class TurnCheckpoints:
         restored = await asyncio.to_thread(apply_restore, plan)
         for checkpoint in checkpoints:
             checkpoint.undone = True
-        self.session.rollout.append_checkpoint("checkpoint_undone", ids=[c.id for c in checkpoints])
+        self._rollout.append_checkpoint("checkpoint_undone", ids=[c.id for c in checkpoints])
         if tell_model and (restored or plan.conflicts):
-            self.session.record(user(FILES_RESTORED.wrap(restored_note(checkpoints, restored, plan.conflicts))))
-        self.session.rollout.sync()
+            self._history.record(user(FILES_RESTORED.wrap(restored_note(checkpoints, restored, plan.conflicts))))
+        self._rollout.sync()
         return restored
 
     def rewind_conversation(self, index: int) -> str:
-        """Go back to just before the prompt at ``index``; returns that prompt (for the composer)."""
-        items = self.session.history.items
+        """Go back to just before the prompt at ``index``; returns that prompt (for the composer).
+        The session's last usage report no longer describes the context (``Session.rewind``)."""
+        items = self._history.items
         prompt = items[index]
         if not is_real_user_message(prompt):
             raise ValueError(f"history item {index} is not a prompt")
-        epoch = self.session.compaction.count
-        self.session.history.rewind(index, epoch)
+        epoch = self._compaction.count
+        self._history.rewind(index, epoch)
         self.ledger.abandon_from(index, epoch)
-        self.session.distrust_last_usage()
-        self.session.rollout.sync()
+        self._rollout.sync()
         assert isinstance(prompt, Message)
         return prompt.typed or prompt.text
 

@@ -36,10 +36,11 @@ from agent_cli.paths import bundled_prompts_dir
 from agent_cli.session.compaction_plan import shorten_newest_outputs, step_too_large_for_room, summarizer_budget
 from agent_cli.session.hooks import run_pre_compact, run_session_start
 from agent_cli.session.memory_recall import recall_after_compaction, without_memories
+from agent_cli.session.state import Emit
+from agent_cli.session.turn_context import TurnContext
 
 if TYPE_CHECKING:
     from agent_cli.context.initial import InitialContext
-    from agent_cli.session.session import Emit, Session
 
 Trigger = Literal["manual", "auto", "overflow"]
 MAX_TRIM_ROUNDS = 8  # summarizing requests sent while trimming an overflow, before falling back
@@ -52,27 +53,6 @@ ACCURACY_WARNING = (
 )
 
 
-@dataclass
-class CompactionState:
-    """What the session remembers about its compactions."""
-
-    count: int = 0
-    history_len_after: int | None = None  # len(history) right after the last compaction
-    tokens_after: int = 0  # estimated context right after it
-    last_step: tuple[int, int] | None = None  # history items added between the last two requests
-    last: ev.CompactionFinished | None = None  # the last applied compaction: its summary and what it dropped
-    setting: AutoCompactSetting | None = None  # /autocompact's threshold; None: the config's
-
-
-@dataclass(frozen=True, slots=True)
-class AutoCompactSetting:
-    """When auto-compaction starts, as the config keys say it (context/tokens.py's auto_compact_limit)."""
-
-    enabled: bool
-    percent: int
-    token_limit: int | None
-
-
 @dataclass(frozen=True, slots=True)
 class Summary:
     text: str
@@ -83,77 +63,76 @@ class Summary:
 # --- when ---------------------------------------------------------------------------------------
 
 
-def should_auto_compact(session: Session) -> bool:
+def should_auto_compact(turn: TurnContext) -> bool:
     """True when the next request would cross the threshold and compacting can help.
 
     Not right after a compaction: only once new items have been added, and only if the last
     compaction got below the threshold (otherwise it would repeat on every request; an actual
     overflow is still recovered by the turn).
     """
-    limit = session.auto_compact_limit
-    if limit is None or len(session.history) == 0:
+    limit = turn.state.auto_compact_limit
+    if limit is None or len(turn.history) == 0:
         return False
-    if session.context_tokens() < limit and not step_too_large_for_room(session, compaction_prompt_tokens(session)):
+    if turn.state.context_tokens() < limit and not step_too_large_for_room(turn, compaction_prompt_tokens(turn)):
         return False
-    state = session.compaction
+    state = turn.compaction
     if state.history_len_after is None:
         return True
-    return len(session.history) > state.history_len_after and state.tokens_after < limit
+    return len(turn.history) > state.history_len_after and state.tokens_after < limit
 
 
-def compaction_prompt_tokens(session: Session) -> int:
-    return session.tokens.item_tokens(user(compaction_prompt(session, None)))
+def compaction_prompt_tokens(turn: TurnContext) -> int:
+    return turn.tokens.item_tokens(user(compaction_prompt(turn, None)))
 
 
-async def auto_compact_if_needed(session: Session, emit: Emit) -> None:
-    await session.count_exactly_near(session.auto_compact_limit)  # the decision below is then exact
-    if should_auto_compact(session):
-        await compact(session, emit, "auto")
+async def auto_compact_if_needed(turn: TurnContext, emit: Emit) -> None:
+    await turn.state.count_exactly_near(turn.state.auto_compact_limit)  # the decision below is then exact
+    if should_auto_compact(turn):
+        await compact(turn, emit, "auto")
 
 
 # --- how ----------------------------------------------------------------------------------------
 
 
 async def compact(
-    session: Session, emit: Emit, trigger: Trigger, focus: str | None = None
+    turn: TurnContext, emit: Emit, trigger: Trigger, focus: str | None = None
 ) -> ev.CompactionFinished | None:
     """Summarize and rebuild the history. Returns the finished event (None if there was nothing)."""
-    if not transcript(session.history.items).strip():
+    if not transcript(turn.history.items).strip():
         emit(ev.Notice("Nothing to compact yet."))
         return None
-    await session.count_exactly()  # trimming and the before/after comparison need exact counts
-    items_before = len(session.history)
-    tokens_before = session.context_tokens()
+    await turn.state.count_exactly()  # trimming and the before/after comparison need exact counts
+    items_before = len(turn.history)
+    tokens_before = turn.state.context_tokens()
     emit(ev.CompactionStarted(trigger))
-    await run_pre_compact(session, trigger, emit, focus or "")  # its context is recorded after the rebuild
-    summary = await summarize(session, emit, focus)
+    await run_pre_compact(turn, trigger, emit, focus or "")  # its context is recorded after the rebuild
+    summary = await summarize(turn, emit, focus)
 
-    old_items = session.history.items
-    initial = fresh_initial_context(session, emit)
-    prefix = summary_prefix(session.config.agent_home)
+    old_items = turn.history.items
+    initial = fresh_initial_context(turn, emit)
+    prefix = summary_prefix(turn.config.agent_home)
     rebuilt = rebuild_history(
-        initial.items if initial is not None else previous_initial_items(session),
+        initial.items if initial is not None else previous_initial_items(turn),
         old_items,
         summary.text,
-        budget=recent_messages_budget(session),
-        count=session.tokens.text_tokens,
+        budget=recent_messages_budget(turn),
+        count=turn.tokens.text_tokens,
         summary_prefix=prefix,
     )
-    old_tokens = session.history.estimated_tokens
-    new_tokens = session.tokens.items_tokens(rebuilt.items)
+    old_tokens = turn.history.estimated_tokens
+    new_tokens = turn.tokens.items_tokens(rebuilt.items)
     applied = new_tokens < old_tokens
-    dropped = dropped_items(old_items, rebuilt.items, session.tokens.item_tokens, prefix) if applied else []
+    dropped = dropped_items(old_items, rebuilt.items, turn.tokens.item_tokens, prefix) if applied else []
     if applied:
-        session.replace_history(rebuilt.items)
-        session.compaction.count += 1
-        await run_session_start(session, "compact", emit)  # hooks: SessionStart, source "compact"
-        recall_after_compaction(session, emit)
+        turn.state.replace_history(rebuilt.items)
+        turn.compaction.count += 1
+        await run_session_start(turn, "compact", emit)  # hooks: SessionStart, source "compact"
+        recall_after_compaction(turn, emit)
         if initial is not None:
-            session.initial = initial
-            session.environment = initial.environment  # the model now has it in full
+            turn.state.restart_context(initial)  # the model now has the environment in full
     # Remembered even when nothing changed, so the next request does not try again at once.
-    session.compaction.history_len_after = len(session.history)
-    session.compaction.tokens_after = session.context_tokens()
+    turn.compaction.history_len_after = len(turn.history)
+    turn.compaction.tokens_after = turn.state.context_tokens()
     if not applied:
         emit(
             ev.Warning(
@@ -164,9 +143,9 @@ async def compact(
     finished = ev.CompactionFinished(
         trigger,
         tokens_before=tokens_before,
-        tokens_after=session.context_tokens(),
+        tokens_after=turn.state.context_tokens(),
         items_before=items_before,
-        items_after=len(session.history),
+        items_after=len(turn.history),
         trimmed=summary.trimmed,
         summary=summary.text,
         applied=applied,
@@ -174,30 +153,30 @@ async def compact(
         dropped=tuple(dropped),
     )
     if applied:
-        session.compaction.last = finished  # for `/compact show`
+        turn.compaction.last = finished  # for `/compact show`
     # A resume must not retry a useless compaction, and `/compact show` works after it too.
-    session.learned.compaction_finished(session.compaction, finished if applied else None)
+    turn.learned.compaction_finished(turn.compaction, finished if applied else None)
     emit(finished)
-    emit(session.token_count_event())
-    if applied and session.compaction.count >= 2:
-        emit(ev.Warning(ACCURACY_WARNING.format(count=session.compaction.count)))
+    emit(turn.state.token_count_event())
+    if applied and turn.compaction.count >= 2:
+        emit(ev.Warning(ACCURACY_WARNING.format(count=turn.compaction.count)))
     return finished
 
 
-async def summarize(session: Session, emit: Emit, focus: str | None) -> Summary:
+async def summarize(turn: TurnContext, emit: Emit, focus: str | None) -> Summary:
     """Ask the model for a hand-off summary; trim on overflow; fall back to head and tail."""
-    history = session.history
+    history = turn.history
     estimates = {id(item): history.item_tokens(index) for index, item in enumerate(history.items)}
-    items = without_memories(session.request_items(emit))  # recalled again after the rebuild
-    tokens = [estimates.get(id(item)) or session.tokens.item_tokens(item) for item in items]
-    request = user(compaction_prompt(session, focus))
+    items = without_memories(turn.state.request_items(emit))  # recalled again after the rebuild
+    tokens = [estimates.get(id(item)) or turn.tokens.item_tokens(item) for item in items]
+    request = user(compaction_prompt(turn, focus))
     protected = protected_prefix_length(items)
-    budget = summarizer_budget(session)  # our count, as `tokens` are; room left for the summary
-    budget -= session.tokens.prompt_overhead(session.instructions, session.tool_specs())
-    budget -= session.tokens.item_tokens(request)
+    budget = summarizer_budget(turn)  # our count, as `tokens` are; room left for the summary
+    budget -= turn.tokens.prompt_overhead(turn.state.instructions, turn.state.tool_specs())
+    budget -= turn.tokens.item_tokens(request)
     trimmed = 0
     if sum(tokens) > budget:  # the newest outputs are cut, so the cached prefix is still sent as it was
-        cached = min(len(items), max(protected, session.window.sent_items))
+        cached = min(len(items), max(protected, turn.window.sent_items))
         items, tokens, shortened = shorten_newest_outputs(items, tokens, cached, sum(tokens) - budget)
         if shortened:
             emit(
@@ -207,10 +186,10 @@ async def summarize(session: Session, emit: Emit, focus: str | None) -> Summary:
             )
     for attempt in range(MAX_TRIM_ROUNDS):
         prompt = Prompt(
-            session.instructions, [*items, request], session.tool_specs(), web_search=session.web_search_mode
+            turn.state.instructions, [*items, request], turn.state.tool_specs(), web_search=turn.state.web_search_mode
         )  # the same tools: the cached prefix is reused
         try:
-            text = await run_summarizer(session, prompt, emit)
+            text = await run_summarizer(turn, prompt, emit)
             if text:
                 return Summary(text, trimmed)
             # It offers the tools (for the cached prefix): a model may call one, or only think.
@@ -230,22 +209,22 @@ async def summarize(session: Session, emit: Emit, focus: str | None) -> Summary:
             break
     else:
         emit(ev.Warning("The summarizing request kept overflowing; keeping a head-and-tail excerpt instead."))
-    return Summary(fallback_summary(history.items, recent_messages_budget(session)), trimmed, fallback=True)
+    return Summary(fallback_summary(history.items, recent_messages_budget(turn)), trimmed, fallback=True)
 
 
-def recent_messages_budget(session: Session) -> int:
+def recent_messages_budget(turn: TurnContext) -> int:
     """Tokens (our count) for the user messages kept through a compaction: a quarter of what the
     threshold leaves beside the system prompt, tools and initial context, in the server's tokens."""
-    counter = session.tokens
-    fixed = counter.prompt_overhead(session.instructions, session.tool_specs()) + session.initial_tokens
-    ceiling = counter.uncalibrated(session.auto_compact_limit or session.effective_window) - fixed
+    counter = turn.tokens
+    fixed = counter.prompt_overhead(turn.state.instructions, turn.state.tool_specs()) + turn.state.initial_tokens
+    ceiling = counter.uncalibrated(turn.state.auto_compact_limit or turn.state.effective_window) - fixed
     return user_message_budget(max(1, ceiling), max(1, ceiling))
 
 
-async def run_summarizer(session: Session, prompt: Prompt, emit: Emit) -> str:
+async def run_summarizer(turn: TurnContext, prompt: Prompt, emit: Emit) -> str:
     """One summarizing request. Its text is not streamed to the user; its usage is counted."""
     texts: list[str] = []
-    async for event in session.client.stream(prompt):
+    async for event in turn.state.client.stream(prompt):
         if isinstance(event, stream.OutputItem):
             item = event.item
             if isinstance(item, Message) and item.role == "assistant":
@@ -256,20 +235,20 @@ async def run_summarizer(session: Session, prompt: Prompt, emit: Emit) -> str:
         elif isinstance(event, stream.Completed) and event.usage is not None:
             # Counted in the session's total, but not as the context's size: it measured the
             # old history plus the compaction prompt.
-            session.total_usage = session.total_usage + event.usage
+            turn.state.count_usage(event.usage)
     return "\n\n".join(text.strip() for text in texts if text.strip())
 
 
-def compaction_prompt(session: Session, focus: str | None) -> str:
-    library = _library(session)
+def compaction_prompt(turn: TurnContext, focus: str | None) -> str:
+    library = _library(turn)
     text = library.render("compact.md").strip()
     if focus and focus.strip():
         text += "\n\n" + library.render("compact_focus.md", focus=focus.strip()).strip()
     return text
 
 
-def _library(session: Session) -> PromptLibrary:
-    library = prompt_library(session.config.agent_home)
+def _library(turn: TurnContext) -> PromptLibrary:
+    library = prompt_library(turn.config.agent_home)
     try:
         library.expand("compact.md")
         library.expand("compact_focus.md")
@@ -278,11 +257,11 @@ def _library(session: Session) -> PromptLibrary:
         return PromptLibrary([bundled_prompts_dir()])
 
 
-def fresh_initial_context(session: Session, emit: Emit) -> InitialContext | None:
+def fresh_initial_context(turn: TurnContext, emit: Emit) -> InitialContext | None:
     """The initial context rebuilt now (AGENTS.md re-read, full environment); None if it fails."""
-    old = session.initial
+    old = turn.state.initial
     try:
-        initial = session.build_initial_context()
+        initial = turn.state.build_initial_context()
     except Exception as exc:  # keep the old context rather than lose the compaction
         emit(ev.Warning(f"Could not rebuild the initial context ({exc}); reusing the previous one."))
         return None
@@ -292,44 +271,44 @@ def fresh_initial_context(session: Session, emit: Emit) -> InitialContext | None
     return initial
 
 
-def previous_initial_items(session: Session) -> list[Item]:
-    return list(session.initial.items) if session.initial is not None else []
+def previous_initial_items(turn: TurnContext) -> list[Item]:
+    return list(turn.state.initial.items) if turn.state.initial is not None else []
 
 
 # --- overflow during a turn ---------------------------------------------------------------------
 
 
 async def recover_from_overflow(
-    session: Session, emit: Emit, error: ContextWindowExceeded, retry: Callable[[], Awaitable[list[Item]]]
+    turn: TurnContext, emit: Emit, error: ContextWindowExceeded, retry: Callable[[], Awaitable[list[Item]]]
 ) -> list[Item] | None:
     """Compact and send the request again, once. None (after reporting) if it still fails."""
-    await session.window.learn_from_overflow(error, emit)  # the window the server named
-    finished = await compact(session, emit, "overflow")
+    await turn.window.learn_from_overflow(error, emit)  # the window the server named
+    finished = await compact(turn, emit, "overflow")
     if finished is not None and finished.applied:
         try:
             return await retry()
         except ContextWindowExceeded as again:
             error = again
-    fail_window_full(session, emit, str(error))
+    fail_window_full(turn, emit, str(error))
     return None
 
 
-def fail_window_full(session: Session, emit: Emit, detail: str) -> None:
+def fail_window_full(turn: TurnContext, emit: Emit, detail: str) -> None:
     """End the turn: the request cannot fit. Says what is too big and marks the window full."""
-    biggest, kind = largest_item(session)
+    biggest, kind = largest_item(turn)
     message = (
         "The conversation does not fit in the model's context window, even after compaction "
-        f"(window: {session.effective_window:,} tokens usable; largest item: {kind}, about {biggest:,} tokens). "
-        "Shorten the request, start a new session, or set `model_context_window` if the model's window is "
+        f"(window: {turn.state.effective_window:,} tokens usable; largest item: {kind}, about {biggest:,} tokens). "
+        "Shorten the request, start a new turn, or set `model_context_window` if the model's window is "
         f"different. Provider said: {detail}"
     )
     emit(ev.Error(message, fatal=True))
-    emit(window_full_event(session))
+    emit(window_full_event(turn))
     emit(ev.TurnFailed(message))
 
 
-def largest_item(session: Session) -> tuple[int, str]:
-    history = session.history
+def largest_item(turn: TurnContext) -> tuple[int, str]:
+    history = turn.history
     if not len(history):
         return 0, "none"
     index = max(range(len(history)), key=history.item_tokens)
@@ -338,33 +317,33 @@ def largest_item(session: Session) -> tuple[int, str]:
     return history.item_tokens(index), kind
 
 
-def window_full_event(session: Session) -> ev.TokenCount:
-    event = session.token_count_event()
+def window_full_event(turn: TurnContext) -> ev.TokenCount:
+    event = turn.state.token_count_event()
     return ev.TokenCount(event.last, event.total, event.context_window, event.context_window, event.counting_method)
 
 
-def oversized_input(session: Session, text: str) -> str | None:
+def oversized_input(turn: TurnContext, text: str) -> str | None:
     """Why ``text`` can never fit (it is kept whole through compactions), or None if it can."""
-    counter = session.tokens
+    counter = turn.tokens
     tokens = counter.calibrated(counter.text_tokens(text))
-    overhead = counter.calibrated(counter.prompt_overhead(session.instructions, session.tool_specs()))
-    room = session.effective_window - overhead - counter.calibrated(session.initial_tokens)
+    overhead = counter.calibrated(counter.prompt_overhead(turn.state.instructions, turn.state.tool_specs()))
+    room = turn.state.effective_window - overhead - counter.calibrated(turn.state.initial_tokens)
     if tokens <= room:
         return None
     return (
         f"Your message is about {tokens:,} tokens, but only about {max(0, room):,} fit in the model's "
-        f"context window ({session.effective_window:,} usable). Shorten it, or attach less."
+        f"context window ({turn.state.effective_window:,} usable). Shorten it, or attach less."
     )
 
 
-async def reject_oversized_input(session: Session, text: str, emit: Emit) -> bool:
+async def reject_oversized_input(turn: TurnContext, text: str, emit: Emit) -> bool:
     """Fail the turn up front when the new message alone can never fit. True if rejected."""
-    counter = session.tokens
-    await session.count_exactly_near(session.effective_window, counter.calibrated(counter.text_tokens(text)))
-    reason = oversized_input(session, text)
+    counter = turn.tokens
+    await turn.state.count_exactly_near(turn.state.effective_window, counter.calibrated(counter.text_tokens(text)))
+    reason = oversized_input(turn, text)
     if reason is None:
         return False
     emit(ev.Error(reason, fatal=True))
-    emit(window_full_event(session))
+    emit(window_full_event(turn))
     emit(ev.TurnFailed(reason))
     return True

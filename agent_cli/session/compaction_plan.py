@@ -15,56 +15,53 @@ provider has cached stays byte-identical.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from agent_cli.context.truncate import TruncationPolicy, truncate_middle
 from agent_cli.items import Item, ToolOutput
-
-if TYPE_CHECKING:
-    from agent_cli.session.session import Session
+from agent_cli.session.turn_context import TurnContext
 
 SUMMARY_RESERVE_TOKENS = 2_000  # the summary the model writes, at most (shorter in small windows)
 SUMMARY_RESERVE_SHARE = 8  # ...and never more than 1/8 of the window
 MIN_KEPT_OUTPUT_TOKENS = 64  # a shortened output keeps at least this much
 
 
-def summary_reserve(session: Session) -> int:
+def summary_reserve(turn: TurnContext) -> int:
     """Tokens (the server's) kept free for the summary the model writes."""
-    return min(SUMMARY_RESERVE_TOKENS, max(128, session.effective_window // SUMMARY_RESERVE_SHARE))
+    return min(SUMMARY_RESERVE_TOKENS, max(128, turn.state.effective_window // SUMMARY_RESERVE_SHARE))
 
 
-def summary_room(session: Session, prompt_tokens: int) -> int:
+def summary_room(turn: TurnContext, prompt_tokens: int) -> int:
     """Tokens the summarizing request needs beyond the context: its prompt and the summary."""
-    return session.tokens.calibrated(prompt_tokens) + summary_reserve(session)
+    return turn.tokens.calibrated(prompt_tokens) + summary_reserve(turn)
 
 
-def step_too_large_for_room(session: Session, prompt_tokens: int) -> bool:
+def step_too_large_for_room(turn: TurnContext, prompt_tokens: int) -> bool:
     """True when one more step as large as the last would leave no room to summarize in the window."""
-    growth = last_step_tokens(session)
+    growth = last_step_tokens(turn)
     if growth <= 0:
         return False
-    ahead = session.context_tokens() + session.tokens.calibrated(growth) + summary_room(session, prompt_tokens)
-    return ahead > session.effective_window
+    ahead = turn.state.context_tokens() + turn.tokens.calibrated(growth) + summary_room(turn, prompt_tokens)
+    return ahead > turn.state.effective_window
 
 
-def note_request(session: Session) -> None:
+def note_request(turn: TurnContext) -> None:
     """Before a request goes out: remember which items joined the history since the last one."""
-    sent, now = session.window.sent_items, len(session.history)
+    sent, now = turn.window.sent_items, len(turn.history)
     if 0 < sent <= now:
-        session.compaction.last_step = (sent, now)
+        turn.compaction.last_step = (sent, now)
 
 
-def last_step_tokens(session: Session) -> int:
+def last_step_tokens(turn: TurnContext) -> int:
     """Tokens (our count, as it is now: exact once the tokenizer is loaded) of the last step."""
-    step, history = session.compaction.last_step, session.history
+    step, history = turn.compaction.last_step, turn.history
     if step is None or step[1] > len(history):
         return 0
     return history.estimated_tokens_since(step[0]) - history.estimated_tokens_since(step[1])
 
 
-def summarizer_budget(session: Session) -> int:
+def summarizer_budget(turn: TurnContext) -> int:
     """Tokens (our count) the summarizing request may carry, prompt and tools included."""
-    return session.tokens.uncalibrated(session.effective_window - summary_reserve(session))
+    return turn.tokens.uncalibrated(turn.state.effective_window - summary_reserve(turn))
 
 
 def shorten_newest_outputs(

@@ -18,22 +18,20 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_cli import events as ev
-from agent_cli.config import Config
 from agent_cli.context.fragments import HOOK_CONTEXT
-from agent_cli.hooks.spec import HookSpec, HookTable, hook_calls, parse_hooks
+from agent_cli.hooks.spec import HookSpec, hook_calls
 from agent_cli.items import ToolCall, user
+from agent_cli.session.state import Emit
+from agent_cli.session.turn_context import TurnContext
 from agent_cli.tools.base import ToolResult
 from agent_cli.tools.process import communicate_or_kill
 from agent_cli.tools.sandbox import supervised_argv
-
-if TYPE_CHECKING:
-    from agent_cli.session.session import Emit, Session
 
 BLOCK_EXIT_CODE = 2
 MAX_STOP_BLOCKS = 3  # consecutive Stop blocks in one turn before the agent stops anyway
@@ -44,24 +42,6 @@ STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
 
 def hook_context_text(event: str, body: str) -> str:
     return f'{HOOK_CONTEXT.start}{event}">\n{body.strip()}\n{HOOK_CONTEXT.end}'
-
-
-@dataclass
-class HookState:
-    """The session's hooks and what they still have to do."""
-
-    table: HookTable = field(default_factory=dict)
-    pending_start: str | None = "startup"  # SessionStart source to run before the next prompt
-    queued_context: list[str] = field(default_factory=list)  # fragments waiting for a safe point
-    stop_blocks: int = 0  # consecutive Stop blocks in the current turn
-
-    @classmethod
-    def from_config(cls, config: Config, plugin_hooks: Iterable[HookSpec] = (), raw: dict | None = None) -> HookState:
-        """The config's hooks (``raw``: the tables an untrusted folder may use), then the plugins'."""
-        table = parse_hooks((config.raw if raw is None else raw).get("hooks"), "config")
-        for spec in plugin_hooks:
-            table[spec.event] = (*table.get(spec.event, ()), spec)
-        return cls(table)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,29 +74,26 @@ class HookOutcome:
 # --- running -------------------------------------------------------------------------------
 
 
-async def run_hooks(session: Session, event: str, emit: Emit, **fields: Any) -> HookOutcome:
+async def run_hooks(turn: TurnContext, event: str, emit: Emit, **fields: Any) -> HookOutcome:
     """Run the hooks of ``event`` that match, report problems and messages, return the verdict.
 
     ``fields`` are the event's own payload fields (``tool_name``, ``tool_input``, ``prompt``,
     ``source``, ``trigger``...). With no matching hook this returns at once.
     """
-    cwd = Path(session.config.cwd)
-    calls = hook_calls(session.hooks.table, event, fields, cwd)
+    cwd = Path(turn.config.cwd)
+    calls = hook_calls(turn.hooks.table, event, fields, cwd)
     if not calls:
         return HookOutcome()
     common = {
-        "session_id": session.id,
-        "transcript_path": str(session.rollout.path),
+        "session_id": turn.session_id,
+        "transcript_path": str(turn.rollout.path),
         "cwd": str(cwd),
         "hook_event_name": event,
     }
-    if session.subagent is not None:  # a hook can tell a subagent's calls from the session's own
-        common["agent"] = session.subagent.name
+    if turn.agent_name is not None:  # a hook can tell a subagent's calls from the session's own
+        common["agent"] = turn.agent_name
     runs = await asyncio.gather(
-        *(
-            execute(spec, json.dumps({**common, **own}).encode("utf-8"), cwd, session.approvals.env)
-            for spec, own in calls
-        )
+        *(execute(spec, json.dumps({**common, **own}).encode("utf-8"), cwd, turn.approvals.env) for spec, own in calls)
     )
     outcome = HookOutcome(runs=list(runs))
     for run in runs:
@@ -240,61 +217,59 @@ def apply_reply(reply: dict[str, Any], outcome: HookOutcome, emit: Emit, event: 
 # --- the points where the session calls hooks ----------------------------------------------
 
 
-def queue_context(session: Session, event: str, context: list[str]) -> None:
-    session.hooks.queued_context.extend(hook_context_text(event, text) for text in context)
+def queue_context(turn: TurnContext, event: str, context: list[str]) -> None:
+    turn.hooks.queued_context.extend(hook_context_text(event, text) for text in context)
 
 
-def flush_hook_context(session: Session) -> None:
+def flush_hook_context(turn: TurnContext) -> None:
     """Record queued hook context. Called before each model request, where no call is open."""
-    queued, session.hooks.queued_context = session.hooks.queued_context, []
+    queued, turn.hooks.queued_context = turn.hooks.queued_context, []
     for text in queued:
-        session.record(user(text))
+        turn.record(user(text))
 
 
-async def run_session_start(session: Session, source: str, emit: Emit) -> HookOutcome:
+async def run_session_start(turn: TurnContext, source: str, emit: Emit) -> HookOutcome:
     """SessionStart (source: startup, resume or compact). Its context joins the next request."""
-    outcome = await run_hooks(session, "SessionStart", emit, source=source)
+    outcome = await run_hooks(turn, "SessionStart", emit, source=source)
     if outcome.blocked:  # SessionStart cannot block; show why it tried
         emit(ev.Warning(f"SessionStart hook: {outcome.reason}"))
-    queue_context(session, "SessionStart", outcome.context)
+    queue_context(turn, "SessionStart", outcome.context)
     return outcome
 
 
-async def before_prompt(session: Session, text: str, emit: Emit) -> bool:
+async def before_prompt(turn: TurnContext, text: str, emit: Emit) -> bool:
     """SessionStart (once, if pending), then UserPromptSubmit. False when the prompt is dropped."""
-    state = session.hooks
+    state = turn.hooks
     state.stop_blocks = 0
     if state.pending_start is not None:
         source, state.pending_start = state.pending_start, None
-        await run_session_start(session, source, emit)
-        flush_hook_context(session)  # before the prompt: the session's context comes first
-    outcome = await run_hooks(session, "UserPromptSubmit", emit, prompt=text)
+        await run_session_start(turn, source, emit)
+        flush_hook_context(turn)  # before the prompt: the session's context comes first
+    outcome = await run_hooks(turn, "UserPromptSubmit", emit, prompt=text)
     if outcome.blocked:
         emit(ev.Warning(f"Your prompt was blocked by a UserPromptSubmit hook and not sent: {outcome.reason}"))
         emit(ev.TurnAborted("prompt blocked by a UserPromptSubmit hook"))
         return False
-    queue_context(session, "UserPromptSubmit", outcome.context)
+    queue_context(turn, "UserPromptSubmit", outcome.context)
     return True
 
 
-async def pre_tool_use(session: Session, call: ToolCall, args: dict[str, Any], emit: Emit) -> HookOutcome:
+async def pre_tool_use(turn: TurnContext, call: ToolCall, args: dict[str, Any], emit: Emit) -> HookOutcome:
     """PreToolUse. ``blocked`` means: do not run, ``reason`` is the tool's output."""
-    outcome = await run_hooks(
-        session, "PreToolUse", emit, tool_name=call.name, tool_input=args, tool_use_id=call.call_id
-    )
+    outcome = await run_hooks(turn, "PreToolUse", emit, tool_name=call.name, tool_input=args, tool_use_id=call.call_id)
     if outcome.blocked:
         outcome.reasons.insert(0, f"{call.name} was not run: a PreToolUse hook blocked it.")
-    queue_context(session, "PreToolUse", outcome.context)
+    queue_context(turn, "PreToolUse", outcome.context)
     return outcome
 
 
 async def post_tool_use(
-    session: Session, call: ToolCall, args: dict[str, Any], result: ToolResult, emit: Emit
+    turn: TurnContext, call: ToolCall, args: dict[str, Any], result: ToolResult, emit: Emit
 ) -> ToolResult:
     """PostToolUse. The tool already ran; a block adds the hook's reason to what the model reads."""
     response = {"output": result.output, "success": result.success, "exit_code": result.exit_code}
     outcome = await run_hooks(
-        session,
+        turn,
         "PostToolUse",
         emit,
         tool_name=call.name,
@@ -302,22 +277,22 @@ async def post_tool_use(
         tool_response=response,
         tool_use_id=call.call_id,
     )
-    queue_context(session, "PostToolUse", outcome.context)
+    queue_context(turn, "PostToolUse", outcome.context)
     if not outcome.blocked:
         return result
     output = f"{result.output}\n\nPostToolUse hook feedback: {outcome.reason}"
     return replace(result, output=output)
 
 
-async def stop_blocked(session: Session, emit: Emit, last_message: str | None = None) -> bool:
+async def stop_blocked(turn: TurnContext, emit: Emit, last_message: str | None = None) -> bool:
     """Stop. True when a hook keeps the agent working (its reason was added to the context)."""
-    state = session.hooks
+    state = turn.hooks
     if not state.table.get("Stop"):
         return False
     outcome = await run_hooks(
-        session, "Stop", emit, stop_hook_active=state.stop_blocks > 0, last_assistant_message=last_message
+        turn, "Stop", emit, stop_hook_active=state.stop_blocks > 0, last_assistant_message=last_message
     )
-    queue_context(session, "Stop", outcome.context)
+    queue_context(turn, "Stop", outcome.context)
     if not outcome.blocked:
         return False
     if state.stop_blocks >= MAX_STOP_BLOCKS:
@@ -334,11 +309,11 @@ async def stop_blocked(session: Session, emit: Emit, last_message: str | None = 
     return True
 
 
-async def run_pre_compact(session: Session, trigger: str, emit: Emit, custom_instructions: str = "") -> HookOutcome:
+async def run_pre_compact(turn: TurnContext, trigger: str, emit: Emit, custom_instructions: str = "") -> HookOutcome:
     """PreCompact (trigger: manual or auto; an overflow counts as auto). It cannot block."""
     trigger = "manual" if trigger == "manual" else "auto"
-    outcome = await run_hooks(session, "PreCompact", emit, trigger=trigger, custom_instructions=custom_instructions)
+    outcome = await run_hooks(turn, "PreCompact", emit, trigger=trigger, custom_instructions=custom_instructions)
     if outcome.blocked:
         emit(ev.Warning(f"PreCompact hook: {outcome.reason}"))
-    queue_context(session, "PreCompact", outcome.context)
+    queue_context(turn, "PreCompact", outcome.context)
     return outcome

@@ -28,21 +28,31 @@ again costs one refused request and shows the notice once more.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any
 
 from agent_cli import events as ev
 from agent_cli.context.tokens import Calibration
 from agent_cli.models.base import Usage
-
-if TYPE_CHECKING:
-    from agent_cli.session.compaction import CompactionState
-    from agent_cli.session.rollout import RolloutWriter
-    from agent_cli.session.session import Session
+from agent_cli.session.compaction_state import CompactionState
+from agent_cli.session.rollout import RolloutWriter
 
 # A ratio is written again once it moved this much since the last line: thresholds keep more
 # headroom than that, and a settled ratio then costs no more lines.
 RATIO_STEP = 0.05
 USAGE_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens")  # Usage's field order
+
+
+@dataclass
+class Learned:
+    """What a resumed file's learned lines say (the last of each kind); the session applies it."""
+
+    calibrations: dict[str, tuple[float, int]] = field(default_factory=dict)  # model -> (ratio, reports)
+    windows: dict[str, tuple[int, str]] = field(default_factory=dict)  # model -> (tokens, source)
+    compaction: tuple[int, int] | None = None  # (history_len_after, tokens_after)
+    usage: Usage | None = None  # the session's running totals
+    shown: ev.CompactionFinished | None = None  # what `/compact show` lists
+    warnings: list[str] = field(default_factory=list)  # lines that made no sense (skipped)
 
 
 class LearnedState:
@@ -88,41 +98,27 @@ class LearnedState:
             reasoning_tokens=total.reasoning_tokens,
         )
 
-    def restore(self, session: Session, records: Iterable[dict[str, Any]], saved_items: int) -> list[str]:
-        """Apply the lines a resumed file kept; ``saved_items`` is its history's length.
-        Returns warnings for lines that make no sense (they are skipped)."""
-        warnings: list[str] = []
-        calibrations: dict[str, tuple[float, int]] = {}
-        windows: dict[str, tuple[int, str]] = {}
-        compaction: tuple[int, int] | None = None
-        usage: Usage | None = None
-        shown: ev.CompactionFinished | None = None
+    def restore(self, records: Iterable[dict[str, Any]], saved_items: int) -> Learned:
+        """Read the lines a resumed file kept; ``saved_items`` is its history's length. Lines that
+        make no sense are skipped with a warning; the session applies the rest (``apply_learned``)."""
+        learned = Learned()
         for record in records:
             what = record.get("what")
             if what == "calibration" and _valid_calibration(record):
-                calibrations[record["model"]] = (float(record["ratio"]), record["reports"])
+                learned.calibrations[record["model"]] = (float(record["ratio"]), record["reports"])
             elif what == "window" and _valid_window(record):
-                windows[record["model"]] = (record["tokens"], record["source"])
+                learned.windows[record["model"]] = (record["tokens"], record["source"])
             elif what == "compaction" and _valid_compaction(record, saved_items):
-                compaction = (record["history_len_after"], record["tokens_after"])
-                shown = _shown_compaction(record.get("shown")) or shown
+                learned.compaction = (record["history_len_after"], record["tokens_after"])
+                learned.shown = _shown_compaction(record.get("shown")) or learned.shown
             elif what == "usage" and all(_is_int(record.get(key)) for key in USAGE_KEYS):
-                usage = Usage(*(record[key] for key in USAGE_KEYS))
+                learned.usage = Usage(*(record[key] for key in USAGE_KEYS))
             elif what in ("calibration", "window", "compaction", "usage"):
-                warnings.append(f"skipped a malformed learned {what} line in the session file")
+                learned.warnings.append(f"skipped a malformed learned {what} line in the session file")
             # Other kinds come from a newer agent-cli: only something to learn again, no warning.
-        for model, (ratio, reports) in calibrations.items():
-            session.counter_for(model).calibration.restore(ratio, reports)
+        for model, (ratio, _reports) in learned.calibrations.items():
             self._saved_ratios[model] = ratio
-        window = windows.get(session.model)
-        if window is not None:
-            session.window.restore(*window)
-        if compaction is not None:
-            session.compaction.history_len_after, session.compaction.tokens_after = compaction
-        if usage is not None:
-            session.total_usage = usage
-        session.compaction.last = shown
-        return warnings
+        return learned
 
 
 def _shown_compaction(value: Any) -> ev.CompactionFinished | None:

@@ -16,11 +16,12 @@ from agent_cli import events as ev
 from agent_cli.context.fragments import MEMORIES, is_real_user_message
 from agent_cli.items import Item, Message, user
 from agent_cli.memory.model import as_model_text
+from agent_cli.session.state import Emit
+from agent_cli.session.turn_context import TurnContext
 
 if TYPE_CHECKING:
     from agent_cli.memory.book import MemoryBook
     from agent_cli.memory.ranking import Scored
-    from agent_cli.session.session import Emit, Session
 
 _REF = re.compile(r"^- \[([spu]\d+)\]", re.MULTILINE)
 
@@ -41,17 +42,17 @@ def injected_refs(items: Iterable[Item]) -> set[str]:
     return refs
 
 
-def recall_into_history(session: Session, message: str, emit: Emit) -> None:
+def recall_into_history(turn: TurnContext, message: str, emit: Emit) -> None:
     """Recall for ``message`` and append the fragment (when anything scores high enough)."""
-    book = session.memory
+    book = turn.memory
     if book is None:
         return
     book.last_query = message
     if not message.strip():
         return
     if book.injected is None:  # first recall of this session (or of a resumed one)
-        book.injected = injected_refs(session.history.items)
-    config = session.config
+        book.injected = injected_refs(turn.history.items)
+    config = turn.config
     try:
         recalled = book.recall(
             message,
@@ -65,21 +66,21 @@ def recall_into_history(session: Session, message: str, emit: Emit) -> None:
         emit(ev.Warning(f"memory recall failed: {type(exc).__name__}: {exc}"))
     report_warnings(book, emit)
     if recalled:
-        session.record(user(render_fragment(recalled)))
+        turn.record(user(render_fragment(recalled)))
         book.injected.update(item.memory.ref for item in recalled)
 
 
-def recall_after_compaction(session: Session, emit: Emit) -> None:
+def recall_after_compaction(turn: TurnContext, emit: Emit) -> None:
     """The compacted history has no memory fragments: recall again for the latest message."""
-    book = session.memory
+    book = turn.memory
     if book is None:
         return
     book.injected = set()
     query = book.last_query
     if query is None:  # resumed and compacted before a turn: the latest message is all there is
-        messages = [item for item in session.history.items if is_real_user_message(item)]
+        messages = [item for item in turn.history.items if is_real_user_message(item)]
         query = messages[-1].text if messages else ""  # type: ignore[union-attr]
-    recall_into_history(session, query, emit)
+    recall_into_history(turn, query, emit)
 
 
 def report_warnings(book: MemoryBook, emit: Emit) -> None:

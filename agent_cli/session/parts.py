@@ -7,37 +7,24 @@ protocols here name. The command layer and the front ends know the concrete clas
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-from agent_cli import events as ev
 from agent_cli.config import Config
 from agent_cli.context.skills import Skill
-from agent_cli.context.tokens import TokenCounter
-from agent_cli.models.base import ModelClient
+from agent_cli.models.base import ModelClient, Usage
 from agent_cli.session.approvals import Approvals
-from agent_cli.session.hooks import HookState
+from agent_cli.session.compaction_state import CompactionState
+from agent_cli.session.hook_state import HookState
+from agent_cli.session.state import McpTools
+from agent_cli.session.window import ContextWindow
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.shell_snapshot import ShellSnapshot
 from agent_cli.trust.gate import TrustState
 
-if TYPE_CHECKING:
-    from agent_cli.session.session import Session
-
-Emit = Callable[[ev.Event], None]
 ClientFactory = Callable[[str], ModelClient]  # a model's name -> a new client for it
-
-
-class McpTools(Protocol):
-    """The session's MCP toolset (mcp/toolset.py): started with the session, synced between turns."""
-
-    def start(self) -> None: ...
-
-    async def sync(self, emit: Emit, tokens: TokenCounter, count_exactly: Callable[[], Awaitable[None]]) -> None: ...
-
-    async def aclose(self) -> None: ...
 
 
 class PluginContent(Protocol):
@@ -57,13 +44,25 @@ class AgentDefinitions(Protocol):
     def warnings(self) -> Sequence[str]: ...
 
 
+class ParentSession(Protocol):
+    """The session a subagent runs under, as the child uses it (a ``Session``)."""
+
+    window: ContextWindow
+    compaction: CompactionState
+
+    @property
+    def subagent(self) -> SubagentInfo | None: ...
+
+    def count_usage(self, usage: Usage) -> None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class SubagentInfo:
     """What makes a session a subagent (``Session.subagent``)."""
 
     name: str
     depth: int  # 1 for the session's own children
-    parent: Session
+    parent: ParentSession
 
 
 @dataclass(frozen=True)

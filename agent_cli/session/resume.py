@@ -63,7 +63,8 @@ def restore(session: Session, path: Path) -> Session:
     session.history.restore(items)
     session.compaction.count = loaded.compactions  # the accuracy warning counts every compaction so far
     session.checkpoints.restore_lines(loaded.checkpoints)  # /undo and /rewind reach turns before the resume
-    learned_warnings = session.learned.restore(session, loaded.learned, len(loaded.items))  # window, calibration...
+    learned = session.learned.restore(loaded.learned, len(loaded.items))  # window, calibration...
+    session.apply_learned(learned)
     changed: tuple[str, ...] = ()
     if loaded.items:
         # Kept for later environment diffs and compaction; its items are not recorded again.
@@ -81,7 +82,7 @@ def restore(session: Session, path: Path) -> Session:
         closed_calls=closed,
         compactions=loaded.compactions,
         environment_changed=changed,
-        warnings=(*loaded.warnings, *image_warnings, *learned_warnings),
+        warnings=(*loaded.warnings, *image_warnings, *learned.warnings),
     )
     return session
 

@@ -27,8 +27,8 @@ from agent_cli.context.environment import EnvironmentContext
 from agent_cli.context.environment import diff as environment_diff
 from agent_cli.context.fragments import TURN_ABORTED
 from agent_cli.context.image_items import no_vision_warning, without_images
+from agent_cli.context.initial import InitialContext, build_instructions
 from agent_cli.context.initial import build_initial_context as fresh_initial_context
-from agent_cli.context.initial import build_instructions
 from agent_cli.context.modes import MODES, tools_for_mode
 from agent_cli.context.profile import TOOL_CALL, TOOL_SEARCH, behind_search, is_lean, lean_spec, offered_directly
 from agent_cli.context.prompts import prompt_library
@@ -39,14 +39,16 @@ from agent_cli.memory.book import MemoryBook
 from agent_cli.models.base import ModelClient, ToolSpec, Usage
 from agent_cli.models.model_info import supports_images as model_supports_images
 from agent_cli.session.checkpointing import TurnCheckpoints
-from agent_cli.session.compaction import AutoCompactSetting, CompactionState
 from agent_cli.session.compaction import compact as compact_history
-from agent_cli.session.learned import LearnedState
-from agent_cli.session.parts import Emit, SessionParts
+from agent_cli.session.compaction_state import AutoCompactSetting, CompactionState
+from agent_cli.session.learned import Learned, LearnedState
+from agent_cli.session.parts import SessionParts
 from agent_cli.session.rollout import RecordingHistory, RolloutWriter
 from agent_cli.session.run_limits import RunLimits
+from agent_cli.session.state import Emit
 from agent_cli.session.tool_use import ToolUseWatch
 from agent_cli.session.turn import run_turn
+from agent_cli.session.turn_context import TurnContext
 from agent_cli.session.window import ContextWindow
 from agent_cli.tools.background import BackgroundProcesses
 from agent_cli.tools.base import Tool, ToolContext
@@ -125,7 +127,14 @@ class Session:
         self.output_schema: dict | None = None  # agent exec --output-schema: the answer is JSON that fits it
         self.mcp = parts.mcp  # None without MCP servers, and in a subagent (it uses the parent's)
         # Snapshots before a turn changes files (/undo, /rewind); a subagent's changes are its parent's turn's.
-        self.checkpoints = TurnCheckpoints(self, enabled=config.checkpoints and parts.subagent is None)
+        self.checkpoints = TurnCheckpoints(
+            config,
+            self.rollout,
+            self.history,
+            self._tools,
+            self.compaction,
+            enabled=config.checkpoints and parts.subagent is None,
+        )
         if parts.subagent is not None:  # what the parent learned of windows, and its /autocompact, hold here too
             self.window.adopt(parts.subagent.parent.window)
             self.compaction.setting = parts.subagent.parent.compaction.setting
@@ -159,7 +168,7 @@ class Session:
 
     async def compact_now(self, emit: Emit, instructions: str | None = None) -> None:
         """A manual compaction inside the running task (``/compact`` runs here too)."""
-        await compact_history(self, emit, "manual", instructions)
+        await compact_history(self.turn_context(), emit, "manual", instructions)
 
     async def aclose(self) -> None:
         """Release the session's resources: the model client's connections and the session file."""
@@ -240,9 +249,37 @@ class Session:
         self._turns += 1
         emit(ev.TurnStarted(self._turns))
         try:
-            await run_turn(self, text, emit, typed, images, recall)
+            await run_turn(self.turn_context(), text, emit, typed, images, recall)
         finally:
             self.checkpoints.turn_ended()
+
+    def turn_context(self) -> TurnContext:
+        """The parts a turn (or a compaction, a hook run) works with, as they are now."""
+        return TurnContext(
+            state=self,
+            config=self.config,
+            session_id=self.id,
+            model=self.model,
+            mode=self.mode,
+            number=self._turns,
+            history=self.history,
+            tokens=self.tokens,
+            tools=self._tools,
+            approvals=self.approvals,
+            hooks=self.hooks,
+            window=self.window,
+            compaction=self.compaction,
+            learned=self.learned,
+            rollout=self.rollout,
+            checkpoints=self.checkpoints,
+            background=self.background,
+            tool_use=self.tool_use,
+            limits=self.limits,
+            memory=self.memory,
+            mcp=self.mcp,
+            output_schema=self.output_schema,
+            agent_name=self.subagent.name if self.subagent is not None else None,
+        )
 
     # --- state the turn uses -------------------------------------------------------------
 
@@ -279,6 +316,11 @@ class Session:
             context_window=self.window.tokens,
             plugin_skills=self.plugins.skills,
         )
+
+    def restart_context(self, initial: InitialContext) -> None:
+        """A compaction sent ``initial`` in full: later turns' environment diffs start from it."""
+        self.initial = initial
+        self.environment = initial.environment
 
     def take_load_warnings(self) -> list[str]:
         """Problems met reading the configuration, plugins and agent files, once: the TUI shows
@@ -466,6 +508,29 @@ class Session:
             self.total_usage = self.total_usage + usage
             self._usage_mark = len(self.history)
             self.learned.usage_total(self.total_usage)  # a resume shows the same totals
+
+    def count_usage(self, usage: Usage) -> None:
+        """Tokens spent outside the context's own requests (a summary, a subagent's turn): in the totals only."""
+        self.total_usage = self.total_usage + usage
+
+    def apply_learned(self, learned: Learned) -> None:
+        """What a resumed file's learned lines said (session/learned.py): calibration per model, the
+        current model's window, the last compaction, the running totals."""
+        for model, (ratio, reports) in learned.calibrations.items():
+            self.counter_for(model).calibration.restore(ratio, reports)
+        if (window := learned.windows.get(self.model)) is not None:
+            self.window.restore(*window)
+        if learned.compaction is not None:
+            self.compaction.history_len_after, self.compaction.tokens_after = learned.compaction
+        if learned.usage is not None:
+            self.total_usage = learned.usage
+        self.compaction.last = learned.shown
+
+    def rewind(self, index: int) -> str:
+        """Take the conversation back to just before the prompt at ``index`` (/rewind); returns it."""
+        prompt = self.checkpoints.rewind_conversation(index)
+        self.distrust_last_usage()
+        return prompt
 
     @property
     def effective_window(self) -> int:

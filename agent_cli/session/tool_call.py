@@ -23,48 +23,47 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_cli import events as ev
 from agent_cli.context.profile import TOOL_CALL
 from agent_cli.items import ToolCall, ToolOutput
 from agent_cli.permissions.engine import Verdict
 from agent_cli.session import hooks
+from agent_cli.session.state import Emit
+from agent_cli.session.turn_context import TurnContext
 from agent_cli.tools.base import ToolError, ToolResult
 from agent_cli.tools.failures import failure_result
 from agent_cli.tools.registry import parse_arguments
 
-if TYPE_CHECKING:
-    from agent_cli.session.session import Emit, Session
 
-
-async def run_tool_calls(session: Session, calls: list[ToolCall], emit: Emit) -> None:
+async def run_tool_calls(turn: TurnContext, calls: list[ToolCall], emit: Emit) -> None:
     """Run the calls of one response and record their outputs, batch by batch."""
-    for batch in batches(session, routed(session, calls)):
-        await session.checkpoints.before_tools([call.name for call in batch], emit)  # /undo can take it back
+    for batch in batches(turn, routed(turn, calls)):
+        await turn.checkpoints.before_tools([call.name for call in batch], emit)  # /undo can take it back
         # A TaskGroup, not gather: when the turn is stopped it waits until every call (a subagent
         # with its own processes too) has stopped, so nothing outlives the turn.
         async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(run_tool_call(session, call, emit)) for call in batch]
+            tasks = [group.create_task(run_tool_call(turn, call, emit)) for call in batch]
         for task in tasks:
-            session.record(task.result())
+            turn.record(task.result())
 
 
-def routed(session: Session, calls: list[ToolCall]) -> list[ToolCall]:
+def routed(turn: TurnContext, calls: list[ToolCall]) -> list[ToolCall]:
     """Step 1: a call through a door tool becomes a call of the tool it names."""
-    if session.lean and (door := session.tools.get(TOOL_CALL)) is not None:  # lean profile (context/profile.py)
+    if turn.state.lean and (door := turn.tools.get(TOOL_CALL)) is not None:  # lean profile (context/profile.py)
         calls = [door.route(call) for call in calls]
-    if (router := session.tools.get("mcp_call")) is not None:  # MCP search mode (mcp/search.py)
+    if (router := turn.tools.get("mcp_call")) is not None:  # MCP search mode (mcp/search.py)
         calls = [router.route(call) for call in calls]
     return calls
 
 
-def batches(session: Session, calls: list[ToolCall]) -> list[list[ToolCall]]:
+def batches(turn: TurnContext, calls: list[ToolCall]) -> list[list[ToolCall]]:
     """Consecutive read-only calls form one batch that runs concurrently, and so do consecutive
     ``task`` calls (subagents, limited by ``max_parallel_agents``); others run alone."""
 
     def kind(call: ToolCall) -> str | None:
-        return "read" if session.tools.is_read_only(call.name) else "task" if call.name == "task" else None
+        return "read" if turn.tools.is_read_only(call.name) else "task" if call.name == "task" else None
 
     groups: list[list[ToolCall]] = []
     for call in calls:
@@ -75,46 +74,46 @@ def batches(session: Session, calls: list[ToolCall]) -> list[list[ToolCall]]:
     return groups
 
 
-async def run_tool_call(session: Session, call: ToolCall, emit: Emit) -> ToolOutput:
+async def run_tool_call(turn: TurnContext, call: ToolCall, emit: Emit) -> ToolOutput:
     """Steps 2 to 7 for one call; its output for the history."""
     args = lenient_arguments(call.arguments)
     emit(ev.ToolCallBegin(call.call_id, call.name, args))
     started = time.monotonic()
     try:
-        if (refusal := await refusal_of(session, call, args, emit)) is not None:
+        if (refusal := await refusal_of(turn, call, args, emit)) is not None:
             result = ToolResult(refusal, success=False)  # the model reads why
         else:
             started = time.monotonic()  # the duration shown is the tool's, not the wait for approval
-            result = await dispatch(session, call, args, emit)
-            result = await hooks.post_tool_use(session, call, args, result, emit)
+            result = await dispatch(turn, call, args, emit)
+            result = await hooks.post_tool_use(turn, call, args, result, emit)
     except Exception as exc:  # the file system changing under a patch, a path it refuses: the call
         result = failure_result(call.name, exc)  # fails with words the model reads, the turn goes on
     finally:
-        verdict = session.approvals.end_call(call.call_id)  # a permission rule's part, if any
+        verdict = turn.approvals.end_call(call.call_id)  # a permission rule's part, if any
     emit(end_event(call, args, result, time.monotonic() - started, verdict))
     return ToolOutput(call.call_id, result.output, result.success, images=result.images)
 
 
-async def refusal_of(session: Session, call: ToolCall, args: dict[str, Any], emit: Emit) -> str | None:
+async def refusal_of(turn: TurnContext, call: ToolCall, args: dict[str, Any], emit: Emit) -> str | None:
     """Steps 2 to 4: why the call must not run (the model reads it), or None when it may."""
-    if call.name in session.tools and not session.tool_allowed(call.name):
-        return f"{call.name} is not available in {session.mode} mode"
-    hook = await hooks.pre_tool_use(session, call, args, emit)
+    if call.name in turn.tools and not turn.state.tool_allowed(call.name):
+        return f"{call.name} is not available in {turn.mode} mode"
+    hook = await hooks.pre_tool_use(turn, call, args, emit)
     if hook.blocked:
         return hook.reason
     # A hook's allow answers the question as the user would have (the sandbox's hard limits and
     # deny rules still apply); its ask forces one.
-    return await session.approvals.check(call.call_id, call.name, args, emit, hook.permission)
+    return await turn.approvals.check(call.call_id, call.name, args, emit, hook.permission)
 
 
-async def dispatch(session: Session, call: ToolCall, args: dict[str, Any], emit: Emit) -> ToolResult:
+async def dispatch(turn: TurnContext, call: ToolCall, args: dict[str, Any], emit: Emit) -> ToolResult:
     """Step 5: run the approved call with the sandbox the approval step left it (lifted for an
     approved escalation); offer to re-run a shell command that failed in the sandbox outside it."""
-    approvals = session.approvals
+    approvals = turn.approvals
     try:
-        result = await session.tools.dispatch(call, session.tool_context(call.call_id, emit))
+        result = await turn.tools.dispatch(call, turn.state.tool_context(call.call_id, emit))
         if call.name == "shell" and await approvals.offer_rerun(call.call_id, args, result, emit):
-            result = await session.tools.dispatch(call, session.tool_context(call.call_id, emit))
+            result = await turn.tools.dispatch(call, turn.state.tool_context(call.call_id, emit))
         if hint := approvals.failure_hint(call.call_id, call.name, result):
             result = replace(result, output=f"{result.output}\n{hint}")
         return result

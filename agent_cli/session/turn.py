@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from agent_cli import events as ev
 from agent_cli.context.fragments import BACKGROUND_EXITS
 from agent_cli.context.prompts import prompt_library
@@ -18,17 +16,16 @@ from agent_cli.session.compaction_plan import note_request
 from agent_cli.session.memory_recall import recall_into_history
 from agent_cli.session.model_wait import with_wait_notices
 from agent_cli.session.run_limits import LimitReached
+from agent_cli.session.state import Emit
 from agent_cli.session.structured_output import StructuredOutputFailed, settle
 from agent_cli.session.tool_call import run_tool_calls
+from agent_cli.session.turn_context import TurnContext
 from agent_cli.tools.base import ToolError
 from agent_cli.tools.registry import parse_arguments
 
-if TYPE_CHECKING:
-    from agent_cli.session.session import Emit, Session
-
 
 async def run_turn(
-    session: Session,
+    turn: TurnContext,
     text: str,
     emit: Emit,
     typed: str | None = None,
@@ -37,29 +34,29 @@ async def run_turn(
 ) -> None:
     """One turn for ``text`` (with any attached ``images``); ``typed`` is what the user typed
     when expansion changed it; ``recall`` what memory recall searches with (default: what was typed)."""
-    if session.tokens.load_started:  # the TUI loads the tokenizer early; otherwise it waits for a limit
-        await session.count_exactly()
-    session.start_context(emit)
-    if await reject_oversized_input(session, text, emit):
+    if turn.tokens.load_started:  # the TUI loads the tokenizer early; otherwise it waits for a limit
+        await turn.state.count_exactly()
+    turn.state.start_context(emit)
+    if await reject_oversized_input(turn, text, emit):
         return
-    if not await hooks.before_prompt(session, text, emit):  # SessionStart, UserPromptSubmit
+    if not await hooks.before_prompt(turn, text, emit):  # SessionStart, UserPromptSubmit
         return
-    session.record(Message("user", text, images=images, typed=typed))  # typed: what `agent sessions` lists
-    session.checkpoints.turn_started(session._turns, len(session.history) - 1, typed or text)
+    turn.record(Message("user", text, images=images, typed=typed))  # typed: what `agent sessions` lists
+    turn.checkpoints.turn_started(turn.number, len(turn.history) - 1, typed or text)
     emit(ev.UserMessage(text, typed, tuple(image.name for image in images)))
-    for fragment in session.skill_fragments(text):
-        session.record(user(fragment))
-    recall_into_history(session, typed or text if recall is None else recall, emit)  # <memories>, after the message
-    if session.mcp is not None:  # servers still starting are waited for; the tool list is set for the turn
-        await session.mcp.sync(emit, session.tokens, session.count_exactly)
+    for fragment in turn.state.skill_fragments(text):
+        turn.record(user(fragment))
+    recall_into_history(turn, typed or text if recall is None else recall, emit)  # <memories>, after the message
+    if turn.mcp is not None:  # servers still starting are waited for; the tool list is set for the turn
+        await turn.mcp.sync(emit, turn.tokens, turn.state.count_exactly)
     continued_after_cut_off = False
     while True:
         try:
-            await auto_compact_if_needed(session, emit)
+            await auto_compact_if_needed(turn, emit)
             try:
-                output = await sample(session, emit)
+                output = await sample(turn, emit)
             except ContextWindowExceeded as exc:
-                recovered = await recover_from_overflow(session, emit, exc, lambda: sample(session, emit))
+                recovered = await recover_from_overflow(turn, emit, exc, lambda: sample(turn, emit))
                 if recovered is None:
                     return
                 output = recovered
@@ -75,33 +72,33 @@ async def run_turn(
             stop = stop_reason_of(output)
             if stop == STOP_PAUSED:
                 continue  # the server paused a long turn: sending the conversation again resumes it
-            if stop in CUT_OFF and report_cut_off(session, stop, emit, may_continue=not continued_after_cut_off):
+            if stop in CUT_OFF and report_cut_off(turn, stop, emit, may_continue=not continued_after_cut_off):
                 continued_after_cut_off = True
                 continue
             messages = [item.text for item in output if isinstance(item, Message)]
-            if await hooks.stop_blocked(session, emit, messages[-1] if messages else None):
+            if await hooks.stop_blocked(turn, emit, messages[-1] if messages else None):
                 continue  # a Stop hook keeps the agent working
             answer = messages[-1] if messages else None
-            if session.output_schema is not None:
+            if turn.output_schema is not None:
                 try:
                     answer = await settle(
-                        session,
+                        turn,
                         answer,
                         emit,
-                        lambda forced: sample(session, emit, forced),
-                        forced_tool=session.config.provider.wire_api == "anthropic",
+                        lambda forced: sample(turn, emit, forced),
+                        forced_tool=turn.config.provider.wire_api == "anthropic",
                     )
                 except (ModelError, LimitReached, StructuredOutputFailed) as exc:
                     emit(ev.TurnFailed(str(exc), reason=getattr(exc, "reason", "output_schema")))
                     return
-            session.tool_use.turn_ended(answer, bool(session.tool_specs()), emit)
+            turn.tool_use.turn_ended(answer, bool(turn.state.tool_specs()), emit)
             emit(ev.TurnComplete(answer, stop))
             return
         cut = cut_off_call(calls) if stop_reason_of(output) in CUT_OFF else None  # incomplete: never run it
-        session.tool_use.called()
-        await run_tool_calls(session, [call for call in calls if call is not cut], emit)
+        turn.tool_use.called()
+        await run_tool_calls(turn, [call for call in calls if call is not cut], emit)
         if cut is not None:
-            session.record(not_run(cut, emit))
+            turn.record(not_run(cut, emit))
 
 
 class ModelOutput(list[Item]):
@@ -114,15 +111,15 @@ def stop_reason_of(output: list[Item]) -> str:
     return getattr(output, "stop_reason", STOP_END)
 
 
-def report_cut_off(session: Session, stop: str, emit: Emit, *, may_continue: bool) -> bool:
+def report_cut_off(turn: TurnContext, stop: str, emit: Emit, *, may_continue: bool) -> bool:
     """Tell the user an answer was cut off; in agent mode ask the model (once a turn) to go on.
     Returns whether it was asked."""
     cause = "the output token limit" if stop != "content_filter" else "the provider's content filter"
-    if not may_continue or session.mode != "agent" or stop == "content_filter":
+    if not may_continue or turn.mode != "agent" or stop == "content_filter":
         emit(ev.Warning(f"The answer was cut off by {cause} ({stop})."))
         return False
     emit(ev.Warning(f"The answer was cut off by {cause} ({stop}); asking the model to continue."))
-    session.record(user(prompt_library(session.config.agent_home).render("continue_cut_off.md")))
+    turn.record(user(prompt_library(turn.config.agent_home).render("continue_cut_off.md")))
     return True
 
 
@@ -151,25 +148,25 @@ def not_run(call: ToolCall, emit: Emit) -> ToolOutput:
     )
 
 
-async def sample(session: Session, emit: Emit, forced_tool: ToolSpec | None = None) -> ModelOutput:
+async def sample(turn: TurnContext, emit: Emit, forced_tool: ToolSpec | None = None) -> ModelOutput:
     """Send one request and record what comes back. Returns the output items. ``forced_tool``
     is added to the tools and must be called (structured output on Messages)."""
-    session.limits.before_request()
-    hooks.flush_hook_context(session)  # context added by hooks, now that no tool call is open
-    note_background_exits(session)
-    tools = session.tool_specs()
+    turn.limits.before_request()
+    hooks.flush_hook_context(turn)  # context added by hooks, now that no tool call is open
+    note_background_exits(turn)
+    tools = turn.state.tool_specs()
     prompt = Prompt(
-        session.instructions,
-        session.request_items(emit),
+        turn.state.instructions,
+        turn.state.request_items(emit),
         tools + [forced_tool] if forced_tool else tools,
-        output_schema=session.output_schema if session.config.provider.wire_api != "anthropic" else None,
+        output_schema=turn.output_schema if turn.config.provider.wire_api != "anthropic" else None,
         forced_tool=forced_tool.name if forced_tool else None,
-        web_search=session.web_search_mode,
+        web_search=turn.state.web_search_mode,
     )
     output = ModelOutput()
-    note_request(session)  # how much the last step added: compaction looks one step ahead
-    session.window.before_request(session)  # what we sent, for calibration; asks the server its window
-    async for event in with_wait_notices(session.client.stream(prompt), emit):  # "waiting for the model… 30 s"
+    note_request(turn)  # how much the last step added: compaction looks one step ahead
+    turn.window.before_request(turn.state)  # what we sent, for calibration; asks the server its window
+    async for event in with_wait_notices(turn.state.client.stream(prompt), emit):  # "waiting for the model… 30 s"
         if isinstance(event, stream.TextDelta):
             emit(ev.TextDelta(event.text))
         elif isinstance(event, stream.ReasoningDelta):
@@ -189,21 +186,21 @@ async def sample(session: Session, emit: Emit, forced_tool: ToolSpec | None = No
             if event.stop_reason == STOP_REFUSAL:  # its text (if any) is the answer, marked as such
                 emit(ev.Warning("The model declined to answer (refusal)."))
             for item in output:
-                session.record(item)
+                turn.record(item)
                 if isinstance(item, Message) and item.role == "assistant":
                     emit(ev.AgentMessage(item.text))
                 elif isinstance(item, Reasoning) and item.text:
                     emit(ev.ReasoningDone(item.text))
-            usage = session.window.checked_usage(event.usage, emit)  # figures that cannot be true: None
-            session.record_usage(usage)
+            usage = turn.window.checked_usage(event.usage, emit)  # figures that cannot be true: None
+            turn.state.record_usage(usage)
             if usage is not None:
-                session.limits.count(usage)
-            await session.window.after_response(session, usage, emit)
-            emit(session.token_count_event())
+                turn.limits.count(usage)
+            await turn.window.after_response(turn.state, usage, emit)
+            emit(turn.state.token_count_event())
     return output
 
 
-def note_background_exits(session: Session) -> None:
+def note_background_exits(turn: TurnContext) -> None:
     """Background processes that ended since the last request, as a new fragment (never edited in)."""
-    if notes := session.background.take_exit_notes():
-        session.record(user(BACKGROUND_EXITS.wrap("\n".join(notes))))
+    if notes := turn.background.take_exit_notes():
+        turn.record(user(BACKGROUND_EXITS.wrap("\n".join(notes))))

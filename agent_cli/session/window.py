@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING
 
 from agent_cli import events as ev
 from agent_cli.config import Config, window_for
@@ -20,10 +19,8 @@ from agent_cli.models.base import Usage
 from agent_cli.models.discovery import DiscoveredWindow, discover_window, should_probe
 from agent_cli.models.errors import ContextWindowExceeded
 from agent_cli.models.model_info import known_context_window
-
-if TYPE_CHECKING:
-    from agent_cli.session.learned import LearnedState
-    from agent_cli.session.session import Emit, Session
+from agent_cli.session.learned import LearnedState
+from agent_cli.session.state import Emit, SessionState
 
 # A report below this share of what we estimate we sent means the server cut the prompt.
 TRUNCATION_SHARE = 0.5
@@ -90,19 +87,19 @@ class ContextWindow:
     def configured(self) -> bool:
         return self.source == "config"
 
-    def before_request(self, session: Session) -> None:
+    def before_request(self, state: SessionState) -> None:
         """Note what is being sent; on the first request, start asking the server (concurrently)."""
-        self.sent_items = len(session.history)
-        self.sent_tokens = self.count_sent(session)
-        self.sent_exactly = session.tokens.exact
+        self.sent_items = len(state.history)
+        self.sent_tokens = self.count_sent(state)
+        self.sent_exactly = state.tokens.exact
         if self._discovery is None and not self._discovery_done and not self.configured:
             self._discovery_done = True
-            self._discovery = start_discovery(session)
+            self._discovery = start_discovery(self._config, state, self.model)
 
-    def count_sent(self, session: Session) -> int:
+    def count_sent(self, state: SessionState) -> int:
         """Our count of the request in flight: the fixed prompt and the history it carried."""
-        history = session.history
-        overhead = session.tokens.prompt_overhead(session.instructions, session.tool_specs())
+        history = state.history
+        overhead = state.tokens.prompt_overhead(state.instructions, state.tool_specs())
         return overhead + history.estimated_tokens - history.estimated_tokens_since(self.sent_items)
 
     async def settle_discovery(self, emit: Emit) -> None:
@@ -138,23 +135,23 @@ class ContextWindow:
             )
         return None
 
-    async def after_response(self, session: Session, usage: Usage | None, emit: Emit) -> None:
+    async def after_response(self, state: SessionState, usage: Usage | None, emit: Emit) -> None:
         """Check a usage report against what was sent: calibrate, or detect a silent cut."""
         await self.settle_discovery(emit)
         if usage is None or self.sent_tokens <= 0:
             return
         if usage.input_tokens <= 0:  # no count (some local servers send zeros): estimate the context
-            session.distrust_last_usage()
+            state.distrust_last_usage()
             return
-        counter = session.tokens
+        counter = state.tokens
         reported = usage.input_tokens
         if reported < counter.calibrated(self.sent_tokens) * TRUNCATION_SHARE and self.would_shrink(reported):
             # Confirmed with exact counts before the window shrinks. A cut the estimate misses is
             # seen a request or two later (the server keeps as much of a growing prompt), or at
             # once after the tokenizer loads near the compaction threshold.
-            await session.count_exactly()
+            await state.count_exactly()
         if counter.exact and not self.sent_exactly:  # counting turned exact while the request was out
-            self.sent_tokens = self.count_sent(session)  # never an estimate against exact counts
+            self.sent_tokens = self.count_sent(state)  # never an estimate against exact counts
         expected = counter.calibrated(self.sent_tokens)
         if reported < expected * TRUNCATION_SHARE:
             if self.would_shrink(reported):
@@ -164,7 +161,7 @@ class ContextWindow:
                 self.set(reported, "server usage report (the prompt was cut)")
             # Either way it counted less than we send: the context is estimated, so a report far
             # too small never keeps a compaction from starting.
-            session.distrust_last_usage()
+            state.distrust_last_usage()
             return  # a cut prompt says nothing about the tokenizer
         counter.observe(reported, self.sent_tokens)
         self._learned.calibration_changed(self.model, counter.calibration)
@@ -193,14 +190,13 @@ class ContextWindow:
         self._learned.window_learned(self.model, tokens, source)  # a resume starts from it
 
 
-def start_discovery(session: Session) -> asyncio.Task[DiscoveredWindow | None] | None:
+def start_discovery(config: Config, state: SessionState, model: str) -> asyncio.Task[DiscoveredWindow | None] | None:
     """Ask the server in the background; None when the provider is not OpenAI-compatible."""
-    config = session.config
     if config.provider.wire_api != "chat":
         return None
-    client = session.client
+    client = state.client  # made here, not before: another provider's may need what this one does not
     if not should_probe(client.base_url):
         return None
     return asyncio.create_task(
-        discover_window(client.base_url, session.model, api_key=client.api_key, cache_dir=config.agent_home / "cache")
+        discover_window(client.base_url, model, api_key=client.api_key, cache_dir=config.agent_home / "cache")
     )

@@ -9,14 +9,32 @@ import re
 import shlex
 import subprocess
 import tempfile
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from agent_cli.commands.memory_command import MEMORY_OFF
 from agent_cli.memory.model import MemoryError
+from agent_cli.session import Session
 
-if TYPE_CHECKING:
-    from agent_cli.tui.app import AgentApp
+
+class Notices(Protocol):
+    async def notice(self, text: str, kind: str = "info", title: str | None = None) -> None: ...
+
+
+class EditorHost(Protocol):
+    """What the editor needs of the app (tui/app.py's AgentApp): the memory, notices, the terminal."""
+
+    @property
+    def session(self) -> Session: ...
+
+    @property
+    def renderer(self) -> Notices: ...
+
+    def suspend(self) -> AbstractContextManager[None]: ...
+
+    def send(self, text: str) -> None: ...
+
 
 _EDIT = re.compile(r"\s*/memory\s+edit\s+(\S+)\s*\Z")
 
@@ -43,7 +61,7 @@ def edit_target(text: str) -> str | None:
     return match[1] if match else None
 
 
-async def edit_in_editor(app: AgentApp, ref: str) -> None:
+async def edit_in_editor(app: EditorHost, ref: str) -> None:
     from textual.app import SuspendNotSupported
 
     book = app.session.memory

@@ -214,14 +214,8 @@ def heavy_packages(name: str) -> set[str]:
     return found & set(HEAVY)
 
 
-def dependency_edges(found: Import) -> bool:
-    """Whether an import is an edge of the graph: all are, but a hint naming a class of a module of
-    the same package (session/turn.py naming Session) under ``if TYPE_CHECKING``."""
-    return not (found.typing and package_of(found.module) == package_of(found.importer))
-
-
 def module_graph() -> dict[str, set[str]]:
-    return {name: {found.module for found in project_imports(name) if dependency_edges(found)} for name in MODULES}
+    return {name: {found.module for found in project_imports(name)} for name in MODULES}
 
 
 def top_package(name: str) -> str:
