@@ -37,12 +37,14 @@ from agent_cli.plugins.claude_hooks import settings_hooks
 from agent_cli.plugins.loader import PluginSet, load_plugins_for
 from agent_cli.session.approvals import Approvals, env_scrubber
 from agent_cli.session.hook_state import HookState
-from agent_cli.session.parts import ClientFactory, SessionParts, SubagentInfo
+from agent_cli.session.parts import ClientFactory, SessionParts, SubagentInfo, TerminalFactory
 from agent_cli.session.permission_rules import install_rules
+from agent_cli.session.run_limits import RunLimits
 from agent_cli.session.session import Session, new_session_id
 from agent_cli.session.state import Emit
 from agent_cli.tools import default_tools
 from agent_cli.tools.base import Tool
+from agent_cli.tools.editor_files import EditorFiles
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.shell_snapshot import ShellSnapshot
 from agent_cli.tools.web_search_api import search_api_tool
@@ -50,12 +52,23 @@ from agent_cli.trust.gate import TrustState, trust_state, untrusted_raw
 
 
 def open_session(
-    config: Config, *, interactive: bool, mcp_servers: Iterable[ServerSpec] = (), clients: ClientFactory | None = None
+    config: Config,
+    *,
+    interactive: bool,
+    mcp_servers: Iterable[ServerSpec] = (),
+    clients: ClientFactory | None = None,
+    session_id: str | None = None,
+    limits: RunLimits | None = None,
+    output_schema: dict[str, Any] | None = None,
+    editor_files: EditorFiles | None = None,
+    client_terminal: TerminalFactory | None = None,
 ) -> Session:
     """A new top-level session for ``config``. ``interactive``: a person answers approvals (the TUI,
     an editor); otherwise the configured policy does (``agent exec``). ``mcp_servers`` join the
     configured ones (an editor's, over ACP). ``clients`` makes a model's client (default: the
-    configured provider's; a benchmark passes a scripted model)."""
+    configured provider's; a benchmark passes a scripted model). The rest are a front end's options
+    for the run: ``agent exec``'s ``limits`` and ``output_schema``, an editor's files and terminal
+    (ACP); ``session_id`` when the front end names the session before it exists."""
     trust = trust_state(config)  # until the folder is trusted, none of its own code runs (trust/)
     if not trust.trusted and any(item.kind == "setting" for item in trust.inventory.items):
         config = without_repository_settings(config)  # nor does its config lift the sandbox
@@ -92,6 +105,11 @@ def open_session(
             mcp=mcp_toolset(config, registry, approvals, trust, plugins, raw, list(mcp_servers)),
             shell_snapshot=new_shell_snapshot(config, approvals.env),
             load_warnings=(*hook_warnings, *search_warnings),
+            session_id=session_id,
+            limits=limits,
+            output_schema=output_schema,
+            editor_files=editor_files,
+            client_terminal=client_terminal,
         )
     )
     return session

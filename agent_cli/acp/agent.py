@@ -55,6 +55,7 @@ from agent_cli.session.catalog import find_session
 from agent_cli.session.replay import replay_events
 from agent_cli.session.resume import restore
 from agent_cli.session.rollout import RolloutError
+from agent_cli.session.session import new_session_id
 
 log = logging.getLogger("agent_cli.acp")
 MODE_DESCRIPTIONS = {
@@ -131,7 +132,12 @@ class AcpAgent:
 
     async def new_session(self, cwd: str, mcp_servers: list | None = None, **_: Any) -> NewSessionResponse:
         self._require_initialized()
-        session = open_session(self._config(Path(cwd)), interactive=True, mcp_servers=server_specs(mcp_servers or []))
+        sid = new_session_id()
+        config = self._config(Path(cwd))
+        specs = server_specs(mcp_servers or [])
+        session = open_session(
+            config, interactive=True, mcp_servers=specs, session_id=sid, **self._client_parts(sid, config)
+        )
         self._open(session)
         return NewSessionResponse(session_id=session.id, modes=self._modes(session))
 
@@ -151,7 +157,12 @@ class AcpAgent:
                 path = find_session(config.agent_home, session_id)
                 specs = server_specs(mcp_servers or [])
                 session = await asyncio.to_thread(
-                    lambda: restore(open_session(config, interactive=True, mcp_servers=specs), path)
+                    lambda: restore(
+                        open_session(
+                            config, interactive=True, mcp_servers=specs, **self._client_parts(session_id, config)
+                        ),
+                        path,
+                    )
                 )
             except RolloutError as exc:
                 raise RequestError.resource_not_found(session_id) from exc
@@ -161,16 +172,18 @@ class AcpAgent:
             await self._send(session_id, translator.updates(event))
         return LoadSessionResponse(modes=self._modes(session))
 
-    def _open(self, session: Session, requested_id: str | None = None) -> None:
+    def _client_parts(self, sid: str, config: Config) -> dict[str, Any]:
+        """What the editor's client does for session ``sid``: run its commands, hold its files."""
+        parts: dict[str, Any] = {}
         if self.client_capabilities.terminal:
-            sid = requested_id or session.id
-            folder = session.config.agent_home / "tool-commands"
-            session.client_terminal = lambda call_id, emit: ClientTerminal(self.conn, sid, call_id, emit, folder)
+            folder = config.agent_home / "tool-commands"
+            parts["client_terminal"] = lambda call_id, emit: ClientTerminal(self.conn, sid, call_id, emit, folder)
         fs = self.client_capabilities.fs
         if fs is not None and (fs.read_text_file or fs.write_text_file):
-            session.editor_files = ClientFiles(
-                self.conn, requested_id or session.id, bool(fs.read_text_file), bool(fs.write_text_file)
-            )
+            parts["editor_files"] = ClientFiles(self.conn, sid, bool(fs.read_text_file), bool(fs.write_text_file))
+        return parts
+
+    def _open(self, session: Session, requested_id: str | None = None) -> None:
         session.start_mcp()
         self.sessions[requested_id or session.id] = session
         asyncio.get_running_loop().call_soon(  # after the response, as the protocol expects

@@ -52,21 +52,6 @@ def read_only_tool_names(session: Session) -> list[str]:
 
 
 @contextmanager
-def limited_tools(session: Session, names: Iterable[str] | None) -> Iterator[None]:
-    """Offer at most ``names`` while the block runs (within what the mode allows)."""
-    if names is None:
-        yield
-        return
-    previous = session.tool_limit
-    limit = frozenset(names)
-    session.tool_limit = limit if previous is None else previous & limit
-    try:
-        yield
-    finally:
-        session.tool_limit = previous
-
-
-@contextmanager
 def switched_model(session: Session, model: str | None) -> Iterator[None]:
     """Use ``model`` for the block only (a command file's ``model:``)."""
     previous = session.model
@@ -103,7 +88,7 @@ async def run_model_turn(
         else:
             emit(event)
 
-    with limited_tools(session, only_tools), switched_model(session, model):
-        await session.turn(text, relay, typed, images, recall)
+    with switched_model(session, model):
+        await session.turn(text, relay, typed, images, recall, only_tools)
     if held:
         emit(await on_complete(held[0].last_message))  # type: ignore[misc]

@@ -103,10 +103,9 @@ def run_exec(args: argparse.Namespace) -> int:
     config = use_exec_default(config)  # approval_policy "never" unless the user set one
 
     if resume_path is None:
-        session = open_session(config, interactive=False)
+        session = open_session(config, interactive=False, limits=limits, output_schema=output_schema)
     else:
-        session = restore_or_exit(config, resume_path, interactive=False)
-    session.limits, session.output_schema = limits, output_schema
+        session = restore_or_exit(config, resume_path, interactive=False, limits=limits, output_schema=output_schema)
     if args.ephemeral:
         session.rollout.write_nothing()
     if args.json:

@@ -11,7 +11,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from agent_cli.arguments import add_session_options
 from agent_cli.display import home_relative, human_size, short_path
@@ -144,9 +144,10 @@ def use_recorded_model(args: argparse.Namespace, path: Path) -> None:
     args.model, args.provider = header.model, header.provider
 
 
-def restore_or_exit(config, path: Path, *, interactive: bool):
+def restore_or_exit(config, path: Path, *, interactive: bool, **options: Any):
+    """The session saved in ``path``; ``options`` are ``open_session``'s (a run's limits...)."""
     try:
-        return restore(open_session(config, interactive=interactive), path)
+        return restore(open_session(config, interactive=interactive, **options), path)
     except RolloutError as exc:
         fail(str(exc))
 

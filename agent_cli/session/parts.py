@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from agent_cli.config import Config
 from agent_cli.context.skills import Skill
@@ -18,13 +18,16 @@ from agent_cli.models.base import ModelClient, Usage
 from agent_cli.session.approvals import Approvals
 from agent_cli.session.compaction_state import CompactionState
 from agent_cli.session.hook_state import HookState
-from agent_cli.session.state import McpTools
+from agent_cli.session.run_limits import RunLimits
+from agent_cli.session.state import Emit, McpTools
 from agent_cli.session.window import ContextWindow
+from agent_cli.tools.editor_files import EditorFiles
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.shell_snapshot import ShellSnapshot
 from agent_cli.trust.gate import TrustState
 
 ClientFactory = Callable[[str], ModelClient]  # a model's name -> a new client for it
+TerminalFactory = Callable[[str, Emit], Any]  # (call_id, emit) -> the command runner of that call (ACP)
 
 
 class PluginContent(Protocol):
@@ -89,3 +92,8 @@ class SessionParts:
     lean_tools: bool = True  # the lean profile may add tool_search / tool_call (not to a subagent's list)
     client: ModelClient | None = None  # a client to start with (a parent's, for a child on its model)
     borrowed: bool = False  # ``client`` and ``shell_snapshot`` are a parent's: used here, closed there
+    # What a front end sets for its run (runtime.open_session's arguments):
+    limits: RunLimits | None = None  # agent exec --max-turns / --max-budget-usd
+    output_schema: dict[str, Any] | None = None  # agent exec --output-schema
+    editor_files: EditorFiles | None = None  # an editor's client holds the files (ACP)
+    client_terminal: TerminalFactory | None = None  # an editor's client runs the commands (ACP)

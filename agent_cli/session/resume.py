@@ -10,43 +10,18 @@ output (the process died while they ran) are closed with an "aborted" output.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import unescape
 
-from agent_cli import events as ev
 from agent_cli.context.environment import FIELD_ORDER, EnvironmentContext, diff
 from agent_cli.context.fragments import ENVIRONMENT_CONTEXT
 from agent_cli.files.images import restore_images
 from agent_cli.items import Item, Message, user
+from agent_cli.session.resume_info import ResumeInfo
 from agent_cli.session.session import Session
 
 _FIELD = re.compile(r"<(\w+)>(.*?)</\1>", re.DOTALL)
 _ROOT = re.compile(r"<root>(.*?)</root>", re.DOTALL)
-
-
-@dataclass(frozen=True)
-class ResumeInfo:
-    """What a front end tells the user after a resume."""
-
-    path: Path
-    session_id: str
-    restored_items: int
-    closed_calls: int
-    compactions: int
-    environment_changed: tuple[str, ...]  # names of the fields that differ from last time
-    warnings: tuple[str, ...]
-
-    def events(self) -> list[ev.Event]:
-        compacted = (
-            f", compacted {self.compactions} time{'s' if self.compactions > 1 else ''}" if self.compactions else ""
-        )
-        notes = [f"Resumed session {self.session_id} ({self.restored_items} items{compacted}) from {self.path}"]
-        if self.closed_calls:
-            notes.append(f"{self.closed_calls} tool call(s) interrupted last time were closed as aborted")
-        if self.environment_changed:
-            notes.append(f"environment changed since last time: {', '.join(self.environment_changed)}")
-        return [ev.Notice("\n".join(notes), title="resume"), *(ev.Warning(w) for w in self.warnings)]
 
 
 def restore(session: Session, path: Path) -> Session:
@@ -58,7 +33,6 @@ def restore(session: Session, path: Path) -> Session:
     """
     config = session.config
     loaded = session.rollout.continue_file(path)
-    session.id = loaded.header.id
     items, image_warnings = restore_images(loaded.items, config.agent_home)  # bytes from $AGENT_HOME/images
     session.history.restore(items)
     session.compaction.count = loaded.compactions  # the accuracy warning counts every compaction so far
@@ -68,21 +42,22 @@ def restore(session: Session, path: Path) -> Session:
     changed: tuple[str, ...] = ()
     if loaded.items:
         # Kept for later environment diffs and compaction; its items are not recorded again.
-        session.initial = session.build_initial_context()
-        current = session.initial.environment
-        changed = record_environment_change(session, loaded.items, current)
-        session.environment = current  # what the model now knows, for later turns' diffs
+        initial = session.build_initial_context()
+        changed = record_environment_change(session, loaded.items, initial.environment)
+        session.restart_context(initial)  # what the model now knows, for later turns' diffs
     closed = session.history.close_open_calls()
     session.hooks.pending_start = "resume"  # SessionStart hooks run with source "resume"
     session.rollout.sync()
-    session.resumed = ResumeInfo(
-        path=Path(path),
-        session_id=loaded.header.id,
-        restored_items=len(loaded.items),
-        closed_calls=closed,
-        compactions=loaded.compactions,
-        environment_changed=changed,
-        warnings=(*loaded.warnings, *image_warnings, *learned.warnings),
+    session.mark_resumed(
+        ResumeInfo(
+            path=Path(path),
+            session_id=loaded.header.id,
+            restored_items=len(loaded.items),
+            closed_calls=closed,
+            compactions=loaded.compactions,
+            environment_changed=changed,
+            warnings=(*loaded.warnings, *image_warnings, *learned.warnings),
+        )
     )
     return session
 

@@ -17,10 +17,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
 
 from agent_cli import events as ev
 from agent_cli.context.environment import EnvironmentContext
@@ -43,6 +42,7 @@ from agent_cli.session.compaction import compact as compact_history
 from agent_cli.session.compaction_state import AutoCompactSetting, CompactionState
 from agent_cli.session.learned import Learned, LearnedState
 from agent_cli.session.parts import SessionParts
+from agent_cli.session.resume_info import ResumeInfo
 from agent_cli.session.rollout import RecordingHistory, RolloutWriter
 from agent_cli.session.run_limits import RunLimits
 from agent_cli.session.state import Emit
@@ -113,7 +113,7 @@ class Session:
         self._initial_tokens: tuple[object, int] | None = None  # (initial, its token count)
         self.environment: EnvironmentContext | None = None  # as last sent to the model
         self.hooks = parts.hooks
-        self.resumed = None  # a ResumeInfo when restored from a session file (session/resume.py)
+        self.resumed: ResumeInfo | None = None  # when restored from a session file (session/resume.py)
         self._turn_task: asyncio.Task[None] | None = None
         self._turns = 0
         self.tool_limit: frozenset[str] | None = None  # fewer tools for one command's turn (/review)
@@ -121,10 +121,10 @@ class Session:
         self.window = ContextWindow(config, self.model, self.learned)  # its size and source; server corrections
         self.tool_use = ToolUseWatch(self.model, config.provider.wire_api)  # a model that never calls tools
         self.background = BackgroundProcesses(config.agent_home)  # shell run_in_background; end with the session
-        self.editor_files: EditorFiles | None = None  # set by a front end whose client holds the files (ACP)
-        self.client_terminal: Callable[[str, Emit], Any] | None = None  # (call_id, emit) -> a command runner (ACP)
-        self.limits = RunLimits()  # agent exec --max-turns / --max-budget-usd
-        self.output_schema: dict | None = None  # agent exec --output-schema: the answer is JSON that fits it
+        self.editor_files: EditorFiles | None = parts.editor_files  # a front end's client holds the files (ACP)
+        self.client_terminal = parts.client_terminal  # (call_id, emit) -> a command runner (ACP)
+        self.limits = parts.limits or RunLimits()  # agent exec --max-turns / --max-budget-usd
+        self.output_schema = parts.output_schema  # agent exec --output-schema: the answer is JSON that fits it
         self.mcp = parts.mcp  # None without MCP servers, and in a subagent (it uses the parent's)
         # Snapshots before a turn changes files (/undo, /rewind); a subagent's changes are its parent's turn's.
         self.checkpoints = TurnCheckpoints(
@@ -241,16 +241,29 @@ class Session:
     # --- the turn ------------------------------------------------------------------------
 
     async def turn(
-        self, text: str, emit: Emit, typed: str | None = None, images: tuple[Image, ...] = (), recall: str | None = None
+        self,
+        text: str,
+        emit: Emit,
+        typed: str | None = None,
+        images: tuple[Image, ...] = (),
+        recall: str | None = None,
+        only_tools: Iterable[str] | None = None,
     ) -> None:
         """One model turn for ``text`` (already expanded; ``typed`` is what the user typed; ``recall``
-        the words memory recall searches with, when not those). Run it inside :meth:`run_in_task`,
-        which makes it interruptible; the command layer decides when (commands/dispatch.py)."""
+        the words memory recall searches with, when not those; ``only_tools``: at most these tools
+        for this turn, within what the mode allows, as /review asks). Run it inside
+        :meth:`run_in_task`, which makes it interruptible; the command layer decides when
+        (commands/dispatch.py)."""
         self._turns += 1
         emit(ev.TurnStarted(self._turns))
+        previous = self.tool_limit
+        if only_tools is not None:
+            limit = frozenset(only_tools)
+            self.tool_limit = limit if previous is None else previous & limit
         try:
             await run_turn(self.turn_context(), text, emit, typed, images, recall)
         finally:
+            self.tool_limit = previous
             self.checkpoints.turn_ended()
 
     def turn_context(self) -> TurnContext:
@@ -316,6 +329,11 @@ class Session:
             context_window=self.window.tokens,
             plugin_skills=self.plugins.skills,
         )
+
+    def mark_resumed(self, info: ResumeInfo) -> None:
+        """The session continues the file ``info`` describes (session/resume.py filled it): its id."""
+        self.id = info.session_id
+        self.resumed = info
 
     def restart_context(self, initial: InitialContext) -> None:
         """A compaction sent ``initial`` in full: later turns' environment diffs start from it."""

@@ -247,7 +247,7 @@ async def test_a_plugins_server_follows_modes_approvals_and_hooks(server, make_s
     assert "mcp__demo__echo" in names and "mcp__demo__add" not in names  # ask mode: read-only tools only
     outputs = tool_outputs(server.requests[1])
     assert outputs["r1"] == "echo: read" and "not available in ask mode" in outputs["w1"]
-    session.mode = "agent"
+    session.switch_mode("agent")
     server.script(
         Reply(tool_calls=[ToolCall("mcp__demo__add", {"a": 1, "b": 1}, "w2"), ToolCall("mcp__demo__pid", {}, "p1")]),
         Reply(text="ok"),
