@@ -30,19 +30,28 @@ from agent_cli.mcp.toolset import McpToolset, budget_tokens, plugin_servers
 from agent_cli.memory.tools import memory_tools
 from agent_cli.models.base import ModelClient
 from agent_cli.models.chat_quirks import ChatQuirks, quirks_for
+from agent_cli.models.model_info import supports_images as model_supports_images
 from agent_cli.models.registry import create_client, resolve_api_key
 from agent_cli.models.retry import RetryPolicy
 from agent_cli.models.stream_limits import StreamLimits
 from agent_cli.plugins.claude_hooks import settings_hooks
 from agent_cli.plugins.loader import PluginSet, load_plugins_for
 from agent_cli.session.approvals import Approvals, env_scrubber
+from agent_cli.session.checkpointing import TurnCheckpoints
+from agent_cli.session.compaction_state import CompactionState
+from agent_cli.session.counters import TokenCounters
 from agent_cli.session.hook_state import HookState
-from agent_cli.session.parts import ClientFactory, SessionParts, SubagentInfo, TerminalFactory
+from agent_cli.session.learned import LearnedState
+from agent_cli.session.parts import ClientFactory, SessionParts, StateParts, SubagentInfo, TerminalFactory
 from agent_cli.session.permission_rules import install_rules
+from agent_cli.session.rollout import RecordingHistory, RolloutWriter
 from agent_cli.session.run_limits import RunLimits
 from agent_cli.session.session import Session, new_session_id
 from agent_cli.session.state import Emit
+from agent_cli.session.tool_use import ToolUseWatch
+from agent_cli.session.window import ContextWindow
 from agent_cli.tools import default_tools
+from agent_cli.tools.background import BackgroundProcesses
 from agent_cli.tools.base import Tool
 from agent_cli.tools.editor_files import EditorFiles
 from agent_cli.tools.registry import ToolRegistry
@@ -92,9 +101,12 @@ def open_session(
     tools += search_tools
     registry = ToolRegistry(tools)
     approvals.is_read_only_tool = registry.is_read_only
+    session_id = session_id or new_session_id()
     session = Session(
         SessionParts(
             config=config,
+            session_id=session_id,
+            state=state_parts(config, session_id, config.model, registry, limits=limits),
             trust=trust,
             approvals=approvals,
             tools=registry,
@@ -105,8 +117,6 @@ def open_session(
             mcp=mcp_toolset(config, registry, approvals, trust, plugins, raw, list(mcp_servers)),
             shell_snapshot=new_shell_snapshot(config, approvals.env),
             load_warnings=(*hook_warnings, *search_warnings),
-            session_id=session_id,
-            limits=limits,
             output_schema=output_schema,
             editor_files=editor_files,
             client_terminal=client_terminal,
@@ -128,12 +138,16 @@ def open_child(parent: Session, definition: AgentDefinition) -> Session:
     ) -> ChildOutcome:
         return await run_subagent(child, definition, description, prompt, call_id, emit)
 
+    tools = ToolRegistry(child_tools(parent, definition, depth, spawn))
+    path = transcript_path(parent, child_id, definition.name)  # beside the parent's session file
     child = Session(
         SessionParts(
             config=parent.config,
+            session_id=child_id,
+            state=state_parts(parent.config, child_id, model, tools, rollout_path=path, parent=parent),
             trust=parent.trust,
             approvals=parent.approvals,  # the same sandbox, policy and approvals given so far
-            tools=ToolRegistry(child_tools(parent, definition, depth, spawn)),
+            tools=tools,
             hooks=child_hooks(parent),
             client_factory=parent.client_factory,
             plugins=parent.plugins,
@@ -143,8 +157,6 @@ def open_child(parent: Session, definition: AgentDefinition) -> Session:
             mode=parent.mode,
             instructions=child_instructions(parent, definition),
             subagent=SubagentInfo(definition.name, depth, parent),
-            rollout_path=transcript_path(parent, child_id, definition.name),
-            session_id=child_id,
             lean_tools=False,
             client=parent.client if model == parent.model else None,  # one connection pool per model
             borrowed=True,  # the parent closes its client and shell snapshot
@@ -161,6 +173,52 @@ async def run_subagent(
 
 
 # --- the parts --------------------------------------------------------------------------------
+
+
+def state_parts(
+    config: Config,
+    session_id: str,
+    model: str,
+    tools: ToolRegistry,
+    *,
+    limits: RunLimits | None = None,
+    rollout_path: Path | None = None,
+    parent: Session | None = None,
+) -> StateParts:
+    """What a session keeps its state in: its file, history, counters, window, checkpoints... A
+    subagent's (``parent``) starts from what its parent learned of windows and its /autocompact;
+    its file changes are its parent's turn's, so it takes no checkpoints of its own."""
+    wire_api = config.provider.wire_api
+    rollout = RolloutWriter.for_new_session(
+        config.agent_home, session_id, config.cwd, model, config.provider.id, rollout_path
+    )
+    learned = LearnedState(rollout)
+    counters = TokenCounters(wire_api, lambda name: sees_images(config, name), model)
+    history = RecordingHistory(rollout, estimate=counters.item_tokens)  # switch_model recounts once
+    compaction = CompactionState()
+    window = ContextWindow(config, model, learned)
+    if parent is not None:
+        window.adopt(parent.window)
+        compaction.setting = parent.compaction.setting
+    return StateParts(
+        rollout=rollout,
+        learned=learned,
+        counters=counters,
+        history=history,
+        compaction=compaction,
+        window=window,
+        tool_use=ToolUseWatch(model, wire_api),
+        background=BackgroundProcesses(config.agent_home),
+        limits=limits or RunLimits(),
+        checkpoints=TurnCheckpoints(
+            config, rollout, history, tools, compaction, enabled=config.checkpoints and parent is None
+        ),
+    )
+
+
+def sees_images(config: Config, model: str) -> bool:
+    """Whether ``model`` sees images (`model_supports_images` overrides the table)."""
+    return config.supports_images if config.supports_images is not None else model_supports_images(model)
 
 
 def client_factory(config: Config) -> ClientFactory:

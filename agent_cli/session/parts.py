@@ -9,18 +9,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Protocol
 
 from agent_cli.config import Config
 from agent_cli.context.skills import Skill
 from agent_cli.models.base import ModelClient, Usage
 from agent_cli.session.approvals import Approvals
+from agent_cli.session.checkpointing import TurnCheckpoints
 from agent_cli.session.compaction_state import CompactionState
+from agent_cli.session.counters import TokenCounters
 from agent_cli.session.hook_state import HookState
+from agent_cli.session.learned import LearnedState
+from agent_cli.session.rollout import RecordingHistory, RolloutWriter
 from agent_cli.session.run_limits import RunLimits
 from agent_cli.session.state import Emit, McpTools
+from agent_cli.session.tool_use import ToolUseWatch
 from agent_cli.session.window import ContextWindow
+from agent_cli.tools.background import BackgroundProcesses
 from agent_cli.tools.editor_files import EditorFiles
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.shell_snapshot import ShellSnapshot
@@ -69,10 +74,28 @@ class SubagentInfo:
 
 
 @dataclass(frozen=True)
+class StateParts:
+    """What a session keeps its state in, built for it by ``runtime.state_parts``."""
+
+    rollout: RolloutWriter  # every history change is appended to the session file as it happens
+    learned: LearnedState  # calibration, windows and compaction state, for a resume
+    counters: TokenCounters  # per model; the history counts with the current one
+    history: RecordingHistory
+    compaction: CompactionState
+    window: ContextWindow  # its size and source; server corrections
+    tool_use: ToolUseWatch  # a model that never calls tools
+    background: BackgroundProcesses  # shell run_in_background; they end with the session
+    limits: RunLimits  # agent exec --max-turns / --max-budget-usd
+    checkpoints: TurnCheckpoints  # snapshots before a turn changes files (/undo, /rewind)
+
+
+@dataclass(frozen=True)
 class SessionParts:
     """Everything a Session needs that it does not build itself."""
 
     config: Config  # the effective config: an untrusted folder's settings already left out
+    session_id: str
+    state: StateParts
     trust: TrustState
     approvals: Approvals  # policy, sandbox, permission rules; a child shares its parent's
     tools: ToolRegistry
@@ -87,13 +110,10 @@ class SessionParts:
     mode: str | None = None  # the config's mode unless given (a subagent runs its parent's)
     instructions: str | None = None  # a subagent's own system prompt
     subagent: SubagentInfo | None = None
-    rollout_path: Path | None = None  # where the session file goes (a subagent's beside its parent's)
-    session_id: str | None = None
     lean_tools: bool = True  # the lean profile may add tool_search / tool_call (not to a subagent's list)
     client: ModelClient | None = None  # a client to start with (a parent's, for a child on its model)
     borrowed: bool = False  # ``client`` and ``shell_snapshot`` are a parent's: used here, closed there
     # What a front end sets for its run (runtime.open_session's arguments):
-    limits: RunLimits | None = None  # agent exec --max-turns / --max-budget-usd
     output_schema: dict[str, Any] | None = None  # agent exec --output-schema
     editor_files: EditorFiles | None = None  # an editor's client holds the files (ACP)
     client_terminal: TerminalFactory | None = None  # an editor's client runs the commands (ACP)

@@ -20,6 +20,8 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import replace
 from datetime import datetime
+from operator import attrgetter
+from typing import Any
 
 from agent_cli import events as ev
 from agent_cli.context.environment import EnvironmentContext
@@ -36,23 +38,15 @@ from agent_cli.context.tokens import TokenCounter, auto_compact_limit, effective
 from agent_cli.items import Image, Item, user
 from agent_cli.memory.book import MemoryBook
 from agent_cli.models.base import ModelClient, ToolSpec, Usage
-from agent_cli.models.model_info import supports_images as model_supports_images
-from agent_cli.session.checkpointing import TurnCheckpoints
 from agent_cli.session.compaction import compact as compact_history
-from agent_cli.session.compaction_state import AutoCompactSetting, CompactionState
-from agent_cli.session.learned import Learned, LearnedState
+from agent_cli.session.compaction_state import AutoCompactSetting
+from agent_cli.session.learned import Learned
 from agent_cli.session.parts import SessionParts
 from agent_cli.session.resume_info import ResumeInfo
-from agent_cli.session.rollout import RecordingHistory, RolloutWriter
-from agent_cli.session.run_limits import RunLimits
 from agent_cli.session.state import Emit
-from agent_cli.session.tool_use import ToolUseWatch
 from agent_cli.session.turn import run_turn
 from agent_cli.session.turn_context import TurnContext
-from agent_cli.session.window import ContextWindow
-from agent_cli.tools.background import BackgroundProcesses
 from agent_cli.tools.base import Tool, ToolContext
-from agent_cli.tools.editor_files import EditorFiles
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.sandbox import start_warning
 from agent_cli.tools.tool_search import ToolCallTool, ToolSearchTool
@@ -68,76 +62,66 @@ def new_session_id() -> str:
     return f"{datetime.now():%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}"
 
 
+def _given(path: str) -> Any:
+    """A part the session was given (``SessionParts``): read through, never replaced."""
+    return property(attrgetter(path), doc=f"The session's {path.rsplit('.', 1)[-1]} (given by runtime).")
+
+
 class Session:
+    # What runtime assembled (session/parts.py): the parts the session works with...
+    config = _given("_parts.config")  # the effective config: read only (model and mode are the session's)
+    trust = _given("_parts.trust")  # until the folder is trusted, none of its own code runs (trust/)
+    approvals = _given("_parts.approvals")  # policy, sandbox, permission rules, command env
+    hooks = _given("_parts.hooks")
+    plugins = _given("_parts.plugins")  # commands, skills, hooks, agents...
+    agents = _given("_parts.agents")  # agent definitions, when the session has `task`
+    subagent = _given("_parts.subagent")  # set when this session runs a subagent
+    mcp = _given("_parts.mcp")  # None without MCP servers, and in a subagent (it uses the parent's)
+    shell_snapshot = _given("_parts.shell_snapshot")  # taken at the first turn
+    client_factory = _given("_parts.client_factory")  # a model's client (a subagent's are made the same way)
+    output_schema = _given("_parts.output_schema")  # agent exec --output-schema: the answer is JSON that fits it
+    editor_files = _given("_parts.editor_files")  # a front end's client holds the files (ACP)
+    client_terminal = _given("_parts.client_terminal")  # (call_id, emit) -> a command runner (ACP)
+    # ...and the ones it keeps its state in.
+    rollout = _given("_parts.state.rollout")  # the session file (session/rollout.py)
+    learned = _given("_parts.state.learned")
+    counters = _given("_parts.state.counters")
+    history = _given("_parts.state.history")  # items counted by the current model's counter
+    compaction = _given("_parts.state.compaction")
+    window = _given("_parts.state.window")
+    tool_use = _given("_parts.state.tool_use")
+    background = _given("_parts.state.background")
+    limits = _given("_parts.state.limits")
+    checkpoints = _given("_parts.state.checkpoints")
+
     def __init__(self, parts: SessionParts):
         """A session of ``parts``, which :mod:`agent_cli.runtime` assembles (``open_session``,
         ``open_child``): the session owns its state and builds none of its collaborators."""
-        config = parts.config
-        self.config = config
-        self.trust = parts.trust  # until the folder is trusted, none of its own code runs (trust/)
-        self.approvals = parts.approvals  # policy, sandbox, permission rules, command env
-        self.id = parts.session_id or new_session_id()
-        self.mode = parts.mode or config.mode
-        self.model = parts.model or config.model  # a subagent may run another model than the config's
-        self._counters: dict[str, TokenCounter] = {}  # per model: its tokenizer, image formula, calibration
-        self.tokens = self.counter_for(self.model)  # estimate; tiktoken near limits
-        self._told_no_vision = False  # the user hears once that the model cannot see images
-        # Every history change is appended to the session file as it happens (session/rollout.py).
-        self.rollout = RolloutWriter.for_new_session(
-            config.agent_home, self.id, config.cwd, self.model, config.provider.id, parts.rollout_path
-        )
-        self.learned = LearnedState(self.rollout)  # calibration and compaction state, for a resume
-        # Items are counted by the current model's counter (switch_model swaps it and recounts once).
-        self.history = RecordingHistory(self.rollout, estimate=lambda item: self.tokens.item_tokens(item))
+        self._parts = parts
+        self.id = parts.session_id
+        self.mode = parts.mode or parts.config.mode
+        self.model = parts.model or parts.config.model  # a subagent may run another model than the config's
+        self._told: set[str] = set()  # "no vision", "load warnings": what the user hears once
         self.total_usage = Usage()
         self.last_usage: Usage | None = None
         self._usage_mark: int | None = 0  # len(history) at the last usage report; None after a compaction
-        self.compaction = CompactionState()
-        self.client_factory = parts.client_factory  # a model's client (a subagent's are made the same way)
         self._client = parts.client
         self._retired_clients: list[ModelClient] = []  # replaced by switch_model(); closed with the session
-        # A child's borrowed client and shell snapshot stay open when it closes: its parent closes them.
-        self._borrowed: tuple[object, ...] = (parts.client, parts.shell_snapshot) if parts.borrowed else ()
-        self.plugins = parts.plugins  # commands, skills, hooks, agents...
-        self._load_warnings = parts.load_warnings
-        self._load_warnings_taken = False
-        self.agents = parts.agents  # agent definitions, when the session has `task`
-        self.subagent = parts.subagent  # set when this session runs a subagent
-        self._tools = parts.tools
-        self._door_open = parts.lean_tools  # the lean profile adds tool_search / tool_call when it applies
         self._memory: MemoryBook | None = None  # opened on first use (memory/book.py)
-        self._fixed_instructions = parts.instructions  # a subagent's own system prompt
-        self._instructions: str | None = parts.instructions
+        self._instructions: str | None = parts.instructions  # a subagent's own system prompt, or built once
         self._instructions_lean = False  # the profile the cached system prompt was built for
-        self.initial = None  # the InitialContext recorded at the start of the history
+        self.initial: InitialContext | None = None  # recorded at the start of the history
         self._initial_tokens: tuple[object, int] | None = None  # (initial, its token count)
         self.environment: EnvironmentContext | None = None  # as last sent to the model
-        self.hooks = parts.hooks
         self.resumed: ResumeInfo | None = None  # when restored from a session file (session/resume.py)
         self._turn_task: asyncio.Task[None] | None = None
         self._turns = 0
         self.tool_limit: frozenset[str] | None = None  # fewer tools for one command's turn (/review)
-        self.shell_snapshot = parts.shell_snapshot  # taken at the first turn
-        self.window = ContextWindow(config, self.model, self.learned)  # its size and source; server corrections
-        self.tool_use = ToolUseWatch(self.model, config.provider.wire_api)  # a model that never calls tools
-        self.background = BackgroundProcesses(config.agent_home)  # shell run_in_background; end with the session
-        self.editor_files: EditorFiles | None = parts.editor_files  # a front end's client holds the files (ACP)
-        self.client_terminal = parts.client_terminal  # (call_id, emit) -> a command runner (ACP)
-        self.limits = parts.limits or RunLimits()  # agent exec --max-turns / --max-budget-usd
-        self.output_schema = parts.output_schema  # agent exec --output-schema: the answer is JSON that fits it
-        self.mcp = parts.mcp  # None without MCP servers, and in a subagent (it uses the parent's)
-        # Snapshots before a turn changes files (/undo, /rewind); a subagent's changes are its parent's turn's.
-        self.checkpoints = TurnCheckpoints(
-            config,
-            self.rollout,
-            self.history,
-            self._tools,
-            self.compaction,
-            enabled=config.checkpoints and parts.subagent is None,
-        )
-        if parts.subagent is not None:  # what the parent learned of windows, and its /autocompact, hold here too
-            self.window.adopt(parts.subagent.parent.window)
-            self.compaction.setting = parts.subagent.parent.compaction.setting
+
+    @property
+    def tokens(self) -> TokenCounter:
+        """The current model's counter: an estimate; tiktoken near limits."""
+        return self.counters.current
 
     def start_mcp(self) -> None:
         """Start the MCP servers in the background now (front ends call it at start; needs a
@@ -189,7 +173,9 @@ class Session:
             self._memory.close()
 
     def _is_borrowed(self, resource: object) -> bool:
-        return any(resource is lent for lent in self._borrowed)
+        """A child's borrowed client and shell snapshot stay open when it closes: its parent closes them."""
+        parts = self._parts
+        return parts.borrowed and (resource is parts.client or resource is parts.shell_snapshot)
 
     def interrupt(self) -> None:
         """Stop what :meth:`run_in_task` runs (expansion, a command, a turn, a compaction). History
@@ -277,7 +263,7 @@ class Session:
             number=self._turns,
             history=self.history,
             tokens=self.tokens,
-            tools=self._tools,
+            tools=self._parts.tools,
             approvals=self.approvals,
             hooks=self.hooks,
             window=self.window,
@@ -302,7 +288,7 @@ class Session:
         lean = self.lean
         if self._instructions is None or self._instructions_lean != lean:  # a learned window may change the profile
             self._instructions_lean = lean
-            self._instructions = self._fixed_instructions or build_instructions(
+            self._instructions = self._parts.instructions or build_instructions(
                 self.mode, self.config.agent_home, memory=self.config.memory, lean=lean
             )
         return self._instructions
@@ -311,7 +297,7 @@ class Session:
     def lean(self) -> bool:
         """The lean profile (context/profile.py): a small window, or `context_profile = "lean"`.
         Not in a subagent, which has its own prompt and few tools."""
-        return self._fixed_instructions is None and is_lean(self.config.context_profile, self.window.tokens)
+        return self._parts.instructions is None and is_lean(self.config.context_profile, self.window.tokens)
 
     def build_initial_context(self):
         """A fresh initial context: AGENTS.md re-read, skills re-scanned, full environment."""
@@ -343,15 +329,22 @@ class Session:
     def take_load_warnings(self) -> list[str]:
         """Problems met reading the configuration, plugins and agent files, once: the TUI shows
         them as it starts, otherwise the first turn does."""
-        if self._load_warnings_taken:
+        if "load warnings" in self._told:
             return []
-        self._load_warnings_taken = True
+        self._told.add("load warnings")
         agent_warnings = self.agents.warnings if self.agents is not None else ()
         trust = self.trust
         told = trust.answer is False or not self.approvals.interactive  # otherwise the TUI asks first
         skipped = [line] if told and (line := trust.skipped_line()) else []
         rules = self.approvals.permissions.warnings
-        return [*self.config.warnings, *self.plugins.warnings, *agent_warnings, *self._load_warnings, *rules, *skipped]
+        return [
+            *self.config.warnings,
+            *self.plugins.warnings,
+            *agent_warnings,
+            *self._parts.load_warnings,
+            *rules,
+            *skipped,
+        ]
 
     def start_context(self, emit: Emit) -> None:
         """Before each user message: the initial context on the first turn, later only what
@@ -401,17 +394,21 @@ class Session:
         return self.config.web_search or ("cached" if self.approvals.interactive and not self.lean else "off")
 
     def tool_specs(self) -> list[ToolSpec]:
-        allowed = set(tools_for_mode(self.mode, self._tools.names, self._tools.is_read_only))
-        specs = [spec for spec in self._tools.specs if spec.name in allowed and self._within_limit(spec.name)]
+        allowed = set(tools_for_mode(self.mode, self._parts.tools.names, self._parts.tools.is_read_only))
+        specs = [spec for spec in self._parts.tools.specs if spec.name in allowed and self._within_limit(spec.name)]
         if not self.lean:
             return [spec for spec in specs if spec.name not in (TOOL_SEARCH, TOOL_CALL)]
-        if self._door_open and TOOL_SEARCH not in self._tools:  # first lean request: the pair joins the registry
-            self._tools.replace((), [ToolSearchTool(self.tools_behind_search), ToolCallTool(self.tools_behind_search)])
+        if (
+            self._parts.lean_tools and TOOL_SEARCH not in self._parts.tools
+        ):  # first lean request: the pair joins the registry
+            self._parts.tools.replace(
+                (), [ToolSearchTool(self.tools_behind_search), ToolCallTool(self.tools_behind_search)]
+            )
             specs = [
                 spec
-                for spec in self._tools.specs
+                for spec in self._parts.tools.specs
                 if self._within_limit(spec.name)
-                and spec.name in set(tools_for_mode(self.mode, self._tools.names, self._tools.is_read_only))
+                and spec.name in set(tools_for_mode(self.mode, self._parts.tools.names, self._parts.tools.is_read_only))
             ]
         library = prompt_library(self.config.agent_home)
         offered = [spec for spec in specs if offered_directly(spec.name, self.mode)]
@@ -423,13 +420,15 @@ class Session:
         """In the lean profile: the tools ``tool_search`` finds (memory, task, MCP), as the mode allows."""
         if not self.lean:
             return []
-        names = [name for name in self._tools.names if behind_search(name, self.mode) and self._within_limit(name)]
-        allowed = set(tools_for_mode(self.mode, names, self._tools.is_read_only))
-        tools = [self._tools.get(name) for name in names if name in allowed]
+        names = [
+            name for name in self._parts.tools.names if behind_search(name, self.mode) and self._within_limit(name)
+        ]
+        allowed = set(tools_for_mode(self.mode, names, self._parts.tools.is_read_only))
+        tools = [self._parts.tools.get(name) for name in names if name in allowed]
         return [tool for tool in tools if tool is not None]  # MCP tools unlisted by MCP's search mode too
 
     def tool_allowed(self, name: str) -> bool:
-        return bool(tools_for_mode(self.mode, [name], self._tools.is_read_only)) and self._within_limit(name)
+        return bool(tools_for_mode(self.mode, [name], self._parts.tools.is_read_only)) and self._within_limit(name)
 
     def _within_limit(self, name: str) -> bool:
         return self.tool_limit is None or name in self.tool_limit
@@ -444,7 +443,7 @@ class Session:
         self._client = None
         self._count_with(self.counter_for(model))
         self.window.switch(model)
-        self.tool_use = ToolUseWatch(model, self.config.provider.wire_api)
+        self.tool_use.switch(model)
 
     def switch_mode(self, mode: str) -> None:
         """Use ``mode``'s tools and guidance from the next request on (``/mode``). The model hears of it
@@ -455,16 +454,12 @@ class Session:
 
     def counter_for(self, model: str) -> TokenCounter:
         """``model``'s counter, kept per model so switching back finds its calibration again."""
-        counter = self._counters.get(model)
-        if counter is None:
-            counter = self._counters[model] = TokenCounter.for_model(model, self.config.provider.wire_api)
-        counter.vision = self.supports_images
-        return counter
+        return self.counters.for_model(model)
 
     def _count_with(self, counter: TokenCounter) -> None:
         """Count with another model's counter from now on; the history is recounted once (unless
         both count alike), and the last usage report, in the old model's tokens, is not reused."""
-        previous, self.tokens = self.tokens, counter
+        previous, self.counters.current = self.tokens, counter
         counter.use_loaded()  # an encoding this process already loaded counts exactly at once
         if not counter.counts_like(previous):
             self.history.recount()
@@ -480,7 +475,7 @@ class Session:
 
     @property
     def tools(self) -> ToolRegistry:
-        return self._tools
+        return self._parts.tools
 
     def tool_context(self, call_id: str, emit: Emit) -> ToolContext:
         context = ToolContext(
@@ -506,8 +501,7 @@ class Session:
     @property
     def supports_images(self) -> bool:
         """Whether the current model sees images (`model_supports_images` overrides the table)."""
-        override = self.config.supports_images
-        return override if override is not None else model_supports_images(self.model)
+        return self.counters.for_model(self.model).vision
 
     def request_items(self, emit: Emit) -> list[Item]:
         """The history as the next request sends it: a model without vision gets notes for images."""
@@ -515,8 +509,8 @@ class Session:
         if self.supports_images:
             return items
         items, replaced = without_images(items, self.model)
-        if replaced and not self._told_no_vision:
-            self._told_no_vision = True
+        if replaced and "no vision" not in self._told:
+            self._told.add("no vision")
             emit(ev.Warning(no_vision_warning(self.model)))
         return items
 

@@ -28,11 +28,15 @@ NEVER_CALLS_TOOLS = (
 
 
 class ToolUseWatch:
-    """One model's tool use in a session (a model switch starts a new watch)."""
+    """One model's tool use in a session (a model switch starts the watch over)."""
 
     def __init__(self, model: str, wire_api: str) -> None:
-        self.model = model
         self.watching = wire_api == "chat"  # other servers parse tool calls themselves
+        self.switch(model)
+
+    def switch(self, model: str) -> None:
+        """Watch ``model`` from now on, afresh (a model switch)."""
+        self.model = model
         self.calls = 0
         self.quiet_turns = 0  # turns that offered tools and ended without any call
         self.wanted_to_act = False
