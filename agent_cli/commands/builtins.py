@@ -18,6 +18,7 @@ from agent_cli.commands.plugins_info import plugins_command
 from agent_cli.commands.ps_command import ps_command
 from agent_cli.commands.review import review_command
 from agent_cli.commands.session_commands import (
+    RESUME_WHILE_BUSY,
     copy_command,
     mode_command,
     model_command,
@@ -36,6 +37,8 @@ class Builtin:
     aliases: tuple[str, ...] = ()
     # False: only reports, never touches the history, so it may run while a turn is running
     needs_idle: bool = True
+    # What it says when typed while a turn runs, when it is refused then rather than queued
+    busy_refusal: str | None = None
 
 
 BUILTINS: tuple[Builtin, ...] = (
@@ -113,7 +116,7 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("fork", "continue this conversation (up to before prompt N) in a new session", "[N]", fork_command),
     Builtin("copy", "copy the last answer to the clipboard", "", copy_command, needs_idle=False),
     Builtin("new", "start a new session with the same settings", "", new_command),
-    Builtin("resume", "resume a saved session", "[session id]", resume_command),
+    Builtin("resume", "resume a saved session", "[session id]", resume_command, busy_refusal=RESUME_WHILE_BUSY),
     Builtin("help", "list the commands, or describe one", "[command]", help_command, needs_idle=False),
     Builtin("quit", "leave", "", quit_command, aliases=("exit",), needs_idle=False),
 )

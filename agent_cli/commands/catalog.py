@@ -21,6 +21,7 @@ class CommandInfo:
     argument_hint: str
     source: str  # "builtin", "repo", "user", "plugin NAME" or "mcp"
     needs_idle: bool = True  # False: may run while a turn is running (it only reports)
+    busy_refusal: str | None = None  # refused, not queued, while a turn runs (/resume), saying this
 
 
 class CommandCatalog(Protocol):

@@ -14,6 +14,7 @@ from typing import Any
 
 from agent_cli import events as ev
 from agent_cli.commands.catalog import CommandCatalog
+from agent_cli.commands.front_end import FrontEnd
 from agent_cli.items import Image
 from agent_cli.session.session import Emit, Session
 
@@ -30,6 +31,7 @@ class Invocation:
     args: str  # everything after the name, stripped
     typed: str  # the whole input line
     table: CommandCatalog
+    front_end: FrontEnd | None = None  # what it may ask of the front end beyond events (the TUI)
 
 
 def attachment_budget(session: Session) -> int:

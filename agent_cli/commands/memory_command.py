@@ -1,7 +1,8 @@
 """``/memory``: list, add, forget, edit and search what the agent remembers (memory/).
 
 ``/memory edit ID TEXT`` replaces a memory's text; in the TUI, ``/memory edit ID`` alone opens
-``$EDITOR`` on it (tui/memory_editor.py) and then runs this command with the new text.
+``$EDITOR`` on it (the front end's ``edit_text``, commands/front_end.py) and saves what was written.
+There ``# text`` is this command's ``add`` too (:func:`shortcut_command`).
 """
 
 from __future__ import annotations
@@ -58,6 +59,22 @@ def format_list(book: MemoryBook, scopes: tuple[str, ...], limit: int | None = L
     return "\n\n".join(blocks)
 
 
+def shortcut_off_text() -> str:
+    """What ``# text`` says while memory is off: it is not sent as a prompt either (the user meant to save it)."""
+    return (
+        f"{MEMORY_OFF}: this was not saved, and not sent to the model. "
+        "To send a prompt that starts with #, begin it with a space."
+    )
+
+
+def shortcut_command(text: str) -> str | None:
+    """``# text`` -> the ``/memory add`` command that saves it as a project memory. Only one
+    line is a memory: a pasted markdown document that opens with ``# Title`` is a prompt."""
+    if not text.startswith("#") or "\n" in text.strip():
+        return None
+    return "/memory add --scope project " + text.lstrip("#").strip()
+
+
 async def memory_command(inv: Invocation) -> None:
     book = book_of(inv)
     action, _, rest = inv.args.partition(" ")
@@ -80,6 +97,15 @@ async def memory_command(inv: Invocation) -> None:
             inv.emit(ev.Notice(f"Forgot {memory.ref}: {memory.text}", title="memory"))
         elif action == "edit":
             ref, _, text = rest.partition(" ")
+            if not text.strip() and inv.front_end is not None:  # the TUI: the user's editor supplies it
+                memory = book.get(ref)
+                edited = await inv.front_end.edit_text(memory.text + "\n", f"memory-{memory.ref}.md")
+                if edited is None:
+                    return
+                if not edited.strip() or edited.strip() == memory.text:
+                    inv.emit(ev.Notice(f"{memory.ref} unchanged", title="memory"))
+                    return
+                text = edited.strip()
             if not text.strip():
                 raise InputError("give the new text: /memory edit ID TEXT (the TUI opens $EDITOR for /memory edit ID)")
             memory = book.edit(ref, text)

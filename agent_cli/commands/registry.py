@@ -83,7 +83,10 @@ class CommandTable:
         return cls(load_custom_commands(config.cwd, config.agent_home), session.plugins, mcp_prompts(session))
 
     def infos(self) -> list[CommandInfo]:
-        infos = [CommandInfo(b.name, b.description, b.argument_hint, "builtin", b.needs_idle) for b in BUILTINS]
+        infos = [
+            CommandInfo(b.name, b.description, b.argument_hint, "builtin", b.needs_idle, b.busy_refusal)
+            for b in BUILTINS
+        ]
         for name in sorted(self.custom):
             cmd = self.custom[name]
             description = cmd.description or f"custom command ({cmd.source})"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from agent_cli import events as ev
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation
-from agent_cli.commands.model_check import unknown_model_reason
+from agent_cli.commands.model_check import model_choices, unknown_model_reason
 from agent_cli.context.modes import MODES, mode_change_fragment
 from agent_cli.context.prompts import prompt_library
 from agent_cli.items import Message, developer
@@ -20,12 +20,17 @@ MODE_SUMMARY = "agent: every tool · ask: read-only tools · plan: read-only too
 async def model_command(inv: Invocation) -> None:
     session = inv.session
     provider = session.config.provider.id
-    if not inv.args:
+    model = inv.args
+    if not model and inv.front_end is not None:  # the TUI: pick from what the provider serves
+        model = await inv.front_end.pick_model(session.model, await model_choices(session)) or ""
+        if not model or model == session.model:
+            return
+    if not model:
         inv.emit(ev.Notice(f"{session.model} via {provider}\nswitch with /model NAME", title="model"))
         return
-    if len(inv.args.split()) != 1:
+    if len(model.split()) != 1:
         raise InputError("/model takes one model name, e.g. /model gpt-5")
-    model, previous = inv.args, session.model
+    previous = session.model
     if model == previous:
         inv.emit(ev.Notice(f"already using {model}", title="model"))
         return
@@ -89,6 +94,9 @@ async def copy_command(inv: Invocation) -> None:
     if not answers:
         raise InputError("/copy: there is no answer to copy yet")
     inv.emit(ev.CommandAction("copy", answers[-1]))
+
+
+RESUME_WHILE_BUSY = "a turn is running: wait for it to end (or press esc to interrupt it), then /resume"
 
 
 async def resume_command(inv: Invocation) -> None:

@@ -26,8 +26,7 @@ from textual.worker import Worker, get_current_worker
 
 from agent_cli import events as ev
 from agent_cli.commands.context_usage import token_count
-from agent_cli.commands.dispatch import submit
-from agent_cli.commands.model_check import model_choices
+from agent_cli.commands.dispatch import route, submit
 from agent_cli.commands.ps_command import exit_notice
 from agent_cli.config import Config, with_model
 from agent_cli.context.modes import MODES
@@ -42,14 +41,14 @@ from agent_cli.session.replay import replay_events
 from agent_cli.session.rollout import RolloutError
 from agent_cli.terminal_text import terminal_safe, terminal_safe_event
 from agent_cli.tui import resuming, rewinding
-from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands, SlashCommand, parse_command
+from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands
 from agent_cli.tui.event_renderer import EventRenderer
 from agent_cli.tui.input_history import InputHistory
 from agent_cli.tui.keys_help import keys_help
-from agent_cli.tui.memory_editor import edit_in_editor, edit_target, shortcut_command, shortcut_off_text
+from agent_cli.tui.memory_editor import run_editor
 from agent_cli.tui.pasted_images import PromptWithImages
 from agent_cli.tui.repo_files import list_files
-from agent_cli.tui.resuming import BUSY_TEXT, restored_session
+from agent_cli.tui.resuming import restored_session
 from agent_cli.tui.screens.approval import ApprovalScreen
 from agent_cli.tui.screens.model_picker import ModelPickerScreen
 from agent_cli.tui.screens.processes import ProcessesScreen
@@ -315,52 +314,54 @@ class AgentApp(App[int]):
         await self.renderer.notice(keys_help(), "info", "keys")
 
     def send(self, text: str) -> None:
-        """Send what the user typed now, or queue it while a turn runs."""
-        if (ref := edit_target(text)) is not None:  # `/memory edit ID` opens the editor
-            self.run_worker(edit_in_editor(self, ref), group="memory-edit", exit_on_error=False)
-            return
-        if (shortcut := shortcut_command(text)) is not None:  # `# text` saves a memory
-            if not self.config.memory:
-                self.run_worker(self.renderer.notice(shortcut_off_text(), "warning", "memory"), group="show")
-                return
-            text = shortcut
-        parsed = parse_command(text)
-        if parsed == ("model", "") and not self.busy:  # `/model` alone: pick from a list
-            self.run_worker(self._pick_model(), group="model-picker", exit_on_error=False)
-            return
-        command = self._command(parsed[0]) if parsed else None
-        if self.busy and command is not None and command.name == "resume":  # never swap sessions under a turn
-            self.run_worker(self.renderer.notice(BUSY_TEXT, "warning", "resume"), group="show")
-            return
-        if self.busy and command is not None and not command.needs_idle:
-            self.run_worker(self.commands.run(self, text, beside_turn=True), group="command", exit_on_error=False)
-            return
-        if self.busy:
+        """Send what the user typed now, queue it while a turn runs, or run a command that only
+        reports beside the turn: commands.dispatch.route decides, for every front end alike."""
+        plan = route(self.session, text, busy=self.busy, front_end=self)
+        if plan.when == "refused":
+            self.run_worker(partial(self.renderer.notice, plan.reason, "warning", plan.command), group="show")
+        elif plan.when == "beside":
+            command = partial(self.commands.run, self, text, beside_turn=True)
+            self.run_worker(command, group="command", exit_on_error=False)
+        elif plan.when == "queue":
             self.queue.append(text)
             self.queued.show_queue(self.queue)
-            return
-        if parsed:
-            self._run_busy(self.commands.run(self, text, beside_turn=False), "working")
+        elif plan.command is not None:
+            self._run_busy(partial(self.commands.run, self, text, beside_turn=False), "working")
         else:
-            self._run_busy(self._run_prompt(text, getattr(text, "images", ())), "working")
+            self._run_busy(partial(self._run_prompt, text, getattr(text, "images", ())), "working")
 
-    def _command(self, name: str) -> SlashCommand | None:
-        return next((command for command in self.commands.list_commands() if command.name == name), None)
+    # --- what commands may ask of the front end (commands/front_end.py) --------------------
+
+    memory_shortcut = True  # `# text` saves a project memory, as in Claude Code
+
+    async def edit_text(self, text: str, name: str) -> str | None:
+        return await run_editor(self, text, name)
+
+    async def pick_model(self, current: str, choices: dict[str, str]) -> str | None:
+        choices = {name: source for name, source in choices.items() if terminal_safe(name) == name}
+        # (a server's list: names that would print escapes are left out)
+        self.activity.stop()  # no "esc to interrupt" spinner under the picker
+        picked: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        self.push_screen(
+            ModelPickerScreen(list(choices), current, choices),
+            callback=lambda result: None if picked.done() else picked.set_result(result),
+        )
+        return await picked
 
     async def _run_prompt(self, text: str, images: tuple[Path, ...] = ()) -> None:
         await self.renderer.user_message(text, images)
         await self.render_events(submit(self.session, str(text), images))
 
-    def _run_busy(self, body: Awaitable[None], label: str) -> None:
+    def _run_busy(self, body: Callable[[], Awaitable[None]], label: str) -> None:
         self.busy = True
         self._aborted = False
         self.activity.start(label)
         self.composer.add_class("-queueing")
-        self.run_worker(self._busy_worker(body), group="turn", exit_on_error=False)
+        self.run_worker(partial(self._busy_worker, body), group="turn", exit_on_error=False)
 
-    async def _busy_worker(self, body: Awaitable[None]) -> None:
+    async def _busy_worker(self, body: Callable[[], Awaitable[None]]) -> None:
         try:
-            await body
+            await body()
         except Exception as exc:  # noqa: BLE001 - a broken turn must not take the app down
             await self.renderer.end_streaming()
             await self.renderer.notice(f"{type(exc).__name__}: {exc}", "error")
@@ -510,14 +511,6 @@ class AgentApp(App[int]):
         await self._replay_history()
         if note := resuming.model_note(session, path, self.config):
             await self.renderer.notice(note, "info", "model")
-
-    async def _pick_model(self) -> None:
-        choices = {
-            name: source for name, source in (await model_choices(self.session)).items() if terminal_safe(name) == name
-        }  # a server's list: names that would print escapes are left out
-        picked = await self.push_screen_wait(ModelPickerScreen(list(choices), self.session.model, choices))
-        if picked and picked != self.session.model:
-            self.send(f"/model {picked}")
 
     async def _pick_session(self, sessions: list[SessionSummary]) -> Path | None:
         if not sessions:

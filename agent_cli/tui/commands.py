@@ -8,15 +8,15 @@ plugs in by changing ``COMMAND_PROVIDER`` in ``app.py``.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Protocol
 
 from agent_cli import events as ev
-from agent_cli.commands.dispatch import run_input, submit
+from agent_cli.commands.dispatch import submit, submit_beside
 from agent_cli.commands.errors import InputError
+from agent_cli.commands.front_end import FrontEnd
 from agent_cli.commands.registry import list_commands, parse_slash
 from agent_cli.session import Session
 
@@ -31,8 +31,8 @@ class SlashCommand:
     needs_idle: bool = True  # False: may run while a turn is running (it only reports)
 
 
-class CommandHost(Protocol):
-    """What a command provider may use in the app."""
+class CommandHost(FrontEnd, Protocol):
+    """What a command provider may use in the app (and what commands may ask of it: FrontEnd)."""
 
     @property
     def session(self) -> Session: ...
@@ -82,12 +82,7 @@ class SharedCommands:
         return self._cache[2]
 
     async def run(self, host: CommandHost, text: str, *, beside_turn: bool) -> None:
-        if not beside_turn:
-            await host.render_events(submit(host.session, text))
-            return
-        # A reporting command while a turn runs: dispatch it directly, outside the turn's task.
-
-        queue: asyncio.Queue[ev.Event] = asyncio.Queue()
-        await run_input(host.session, text, queue.put_nowait)
-        while not queue.empty():
-            await host.handle_event(queue.get_nowait())
+        if beside_turn:  # a command that only reports, while a turn runs (commands.dispatch.route)
+            await host.render_events(submit_beside(host.session, text, host))
+        else:
+            await host.render_events(submit(host.session, text, front_end=host))

@@ -16,7 +16,6 @@ from agent_cli.session.resume import restore
 from agent_cli.session.rollout import RolloutError, read_header
 
 PICKER_SIZE = 30
-BUSY_TEXT = "a turn is running: wait for it to end (or press esc to interrupt it), then /resume"
 
 
 def saved_sessions(agent_home: Path, current: Path) -> list[SessionSummary]:
