@@ -7,22 +7,27 @@ import argparse
 
 from agent_cli import __version__
 
+CONFIG_HELP = "override a config key; VALUE is parsed as TOML (repeatable)"
+
+
+def add_place_options(
+    parser: argparse.ArgumentParser, cd_help: str = "run as if started in DIR", config_help: str | None = CONFIG_HELP
+) -> None:
+    """``-C DIR`` (``args.cd``) and, unless ``config_help`` is None, ``-c KEY=VALUE`` (``args.overrides``):
+    where the agent runs and the config it reads, the same in every subcommand."""
+    parser.add_argument("-C", "--cd", metavar="DIR", help=cd_help)
+    if config_help is not None:
+        parser.add_argument(
+            "-c", "--config", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help=config_help
+        )
+
 
 def add_session_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-m", "--model", help="model name, e.g. gpt-5 or claude-sonnet-4-5")
     parser.add_argument(
         "--provider", help="model provider id (openai, openai-chat, anthropic, ollama, or one from config)"
     )
-    parser.add_argument("-C", "--cd", metavar="DIR", help="run as if started in DIR")
-    parser.add_argument(
-        "-c",
-        "--config",
-        dest="overrides",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a config key; VALUE is parsed as TOML (repeatable)",
-    )
+    add_place_options(parser)
     parser.add_argument(
         "--mode", choices=("agent", "ask", "plan"), help="agent: all tools; ask: read-only; plan: read-only + plan"
     )

@@ -258,10 +258,11 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     return key.split("."), parsed
 
 
-def _merge(base: dict[str, Any], update: dict[str, Any]) -> None:
+def merge_tables(base: dict[str, Any], update: dict[str, Any]) -> None:
+    """``update`` into ``base``: a table merges key by key, anything else replaces (TOML layers)."""
     for key, value in update.items():
         if isinstance(value, dict) and isinstance(base.get(key), dict):
-            _merge(base[key], value)
+            merge_tables(base[key], value)
         else:
             base[key] = value
 
@@ -418,7 +419,7 @@ def _build(
 ) -> Config:
     merged: dict[str, Any] = {}
     for layer in layers:
-        _merge(merged, copy.deepcopy(layer.table))
+        merge_tables(merged, copy.deepcopy(layer.table))
 
     _codex_sandbox_table(merged)
     if merged.get("web_search") == "disabled":

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from agent_cli.arguments import add_place_options
 from agent_cli.commands.memory_command import format_list, format_memory
 from agent_cli.memory.book import MemoryBook
 from agent_cli.memory.model import MemoryError
@@ -22,7 +23,7 @@ SCOPE_CHOICES = ("project", "user", "session")
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agent memory", description="What the agent remembers across sessions.")
-    parser.add_argument("-C", "--cd", metavar="DIR", help="the project is the git root of DIR (default: here)")
+    add_place_options(parser, "the project is the git root of DIR (default: here)", config_help=None)
     actions = parser.add_subparsers(dest="action", required=True)
     listing = actions.add_parser("list", help="newest first, per scope, with ids")
     listing.add_argument("--scope", choices=SCOPE_CHOICES[:2])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from agent_cli.arguments import add_place_options
 from agent_cli.commands.plugins_info import format_plugins
 from agent_cli.commands.registry import CommandTable
 from agent_cli.headless.common import load_config_or_exit
@@ -17,15 +18,10 @@ def build_plugin_parser() -> argparse.ArgumentParser:
     )
     actions = parser.add_subparsers(dest="action", required=True)
     listing = actions.add_parser("list", help="each plugin found and what it contributed (commands, skills, hooks...)")
-    listing.add_argument("-C", "--cd", metavar="DIR", help="as if started in DIR (its repository's .agent/plugins/)")
-    listing.add_argument(
-        "-c",
-        "--config",
-        dest="overrides",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a config key, e.g. -c 'plugins.disabled=[\"x\"]' (repeatable)",
+    add_place_options(
+        listing,
+        "as if started in DIR (its repository's .agent/plugins/)",
+        "override a config key, e.g. -c 'plugins.disabled=[\"x\"]' (repeatable)",
     )
     listing.add_argument(
         "--plugin-dir",

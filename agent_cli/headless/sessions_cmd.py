@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from agent_cli.arguments import add_session_options
+from agent_cli.arguments import add_place_options, add_session_options
 from agent_cli.display import home_relative, human_size, short_path
 from agent_cli.headless.common import check_api_key_or_exit, fail, load_config_or_exit
 from agent_cli.paths import agent_home
@@ -64,7 +64,7 @@ def build_sessions_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-n", "--limit", type=int, default=30, help="how many to show (default 30; 0 = all)")
     parser.add_argument("--here", action="store_true", help="only sessions started in this directory")
-    parser.add_argument("-C", "--cd", metavar="DIR", help="as if started in DIR")
+    add_place_options(parser, "as if started in DIR", config_help=None)
     parser.add_argument("session", nargs="?", help="show this session's prompts, abandoned branches included")
     return parser
 

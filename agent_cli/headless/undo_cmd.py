@@ -14,6 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from agent_cli.arguments import add_place_options
 from agent_cli.checkpoints.gitcmd import CheckpointError
 from agent_cli.checkpoints.ledger import Ledger, plan_for
 from agent_cli.checkpoints.restore import apply_restore
@@ -37,7 +38,7 @@ def build_undo_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--last", action="store_true", help="the most recent session of this directory (the default)")
     parser.add_argument("session", nargs="?", help="a session id (or a prefix of it), or a session file")
-    parser.add_argument("-C", "--cd", metavar="DIR", help="as if started in DIR")
+    add_place_options(parser, "as if started in DIR", config_help=None)
     parser.add_argument("--json", action="store_true", help="print the outcome as one JSON line on stdout")
     return parser
 

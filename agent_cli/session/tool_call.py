@@ -33,7 +33,9 @@ from agent_cli.session import hooks
 from agent_cli.session.state import Emit
 from agent_cli.session.turn_context import TurnContext
 from agent_cli.tools.base import ToolError, ToolResult
+from agent_cli.tools.door import DoorCall
 from agent_cli.tools.failures import failure_result
+from agent_cli.tools.mcp_names import CALL_TOOL as MCP_CALL_TOOL
 from agent_cli.tools.registry import parse_arguments
 
 
@@ -50,11 +52,12 @@ async def run_tool_calls(turn: TurnContext, calls: list[ToolCall], emit: Emit) -
 
 
 def routed(turn: TurnContext, calls: list[ToolCall]) -> list[ToolCall]:
-    """Step 1: a call through a door tool becomes a call of the tool it names."""
-    if turn.state.lean and (door := turn.tools.get(TOOL_CALL)) is not None:  # lean profile (context/profile.py)
-        calls = [door.route(call) for call in calls]
-    if (router := turn.tools.get("mcp_call")) is not None:  # MCP search mode (mcp/search.py)
-        calls = [router.route(call) for call in calls]
+    """Step 1: a call through a door (tools/door.py) becomes a call of the tool it names: the lean
+    profile's ``tool_call`` (while the profile applies), then MCP search mode's ``mcp_call``."""
+    for name in (TOOL_CALL, MCP_CALL_TOOL):
+        door = turn.tools.get(name)
+        if isinstance(door, DoorCall) and (name != TOOL_CALL or turn.state.lean):
+            calls = [door.route(call) for call in calls]
     return calls
 
 

@@ -12,7 +12,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from agent_cli.config import Config
+from agent_cli.config import Config, merge_tables
 from agent_cli.trust.inventory import Inventory, take_inventory
 from agent_cli.trust.store import TrustStore
 
@@ -65,13 +65,5 @@ def untrusted_raw(config: Config) -> dict[str, Any]:
             continue
         for key in GATED_KEYS:
             if isinstance(layer.table.get(key), dict):
-                _merge(raw.setdefault(key, {}), copy.deepcopy(layer.table[key]))
+                merge_tables(raw.setdefault(key, {}), copy.deepcopy(layer.table[key]))
     return raw
-
-
-def _merge(base: dict[str, Any], update: dict[str, Any]) -> None:
-    for key, value in update.items():
-        if isinstance(value, dict) and isinstance(base.get(key), dict):
-            _merge(base[key], value)
-        else:
-            base[key] = value
