@@ -10,10 +10,14 @@ turn.completed {usage}, turn.failed {error}.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import IO, Any
 
 from agent_cli import events as ev
+from agent_cli.event_handlers import ByEventType
 from agent_cli.tools.mcp_names import split_name
+
+renders: ByEventType[Callable[[JsonRenderer, Any], None]] = ByEventType()  # one method per event type below
 
 
 class JsonRenderer:
@@ -49,126 +53,154 @@ class JsonRenderer:
         pass
 
     def render(self, event: ev.Event) -> None:
-        match event:
-            case ev.TurnStarted():
-                self._turn_usage_start = self._usage.total if self._usage else None
-                self.emit("turn.started")
-            case ev.AgentMessage(text=text):
-                message = {"id": self.new_id(), "type": "agent_message", "text": text}
-                if self._citations:
-                    message["citations"], self._citations = self._citations, []
-                self.item("item.completed", message)
-            case ev.WebSearch(query=query, sources=sources, status=status):
-                results = [{"title": source.title, "url": source.url} for source in sources]
-                self.item(
-                    "item.completed",
-                    {"id": self.new_id(), "type": "web_search", "query": query, "results": results, "status": status},
-                )
-            case ev.WebCitations(sources=sources):
-                self._citations = [{"title": source.title, "url": source.url} for source in sources]
-            case ev.ReasoningDone(text=text):
-                self.item("item.completed", {"id": self.new_id(), "type": "reasoning", "text": text})
-            case ev.ToolCallBegin(call_id=call_id, name=name, arguments=args):
-                self._tool_started(call_id, name, args)
-            case ev.ToolCallEnd():
-                self._tool_finished(event)
-            case ev.PlanUpdated(plan=plan):
-                kind = "item.updated" if self._plan_id else "item.started"
-                self._plan_id = self._plan_id or self.new_id()
-                self._plan_items = [{"text": step.step, "completed": step.status == "completed"} for step in plan]
-                self.item(kind, {"id": self._plan_id, "type": "todo_list", "items": self._plan_items})
-            case ev.Error(message=message, fatal=True):  # Codex's fatal `error` event; turn.failed follows
-                self.emit("error", message=message)
-            case ev.Warning(message=message) | ev.Error(message=message, fatal=False):
-                self.item("item.completed", {"id": self.new_id(), "type": "error", "message": message})
-            case ev.Retry(attempt=attempt, max_attempts=most, delay=delay, reason=reason):
-                message = f"retrying ({attempt}/{most}) in {delay:.1f}s: {reason}"
-                self.item("item.completed", {"id": self.new_id(), "type": "error", "message": message})
-            case ev.CompactionFinished():
-                self.item(
-                    "item.completed",
-                    {
-                        "id": self.new_id(),
-                        "type": "compaction",
-                        "trigger": event.trigger,
-                        "tokens_before": event.tokens_before,
-                        "tokens_after": event.tokens_after,
-                        "trimmed": event.trimmed,
-                        "applied": event.applied,
-                        "fallback": event.fallback,
-                        "summary": event.summary,
-                        "dropped": [
-                            {"kind": d.kind, "label": d.label, "tokens": d.tokens, "spill_file": d.spill_file}
-                            for d in event.dropped
-                        ],
-                    },
-                )
-            case ev.TokenCount():
-                self._usage = event
-            case ev.InputRejected(message=message, suggestions=suggestions):
-                self.item(
-                    "item.completed",
-                    {"id": self.new_id(), "type": "error", "message": message, "suggestions": list(suggestions)},
-                )
-            case ev.Notice(text=text, title=title):
-                self.item("item.completed", {"id": self.new_id(), "type": "notice", "title": title, "text": text})
-            case ev.SubagentFinished():
-                self._subagent_finished(event)
-            case ev.CheckpointCreated():
-                self.item(
-                    "item.completed",
-                    {
-                        # its own id series, so the items around it keep theirs whether a snapshot was taken or not
-                        "id": f"checkpoint_{event.checkpoint_id}",
-                        "type": "checkpoint_created",
-                        "checkpoint_id": event.checkpoint_id,
-                        "turn": event.turn,
-                        "commit": event.commit,
-                        "files": event.files,
-                        "skipped": list(event.skipped),
-                    },
-                )
-            case ev.Rewound():
-                self.item(
-                    "item.completed",
-                    {
-                        "id": self.new_id(),
-                        "type": "rewound",
-                        "mode": event.mode,
-                        "restored": list(event.restored),
-                        "conflicts": list(event.conflicts),
-                        "prompt": event.prompt,
-                    },
-                )
-            case ev.ContextUsage():
-                parts = [{"name": part.name, "tokens": part.tokens} for part in event.parts]
-                self.item(
-                    "item.completed",
-                    {
-                        "id": self.new_id(),
-                        "type": "context_usage",
-                        "parts": parts,
-                        "used": event.used,
-                        "window": event.window,
-                        "counting_method": event.counting_method,
-                        "accuracy": event.accuracy,
-                    },
-                )
-            case ev.TurnComplete(stop_reason=stop_reason):
-                self._complete_plan()
-                self.emit("turn.completed", usage=self._turn_usage(), stop_reason=stop_reason)
-            case ev.TurnFailed(
-                message=message, reason=str() as reason
-            ):  # a limit: max_turns, max_budget, output_schema
-                self._complete_plan()
-                self.emit("turn.failed", error={"message": message, "reason": reason})
-            case ev.TurnFailed(message=message, request_id=str() as request_id):
-                self._complete_plan()
-                self.emit("turn.failed", error={"message": message, "request_id": request_id})
-            case ev.TurnFailed(message=message) | ev.TurnAborted(reason=message):
-                self._close_interrupted()
-                self._complete_plan()
-                self.emit("turn.failed", error={"message": message})
+        if (handler := renders.get(event)) is not None:
+            handler(self, event)
+
+    @renders(ev.TurnStarted)
+    def _turn_started(self, event: ev.TurnStarted) -> None:
+        self._turn_usage_start = self._usage.total if self._usage else None
+        self.emit("turn.started")
+
+    @renders(ev.AgentMessage)
+    def _agent_message(self, event: ev.AgentMessage) -> None:
+        message = {"id": self.new_id(), "type": "agent_message", "text": event.text}
+        if self._citations:
+            message["citations"], self._citations = self._citations, []
+        self.item("item.completed", message)
+
+    @renders(ev.WebSearch)
+    def _web_search(self, event: ev.WebSearch) -> None:
+        results = [{"title": source.title, "url": source.url} for source in event.sources]
+        search = {"id": self.new_id(), "type": "web_search", "query": event.query, "results": results}
+        self.item("item.completed", {**search, "status": event.status})
+
+    @renders(ev.WebCitations)
+    def _citations_of(self, event: ev.WebCitations) -> None:
+        self._citations = [{"title": source.title, "url": source.url} for source in event.sources]
+
+    @renders(ev.ReasoningDone)
+    def _reasoning(self, event: ev.ReasoningDone) -> None:
+        self.item("item.completed", {"id": self.new_id(), "type": "reasoning", "text": event.text})
+
+    @renders(ev.ToolCallBegin)
+    def _tool_begin(self, event: ev.ToolCallBegin) -> None:
+        self._tool_started(event.call_id, event.name, event.arguments)
+
+    @renders(ev.PlanUpdated)
+    def _plan(self, event: ev.PlanUpdated) -> None:
+        kind = "item.updated" if self._plan_id else "item.started"
+        self._plan_id = self._plan_id or self.new_id()
+        self._plan_items = [{"text": step.step, "completed": step.status == "completed"} for step in event.plan]
+        self.item(kind, {"id": self._plan_id, "type": "todo_list", "items": self._plan_items})
+
+    @renders(ev.Error, ev.Warning)
+    def _problem(self, event: ev.Error | ev.Warning) -> None:
+        if isinstance(event, ev.Error) and event.fatal:  # Codex's fatal `error` event; turn.failed follows
+            self.emit("error", message=event.message)
+        else:
+            self.item("item.completed", {"id": self.new_id(), "type": "error", "message": event.message})
+
+    @renders(ev.Retry)
+    def _retry(self, event: ev.Retry) -> None:
+        message = f"retrying ({event.attempt}/{event.max_attempts}) in {event.delay:.1f}s: {event.reason}"
+        self.item("item.completed", {"id": self.new_id(), "type": "error", "message": message})
+
+    @renders(ev.CompactionFinished)
+    def _compaction(self, event: ev.CompactionFinished) -> None:
+        dropped = [
+            {"kind": d.kind, "label": d.label, "tokens": d.tokens, "spill_file": d.spill_file} for d in event.dropped
+        ]
+        self.item(
+            "item.completed",
+            {
+                "id": self.new_id(),
+                "type": "compaction",
+                "trigger": event.trigger,
+                "tokens_before": event.tokens_before,
+                "tokens_after": event.tokens_after,
+                "trimmed": event.trimmed,
+                "applied": event.applied,
+                "fallback": event.fallback,
+                "summary": event.summary,
+                "dropped": dropped,
+            },
+        )
+
+    @renders(ev.TokenCount)
+    def _tokens(self, event: ev.TokenCount) -> None:
+        self._usage = event
+
+    @renders(ev.InputRejected)
+    def _rejected(self, event: ev.InputRejected) -> None:
+        rejected = {"id": self.new_id(), "type": "error", "message": event.message}
+        self.item("item.completed", {**rejected, "suggestions": list(event.suggestions)})
+
+    @renders(ev.Notice)
+    def _notice(self, event: ev.Notice) -> None:
+        self.item("item.completed", {"id": self.new_id(), "type": "notice", "title": event.title, "text": event.text})
+
+    @renders(ev.CheckpointCreated)
+    def _checkpoint(self, event: ev.CheckpointCreated) -> None:
+        self.item(
+            "item.completed",
+            {
+                # its own id series, so the items around it keep theirs whether a snapshot was taken or not
+                "id": f"checkpoint_{event.checkpoint_id}",
+                "type": "checkpoint_created",
+                "checkpoint_id": event.checkpoint_id,
+                "turn": event.turn,
+                "commit": event.commit,
+                "files": event.files,
+                "skipped": list(event.skipped),
+            },
+        )
+
+    @renders(ev.Rewound)
+    def _rewound(self, event: ev.Rewound) -> None:
+        self.item(
+            "item.completed",
+            {
+                "id": self.new_id(),
+                "type": "rewound",
+                "mode": event.mode,
+                "restored": list(event.restored),
+                "conflicts": list(event.conflicts),
+                "prompt": event.prompt,
+            },
+        )
+
+    @renders(ev.ContextUsage)
+    def _context(self, event: ev.ContextUsage) -> None:
+        parts = [{"name": part.name, "tokens": part.tokens} for part in event.parts]
+        self.item(
+            "item.completed",
+            {
+                "id": self.new_id(),
+                "type": "context_usage",
+                "parts": parts,
+                "used": event.used,
+                "window": event.window,
+                "counting_method": event.counting_method,
+                "accuracy": event.accuracy,
+            },
+        )
+
+    @renders(ev.TurnComplete)
+    def _turn_complete(self, event: ev.TurnComplete) -> None:
+        self._complete_plan()
+        self.emit("turn.completed", usage=self._turn_usage(), stop_reason=event.stop_reason)
+
+    @renders(ev.TurnFailed, ev.TurnAborted)
+    def _turn_failed(self, event: ev.TurnFailed | ev.TurnAborted) -> None:
+        if isinstance(event, ev.TurnFailed) and isinstance(event.reason, str):  # max_turns, max_budget, output_schema
+            error: dict[str, Any] = {"message": event.message, "reason": event.reason}
+        elif isinstance(event, ev.TurnFailed) and isinstance(event.request_id, str):
+            error = {"message": event.message, "request_id": event.request_id}
+        else:
+            self._close_interrupted()
+            error = {"message": event.message if isinstance(event, ev.TurnFailed) else event.reason}
+        self._complete_plan()
+        self.emit("turn.failed", error=error)
 
     def _complete_plan(self) -> None:
         if self._plan_id:
@@ -188,6 +220,7 @@ class JsonRenderer:
         total, start = self._usage.total, self._turn_usage_start
         return {name: getattr(total, ours) - (getattr(start, ours) if start else 0) for name, ours in fields.items()}
 
+    @renders(ev.SubagentFinished)
     def _subagent_finished(self, event: ev.SubagentFinished) -> None:
         self._open.pop(event.call_id, None)
         item_id = self._ids.pop(event.call_id, None) or self.new_id()
@@ -252,6 +285,7 @@ class JsonRenderer:
             self.item("item.completed", {**item, "status": "interrupted" if item["type"] == "subagent" else "failed"})
         self._open.clear()
 
+    @renders(ev.ToolCallEnd)
     def _tool_finished(self, event: ev.ToolCallEnd) -> None:
         self._open.pop(event.call_id, None)
         if event.permission is not None:  # the item carries the rule that allowed, asked or denied

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
-from typing import IO
+from collections.abc import Callable
+from typing import IO, Any
 
 from agent_cli import events as ev
 from agent_cli.commands.context_usage import format_context_table
 from agent_cli.display import command_output, command_preview
+from agent_cli.event_handlers import ByEventType
 from agent_cli.terminal_text import terminal_safe
 from agent_cli.tools.mcp_names import display_call
 
 STYLES = {"dim": "2", "bold": "1", "red": "31", "green": "32", "yellow": "33", "cyan": "36", "magenta": "35"}
 PREVIEW_LINES = 6
 WAITING_EVERY_S = 10  # a "waiting for the model" line every this many seconds of silence
+
+
+renders: ByEventType[Callable[[TextRenderer, Any], None]] = ByEventType()  # one method per event type below
 
 
 class TextRenderer:
@@ -45,75 +50,114 @@ class TextRenderer:
         pass
 
     def render(self, event: ev.Event) -> None:
-        match event:
-            case ev.UserMessage(text=text, typed=typed, images=images):
-                self.line("user", "cyan")
-                self.line(text if typed is None else typed)
-                if images:
-                    self.line(f"(with image{'s' if len(images) > 1 else ''}: {', '.join(images)})", "dim")
-                if typed is not None:  # @files, !`cmd` output or a command's prompt were sent too
-                    self.line(f"(sent as {len(text):,} characters after expansion)", "dim")
-            case ev.ReasoningDone(text=text):
-                self.line("thinking", "magenta")
-                self.line(text, "dim")
-            case ev.AgentMessage(text=text):
-                self.line("agent", "magenta")
-                self.line(text)
-            case ev.ToolCallBegin(call_id=call_id, name=name, arguments=args):
-                self.line(f"▶ {describe_call(name, args)}", "bold")
-                self._just_begun = call_id
-                self._running[call_id] = self._prefix
-            case ev.ToolCallEnd():
-                self._tool_end(event)
-            case ev.PlanUpdated(plan=plan):
-                marks = {"completed": "[x]", "in_progress": "[~]", "pending": "[ ]"}
-                self.line("plan", "cyan")
-                for step in plan:
-                    self.line(f"  {marks[step.status]} {step.step}")
-            case ev.Retry(attempt=attempt, max_attempts=most, delay=delay, reason=reason):
-                self.line(f"retrying ({attempt}/{most}) in {delay:.1f}s: {reason}", "yellow")
-            case ev.ModelWaiting(seconds=seconds) if round(seconds) % WAITING_EVERY_S == 0:
-                self.line(f"waiting for the model… {seconds:.0f} s", "dim")
-            case ev.Warning(message=message):
-                self.line(f"warning: {message}", "yellow")
-            case ev.Error(message=message):
-                self.line(f"error: {message}", "red")
-            case ev.WebSearch(query=query, sources=sources):
-                self.line(f"🔎 web search: {query}" + (f" ({len(sources)} results)" if sources else ""), "bold")
-            case ev.WebCitations(sources=sources):
-                self.line("sources: " + ", ".join(source.url for source in sources), "dim")
-            case ev.Notice(text=text, title=title):
-                if title:
-                    self.line(title, "cyan")
-                self.line(text)
-            case ev.CompactionStarted(trigger=trigger):
-                self.line(f"compacting the conversation ({trigger})…", "yellow")
-            case ev.CompactionFinished():
-                self.line(describe_compaction(event), "yellow")
-            case ev.TokenCount():
-                text = f"tokens: {event.context_used:,} used of {event.context_window:,} ({event.percent_left}% context left)"
-                if text != self._last_tokens:  # a subagent's responses change the totals, not this context
-                    self._last_tokens = text
-                    self.line(text, "dim")
-            case ev.TurnAborted(reason=reason):
-                self.line(f"turn aborted: {reason}", "red")
-            case ev.TurnFailed(message=message, reason=str()):  # a limit; model errors came as Error
-                self.line(message, "red")
-            case ev.InputRejected(message=message):
-                self.line(f"error: {message}", "red")
-            case ev.SubagentEvent(agent=agent, event=inner):
-                self._subagent_event(agent, inner)
-            case ev.CheckpointCreated(files=files):
-                self.line(
-                    self.style(
-                        f"checkpoint {event.checkpoint_id} saved ({files:,} files; /undo takes the turn back)", "dim"
-                    )
-                )
-            case ev.SubagentFinished(agent=agent, status=status, usage=usage):
-                self.line(f"[{agent}] {status} ({usage.total_tokens:,} tokens)", "dim")
-            case ev.ContextUsage():
-                self.line("context", "cyan")
-                self.line(format_context_table(event))
+        if (handler := renders.get(event)) is not None:
+            handler(self, event)
+
+    @renders(ev.UserMessage)
+    def _user_message(self, event: ev.UserMessage) -> None:
+        self.line("user", "cyan")
+        self.line(event.text if event.typed is None else event.typed)
+        if images := event.images:
+            self.line(f"(with image{'s' if len(images) > 1 else ''}: {', '.join(images)})", "dim")
+        if event.typed is not None:  # @files, !`cmd` output or a command's prompt were sent too
+            self.line(f"(sent as {len(event.text):,} characters after expansion)", "dim")
+
+    @renders(ev.ReasoningDone)
+    def _reasoning(self, event: ev.ReasoningDone) -> None:
+        self.line("thinking", "magenta")
+        self.line(event.text, "dim")
+
+    @renders(ev.AgentMessage)
+    def _agent_message(self, event: ev.AgentMessage) -> None:
+        self.line("agent", "magenta")
+        self.line(event.text)
+
+    @renders(ev.ToolCallBegin)
+    def _tool_begin(self, event: ev.ToolCallBegin) -> None:
+        self.line(f"▶ {describe_call(event.name, event.arguments)}", "bold")
+        self._just_begun = event.call_id
+        self._running[event.call_id] = self._prefix
+
+    @renders(ev.PlanUpdated)
+    def _plan(self, event: ev.PlanUpdated) -> None:
+        marks = {"completed": "[x]", "in_progress": "[~]", "pending": "[ ]"}
+        self.line("plan", "cyan")
+        for step in event.plan:
+            self.line(f"  {marks[step.status]} {step.step}")
+
+    @renders(ev.Retry)
+    def _retry(self, event: ev.Retry) -> None:
+        self.line(f"retrying ({event.attempt}/{event.max_attempts}) in {event.delay:.1f}s: {event.reason}", "yellow")
+
+    @renders(ev.ModelWaiting)
+    def _waiting(self, event: ev.ModelWaiting) -> None:
+        if round(event.seconds) % WAITING_EVERY_S == 0:
+            self.line(f"waiting for the model… {event.seconds:.0f} s", "dim")
+
+    @renders(ev.Warning)
+    def _warning(self, event: ev.Warning) -> None:
+        self.line(f"warning: {event.message}", "yellow")
+
+    @renders(ev.Error, ev.InputRejected)
+    def _error(self, event: ev.Error | ev.InputRejected) -> None:
+        self.line(f"error: {event.message}", "red")
+
+    @renders(ev.WebSearch)
+    def _web_search(self, event: ev.WebSearch) -> None:
+        sources = event.sources
+        self.line(f"🔎 web search: {event.query}" + (f" ({len(sources)} results)" if sources else ""), "bold")
+
+    @renders(ev.WebCitations)
+    def _citations(self, event: ev.WebCitations) -> None:
+        self.line("sources: " + ", ".join(source.url for source in event.sources), "dim")
+
+    @renders(ev.Notice)
+    def _notice(self, event: ev.Notice) -> None:
+        if event.title:
+            self.line(event.title, "cyan")
+        self.line(event.text)
+
+    @renders(ev.CompactionStarted)
+    def _compaction_started(self, event: ev.CompactionStarted) -> None:
+        self.line(f"compacting the conversation ({event.trigger})…", "yellow")
+
+    @renders(ev.CompactionFinished)
+    def _compaction_finished(self, event: ev.CompactionFinished) -> None:
+        self.line(describe_compaction(event), "yellow")
+
+    @renders(ev.TokenCount)
+    def _tokens(self, event: ev.TokenCount) -> None:
+        text = f"tokens: {event.context_used:,} used of {event.context_window:,} ({event.percent_left}% context left)"
+        if text != self._last_tokens:  # a subagent's responses change the totals, not this context
+            self._last_tokens = text
+            self.line(text, "dim")
+
+    @renders(ev.TurnAborted)
+    def _aborted(self, event: ev.TurnAborted) -> None:
+        self.line(f"turn aborted: {event.reason}", "red")
+
+    @renders(ev.TurnFailed)
+    def _failed(self, event: ev.TurnFailed) -> None:
+        if isinstance(event.reason, str):  # a limit; model errors came as Error
+            self.line(event.message, "red")
+
+    @renders(ev.SubagentEvent)
+    def _subagent(self, event: ev.SubagentEvent) -> None:
+        self._subagent_event(event.agent, event.event)
+
+    @renders(ev.CheckpointCreated)
+    def _checkpoint(self, event: ev.CheckpointCreated) -> None:
+        text = f"checkpoint {event.checkpoint_id} saved ({event.files:,} files; /undo takes the turn back)"
+        self.line(self.style(text, "dim"))
+
+    @renders(ev.SubagentFinished)
+    def _subagent_finished(self, event: ev.SubagentFinished) -> None:
+        self.line(f"[{event.agent}] {event.status} ({event.usage.total_tokens:,} tokens)", "dim")
+
+    @renders(ev.ContextUsage)
+    def _context(self, event: ev.ContextUsage) -> None:
+        self.line("context", "cyan")
+        self.line(format_context_table(event))
 
     def _subagent_event(self, agent: str, event: ev.Event) -> None:
         """A subagent's progress, each line prefixed with its name; its prompt and token counts
@@ -126,6 +170,7 @@ class TextRenderer:
         finally:
             self._prefix = outer
 
+    @renders(ev.ToolCallEnd)
     def _tool_end(self, event: ev.ToolCallEnd) -> None:
         self._running.pop(event.call_id, None)
         together = self._prefix in self._running.values()  # another call of the same session still runs

@@ -6,10 +6,12 @@ the transcript shows, so it can be driven by any event stream (a turn, /compact,
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from agent_cli import events as ev
+from agent_cli.event_handlers import ByEventType
 from agent_cli.terminal_text import terminal_safe, terminal_safe_event
 from agent_cli.tui.formatting import compaction_text
 from agent_cli.tui.widgets.assistant_message import AssistantMessage
@@ -25,6 +27,9 @@ from agent_cli.tui.widgets.user_message import UserMessage
 HIDDEN_TOOL_CELLS = ("update_plan",)  # shown as the plan checklist instead
 
 
+renders: ByEventType[Callable[[EventRenderer, Any], Awaitable[None]]] = ByEventType()  # one method per event type
+
+
 class EventRenderer:
     def __init__(self, transcript: Transcript):
         self.transcript = transcript
@@ -35,94 +40,142 @@ class EventRenderer:
 
     async def render(self, event: ev.Event) -> None:
         event = terminal_safe_event(event)  # no escape sequence of a model, file or command reaches the terminal
-        match event:
-            case ev.UserMessage(text=text, typed=typed, images=images):
-                shown = typed or text
-                if self.pending_user is not None and shown.strip() == self.pending_user.strip():
-                    self.pending_user = None
-                else:
-                    await self.transcript.add(UserMessage(shown + attached_names(images)))
-            case ev.TextDelta(text=text):
-                await self._close_reasoning()
-                if self.message is None:
-                    self.message = AssistantMessage()
-                    await self.transcript.add(self.message)
-                await self.message.write(text)
-            case ev.AgentMessage(text=text):
-                await self._close_reasoning()
-                if self.message is None:
-                    if text.strip():
-                        await self.transcript.add(AssistantMessage(text))
-                else:
-                    await self.message.finish(text)
-                self.message = None
-                if self.citations:  # the web sources this answer cites, below it
-                    await self.notice(sources_text(self.citations), "info", "sources")
-                    self.citations = ()
-            case ev.WebSearch(query=query, sources=sources, status=status):
-                await self._close_reasoning()
-                await self.notice(web_search_text(query, sources, status), "info", "web search")
-            case ev.WebCitations(sources=sources):
-                self.citations = sources
-            case ev.ReasoningDelta(text=text):
-                if self.reasoning is None:
-                    self.reasoning = ReasoningCell()
-                    await self.transcript.add(self.reasoning)
-                self.reasoning.append(text)
-            case ev.ReasoningDone(text=text):
-                if self.reasoning is None:
-                    self.reasoning = ReasoningCell(text)
-                    await self.transcript.add(self.reasoning)
-                await self._close_reasoning(text)
-            case ev.ToolCallBegin(call_id=call_id, name=name, arguments=arguments):
-                await self.end_streaming()
-                if name not in HIDDEN_TOOL_CELLS:
-                    cell = (SubagentCell if name == "task" else ToolCell)(call_id, name, arguments)
-                    self.tools[call_id] = cell
-                    await self.transcript.add(cell)
-            case ev.ToolOutputDelta(call_id=call_id, text=text, skipped_bytes=skipped):
-                if cell := self.tools.get(call_id):
-                    cell.append_output(text, skipped)
-            case ev.ToolCallEnd(call_id=call_id):
-                if cell := self.tools.pop(call_id, None):
-                    cell.finish(event)
-                elif not event.success and event.name in HIDDEN_TOOL_CELLS:
-                    await self.notice(f"{event.name} failed: {event.output}", "error")
-            case ev.SubagentEvent(call_id=call_id, event=inner):
-                if isinstance(cell := self.tools.get(call_id), SubagentCell):
-                    cell.child_event(inner)
-            case ev.SubagentFinished(call_id=call_id):
-                if isinstance(cell := self.tools.get(call_id), SubagentCell):
-                    cell.subagent_finished(event)
-            case ev.PlanUpdated():
-                await self.transcript.add(PlanView(event))
-            case ev.Retry(attempt=attempt, max_attempts=most, delay=delay, reason=reason):
-                await self._drop_partial()
-                await self.notice(f"{reason} — retrying in {delay:.0f}s (attempt {attempt}/{most})", "retry")
-            case ev.Warning(message=message):
-                await self.notice(message, "warning")
-            case ev.Error(message=message):
-                await self.end_streaming()
-                await self.notice(message, "error")
-            case ev.Notice(text=text, title=title):
-                await self.notice(text, "info", title)
-            case ev.InputRejected(message=message):
-                await self.notice(message, "error")
-            case ev.ContextUsage():
-                await self.transcript.add(ContextUsageView(event))
-            case ev.CompactionStarted(trigger=trigger):
-                await self.end_streaming()
-                what = "compacting the conversation" if trigger == "manual" else "context is filling up; compacting"
-                await self.notice(what + "…", "context")
-            case ev.CompactionFinished():
-                await self.notice(compaction_text(event), "context")
-            case ev.TurnAborted(reason=reason):
-                await self.end_streaming()
-                self._close_tools()
-                await self.notice(reason, "warning")
-            case ev.TurnFailed() | ev.TurnComplete():
-                await self.end_streaming()
-                self._close_tools()
+        if (handler := renders.get(event)) is not None:
+            await handler(self, event)
+
+    @renders(ev.UserMessage)
+    async def _user_message(self, event: ev.UserMessage) -> None:
+        shown = event.typed or event.text
+        if self.pending_user is not None and shown.strip() == self.pending_user.strip():
+            self.pending_user = None
+        else:
+            await self.transcript.add(UserMessage(shown + attached_names(event.images)))
+
+    @renders(ev.TextDelta)
+    async def _text_delta(self, event: ev.TextDelta) -> None:
+        await self._close_reasoning()
+        if self.message is None:
+            self.message = AssistantMessage()
+            await self.transcript.add(self.message)
+        await self.message.write(event.text)
+
+    @renders(ev.AgentMessage)
+    async def _agent_message(self, event: ev.AgentMessage) -> None:
+        await self._close_reasoning()
+        if self.message is None:
+            if event.text.strip():
+                await self.transcript.add(AssistantMessage(event.text))
+        else:
+            await self.message.finish(event.text)
+        self.message = None
+        if self.citations:  # the web sources this answer cites, below it
+            await self.notice(sources_text(self.citations), "info", "sources")
+            self.citations = ()
+
+    @renders(ev.WebSearch)
+    async def _web_search(self, event: ev.WebSearch) -> None:
+        await self._close_reasoning()
+        await self.notice(web_search_text(event.query, event.sources, event.status), "info", "web search")
+
+    @renders(ev.WebCitations)
+    async def _citations(self, event: ev.WebCitations) -> None:
+        self.citations = event.sources
+
+    @renders(ev.ReasoningDelta)
+    async def _reasoning_delta(self, event: ev.ReasoningDelta) -> None:
+        if self.reasoning is None:
+            self.reasoning = ReasoningCell()
+            await self.transcript.add(self.reasoning)
+        self.reasoning.append(event.text)
+
+    @renders(ev.ReasoningDone)
+    async def _reasoning_done(self, event: ev.ReasoningDone) -> None:
+        if self.reasoning is None:
+            self.reasoning = ReasoningCell(event.text)
+            await self.transcript.add(self.reasoning)
+        await self._close_reasoning(event.text)
+
+    @renders(ev.ToolCallBegin)
+    async def _tool_begin(self, event: ev.ToolCallBegin) -> None:
+        await self.end_streaming()
+        if event.name not in HIDDEN_TOOL_CELLS:
+            cell = (SubagentCell if event.name == "task" else ToolCell)(event.call_id, event.name, event.arguments)
+            self.tools[event.call_id] = cell
+            await self.transcript.add(cell)
+
+    @renders(ev.ToolOutputDelta)
+    async def _tool_output(self, event: ev.ToolOutputDelta) -> None:
+        if cell := self.tools.get(event.call_id):
+            cell.append_output(event.text, event.skipped_bytes)
+
+    @renders(ev.ToolCallEnd)
+    async def _tool_end(self, event: ev.ToolCallEnd) -> None:
+        if cell := self.tools.pop(event.call_id, None):
+            cell.finish(event)
+        elif not event.success and event.name in HIDDEN_TOOL_CELLS:
+            await self.notice(f"{event.name} failed: {event.output}", "error")
+
+    @renders(ev.SubagentEvent)
+    async def _subagent_event(self, event: ev.SubagentEvent) -> None:
+        if isinstance(cell := self.tools.get(event.call_id), SubagentCell):
+            cell.child_event(event.event)
+
+    @renders(ev.SubagentFinished)
+    async def _subagent_finished(self, event: ev.SubagentFinished) -> None:
+        if isinstance(cell := self.tools.get(event.call_id), SubagentCell):
+            cell.subagent_finished(event)
+
+    @renders(ev.PlanUpdated)
+    async def _plan(self, event: ev.PlanUpdated) -> None:
+        await self.transcript.add(PlanView(event))
+
+    @renders(ev.Retry)
+    async def _retry(self, event: ev.Retry) -> None:
+        await self._drop_partial()
+        text = f"{event.reason} — retrying in {event.delay:.0f}s (attempt {event.attempt}/{event.max_attempts})"
+        await self.notice(text, "retry")
+
+    @renders(ev.Warning)
+    async def _warning(self, event: ev.Warning) -> None:
+        await self.notice(event.message, "warning")
+
+    @renders(ev.Error)
+    async def _error(self, event: ev.Error) -> None:
+        await self.end_streaming()
+        await self.notice(event.message, "error")
+
+    @renders(ev.Notice)
+    async def _notice(self, event: ev.Notice) -> None:
+        await self.notice(event.text, "info", event.title)
+
+    @renders(ev.InputRejected)
+    async def _rejected(self, event: ev.InputRejected) -> None:
+        await self.notice(event.message, "error")
+
+    @renders(ev.ContextUsage)
+    async def _context(self, event: ev.ContextUsage) -> None:
+        await self.transcript.add(ContextUsageView(event))
+
+    @renders(ev.CompactionStarted)
+    async def _compaction_started(self, event: ev.CompactionStarted) -> None:
+        await self.end_streaming()
+        what = "compacting the conversation" if event.trigger == "manual" else "context is filling up; compacting"
+        await self.notice(what + "…", "context")
+
+    @renders(ev.CompactionFinished)
+    async def _compaction_finished(self, event: ev.CompactionFinished) -> None:
+        await self.notice(compaction_text(event), "context")
+
+    @renders(ev.TurnAborted)
+    async def _aborted(self, event: ev.TurnAborted) -> None:
+        await self.end_streaming()
+        self._close_tools()
+        await self.notice(event.reason, "warning")
+
+    @renders(ev.TurnFailed, ev.TurnComplete)
+    async def _turn_ended(self, event: ev.TurnFailed | ev.TurnComplete) -> None:
+        await self.end_streaming()
+        self._close_tools()
 
     citations: tuple = ()  # sources of the answer being streamed, shown once it is finished
 
