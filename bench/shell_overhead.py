@@ -20,8 +20,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from agent_cli.sandbox.policy import SandboxPolicy  # noqa: E402
 from agent_cli.tools.base import ToolContext  # noqa: E402
-from agent_cli.tools.sandbox import SandboxPolicy  # noqa: E402
 from agent_cli.tools.shell import ShellTool  # noqa: E402
 from agent_cli.tools.shell_env import EnvPolicy, command_env  # noqa: E402
 from agent_cli.tools.shell_snapshot import ShellSnapshot  # noqa: E402

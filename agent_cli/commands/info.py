@@ -15,8 +15,8 @@ from agent_cli.commands.tables import table
 from agent_cli.context.skills import load_skills, skill_roots
 from agent_cli.display import home_relative
 from agent_cli.models.registry import provider_location
-from agent_cli.tools.sandbox import detect_mechanism
-from agent_cli.tools.sandbox_report import unenforced
+from agent_cli.sandbox.policy import detect_mechanism
+from agent_cli.sandbox.report import unenforced
 
 EXPANSION_HELP = (
     ("@path", 'attach a file (numbered, size-capped) or a folder\'s listing; quote paths with spaces: @"a b.txt"'),
@@ -129,7 +129,7 @@ def sandbox_mechanism() -> str:
 
 
 def sandbox_limits(network_access: bool) -> list[str]:
-    """What the running kernel cannot enforce (sandbox_report.py)."""
+    """What the running kernel cannot enforce (sandbox/report.py)."""
     return unenforced(network_access)
 
 

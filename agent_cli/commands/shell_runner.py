@@ -17,9 +17,9 @@ from agent_cli import events as ev
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.expand import CommandRun, RunCommand
 from agent_cli.items import ToolCall
+from agent_cli.sandbox.policy import supervised_argv
 from agent_cli.session.session import Emit, Session
 from agent_cli.tools.process import TIMEOUT_EXIT_CODE, communicate_or_kill
-from agent_cli.tools.sandbox import supervised_argv
 
 _ids = itertools.count(1)
 

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from agent_cli import __version__
 from agent_cli.mcp.config import ServerSpec
-from agent_cli.tools.sandbox import supervised_argv
+from agent_cli.sandbox.policy import supervised_argv
 
 Status = Literal["starting", "ready", "failed", "stopped"]
 STDERR_LINES = 5

@@ -28,6 +28,7 @@ from typing import Any
 from agent_cli import events as ev
 from agent_cli.config import Config
 from agent_cli.permissions.engine import NO_RULE, Permissions, Verdict
+from agent_cli.sandbox.policy import SandboxPolicy, detect_mechanism, is_within
 from agent_cli.session.safe_commands import approval_key, is_known_safe, suggest_rule
 from agent_cli.tools.apply_patch import patch_target
 from agent_cli.tools.base import ToolContext, ToolError, ToolResult
@@ -35,7 +36,6 @@ from agent_cli.tools.mcp_names import PREFIX as MCP_PREFIX
 from agent_cli.tools.mcp_names import display_call
 from agent_cli.tools.patch_parser import AddFile, DeleteFile, UpdateFile, parse_patch
 from agent_cli.tools.process import TIMEOUT_EXIT_CODE
-from agent_cli.tools.sandbox import SandboxPolicy, detect_mechanism, is_within
 from agent_cli.tools.shell_env import EnvPolicy, command_env
 
 Emit = Callable[[ev.Event], None]

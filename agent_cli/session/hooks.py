@@ -27,11 +27,11 @@ from agent_cli import events as ev
 from agent_cli.context.fragments import HOOK_CONTEXT
 from agent_cli.hooks.spec import HookSpec, hook_calls
 from agent_cli.items import ToolCall, user
+from agent_cli.sandbox.policy import supervised_argv
 from agent_cli.session.state import Emit
 from agent_cli.session.turn_context import TurnContext
 from agent_cli.tools.base import ToolResult
 from agent_cli.tools.process import communicate_or_kill
-from agent_cli.tools.sandbox import supervised_argv
 
 BLOCK_EXIT_CODE = 2
 MAX_STOP_BLOCKS = 3  # consecutive Stop blocks in one turn before the agent stops anyway

@@ -38,6 +38,7 @@ from agent_cli.context.tokens import TokenCounter, auto_compact_limit, effective
 from agent_cli.items import Image, Item, user
 from agent_cli.memory.book import MemoryBook
 from agent_cli.models.base import ModelClient, ToolSpec, Usage
+from agent_cli.sandbox.policy import start_warning
 from agent_cli.session.compaction import compact as compact_history
 from agent_cli.session.compaction_state import AutoCompactSetting
 from agent_cli.session.learned import Learned
@@ -48,7 +49,6 @@ from agent_cli.session.turn import run_turn
 from agent_cli.session.turn_context import TurnContext
 from agent_cli.tools.base import Tool, ToolContext
 from agent_cli.tools.registry import ToolRegistry
-from agent_cli.tools.sandbox import start_warning
 from agent_cli.tools.tool_search import ToolCallTool, ToolSearchTool
 from agent_cli.tools.web_fetch import WebSettings
 

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli.events import FileChange
 from agent_cli.models.base import ToolSpec
+from agent_cli.sandbox.policy import is_within
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.common import str_arg
 from agent_cli.tools.patch_apply import apply_hunks
 from agent_cli.tools.patch_parser import AddFile, DeleteFile, Operation, UpdateFile, parse_patch
-from agent_cli.tools.sandbox import is_within
 
 if TYPE_CHECKING:
     from agent_cli.tools.editor_files import EditorFiles

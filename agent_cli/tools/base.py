@@ -14,9 +14,9 @@ from agent_cli.items import Image
 from agent_cli.models.base import ToolSpec
 
 if TYPE_CHECKING:
+    from agent_cli.sandbox.policy import SandboxPolicy
     from agent_cli.tools.editor_files import EditorFiles
     from agent_cli.tools.process import ProcessResult
-    from agent_cli.tools.sandbox import SandboxPolicy
     from agent_cli.tools.shell_snapshot import ShellSnapshot
 
 

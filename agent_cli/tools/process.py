@@ -131,7 +131,7 @@ async def _terminate_group(pgid: int, exited: asyncio.Future[None]) -> None:
 
 
 async def _stop_group(pgid: int, proto: _Collector) -> None:
-    """SIGTERM first, so the launcher at the head of the group (sandbox_exec.py) can end what the
+    """SIGTERM first, so the launcher at the head of the group (sandbox/launcher.py) can end what the
     command moved out of it (``setsid``), then SIGKILL for whatever is left."""
     signal_group(pgid, signal.SIGTERM)
     with contextlib.suppress(BaseException):  # a second cancellation: the caller re-raises the first

@@ -20,14 +20,14 @@ from typing import Any
 from agent_cli.events import ToolOutputDelta
 from agent_cli.events import Warning as WarningEvent
 from agent_cli.models.base import ToolSpec
+from agent_cli.sandbox.policy import ESCALATION_PARAMETERS, command_argv, confine
+from agent_cli.sandbox.protected import hold, placeholders
 from agent_cli.tools.background_tools import start_in_background
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.capture import CapturedOutput, OutputCapture, decode_tail, new_spill_path
 from agent_cli.tools.captured_text import format_captured
 from agent_cli.tools.common import int_arg, output_policy, str_arg
 from agent_cli.tools.process import run_process
-from agent_cli.tools.sandbox import ESCALATION_PARAMETERS, command_argv, confine
-from agent_cli.tools.sandbox_protected import hold, placeholders
 
 LIVE_INTERVAL_S = 0.1  # at most this often a ToolOutputDelta
 LIVE_CAP = 16 * 1024  # bytes per delta; when output is faster, only the latest part is shown

@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from agent_cli import events as ev
-from agent_cli.tools.sandbox import detect_mechanism
+from agent_cli.sandbox.policy import detect_mechanism
 from tests.fake_server import Reply, ToolCall
 from tests.processes import alive, gone
 from tests.session_helpers import collect_events, make_session
@@ -173,7 +173,7 @@ async def test_keep_alive_approved_by_the_user_outlives_the_session(server, tmp_
 async def test_the_placeholders_a_background_command_holds_go_when_the_session_closes(server, tmp_path, monkeypatch):
     """A background command keeps the workspace's missing .git/.agent/... read-only placeholders
     while it runs; the session's end releases them (they once stayed for the whole process)."""
-    from agent_cli.tools.sandbox import detect_mechanism
+    from agent_cli.sandbox.policy import detect_mechanism
 
     if detect_mechanism() is None:
         pytest.skip("no sandbox mechanism on this machine")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.tools.sandbox import working_mechanisms
+from agent_cli.sandbox.policy import working_mechanisms
 from tests.conftest import REPO, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
 from tests.integration.test_mcp_exec import server_pids

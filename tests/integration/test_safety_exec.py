@@ -14,8 +14,8 @@ from agent_cli import events as ev
 from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
 from agent_cli.runtime import open_session
+from agent_cli.sandbox.policy import detect_mechanism, working_mechanisms
 from agent_cli.session.session import Session
-from agent_cli.tools.sandbox import detect_mechanism, working_mechanisms
 from tests.conftest import provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
 

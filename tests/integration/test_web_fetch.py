@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from agent_cli.sandbox.policy import SandboxPolicy
 from agent_cli.tools import web_fetch
 from agent_cli.tools.base import ToolContext
-from agent_cli.tools.sandbox import SandboxPolicy
 from agent_cli.tools.web_fetch import WebFetchTool, WebSettings
 from tests.fake_server import Reply, ToolCall
 from tests.session_helpers import collect_events, make_session

@@ -8,10 +8,10 @@ import pytest
 
 from agent_cli import events as ev
 from agent_cli.config import load_config
+from agent_cli.sandbox.policy import MECHANISM_ENV, SandboxPolicy, detect_mechanism
 from agent_cli.session.approvals import Approvals, use_exec_default
 from agent_cli.session.safe_commands import approval_key, is_known_safe
 from agent_cli.tools.base import ToolContext, ToolResult
-from agent_cli.tools.sandbox import MECHANISM_ENV, SandboxPolicy, detect_mechanism
 
 
 class Answerer:

@@ -11,11 +11,8 @@ import pytest
 
 from agent_cli.config import ConfigError, load_config
 from agent_cli.items import ToolCall
-from agent_cli.tools import landlock
-from agent_cli.tools.apply_patch import ApplyPatchTool
-from agent_cli.tools.base import ToolContext
-from agent_cli.tools.registry import ToolRegistry
-from agent_cli.tools.sandbox import (
+from agent_cli.sandbox import landlock
+from agent_cli.sandbox.policy import (
     MECHANISM_ENV,
     SandboxPolicy,
     confine,
@@ -24,6 +21,9 @@ from agent_cli.tools.sandbox import (
     start_warning,
     working_mechanisms,
 )
+from agent_cli.tools.apply_patch import ApplyPatchTool
+from agent_cli.tools.base import ToolContext
+from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.shell_env import EnvPolicy, command_env
 
 MECHANISMS = list(working_mechanisms())

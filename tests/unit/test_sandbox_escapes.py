@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.tools import landlock
-from agent_cli.tools.sandbox import SandboxPolicy, confine, landlock_mounts_work, working_mechanisms
-from agent_cli.tools.sandbox_protected import placeholders
+from agent_cli.sandbox import landlock
+from agent_cli.sandbox.policy import SandboxPolicy, confine, landlock_mounts_work, working_mechanisms
+from agent_cli.sandbox.protected import placeholders
 
 MECHANISMS = list(working_mechanisms())
 pytestmark = pytest.mark.skipif(not MECHANISMS, reason="no sandbox mechanism here (no working bubblewrap, no Landlock)")
@@ -172,8 +172,8 @@ def test_abstract_sockets_and_signals_outside_are_out_of_reach(ws, mechanism):
 
 @pytest.mark.parametrize("mechanism", [*MECHANISMS, "none"])
 def test_status_names_what_this_kernel_cannot_enforce(monkeypatch, mechanism):
-    from agent_cli.tools.sandbox import MECHANISM_ENV, detect_mechanism
-    from agent_cli.tools.sandbox_report import unenforced
+    from agent_cli.sandbox.policy import MECHANISM_ENV, detect_mechanism
+    from agent_cli.sandbox.report import unenforced
 
     monkeypatch.setenv(MECHANISM_ENV, mechanism)
     detect_mechanism.cache_clear()

@@ -10,8 +10,8 @@ import pytest
 from agent_cli import events as ev
 from agent_cli.display import command_preview
 from agent_cli.headless.render_text import TextRenderer
+from agent_cli.sandbox.policy import SandboxPolicy, detect_mechanism, working_mechanisms
 from agent_cli.tools.base import ToolContext
-from agent_cli.tools.sandbox import SandboxPolicy, detect_mechanism, working_mechanisms
 from agent_cli.tools.shell import ShellTool
 
 BODY = "".join(f"line {n} of a file written by a heredoc\n" for n in range(8000))  # ~330 KB

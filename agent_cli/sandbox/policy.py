@@ -2,12 +2,12 @@
 
 Modes: ``read-only`` (nothing writable), ``workspace-write`` (the cwd, configured writable roots
 and temp dirs; ``.git``, ``.agent``, ``.claude`` and ``.mcp.json`` inside them stay read-only,
-existing or not (sandbox_protected.py); no network unless enabled) and ``danger-full-access``
+existing or not (protected.py); no network unless enabled) and ``danger-full-access``
 (no sandbox).
 
 On Linux a command is confined by bubblewrap when it works here (a user namespace without
 capabilities, a read-only bind of ``/``, writable binds for the roots, a private network
-namespace), otherwise by Landlock through the ``sandbox_exec.py`` launcher (plus a mount
+namespace), otherwise by Landlock through the ``launcher.py`` launcher (plus a mount
 namespace, no capabilities and a seccomp socket filter). Which one is probed once, lazily;
 ``AGENT_SANDBOX_MECHANISM=bubblewrap|landlock|none`` forces a choice. Every command runs through
 the launcher or bubblewrap, sandboxed or not, so none outlives its end or the agent.
@@ -26,12 +26,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_cli.tools import landlock
-from agent_cli.tools.host_sockets import host_sockets
-from agent_cli.tools.sandbox_protected import PROTECTED_NAMES, protected_part, read_only_paths
+from agent_cli.sandbox import landlock
+from agent_cli.sandbox.host_sockets import host_sockets
+from agent_cli.sandbox.protected import PROTECTED_NAMES, protected_part, read_only_paths
 
 READ_ONLY, WORKSPACE_WRITE, FULL_ACCESS = "read-only", "workspace-write", "danger-full-access"
-LAUNCHER = Path(__file__).with_name("sandbox_exec.py")
+LAUNCHER = Path(__file__).with_name("launcher.py")
 MECHANISM_ENV = "AGENT_SANDBOX_MECHANISM"
 # Device files any command may write (``> /dev/null``); Landlock needs them listed.
 DEVICE_FILES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx")

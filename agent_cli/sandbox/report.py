@@ -8,8 +8,8 @@ read-only and cover host sockets.
 
 from __future__ import annotations
 
-from agent_cli.tools import landlock
-from agent_cli.tools.sandbox import detect_mechanism, landlock_mounts_work
+from agent_cli.sandbox import landlock
+from agent_cli.sandbox.policy import detect_mechanism, landlock_mounts_work
 
 PROTECTED = ".git, .agent, .claude and .mcp.json stay writable by commands"
 SOCKETS = "host Unix sockets outside the workspace are reachable"

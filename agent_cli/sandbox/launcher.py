@@ -1,12 +1,12 @@
 """The launcher: confine this process, then run the command as its child and clean up after it.
 
-    python -I -S sandbox_exec.py '{"confine": true, "writable": [...], "files": [...],
+    python -I -S launcher.py '{"confine": true, "writable": [...], "files": [...],
                                    "read_only": [...], "hide": [...], "network": false}' -- ARGV...
 
 Run by path (not ``-m``) so that starting it costs a bare interpreter and nothing else; it
 imports only its stdlib-only siblings. In order: a parent-death signal and child-subreaper
 status (supervisor.py), a private mount namespace with the protected paths read-only and host
-sockets covered (sandbox_mounts.py), no capabilities (capabilities.py), Landlock (landlock.py),
+sockets covered (mounts.py), no capabilities (capabilities.py), Landlock (landlock.py),
 the socket filter (seccomp.py); then the command runs as a child, and whatever it leaves running
 is killed when it ends. With ``"confine": false`` only the process lifecycle applies (commands
 run without a sandbox still end with the agent); ``supervise`` in place of the JSON says the same
@@ -20,12 +20,12 @@ import os
 import sys
 
 if __package__:
-    from agent_cli.tools import capabilities, landlock, sandbox_mounts, seccomp, supervisor
+    from agent_cli.sandbox import capabilities, landlock, mounts, seccomp, supervisor
 else:  # run by path: the siblings are plain modules next to this file
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import capabilities  # type: ignore[no-redef]
     import landlock  # type: ignore[no-redef]
-    import sandbox_mounts  # type: ignore[no-redef]
+    import mounts  # type: ignore[no-redef]
     import seccomp  # type: ignore[no-redef]
     import supervisor  # type: ignore[no-redef]
 
@@ -40,9 +40,9 @@ def apply(policy: dict) -> None:
     network = bool(policy.get("network", False))
     read_only, hidden = policy.get("read_only", []), policy.get("hide", [])
     if read_only or hidden:
-        sandbox_mounts.enter_private_namespace()
-        sandbox_mounts.bind_read_only(read_only)
-        sandbox_mounts.hide(hidden)
+        mounts.enter_private_namespace()
+        mounts.bind_read_only(read_only)
+        mounts.hide(hidden)
     capabilities.drop_all()
     landlock.restrict_writes(policy.get("writable", []), policy.get("files", []), deny_tcp=not network)
     if not network:
@@ -51,7 +51,7 @@ def apply(policy: dict) -> None:
 
 def main(argv: list[str]) -> int:
     if len(argv) < 3 or argv[1] != "--":
-        print("usage: sandbox_exec.py POLICY_JSON -- COMMAND...", file=sys.stderr)
+        print("usage: launcher.py POLICY_JSON -- COMMAND...", file=sys.stderr)
         return 2
     try:
         policy = {}

@@ -1,0 +1,8 @@
+"""The sandbox runtime: what confines the commands the agent runs, and the launcher that applies it.
+
+policy.py decides (the mechanism a machine offers, a policy's writable roots and protected paths,
+the argv that runs a command under it); launcher.py runs in the child process, by path, with its
+stdlib-only parts (landlock.py, seccomp.py, capabilities.py, mounts.py, supervisor.py: nothing
+outlives it); protected.py (.git/.agent/.claude/.mcp.json), host_sockets.py and report.py (/status).
+tools/ keeps the tools the model calls; they run their commands through here.
+"""
