@@ -44,12 +44,12 @@ from agent_cli.session.hook_state import HookState
 from agent_cli.session.learned import LearnedState
 from agent_cli.session.parts import ClientFactory, SessionParts, StateParts, SubagentInfo, TerminalFactory
 from agent_cli.session.permission_rules import install_rules
-from agent_cli.session.rollout import RecordingHistory, RolloutWriter
 from agent_cli.session.run_limits import RunLimits
 from agent_cli.session.session import Session, new_session_id
 from agent_cli.session.state import Emit
 from agent_cli.session.tool_use import ToolUseWatch
 from agent_cli.session.window import ContextWindow
+from agent_cli.store.rollout import RecordingHistory, RolloutWriter
 from agent_cli.tools import default_tools
 from agent_cli.tools.background import BackgroundProcesses
 from agent_cli.tools.base import Tool

@@ -51,11 +51,11 @@ from agent_cli.models.pricing import price_for
 from agent_cli.models.registry import resolve_api_key
 from agent_cli.runtime import open_session
 from agent_cli.session import Session
-from agent_cli.session.catalog import find_session
-from agent_cli.session.replay import replay_events
 from agent_cli.session.resume import restore
-from agent_cli.session.rollout import RolloutError
 from agent_cli.session.session import new_session_id
+from agent_cli.store.catalog import find_session
+from agent_cli.store.replay import replay_events
+from agent_cli.store.rollout import RolloutError
 
 log = logging.getLogger("agent_cli.acp")
 MODE_DESCRIPTIONS = {

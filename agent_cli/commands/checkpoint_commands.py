@@ -14,7 +14,7 @@ from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation
 from agent_cli.session.checkpointing import PromptEntry
 from agent_cli.session.forking import fork_session
-from agent_cli.session.rollout import RolloutError
+from agent_cli.store.rollout import RolloutError
 
 MODES = ("both", "conversation", "code")
 YES = "--yes"

@@ -18,12 +18,12 @@ from agent_cli.display import home_relative, human_size, short_path
 from agent_cli.headless.common import check_api_key_or_exit, fail, load_config_or_exit
 from agent_cli.paths import agent_home
 from agent_cli.runtime import open_session
-from agent_cli.session.branches import format_timeline, prompt_timeline
-from agent_cli.session.catalog import find_session, latest_session, list_sessions
 from agent_cli.session.forking import fork_file
-from agent_cli.session.repair import repair_session_file
 from agent_cli.session.resume import restore
-from agent_cli.session.rollout import RolloutError, read_header
+from agent_cli.store.branches import format_timeline, prompt_timeline
+from agent_cli.store.catalog import find_session, latest_session, list_sessions
+from agent_cli.store.repair import repair_session_file
+from agent_cli.store.rollout import RolloutError, read_header
 from agent_cli.terminal_text import terminal_safe
 
 PICKER_SIZE = 20

@@ -23,9 +23,9 @@ from agent_cli.headless.common import fail
 from agent_cli.headless.sessions_cmd import resolve_session_file, working_dir
 from agent_cli.items import user
 from agent_cli.paths import agent_home
-from agent_cli.session.catalog import latest_session
 from agent_cli.session.checkpointing import restored_note
-from agent_cli.session.rollout import RolloutError, RolloutWriter, read_header
+from agent_cli.store.catalog import latest_session
+from agent_cli.store.rollout import RolloutError, RolloutWriter, read_header
 
 NOTHING_TO_UNDO = 1
 CONFLICTS = 3

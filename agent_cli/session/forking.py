@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.items import Item
-from agent_cli.session.rollout import RolloutError, RolloutWriter, load_session_file
 from agent_cli.session.session import Session, new_session_id
+from agent_cli.store.rollout import RolloutError, RolloutWriter, load_session_file
 
 
 def write_fork(

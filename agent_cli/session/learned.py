@@ -35,7 +35,7 @@ from agent_cli import events as ev
 from agent_cli.context.tokens import Calibration
 from agent_cli.models.base import Usage
 from agent_cli.session.compaction_state import CompactionState
-from agent_cli.session.rollout import RolloutWriter
+from agent_cli.store.rollout import RolloutWriter
 
 # A ratio is written again once it moved this much since the last line: thresholds keep more
 # headroom than that, and a settled ratio then costs no more lines.

@@ -20,11 +20,11 @@ from agent_cli.session.compaction_state import CompactionState
 from agent_cli.session.counters import TokenCounters
 from agent_cli.session.hook_state import HookState
 from agent_cli.session.learned import LearnedState
-from agent_cli.session.rollout import RecordingHistory, RolloutWriter
 from agent_cli.session.run_limits import RunLimits
 from agent_cli.session.state import Emit, McpTools
 from agent_cli.session.tool_use import ToolUseWatch
 from agent_cli.session.window import ContextWindow
+from agent_cli.store.rollout import RecordingHistory, RolloutWriter
 from agent_cli.tools.background import BackgroundProcesses
 from agent_cli.tools.editor_files import EditorFiles
 from agent_cli.tools.registry import ToolRegistry

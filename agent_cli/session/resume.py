@@ -28,7 +28,7 @@ def restore(session: Session, path: Path) -> Session:
     """Fill ``session``, new from :func:`agent_cli.runtime.open_session`, with the history saved
     in ``path``; new items go to the same file. Returns the session.
 
-    Raises :class:`~agent_cli.session.rollout.RolloutError` (with a message for the user) for a
+    Raises :class:`~agent_cli.store.rollout.RolloutError` (with a message for the user) for a
     missing, corrupt, locked or newer-format file. ``session.resumed`` describes what happened.
     """
     config = session.config

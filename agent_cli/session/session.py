@@ -83,7 +83,7 @@ class Session:
     editor_files = _given("_parts.editor_files")  # a front end's client holds the files (ACP)
     client_terminal = _given("_parts.client_terminal")  # (call_id, emit) -> a command runner (ACP)
     # ...and the ones it keeps its state in.
-    rollout = _given("_parts.state.rollout")  # the session file (session/rollout.py)
+    rollout = _given("_parts.state.rollout")  # the session file (store/rollout.py)
     learned = _given("_parts.state.learned")
     counters = _given("_parts.state.counters")
     history = _given("_parts.state.history")  # items counted by the current model's counter

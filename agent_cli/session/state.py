@@ -16,7 +16,7 @@ from agent_cli.context.initial import InitialContext
 from agent_cli.context.tokens import TokenCounter
 from agent_cli.items import Item
 from agent_cli.models.base import ModelClient, ToolSpec, Usage
-from agent_cli.session.rollout import RecordingHistory
+from agent_cli.store.rollout import RecordingHistory
 from agent_cli.tools.base import ToolContext
 
 Emit = Callable[[ev.Event], None]

@@ -32,11 +32,11 @@ from agent_cli.permissions.engine import Verdict
 from agent_cli.session import hooks
 from agent_cli.session.state import Emit
 from agent_cli.session.turn_context import TurnContext
-from agent_cli.tools.base import ToolError, ToolResult
+from agent_cli.tools.base import ToolResult
 from agent_cli.tools.door import DoorCall
 from agent_cli.tools.failures import failure_result
 from agent_cli.tools.mcp_names import CALL_TOOL as MCP_CALL_TOOL
-from agent_cli.tools.registry import parse_arguments
+from agent_cli.tools.registry import lenient_arguments
 
 
 async def run_tool_calls(turn: TurnContext, calls: list[ToolCall], emit: Emit) -> None:
@@ -139,11 +139,3 @@ def end_event(
         verdict.decision if verdict else None,
         tuple((rule.text, rule.source) for rule in verdict.rules) if verdict else (),
     )
-
-
-def lenient_arguments(raw: str) -> dict[str, Any]:
-    """Arguments for display; malformed JSON is shown raw (dispatch reports the error)."""
-    try:
-        return parse_arguments(raw)
-    except ToolError:
-        return {"raw": raw}

@@ -40,6 +40,15 @@ def parse_arguments(raw: str) -> dict[str, Any]:
     return args
 
 
+def lenient_arguments(raw: str) -> dict[str, Any]:
+    """Arguments for display (a live turn's ToolCallBegin, a replayed one); malformed JSON is shown
+    raw (dispatch reports the error)."""
+    try:
+        return parse_arguments(raw)
+    except ToolError:
+        return {"raw": raw}
+
+
 def nesting_depth(value: Any) -> int:
     """How deep lists and objects nest in ``value`` (iterative: no recursion limit to hit)."""
     deepest, stack = 0, [(value, 1)]

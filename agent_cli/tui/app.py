@@ -36,9 +36,9 @@ from agent_cli.mcp.prompts import resource_mentions
 from agent_cli.models.registry import SDK_OF_WIRE
 from agent_cli.runtime import open_session
 from agent_cli.session import Session
-from agent_cli.session.catalog import SessionSummary
-from agent_cli.session.replay import replay_events
-from agent_cli.session.rollout import RolloutError
+from agent_cli.store.catalog import SessionSummary
+from agent_cli.store.replay import replay_events
+from agent_cli.store.rollout import RolloutError
 from agent_cli.terminal_text import terminal_safe, terminal_safe_event
 from agent_cli.tui import resuming, rewinding
 from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands

@@ -11,9 +11,9 @@ from pathlib import Path
 from agent_cli.config import Config
 from agent_cli.runtime import open_session
 from agent_cli.session import Session
-from agent_cli.session.catalog import SessionSummary, find_session, list_sessions
 from agent_cli.session.resume import restore
-from agent_cli.session.rollout import RolloutError, read_header
+from agent_cli.store.catalog import SessionSummary, find_session, list_sessions
+from agent_cli.store.rollout import RolloutError, read_header
 
 PICKER_SIZE = 30
 

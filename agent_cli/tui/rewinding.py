@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from agent_cli import events as ev
-from agent_cli.session.replay import replay_events
+from agent_cli.store.replay import replay_events
 from agent_cli.tui.screens.rewind_picker import RewindPickerScreen
 
 AgentApp = Any  # the app (tui/app.py imports this module, so it is not imported back)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from agent_cli.session.catalog import list_sessions
+from agent_cli.store.catalog import list_sessions
 from tests.conftest import git_init, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
 

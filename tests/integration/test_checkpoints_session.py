@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli import events as ev
-from agent_cli.session.rollout import load_session_file
+from agent_cli.store.rollout import load_session_file
 from tests.conftest import git_init
 from tests.fake_server import Reply, ToolCall
 from tests.session_helpers import collect_events, make_session

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from agent_cli import events as ev
-from agent_cli.session.catalog import list_sessions
-from agent_cli.session.rollout import load_session_file
+from agent_cli.store.catalog import list_sessions
+from agent_cli.store.rollout import load_session_file
 from tests import session_helpers
 from tests.conftest import provider_env, run_agent
 from tests.fake_server import Reply, ToolCall

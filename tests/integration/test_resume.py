@@ -21,7 +21,7 @@ from agent_cli.items import ToolCall as ItemToolCall
 from agent_cli.items import ToolOutput, user
 from agent_cli.runtime import open_session
 from agent_cli.session.resume import restore
-from agent_cli.session.rollout import FORMAT_VERSION, load_session_file
+from agent_cli.store.rollout import FORMAT_VERSION, load_session_file
 from tests.conftest import PROVIDER_KEYS, REPO, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
 from tests.processes import pids_running
@@ -195,7 +195,7 @@ def test_agent_sessions_lists_time_id_size_cwd_and_first_prompt(server, isolated
 
 
 async def test_sessions_are_listed_and_replayed_as_typed_not_as_expanded(server, isolated_home, tmp_path, monkeypatch):
-    from agent_cli.session.replay import replay_events
+    from agent_cli.store.replay import replay_events
 
     config = make_config(server, tmp_path / "repo", monkeypatch)
     (config.cwd / "notes.txt").write_text("remember the milk\n")

@@ -10,7 +10,7 @@ from agent_cli import events as ev
 from agent_cli.context.fragments import is_real_user_message
 from agent_cli.runtime import open_session
 from agent_cli.session.resume import restore
-from agent_cli.session.rollout import load_session_file
+from agent_cli.store.rollout import load_session_file
 from tests.conftest import git_init
 from tests.fake_server import Reply, ToolCall
 from tests.session_helpers import collect_events, make_session

@@ -14,9 +14,9 @@ from agent_cli.context.history import ABORTED_OUTPUT
 from agent_cli.items import ToolOutput
 from agent_cli.runtime import open_session
 from agent_cli.session import Session
-from agent_cli.session.catalog import session_files
 from agent_cli.session.resume import restore
-from agent_cli.session.rollout import load_session_file
+from agent_cli.store.catalog import session_files
+from agent_cli.store.rollout import load_session_file
 from tests import session_helpers
 from tests.fake_server import Reply, ToolCall
 from tests.processes import gone
@@ -261,7 +261,7 @@ async def test_interrupting_the_parent_stops_every_child(server, tmp_path, monke
 
 
 async def test_resuming_the_parent_shows_the_childs_result_not_its_internals(server, tmp_path, monkeypatch):
-    from agent_cli.session.replay import replay_events
+    from agent_cli.store.replay import replay_events
 
     session = make_session(server, tmp_path, monkeypatch)
     server.script(

@@ -11,8 +11,8 @@ from agent_cli.commands.dispatch import submit
 from agent_cli.config import load_config
 from agent_cli.runtime import open_session
 from agent_cli.session import Session
-from agent_cli.session.catalog import list_sessions
 from agent_cli.session.resume import restore
+from agent_cli.store.catalog import list_sessions
 from agent_cli.tui.screens.session_picker import SessionPickerScreen
 from agent_cli.tui.widgets.assistant_message import AssistantMessage
 from agent_cli.tui.widgets.notice_cell import NoticeCell
@@ -184,7 +184,7 @@ async def test_no_other_session_says_so(make_app, server):
 
 
 def test_picker_orders_this_directory_first_and_shows_age(tmp_path):
-    from agent_cli.session.catalog import SessionSummary
+    from agent_cli.store.catalog import SessionSummary
     from agent_cli.tui.screens.session_picker import age, ordered
 
     def summary(cwd: str, prompt: str) -> SessionSummary:

@@ -20,7 +20,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent_cli.display import human_size, short_path  # as `agent sessions` shows them
-from agent_cli.session.catalog import SessionSummary
+from agent_cli.store.catalog import SessionSummary
 from agent_cli.terminal_text import terminal_safe
 from agent_cli.tui.formatting import one_line
 from agent_cli.tui.screens.dialog import DialogScreen

@@ -13,7 +13,7 @@ from typing import Any
 
 from agent_cli.context.fragments import is_real_user_message
 from agent_cli.items import Message
-from agent_cli.session.rollout import HEADER_TYPE, RolloutError, sessions_root
+from agent_cli.store.rollout import HEADER_TYPE, RolloutError, sessions_root
 
 FIRST_PROMPT_SCAN_BYTES = 256 * 1024  # the first prompt follows the initial context, near the top
 

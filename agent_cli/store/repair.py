@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 
 from agent_cli.context.history import History
-from agent_cli.session.rollout import LEARNED_TYPE, RolloutError, SessionHeader, apply_record
+from agent_cli.store.rollout import LEARNED_TYPE, RolloutError, SessionHeader, apply_record
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,8 +13,8 @@ import re
 from agent_cli import events as ev
 from agent_cli.context.fragments import is_contextual_fragment, is_summary_message
 from agent_cli.items import Item, Message, Reasoning, ToolCall, ToolOutput
-from agent_cli.session.tool_call import lenient_arguments  # what the live turn showed
 from agent_cli.tools.patch_preview import patch_changes
+from agent_cli.tools.registry import lenient_arguments  # what the live turn showed
 
 MAX_REPLAYED_ITEMS = 200
 COMPACTED_NOTE = "the conversation before this point was compacted into a summary"

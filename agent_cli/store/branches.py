@@ -11,7 +11,7 @@ from pathlib import Path
 from agent_cli.context.fragments import is_real_user_message
 from agent_cli.context.history import History
 from agent_cli.items import Message, item_from_dict
-from agent_cli.session.rollout import REWIND_TYPE, RolloutError, apply_record
+from agent_cli.store.rollout import REWIND_TYPE, RolloutError, apply_record
 
 
 @dataclass
