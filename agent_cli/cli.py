@@ -81,8 +81,13 @@ def dispatch(argv: list[str]) -> int:
         exit_now(run_exec(parse_exec_args(argv[1:])))
     if argv and argv[0] == "plugin":
         return run_plugin(argv[1:])
-    if argv and argv[0] in ("sessions", "resume"):
-        return sessions_cmd.run_sessions(argv[1:]) if argv[0] == "sessions" else sessions_cmd.run_resume(argv[1:])
+    if argv and argv[0] == "sessions":
+        return sessions_cmd.run_sessions(argv[1:])
+    if argv and argv[0] == "resume":  # the TUI on a saved session
+        config, prompt, session = sessions_cmd.prepare_resume(argv[1:])
+        from agent_cli.tui.app import run_app
+
+        return run_app(config, prompt, session=session)
     if argv and (argv[0] == "acp" or "--acp" in argv):
         return run_acp(argv[1:] if argv[0] == "acp" else [word for word in argv if word != "--acp"])
     if argv and argv[0] == "mcp":

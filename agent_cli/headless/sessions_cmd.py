@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from agent_cli.arguments import add_place_options, add_session_options
+from agent_cli.config import Config
 from agent_cli.display import home_relative, human_size, short_path
 from agent_cli.headless.common import check_api_key_or_exit, fail, load_config_or_exit
 from agent_cli.paths import agent_home
 from agent_cli.runtime import open_session
+from agent_cli.session import Session
 from agent_cli.session.forking import fork_file
 from agent_cli.session.resume import restore
 from agent_cli.store.branches import format_timeline, prompt_timeline
@@ -226,18 +228,16 @@ def run_repair(argv: list[str], out: TextIO) -> int:
     return 0
 
 
-def run_resume(argv: list[str]) -> int:
-    """`agent resume [--last | ID] [PROMPT]`: reopen a session in the TUI."""
+def prepare_resume(argv: list[str]) -> tuple[Config, str | None, Session]:
+    """`agent resume [--last | ID] [PROMPT]`: the config, the prompt and the restored session the
+    TUI reopens (cli.py starts it: no subcommand here imports the TUI)."""
     args = build_resume_parser().parse_args(argv)
     ref, prompt = split_words(args)
     path = fork_if_asked(args, resolve_session_file(args, ref, picker=True, out=sys.stderr))
     use_recorded_model(args, path)
     config = load_config_or_exit(args)
     check_api_key_or_exit(config)
-    session = restore_or_exit(config, path, interactive=True)
-    from agent_cli.tui.app import run_app
-
-    return run_app(config, prompt, session=session)
+    return config, prompt, restore_or_exit(config, path, interactive=True)
 
 
 def prepare_exec_resume(args: argparse.Namespace) -> Path:

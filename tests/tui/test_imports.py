@@ -320,3 +320,13 @@ def test_no_import_cycles_between_packages():
 def test_the_cycle_finder_names_a_cycle_and_passes_a_tree():
     assert cycles({"a": {"b"}, "b": {"c", "a"}, "c": {"a", "d"}, "d": set()}) == [(["a", "b", "a"], ["a", "b", "c"])]
     assert cycles({"a": {"b", "c"}, "b": {"c"}, "c": set()}) == []
+
+
+def test_headless_subcommands_never_import_the_tui():
+    """`agent resume` reopens the TUI from cli.py; the subcommands beside exec stay screenless."""
+    offenders = {
+        name: sorted(m for m in imported_modules(name) if m.startswith("agent_cli.tui"))
+        for name in MODULES
+        if name.startswith("agent_cli.headless")
+    }
+    assert {name: found for name, found in offenders.items() if found} == {}
