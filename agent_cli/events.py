@@ -265,6 +265,9 @@ class ApprovalDecision:
     reason: str | None = None
     rule: str | None = None  # approve_always: the allow rule to save
     save_to: str | None = None  # approve_always: "agent" (.agent/config.toml) or "claude" (.claude/settings.local.json)
+    arguments: dict[str, Any] | None = (
+        None  # approve: run the call with these arguments instead (an SDK's updatedInput)
+    )
 
 
 @dataclass(frozen=True, slots=True)
