@@ -83,7 +83,7 @@ class StreamJsonServer:
         self.channel.close()
         for task in list(self._tasks):
             task.cancel()
-        return self.status
+        return 0  # stdin ended: the host is done (a failed turn was its result's to say)
 
     def _parse(self, line: bytes) -> dict | None:
         text = line.decode("utf-8", errors="replace").strip()

@@ -1,0 +1,277 @@
+"""Anthropic's Claude Agent SDK (PyPI `claude-agent-sdk`) drives `agent` in place of the `claude`
+binary (``ClaudeAgentOptions(cli_path=...)``), over the fake model server on the Anthropic wire
+and on the Responses wire: programs written for Claude Code run unchanged."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, provider_env
+from tests.fake_server import Reply, ToolCall
+from tests.processes import gone, started
+
+sdk = pytest.importorskip("claude_agent_sdk", reason="the Claude Agent SDK is not installed (the test extra has it)")
+from claude_agent_sdk import (  # noqa: E402
+    AssistantMessage,
+    ClaudeAgentOptions,
+    ClaudeSDKClient,
+    HookMatcher,
+    PermissionResultAllow,
+    PermissionResultDeny,
+    ResultMessage,
+    SystemMessage,
+    ToolResultBlock,
+    ToolUseBlock,
+    UserMessage,
+    create_sdk_mcp_server,
+    query,
+    tool,
+)
+
+pytestmark = pytest.mark.timeout(120)
+WIRES = {"anthropic": "claude-sonnet-4-5", "responses": "gpt-5"}
+
+
+@pytest.fixture(params=sorted(WIRES))
+def wire(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def agent_binary(tmp_path) -> Path:
+    """What the SDK starts instead of `claude`: this checkout's agent under this Python."""
+    path = tmp_path / "bin" / "agent"
+    path.parent.mkdir()
+    path.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m agent_cli "$@"\n')
+    path.chmod(0o755)
+    return path
+
+
+def options(server, wire: str, agent: Path, workdir: Path, **more) -> ClaudeAgentOptions:
+    env = {
+        "PYTHONPATH": str(REPO),
+        "NO_COLOR": "1",
+        "AGENT_HOME": str(workdir.parent / "agent-home"),
+        **provider_env(server, "anthropic" if wire == "anthropic" else "openai"),
+    }
+    workdir.mkdir(exist_ok=True)
+    return ClaudeAgentOptions(cli_path=str(agent), model=WIRES[wire], cwd=str(workdir), env=env, **more)
+
+
+async def collect(client: ClaudeSDKClient) -> list:
+    return [message async for message in client.receive_response()]
+
+
+def tool_results(messages: list) -> list[ToolResultBlock]:
+    return [
+        block
+        for message in messages
+        if isinstance(message, UserMessage) and isinstance(message.content, list)
+        for block in message.content
+        if isinstance(block, ToolResultBlock)
+    ]
+
+
+def test_two_turns_on_one_client_with_a_shell_call(server, tmp_path, agent_binary, wire):
+    server.script(
+        Reply(text="Running it.", tool_calls=[ToolCall("shell", {"command": "echo from-the-shell"})]),
+        lambda request: Reply(text="The command printed from-the-shell."),
+        lambda request: Reply(text="Second turn."),
+    )
+
+    async def run():
+        async with ClaudeSDKClient(options(server, wire, agent_binary, tmp_path / "work")) as client:
+            await client.query("run echo")
+            first = await collect(client)
+            await client.query("and now?")
+            second = await collect(client)
+        return first, second
+
+    first, second = asyncio.run(run())
+    init = first[0]
+    assert isinstance(init, SystemMessage) and init.subtype == "init" and "Bash" in init.data["tools"]
+    uses = [
+        block
+        for m in first
+        if isinstance(m, AssistantMessage)
+        for block in m.content
+        if isinstance(block, ToolUseBlock)
+    ]
+    assert [(use.name, use.input["command"]) for use in uses] == [("Bash", "echo from-the-shell")]
+    (output,) = tool_results(first)
+    assert "from-the-shell" in output.content and output.is_error is False
+    result = first[-1]
+    assert isinstance(result, ResultMessage) and result.subtype == "success" and not result.is_error
+    assert result.result == "The command printed from-the-shell."
+    assert result.num_turns == 2 and result.usage["output_tokens"] > 0
+    last = second[-1]
+    assert isinstance(last, ResultMessage) and last.result == "Second turn."
+    assert last.session_id == result.session_id == init.data["session_id"]  # one session
+    assert "from-the-shell" in json.dumps(server.requests[-1].body)  # the second turn saw the first
+
+
+def test_query_one_shot(server, tmp_path, agent_binary, wire):
+    server.script(Reply(text="Hello from the model."))
+
+    async def run():
+        return [
+            message
+            async for message in query(prompt="Say hello", options=options(server, wire, agent_binary, tmp_path / "w"))
+        ]
+
+    messages = asyncio.run(run())
+    result = messages[-1]
+    assert isinstance(result, ResultMessage) and result.result == "Hello from the model."
+    assert "Say hello" in json.dumps(server.requests[0].body)
+
+
+def test_can_use_tool_denies_and_allows_with_updated_input(server, tmp_path, agent_binary, wire):
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "touch denied.txt"})]),
+        lambda request: Reply(tool_calls=[ToolCall("shell", {"command": "touch asked.txt"})]),
+        lambda request: Reply(text="done"),
+    )
+    asked: list[tuple[str, dict]] = []
+
+    async def can_use_tool(name, tool_input, context):
+        asked.append((name, dict(tool_input)))
+        if "denied" in tool_input["command"]:
+            return PermissionResultDeny(message="not that file")
+        return PermissionResultAllow(updated_input={**tool_input, "command": "touch changed.txt"})
+
+    work = tmp_path / "work"
+
+    async def run():
+        async with ClaudeSDKClient(options(server, wire, agent_binary, work, can_use_tool=can_use_tool)) as client:
+            await client.query("touch files")
+            return await collect(client)
+
+    messages = asyncio.run(run())
+    assert [command["command"] for _, command in asked] == ["touch denied.txt", "touch asked.txt"]
+    assert {name for name, _ in asked} == {"Bash"}
+    denied, allowed = tool_results(messages)
+    assert denied.is_error and "not that file" in denied.content
+    assert not (work / "denied.txt").exists()
+    assert (work / "changed.txt").exists() and not (work / "asked.txt").exists()  # the updated input ran
+    result = messages[-1]
+    assert result.result == "done" and [d["tool_use_id"] for d in result.permission_denials] == [denied.tool_use_id]
+
+
+def test_pre_tool_use_hook_callback_blocks(server, tmp_path, agent_binary, wire):
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "touch hooked.txt"})]),
+        lambda request: Reply(text="blocked, fine"),
+    )
+    seen: list[dict] = []
+
+    async def guard(hook_input, tool_use_id, context):
+        seen.append(hook_input)
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": "the host says no",
+            }
+        }
+
+    work = tmp_path / "work"
+    hooks = {"PreToolUse": [HookMatcher(matcher="Bash", hooks=[guard])]}
+
+    async def run():
+        async with ClaudeSDKClient(options(server, wire, agent_binary, work, hooks=hooks)) as client:
+            await client.query("touch it")
+            return await collect(client)
+
+    messages = asyncio.run(run())
+    assert seen and seen[0]["hook_event_name"] == "PreToolUse" and seen[0]["tool_name"] == "Bash"
+    assert seen[0]["tool_input"]["command"] == "touch hooked.txt"
+    (output,) = tool_results(messages)
+    assert output.is_error and "the host says no" in output.content
+    assert not (work / "hooked.txt").exists()
+    assert messages[-1].result == "blocked, fine"
+
+
+def test_interrupt_mid_turn(server, tmp_path, agent_binary, wire):
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "sleep 61.25"})]), Reply(text="after the interrupt"))
+
+    async def run():
+        async with ClaudeSDKClient(options(server, wire, agent_binary, tmp_path / "work")) as client:
+            await client.query("sleep")
+            messages, pid = [], None
+            async for message in client.receive_response():
+                messages.append(message)
+                if any(isinstance(block, ToolUseBlock) for block in getattr(message, "content", []) or []):
+                    pid = await started("sleep", "61.25")  # by its command line: it may run in a pid namespace
+                    await client.interrupt()
+            stopped = await gone(pid)
+            await client.query("go on")
+            after = await collect(client)
+        return messages, stopped, after
+
+    messages, stopped, after = asyncio.run(run())
+    result = messages[-1]
+    assert isinstance(result, ResultMessage) and result.is_error and result.subtype == "error_during_execution"
+    assert stopped  # the interrupted command was stopped
+    assert after[-1].result == "after the interrupt"  # the session goes on
+
+
+def test_max_turns_gives_error_max_turns(server, tmp_path, agent_binary, wire):
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "echo one"})]))
+
+    async def run():
+        async with ClaudeSDKClient(options(server, wire, agent_binary, tmp_path / "w", max_turns=1)) as client:
+            await client.query("loop")
+            return await collect(client)
+
+    result = asyncio.run(run())[-1]
+    assert isinstance(result, ResultMessage) and result.subtype == "error_max_turns" and result.is_error
+    assert len(server.requests) == 1
+
+
+def test_resume_by_session_id_in_a_new_process(server, tmp_path, agent_binary, wire):
+    server.script(Reply(text="First answer."), lambda request: Reply(text="Resumed."))
+    work = tmp_path / "work"
+
+    async def run(prompt: str, **more):
+        opts = options(server, wire, agent_binary, work, **more)
+        return [message async for message in query(prompt=prompt, options=opts)]
+
+    first = asyncio.run(run("remember the word pelican"))[-1]
+    second = asyncio.run(run("what was the word?", resume=first.session_id))[-1]
+    assert second.result == "Resumed." and second.session_id == first.session_id
+    assert "pelican" in json.dumps(server.requests[-1].body)
+
+
+def test_sdk_mcp_server_tool_called_by_the_model(server, tmp_path, agent_binary, wire):
+    calls: list[dict] = []
+
+    @tool("add", "Add two numbers", {"a": int, "b": int})
+    async def add(args):
+        calls.append(args)
+        return {"content": [{"type": "text", "text": f"sum={args['a'] + args['b']}"}]}
+
+    calculator = create_sdk_mcp_server("calc", tools=[add])
+    server.script(
+        Reply(tool_calls=[ToolCall("mcp__calc__add", {"a": 2, "b": 3})]), lambda request: Reply(text="The sum is 5.")
+    )
+
+    async def run():
+        opts = options(server, wire, agent_binary, tmp_path / "w", mcp_servers={"calc": calculator})
+        async with ClaudeSDKClient(opts) as client:
+            await client.query("add 2 and 3")
+            messages = await collect(client)
+            status = await client.get_mcp_status()
+        return messages, status
+
+    messages, status = asyncio.run(run())
+    assert calls == [{"a": 2, "b": 3}]
+    (output,) = tool_results(messages)
+    assert "sum=5" in str(output.content)
+    assert "mcp__calc__add" in json.dumps(server.requests[0].body)  # the model was offered the host's tool
+    assert status["mcpServers"][0]["name"] == "calc" and status["mcpServers"][0]["status"] == "connected"
+    assert messages[-1].result == "The sum is 5."
