@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, provider_env
+from tests.conftest import REPO, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
 from tests.processes import gone, started
 
@@ -275,3 +275,50 @@ def test_sdk_mcp_server_tool_called_by_the_model(server, tmp_path, agent_binary,
     assert "mcp__calc__add" in json.dumps(server.requests[0].body)  # the model was offered the host's tool
     assert status["mcpServers"][0]["name"] == "calc" and status["mcpServers"][0]["status"] == "connected"
     assert messages[-1].result == "The sum is 5."
+
+
+def test_print_mode_text_and_json(server, tmp_path, wire):
+    """`claude -p` as scripts call it: the answer as text, or the result as one JSON object."""
+    server.script(Reply(text="plain answer"), Reply(text="json answer"))
+    env = provider_env(server, "anthropic" if wire == "anthropic" else "openai")
+    text = run_agent(["-p", "hi", "--model", WIRES[wire]], cwd=tmp_path, env=env)
+    assert text.returncode == 0, text.stderr
+    assert text.stdout == "plain answer\n"
+    as_json = run_agent(["-p", "--output-format", "json", "--model", WIRES[wire]], cwd=tmp_path, env=env, stdin="hi")
+    assert as_json.returncode == 0, as_json.stderr
+    result = json.loads(as_json.stdout)
+    assert result["type"] == "result" and result["subtype"] == "success" and result["result"] == "json answer"
+
+
+def test_control_requests_answered_or_refused(server, tmp_path, agent_binary):
+    """What we do is answered; what we do not (rewind_files, stop_task) is an error, never a hang."""
+
+    async def run():
+        async with ClaudeSDKClient(options(server, "anthropic", agent_binary, tmp_path / "w")) as client:
+            info = await client.get_server_info()
+            await client.set_permission_mode("acceptEdits")
+            await client.set_model("claude-haiku-4-5")
+            usage = await client.get_context_usage()
+            with pytest.raises(Exception, match="does not support"):
+                await client.rewind_files("a-message-id")
+            with pytest.raises(Exception, match="does not support"):
+                await client.stop_task("a-task")
+            return info, usage
+
+    info, usage = asyncio.run(run())
+    assert info["pid"] > 0 and any(command["name"] == "compact" for command in info["commands"])
+    assert usage["totalTokens"] > 0 and usage["model"] == "claude-haiku-4-5"
+
+
+def test_json_schema_fills_structured_output(server, tmp_path, agent_binary):
+    server.script(Reply(text='{"answer": 4}'))
+    schema = {"type": "object", "properties": {"answer": {"type": "integer"}}, "required": ["answer"]}
+
+    async def run():
+        opts = options(
+            server, "responses", agent_binary, tmp_path / "w", output_format={"type": "json_schema", "schema": schema}
+        )
+        return [message async for message in query(prompt="2+2?", options=opts)]
+
+    result = asyncio.run(run())[-1]
+    assert result.structured_output == {"answer": 4}
