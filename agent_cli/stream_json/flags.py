@@ -38,6 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text")
     parser.add_argument("--verbose", action="store_true", help="accepted (stream-json always carries every message)")
     parser.add_argument("--include-partial-messages", action="store_true", help="stream_event messages as text arrives")
+    parser.add_argument(
+        "--replay-user-messages", action="store_true", help="echo each user message with its uuid (rewind_files)"
+    )
     parser.add_argument("--include-hook-events", action="store_true", help="accepted; hook runs are not reported")
     parser.add_argument("--system-prompt", help="replaces the agent's instructions ('' keeps ours)")
     parser.add_argument("--system-prompt-file", metavar="FILE")

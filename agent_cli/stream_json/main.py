@@ -102,6 +102,9 @@ def open_for(args: argparse.Namespace, channel: Channel):
         max_turns=args.max_turns,
         max_budget_usd=args.max_budget_usd,
         price=price,
+        replay=args.replay_user_messages,
+        states=os.environ.get("CLAUDE_CODE_SDK_READS_SESSION_STATE", "") not in ("", "0", "false"),
+        states_shown=os.environ.get("CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS", "") not in ("", "0", "false"),
     )
     return session, options
 

@@ -43,6 +43,9 @@ class ServeOptions:
     max_turns: int | None = None
     max_budget_usd: float | None = None
     price: Any = None
+    replay: bool = False  # --replay-user-messages: each user message comes back with its uuid (rewind_files)
+    states: bool = False  # CLAUDE_CODE_SDK_READS_SESSION_STATE: system/session_state_changed frames
+    states_shown: bool = False  # CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS: the caller sees them too
 
 
 class StreamJsonServer:
@@ -51,6 +54,7 @@ class StreamJsonServer:
         self.turn: TurnTranslator | None = None
         self.status = 0
         self._tasks: set[asyncio.Task] = set()
+        self.prompt_ids: dict[str, int] = {}  # a user message's uuid -> its prompt's index in the history
 
     # --- input ------------------------------------------------------------------------------
 
@@ -110,17 +114,22 @@ class StreamJsonServer:
     async def _turns(self, queue: asyncio.Queue[dict | None]) -> None:
         while (message := await queue.get()) is not None:
             content = PromptContent(message.get("message"))
+            prompt_id = str(message.get("uuid") or msg.new_uuid())
             try:
-                await self.run_turn(content.text, content.images)
+                await self.run_turn(content.text, content.images, prompt_id)
             finally:
                 content.cleanup()
 
-    async def run_turn(self, text: str, images: list) -> dict:
+    async def run_turn(self, text: str, images: list, prompt_id: str | None = None) -> dict:
         session, options = self.session, self.options
         session.limits = RunLimits(  # --max-turns and --max-budget-usd count per prompt, as in claude
             max_requests=options.max_turns, max_cost_usd=options.max_budget_usd, price=options.price
         )
+        self.state("running")
         self.channel.write(self._init_message())
+        if options.replay and prompt_id is not None:
+            self.channel.write({**msg.user_text(session.id, text), "uuid": prompt_id, "isReplay": True})
+        prompts_before = len(session.checkpoints.prompts())
         turn = self.turn = TurnTranslator(session, self.channel.write, options.partial, options.schema)
         if not text.strip() and not images:
             turn.failure = ("the message has no text", None)
@@ -133,9 +142,20 @@ class StreamJsonServer:
                 turn.render(event)
         result = turn.result()
         self.status = 1 if result["is_error"] else 0
+        prompts = session.checkpoints.prompts()
+        if prompt_id is not None and len(prompts) > prompts_before:
+            self.prompt_ids[prompt_id] = prompts[prompts_before].index  # what rewind_files goes back to
         self.channel.write(result)
         self.turn = None
+        self.state("idle")
         return result
+
+    def state(self, state: str) -> None:
+        """system/session_state_changed (running, requires_action, idle): the SDK closes stdin on idle."""
+        if self.options.states:
+            frame = {"type": "system", "subtype": "session_state_changed", "state": state}
+            frame.update({"session_id": self.session.id, "uuid": msg.new_uuid()})
+            self.channel.write(frame if self.options.states_shown else {**frame, "sdk_host_only": True})
 
     def _init_message(self) -> dict:
         session = self.session
@@ -156,6 +176,7 @@ class StreamJsonServer:
         name, arguments = turn.calls.get(request.call_id, (request.tool, {}))
         claude_name, claude_input = msg.claude_tool(name, arguments, self.session.config.cwd)
         decision = ev.ApprovalDecision("deny", reason="the host did not answer")
+        self.state("requires_action")
         try:
             answer = await self.channel.request(
                 {
@@ -184,6 +205,7 @@ class StreamJsonServer:
             log.warning("can_use_tool: %s", exc)
             decision = ev.ApprovalDecision("deny", reason=str(exc))
         finally:
+            self.state("running")
             if request.future is not None and not request.future.done():
                 request.future.set_result(decision)
 
@@ -259,6 +281,26 @@ class StreamJsonServer:
                     ]
                 servers.append(entry)
         return {"mcpServers": servers}
+
+    async def _on_rewind_files(self, request: dict) -> dict:
+        """Files back to before the prompt of ``user_message_id`` (``/rewind N code``: our checkpoints)."""
+        session = self.session
+        index = self.prompt_ids.get(str(request.get("user_message_id")))
+        numbers = [number for number, entry in enumerate(session.checkpoints.prompts(), 1) if entry.index == index]
+        if index is None or not numbers:
+            raise ValueError(
+                f"no checkpoint for user message {request.get('user_message_id')!r} "
+                "(pass --replay-user-messages and use the uuid of a user message of this session)"
+            )
+        if session.running:
+            raise ValueError("a turn is running: interrupt it or wait for its result")
+        restored: list[str] = []
+        async for event in submit(session, f"/rewind {numbers[0]} code --yes"):
+            if isinstance(event, ev.InputRejected):
+                raise ValueError(event.message)
+            if isinstance(event, ev.Rewound):
+                restored = list(event.restored)
+        return {"canRewind": True, "filesChanged": restored}
 
     async def _on_get_context_usage(self, request: dict) -> dict:
         usage = context_usage(self.session)

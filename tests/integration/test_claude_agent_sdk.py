@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, provider_env, run_agent
+from tests.conftest import REPO, git_init, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
 from tests.processes import gone, started
 
@@ -291,7 +291,7 @@ def test_print_mode_text_and_json(server, tmp_path, wire):
 
 
 def test_control_requests_answered_or_refused(server, tmp_path, agent_binary):
-    """What we do is answered; what we do not (rewind_files, stop_task) is an error, never a hang."""
+    """What we do is answered; what we do not (stop_task, mcp_toggle) is an error, never a hang."""
 
     async def run():
         async with ClaudeSDKClient(options(server, "anthropic", agent_binary, tmp_path / "w")) as client:
@@ -300,9 +300,9 @@ def test_control_requests_answered_or_refused(server, tmp_path, agent_binary):
             await client.set_model("claude-haiku-4-5")
             usage = await client.get_context_usage()
             with pytest.raises(Exception, match="does not support"):
-                await client.rewind_files("a-message-id")
-            with pytest.raises(Exception, match="does not support"):
                 await client.stop_task("a-task")
+            with pytest.raises(Exception, match="does not support"):
+                await client.toggle_mcp_server("a-server", False)
             return info, usage
 
     info, usage = asyncio.run(run())
@@ -322,3 +322,28 @@ def test_json_schema_fills_structured_output(server, tmp_path, agent_binary):
 
     result = asyncio.run(run())[-1]
     assert result.structured_output == {"answer": 4}
+
+
+def test_rewind_files_to_a_user_message(server, tmp_path, agent_binary):
+    """`rewind_files(uuid)` of a replayed user message takes the files back with our checkpoints."""
+    work = git_init(tmp_path / "work")
+    (work / "notes.txt").write_text("original\n")
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "echo changed > notes.txt"})]),
+        lambda request: Reply(text="changed it"),
+    )
+
+    async def run():
+        opts = options(server, "anthropic", agent_binary, work, extra_args={"replay-user-messages": None})
+        async with ClaudeSDKClient(opts) as client:
+            await client.query("change the notes")
+            messages = await collect(client)
+            replayed = [m for m in messages if isinstance(m, UserMessage) and not tool_results([m])]
+            changed = (work / "notes.txt").read_text()
+            await client.rewind_files(replayed[0].uuid)
+            with pytest.raises(Exception, match="no checkpoint"):
+                await client.rewind_files("not-a-message-of-this-session")
+        return changed
+
+    assert asyncio.run(run()) == "changed\n"
+    assert (work / "notes.txt").read_text() == "original\n"
