@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import signal
 import sys
 import threading
@@ -36,6 +37,8 @@ from agent_cli.stream_json.channel import Channel
 from agent_cli.stream_json.host_mcp import host_server_spec
 from agent_cli.stream_json.serve import ServeOptions, StreamJsonServer, apply_permission_mode
 from agent_cli.terminal_text import terminal_safe
+
+SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")  # a file name's part: no path, no ..
 
 
 def run_stream_json(argv: list[str]) -> int:
@@ -75,8 +78,11 @@ def open_for(args: argparse.Namespace, channel: Channel):
     )
     check_api_key_or_exit(config)
     servers = mcp_servers(args, channel)
+    new_id = args.session_id if path is None and args.session_id else None
+    if new_id is not None and not SESSION_ID.fullmatch(new_id):
+        fail(f"--session-id {terminal_safe(new_id)}: use letters, digits, '-', '_' and '.' (a UUID)")
     try:
-        session = open_session(config, interactive=prompt_tool, mcp_servers=servers)
+        session = open_session(config, interactive=prompt_tool, mcp_servers=servers, session_id=new_id)
         if path is not None:
             session = restore(session, path)
     except RolloutError as exc:
@@ -120,7 +126,7 @@ def resume_path(args: argparse.Namespace) -> Path | None:
             try:
                 path = find_session(from_home, args.session_id)
             except RolloutError:
-                path = None  # a new session (it gets an id of its own)
+                path = None  # a new session with this id
         elif args.continue_last:
             found = latest_session(from_home, Path(args.cd or ".").expanduser().resolve())
             path = found[0] if found is not None and found[1] else None

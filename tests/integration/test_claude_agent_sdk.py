@@ -241,9 +241,11 @@ def test_resume_by_session_id_in_a_new_process(server, tmp_path, agent_binary, w
         opts = options(server, wire, agent_binary, work, **more)
         return [message async for message in query(prompt=prompt, options=opts)]
 
-    first = asyncio.run(run("remember the word pelican"))[-1]
-    second = asyncio.run(run("what was the word?", resume=first.session_id))[-1]
-    assert second.result == "Resumed." and second.session_id == first.session_id
+    chosen = "5f0c6a8e-3d2b-4c1a-9e7f-0123456789ab"  # the SDK's session_id: the new session takes it
+    first = asyncio.run(run("remember the word pelican", session_id=chosen))[-1]
+    assert first.session_id == chosen
+    second = asyncio.run(run("what was the word?", resume=chosen))[-1]
+    assert second.result == "Resumed." and second.session_id == chosen
     assert "pelican" in json.dumps(server.requests[-1].body)
 
 
