@@ -38,6 +38,7 @@ from agent_cli.stream_json.host_mcp import host_server_spec
 from agent_cli.stream_json.serve import ServeOptions, StreamJsonServer, apply_permission_mode
 from agent_cli.terminal_text import terminal_safe
 
+EFFORTS = {"low": "low", "medium": "medium", "high": "high", "xhigh": "xhigh", "max": "xhigh"}  # Claude's -> Codex's
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")  # a file name's part: no path, no ..
 
 
@@ -138,8 +139,10 @@ def resume_path(args: argparse.Namespace) -> Path | None:
 
 
 def overrides_for(args: argparse.Namespace) -> list[str]:
-    """``-c`` overrides, then --allowedTools / --disallowedTools as permission rules."""
+    """``-c`` overrides, --effort, then --allowedTools / --disallowedTools as permission rules."""
     overrides = list(args.overrides)
+    if args.effort:
+        overrides.insert(0, f'model_reasoning_effort="{EFFORTS[args.effort]}"')  # a -c of the user's wins
     allowed = flags.split_names(args.allowed_tools)
     denied = flags.split_names(args.disallowed_tools)
     if args.settings:

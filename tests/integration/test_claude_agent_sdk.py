@@ -349,3 +349,35 @@ def test_rewind_files_to_a_user_message(server, tmp_path, agent_binary):
 
     assert asyncio.run(run()) == "changed\n"
     assert (work / "notes.txt").read_text() == "original\n"
+
+
+def test_allowed_and_disallowed_tools_are_permission_rules(server, tmp_path, agent_binary):
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "touch allowed.txt"})]),
+        lambda request: Reply(tool_calls=[ToolCall("shell", {"command": "touch denied.txt"})]),
+        lambda request: Reply(text="done"),
+    )
+    asked: list[str] = []
+
+    async def can_use_tool(name, tool_input, context):
+        asked.append(tool_input.get("command", ""))
+        return PermissionResultAllow()
+
+    work = tmp_path / "work"
+    rules = {"allowed_tools": ["Bash(touch allowed.txt)"], "disallowed_tools": ["Bash(touch denied.txt)"]}
+
+    async def run():
+        opts = options(
+            server, "anthropic", agent_binary, work, can_use_tool=can_use_tool, tools=["Bash", "Read"], **rules
+        )
+        async with ClaudeSDKClient(opts) as client:
+            await client.query("touch both")
+            return await collect(client)
+
+    messages = asyncio.run(run())
+    assert asked == []  # the allow rule answered; the deny rule refused without asking
+    assert (work / "allowed.txt").exists() and not (work / "denied.txt").exists()
+    allowed, denied = tool_results(messages)
+    assert not allowed.is_error and denied.is_error and "touch denied.txt" in denied.content
+    assert set(messages[0].data["tools"]) == {"Bash", "Read"}  # --tools: the model got these
+    assert {tool["name"] for tool in server.requests[0].body["tools"]} == {"shell", "read_file"}
