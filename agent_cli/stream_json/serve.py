@@ -82,9 +82,9 @@ class StreamJsonServer:
                     break
         finally:
             queue.put_nowait(None)
+            self.channel.close()  # nobody can answer now: a question still open is a no, never a hang
         with contextlib.suppress(asyncio.CancelledError):
             await worker
-        self.channel.close()
         for task in list(self._tasks):
             task.cancel()
         return 0  # stdin ended: the host is done (a failed turn was its result's to say)

@@ -24,6 +24,7 @@ from claude_agent_sdk import (  # noqa: E402
     PermissionResultAllow,
     PermissionResultDeny,
     ResultMessage,
+    StreamEvent,
     SystemMessage,
     ToolResultBlock,
     ToolUseBlock,
@@ -381,3 +382,21 @@ def test_allowed_and_disallowed_tools_are_permission_rules(server, tmp_path, age
     assert not allowed.is_error and denied.is_error and "touch denied.txt" in denied.content
     assert set(messages[0].data["tools"]) == {"Bash", "Read"}  # --tools: the model got these
     assert {tool["name"] for tool in server.requests[0].body["tools"]} == {"shell", "read_file"}
+
+
+def test_partial_messages_stream_text_deltas(server, tmp_path, agent_binary, wire):
+    server.script(Reply(text="streamed in pieces", chunk_size=4))
+
+    async def run():
+        opts = options(server, wire, agent_binary, tmp_path / "w", include_partial_messages=True)
+        async with ClaudeSDKClient(opts) as client:
+            await client.query("stream")
+            return await collect(client)
+
+    messages = asyncio.run(run())
+    events = [message.event for message in messages if isinstance(message, StreamEvent)]
+    kinds = [event["type"] for event in events]
+    assert kinds[0] == "message_start" and kinds[1] == "content_block_start" and kinds[-1] == "message_stop"
+    deltas = [event["delta"]["text"] for event in events if event["type"] == "content_block_delta"]
+    assert len(deltas) > 1 and "".join(deltas) == "streamed in pieces"
+    assert messages[-1].result == "streamed in pieces"
