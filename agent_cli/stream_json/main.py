@@ -35,7 +35,7 @@ from agent_cli.session.structured_output import load_schema
 from agent_cli.stream_json import flags
 from agent_cli.stream_json.channel import Channel
 from agent_cli.stream_json.host_mcp import host_server_spec
-from agent_cli.stream_json.serve import ServeOptions, StreamJsonServer, apply_permission_mode
+from agent_cli.stream_json.serve import ServeOptions, StreamJsonServer
 from agent_cli.terminal_text import terminal_safe
 
 EFFORTS = {"low": "low", "medium": "medium", "high": "high", "xhigh": "xhigh", "max": "xhigh"}  # Claude's -> Codex's
@@ -88,7 +88,8 @@ def open_for(args: argparse.Namespace, channel: Channel):
             session = restore(session, path)
     except RolloutError as exc:
         fail(str(exc))
-    apply_permission_mode(session, mode, prompt_tool)
+    if mode == "acceptEdits":  # the policy, sandbox and mode came with the config (an -a / -s of the user's wins)
+        session.approvals.session_approved.add("apply_patch")
     limit_tools(session, args)
     instructions(session, args)
     if args.json_schema:
@@ -279,6 +280,8 @@ async def serve(session, channel: Channel, options: ServeOptions, output: str, l
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(sig, on_signal, sig)
     session.start_mcp()
+    if lines is None:
+        channel.close()  # one prompt, no protocol on stdin: nobody can answer a question (it is a no)
     try:
         if lines is not None:
             return await server.serve(lines)
