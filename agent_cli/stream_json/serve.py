@@ -9,7 +9,6 @@ that we do not do is answered with an error, never left waiting."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import os
@@ -83,8 +82,7 @@ class StreamJsonServer:
         finally:
             queue.put_nowait(None)
             self.channel.close()  # nobody can answer now: a question still open is a no, never a hang
-        with contextlib.suppress(asyncio.CancelledError):
-            await worker
+        await worker  # stdin's end lets the running turn finish, as claude does (query() closes it at once)
         for task in list(self._tasks):
             task.cancel()
         return 0  # stdin ended: the host is done (a failed turn was its result's to say)

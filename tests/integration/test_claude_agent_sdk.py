@@ -400,3 +400,25 @@ def test_partial_messages_stream_text_deltas(server, tmp_path, agent_binary, wir
     deltas = [event["delta"]["text"] for event in events if event["type"] == "content_block_delta"]
     assert len(deltas) > 1 and "".join(deltas) == "streamed in pieces"
     assert messages[-1].result == "streamed in pieces"
+
+
+def test_disconnect_mid_turn_ends_agent_and_its_command(server, tmp_path, agent_binary):
+    """The SDK closes stdin, then terminates the CLI: the agent and the command it runs end."""
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "sleep 61.75"})]))
+
+    async def run():
+        client = ClaudeSDKClient(options(server, "anthropic", agent_binary, tmp_path / "w"))
+        await client.connect()
+        try:
+            await client.query("sleep")
+            async for message in client.receive_messages():
+                if isinstance(message, SystemMessage) and message.subtype == "init":
+                    agent_pid = message.data["pid"]
+                if isinstance(message, AssistantMessage) and isinstance(message.content[0], ToolUseBlock):
+                    sleeper = await started("sleep", "61.75")
+                    break
+        finally:
+            await client.disconnect()
+        return await gone(agent_pid, within=10), await gone(sleeper, within=10)
+
+    assert asyncio.run(run()) == (True, True)
