@@ -190,10 +190,14 @@ class StreamJsonServer:
             )
             if answer.get("behavior") == "allow":
                 updated = answer.get("updatedInput")
-                changed = isinstance(updated, dict) and updated != claude_input
-                decision = ev.ApprovalDecision(
-                    "approve", arguments=msg.our_arguments(name, updated, arguments) if changed else None
-                )
+                changed = msg.our_arguments(name, updated, arguments) if isinstance(updated, dict) else None
+                changed = changed if changed != arguments else None
+                decision = ev.ApprovalDecision("approve", arguments=changed)
+                verdict = self.session.approvals.permissions.decide(name, changed) if changed else None
+                if verdict is not None and verdict.decision == "deny":  # a deny rule holds for the new input too
+                    decision = ev.ApprovalDecision(
+                        "deny", reason=f"the permission rule `{verdict.rule_text}` denies it"
+                    )
             else:
                 decision = ev.ApprovalDecision("deny", reason=str(answer.get("message") or "") or None)
                 turn.denied(request.call_id, claude_input)

@@ -136,6 +136,8 @@ def test_can_use_tool_denies_and_allows_with_updated_input(server, tmp_path, age
         Reply(tool_calls=[ToolCall("shell", {"command": "touch denied.txt"})]),
         lambda request: Reply(tool_calls=[ToolCall("shell", {"command": "touch asked.txt"})]),
         lambda request: Reply(text="done"),
+        Reply(tool_calls=[ToolCall("shell", {"command": "touch other.txt"})]),
+        lambda request: Reply(text="refused"),
     )
     asked: list[tuple[str, dict]] = []
 
@@ -143,17 +145,22 @@ def test_can_use_tool_denies_and_allows_with_updated_input(server, tmp_path, age
         asked.append((name, dict(tool_input)))
         if "denied" in tool_input["command"]:
             return PermissionResultDeny(message="not that file")
-        return PermissionResultAllow(updated_input={**tool_input, "command": "touch changed.txt"})
+        target = "forbidden.txt" if "other" in tool_input["command"] else "changed.txt"
+        return PermissionResultAllow(updated_input={**tool_input, "command": f"touch {target}"})
 
     work = tmp_path / "work"
+    rule = {"disallowed_tools": ["Bash(touch forbidden.txt)"]}  # holds for an updated input too
 
     async def run():
-        async with ClaudeSDKClient(options(server, wire, agent_binary, work, can_use_tool=can_use_tool)) as client:
+        opts = options(server, wire, agent_binary, work, can_use_tool=can_use_tool, **rule)
+        async with ClaudeSDKClient(opts) as client:
             await client.query("touch files")
-            return await collect(client)
+            first = await collect(client)
+            await client.query("now the forbidden one")
+            return first, await collect(client)
 
-    messages = asyncio.run(run())
-    assert [command["command"] for _, command in asked] == ["touch denied.txt", "touch asked.txt"]
+    messages, later = asyncio.run(run())
+    assert [command["command"] for _, command in asked] == ["touch denied.txt", "touch asked.txt", "touch other.txt"]
     assert {name for name, _ in asked} == {"Bash"}
     denied, allowed = tool_results(messages)
     assert denied.is_error and "not that file" in denied.content
@@ -161,6 +168,9 @@ def test_can_use_tool_denies_and_allows_with_updated_input(server, tmp_path, age
     assert (work / "changed.txt").exists() and not (work / "asked.txt").exists()  # the updated input ran
     result = messages[-1]
     assert result.result == "done" and [d["tool_use_id"] for d in result.permission_denials] == [denied.tool_use_id]
+    (refused,) = tool_results(later)
+    assert refused.is_error and "touch forbidden.txt" in refused.content
+    assert not (work / "forbidden.txt").exists() and not (work / "other.txt").exists()
 
 
 def test_pre_tool_use_hook_callback_blocks(server, tmp_path, agent_binary, wire):
