@@ -432,3 +432,23 @@ def test_disconnect_mid_turn_ends_agent_and_its_command(server, tmp_path, agent_
         return await gone(agent_pid, within=10), await gone(sleeper, within=10)
 
     assert asyncio.run(run()) == (True, True)
+
+
+def test_subagent_messages_name_their_task_call(server, tmp_path, agent_binary):
+    server.script(
+        Reply(tool_calls=[ToolCall("task", {"agent": "explore", "description": "look", "prompt": "find x"})]),
+        Reply(text="x is in main.py"),  # the subagent's answer
+        Reply(text="The subagent found it."),
+    )
+
+    async def run():
+        async with ClaudeSDKClient(options(server, "anthropic", agent_binary, tmp_path / "w")) as client:
+            await client.query("delegate")
+            return await collect(client)
+
+    messages = asyncio.run(run())
+    (task,) = [b for m in messages if isinstance(m, AssistantMessage) for b in m.content if isinstance(b, ToolUseBlock)]
+    assert task.name == "Task" and task.input["subagent_type"] == "explore"
+    child = [m for m in messages if isinstance(m, AssistantMessage) and m.parent_tool_use_id == task.id]
+    assert [block.text for m in child for block in m.content] == ["x is in main.py"]
+    assert messages[-1].result == "The subagent found it."
