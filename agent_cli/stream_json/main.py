@@ -142,7 +142,7 @@ def resume_path(args: argparse.Namespace) -> Path | None:
 def overrides_for(args: argparse.Namespace) -> list[str]:
     """``-c`` overrides, --effort, then --allowedTools / --disallowedTools as permission rules."""
     overrides = list(args.overrides)
-    if args.effort:
+    if args.effort in EFFORTS:
         overrides.insert(0, f'model_reasoning_effort="{EFFORTS[args.effort]}"')  # a -c of the user's wins
     allowed = flags.split_names(args.allowed_tools)
     denied = flags.split_names(args.disallowed_tools)
