@@ -33,13 +33,22 @@ class TurnTranslator:
         self.aborted = False
         self.denials: list[dict[str, Any]] = []
         self.calls: dict[str, tuple[str, dict[str, Any]]] = {}  # call_id -> (our name, our arguments)
-        self._message_id = self._new_message_id()
+        self._message_id = self._new_message_id()  # the blocks of one model response share it
+        self._after_count = False  # a response ended: its tool calls follow, then the next response's text
+        self._after_tools = False  # its tool calls ran: whatever comes next is the next response
         self._block_open: str | None = None  # the partial block being streamed: "text" or "thinking"
         self._block_index = 0
 
     @staticmethod
     def _new_message_id() -> str:
         return f"msg_{uuid.uuid4().hex[:24]}"
+
+    def _id(self, kind: str, parent: str | None) -> str:
+        """The message id of a block: a new one where a new model response begins."""
+        if parent is None and (self._after_tools or (self._after_count and kind != "tool_use")):
+            self._message_id = self._new_message_id()
+            self._after_count = self._after_tools = False
+        return self._message_id
 
     # --- events ---------------------------------------------------------------------------
 
@@ -55,21 +64,22 @@ class TurnTranslator:
             case ev.ReasoningDone(text=text) if text:
                 self._close_block(parent)
                 block = {"type": "thinking", "thinking": text, "signature": ""}
-                self.write(msg.assistant(sid, self.session.model, block, parent, self._message_id))
+                self.write(msg.assistant(sid, self.session.model, block, parent, self._id("thinking", parent)))
             case ev.AgentMessage(text=text):
                 self._close_block(parent)
                 if parent is None:
                     self.last_message = text
                 block = {"type": "text", "text": text}
-                self.write(msg.assistant(sid, self.session.model, block, parent, self._message_id))
+                self.write(msg.assistant(sid, self.session.model, block, parent, self._id("text", parent)))
             case ev.ToolCallBegin(call_id=call_id, name=name, arguments=arguments):
                 self._close_block(parent)
                 self.calls[call_id] = (name, arguments)
                 claude_name, claude_input = msg.claude_tool(name, arguments, self.cwd)
                 block = {"type": "tool_use", "id": call_id, "name": claude_name, "input": claude_input}
-                self.write(msg.assistant(sid, self.session.model, block, parent, self._message_id))
+                self.write(msg.assistant(sid, self.session.model, block, parent, self._id("tool_use", parent)))
             case ev.ToolCallEnd(call_id=call_id, output=output, success=success):
                 self.write(msg.tool_result(sid, call_id, output, success, parent))
+                self._after_tools = self._after_tools or parent is None
             case ev.TokenCount() if parent is None:
                 self.requests += 1
                 self._close_block(parent)
@@ -99,7 +109,7 @@ class TurnTranslator:
         sid = self.session.id
         if self._block_open is None and self._block_index == 0:
             message = {
-                "id": self._message_id,
+                "id": self._id(kind, None),
                 "type": "message",
                 "role": "assistant",
                 "model": self.session.model,
@@ -130,7 +140,7 @@ class TurnTranslator:
             delta = {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None}}
             self.write(msg.stream_event(sid, {**delta, "usage": {"output_tokens": 0}}))
             self.write(msg.stream_event(sid, {"type": "message_stop"}))
-        self._message_id = self._new_message_id()
+        self._after_count = True
         self._block_index = 0
 
     # --- the result ------------------------------------------------------------------------

@@ -106,6 +106,8 @@ def test_two_turns_on_one_client_with_a_shell_call(server, tmp_path, agent_binar
     assert [(use.name, use.input["command"]) for use in uses] == [("Bash", "echo from-the-shell")]
     (output,) = tool_results(first)
     assert "from-the-shell" in output.content and output.is_error is False
+    ids = [m.message_id for m in first if isinstance(m, AssistantMessage)]  # text, tool_use | answer
+    assert len(ids) == 3 and ids[0] == ids[1] != ids[2]  # one id per model response, as Anthropic's
     result = first[-1]
     assert isinstance(result, ResultMessage) and result.subtype == "success" and not result.is_error
     assert result.result == "The command printed from-the-shell."
