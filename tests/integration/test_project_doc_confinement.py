@@ -4,9 +4,11 @@ real `agent exec` run."""
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
+from PIL import Image as PILImage
 
 from tests.conftest import git_init, provider_env, run_agent
 from tests.fake_server import Reply
@@ -80,3 +82,32 @@ def test_command_files_hidden_by_a_rule_or_leading_outside_are_not_sent(server, 
         )
         sent = json.dumps([request.body for request in server.requests]) + result.stdout
         assert OUTSIDE not in sent and HIDDEN not in sent
+
+
+def test_an_image_a_read_deny_rule_hides_is_not_attached(server, tmp_path, isolated_home):
+    repo = git_init(tmp_path / "repo")
+    (repo / "private").mkdir()
+    picture = io.BytesIO()
+    PILImage.new("RGB", (8, 8), "red").save(picture, format="PNG")
+    (repo / "private" / "shot.png").write_bytes(picture.getvalue())
+    server.script(Reply(text="ok"))
+    result = run_agent(
+        [
+            "exec",
+            "--provider",
+            "openai-chat",
+            "-m",
+            "test-model",
+            "-c",
+            "model_supports_images=true",
+            "-c",
+            'permissions.deny=["Read(./private/**)"]',
+            "-i",
+            "private/shot.png",
+            "describe it",
+        ],
+        cwd=repo,
+        env=provider_env(server, "openai-chat"),
+    )
+    assert "image" not in json.dumps([request.body for request in server.requests])
+    assert "Read(./private/**)" in result.stderr
