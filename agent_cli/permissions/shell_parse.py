@@ -102,10 +102,14 @@ def _stdin_of(redirect) -> tuple[str, str] | None:
     if redirect.type == "heredoc_redirect":
         body = next((child for child in redirect.children if child.type == "heredoc_body"), None)
         return ("text", _text(body) if body is not None else "")
-    if redirect.type == "file_redirect" and any(_text(c) == "<" for c in redirect.children):
-        destination = redirect.child_by_field_name("destination")
-        target = _word(destination) if destination is not None else None
-        return ("file", target) if target is not None else ("unknown", "")
+    if redirect.type == "file_redirect":
+        operators = {_text(c) for c in redirect.children if not c.is_named}
+        if "<" in operators:
+            destination = redirect.child_by_field_name("destination")
+            target = _word(destination) if destination is not None else None
+            return ("file", target) if target is not None else ("unknown", "")
+        if operators & {"<&", "<>", "<&-"}:
+            return ("unknown", "")  # `<&3`: whatever descriptor 3 holds
     return None
 
 

@@ -59,6 +59,9 @@ def shell_targets(command: str, cwd: Path, resolve: bool = False) -> tuple[list[
         spell(walk, simple.words, simple.literal, 0, simple.stdin, simple.stdin_text)
         also = (*walk.found, *(Target("Bash", "opaque", reason) for reason in dict.fromkeys(walk.opaque)))
         targets.append(replace(command_target(simple.words, simple.literal), also=also))
+    if not line.commands and not line.readable:  # `{rm,x}`: nothing parsed, something may run
+        reason = Target("Bash", "opaque", f"`{command[:77]}` is a line the parser cannot read")
+        targets.append(Target("Bash", "command", command, also=(reason,)))
     targets += [Target("Bash", "edit", path) for path in writes]
     return targets, line.readable and bool(line.commands)
 

@@ -75,6 +75,9 @@ SEEN_THROUGH = [
     "./clean.sh",
     ". ./clean.sh",
     "bash < clean.sh",
+    "bash /dev/stdin <<< 'rm keep.txt'",
+    "git config core.pager 'rm keep.txt'",
+    "git config alias.zap '!rm keep.txt'",
 ]
 
 
@@ -126,6 +129,11 @@ OPAQUE = [
     ("git zap", "not a git command"),
     ("$(echo rm) keep.txt", "known only when it runs"),
     ("echo ok &&", "cannot read"),
+    ("/bin/r? keep.txt", "pattern"),
+    ("{rm,keep.txt}", "cannot read"),
+    ("bash <&3", "descriptor"),
+    ("echo 'import os' > s.py; python3 s.py", "the same line writes"),
+    ("mkfifo p; ./p", "does not exist yet"),
 ]
 
 
