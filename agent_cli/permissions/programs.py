@@ -262,3 +262,108 @@ def interpreter(walk: Walker, words: tuple[str, ...], stdin: str) -> None:
         return
     if name in _STDIN_CODE and stdin and "-m" not in args and (not operands or operands[0] == "-") and stdin != "file":
         walk.unknown(words, "runs code read from its input")
+
+
+# --- wrappers whose options are known ------------------------------------------------------------
+
+# Wrapper -> (options that take a value, options that do not, positional words before the command).
+# For these the wrapped command is found exactly (`timeout 5 grep rm f` runs grep, not rm); an option
+# not listed makes every later word a possible start again (see_through._wrapper).
+_WRAPPER_OPTIONS: dict[str, tuple[frozenset[str], frozenset[str], int]] = {
+    "timeout": (
+        frozenset({"-s", "--signal", "-k", "--kill-after"}),
+        frozenset({"--preserve-status", "--foreground", "-v", "--verbose"}),
+        1,
+    ),
+    "nice": (frozenset({"-n", "--adjustment"}), frozenset(), 0),
+    "env": (
+        frozenset({"-u", "--unset", "-C", "--chdir"}),
+        frozenset({"-i", "--ignore-environment", "-0", "--null", "-v", "--debug", "-"}),
+        0,
+    ),
+    "xargs": (
+        frozenset(
+            {
+                "-a",
+                "--arg-file",
+                "-d",
+                "--delimiter",
+                "-E",
+                "-I",
+                "-L",
+                "--max-lines",
+                "-n",
+                "--max-args",
+                "-P",
+                "--max-procs",
+                "-s",
+                "--max-chars",
+                "--process-slot-var",
+            }
+        ),
+        frozenset(
+            {
+                "-0",
+                "--null",
+                "-r",
+                "--no-run-if-empty",
+                "-t",
+                "--verbose",
+                "-p",
+                "--interactive",
+                "-x",
+                "--exit",
+                "-o",
+                "--open-tty",
+            }
+        ),
+        0,
+    ),  # fmt: skip
+    "time": (
+        frozenset({"-f", "--format", "-o", "--output"}),
+        frozenset({"-p", "--portability", "-a", "--append", "-v", "--verbose", "-q", "--quiet"}),
+        0,
+    ),
+    "nohup": (frozenset(), frozenset(), 0),
+    "command": (frozenset(), frozenset({"-p"}), 0),
+    "builtin": (frozenset(), frozenset(), 0),
+    "exec": (frozenset({"-a"}), frozenset({"-c", "-l"}), 0),
+    "stdbuf": (frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}), frozenset(), 0),
+    "setsid": (frozenset(), frozenset({"-c", "--ctty", "-f", "--fork", "-w", "--wait"}), 0),
+    "ionice": (
+        frozenset({"-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"}),
+        frozenset({"-t", "--ignore"}),
+        0,
+    ),
+}
+
+
+def exact_command_start(program: str, args: tuple[str, ...]) -> int | None:
+    """Where the command a known wrapper runs starts in ``args``; None when an option is unknown."""
+    spec = _WRAPPER_OPTIONS.get(program)
+    if spec is None:
+        return None
+    valued, flags, positional = spec
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg == "--":
+            index += 1
+            break
+        if program == "env" and "=" in arg and not arg.startswith("-"):
+            index += 1  # NAME=value
+            continue
+        if not arg.startswith("-") or arg == "-" and program != "env":
+            break
+        name = arg.split("=", 1)[0] if arg.startswith("--") else arg
+        if program == "nice" and arg[1:].isdigit():
+            index += 1  # nice -5 cmd
+        elif name in valued:
+            index += 1 if "=" in arg or (len(arg) > 2 and not arg.startswith("--")) else 2
+        elif name in flags:
+            index += 1
+        elif not arg.startswith("--") and len(arg) > 2 and arg[:2] in valued:
+            index += 1  # -n5: the value attached
+        else:
+            return None
+    return index + positional if index + positional <= len(args) else None

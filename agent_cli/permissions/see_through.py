@@ -21,7 +21,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_cli.permissions.programs import AWKS, awk, git, interpreter, option_values, sed
+from agent_cli.permissions.programs import AWKS, awk, exact_command_start, git, interpreter, option_values, sed
 from agent_cli.permissions.rules import Target
 from agent_cli.permissions.shell_parse import ParsedLine, parse_command_line
 
@@ -363,14 +363,25 @@ def _builtin(walk: Walk, words: tuple[str, ...], literal: bool, depth: int) -> N
 def _wrapper(walk: Walk, words: tuple[str, ...], literal: bool, depth: int) -> None:
     base = words[0].rsplit("/", 1)[-1]
     args = words[1:]
-    if base == "env" and any(a in ("-S", "--split-string") or a.startswith(("-S", "--split-string=")) for a in args):
+    if base == "env" and any(re.match(r"-[^-]*S|--split-string", a) for a in args):
         walk.unknown(words, "splits a string into a command (env -S)")
         return
     appended = base in APPENDING
     if base == "parallel" and not any(not a.startswith("-") for a in args):
         walk.unknown(words, "runs commands read from its input")
         return
+    exact = exact_command_start(base, args)
+    if exact is not None:
+        inner = args[exact:]
+        if inner:
+            walk.target(inner, literal)
+            spell(walk, inner, literal, depth + 1, appended=appended)
+        if appended and any("{}" in arg for arg in args):
+            walk.unknown(words, "builds a command from its input")
+        return
     for index, arg in enumerate(args):
+        if " " in arg and base not in STRING_WRAPPERS:
+            continue  # a program is never named with a space: `-m "rm old"` is a value
         if arg.startswith("-") or ("=" in arg and base == "env"):
             if base in STRING_WRAPPERS and arg.startswith("--") and "=" in arg:
                 walk.line(arg.split("=", 1)[1], depth, strict=False)  # su --command=…
