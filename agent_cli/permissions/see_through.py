@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import stat
 from dataclasses import dataclass, field
@@ -95,7 +96,7 @@ class Walk:
     seen: set = field(default_factory=set)
 
     def unknown(self, words: tuple[str, ...] | str, why: str) -> None:
-        text = words if isinstance(words, str) else " ".join(words)
+        text = words if isinstance(words, str) else shlex.join(words)
         if len(text) > 80:
             text = text[:77] + "…"
         self.opaque.append(f"`{text}` {why}")
