@@ -12,8 +12,10 @@ import subprocess
 
 import pytest
 
+from agent_cli import events as ev
 from tests.conftest import git_init, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
+from tests.session_helpers import collect_events, make_session
 
 # Each removes its own file, so a test failure names the spelling that got through.
 REMOVALS = [
@@ -126,3 +128,20 @@ def test_exec_without_shell_deny_or_ask_rules_nothing_changes(server, repo, isol
     )
     assert result.returncode == 0, result.stderr
     assert not (repo / "gone.txt").exists()
+
+
+async def test_interactive_what_the_rules_cannot_see_is_asked_with_the_reason(server, repo, monkeypatch):
+    """In the TUI's session the same commands are questions naming why; a "no" leaves the files."""
+    (repo / "keep.txt").write_text("keep\n")
+    commands = ["python3 -c 'import os; os.remove(\"keep.txt\")'", "echo 'rm keep.txt' | sh", "./renamed keep.txt"]
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": command}, f"c{i}") for i, command in enumerate(commands)]),
+        Reply(text="done"),
+    )
+    session = make_session(server, repo, monkeypatch, 'permissions.deny=["Bash(rm:*)"]', interactive=True)
+    events = await collect_events(session, "clean up", answer="deny")
+    asked = [event for event in events if isinstance(event, ev.ApprovalRequest)]
+    assert [event.call_id for event in asked] == ["c0", "c1", "c2"]
+    assert all("Bash(rm:*)" in event.reason and "cannot tell what it runs" in event.reason for event in asked)
+    assert (repo / "keep.txt").exists()
+    await session.aclose()
