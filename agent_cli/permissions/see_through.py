@@ -52,6 +52,8 @@ WRAPPERS = frozenset(
 STRING_WRAPPERS = frozenset(
     {"watch", "flock", "script", "su", "runuser", "sg", "parallel", "tmux", "screen", "nix-shell", "coproc"}
 )
+# Wrappers that start an interactive shell when given no command (`su root <<EOF`).
+SHELL_STARTERS = frozenset({"su", "sudo", "doas", "runuser", "script", "sg", "newgrp", "pkexec", "nix-shell"})
 # Wrappers that append their input to the command (`… | xargs sh -c`).
 APPENDING = frozenset({"xargs", "parallel"})
 # Options of other programs whose value is a shell command: seen through.
@@ -91,6 +93,7 @@ class Walk:
     resolve: bool  # stat programs and read scripts (only while Bash deny/ask rules exist)
     line_writes: frozenset[str] = frozenset()
     aliases: dict[str, str | None] = field(default_factory=dict)
+    functions: dict[str, str] = field(default_factory=dict)  # name -> body, defined on the line
     found: list[Target] = field(default_factory=list)
     opaque: list[str] = field(default_factory=list)
     seen: set = field(default_factory=set)
@@ -111,13 +114,17 @@ class Walk:
     def target(self, words: tuple[str, ...], literal: bool) -> None:
         self.found.append(command_target(words, literal))
 
-    def line(self, text: str, depth: int, strict: bool = True, appended: bool = False) -> None:
-        """The commands of a shell string that something runs (`bash -c TEXT`, `eval TEXT`)."""
+    def line(
+        self, text: str, depth: int, strict: bool = True, appended: bool = False, stdin: tuple[str, str] = ("", "")
+    ) -> None:
+        """The commands of a shell string that something runs (`bash -c TEXT`, `eval TEXT`); those
+        that do not redirect their input read ``stdin``, the input of what runs the string."""
         parsed = parse_command_line(text)
         if strict and not parsed.readable:
             self.unknown(text, "is shell code the parser cannot read")
         self.aliases.update(parsed.aliases)
-        walk_line(self, parsed, depth + 1, appended)
+        self.functions.update(parsed.functions)
+        walk_line(self, parsed, depth + 1, appended, stdin)
 
 
 def command_target(words: tuple[str, ...], literal: bool) -> Target:
@@ -139,12 +146,15 @@ def absolute(cwd: Path, path: object) -> str:
     return str((cwd / Path(text).expanduser()).resolve())
 
 
-def walk_line(walk: Walk, parsed: ParsedLine, depth: int, appended: bool = False) -> None:
+def walk_line(
+    walk: Walk, parsed: ParsedLine, depth: int, appended: bool = False, stdin: tuple[str, str] = ("", "")
+) -> None:
     for name, value in parsed.assigns:
         variable(walk, name, value, depth)
     for simple in parsed.commands:
         walk.target(simple.words, simple.literal)
-        spell(walk, simple.words, simple.literal, depth, simple.stdin, simple.stdin_text, appended)
+        kind, text = (simple.stdin, simple.stdin_text) if simple.stdin else stdin
+        spell(walk, simple.words, simple.literal, depth, kind, text, appended)
     walk.found += [Target("Bash", "edit", absolute(walk.cwd, path)) for path in parsed.writes]
 
 
@@ -190,8 +200,10 @@ def spell(
         if value is None:
             walk.unknown(words, "runs an alias whose value is known only when it runs")
         else:
-            walk.line(" ".join((value, *args)), depth)
+            walk.line(" ".join((value, *args)), depth, stdin=(stdin, stdin_text))
         walk.aliases[program] = value
+    if stdin and program in walk.functions:  # `f <<< 'rm x'`: the body reads it
+        walk.line(walk.functions.pop(program), depth, stdin=(stdin, stdin_text))
     if program not in ("[", "[[") and _PATTERN.search(program):
         walk.unknown(words, "runs a program named by a pattern the shell expands")
     if walk.resolve:
@@ -199,11 +211,11 @@ def spell(
     if base in SHELLS:
         _shell(walk, words, depth, stdin, stdin_text, appended)
     elif base in ("eval", "trap", "source", "."):
-        _builtin(walk, words, literal, depth)
+        _builtin(walk, words, literal, depth, (stdin, stdin_text))
     elif base in WRAPPERS or base.startswith("ld-linux"):
-        _wrapper(walk, words, literal, depth)
+        _wrapper(walk, words, literal, depth, (stdin, stdin_text))
     elif base == "find":
-        _find(walk, words, literal, depth)
+        _find(walk, words, literal, depth, (stdin, stdin_text))
     elif base == "git":
         git(walk, words, literal, depth)
     elif base in AWKS:
@@ -306,7 +318,8 @@ def _shell(walk: Walk, words: tuple[str, ...], depth: int, stdin: str, stdin_tex
         if arg.startswith("--"):
             name, equals, value = arg.partition("=")
             if name == "--command":  # fish, zsh
-                walk.line(value if equals else (args[index + 1] if index + 1 < len(args) else ""), depth)
+                command_text = value if equals else (args[index + 1] if index + 1 < len(args) else "")
+                walk.line(command_text, depth, stdin=(stdin, stdin_text))
                 return
             index += 2 if name in ("--rcfile", "--init-file") and not equals else 1
             continue
@@ -320,7 +333,7 @@ def _shell(walk: Walk, words: tuple[str, ...], depth: int, stdin: str, stdin_tex
     rest = args[index:]
     if command:
         if rest:
-            walk.line(rest[0], depth)
+            walk.line(rest[0], depth, stdin=(stdin, stdin_text))
         else:
             walk.unknown(words, "is a shell whose command string comes from elsewhere")
         return
@@ -339,13 +352,13 @@ def _shell(walk: Walk, words: tuple[str, ...], depth: int, stdin: str, stdin_tex
         walk.unknown(words, "is a shell reading commands from a pipe or a descriptor")
 
 
-def _builtin(walk: Walk, words: tuple[str, ...], literal: bool, depth: int) -> None:
+def _builtin(walk: Walk, words: tuple[str, ...], literal: bool, depth: int, stdin: tuple[str, str]) -> None:
     base, args = words[0], words[1:]
     if base == "eval":
         if not literal:
             walk.unknown(words, "evaluates a value known only when it runs")
         elif args:
-            walk.line(" ".join(args), depth)
+            walk.line(" ".join(args), depth, stdin=stdin)
     elif base == "trap":
         if args and args[0] == "--":
             args = args[1:]
@@ -353,7 +366,7 @@ def _builtin(walk: Walk, words: tuple[str, ...], literal: bool, depth: int) -> N
             if "$" in args[0] or "`" in args[0]:
                 walk.unknown(words, "sets a trap whose command is known only when it runs")
             else:
-                walk.line(args[0], depth)
+                walk.line(args[0], depth, stdin=stdin)
     elif args:  # source / .
         if not literal:
             walk.unknown(words, "reads a script known only when it runs")
@@ -361,7 +374,7 @@ def _builtin(walk: Walk, words: tuple[str, ...], literal: bool, depth: int) -> N
             _script(walk, args[0], depth)
 
 
-def _wrapper(walk: Walk, words: tuple[str, ...], literal: bool, depth: int) -> None:
+def _wrapper(walk: Walk, words: tuple[str, ...], literal: bool, depth: int, stdin: tuple[str, str]) -> None:
     base = words[0].rsplit("/", 1)[-1]
     args = words[1:]
     if base == "env" and any(re.match(r"-[^-]*S|--split-string", a) for a in args):
@@ -371,12 +384,17 @@ def _wrapper(walk: Walk, words: tuple[str, ...], literal: bool, depth: int) -> N
     if base == "parallel" and not any(not a.startswith("-") for a in args):
         walk.unknown(words, "runs commands read from its input")
         return
+    # The wrapped command reads the wrapper's input, except under xargs and parallel (that is their
+    # input); with none given, su, sudo, script… start a shell that reads it.
+    passed = ("", "") if appended else stdin
+    if stdin[0] and base in SHELL_STARTERS:
+        _shell(walk, ("sh",), depth, *stdin, appended=False)
     exact = exact_command_start(base, args)
     if exact is not None:
         inner = args[exact:]
         if inner:
             walk.target(inner, literal)
-            spell(walk, inner, literal, depth + 1, appended=appended)
+            spell(walk, inner, literal, depth + 1, *passed, appended=appended)
         if appended and any("{}" in arg for arg in args):
             walk.unknown(words, "builds a command from its input")
         return
@@ -385,20 +403,20 @@ def _wrapper(walk: Walk, words: tuple[str, ...], literal: bool, depth: int) -> N
             continue  # a program is never named with a space: `-m "rm old"` is a value
         if arg.startswith("-") or ("=" in arg and base == "env"):
             if base in STRING_WRAPPERS and arg.startswith("--") and "=" in arg:
-                walk.line(arg.split("=", 1)[1], depth, strict=False)  # su --command=…
+                walk.line(arg.split("=", 1)[1], depth, strict=False, stdin=passed)  # su --command=…
             continue
         inner = args[index:]
         walk.target(inner, literal)
-        spell(walk, inner, literal, depth + 1, appended=appended)
+        spell(walk, inner, literal, depth + 1, *passed, appended=appended)
         if base in STRING_WRAPPERS:
-            walk.line(arg, depth, strict=False)
+            walk.line(arg, depth, strict=False, stdin=passed)
             if len(inner) > 1:
-                walk.line(" ".join(inner), depth, strict=False)  # watch and parallel join their words
+                walk.line(" ".join(inner), depth, strict=False, stdin=passed)  # watch and parallel join their words
     if appended and any("{}" in arg for arg in args):
         walk.unknown(words, "builds a command from its input")
 
 
-def _find(walk: Walk, words: tuple[str, ...], literal: bool, depth: int) -> None:
+def _find(walk: Walk, words: tuple[str, ...], literal: bool, depth: int, stdin: tuple[str, str]) -> None:
     """The commands `find ... -exec CMD {} ;` runs (-execdir, -ok, -okdir too)."""
     current: list[str] | None = None
     commands = []
@@ -415,4 +433,4 @@ def _find(walk: Walk, words: tuple[str, ...], literal: bool, depth: int) -> None
     for command in commands:
         if command:
             walk.target(command, literal)
-            spell(walk, command, literal, depth + 1, appended=True)
+            spell(walk, command, literal, depth + 1, *stdin, appended=True)

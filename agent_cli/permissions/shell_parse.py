@@ -41,6 +41,7 @@ class ParsedLine:
     readable: bool  # False: a syntax error, or a redirection target that is not a plain word
     assigns: tuple[tuple[str, str | None], ...] = ()  # every variable the line sets (FOO=1, export FOO=1)
     aliases: tuple[tuple[str, str | None], ...] = ()  # `alias name=value` on the line (value None: expanded)
+    functions: tuple[tuple[str, str], ...] = ()  # `name() { body; }` on the line: (name, body)
 
 
 @functools.cache
@@ -128,12 +129,17 @@ def parse_command_line(line: str) -> ParsedLine:
     writes: list[str] = []
     assigns: list[tuple[str, str | None]] = []
     aliases: list[tuple[str, str | None]] = []
+    functions: list[tuple[str, str]] = []
     readable = not tree.root_node.has_error
 
     def visit(node, stdin: tuple[str, str]) -> None:
         nonlocal readable
         if node.type == "variable_assignment":
             assigns.append(_assignment(node))
+        if node.type == "function_definition":
+            name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
+            if name is not None and body is not None:
+                functions.append((_text(name), _text(body)))
         if node.type == "redirected_statement":
             for child in node.children:
                 if child is not node.child_by_field_name("body"):
@@ -193,4 +199,4 @@ def parse_command_line(line: str) -> ParsedLine:
                 first = False
 
     visit(tree.root_node, ("", ""))
-    return ParsedLine(tuple(commands), tuple(writes), readable, tuple(assigns), tuple(aliases))
+    return ParsedLine(tuple(commands), tuple(writes), readable, tuple(assigns), tuple(aliases), tuple(functions))

@@ -47,10 +47,10 @@ def shell_targets(command: str, cwd: Path, resolve: bool = False) -> tuple[list[
     the programs and read the shell scripts the line runs (only while Bash deny/ask rules exist)."""
     line = parse_command_line(command)
     writes = frozenset(absolute(cwd, path) for path in line.writes)
-    aliases = dict(line.aliases)
+    aliases, functions = dict(line.aliases), dict(line.functions)
     targets = []
     for index, simple in enumerate(line.commands):
-        walk = Walk(cwd, resolve, writes, aliases)
+        walk = Walk(cwd, resolve, writes, aliases, functions)
         if index == 0:
             if not line.readable:
                 walk.unknown(command, "is a line the parser cannot read")

@@ -41,6 +41,8 @@ REMOVALS = [
     "./renamed {f}",
     "./linked {f}",
     "env -S 'rm {f}'",
+    "timeout 5 bash <<< 'rm {f}'",
+    "zap() {{ bash; }}; zap <<< 'rm {f}'",
     "echo 'rm {f}' | base64 | base64 -d | sh",
 ]
 PUSHES = [

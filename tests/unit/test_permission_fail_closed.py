@@ -78,6 +78,13 @@ SEEN_THROUGH = [
     "bash /dev/stdin <<< 'rm keep.txt'",
     "git config core.pager 'rm keep.txt'",
     "git config alias.zap '!rm keep.txt'",
+    "nohup bash <<EOF\nrm keep.txt\nEOF",
+    "timeout 5 bash <<< 'rm keep.txt'",
+    "bash -c 'sh' <<< 'rm keep.txt'",
+    "eval sh <<< 'rm keep.txt'",
+    "su root <<< 'rm keep.txt'",
+    "script -q /dev/null <<< 'rm keep.txt'",
+    "zap() { bash; }; zap <<< 'rm keep.txt'",
 ]
 
 
@@ -133,6 +140,8 @@ OPAQUE = [
     ("/bin/r? keep.txt", "pattern"),
     ("{rm,keep.txt}", "cannot read"),
     ("bash <&3", "descriptor"),
+    ("echo 'rm keep.txt' | timeout 5 sh", "from a pipe"),
+    ("find . -exec sh \\; <<< 'rm keep.txt'", "given its script by its input"),
     ("echo 'import os' > s.py; python3 s.py", "the same line writes"),
     ("mkfifo p; ./p", "does not exist yet"),
 ]
