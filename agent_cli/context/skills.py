@@ -62,7 +62,8 @@ def load_skills(
 ) -> SkillSet:
     """Every valid skill under ``roots`` (one folder level deep), then ``extra`` (plugins'
     skills, already namespaced); the first of a name wins. A SKILL.md that a Read deny rule hides
-    (``hidden`` names the rule; the file or what it links to) is skipped."""
+    (``hidden`` names the rule; the file or what it links to), or a repository's that links outside
+    the repository, is skipped."""
     skills: dict[str, Skill] = {}
     warnings: list[str] = []
     for source, root in roots:
@@ -77,6 +78,10 @@ def load_skills(
         for folder in folders:
             skill_file = folder / SKILL_FILE
             if not folder.is_dir() or not skill_file.is_file():
+                continue
+            project = root.parent.parent.resolve()  # <repo>/.agent/skills
+            if source == "repo" and not skill_file.resolve().is_relative_to(project):
+                warnings.append(f"skill {skill_file}: it leads outside the repository; skipped")
                 continue
             if hidden is not None and (rule := hidden(skill_file.absolute()) or hidden(skill_file.resolve())):
                 warnings.append(f"skill {skill_file}: the permission rule `{rule}` hides it; skipped")
