@@ -12,7 +12,8 @@ import pytest
 from agent_cli.config import load_config
 from agent_cli.runtime import open_session
 from agent_cli.trust.gate import trust_state
-from tests.conftest import git_init
+from tests.conftest import git_init, provider_env, run_agent
+from tests.fake_server import Reply
 
 REPOSITORY_CONFIG = """
 checkpoints = false
@@ -79,3 +80,12 @@ async def test_once_trusted_the_repositorys_settings_apply(repo):
         assert session.config.provider.id == "anthropic"
     finally:
         await session.aclose()
+
+
+def test_exec_in_an_untrusted_repository_talks_to_the_users_provider(server, repo):
+    """The repository's `model_provider = "anthropic"` waits: exec neither asks for its key nor uses it."""
+    server.script(Reply(text="hi there"))
+    result = run_agent(["exec", "-m", "test-model", "hello"], cwd=repo, env=provider_env(server, "openai-chat"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "hi there"
+    assert "model_provider" in result.stderr  # named in the "not trusted" line
