@@ -45,6 +45,14 @@ def shell_targets(command: str, cwd: Path, resolve: bool = False) -> tuple[list[
     """One target per simple command of the line, carrying every other spelling of what it runs
     (``also``) and, as ``opaque`` targets, what the rules cannot see through. ``resolve``: also stat
     the programs and read the shell scripts the line runs (only while Bash deny/ask rules exist)."""
+    try:
+        return _shell_targets(command, cwd, resolve)
+    except (OSError, RuntimeError, ValueError, RecursionError) as exc:  # fail closed, never crash the call
+        reason = Target("Bash", "opaque", f"`{command[:77]}` could not be analysed ({type(exc).__name__})")
+        return [Target("Bash", "command", command, also=(reason,))], False
+
+
+def _shell_targets(command: str, cwd: Path, resolve: bool) -> tuple[list[Target], bool]:
     line = parse_command_line(command)
     writes = frozenset(absolute(cwd, path) for path in line.writes)
     aliases, functions = dict(line.aliases), dict(line.functions)

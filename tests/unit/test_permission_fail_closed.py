@@ -203,3 +203,11 @@ def test_judging_a_command_stays_cheap(repo):
     for _ in range(100):
         permissions.decide("shell", {"command": command})
     assert (time.perf_counter() - start) / 100 < 0.01  # well under a millisecond on a quiet machine
+
+
+def test_what_cannot_be_analysed_is_asked_about_never_a_crash(repo):
+    (repo / "loop1").symlink_to("loop2")
+    (repo / "loop2").symlink_to("loop1")
+    for command in ["(" * 3000 + "ls" + ")" * 3000, "./loop1 keep.txt", "bash loop1"]:
+        verdict = rules(repo).decide("shell", {"command": command})
+        assert verdict.decision == "ask" and "Bash(rm:*)" in verdict.reason
