@@ -145,5 +145,6 @@ async def test_interactive_what_the_rules_cannot_see_is_asked_with_the_reason(se
     asked = [event for event in events if isinstance(event, ev.ApprovalRequest)]
     assert [event.call_id for event in asked] == ["c0", "c1", "c2"]
     assert all("Bash(rm:*)" in event.reason and "cannot tell what it runs" in event.reason for event in asked)
+    assert all(event.suggested_rule is None for event in asked)  # an allow rule would not answer for them
     assert (repo / "keep.txt").exists()
     await session.aclose()
