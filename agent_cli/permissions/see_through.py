@@ -59,8 +59,11 @@ class Walk:
     found: list[Target] = field(default_factory=list)
     opaque: list[str] = field(default_factory=list)
     seen: set = field(default_factory=set)
+    in_script: int = 0  # walking the text of a script file the line runs
 
     def unknown(self, words: tuple[str, ...] | str, why: str) -> None:
+        if self.in_script:
+            return  # a script's own unknowns are not counted (see _script)
         text = words if isinstance(words, str) else shlex.join(words)
         if len(text) > 80:
             text = text[:77] + "…"
@@ -244,7 +247,12 @@ def _resolve(walk: Walk, words: tuple[str, ...], literal: bool, depth: int) -> N
 
 
 def _script(walk: Walk, path: str, depth: int) -> None:
-    """A shell script the line runs: its commands, when it can be read before the line runs."""
+    """A shell script the line runs: its commands, when it can be read before the line runs.
+
+    What the script runs is judged by deny and ask rules, but what the rules cannot see through
+    inside it is not counted: a script is a file like a Python one (`python3 tool.py` is not
+    judged either), and real scripts run `"$@"` and `$JAVACMD` all the time. The line itself
+    still fails closed: a script the same line writes, a FIFO or a device is opaque."""
     if not walk.resolve:
         return
     full = absolute(walk.cwd, path)
@@ -258,14 +266,17 @@ def _script(walk: Walk, path: str, depth: int) -> None:
             walk.unknown(path, "is a script read from a device, a pipe or a descriptor")
             return
         if info.st_size > _SCRIPT_BYTES:
-            walk.unknown(path, "is a script too large to read")
-            return
+            return  # not judged, like a script of another interpreter
         with open(full, encoding="utf-8", errors="replace") as handle:
             text = handle.read()
     except OSError:
         walk.unknown(path, "is a script that cannot be read before it runs")
         return
-    walk.line(text, depth)
+    walk.in_script += 1
+    try:
+        walk.line(text, depth)
+    finally:
+        walk.in_script -= 1
 
 
 def _shell(walk: Walk, words: tuple[str, ...], depth: int, stdin: str, stdin_text: str, appended: bool) -> None:

@@ -211,3 +211,12 @@ def test_what_cannot_be_analysed_is_asked_about_never_a_crash(repo):
     for command in ["(" * 3000 + "ls" + ")" * 3000, "./loop1 keep.txt", "bash loop1"]:
         verdict = rules(repo).decide("shell", {"command": command})
         assert verdict.decision == "ask" and "Bash(rm:*)" in verdict.reason
+
+
+def test_a_script_is_judged_by_what_it_runs_not_by_what_it_expands(repo):
+    """`./gradlew` runs `exec "$JAVACMD" "$@"`: not a question; a script running `rm` is denied."""
+    (repo / "gradlew").write_text('#!/bin/sh\nJAVACMD=java\nexec "$JAVACMD" "$@"\n')
+    (repo / "gradlew").chmod(0o755)
+    assert rules(repo).decide("shell", {"command": "./gradlew build"}).decision is None
+    (repo / "gradlew").write_text('#!/bin/sh\nrm -rf build\nexec "$JAVACMD" "$@"\n')
+    assert rules(repo).decide("shell", {"command": "./gradlew build"}).decision == "deny"
