@@ -19,6 +19,7 @@ import re
 import shlex
 import shutil
 import stat
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -212,7 +213,9 @@ def _resolve(walk: Walk, words: tuple[str, ...], literal: bool, depth: int) -> N
         real = os.path.realpath(found)
         if (name := os.path.basename(real)) != program:
             walk.target((name, *words[1:]), literal)
-        return
+        if not real.startswith(_writable(walk)):
+            return  # installed: only the user could have put it there
+        program = found  # on PATH but in a folder commands may write (an activated .venv/bin)
     path = absolute(walk.cwd, program)
     if path in walk.line_writes or not os.path.exists(path):
         walk.unknown(words, "runs a program that does not exist yet, so which one is unknown")
@@ -244,6 +247,11 @@ def _resolve(walk: Walk, words: tuple[str, ...], literal: bool, depth: int) -> N
         walk.unknown(words, "runs a binary outside the system's folders: it may be a renamed copy of any program")
     else:
         _script(walk, program, depth)  # no `#!`: the shell runs it as a shell script
+
+
+def _writable(walk: Walk) -> tuple[str, ...]:
+    """Folders a sandboxed command may write to, as prefixes."""
+    return tuple(str(folder).rstrip("/") + "/" for folder in (walk.cwd, tempfile.gettempdir(), "/tmp", "/var/tmp"))
 
 
 def _script(walk: Walk, path: str, depth: int) -> None:

@@ -220,3 +220,14 @@ def test_a_script_is_judged_by_what_it_runs_not_by_what_it_expands(repo):
     assert rules(repo).decide("shell", {"command": "./gradlew build"}).decision is None
     (repo / "gradlew").write_text('#!/bin/sh\nrm -rf build\nexec "$JAVACMD" "$@"\n')
     assert rules(repo).decide("shell", {"command": "./gradlew build"}).decision == "deny"
+
+
+def test_a_renamed_binary_on_path_inside_the_workspace_is_asked_about(repo, monkeypatch):
+    """An activated `.venv/bin` is on PATH and writable: `cp /bin/rm .venv/bin/zap; zap f` (two calls)."""
+    bin_dir = repo / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    shutil.copy("/bin/rm", bin_dir / "zap")
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    verdict = rules(repo).decide("shell", {"command": "zap keep.txt"})
+    assert verdict.decision == "ask" and "renamed copy" in verdict.reason
+    assert rules(repo).decide("shell", {"command": "ls"}).decision is None
