@@ -182,6 +182,11 @@ def _git_config(walk: Walker, words: tuple[str, ...], setting: str, aliases: dic
 # --- interpreters --------------------------------------------------------------------------------
 
 
+def is_device(path: str) -> bool:
+    """Standard input, a descriptor or a device rather than a file (`-f /dev/stdin`, `-`)."""
+    return path == "-" or path.startswith(("/dev/", "/proc/"))
+
+
 def awk(walk: Walker, words: tuple[str, ...]) -> None:
     args, index, from_file = words[1:], 0, False
     while index < len(args):
@@ -196,6 +201,10 @@ def awk(walk: Walker, words: tuple[str, ...]) -> None:
             return
         if arg in ("-f", "--file", "-E", "--exec") or arg.startswith(("--file=", "--exec=")):
             from_file = True
+            value = arg.split("=", 1)[1] if "=" in arg else (args[index + 1] if index + 1 < len(args) else "")
+            if is_device(value):
+                walk.unknown(words, "is an awk program read from its input or a device")
+                return
         index += 2 if arg in ("-F", "-v", "-f", "--file", "-E", "--exec", "-i", "--include", "--assign") else 1
     if from_file or index >= len(args):
         return
@@ -212,6 +221,9 @@ def sed(walk: Walker, words: tuple[str, ...]) -> None:
     args = words[1:]
     scripts = option_values(args, ("-e", "--expression"))
     scripts += [a[2:] for a in args if a.startswith("-e") and len(a) > 2]
+    if any(is_device(value) for value in option_values(args, ("-f", "--file"))):
+        walk.unknown(words, "is a sed script read from its input or a device")
+        return
     if not scripts and not any(a in ("-f", "--file") or a.startswith("--file=") for a in args):
         operands = [a for a in args if not a.startswith("-")]
         scripts = operands[:1]
@@ -256,7 +268,13 @@ def interpreter(walk: Walker, words: tuple[str, ...], stdin: str) -> None:
             if letter in valued:
                 skip = position == len(arg) - 1  # `-W ignore`: the next word is the value
                 break
+    if any(arg.startswith("data:") or "=data:" in arg for arg in args):
+        walk.unknown(words, "loads code from a data: URL")
+        return
     operands = [a for a in args if not a.startswith("-") or a == "-"]
+    if operands and is_device(operands[0]) and name in _STDIN_CODE:
+        walk.unknown(words, "runs code read from its input or a device")
+        return
     if operands and walk.written(operands[0]):
         walk.unknown(words, "runs a script the same line writes")
         return

@@ -176,6 +176,8 @@ def spell(
         _resolve(walk, words, literal, depth)
     if base in SHELLS:
         _shell(walk, words, depth, stdin, stdin_text, appended)
+    elif base in ("enable", "hash") and any(a.startswith("-") and ("f" in a or "p" in a) for a in args):
+        walk.unknown(words, "makes a name run a program the rules cannot see (enable -f, hash -p)")
     elif base in ("eval", "trap", "source", "."):
         _builtin(walk, words, literal, depth, (stdin, stdin_text))
     elif base in WRAPPERS or base.startswith("ld-linux"):
@@ -302,6 +304,8 @@ def _shell(walk: Walk, words: tuple[str, ...], depth: int, stdin: str, stdin_tex
                 command_text = value if equals else (args[index + 1] if index + 1 < len(args) else "")
                 walk.line(command_text, depth, stdin=(stdin, stdin_text))
                 return
+            if name in ("--rcfile", "--init-file"):
+                _script(walk, value if equals else (args[index + 1] if index + 1 < len(args) else ""), depth)
             index += 2 if name in ("--rcfile", "--init-file") and not equals else 1
             continue
         if arg[:1] in "-+" and len(arg) > 1:

@@ -84,6 +84,7 @@ SEEN_THROUGH = [
     "eval sh <<< 'rm keep.txt'",
     "su root <<< 'rm keep.txt'",
     "script -q /dev/null <<< 'rm keep.txt'",
+    "bash --rcfile clean.sh -i",
     "zap() { bash; }; zap <<< 'rm keep.txt'",
 ]
 
@@ -144,6 +145,12 @@ OPAQUE = [
     ("find . -exec sh \\; <<< 'rm keep.txt'", "given its script by its input"),
     ("echo 'import os' > s.py; python3 s.py", "the same line writes"),
     ("mkfifo p; ./p", "does not exist yet"),
+    ("awk -f /dev/stdin <<< 'BEGIN{system(\"rm keep.txt\")}'", "read from its input"),
+    ("sed -f - x <<< '1e rm keep.txt'", "read from its input"),
+    ("python3 /dev/stdin <<< 'import os'", "read from its input"),
+    ("node --import 'data:text/javascript,1' x.js", "data: URL"),
+    ("hash -p /bin/rm zap; zap keep.txt", "hash -p"),
+    ("enable -f ./zap.so zap; zap keep.txt", "enable -f"),
 ]
 
 
