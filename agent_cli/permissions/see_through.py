@@ -38,8 +38,8 @@ from agent_cli.permissions.vocabulary import (
 )
 
 _DEPTH = 8
-_BUDGET = 400  # spellings for one line; past it the line is opaque
-_SCRIPT_BYTES = 256 * 1024
+_BUDGET = 2000  # spellings for one line (scripts included); past it the line is opaque
+_SCRIPT_BYTES = 64 * 1024  # parsing costs about 5 ms per KiB
 _STDIN_PATHS = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 
 # A glob or a brace expansion in a program's name: the shell picks the program (`/bin/r?`).
@@ -62,9 +62,9 @@ class Walk:
     seen: set = field(default_factory=set)
     in_script: int = 0  # walking the text of a script file the line runs
 
-    def unknown(self, words: tuple[str, ...] | str, why: str) -> None:
-        if self.in_script:
-            return  # a script's own unknowns are not counted (see _script)
+    def unknown(self, words: tuple[str, ...] | str, why: str, always: bool = False) -> None:
+        if self.in_script and not always:
+            return  # a script's own unknowns are not counted (see _script); a walk cut short is
         text = words if isinstance(words, str) else shlex.join(words)
         if len(text) > 80:
             text = text[:77] + "…"
@@ -118,6 +118,9 @@ def walk_line(
     for name, value in parsed.assigns:
         variable(walk, name, value, depth)
     for simple in parsed.commands:
+        if len(walk.found) > _BUDGET:
+            walk.unknown(simple.words, "comes after more commands than the rules follow", always=True)
+            break
         walk.target(simple.words, simple.literal)
         kind, text = (simple.stdin, simple.stdin_text) if simple.stdin else stdin
         spell(walk, simple.words, simple.literal, depth, kind, text, appended)
@@ -151,7 +154,7 @@ def spell(
         return
     walk.seen.add(key)
     if depth > _DEPTH or len(walk.found) > _BUDGET:
-        walk.unknown(words, "nests too many commands to follow")
+        walk.unknown(words, "nests too many commands to follow", always=True)
         return
     program = words[0]
     base = program.rsplit("/", 1)[-1]

@@ -238,3 +238,9 @@ def test_a_renamed_binary_on_path_inside_the_workspace_is_asked_about(repo, monk
     verdict = rules(repo).decide("shell", {"command": "zap keep.txt"})
     assert verdict.decision == "ask" and "renamed copy" in verdict.reason
     assert rules(repo).decide("shell", {"command": "ls"}).decision is None
+
+
+def test_a_script_too_long_to_follow_is_not_a_way_around_a_rule(repo):
+    (repo / "long.sh").write_text("echo step\n" * 3000 + "rm keep.txt\n")
+    verdict = rules(repo).decide("shell", {"command": "sh long.sh"})
+    assert verdict.decision in ("deny", "ask") and "Bash(rm:*)" in (verdict.reason or verdict.rule_text)
