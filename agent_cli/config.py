@@ -23,27 +23,13 @@ from agent_cli.models.registry import BUILTIN_PROVIDERS, ProviderConfig
 from agent_cli.paths import agent_home
 from agent_cli.permissions.sources import check_permissions_table
 from agent_cli.tools.shell_env import EnvPolicy
+from agent_cli.untrusted_settings import waits_for_trust
 
 DEFAULT_MODEL = "gpt-5"
 MODES = ("agent", "ask", "plan")
 APPROVAL_POLICIES = ("untrusted", "on-request", "on-failure", "never")
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
 WIRE_APIS = ("responses", "chat", "anthropic")
-# Settings of a repository's own .agent/config.toml that apply only once the folder is trusted:
-# they lift the sandbox, choose where requests (and the API key) go, or what commands inherit.
-REPOSITORY_SETTINGS = (
-    "sandbox_mode",
-    "approval_policy",
-    "network_access",
-    "writable_roots",
-    "sandbox_workspace_write",
-    "shell_environment_policy",
-    "model_providers",
-    "openai_base_url",
-    "web_fetch_allow_private",
-    "web_search_api",
-    "memory_user_writes",
-)
 
 
 @dataclass(frozen=True)
@@ -379,10 +365,10 @@ def load_config(
 
 
 def without_repository_settings(config: Config) -> Config:
-    """``config`` as if the project's .agent/config.toml had none of the ``REPOSITORY_SETTINGS``
-    (a folder not trusted yet: see agent_cli/trust/)."""
+    """``config`` as if the project's .agent/config.toml set only what makes the agent more careful
+    (a folder not trusted yet: see agent_cli/untrusted_settings.py and agent_cli/trust/)."""
     layers = [
-        replace(layer, table={k: v for k, v in layer.table.items() if k not in REPOSITORY_SETTINGS})
+        replace(layer, table={k: v for k, v in layer.table.items() if not waits_for_trust(k, v)})
         if layer.kind == "project"
         else layer
         for layer in config.layers
@@ -396,8 +382,9 @@ def without_repository_settings(config: Config) -> Config:
         writable_roots=rebuilt.writable_roots + added,
         plugin_dirs=config.plugin_dirs,
         trust_repository=config.trust_repository,
-        model=config.model,
-        context_window=config.context_window,
+        # A model a front end chose after loading (/model) stays; the repository's waits.
+        model=config.model if config.model != as_loaded.model else rebuilt.model,
+        context_window=config.context_window if config.model != as_loaded.model else rebuilt.context_window,
     )
 
 

@@ -55,6 +55,7 @@ from agent_cli.session.catalog import find_session
 from agent_cli.session.replay import replay_events
 from agent_cli.session.resume import restore
 from agent_cli.session.rollout import RolloutError
+from agent_cli.trust.gate import provider_in_force
 
 log = logging.getLogger("agent_cli.acp")
 MODE_DESCRIPTIONS = {
@@ -266,7 +267,7 @@ class AcpAgent:
             config = replace(load_config(cwd, self.overrides, self.flags), trust_repository=self.trust)
         except ConfigError as exc:
             raise RequestError.invalid_params({"message": f"configuration error: {exc}"}) from None
-        provider = config.provider
+        provider = provider_in_force(config)  # a repository's provider waits for trust
         if provider.requires_key and provider.env_key and not resolve_api_key(provider):
             raise RequestError.auth_required(
                 {"message": f"{provider.env_key} is not set (needed by provider '{provider.id}')"}

@@ -16,6 +16,7 @@ from agent_cli.arguments import session_flags
 from agent_cli.config import ConfigError, load_config
 from agent_cli.models.registry import resolve_api_key, uses_entra_token
 from agent_cli.terminal_text import terminal_safe
+from agent_cli.trust.gate import provider_in_force
 
 USAGE_ERROR = 2
 
@@ -35,7 +36,7 @@ def load_config_or_exit(args: argparse.Namespace):
 
 
 def check_api_key_or_exit(config) -> None:
-    provider = config.provider
+    provider = provider_in_force(config)
     if not provider.requires_key or not provider.env_key or resolve_api_key(provider) or uses_entra_token(provider):
         return
     if provider.kind == "azure":

@@ -442,7 +442,9 @@ class Approvals:
         if not self.interactive:
             why = need.reason or f"approval policy '{self.policy}' requires the user's approval"
             return f"{tool} was not run: {why}. This session cannot ask the user (non-interactive), so it was denied."
-        suggestion = suggest_rule(tool, args) if self.save_rule is not None and not need.dirs else None
+        # No allow rule answers for a command the rules cannot see through (permissions/see_through.py).
+        unseen = (verdict := self.verdicts.get(call_id)) is not None and verdict.decision == "ask" and verdict.reason
+        suggestion = suggest_rule(tool, args) if self.save_rule is not None and not need.dirs and not unseen else None
         decision = await self.request_decision(
             call_id, tool, summarize(tool, args), need.reason, emit, suggestion, self.rule_files()
         )

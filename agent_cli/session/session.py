@@ -265,7 +265,7 @@ class Session:
 
     def build_initial_context(self):
         """A fresh initial context: AGENTS.md re-read, skills re-scanned, full environment."""
-        config = self.config
+        config, permissions = self.config, self.approvals.permissions
         return fresh_initial_context(
             cwd=config.cwd,
             agent_home=config.agent_home,
@@ -278,6 +278,7 @@ class Session:
             fallback_filenames=config.project_doc_fallback_filenames,
             context_window=self.window.tokens,
             plugin_skills=self.plugins.skills,
+            hidden=permissions.read_denied if permissions.hides_any() else None,  # Read deny rules
         )
 
     def take_load_warnings(self) -> list[str]:

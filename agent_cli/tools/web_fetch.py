@@ -12,7 +12,6 @@ tool runs with ``ctx.sandbox`` lifted only when the user approved the domain.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import mimetypes
 import socket
 import tempfile
@@ -24,6 +23,7 @@ from urllib.parse import urljoin, urlsplit
 from agent_cli.files.reading import read_view, sniff
 from agent_cli.files.view import FileReadError, Reading
 from agent_cli.models.base import ToolSpec
+from agent_cli.tools.addresses import is_public
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.capture import OutputCapture, new_spill_path
 from agent_cli.tools.captured_text import format_captured
@@ -85,8 +85,7 @@ async def resolve_public(host: str, port: int, allow_private: bool) -> str:
     addresses = [info[4][0] for info in infos]
     if not allow_private:
         for address in addresses:
-            ip = ipaddress.ip_address(address.split("%", 1)[0])
-            if not ip.is_global or ip.is_multicast:
+            if not is_public(address):
                 raise ToolError(
                     f"refused: {host} resolves to {address}, a loopback, private or link-local address. "
                     "Fetching internal addresses is off; the user can allow it with web_fetch_allow_private = true."

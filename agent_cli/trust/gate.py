@@ -12,7 +12,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from agent_cli.config import Config
+from agent_cli.config import Config, without_repository_settings
 from agent_cli.trust.inventory import Inventory, take_inventory
 from agent_cli.trust.store import TrustStore
 
@@ -75,3 +75,9 @@ def _merge(base: dict[str, Any], update: dict[str, Any]) -> None:
             _merge(base[key], value)
         else:
             base[key] = value
+
+
+def provider_in_force(config: Config):
+    """The provider a session on ``config`` talks to: the repository's choice only once trusted
+    (a front end checks its API key before the session starts)."""
+    return config.provider if trust_state(config).trusted else without_repository_settings(config).provider

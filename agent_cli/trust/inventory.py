@@ -1,8 +1,8 @@
 """What a repository would run on the user's machine, and a hash of it.
 
 The hash covers exactly what can run or approve: the ``.mcp.json`` file, the ``hooks``,
-``mcp_servers``, ``permissions.allow`` and the settings that lift the sandbox or redirect requests
-(``config.REPOSITORY_SETTINGS``) of the project's ``.agent/config.toml``, the ``hooks``
+``mcp_servers``, ``permissions.allow`` and every setting that waits for trust (all but what only makes
+the agent more careful: ``untrusted_settings.py``) of the project's ``.agent/config.toml``, the ``hooks``
 and ``permissions.allow`` of ``.claude/settings.json`` and ``settings.local.json``, and every
 file under ``.agent/plugins/``, ``.agent/hooks/`` and ``.claude/hooks/`` (the scripts hooks run).
 """
@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_cli.config import REPOSITORY_SETTINGS, Config
+from agent_cli.config import Config
 from agent_cli.context.project_doc import find_git_root
+from agent_cli.untrusted_settings import waiting
 
 MCP_JSON = ".mcp.json"
 CLAUDE_FILES = (Path(".claude") / "settings.json", Path(".claude") / "settings.local.json")
@@ -108,7 +109,7 @@ def take_inventory(config: Config) -> Inventory:
             table["allow"] = (layer.table.get("permissions") or {}).get("allow")
             items += _hook_items(table["hooks"], origin) + _server_items(table["mcp_servers"], origin)
             items += _allow_items(layer.table.get("permissions"), origin)
-            settings = {key: layer.table[key] for key in REPOSITORY_SETTINGS if key in layer.table}
+            settings = waiting(layer.table)  # all but what only makes the agent more careful
             items += [
                 RepoItem("setting", key, json.dumps(value, default=str), origin) for key, value in settings.items()
             ]

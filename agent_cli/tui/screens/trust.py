@@ -1,5 +1,5 @@
-"""The trust question: the first time a folder that carries its own MCP servers, hooks, plugins or
-allow rules is opened, show exactly what would run and ask once. ``t`` trusts, ``n``/``esc`` not."""
+"""The trust question: the first time a folder that carries its own MCP servers, hooks, plugins,
+allow rules or settings that wait for trust is opened, show exactly what would run and ask once. ``t`` trusts, ``n``/``esc`` not."""
 
 from __future__ import annotations
 
@@ -40,7 +40,10 @@ class TrustScreen(DialogScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static(f"Trust the folder {home_relative(self.inventory.folder)}?", id="title")
-            yield Static(Content("It carries its own code, which would run with your permissions:"), classes="note")
+            yield Static(
+                Content("It carries its own code and settings, which would run or apply with your permissions:"),
+                classes="note",
+            )
             with VerticalScroll(id="items"):
                 for item in self.inventory.items:
                     yield Static(Content(f"• {item.line()}"))
