@@ -10,11 +10,14 @@ import fcntl
 import os
 import pty
 import shlex
+import shutil
 import signal
 import struct
+import subprocess
 import sys
 import termios
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -24,15 +27,15 @@ from tests.fake_server import Reply, ToolCall
 from tests.processes import alive
 from tests.waiting import wait_for
 
-LONG_ANSWER = (
+LONG_ANSWER = (  # about 40 KB of Markdown: tables, lists, code, paragraphs
     "## Part\n\n| name | size | note |\n|---|---:|---|\n"
-    + "| alpha | 12 | a few words here |\n" * 12
+    + "| alpha | 12 | a few words here |\n" * 15
     + "\n"
-    + "- an item with `code` and **bold**\n" * 8
+    + "- an item with `code` and **bold**\n" * 10
     + "\n```python\nprint('x')\n```\n\n"
-    + "A paragraph that goes on for a while. " * 20
+    + "A paragraph that goes on for a while. " * 25
     + "\n\n"
-) * 12 + "the end of the answer"
+) * 25 + "the end of the answer"
 
 # moment -> (the prompt typed on the command line, what the screen shows when the pty is closed)
 MOMENTS = {
@@ -165,10 +168,11 @@ def test_closing_the_terminal_ends_the_tui(server, tmp_path, isolated_home, wire
     resumes_at_once(server, work, isolated_home, wire)
 
 
+@pytest.mark.parametrize("order", ["signal first", "terminal first"])
 @pytest.mark.parametrize("wire", ["anthropic", "openai-chat"])
-def test_sighup_to_the_agent_after_a_long_answer_ends_it(server, tmp_path, isolated_home, wire):
-    """SIGHUP straight to the agent (as a terminal emulator sends it to the whole group) after a
-    long answer, the terminal then closed as the window goes."""
+def test_sighup_to_the_agent_after_a_long_answer_ends_it(server, tmp_path, isolated_home, wire, order):
+    """SIGHUP straight to the agent after a long answer, with the terminal closed just before or
+    after it: as tmux does when a pane is killed (it signals the pane's process group)."""
     server.script(Reply(text=LONG_ANSWER, chunk_size=64))
     term, work = start(server, tmp_path, isolated_home, wire, "write it")
     agent = None
@@ -176,11 +180,63 @@ def test_sighup_to_the_agent_after_a_long_answer_ends_it(server, tmp_path, isola
         agent = term.agent_pid()
         wait_for(lambda: b"the end of the answer" in term.screen, within=60, what="the whole answer on screen")
         started = descendants(agent)
-        os.kill(agent, signal.SIGHUP)
-        term.close()
+        if order == "signal first":
+            os.kill(agent, signal.SIGHUP)
+            term.close()
+        else:
+            term.close()
+            os.kill(agent, signal.SIGHUP)
         ended_with_everything_it_started(term, agent, started)
     finally:
         if agent is not None and alive(agent):
             os.kill(agent, signal.SIGKILL)
         term.reap()
+    resumes_at_once(server, work, isolated_home, wire)
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)")
+@pytest.mark.parametrize("wire", ["anthropic", "openai-chat"])
+def test_killing_its_tmux_pane_after_a_long_answer_ends_the_tui(server, tmp_path, isolated_home, wire):
+    """The report's own steps: `sh -c 'cd repo && agent …'` in a tmux window, a long answer shown,
+    the window killed (tmux signals the pane's group and closes the terminal). Before the fix the
+    agent hung on its way out: Textual's writer thread had died on the closed terminal."""
+    server.script(Reply(text=LONG_ANSWER, chunk_size=64))
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {"PYTHONPATH": str(REPO), "AGENT_HOME": str(isolated_home), **provider_env(server, wire)}
+    agent_argv = [sys.executable, "-m", "agent_cli", "--provider", wire, "-m", "test-model", "write it"]
+    command = (
+        f"cd {shlex.quote(str(work))} && env {' '.join(shlex.quote(f'{k}={v}') for k, v in env.items())} "
+        + " ".join(shlex.quote(a) for a in agent_argv)
+    )
+    tmux = ["tmux", "-L", f"agent-test-{os.getpid()}-{wire}", "-f", "/dev/null"]
+    subprocess.run([*tmux, "new-session", "-d", "-s", "s", "-x", "120", "-y", "40"], check=True)
+    subprocess.run([*tmux, "new-window", "-t", "s", "-n", "agent", "sh -c " + shlex.quote(command)], check=True)
+    agent = None
+    try:
+        pane = int(
+            subprocess.run(
+                [*tmux, "display", "-p", "-t", "s:agent", "#{pane_pid}"], capture_output=True, text=True
+            ).stdout
+        )
+        agent = wait_for(lambda: next(iter(children(pane)), None), within=30, what="the agent to start")
+
+        def screen() -> str:
+            return subprocess.run([*tmux, "capture-pane", "-p", "-t", "s:agent"], capture_output=True, text=True).stdout
+
+        def settled() -> bool:  # the answer shown and the screen still for a moment: the app idle again
+            before = screen()
+            time.sleep(1.0)
+            return "the end of the answer" in before and screen() == before
+
+        wait_for(settled, within=90, what="the whole answer on screen, and the app idle")
+        started = descendants(agent)
+        subprocess.run([*tmux, "kill-window", "-t", "s:agent"], check=True)
+        wait_for(lambda: not alive(agent), within=30, what="the agent to end with its pane")
+        for pid in started:
+            wait_for(lambda pid=pid: not alive(pid), within=10, what=f"process {pid} the agent started to end")
+    finally:
+        if agent is not None and alive(agent):
+            os.kill(agent, signal.SIGKILL)
+        subprocess.run([*tmux, "kill-server"], capture_output=True)
     resumes_at_once(server, work, isolated_home, wire)
