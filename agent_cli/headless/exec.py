@@ -19,6 +19,7 @@ from agent_cli import events as ev
 from agent_cli.commands.context_usage import format_context_table
 from agent_cli.commands.dispatch import submit
 from agent_cli.commands.ps_command import exit_notice
+from agent_cli.hangup import watch_for_hangup
 from agent_cli.headless.common import USAGE_ERROR, check_api_key_or_exit, fail, load_config_or_exit
 from agent_cli.headless.exec_options import apply_sandbox_shortcuts
 from agent_cli.headless.render_json import JsonRenderer
@@ -192,17 +193,20 @@ class Interruption(asyncio.Event):
 
 
 def stop_on_ctrl_c(session) -> Interruption:
-    """Ctrl+C, SIGTERM and SIGHUP stop the turn the way Esc does in the TUI: tools are killed, MCP
+    """Ctrl+C, SIGTERM, SIGHUP and stdout's reader leaving stop the turn the way Esc does in the TUI: tools are killed, MCP
     servers closed, the history and the session file stay valid, and exec exits 128 + the signal
     (130 for Ctrl+C). A second one stops at once. Returns the event that records it happened."""
     interrupted = Interruption()
     loop = asyncio.get_running_loop()
 
-    def on_signal(sig: int) -> None:
+    def stop(sig: int) -> None:
         if not interrupted.is_set():
             interrupted.signal = sig
         interrupted.set()
         session.interrupt()
+
+    def on_signal(sig: int) -> None:
+        stop(sig)
         loop.remove_signal_handler(sig)
         # The same signal again ends the process at once, by the kernel: Python's own SIGINT handler
         # would only raise KeyboardInterrupt, and shutting down then waits for a tool still busy in
@@ -214,6 +218,9 @@ def stop_on_ctrl_c(session) -> Interruption:
             continue  # `nohup agent exec …`: the user asked for it to be ignored
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # no handlers on this loop
             loop.add_signal_handler(sig, on_signal, sig)
+    # Whoever reads stdout went away (`| head -1` done, the terminal closed): the next write would
+    # fail anyway, but that may be minutes away while a command runs.
+    watch_for_hangup(sys.stdout.fileno(), lambda: loop.call_soon_threadsafe(stop, signal.SIGPIPE))
     return interrupted
 
 

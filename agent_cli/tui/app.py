@@ -21,6 +21,8 @@ from typing import ClassVar
 from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.driver import Driver
+from textual.drivers.linux_driver import LinuxDriver
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, get_current_worker
 
@@ -54,6 +56,7 @@ from agent_cli.tui.screens.approval import ApprovalScreen
 from agent_cli.tui.screens.model_picker import ModelPickerScreen
 from agent_cli.tui.screens.processes import ProcessesScreen
 from agent_cli.tui.screens.session_picker import SessionPickerScreen
+from agent_cli.tui.terminal_driver import HANGUP_EXIT_CODE, TerminalDriver, print_if_possible
 from agent_cli.tui.trust_prompt import ask_trust
 from agent_cli.tui.widgets.activity_indicator import ActivityIndicator
 from agent_cli.tui.widgets.attachment_chips import AttachmentChips
@@ -168,6 +171,15 @@ class AgentApp(App[int]):
         for signum in (signal.SIGTERM, signal.SIGHUP):
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
                 loop.add_signal_handler(signum, self.exit, 128 + signum)
+
+    def get_driver_class(self) -> type[Driver]:
+        default = super().get_driver_class()
+        return TerminalDriver if default is LinuxDriver else default  # not when TEXTUAL_DRIVER names another
+
+    def terminal_lost(self) -> None:
+        """The terminal hung up or stopped taking output (often with no SIGHUP: that went to a
+        shell around the agent): quit as Ctrl+C twice does."""
+        self.exit(HANGUP_EXIT_CODE)
 
     def _banner(self) -> WelcomeBanner:
         return WelcomeBanner(self.session.model, self.config.provider.id, home_relative(self.config.cwd))
@@ -637,7 +649,7 @@ def run_app(config: Config, prompt: str | None, session: Session | None = None, 
     app = AgentApp(config, prompt, session=session)
     result = app.run(inline=inline, inline_no_clear=inline)
     if (note := resume_note(app.session)) is not None:
-        print(note)  # the terminal is back to normal: the way back into this conversation
+        print_if_possible(note)  # the terminal is back to normal (or gone): the way back into this conversation
     if isinstance(result, int):
         return result
     return app.return_code or 0
