@@ -81,8 +81,10 @@ class SessionHeader:
     created: str  # ISO 8601 with the local UTC offset
     format_version: int = FORMAT_VERSION
     agent_version: str = __version__
+    worktree: dict[str, str] | None = None  # the agent's worktree it ran in (worktrees/): name, path, branch
 
     def to_dict(self) -> dict[str, Any]:
+        worktree = {"worktree": self.worktree} if self.worktree else {}  # older readers ignore the key
         return {
             "type": HEADER_TYPE,
             "format_version": self.format_version,
@@ -92,6 +94,7 @@ class SessionHeader:
             "provider": self.provider,
             "created": self.created,
             "agent_version": self.agent_version,
+            **worktree,
         }
 
     @classmethod
@@ -112,7 +115,13 @@ class SessionHeader:
             if not isinstance(value, str):
                 raise RolloutError(f"{where}: the session header has no valid {name!r}")
             fields[name] = value
-        return cls(**fields, format_version=version, agent_version=str(data.get("agent_version", "")))
+        worktree = data.get("worktree")
+        return cls(
+            **fields,
+            format_version=version,
+            agent_version=str(data.get("agent_version", "")),
+            worktree={str(k): str(v) for k, v in worktree.items()} if isinstance(worktree, dict) else None,
+        )
 
 
 def encode_line(record: dict[str, Any]) -> bytes:

@@ -1,0 +1,119 @@
+"""What a front end calls to start a session in a worktree, and to leave one.
+
+``open_worktree(name, base, cwd)`` finds the worktree NAME of the repository ``cwd`` is in, or
+creates it (a generated name when None), and says where the session starts: the same folder
+inside it the user was in. :func:`enter_worktree` is the short form for front ends that only need
+that path (the Claude SDK front end). :func:`leave_worktree` applies the rule when a session ends:
+a worktree with no change and no commit is removed with its branch; any other is kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agent_cli.paths import agent_home as default_agent_home
+from agent_cli.worktrees.setup import copy_named_files
+from agent_cli.worktrees.store import (
+    GitError,
+    Worktree,
+    WorktreeState,
+    check_name,
+    containing,
+    create,
+    find,
+    generated_name,
+    remove,
+    repository_of,
+    state,
+)
+
+__all__ = ["Entered", "GitError", "Left", "enter_worktree", "leave_worktree", "open_worktree", "set_up"]
+
+
+@dataclass
+class Entered:
+    worktree: Worktree
+    cwd: Path  # where the session starts: the folder inside the worktree the user was in
+    created: bool  # False: an existing worktree was resumed
+    warnings: list[str] = field(default_factory=list)
+    source: Path | None = None  # the checkout it was made from (ignored files are copied from there)
+
+    def line(self) -> str:
+        verb = "created" if self.created else "resumed"
+        return f"{verb} worktree {self.worktree.name} on branch {self.worktree.branch} at {self.worktree.path}"
+
+
+@dataclass(frozen=True)
+class Left:
+    worktree: Worktree
+    removed: bool
+    state: WorktreeState | None
+    message: str
+
+
+def open_worktree(
+    name: str | None = None, base: str | None = None, cwd: Path | None = None, agent_home: Path | None = None
+) -> Entered:
+    """The worktree NAME (created from ``base``, default HEAD, when it does not exist; a generated
+    name when None) of the repository ``cwd`` is in. GitError or ValueError say what went wrong."""
+    home = Path(agent_home or default_agent_home())
+    cwd = Path(cwd or Path.cwd()).resolve()
+    repository = repository_of(cwd)
+    relative = cwd.relative_to(repository.toplevel)
+    if name is not None:
+        check_name(name)
+        found = find(home, repository.main, name)
+        if found is not None and found.exists:
+            if base is not None:
+                raise GitError(f"worktree {name} exists already; --base applies only to a new one")
+            return Entered(found, _inside(found.path, relative), created=False, source=repository.toplevel)
+        if found is not None:  # its folder was deleted by hand: forget it, then make it again
+            remove(home, found)
+    name = name or generated_name()
+    worktree, warnings = create(home, repository, name, base)
+    return Entered(
+        worktree, _inside(worktree.path, relative), created=True, warnings=warnings, source=repository.toplevel
+    )
+
+
+def enter_worktree(name: str | None = None, base: str | None = None, cwd: Path | None = None) -> Path:
+    """Create or resume the worktree NAME and return the folder to start the session in."""
+    return open_worktree(name, base, cwd).cwd
+
+
+def set_up(entered: Entered, copy: tuple[str, ...]) -> list[str]:
+    """Copy the ignored files ``copy`` names into a new worktree; returns lines for the user."""
+    if not entered.created or not copy or entered.source is None:
+        return []
+    copied, warnings = copy_named_files(entered.source, entered.worktree.path, copy)
+    lines = [f"copied into the worktree: {', '.join(copied)}"] if copied else []
+    return lines + warnings
+
+
+def leave_worktree(worktree: Worktree | Path, *, remove_changed: bool = False, agent_home: Path | None = None) -> Left:
+    """End of a session in ``worktree`` (or the folder of one): removed with its branch when it
+    has no change and no commit since it was made (or ``remove_changed``: the user said so);
+    otherwise kept, and the message says where and on which branch."""
+    home = Path(agent_home or default_agent_home())
+    if isinstance(worktree, Path):
+        found = containing(home, worktree)
+        if found is None:
+            raise GitError(f"{worktree} is not one of the agent's worktrees")
+        worktree = found
+    if not worktree.exists:
+        return Left(worktree, True, None, f"worktree {worktree.name} is gone already")
+    current = state(worktree)
+    if current.clean or remove_changed:
+        return Left(worktree, True, current, remove(home, worktree, force=remove_changed))
+    return Left(
+        worktree,
+        False,
+        current,
+        f"kept worktree {worktree.name} ({current.summary()}): {worktree.path}, branch {worktree.branch}",
+    )
+
+
+def _inside(root: Path, relative: Path) -> Path:
+    folder = root / relative
+    return folder if folder.is_dir() else root
