@@ -44,6 +44,7 @@ REPOSITORY_SETTINGS = (
     "web_fetch_allow_private",
     "web_search_api",
     "memory_user_writes",
+    "worktree",  # its set-up command runs in every new worktree
 )
 
 

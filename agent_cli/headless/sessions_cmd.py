@@ -16,6 +16,7 @@ from typing import TextIO
 from agent_cli.arguments import add_session_options
 from agent_cli.display import home_relative, human_size, short_path
 from agent_cli.headless.common import check_api_key_or_exit, fail, load_config_or_exit
+from agent_cli.headless.worktree_cmd import leave_after_tui, return_to_worktree
 from agent_cli.paths import agent_home
 from agent_cli.runtime import open_session
 from agent_cli.session.branches import format_timeline, prompt_timeline
@@ -231,12 +232,15 @@ def run_resume(argv: list[str]) -> int:
     ref, prompt = split_words(args)
     path = fork_if_asked(args, resolve_session_file(args, ref, picker=True, out=sys.stderr))
     use_recorded_model(args, path)
+    entered = return_to_worktree(args, path)  # a session that ran in a worktree goes on there
     config = load_config_or_exit(args)
     check_api_key_or_exit(config)
     session = restore_or_exit(config, path, interactive=True)
     from agent_cli.tui.app import run_app
 
-    return run_app(config, prompt, session=session)
+    status = run_app(config, prompt, session=session)
+    leave_after_tui(entered)
+    return status
 
 
 def prepare_exec_resume(args: argparse.Namespace) -> Path:
@@ -247,6 +251,7 @@ def prepare_exec_resume(args: argparse.Namespace) -> Path:
     ref, args.prompt = split_words(args)
     path = fork_if_asked(args, resolve_session_file(args, ref, picker=False, out=sys.stderr))
     use_recorded_model(args, path)
+    args.resumed_worktree = return_to_worktree(args, path)  # it goes on in its worktree
     return path
 
 

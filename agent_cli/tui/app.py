@@ -631,10 +631,19 @@ def interactive_session(config: Config) -> Session:
     return open_session(config, interactive=True)
 
 
-def run_app(config: Config, prompt: str | None, session: Session | None = None, inline: bool = False) -> int:
+def run_app(
+    config: Config,
+    prompt: str | None,
+    session: Session | None = None,
+    inline: bool = False,
+    first_input: str | None = None,
+) -> int:
     """Run the interactive app until the user quits; returns the exit code. ``inline``: below the
-    shell prompt, leaving the last screen in the scrollback (no alternate screen)."""
-    app = AgentApp(config, prompt, session=session)
+    shell prompt, leaving the last screen in the scrollback (no alternate screen). ``first_input``
+    goes before ``prompt`` (a new worktree's set-up `!command`)."""
+    app = AgentApp(config, first_input or prompt, session=session)
+    if first_input and prompt:
+        app.queue.append(prompt)  # sent when the set-up command is done
     result = app.run(inline=inline, inline_no_clear=inline)
     if (note := resume_note(app.session)) is not None:
         print(note)  # the terminal is back to normal: the way back into this conversation
