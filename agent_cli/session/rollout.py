@@ -26,9 +26,10 @@ append to one file.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -430,6 +431,17 @@ def opens_the_file(item: Item) -> bool:
     if not isinstance(item, Message) or item.role == "assistant":
         return True
     return item.role == "user" and not is_contextual_fragment(item.text)
+
+
+@contextlib.contextmanager
+def lock_file(path: Path) -> Iterator[None]:
+    """Hold ``path``'s lock for a moment (to delete it): SessionBusyError while an agent uses it."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        _lock(fd, path)
+        yield
+    finally:
+        os.close(fd)
 
 
 def _lock(fd: int, path: Path) -> None:

@@ -14,6 +14,7 @@ import importlib
 import signal
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import ClassVar
@@ -444,6 +445,9 @@ class AgentApp(App[int]):
             case ev.CommandAction(action="rewind"):
                 await rewinding.pick_and_rewind(self)  # the picker instead of the text list
                 return
+            case ev.CommandAction(action="worktree", argument=folder, then=then) if folder:
+                await self.go_to_folder(Path(folder), then)
+                return
             case ev.Rewound(prompt=prompt) if prompt is not None:
                 await rewinding.show_rewound(self, event)
         await self.renderer.render(event)
@@ -510,6 +514,18 @@ class AgentApp(App[int]):
         await self._replay_history()
         if note := resuming.model_note(session, path, self.config):
             await self.renderer.notice(note, "info", "model")
+
+    async def go_to_folder(self, folder: Path, first_input: str | None = None) -> None:
+        """``/worktree NAME``: a new session in ``folder`` with this one's settings; ``first_input``
+        (a new worktree's set-up `!command`) is sent there first."""
+        self.config = replace(self.next_config(), cwd=folder)
+        self.composer.cwd = folder
+        self._files_loaded_at = float("-inf")  # @path completion lists the new folder's files
+        self._switch_to(self.session_factory(self.config))
+        await self._fresh_transcript()
+        if first_input:
+            self.queue.insert(0, first_input)
+            self.queued.show_queue(self.queue)
 
     async def _pick_model(self) -> None:
         choices = {
