@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from agent_cli import events as ev
 from agent_cli.agents.child import run_child
 from agent_cli.agents.definition import AgentDefinition
 from agent_cli.agents.task_tool import ChildOutcome
@@ -80,6 +81,7 @@ async def run_isolated(
                     f"Its changes ({left.state.summary() if left.state else 'unknown'}) are on branch "
                     f"{entered.worktree.branch}, in the worktree {entered.worktree.path}."
                 )
+    emit(ev.Notice(note, title=definition.name))  # the user sees where the changes are, too
     if outcome is None:  # pragma: no cover - run_child returns or raises
         return ChildOutcome(status="failed", error=note)
     if outcome.status == "completed":

@@ -111,9 +111,12 @@ def return_to_worktree(args: argparse.Namespace, path: Path) -> Entered | None:
         )
         return None
     args.cd = str(entered.cwd)
-    print(
-        f"agent: in worktree {entered.worktree.name} (branch {entered.worktree.branch}): {entered.cwd}", file=sys.stderr
-    )
+    if entered.created:  # it was removed since: made again (from its kept branch, if any)
+        print(f"agent: {terminal_safe(entered.line())}", file=sys.stderr)
+        atexit.register(drop_if_unused, entered.worktree)
+    else:
+        worktree = entered.worktree
+        print(f"agent: in worktree {worktree.name} (branch {worktree.branch}): {entered.cwd}", file=sys.stderr)
     return entered
 
 
