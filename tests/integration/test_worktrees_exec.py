@@ -135,3 +135,31 @@ def test_two_runs_in_two_worktrees_at_once_and_undo_in_one_leaves_the_other(tmp_
     assert sorted(os.listdir(b)) == [".git", "README.md", "b.txt"]  # the other worktree is as it was
     assert open(os.path.join(b, "README.md")).read() == "hello\nhi\n"
     assert checkout_state(repo) == before
+
+
+def test_a_usage_error_after_the_worktree_was_made_leaves_none_behind(server, tmp_path, isolated_home):
+    repo = committed_repo(tmp_path / "repo")
+    result = run_agent(
+        ["exec", *CHAT, "--worktree", "w", "--output-schema", "missing.json", "go"],
+        cwd=repo,
+        env=provider_env(server, "chat"),
+    )
+    assert result.returncode == 2 and "--output-schema missing.json" in result.stderr
+    assert "created worktree w" in result.stderr
+    assert agent_branches(repo) == [] and not list((isolated_home / "worktrees").glob("*/w"))
+
+
+def test_the_checkouts_trust_answer_carries_over_to_its_worktree(server, tmp_path, isolated_home):
+    from agent_cli.config import load_config
+    from agent_cli.trust.gate import record_answer
+
+    repo = committed_repo(tmp_path / "repo", {".agent/config.toml": '[[hooks.Stop]]\ncommand = "true"\n'})
+    server.script(Reply(text="one"), Reply(text="two"))
+    untrusted = run_agent(["exec", *CHAT, "--worktree", "a", "go"], cwd=repo, env=provider_env(server, "chat"))
+    assert untrusted.returncode == 0, untrusted.stderr
+    assert "this folder is not trusted" in untrusted.stderr
+
+    record_answer(load_config(repo), True)  # as the TUI's question does
+    trusted = run_agent(["exec", *CHAT, "--worktree", "b", "go"], cwd=repo, env=provider_env(server, "chat"))
+    assert trusted.returncode == 0, trusted.stderr
+    assert "not trusted" not in trusted.stderr
