@@ -176,7 +176,7 @@ def run_sessions(argv: list[str], out: TextIO | None = None) -> int:
         print("no saved sessions" + (" for this directory" if args.here else ""), file=sys.stderr)
         return 0
     width = terminal_width() if out.isatty() else 160
-    out.write(f"{'UPDATED':<16}  {'ID':<8}  {'SIZE':>7}  {'DIRECTORY (@WORKTREE)':<28}  NAME / FIRST PROMPT\n")
+    out.write(f"{'UPDATED':<16}  {'ID':<8}  {'SIZE':>7}  {'DIRECTORY':<28}  FIRST PROMPT\n")
     for summary in sessions:
         out.write(format_row(summary, width) + "\n")
     out.write('\nResume one with `agent resume ID` or `agent exec resume ID "PROMPT"`.\n')
