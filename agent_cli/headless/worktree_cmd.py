@@ -27,6 +27,7 @@ from agent_cli.worktrees.store import (
     check_name,
     containing,
     find,
+    hold,
     list_worktrees,
     prune,
     remove,
@@ -102,6 +103,7 @@ def return_to_worktree(args: argparse.Namespace, path: Path) -> Entered | None:
     found = containing(agent_home(), folder)
     try:
         if found is not None and found.exists:
+            hold(agent_home(), found)  # in use: no other agent removes it meanwhile
             entered = Entered(found, folder if folder.is_dir() else found.path, created=False)
         else:
             entered = open_worktree(recorded["name"], cwd=Path(recorded["repository"]))

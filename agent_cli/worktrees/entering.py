@@ -23,6 +23,8 @@ from agent_cli.worktrees.store import (
     create,
     find,
     generated_name,
+    hold,
+    in_use,
     remove,
     repository_of,
     state,
@@ -67,11 +69,13 @@ def open_worktree(
         if found is not None and found.exists:
             if base is not None:
                 raise GitError(f"worktree {name} exists already; --base applies only to a new one")
+            hold(home, found)  # in use by this process: no other agent removes it meanwhile
             return Entered(found, _inside(found.path, relative), created=False, source=repository.toplevel)
         if found is not None:  # its folder was deleted by hand: forget it, then make it again
             remove(home, found)
     name = name or generated_name()
     worktree, warnings = create(home, repository, name, base)
+    hold(home, worktree)
     return Entered(
         worktree, _inside(worktree.path, relative), created=True, warnings=warnings, source=repository.toplevel
     )
@@ -104,6 +108,8 @@ def leave_worktree(worktree: Worktree | Path, *, remove_changed: bool = False, a
     if not worktree.exists:
         return Left(worktree, True, None, f"worktree {worktree.name} is gone already")
     current = state(worktree)
+    if in_use(home, worktree):  # another session works there too: it decides when it ends
+        return Left(worktree, False, current, f"kept worktree {worktree.name}: another running agent works in it")
     if current.clean or remove_changed:
         return Left(worktree, True, current, remove(home, worktree, force=remove_changed))
     return Left(

@@ -9,6 +9,7 @@ in the worktree (under the sandbox its only writable root) can change it.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -106,6 +107,59 @@ def repository_folder(agent_home: Path, main: Path) -> Path:
 
 def _record_path(agent_home: Path, main: Path, name: str) -> Path:
     return repository_folder(agent_home, main) / RECORDS / f"{name}.json"
+
+
+# Worktrees this process works in: a shared lock on each one's lock file for as long as the
+# process runs, so another agent does not remove a worktree in use (removing takes it exclusively).
+_held: dict[Path, int] = {}
+
+
+def _lock_path(agent_home: Path, worktree: Worktree) -> Path:
+    return _record_path(agent_home, worktree.repository, worktree.name).with_suffix(".lock")
+
+
+def hold(agent_home: Path, worktree: Worktree) -> None:
+    """Mark ``worktree`` in use by this process until it ends (or :func:`release`)."""
+    path = _lock_path(agent_home, worktree)
+    if path in _held:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+    except OSError:
+        os.close(fd)
+        return  # a filesystem without locks: nothing is marked
+    _held[path] = fd
+
+
+def release(agent_home: Path, worktree: Worktree) -> None:
+    if (fd := _held.pop(_lock_path(agent_home, worktree), None)) is not None:
+        os.close(fd)
+
+
+def in_use(agent_home: Path, worktree: Worktree) -> bool:
+    """Whether another process (a running session) works in ``worktree``."""
+    path = _lock_path(agent_home, worktree)
+    if not path.exists():
+        return False
+    mine = _held.pop(path, None)
+    if mine is not None:
+        os.close(mine)  # our own shared lock would not block us, but keeps the test honest
+    fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        busy = True
+    except OSError:
+        busy = False
+    else:
+        busy = False
+    finally:
+        os.close(fd)
+    if mine is not None:
+        hold(agent_home, worktree)
+    return busy
 
 
 def _write_record(agent_home: Path, worktree: Worktree) -> None:
@@ -212,7 +266,11 @@ def state(worktree: Worktree) -> WorktreeState:
 
 def remove(agent_home: Path, worktree: Worktree, *, force: bool = False) -> str:
     """Remove the worktree's folder, and its branch when it holds no commit of its own. Refuses
-    uncommitted changes unless ``force``. Returns what was done, for the user."""
+    uncommitted changes unless ``force``, and always a worktree another running agent works in.
+    Returns what was done, for the user."""
+    if in_use(agent_home, worktree):
+        raise GitError(f"worktree {worktree.name} is in use by another running agent; it stays")
+    release(agent_home, worktree)
     if worktree.exists:
         current = state(worktree)
         if current.changed and not force:
@@ -229,6 +287,7 @@ def remove(agent_home: Path, worktree: Worktree, *, force: bool = False) -> str:
     if worktree.path.exists():  # what git left behind (an ignored folder of a submodule)
         shutil.rmtree(worktree.path, ignore_errors=True)
     _record_path(agent_home, worktree.repository, worktree.name).unlink(missing_ok=True)
+    _lock_path(agent_home, worktree).unlink(missing_ok=True)
     done = f"removed worktree {worktree.name} ({worktree.path})"
     if commits and branch_exists(worktree.repository, worktree.branch):
         return f"{done}; kept branch {worktree.branch} with its {commits} commit(s)"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.worktrees.entering import open_worktree
+from agent_cli.worktrees import entering, store
 from tests.conftest import provider_env, run_agent
 from tests.fake_server import Reply
 from tests.worktree_helpers import agent_branches, checkout_state, committed_repo, git
@@ -29,6 +29,13 @@ def local_submodules(monkeypatch):
     monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
     monkeypatch.setenv("GIT_CONFIG_KEY_0", "protocol.file.allow")
     monkeypatch.setenv("GIT_CONFIG_VALUE_0", "always")
+
+
+def open_worktree(name, cwd, agent_home):
+    """A worktree made here, then let go: the commands below run in other processes."""
+    entered = entering.open_worktree(name, cwd=cwd, agent_home=agent_home)
+    store.release(agent_home, entered.worktree)
+    return entered
 
 
 def test_a_worktree_of_a_repository_with_submodules(tmp_path, isolated_home, local_submodules):
@@ -161,3 +168,38 @@ def test_the_repositorys_own_setup_command_waits_for_trust(server, tmp_path, iso
     assert result.returncode == 0, result.stderr
     assert "the repository's [worktree] settings wait until it is trusted" in result.stderr
     assert "removed worktree t" in result.stderr  # nothing ran: nothing changed
+
+
+def test_a_worktree_another_agent_works_in_is_never_removed(server, tmp_path, isolated_home):
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    repo = committed_repo(tmp_path / "repo")
+    worktree = open_worktree("shared", cwd=repo, agent_home=isolated_home).worktree
+    holder = subprocess.Popen(  # another agent, working in it
+        [
+            sys.executable,
+            "-c",
+            "import sys; from pathlib import Path; from agent_cli.worktrees.entering import open_worktree; "
+            f"open_worktree('shared', cwd=Path({str(repo)!r}), agent_home=Path({str(isolated_home)!r})); "
+            "print('in', flush=True); sys.stdin.read()",
+        ],
+        env={**__import__("os").environ, "PYTHONPATH": str(REPO)},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "in"
+        refused = run_agent(["worktree", "rm", "shared"], cwd=repo)
+        assert refused.returncode == 1 and "in use by another running agent" in refused.stderr
+        server.script(Reply(text="looked"))
+        result = run_agent(["exec", *CHAT, "--worktree", "shared", "look"], cwd=repo, env=provider_env(server, "chat"))
+        assert "kept worktree shared: another running agent works in it" in result.stderr
+        assert worktree.path.is_dir()
+    finally:
+        holder.communicate("", timeout=30)
+    assert run_agent(["worktree", "rm", "shared"], cwd=repo).returncode == 0  # it has ended
+    assert not worktree.path.exists()
