@@ -27,7 +27,9 @@ from agent_cli.worktrees.store import (
     check_name,
     containing,
     find,
+    held_worktrees,
     hold,
+    in_use,
     list_worktrees,
     prune,
     remove,
@@ -187,32 +189,40 @@ def leave_after_exec(entered: Entered | None, renderer=None, out: TextIO | None 
 
 
 def leave_after_tui(entered: Entered | None, stdin: TextIO | None = None, out: TextIO | None = None) -> None:
-    """The TUI has closed: a clean worktree is removed; for a changed one the user chooses."""
-    if entered is None or not entered.worktree.exists:
-        return
+    """The TUI has closed: each worktree it worked in (``-w``, ``/worktree``, a subagent's kept
+    one) is removed when clean; for a changed one the user chooses (kept without a terminal)."""
     atexit.unregister(drop_if_unused)
     stdin, out = stdin or sys.stdin, out or sys.stderr
+    seen: set[Path] = set()
+    for worktree in ([entered.worktree] if entered is not None else []) + held_worktrees():
+        if worktree.path not in seen and worktree.exists:
+            seen.add(worktree.path)
+            leave_one(worktree, stdin, out)
+
+
+def leave_one(worktree: Worktree, stdin: TextIO, out: TextIO) -> None:
     try:
-        current = state(entered.worktree)
-        if current.clean:
-            print(f"agent: {leave_worktree(entered.worktree).message}", file=out)
-            return
-        worktree = entered.worktree
-        if not stdin.isatty():
-            print(f"agent: {leave_worktree(worktree).message}", file=out)
+        current = state(worktree)
+        if current.clean or not stdin.isatty() or in_use(agent_home(), worktree):
+            print(f"agent: {terminal_safe(leave_worktree(worktree).message)}", file=out)
             return
         out.write(
-            f"Worktree {worktree.name} has {current.summary()} (branch {worktree.branch}, {worktree.path}).\n"
-            "Keep it? [K]eep / [r]emove (uncommitted changes are lost; commits stay on the branch) "
+            terminal_safe(
+                f"Worktree {worktree.name} has {current.summary()} (branch {worktree.branch}, {worktree.path})."
+            )
+            + "\nKeep it? [K]eep / [r]emove (uncommitted changes are lost; commits stay on the branch) "
         )
         out.flush()
         answer = stdin.readline().strip().lower()
         if answer in ("r", "remove"):
-            print(f"agent: {remove(agent_home(), worktree, force=True)}", file=out)
+            print(f"agent: {terminal_safe(remove(agent_home(), worktree, force=True))}", file=out)
         else:
-            print(f"agent: kept worktree {worktree.name}: {worktree.path}, branch {worktree.branch}", file=out)
+            print(
+                terminal_safe(f"agent: kept worktree {worktree.name}: {worktree.path}, branch {worktree.branch}"),
+                file=out,
+            )
     except GitError as exc:
-        print(f"agent: warning: worktree {entered.worktree.path}: {terminal_safe(str(exc))}", file=out)
+        print(f"agent: warning: worktree {worktree.path}: {terminal_safe(str(exc))}", file=out)
 
 
 # --- agent worktree list | rm | prune --------------------------------------------------------

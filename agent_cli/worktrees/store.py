@@ -133,6 +133,11 @@ def hold(agent_home: Path, worktree: Worktree) -> None:
     _held[path] = fd
 
 
+def held_worktrees() -> list[Worktree]:
+    """The worktrees this process works in (entered, switched to, a subagent's kept one)."""
+    return [worktree for path in list(_held) if (worktree := _read_record(path.with_suffix(".json"))) is not None]
+
+
 def release(agent_home: Path, worktree: Worktree) -> None:
     if (fd := _held.pop(_lock_path(agent_home, worktree), None)) is not None:
         os.close(fd)

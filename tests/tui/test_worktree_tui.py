@@ -7,6 +7,7 @@ import io
 from agent_cli.headless.worktree_cmd import leave_after_tui
 from agent_cli.session.names import session_names
 from agent_cli.tui.widgets.notice_cell import NoticeCell
+from agent_cli.worktrees import store
 from agent_cli.worktrees.entering import open_worktree
 from tests.tui.conftest import SIZE
 from tests.tui.helpers import wait_idle, wait_until
@@ -17,7 +18,10 @@ def notices(app) -> list[str]:
     return [cell.text for cell in app.transcript.query(NoticeCell)]
 
 
-async def test_worktree_shows_switches_and_sets_up_and_rename_names_the_session(make_app, repo, isolated_home):
+async def test_worktree_shows_switches_and_sets_up_and_rename_names_the_session(
+    make_app, repo, isolated_home, monkeypatch
+):
+    monkeypatch.setattr(store, "_held", {})  # only this test's worktrees are this "process's"
     git(repo, "commit", "-qm", "first")
     before = checkout_state(repo)
     app = make_app('worktree.setup="echo set > up.txt"', 'worktree.copy=["ignored.txt"]')
@@ -43,6 +47,10 @@ async def test_worktree_shows_switches_and_sets_up_and_rename_names_the_session(
         await wait_idle(pilot)
         assert session_names(isolated_home)[app.session.id] == "parallel work"
     assert checkout_state(repo) == before and not (repo / "up.txt").exists()
+    out = io.StringIO()
+    leave_after_tui(None, Terminal("r\n"), out)  # the app quit: a worktree /worktree made is asked about too
+    assert "Worktree feat has 2 uncommitted changes" in out.getvalue()  # up.txt, ignored.txt
+    assert "removed worktree feat" in out.getvalue() and not folder.exists()
 
 
 class Terminal(io.StringIO):
@@ -50,7 +58,8 @@ class Terminal(io.StringIO):
         return True
 
 
-def test_leaving_asks_about_a_changed_worktree_and_removes_a_clean_one(repo, isolated_home):
+def test_leaving_asks_about_a_changed_worktree_and_removes_a_clean_one(repo, isolated_home, monkeypatch):
+    monkeypatch.setattr(store, "_held", {})
     git(repo, "commit", "-qm", "first")
     clean = open_worktree("clean", cwd=repo, agent_home=isolated_home)
     out = io.StringIO()
