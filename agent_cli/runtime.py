@@ -100,14 +100,17 @@ def open_session(
     return session
 
 
-def open_child(parent: Session, definition: AgentDefinition, cwd: Path | None = None) -> Session:
+def open_child(
+    parent: Session, definition: AgentDefinition, cwd: Path | None = None, moved: tuple[Path, Path] | None = None
+) -> Session:
     """A subagent's session under ``parent``: the parent's config, trust, approvals, plugins and
     agents; its own history, session file, tools (narrowed) and system prompt. ``cwd``: it runs
-    there (its worktree, agents/isolation.py), with the sandbox rooted there."""
+    there (its worktree, agents/isolation.py), with the sandbox rooted there and the rules of
+    ``moved`` (checkout, worktree) applying to the worktree's paths."""
     config = parent.config if cwd is None else replace(parent.config, cwd=cwd)
     approvals = parent.approvals
     if cwd is not None:
-        approvals = isolated_approvals(parent.approvals, cwd, parent.config.writable_roots)
+        approvals = isolated_approvals(parent.approvals, cwd, parent.config.writable_roots, moved)
     depth = depth_of(parent) + 1
     model = definition.resolve_model(parent.model, parent.config.provider.wire_api)
     child_id = new_session_id()

@@ -26,18 +26,31 @@ from agent_cli.session.session import Session
 from agent_cli.tools.sandbox import SandboxPolicy
 from agent_cli.worktrees.entering import Entered, GitError, leave_worktree, open_worktree
 
-OpenChild = Callable[[Session, AgentDefinition, Path | None], Session]
+OpenChild = Callable[[Session, AgentDefinition, Path | None, tuple[Path, Path] | None], Session]
 
 
-def isolated_approvals(approvals: Approvals, cwd: Path, writable_roots: tuple[Path, ...]) -> Approvals:
+def isolated_approvals(
+    approvals: Approvals, cwd: Path, writable_roots: tuple[Path, ...], moved: tuple[Path, Path] | None = None
+) -> Approvals:
     """The parent's approvals (policy, answers given so far, rules) with the sandbox rooted at the
-    worktree ``cwd`` instead of the parent's folder."""
+    worktree ``cwd`` instead of the parent's folder. ``moved``: (the parent's checkout, the
+    worktree): the rules written for paths in the checkout apply to the same paths in the worktree
+    (a deny rule of the project's settings must hold there too)."""
     isolated = copy.copy(approvals)
     isolated.cwd = cwd
+    permissions = copy.copy(approvals.permissions)
+    permissions.cwd = cwd
+    if moved is not None:
+        permissions.rules = [replace(rule, base=_moved(rule.base, *moved)) for rule in permissions.rules]
+    isolated.permissions = permissions
     if approvals.sandbox is not None:
         sandbox = approvals.sandbox
         isolated.sandbox = SandboxPolicy.create(sandbox.mode, cwd, writable_roots, sandbox.network_access)
     return isolated
+
+
+def _moved(base: Path, checkout: Path, worktree: Path) -> Path:
+    return worktree / base.relative_to(checkout) if base.is_relative_to(checkout) else base
 
 
 def worktree_name(agent: str) -> str:
@@ -64,7 +77,8 @@ async def run_isolated(
         return ChildOutcome(status="failed", error=f"isolation: worktree: {exc}")
     outcome: ChildOutcome | None = None
     try:
-        child = open_child(parent, definition, entered.cwd)
+        moved = (entered.source, entered.worktree.path) if entered.source is not None else None
+        child = open_child(parent, definition, entered.cwd, moved)
         outcome = await run_child(parent, child, definition, description, prompt, call_id, emit)
     finally:
         try:

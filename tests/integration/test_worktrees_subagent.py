@@ -72,3 +72,26 @@ def test_isolation_outside_a_repository_fails_the_task_with_a_reason(server, tmp
     assert result.returncode == 0, result.stderr
     output = server.requests[1].body["messages"][-1]["content"]
     assert "isolation: worktree" in output and "not inside a git repository" in output
+
+
+def test_the_projects_deny_rules_hold_in_the_subagents_worktree(server, tmp_path):
+    repo = committed_repo(
+        tmp_path / "repo",
+        {
+            "secret.txt": "do not read\n",
+            ".claude/settings.json": json.dumps({"permissions": {"deny": ["Read(secret.txt)"]}}),
+        },
+    )
+    (repo / ".agent" / "agents").mkdir(parents=True)
+    (repo / ".agent" / "agents" / "builder.md").write_text(AGENT_FILE.replace("tools: Bash", "tools: Bash, Read"))
+    server.script(
+        task("read secret.txt"),
+        Reply(tool_calls=[ToolCall("read_file", {"path": "secret.txt"})]),
+        Reply(text="it is denied"),
+        Reply(text="done"),
+    )
+    env = provider_env(server, "chat")
+    result = run_agent(["exec", "--provider", "openai-chat", "-m", "m", "go"], cwd=repo, env=env)
+    assert result.returncode == 0, result.stderr
+    output = server.requests[2].body["messages"][-1]["content"]
+    assert "do not read" not in output and "deny" in output.lower()
