@@ -24,7 +24,8 @@ from agent_cli.session.approvals import Approvals
 from agent_cli.session.parts import Emit
 from agent_cli.session.session import Session
 from agent_cli.tools.sandbox import SandboxPolicy
-from agent_cli.worktrees.entering import Entered, GitError, leave_worktree, open_worktree
+from agent_cli.worktrees.entering import Entered, GitError, leave_worktree, open_worktree, set_up
+from agent_cli.worktrees.settings import WorktreeSettings
 
 OpenChild = Callable[[Session, AgentDefinition, Path | None, tuple[Path, Path] | None], Session]
 
@@ -75,6 +76,7 @@ async def run_isolated(
         )
     except (GitError, ValueError) as exc:
         return ChildOutcome(status="failed", error=f"isolation: worktree: {exc}")
+    await asyncio.to_thread(set_up, entered, WorktreeSettings.from_raw(parent.config.raw).copy)
     outcome: ChildOutcome | None = None
     try:
         moved = (entered.source, entered.worktree.path) if entered.source is not None else None

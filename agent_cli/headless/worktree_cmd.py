@@ -132,6 +132,8 @@ def prepare(entered: Entered | None, config, args: argparse.Namespace, out: Text
     if entered is None:
         return None
     out = out or sys.stderr
+    for line in set_up(entered, ()):  # the user's local rules first: the trust answer compares them too
+        print(f"agent: {terminal_safe(line)}", file=out)
     inherit_trust(entered, config, args)
     if any(layer.kind == "project" and "worktree" in layer.table for layer in config.layers):
         if not trust_state(config).trusted:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_cli.paths import agent_home as default_agent_home
+from agent_cli.worktrees.git import run
 from agent_cli.worktrees.setup import copy_named_files
 from agent_cli.worktrees.store import (
     GitError,
@@ -30,6 +31,7 @@ from agent_cli.worktrees.store import (
     state,
 )
 
+ALWAYS_COPIED = (".claude/settings.local.json",)  # git ignores it; it holds the user's rules for the project
 __all__ = ["Entered", "GitError", "Left", "enter_worktree", "leave_worktree", "open_worktree", "set_up"]
 
 
@@ -87,12 +89,21 @@ def enter_worktree(name: str | None = None, base: str | None = None, cwd: Path |
 
 
 def set_up(entered: Entered, copy: tuple[str, ...]) -> list[str]:
-    """Copy the ignored files ``copy`` names into a new worktree; returns lines for the user."""
-    if not entered.created or not copy or entered.source is None:
+    """Copy the ignored files ``copy`` names into a new worktree, and the user's local permission
+    rules (their deny rules must hold there too); returns lines for the user."""
+    if not entered.created or entered.source is None:
         return []
-    copied, warnings = copy_named_files(entered.source, entered.worktree.path, copy)
+    always = tuple(
+        name for name in ALWAYS_COPIED if (entered.source / name).is_file() and ignored(entered.source, name)
+    )
+    copied, warnings = copy_named_files(entered.source, entered.worktree.path, always + copy)
     lines = [f"copied into the worktree: {', '.join(copied)}"] if copied else []
     return lines + warnings
+
+
+def ignored(checkout: Path, name: str) -> bool:
+    """Whether git ignores ``name`` in ``checkout`` (copied, it is no change of the worktree)."""
+    return run(checkout, "check-ignore", "--quiet", "--", name, check=False).returncode == 0
 
 
 def leave_worktree(worktree: Worktree | Path, *, remove_changed: bool = False, agent_home: Path | None = None) -> Left:

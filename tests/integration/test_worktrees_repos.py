@@ -203,3 +203,31 @@ def test_a_worktree_another_agent_works_in_is_never_removed(server, tmp_path, is
         holder.communicate("", timeout=30)
     assert run_agent(["worktree", "rm", "shared"], cwd=repo).returncode == 0  # it has ended
     assert not worktree.path.exists()
+
+
+def test_the_users_local_rules_come_along_and_the_trust_answer_with_them(tmp_path, isolated_home):
+    from agent_cli.config import load_config
+    from agent_cli.trust.gate import record_answer, trust_state
+
+    local = {"permissions": {"deny": ["Read(secret.txt)"]}, "hooks": {}}
+    repo = committed_repo(tmp_path / "repo", {".gitignore": ".claude/settings.local.json\n"})
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.local.json").write_text(json.dumps(local))
+    (repo / ".agent").mkdir()
+    (repo / ".agent" / "config.toml").write_text('[[hooks.Stop]]\ncommand = "true"\n')
+    git(repo, "add", ".agent/config.toml")
+    git(repo, "commit", "-qm", "hooks")
+    record_answer(load_config(repo), True)
+    entered = open_worktree("rules", cwd=repo, agent_home=isolated_home)
+    assert entering.set_up(entered, ()) == ["copied into the worktree: .claude/settings.local.json"]
+    assert json.loads((entered.worktree.path / ".claude" / "settings.local.json").read_text()) == local
+    assert store.state(entered.worktree).clean  # an ignored file: no change of the worktree
+
+    from types import SimpleNamespace
+
+    from agent_cli.headless.worktree_cmd import inherit_trust
+
+    config = load_config(entered.worktree.path)
+    assert not trust_state(config).trusted
+    inherit_trust(entered, config, SimpleNamespace(overrides=[], model=None, provider=None, mode=None))
+    assert trust_state(config).trusted  # the same content as the trusted checkout
