@@ -9,14 +9,52 @@ front end can do (a ``CommandAction``). ``/rename NAME`` names this session (``a
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
+from pathlib import Path
 
 from agent_cli import events as ev
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation
+from agent_cli.config import Config, ConfigError, load_config
 from agent_cli.session.names import session_names, set_session_name
+from agent_cli.trust.inventory import take_inventory
+from agent_cli.trust.store import TrustStore
 from agent_cli.worktrees.entering import GitError, open_worktree, set_up
 from agent_cli.worktrees.settings import WorktreeSettings
 from agent_cli.worktrees.store import containing, list_worktrees, repository_of, state
+
+
+def config_in(config: Config, folder: Path) -> Config:
+    """``config`` as if the session had started in ``folder``: its project config read there, the
+    same ``-c`` and flags (a worktree's session, ``/worktree``)."""
+    overrides = [layer.origin.removeprefix("-c ") for layer in config.layers if layer.kind == "override"]
+    flags = {key: value for layer in config.layers if layer.kind == "flags" for key, value in layer.table.items()}
+    try:
+        fresh = load_config(folder, overrides, flags)
+    except ConfigError:
+        return replace(config, cwd=folder)
+    return replace(
+        fresh,
+        model=config.model,
+        context_window=config.context_window,
+        plugin_dirs=config.plugin_dirs,
+        trust_repository=config.trust_repository,
+    )
+
+
+def carry_trust(source: Config, target: Config) -> bool:
+    """A worktree holds what the checkout it was made from holds: if the user trusted that content
+    there, it is trusted in ``target``'s folder too (a changed content is a new question)."""
+    mine = take_inventory(target)
+    if not mine.items:
+        return False
+    theirs = take_inventory(source)
+    store = TrustStore(target.agent_home)
+    if theirs.digest != mine.digest or store.answer(theirs.folder, theirs.digest) is not True:
+        return False
+    if store.answer(mine.folder, mine.digest) is None:
+        store.record(mine.folder, mine.digest, True)
+    return True
 
 
 def describe_worktrees(inv: Invocation) -> str:
@@ -59,6 +97,7 @@ async def worktree_command(inv: Invocation) -> None:
     lines = [entered.line(), *entered.warnings]
     settings = WorktreeSettings.from_raw(config.raw)  # without the repository's own until it is trusted
     lines += await asyncio.to_thread(set_up, entered, settings.copy)
+    await asyncio.to_thread(carry_trust, config, config_in(config, entered.cwd))
     inv.emit(ev.Notice("\n".join(lines), title="worktree"))
     setup = f"!{settings.setup}" if entered.created and settings.setup else None
     inv.emit(ev.CommandAction("worktree", str(entered.cwd), then=setup))

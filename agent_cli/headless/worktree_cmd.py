@@ -12,14 +12,13 @@ from pathlib import Path
 from typing import TextIO
 
 from agent_cli.arguments import session_flags
+from agent_cli.commands.worktree_commands import carry_trust
 from agent_cli.config import ConfigError, load_config, without_repository_settings
 from agent_cli.headless.common import fail
 from agent_cli.paths import agent_home
 from agent_cli.session.rollout import RolloutError, read_header
 from agent_cli.terminal_text import terminal_safe
 from agent_cli.trust.gate import trust_state
-from agent_cli.trust.inventory import take_inventory
-from agent_cli.trust.store import TrustStore
 from agent_cli.worktrees.entering import Entered, GitError, Left, leave_worktree, open_worktree, set_up
 from agent_cli.worktrees.settings import WorktreeSettings
 from agent_cli.worktrees.store import (
@@ -146,21 +145,14 @@ def prepare(entered: Entered | None, config, args: argparse.Namespace, out: Text
 
 
 def inherit_trust(entered: Entered, config, args: argparse.Namespace) -> None:
-    """A worktree holds what its source checkout holds: if the user trusted that content there,
-    it is trusted here too (a changed content is a new question, as anywhere)."""
+    """The trust answer of the checkout the worktree was made from carries over (same content)."""
     if entered.source is None:
         return
-    mine = take_inventory(config)
-    if not mine.items:
-        return
     try:
-        source = take_inventory(load_config(entered.source, args.overrides, session_flags(args)))
+        source = load_config(entered.source, args.overrides, session_flags(args))
     except ConfigError:
         return
-    store = TrustStore(config.agent_home)
-    if source.digest == mine.digest and store.answer(source.folder, source.digest) is True:
-        if store.answer(mine.folder, mine.digest) is None:
-            store.record(mine.folder, mine.digest, True)
+    carry_trust(source, config)
 
 
 # --- leaving -------------------------------------------------------------------------------

@@ -14,7 +14,6 @@ import importlib
 import signal
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
-from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import ClassVar
@@ -30,6 +29,7 @@ from agent_cli.commands.context_usage import token_count
 from agent_cli.commands.dispatch import submit
 from agent_cli.commands.model_check import model_choices
 from agent_cli.commands.ps_command import exit_notice
+from agent_cli.commands.worktree_commands import config_in
 from agent_cli.config import Config, with_model
 from agent_cli.context.modes import MODES
 from agent_cli.context.skills import load_skills, skill_roots
@@ -518,7 +518,7 @@ class AgentApp(App[int]):
     async def go_to_folder(self, folder: Path, first_input: str | None = None) -> None:
         """``/worktree NAME``: a new session in ``folder`` with this one's settings; ``first_input``
         (a new worktree's set-up `!command`) is sent there first."""
-        self.config = replace(self.next_config(), cwd=folder)
+        self.config = config_in(self.next_config(), folder)
         self.composer.cwd = folder
         self._files_loaded_at = float("-inf")  # @path completion lists the new folder's files
         self._switch_to(self.session_factory(self.config))

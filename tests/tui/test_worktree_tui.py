@@ -76,3 +76,23 @@ def test_leaving_asks_about_a_changed_worktree_and_removes_a_clean_one(repo, iso
     leave_after_tui(changed, Terminal("r\n"), out)
     assert "removed worktree changed" in out.getvalue() and not changed.worktree.path.exists()
     assert agent_branches(repo) == []
+
+
+async def test_worktree_carries_the_trust_answer_over(make_app, repo, isolated_home, monkeypatch):
+    from agent_cli.trust.gate import record_answer
+
+    monkeypatch.setattr(store, "_held", {})
+    (repo / ".agent").mkdir()
+    (repo / ".agent" / "config.toml").write_text('[[hooks.Stop]]\ncommand = "true"\n')
+    git(repo, "add", ".agent/config.toml")
+    git(repo, "commit", "-qm", "first")
+    app = make_app()
+    record_answer(app.config, True)  # as the trust question's yes does
+    async with app.run_test(size=SIZE) as pilot:
+        old = app.session
+        app.send("/worktree trusted")
+        await wait_until(pilot, lambda: app.session is not old, what="the switch")
+        await wait_idle(pilot)
+        assert app.config.cwd.name == "trusted"
+        assert app.session.trust.trusted and not app.session.trust.needs_question
+        assert app.session.config.sources[-1] == app.config.cwd / ".agent" / "config.toml"  # read there
