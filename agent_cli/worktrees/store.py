@@ -150,7 +150,7 @@ def in_use(agent_home: Path, worktree: Worktree) -> bool:
         return False
     mine = _held.pop(path, None)
     if mine is not None:
-        os.close(mine)  # our own shared lock would not block us, but keeps the test honest
+        os.close(mine)  # our own shared lock (another open file) would block the exclusive one
     fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -234,7 +234,9 @@ def create(agent_home: Path, repository: Repository, name: str, base: str | None
     if branch_exists(repository.main, branch):
         if base is not None:
             raise GitError(f"branch {branch} already exists; --base applies only to a new branch")
-        start = output(repository.main, "rev-parse", f"refs/heads/{branch}")
+        # its commits count as the worktree's own (so leaving it never deletes them with the branch)
+        start = run(repository.toplevel, "merge-base", "HEAD", f"refs/heads/{branch}", check=False).stdout.strip()
+        # (no common commit: unrelated histories, every commit of the branch is its own: base "")
         run(repository.toplevel, "worktree", "add", "--quiet", str(path), branch)
     else:
         try:
@@ -265,7 +267,7 @@ def checkout_submodules(path: Path) -> list[str]:
 def state(worktree: Worktree) -> WorktreeState:
     """Uncommitted changes (untracked files too) and commits since it was created."""
     changed = run(worktree.path, "status", "--porcelain", "--untracked-files=all").stdout.splitlines()
-    count = output(worktree.path, "rev-list", "--count", f"{worktree.base}..HEAD")
+    count = output(worktree.path, "rev-list", "--count", _since(worktree.base, "HEAD"))
     return WorktreeState(tuple(line for line in changed if line.strip()), int(count or 0))
 
 
@@ -304,7 +306,11 @@ def remove(agent_home: Path, worktree: Worktree, *, force: bool = False) -> str:
 def _commits_on_branch(worktree: Worktree) -> int:
     if not branch_exists(worktree.repository, worktree.branch):
         return 0
-    return int(output(worktree.repository, "rev-list", "--count", f"{worktree.base}..{worktree.branch}") or 0)
+    return int(output(worktree.repository, "rev-list", "--count", _since(worktree.base, worktree.branch)) or 0)
+
+
+def _since(base: str, tip: str) -> str:
+    return f"{base}..{tip}" if base else tip
 
 
 def prune(agent_home: Path, main: Path) -> list[str]:

@@ -130,6 +130,12 @@ def test_worktree_list_rm_and_prune(tmp_path, isolated_home):
     assert "no worktrees" in run_agent(["worktree", "list"], cwd=repo).stderr
     assert checkout_state(repo) == before
 
+    again = open_worktree("committed", cwd=repo, agent_home=isolated_home)  # back on its kept branch
+    assert again.created and (again.worktree.path / "new.txt").read_text() == "new\n"
+    left = entering.leave_worktree(again.worktree, agent_home=isolated_home)
+    assert not left.removed and "1 commit" in left.message  # its commits are never dropped
+    assert agent_branches(repo) == ["agent/committed"]
+
 
 def test_a_new_worktree_gets_the_named_ignored_files_and_runs_its_setup_command(server, tmp_path, isolated_home):
     repo = committed_repo(tmp_path / "repo", {".gitignore": ".env\nlocal/\n", "README.md": "hi\n"})
