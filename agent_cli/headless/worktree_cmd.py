@@ -19,15 +19,13 @@ from agent_cli.paths import agent_home
 from agent_cli.session.rollout import RolloutError, read_header
 from agent_cli.terminal_text import terminal_safe
 from agent_cli.trust.gate import trust_state
-from agent_cli.worktrees.entering import Entered, GitError, Left, leave_worktree, open_worktree, set_up
+from agent_cli.worktrees.entering import Entered, GitError, Left, leave_worktree, open_worktree, return_to, set_up
 from agent_cli.worktrees.settings import WorktreeSettings
 from agent_cli.worktrees.store import (
     Worktree,
     check_name,
-    containing,
     find,
     held_worktrees,
-    hold,
     in_use,
     list_worktrees,
     prune,
@@ -97,21 +95,13 @@ def return_to_worktree(args: argparse.Namespace, path: Path) -> Entered | None:
         header = read_header(path)
     except RolloutError:
         return None  # the resume itself says what is wrong with the file
-    recorded = header.worktree
-    if not recorded or not recorded.get("name") or not recorded.get("repository"):
-        return None
-    folder = Path(header.cwd)
-    found = containing(agent_home(), folder)
     try:
-        if found is not None and found.exists:
-            hold(agent_home(), found)  # in use: no other agent removes it meanwhile
-            entered = Entered(found, folder if folder.is_dir() else found.path, created=False)
-        else:
-            entered = open_worktree(recorded["name"], cwd=Path(recorded["repository"]))
+        entered = return_to(header.worktree, header.cwd)
     except (GitError, ValueError) as exc:
-        print(
-            f"agent: warning: cannot go back to worktree {recorded['name']}: {terminal_safe(str(exc))}", file=sys.stderr
-        )
+        name = (header.worktree or {}).get("name", "?")
+        print(f"agent: warning: cannot go back to worktree {name}: {terminal_safe(str(exc))}", file=sys.stderr)
+        return None
+    if entered is None:
         return None
     args.cd = str(entered.cwd)
     if entered.created:  # it was removed since: made again (from its kept branch, if any)

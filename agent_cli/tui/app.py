@@ -508,6 +508,9 @@ class AgentApp(App[int]):
         except (RolloutError, OSError) as exc:
             await self.renderer.notice(resuming.failure_text(exc), "error", "resume")
             return
+        if session.config.cwd != self.config.cwd:  # it ran in a worktree: the app goes there with it
+            self.config = config_in(self.config, session.config.cwd)
+            self.composer.cwd = session.config.cwd
         self._switch_to(session)
         await self.transcript.clear()
         await self.transcript.add(self._banner())

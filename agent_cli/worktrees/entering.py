@@ -32,7 +32,7 @@ from agent_cli.worktrees.store import (
 )
 
 ALWAYS_COPIED = (".claude/settings.local.json",)  # git ignores it; it holds the user's rules for the project
-__all__ = ["Entered", "GitError", "Left", "enter_worktree", "leave_worktree", "open_worktree", "set_up"]
+__all__ = ["Entered", "GitError", "Left", "enter_worktree", "leave_worktree", "open_worktree", "return_to", "set_up"]
 
 
 @dataclass
@@ -86,6 +86,21 @@ def open_worktree(
 def enter_worktree(name: str | None = None, base: str | None = None, cwd: Path | None = None) -> Path:
     """Create or resume the worktree NAME and return the folder to start the session in."""
     return open_worktree(name, base, cwd).cwd
+
+
+def return_to(recorded: dict[str, str] | None, cwd: str, agent_home: Path | None = None) -> Entered | None:
+    """The worktree a session's file records (its header's ``worktree``, and ``cwd``), to resume
+    it there: as it is, or made again (from its kept branch, or anew) when it was removed since.
+    None when the session did not run in one. GitError or ValueError when it cannot be made."""
+    if not recorded or not recorded.get("name") or not recorded.get("repository"):
+        return None
+    home = Path(agent_home or default_agent_home())
+    folder = Path(cwd)
+    found = containing(home, folder)
+    if found is not None and found.exists:
+        hold(home, found)  # in use: no other agent removes it meanwhile
+        return Entered(found, folder if folder.is_dir() else found.path, created=False)
+    return open_worktree(recorded["name"], None, Path(recorded["repository"]), home)
 
 
 def set_up(entered: Entered, copy: tuple[str, ...]) -> list[str]:

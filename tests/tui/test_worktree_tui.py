@@ -96,3 +96,25 @@ async def test_worktree_carries_the_trust_answer_over(make_app, repo, isolated_h
         assert app.config.cwd.name == "trusted"
         assert app.session.trust.trusted and not app.session.trust.needs_question
         assert app.session.config.sources[-1] == app.config.cwd / ".agent" / "config.toml"  # read there
+
+
+async def test_resume_follows_the_session_into_its_worktree(make_app, make_config, repo, server, monkeypatch):
+    from agent_cli.commands.dispatch import submit
+    from agent_cli.commands.worktree_commands import config_in
+    from agent_cli.runtime import open_session
+    from tests.fake_server import Reply
+
+    monkeypatch.setattr(store, "_held", {})
+    git(repo, "commit", "-qm", "first")
+    entered = open_worktree("away", cwd=repo)
+    server.script(Reply(text="worked away"))
+    session = open_session(config_in(make_config(), entered.cwd), interactive=True)
+    async for _ in submit(session, "work in the worktree"):
+        pass
+    await session.aclose()
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.send(f"/resume {session.id}")
+        await wait_until(pilot, lambda: app.session.id == session.id, what="the resume")
+        await wait_idle(pilot)
+        assert app.config.cwd == entered.cwd == app.session.config.cwd and app.composer.cwd == entered.cwd
