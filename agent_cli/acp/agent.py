@@ -43,7 +43,7 @@ from agent_cli.acp.client_terminal import ClientTerminal
 from agent_cli.acp.prompt_blocks import PromptInput
 from agent_cli.acp.tool_calls import KINDS
 from agent_cli.acp.updates import UpdateTranslator
-from agent_cli.acp.worktree_options import enter_for_session, leave, set_up_session
+from agent_cli.acp.worktree_options import enter_for_session, leave, resumed_in, set_up_session
 from agent_cli.commands.dispatch import submit
 from agent_cli.commands.registry import list_commands
 from agent_cli.config import MODES, Config, ConfigError, load_config
@@ -157,7 +157,10 @@ class AcpAgent:
                 )
             config = session.config
         else:
-            config = self._config(Path(cwd))
+            entered = await asyncio.to_thread(resumed_in, session_id, Path(cwd))  # it ran in a worktree
+            if entered is not None:
+                self.worktrees[session_id] = entered
+            config = self._config(entered.cwd if entered is not None else Path(cwd))
             try:
                 path = find_session(config.agent_home, session_id)
                 specs = server_specs(mcp_servers or [])

@@ -12,7 +12,10 @@ from typing import Any
 
 from acp import RequestError
 
-from agent_cli.worktrees.entering import Entered, GitError, leave_worktree, open_worktree, set_up
+from agent_cli.paths import agent_home
+from agent_cli.session.catalog import find_session
+from agent_cli.session.rollout import RolloutError, read_header
+from agent_cli.worktrees.entering import Entered, GitError, leave_worktree, open_worktree, return_to, set_up
 from agent_cli.worktrees.settings import WorktreeSettings
 
 log = logging.getLogger(__name__)
@@ -31,6 +34,17 @@ async def enter_for_session(cwd: Path, worktree: Any, base: Any) -> Entered | No
         raise RequestError.invalid_params({"message": f"worktree: {exc}"}) from None
     log.info("%s", entered.line())
     return entered
+
+
+def resumed_in(session_id: str, cwd: Path) -> Entered | None:
+    """``session/load`` of a session that ran in a worktree: it goes on there (made again if it
+    was removed); None for any other (or a file the load itself will refuse)."""
+    try:
+        header = read_header(find_session(agent_home(), session_id))
+        return return_to(header.worktree, header.cwd)
+    except (RolloutError, GitError, ValueError) as exc:
+        log.warning("session %s: not resumed in its worktree: %s", session_id, exc)
+        return None
 
 
 def set_up_session(entered: Entered, raw: dict[str, Any]) -> str | None:

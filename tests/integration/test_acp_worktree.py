@@ -37,3 +37,26 @@ async def test_session_new_with_a_worktree(server, tmp_path, isolated_home):
     assert (ed / "s.txt").read_text() == "s\n"
     assert agent_branches(repo) == ["agent/ed"]  # the changed one is kept, the unused one removed
     assert checkout_state(repo) == before
+
+
+async def test_session_load_goes_back_into_its_worktree(server, tmp_path, isolated_home):
+    from acp import PROTOCOL_VERSION
+
+    repo = committed_repo(tmp_path / "repo")
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "touch here"})]),
+        Reply(text="made"),
+        Reply(tool_calls=[ToolCall("shell", {"command": "pwd"})]),
+        Reply(text="back"),
+    )
+    async with spawn(RecordingClient("allow_once"), server, repo) as (conn, _):
+        await started(conn, repo)
+        session = await conn.new_session(cwd=str(repo), mcp_servers=[], worktree="again")
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("make")])
+    folder = next((isolated_home / "worktrees").glob("repo-*/again"))
+    async with spawn(RecordingClient("allow_once"), server, repo) as (conn, _):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        await conn.load_session(cwd=str(repo), session_id=session.session_id, mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("where now?")])
+    assert str(folder) in json.dumps(server.requests[-1].body)
+    assert (folder / "here").exists() and not (repo / "here").exists()
