@@ -9,7 +9,6 @@ in the worktree (under the sandbox its only writable root) can change it.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -21,6 +20,11 @@ from datetime import datetime
 from pathlib import Path
 
 from agent_cli.worktrees.git import GitError, output, run
+
+try:  # advisory locks are POSIX; elsewhere a worktree in use is not marked
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
 
 BRANCH_PREFIX = "agent/"
 FOLDER = "worktrees"  # under $AGENT_HOME
@@ -121,7 +125,7 @@ def _lock_path(agent_home: Path, worktree: Worktree) -> Path:
 def hold(agent_home: Path, worktree: Worktree) -> None:
     """Mark ``worktree`` in use by this process until it ends (or :func:`release`)."""
     path = _lock_path(agent_home, worktree)
-    if path in _held:
+    if path in _held or fcntl is None:
         return
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
@@ -146,7 +150,7 @@ def release(agent_home: Path, worktree: Worktree) -> None:
 def in_use(agent_home: Path, worktree: Worktree) -> bool:
     """Whether another process (a running session) works in ``worktree``."""
     path = _lock_path(agent_home, worktree)
-    if not path.exists():
+    if not path.exists() or fcntl is None:
         return False
     mine = _held.pop(path, None)
     if mine is not None:
