@@ -100,24 +100,25 @@ def run_exec_in_background(server: FakeModelServer, repo, name: str, prompt: str
 def test_two_runs_in_two_worktrees_at_once_and_undo_in_one_leaves_the_other(tmp_path):
     repo = committed_repo(tmp_path / "repo")
     before = checkout_state(repo)
+    meet = tmp_path / "meet"  # each command waits there for the other: the two runs overlap
+    meet.mkdir()
     with FakeModelServer() as one, FakeModelServer() as two:
-        for server, name in ((one, "a"), (two, "b")):
-            server.script(
-                Reply(
-                    tool_calls=[
-                        ToolCall("shell", {"command": f"sleep 1; echo {name} > {name}.txt; echo hi >> README.md"})
-                    ]
-                ),
-                Reply(text=f"answer of {name}"),
+        for server, name, other in ((one, "a", "b"), (two, "b", "a")):
+            wait = f"touch {meet}/{name}; for i in $(seq 900); do [ -f {meet}/{other} ] && break; sleep 0.1; done"
+            command = (
+                f"{wait}; [ -f {meet}/{other} ] && echo met-{other}; echo {name} > {name}.txt; echo hi >> README.md"
             )
+            server.script(Reply(tool_calls=[ToolCall("shell", {"command": command})]), Reply(text=f"answer of {name}"))
         runs = [run_exec_in_background(one, repo, "a", "make a"), run_exec_in_background(two, repo, "b", "make b")]
-        outputs = [run.communicate(timeout=120) for run in runs]
+        outputs = [run.communicate(timeout=180) for run in runs]
     results = {}
     for name, run, (stdout, stderr) in zip("ab", runs, outputs):
         assert run.returncode == 0, stderr
         lines = [json.loads(line) for line in stdout.splitlines()]
         answers = [line["item"]["text"] for line in lines if line.get("item", {}).get("type") == "agent_message"]
         assert answers == [f"answer of {name}"]
+        shell = next(line["item"] for line in lines if line["type"] == "item.completed" and "command" in line["item"])
+        assert f"met-{'b' if name == 'a' else 'a'}" in shell["aggregated_output"]  # they ran at the same time
         results[name] = {
             "thread": lines[0]["thread_id"],
             "path": next(line for line in lines if line["type"] == "worktree.kept")["worktree"]["path"],
