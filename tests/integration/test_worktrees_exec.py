@@ -124,6 +124,8 @@ def test_two_runs_in_two_worktrees_at_once_and_undo_in_one_leaves_the_other(tmp_
             "path": next(line for line in lines if line["type"] == "worktree.kept")["worktree"]["path"],
         }
     assert results["a"]["thread"] != results["b"]["thread"]
+    refs = git(repo, "for-each-ref", "--format=%(refname)", "refs/agent/checkpoints/").splitlines()
+    assert {ref.split("/")[3] for ref in refs} == {results["a"]["thread"], results["b"]["thread"]}  # each its own
     a, b = results["a"]["path"], results["b"]["path"]
     assert sorted(os.listdir(a)) == [".git", "README.md", "a.txt"]
     assert sorted(os.listdir(b)) == [".git", "README.md", "b.txt"]
