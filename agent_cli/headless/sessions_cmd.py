@@ -17,7 +17,7 @@ from typing import TextIO
 from agent_cli.arguments import add_session_options
 from agent_cli.display import home_relative, human_size, short_path
 from agent_cli.headless.common import check_api_key_or_exit, fail, load_config_or_exit
-from agent_cli.headless.worktree_cmd import leave_after_tui, return_to_worktree
+from agent_cli.headless.worktree_cmd import leave_after_tui, prepare, return_to_worktree
 from agent_cli.paths import agent_home
 from agent_cli.runtime import open_session
 from agent_cli.session.branches import format_timeline, prompt_timeline
@@ -280,10 +280,11 @@ def run_resume(argv: list[str]) -> int:
     entered = return_to_worktree(args, path)  # a session that ran in a worktree goes on there
     config = load_config_or_exit(args)
     check_api_key_or_exit(config)
+    setup = prepare(entered, config, args)  # a worktree made again gets its set-up
     session = restore_or_exit(config, path, interactive=True)
     from agent_cli.tui.app import run_app
 
-    status = run_app(config, prompt, session=session)
+    status = run_app(config, prompt, session=session, first_input=setup)
     leave_after_tui(entered)
     return status
 
