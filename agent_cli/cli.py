@@ -9,7 +9,7 @@ import os
 import sys
 
 from agent_cli.acp.main import run_acp
-from agent_cli.arguments import add_session_options, build_tui_parser
+from agent_cli.arguments import add_session_options, add_worktree_options, build_tui_parser
 from agent_cli.headless import sessions_cmd
 from agent_cli.headless.common import check_api_key_or_exit, load_config_or_exit
 from agent_cli.headless.exec import exit_now, run_exec
@@ -19,6 +19,7 @@ from agent_cli.headless.memory_cmd import run_memory
 from agent_cli.headless.plugin_cmd import run_plugin
 from agent_cli.headless.sessions_cmd import add_resume_arguments
 from agent_cli.headless.undo_cmd import run_undo
+from agent_cli.headless.worktree_cmd import enter_from_args, leave_after_tui, prepare, run_worktree
 from agent_cli.stream_json.flags import wants_stream_json
 from agent_cli.stream_json.main import run_stream_json
 
@@ -33,6 +34,8 @@ def build_exec_parser(resume: bool = False) -> argparse.ArgumentParser:
     )
     add_session_options(parser)
     add_exec_options(parser)
+    if not resume:
+        add_worktree_options(parser)
     if resume:  # agent exec resume [--last | ID] [PROMPT]
         parser.prog = "agent exec resume"
         add_resume_arguments(parser)
@@ -93,9 +96,15 @@ def dispatch(argv: list[str]) -> int:
         return run_memory(argv[1:])
     if wants_stream_json(argv):  # `agent -p`, the Claude Agent SDK: Claude's flags, its own parser
         return run_stream_json(argv)
+    if argv and argv[0] == "worktree":
+        return run_worktree(argv[1:])
     args = build_tui_parser().parse_args(argv)
+    entered = enter_from_args(args)  # -w/--worktree: the session starts in it
     config = load_config_or_exit(args)
     check_api_key_or_exit(config)
+    setup = prepare(entered, config, args)
     from agent_cli.tui.app import run_app
 
-    return run_app(config, args.prompt, inline=args.inline)
+    status = run_app(config, args.prompt, inline=args.inline, first_input=setup)
+    leave_after_tui(entered)
+    return status

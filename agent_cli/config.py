@@ -24,6 +24,7 @@ from agent_cli.paths import agent_home
 from agent_cli.permissions.sources import check_permissions_table
 from agent_cli.tools.shell_env import EnvPolicy
 from agent_cli.untrusted_settings import waits_for_trust
+from agent_cli.worktrees.settings import check_worktree_table
 
 DEFAULT_MODEL = "gpt-5"
 MODES = ("agent", "ask", "plan")
@@ -189,6 +190,7 @@ RAW_KEYS = (
     Key("openai_base_url", str),  # Codex's key: where the built-in OpenAI providers send requests
     Key("sandbox_workspace_write", dict),  # Codex's table: network_access, writable_roots
     Key("web_search_api", dict),  # tools/web_search_api.py: a search API for servers without their own
+    Key("worktree", dict, parse=check_worktree_table),  # worktrees/settings.py: set-up of a new worktree
 )
 KEYS: dict[str, Key] = {
     **{

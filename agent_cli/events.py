@@ -201,8 +201,10 @@ class ContextUsage:
 class CommandAction:
     """A slash command only a front end can carry out. `agent exec` ends on "quit"."""
 
-    action: Literal["quit", "new", "resume", "rewind", "copy"]  # copy: the argument is the text
+    # copy: the argument is the text; worktree: the folder to go on in, ``then`` an input to send there first
+    action: Literal["quit", "new", "resume", "rewind", "copy", "worktree"]
     argument: str | None = None
+    then: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

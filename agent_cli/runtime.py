@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from agent_cli.agents.child import child_hooks, child_instructions, child_tools, depth_of, run_child, transcript_path
 from agent_cli.agents.definition import AgentDefinition
 from agent_cli.agents.discovery import load_agents
+from agent_cli.agents.isolation import isolated_approvals, run_isolated
 from agent_cli.agents.task_tool import ChildOutcome, TaskTool
 from agent_cli.config import Config, without_repository_settings
 from agent_cli.context.project_doc import find_git_root
@@ -46,6 +48,7 @@ from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.shell_snapshot import ShellSnapshot
 from agent_cli.tools.web_search_api import search_api_tool
 from agent_cli.trust.gate import TrustState, trust_state, untrusted_raw
+from agent_cli.worktrees.store import containing
 
 
 def open_session(
@@ -100,12 +103,21 @@ def open_session(
             session_id=session_id,
         )
     )
+    note_worktree(session)
     return session
 
 
-def open_child(parent: Session, definition: AgentDefinition) -> Session:
+def open_child(
+    parent: Session, definition: AgentDefinition, cwd: Path | None = None, moved: tuple[Path, Path] | None = None
+) -> Session:
     """A subagent's session under ``parent``: the parent's config, trust, approvals, plugins and
-    agents; its own history, session file, tools (narrowed) and system prompt."""
+    agents; its own history, session file, tools (narrowed) and system prompt. ``cwd``: it runs
+    there (its worktree, agents/isolation.py), with the sandbox rooted there and the rules of
+    ``moved`` (checkout, worktree) applying to the worktree's paths."""
+    config = parent.config if cwd is None else replace(parent.config, cwd=cwd)
+    approvals = parent.approvals
+    if cwd is not None:
+        approvals = isolated_approvals(parent.approvals, cwd, parent.config.writable_roots, moved)
     depth = depth_of(parent) + 1
     model = definition.resolve_model(parent.model, parent.config.provider.wire_api)
     child_id = new_session_id()
@@ -118,9 +130,9 @@ def open_child(parent: Session, definition: AgentDefinition) -> Session:
 
     child = Session(
         SessionParts(
-            config=parent.config,
+            config=config,
             trust=parent.trust,
-            approvals=parent.approvals,  # the same sandbox, policy and approvals given so far
+            approvals=approvals,  # the same sandbox, policy and approvals given so far
             tools=ToolRegistry(child_tools(parent, definition, depth, spawn)),
             hooks=child_hooks(parent),
             client_factory=parent.client_factory,
@@ -138,6 +150,7 @@ def open_child(parent: Session, definition: AgentDefinition) -> Session:
             borrowed=True,  # the parent closes its client and shell snapshot
         )
     )
+    note_worktree(child)
     return child
 
 
@@ -145,7 +158,17 @@ async def run_subagent(
     parent: Session, definition: AgentDefinition, description: str, prompt: str, call_id: str, emit: Emit
 ) -> ChildOutcome:
     """What the ``task`` tool's ``spawn`` does: a child session for ``definition``, run on ``prompt``."""
+    if definition.isolation == "worktree":
+        return await run_isolated(parent, definition, description, prompt, call_id, emit, open_child)
     return await run_child(parent, open_child(parent, definition), definition, description, prompt, call_id, emit)
+
+
+def note_worktree(session: Session) -> None:
+    """A session started in one of the agent's worktrees says so in its file's header (`agent
+    sessions` shows it; resume goes back there)."""
+    worktree = containing(session.config.agent_home, session.config.cwd)
+    if worktree is not None:
+        session.rollout.header = replace(session.rollout.header, worktree=worktree.describe())
 
 
 # --- the parts --------------------------------------------------------------------------------

@@ -43,6 +43,7 @@ from agent_cli.acp.client_terminal import ClientTerminal
 from agent_cli.acp.prompt_blocks import PromptInput
 from agent_cli.acp.tool_calls import KINDS
 from agent_cli.acp.updates import UpdateTranslator
+from agent_cli.acp.worktree_options import enter_for_session, leave, resumed_in, set_up_session
 from agent_cli.commands.dispatch import submit
 from agent_cli.commands.registry import list_commands
 from agent_cli.config import MODES, Config, ConfigError, load_config
@@ -93,6 +94,8 @@ class AcpAgent:
         self.sessions: dict[str, Session] = {}
         self.client_capabilities = ClientCapabilities()
         self.initialized = False  # sessions only after `initialize` (the protocol's order)
+        self.worktrees: dict[str, Any] = {}  # session id -> the worktree it runs in (_meta.worktree)
+        self.first_inputs: dict[str, str] = {}  # session id -> a new worktree's set-up `!command`
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -130,9 +133,17 @@ class AcpAgent:
 
     # --- sessions -------------------------------------------------------------------------
 
-    async def new_session(self, cwd: str, mcp_servers: list | None = None, **_: Any) -> NewSessionResponse:
+    async def new_session(
+        self, cwd: str, mcp_servers: list | None = None, worktree: Any = None, worktreeBase: Any = None, **_: Any
+    ) -> NewSessionResponse:
         self._require_initialized()
-        session = open_session(self._config(Path(cwd)), interactive=True, mcp_servers=server_specs(mcp_servers or []))
+        entered = await enter_for_session(Path(cwd), worktree, worktreeBase)  # _meta.worktree
+        folder = entered.cwd if entered is not None else Path(cwd)
+        session = open_session(self._config(folder), interactive=True, mcp_servers=server_specs(mcp_servers or []))
+        if entered is not None:
+            self.worktrees[session.id] = entered
+            if (setup := set_up_session(entered, session.config.raw)) is not None:
+                self.first_inputs[session.id] = setup
         self._open(session)
         return NewSessionResponse(session_id=session.id, modes=self._modes(session))
 
@@ -147,7 +158,10 @@ class AcpAgent:
                 )
             config = session.config
         else:
-            config = self._config(Path(cwd))
+            entered = await asyncio.to_thread(resumed_in, session_id, Path(cwd))  # it ran in a worktree
+            if entered is not None:
+                self.worktrees[session_id] = entered
+            config = self._config(entered.cwd if entered is not None else Path(cwd))
             try:
                 path = find_session(config.agent_home, session_id)
                 specs = server_specs(mcp_servers or [])
@@ -205,7 +219,7 @@ class AcpAgent:
         usage_before = session.total_usage
         stop_reason, failure = "end_turn", None
         try:
-            async for event in submit(session, given.text, given.images):
+            async for event in self._inputs(session_id, session, given):
                 if isinstance(event, ev.ApprovalRequest):
                     self._ask_permission(session_id, event)
                 elif isinstance(event, ev.TurnAborted):
@@ -230,6 +244,14 @@ class AcpAgent:
         if failure is not None and stop_reason != "cancelled":
             raise RequestError.internal_error({"message": failure})
         return PromptResponse(stop_reason=stop_reason, usage=turn_usage(usage_before, session.total_usage))
+
+    async def _inputs(self, session_id: str, session: Session, given: PromptInput):
+        """The prompt's events, after those of a new worktree's set-up command (first prompt only)."""
+        if (setup := self.first_inputs.pop(session_id, None)) is not None:
+            async for event in submit(session, setup):
+                yield event
+        async for event in submit(session, given.text, given.images):
+            yield event
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         if (session := self.sessions.get(session_id)) is not None:
@@ -318,3 +340,6 @@ class AcpAgent:
             with contextlib.suppress(Exception):
                 await session.aclose()
         self.sessions.clear()
+        for entered in self.worktrees.values():  # unchanged: removed; changed: kept
+            await asyncio.to_thread(leave, entered)
+        self.worktrees.clear()

@@ -25,6 +25,7 @@ from agent_cli.commands.session_commands import (
     quit_command,
     resume_command,
 )
+from agent_cli.commands.worktree_commands import rename_command, worktree_command
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +115,13 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("copy", "copy the last answer to the clipboard", "", copy_command, needs_idle=False),
     Builtin("new", "start a new session with the same settings", "", new_command),
     Builtin("resume", "resume a saved session", "[session id]", resume_command),
+    Builtin("rename", "name this session (resume it by its name)", "[name]", rename_command),
+    Builtin(
+        "worktree",
+        "show this session's git worktree, or go on in worktree NAME (made when new)",
+        "[name]",
+        worktree_command,
+    ),
     Builtin("help", "list the commands, or describe one", "[command]", help_command, needs_idle=False),
     Builtin("quit", "leave", "", quit_command, aliases=("exit",), needs_idle=False),
 )

@@ -25,6 +25,7 @@ from agent_cli.headless.exec_options import apply_sandbox_shortcuts
 from agent_cli.headless.render_json import JsonRenderer
 from agent_cli.headless.render_text import TextRenderer
 from agent_cli.headless.sessions_cmd import prepare_exec_resume, restore_or_exit
+from agent_cli.headless.worktree_cmd import enter_from_args, leave_after_exec, prepare
 from agent_cli.models.pricing import price_for
 from agent_cli.models.registry import SDK_OF_WIRE
 from agent_cli.models.sdk_clients import start_import
@@ -48,6 +49,7 @@ INTERACTIVE_ONLY = {
     "resume": "/resume needs the TUI; here use `agent exec resume --last [PROMPT]` or `agent exec resume ID [PROMPT]`",
     "new": "/new needs the TUI; every `agent exec` run already starts a new session",
     "copy": "/copy needs the TUI; `agent exec` prints the last answer on stdout (or to -o FILE)",
+    "worktree": "/worktree NAME needs the TUI; here use `agent exec --worktree NAME PROMPT`",
 }
 
 
@@ -90,6 +92,7 @@ def run_exec(args: argparse.Namespace) -> int:
     if getattr(args, "resume", False):  # agent exec resume: find the file, take its model
         resume_path = prepare_exec_resume(args)
     apply_sandbox_shortcuts(args)
+    entered = getattr(args, "resumed_worktree", None) or enter_from_args(args)  # --worktree: it starts there
     config = load_config_or_exit(args)
     config = replace(config, writable_roots=config.writable_roots + extra_writable_roots(args.add_dirs))
     check_api_key_or_exit(config)
@@ -102,6 +105,7 @@ def run_exec(args: argparse.Namespace) -> int:
     output_schema = read_output_schema(args.output_schema)
     limits = run_limits(args, config)
     config = use_exec_default(config)  # approval_policy "never" unless the user set one
+    setup = prepare(entered, config, args)  # a new worktree's copied files and set-up command
 
     if resume_path is None:
         session = open_session(config, interactive=False)
@@ -115,9 +119,11 @@ def run_exec(args: argparse.Namespace) -> int:
     else:
         renderer = TextRenderer(sys.stderr, color=use_color(args.color, sys.stderr))
     try:
-        outcome = asyncio.run(drive(session, prompt, renderer, images))
+        outcome = asyncio.run(drive(session, prompt, renderer, images, setup))
     except KeyboardInterrupt:  # before the loop could take over Ctrl+C
         return INTERRUPTED
+    finally:
+        leave_after_exec(entered, renderer)  # removed when unchanged, else kept and named
     last_message, status = outcome
     if status == USAGE_ERROR:  # the input was refused (unknown /command, missing @file): nothing ran
         return status
@@ -239,7 +245,9 @@ def image_paths(names: list[str]) -> list[Path]:
     return tuple(paths)
 
 
-async def drive(session, prompt: str, renderer, images: list[Path] = ()) -> tuple[str | None, int]:
+async def drive(
+    session, prompt: str, renderer, images: list[Path] = (), setup: str | None = None
+) -> tuple[str | None, int]:
     """Run the input (a prompt or a slash command) and return the last message and exit status.
 
     A command that runs no model turn (/status, /diff, /quit) succeeds unless it reports an error."""
@@ -254,6 +262,9 @@ async def drive(session, prompt: str, renderer, images: list[Path] = ()) -> tupl
     interrupted = stop_on_ctrl_c(session)
     session.background.add_listener(lambda event: show_background_exit(renderer, event))
     try:
+        if setup is not None:  # a new worktree's set-up `!command` (worktrees/): sandboxed, approved
+            async for event in submit(session, setup):
+                renderer.render(event)
         async for event in submit(session, prompt, images):
             if isinstance(event, ev.CommandAction) and event.action in INTERACTIVE_ONLY:
                 event = ev.InputRejected(INTERACTIVE_ONLY[event.action])

@@ -31,6 +31,7 @@ from agent_cli.commands.context_usage import token_count
 from agent_cli.commands.dispatch import submit
 from agent_cli.commands.model_check import model_choices
 from agent_cli.commands.ps_command import exit_notice
+from agent_cli.commands.worktree_commands import config_in
 from agent_cli.config import Config, with_model
 from agent_cli.context.modes import MODES
 from agent_cli.context.skills import load_skills, skill_roots
@@ -456,6 +457,9 @@ class AgentApp(App[int]):
             case ev.CommandAction(action="rewind"):
                 await rewinding.pick_and_rewind(self)  # the picker instead of the text list
                 return
+            case ev.CommandAction(action="worktree", argument=folder, then=then) if folder:
+                await self.go_to_folder(Path(folder), then)
+                return
             case ev.Rewound(prompt=prompt) if prompt is not None:
                 await rewinding.show_rewound(self, event)
         await self.renderer.render(event)
@@ -516,12 +520,27 @@ class AgentApp(App[int]):
         except (RolloutError, OSError) as exc:
             await self.renderer.notice(resuming.failure_text(exc), "error", "resume")
             return
+        if session.config.cwd != self.config.cwd:  # it ran in a worktree: the app goes there with it
+            self.config = config_in(self.config, session.config.cwd)
+            self.composer.cwd = session.config.cwd
         self._switch_to(session)
         await self.transcript.clear()
         await self.transcript.add(self._banner())
         await self._replay_history()
         if note := resuming.model_note(session, path, self.config):
             await self.renderer.notice(note, "info", "model")
+
+    async def go_to_folder(self, folder: Path, first_input: str | None = None) -> None:
+        """``/worktree NAME``: a new session in ``folder`` with this one's settings; ``first_input``
+        (a new worktree's set-up `!command`) is sent there first."""
+        self.config = config_in(self.next_config(), folder)
+        self.composer.cwd = folder
+        self._files_loaded_at = float("-inf")  # @path completion lists the new folder's files
+        self._switch_to(self.session_factory(self.config))
+        await self._fresh_transcript()
+        if first_input:
+            self.queue.insert(0, first_input)
+            self.queued.show_queue(self.queue)
 
     async def _pick_model(self) -> None:
         choices = {
@@ -643,10 +662,19 @@ def interactive_session(config: Config) -> Session:
     return open_session(config, interactive=True)
 
 
-def run_app(config: Config, prompt: str | None, session: Session | None = None, inline: bool = False) -> int:
+def run_app(
+    config: Config,
+    prompt: str | None,
+    session: Session | None = None,
+    inline: bool = False,
+    first_input: str | None = None,
+) -> int:
     """Run the interactive app until the user quits; returns the exit code. ``inline``: below the
-    shell prompt, leaving the last screen in the scrollback (no alternate screen)."""
-    app = AgentApp(config, prompt, session=session)
+    shell prompt, leaving the last screen in the scrollback (no alternate screen). ``first_input``
+    goes before ``prompt`` (a new worktree's set-up `!command`)."""
+    app = AgentApp(config, first_input or prompt, session=session)
+    if first_input and prompt:
+        app.queue.append(prompt)  # sent when the set-up command is done
     result = app.run(inline=inline, inline_no_clear=inline)
     if (note := resume_note(app.session)) is not None:
         print_if_possible(note)  # the terminal is back to normal (or gone): the way back into this conversation
