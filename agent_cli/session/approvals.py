@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -120,6 +120,10 @@ class Approvals:
         self.save_rule: Callable[[str, str | None], str] | None = None
         self.rule_files: Callable[[], tuple[str, ...]] = lambda: ()  # where a rule may be saved
         self.memory_user_writes = "ask"  # the model's memory_save to the user scope (every project)
+        # PermissionRequest hooks answer a question before the user sees it; Notification hooks
+        # hear that one waits (the session sets both: session/hook_events.py)
+        self.question_hooks: Callable[[str, dict[str, Any], Emit], Awaitable[tuple[str | None, str]]] | None = None
+        self.question_shown: Callable[[str, Emit], None] | None = None
 
     @classmethod
     def from_config(cls, config: Config, interactive: bool) -> Approvals:
@@ -437,10 +441,20 @@ class Approvals:
         return await future
 
     async def _ask(self, call_id: str, tool: str, args: dict[str, Any], emit: Emit, need: Need) -> str | None:
+        if self.question_hooks is not None:
+            answer, message = await self.question_hooks(tool, args, emit)
+            if answer == "deny":
+                return f"{tool} was not run: a PermissionRequest hook denied it" + (f": {message}" if message else "")
+            if answer == "allow" and not keeps_alive(tool, args):  # keep_alive: the user's own yes
+                if need.unsandboxed:
+                    self.unsandbox(call_id)
+                return None
         if not self.interactive:
             why = need.reason or f"approval policy '{self.policy}' requires the user's approval"
             return f"{tool} was not run: {why}. This session cannot ask the user (non-interactive), so it was denied."
         suggestion = suggest_rule(tool, args) if self.save_rule is not None and not need.dirs else None
+        if self.question_shown is not None:
+            self.question_shown(tool, emit)
         decision = await self.request_decision(
             call_id, tool, summarize(tool, args), need.reason, emit, suggestion, self.rule_files()
         )

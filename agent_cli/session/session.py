@@ -41,6 +41,7 @@ from agent_cli.models.model_info import supports_images as model_supports_images
 from agent_cli.session.checkpointing import TurnCheckpoints
 from agent_cli.session.compaction import AutoCompactSetting, CompactionState
 from agent_cli.session.compaction import compact as compact_history
+from agent_cli.session.hook_events import session_end
 from agent_cli.session.learned import LearnedState
 from agent_cli.session.parts import Emit, SessionParts
 from agent_cli.session.rollout import RecordingHistory, RolloutWriter
@@ -163,6 +164,7 @@ class Session:
 
     async def aclose(self) -> None:
         """Release the session's resources: the model client's connections and the session file."""
+        await session_end(self)  # SessionEnd hooks, once (the front end set the reason)
         self.window.cancel()
         await self.background.aclose()  # every background process ends with the session (not keep_alive ones)
         await self.checkpoints.aclose()  # the last turn's "after" snapshot is recorded

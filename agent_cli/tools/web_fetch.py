@@ -76,8 +76,9 @@ def check_url(url: str) -> tuple[str, str, int]:
     return parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80)
 
 
-async def resolve_public(host: str, port: int, allow_private: bool) -> str:
-    """An address of ``host`` that may be fetched from; refuses hosts with any non-public address."""
+async def resolve_public(host: str, port: int, allow_private: bool, allow_loopback: bool = False) -> str:
+    """An address of ``host`` that may be fetched from; refuses hosts with any non-public address
+    (``allow_loopback``: but this machine's own, for the user's http hooks)."""
     try:
         infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
@@ -86,6 +87,8 @@ async def resolve_public(host: str, port: int, allow_private: bool) -> str:
     if not allow_private:
         for address in addresses:
             ip = ipaddress.ip_address(address.split("%", 1)[0])
+            if allow_loopback and ip.is_loopback:
+                continue
             if not ip.is_global or ip.is_multicast:
                 raise ToolError(
                     f"refused: {host} resolves to {address}, a loopback, private or link-local address. "
