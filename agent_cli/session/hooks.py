@@ -102,6 +102,7 @@ async def run_hooks(session: Session, event: str, emit: Emit, **fields: Any) -> 
         "transcript_path": str(session.rollout.path),
         "cwd": str(cwd),
         "hook_event_name": event,
+        "permission_mode": permission_mode(session),
     }
     if session.subagent is not None:  # a hook can tell a subagent's calls from the session's own
         common["agent"] = session.subagent.name
@@ -110,6 +111,15 @@ async def run_hooks(session: Session, event: str, emit: Emit, **fields: Any) -> 
     for run in runs:
         interpret(run, outcome, emit)
     return outcome
+
+
+def permission_mode(session: Session) -> str:
+    """Claude Code's name for how freely tools run here: plan, bypassPermissions or default."""
+    if session.mode == "plan":
+        return "plan"
+    if session.approvals.policy == "never" and session.approvals.sandbox is None:
+        return "bypassPermissions"
+    return "default"
 
 
 async def run_one(session: Session, spec: HookSpec, payload: dict[str, Any], cwd: Path) -> HookRun:

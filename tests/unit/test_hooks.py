@@ -69,9 +69,12 @@ def test_flat_nested_and_single_table_shapes_parse():
         ({"Stop": [{"command": "x", "timeout": True}]}, "timeout` must be a positive number"),
         ({"Stop": [{"command": "x", "comand": "y"}]}, "`hooks.Stop[0].comand` is not a hook setting"),
         ({"PreToolUse": [{"command": "x", "matcher": "[a"}]}, "matcher` is not a valid regular expression"),
-        ({"PreToolUse": [{"hooks": [{"command": "x", "type": "agent"}]}]}, 'type` must be one of command, http, prompt'),
-        ({"Stop": [{"type": "http", "url": "file:///etc/passwd"}]}, 'url` must be an http:// or https:// URL'),
-        ({"Stop": [{"type": "prompt", "command": "x"}]}, 'command` is not a setting of a prompt hook'),
+        (
+            {"PreToolUse": [{"hooks": [{"command": "x", "type": "agent"}]}]},
+            "type` must be one of command, http, prompt",
+        ),
+        ({"Stop": [{"type": "http", "url": "file:///etc/passwd"}]}, "url` must be an http:// or https:// URL"),
+        ({"Stop": [{"type": "prompt", "command": "x"}]}, "command` is not a setting of a prompt hook"),
     ],
 )
 def test_bad_tables_name_the_key(table, message):
