@@ -36,6 +36,14 @@ def end_reason(session: Session, reason: str) -> None:
     session.hooks.end_reason = reason if reason in END_REASONS else "other"
 
 
+def cleared(old: Session, new: Session) -> None:
+    """``/new`` (Claude Code's ``/clear``) replaces ``old`` by ``new``: SessionEnd says clear,
+    the next SessionStart says clear."""
+    end_reason(old, "clear")
+    if new.hooks.pending_start == "startup":
+        new.hooks.pending_start = "clear"
+
+
 async def session_end(session: Session, emit: Emit | None = None) -> None:
     """SessionEnd, once, for a top-level session; waits for Notification hooks still running."""
     state = session.hooks

@@ -38,6 +38,7 @@ from agent_cli.models.registry import SDK_OF_WIRE
 from agent_cli.runtime import open_session
 from agent_cli.session import Session
 from agent_cli.session.catalog import SessionSummary
+from agent_cli.session.hook_events import cleared, end_reason
 from agent_cli.session.replay import replay_events
 from agent_cli.session.rollout import RolloutError
 from agent_cli.terminal_text import terminal_safe, terminal_safe_event
@@ -428,6 +429,7 @@ class AgentApp(App[int]):
             case ev.TurnAborted():
                 self._aborted = True
             case ev.CommandAction(action="quit"):
+                end_reason(self.session, "prompt_input_exit")  # SessionEnd's reason
                 self.exit(0)
             case ev.CommandAction(action="copy", argument=text):
                 self.copy_to_clipboard(text or "")
@@ -473,7 +475,9 @@ class AgentApp(App[int]):
         return with_model(self.config, self.session.model)
 
     def new_session(self) -> None:
-        self._switch_to(self.session_factory(self.next_config()))
+        session = self.session_factory(self.next_config())
+        cleared(self.session, session)  # SessionEnd and the next SessionStart say "clear"
+        self._switch_to(session)
         self.run_worker(self._fresh_transcript(), group="show")
 
     def _switch_to(self, session: Session) -> None:
@@ -576,6 +580,7 @@ class AgentApp(App[int]):
     def _quit_press(self, key: str) -> None:
         now = time.monotonic()
         if now - self._last_ctrl_c < QUIT_WINDOW_SECONDS:
+            end_reason(self.session, "prompt_input_exit")  # SessionEnd's reason
             self.exit(0)
             return
         self._last_ctrl_c = now
