@@ -41,6 +41,8 @@ from agent_cli.session.catalog import SessionSummary
 from agent_cli.session.hook_events import cleared, end_reason
 from agent_cli.session.replay import replay_events
 from agent_cli.session.rollout import RolloutError
+from agent_cli.status_line.payload import StatusFacts, session_json
+from agent_cli.status_line.setting import find_status_line
 from agent_cli.terminal_text import terminal_safe, terminal_safe_event
 from agent_cli.tui import resuming, rewinding
 from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands, SlashCommand, parse_command
@@ -63,6 +65,7 @@ from agent_cli.tui.widgets.composer import Composer
 from agent_cli.tui.widgets.mcp_indicator import McpIndicator
 from agent_cli.tui.widgets.queued_messages import QueuedMessages
 from agent_cli.tui.widgets.status_bar import StatusBar
+from agent_cli.tui.widgets.status_line import StatusLine
 from agent_cli.tui.widgets.tool_cell import ToolCell
 from agent_cli.tui.widgets.transcript import Transcript
 from agent_cli.tui.widgets.welcome_banner import WelcomeBanner
@@ -139,6 +142,8 @@ class AgentApp(App[int]):
         self._send_now = False  # Ctrl+S: the queue goes out as soon as the interrupted turn ends
         self.attachments = AttachmentChips()
         self.status = StatusBar(self.session.model, config.provider.id, self.session.mode)
+        self.status_facts = StatusFacts()  # what the status line command reads that the session does not keep
+        self.status_line = StatusLine(find_status_line(config, self.session.trust.trusted)[0], self._status_context)
 
     def compose(self) -> ComposeResult:
         yield self.transcript
@@ -148,6 +153,7 @@ class AgentApp(App[int]):
         yield self.menu
         yield self.attachments
         yield self.composer
+        yield self.status_line
         yield self.status
 
     async def on_mount(self) -> None:
@@ -155,6 +161,7 @@ class AgentApp(App[int]):
         await self.transcript.add(self._banner())
         await self._replay_history()
         self.composer.focus()
+        self.status_line.request()
         self.call_after_refresh(self._start_background_work)
         if ask_trust(self):  # a folder with code of its own, never asked about (tui/trust_prompt.py)
             return  # the first prompt waits for the answer
@@ -169,6 +176,9 @@ class AgentApp(App[int]):
         for signum in (signal.SIGTERM, signal.SIGHUP):
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
                 loop.add_signal_handler(signum, self.exit, 128 + signum)
+
+    def _status_context(self) -> tuple[dict, Path, dict[str, str] | None]:
+        return session_json(self.session, self.status_facts), self.config.cwd, self.session.approvals.env
 
     def _banner(self) -> WelcomeBanner:
         return WelcomeBanner(self.session.model, self.config.provider.id, home_relative(self.config.cwd))
@@ -409,6 +419,8 @@ class AgentApp(App[int]):
 
     async def handle_event(self, event: ev.Event) -> None:
         event = terminal_safe_event(event)  # the approval modal shows commands as they came
+        if self.status_facts.observe(event):
+            self.status_line.request()
         if self.activity.label.startswith(WAITING_LABEL) and not isinstance(event, ev.ModelWaiting):
             self.activity.set_label("working")  # the model answered
         match event:
@@ -488,6 +500,8 @@ class AgentApp(App[int]):
         self.status.count = None
         self.status.context_event = ""
         self.status.set_session(self.session.model, self.config.provider.id, self.session.mode)
+        self.status_facts = StatusFacts()
+        self.status_line.request()
         self._start_background_work()
 
     async def resume_session(self, ref: str | None) -> None:
