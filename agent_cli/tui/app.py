@@ -38,13 +38,14 @@ from agent_cli.models.registry import SDK_OF_WIRE
 from agent_cli.runtime import open_session
 from agent_cli.session import Session
 from agent_cli.session.catalog import SessionSummary
-from agent_cli.session.hook_events import cleared, end_reason
+from agent_cli.session.hook_events import cleared, end_reason, notification
 from agent_cli.session.replay import replay_events
 from agent_cli.session.rollout import RolloutError
 from agent_cli.status_line.payload import StatusFacts, session_json
 from agent_cli.status_line.setting import find_status_line
 from agent_cli.terminal_text import terminal_safe, terminal_safe_event
 from agent_cli.tui import resuming, rewinding
+from agent_cli.tui.attention import Attention
 from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands, SlashCommand, parse_command
 from agent_cli.tui.event_renderer import EventRenderer
 from agent_cli.tui.input_history import InputHistory
@@ -144,6 +145,8 @@ class AgentApp(App[int]):
         self.status = StatusBar(self.session.model, config.provider.id, self.session.mode)
         self.status_facts = StatusFacts()  # what the status line command reads that the session does not keep
         self.status_line = StatusLine(find_status_line(config, self.session.trust.trusted)[0], self._status_context)
+        self.attention = Attention(config.raw.get("tui"), self._terminal_write, self.set_timer)  # title, notifications
+        self.attention.on_idle = self._idle_notification
 
     def compose(self) -> ComposeResult:
         yield self.transcript
@@ -162,6 +165,7 @@ class AgentApp(App[int]):
         await self._replay_history()
         self.composer.focus()
         self.status_line.request()
+        self.attention.start()
         self.call_after_refresh(self._start_background_work)
         if ask_trust(self):  # a folder with code of its own, never asked about (tui/trust_prompt.py)
             return  # the first prompt waits for the answer
@@ -421,6 +425,7 @@ class AgentApp(App[int]):
         event = terminal_safe_event(event)  # the approval modal shows commands as they came
         if self.status_facts.observe(event):
             self.status_line.request()
+        self.attention.observe(event)
         if self.activity.label.startswith(WAITING_LABEL) and not isinstance(event, ev.ModelWaiting):
             self.activity.set_label("working")  # the model answered
         match event:
@@ -466,6 +471,7 @@ class AgentApp(App[int]):
 
     def _ask_approval(self, request: ev.ApprovalRequest) -> None:
         def answer(decision: ev.ApprovalDecision | None) -> None:
+            self.attention.answered()
             if self.activity.label == "waiting for approval":
                 self.activity.set_label("working")  # the wait ends with the answer
             if request.future is not None and not request.future.done():
@@ -502,6 +508,7 @@ class AgentApp(App[int]):
         self.status.set_session(self.session.model, self.config.provider.id, self.session.mode)
         self.status_facts = StatusFacts()
         self.status_line.request()
+        self.attention.new_session()
         self._start_background_work()
 
     async def resume_session(self, ref: str | None) -> None:
@@ -550,7 +557,34 @@ class AgentApp(App[int]):
         await self.transcript.add(self._banner())
         await self.renderer.notice("new session started", "info")
 
+    def on_app_focus(self) -> None:
+        self.attention.focused = True  # the terminal reports focus (Textual turns reporting on)
+
+    def on_app_blur(self) -> None:
+        self.attention.focused = False
+
+    def on_text_area_changed(self) -> None:
+        self.attention.touched()  # typing: the prompt is not idle
+
+    def _terminal_write(self, text: str) -> None:
+        """Title and notification sequences, straight to the terminal (none in a headless run)."""
+        if self._driver is not None and not self.is_headless:
+            self._driver.write(text)
+
+    def _idle_notification(self) -> None:
+        """Notification hooks: the prompt has been idle for 60 s after a turn."""
+
+        def show(event: ev.Event) -> None:
+            self.run_worker(self.renderer.render(event), group="show")
+
+        self.run_worker(
+            notification(self.session, "idle_prompt", "agent is waiting for your input", show),
+            group="hooks",
+            exit_on_error=False,
+        )
+
     async def on_unmount(self) -> None:
+        self.attention.stop()
         for signum in (signal.SIGTERM, signal.SIGHUP):
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 asyncio.get_running_loop().remove_signal_handler(signum)
