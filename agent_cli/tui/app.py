@@ -455,6 +455,12 @@ class AgentApp(App[int]):
                     f"copied the last answer ({lines} lines, {len(text or '')} characters)", "info", "copy"
                 )
                 return
+            case ev.CommandAction(action="export", argument=text):
+                self.copy_to_clipboard(text or "")
+                await self.renderer.notice(
+                    f"copied the conversation as Markdown ({(text or '').count(chr(10))} lines)", "info", "export"
+                )
+                return
             case ev.CommandAction(action="new"):
                 self.new_session()
             case ev.CommandAction(action="resume", argument=argument):
