@@ -110,6 +110,7 @@ async def test_the_hook_gets_the_payload_on_stdin_and_runs_in_the_session_cwd(is
         "transcript_path": str(session.rollout.path),
         "cwd": str(repo),
         "hook_event_name": "PreToolUse",
+        "permission_mode": "default",
         "tool_name": "shell",
         "tool_input": {"command": "ls"},
     }
