@@ -33,7 +33,12 @@ from agent_cli.tools.base import Tool
 from agent_cli.tools.mcp_names import CALL_TOOL, SEARCH_TOOL
 from agent_cli.tools.mcp_names import PREFIX as MCP_PREFIX
 
-CHILD_HOOK_EVENTS = ("PreToolUse", "PostToolUse", "PreCompact")  # Stop is SubagentStop, on the parent
+CHILD_HOOK_EVENTS = (
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PreCompact",
+)  # Stop is SubagentStop, on the parent
 TRANSCRIPTS_SUFFIX = ".agents"  # <parent session file stem>.agents/ holds its children's transcripts
 
 

@@ -383,6 +383,7 @@ class AgentApp(App[int]):
             self.busy = False
             self.activity.stop()
             self.status.set_session(self.session.model, self.config.provider.id, self.session.mode)  # /model, /mode
+            self.status_line.request()  # a model or mode switch changes what it shows
             self.composer.remove_class("-queueing")
             self._close_approvals()
             self._after_turn()

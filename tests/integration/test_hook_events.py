@@ -15,6 +15,7 @@ from agent_cli.hooks.spec import HOOK_EVENTS
 from agent_cli.session import Session
 from agent_cli.session.hook_events import end_reason
 from tests import session_helpers
+from tests.conftest import provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
 
 COMMON = {"session_id", "transcript_path", "cwd", "hook_event_name", "permission_mode"}
@@ -170,3 +171,25 @@ async def test_session_end_fires_once_when_exec_like_sessions_close(server, tmp_
     await session.aclose()
     await session.aclose()  # a second close runs nothing again
     assert [(e["hook_event_name"], e["reason"]) for e in logged(log)] == [("SessionEnd", "other")]
+
+
+def test_agent_exec_ends_with_session_end_and_runs_notify(server, isolated_home, tmp_path):
+    """A real `agent exec`: the user's ~/.claude/settings.json hook hears SessionEnd (reason other)
+    once the run ends, and Codex's notify program gets the turn's JSON; neither outlives the run."""
+    home = tmp_path / "home"
+    home.mkdir()
+    log, out = tmp_path / "hooks.jsonl", tmp_path / "notify.json"
+    logging_settings(home, log, ["SessionEnd", "Stop"])  # writes home/.claude/settings.json
+    notify = tmp_path / "notify.py"
+    notify.write_text(f"import sys, time\ntime.sleep(0.2)\nopen({str(out)!r}, 'w').write(sys.argv[-1])\n")
+    (isolated_home / "config.toml").write_text(f'notify = ["{sys.executable}", "{notify}"]\n')
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    server.script(Reply(text="fine"))
+    env = {**provider_env(server, "openai-chat"), "AGENT_HOME": str(isolated_home), "HOME": str(home)}
+    result = run_agent(["exec", "--provider", "openai-chat", "-m", "test-model", "go"], cwd=repo, env=env)
+    assert result.returncode == 0, result.stderr
+    assert [(e["hook_event_name"], e.get("reason")) for e in logged(log)] == [("Stop", None), ("SessionEnd", "other")]
+    sent = json.loads(out.read_text())  # written before exec returned: the session waited for it
+    assert sent["type"] == "agent-turn-complete" and sent["last-assistant-message"] == "fine"
+    assert sent["input-messages"] == ["go"] and sent["cwd"] == str(repo)
