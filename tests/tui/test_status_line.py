@@ -114,3 +114,39 @@ def test_facts_start_empty(make_config):
     session = open_session(make_config(), interactive=True)
     data = session_json(session, StatusFacts())
     assert data["cost"]["total_lines_added"] == 0 and data["exceeds_200k_tokens"] is False
+
+
+def test_precedence_and_trust(make_config, repo, tmp_path):
+    from agent_cli.status_line.setting import find_status_line
+
+    def write(folder: Path, name: str, command: str) -> None:
+        (folder / ".claude").mkdir(exist_ok=True)
+        (folder / ".claude" / name).write_text(json.dumps({"statusLine": {"type": "command", "command": command}}))
+
+    config = make_config()
+    assert find_status_line(config, trusted=True) == (None, [])
+    write(tmp_path, "settings.json", "user-line")  # ~/.claude (HOME is tmp_path)
+    write(repo, "settings.json", "project-line")
+    assert find_status_line(config, trusted=False)[0].command == "user-line"  # a repository's waits for trust
+    assert find_status_line(config, trusted=True)[0].command == "project-line"
+    write(repo, "settings.local.json", "local-line")
+    assert find_status_line(config, trusted=True)[0].command == "local-line"
+    ours = make_config('status_line={type="command", command="ours"}')
+    assert find_status_line(ours, trusted=True)[0].command == "ours"
+
+
+def test_a_repository_status_line_is_listed_for_trust(make_config, repo):
+    from agent_cli.trust.inventory import take_inventory
+
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").write_text(
+        json.dumps(
+            {
+                "statusLine": {"type": "command", "command": "./line.sh"},
+                "hooks": {"Stop": [{"hooks": [{"type": "http", "url": "http://127.0.0.1:9/x"}]}]},
+            }
+        )
+    )
+    lines = [item.line() for item in take_inventory(make_config()).items]
+    assert "status line statusLine: ./line.sh  (.claude/settings.json)" in lines
+    assert "hook Stop: http://127.0.0.1:9/x  (.claude/settings.json)" in lines
