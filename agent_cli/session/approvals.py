@@ -445,9 +445,9 @@ class Approvals:
             answer, message = await self.question_hooks(tool, args, emit)
             if answer == "deny":
                 return f"{tool} was not run: a PermissionRequest hook denied it" + (f": {message}" if message else "")
-            if answer == "allow" and not keeps_alive(tool, args):  # keep_alive: the user's own yes
-                if need.unsandboxed:
-                    self.unsandbox(call_id)
+            # A hook's yes answers for the user inside the sandbox; leaving it (an escalation, a write
+            # outside the writable folders, a re-run outside) and keep_alive stay the user's own yes.
+            if answer == "allow" and not keeps_alive(tool, args) and not need.unsandboxed and not need.dirs:
                 return None
         if not self.interactive:
             why = need.reason or f"approval policy '{self.policy}' requires the user's approval"
