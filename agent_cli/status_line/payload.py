@@ -34,6 +34,9 @@ class StatusFacts:
 
     def observe(self, event: ev.Event) -> bool:
         """Count ``event``; True when it changes what a status line shows (run it again)."""
+        if isinstance(event, ev.SubagentEvent):  # a subagent's edits count; its turn is inside ours
+            inner = event.event
+            return self.observe(inner) if isinstance(inner, ev.ToolCallEnd) and inner.changes else False
         match event:
             case ev.ToolCallEnd(changes=changes):
                 for change in changes:
