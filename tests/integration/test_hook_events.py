@@ -193,3 +193,28 @@ def test_agent_exec_ends_with_session_end_and_runs_notify(server, isolated_home,
     sent = json.loads(out.read_text())  # written before exec returned: the session waited for it
     assert sent["type"] == "agent-turn-complete" and sent["last-assistant-message"] == "fine"
     assert sent["input-messages"] == ["go"] and sent["cwd"] == str(repo)
+
+
+async def test_subagent_start_context_reaches_the_subagent_only(server, tmp_path, monkeypatch):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    reply = {"hookSpecificOutput": {"hookEventName": "SubagentStart", "additionalContext": "CHILD-RULE-42"}}
+    hook = {"type": "command", "command": f"echo '{json.dumps(reply)}'"}
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").write_text(
+        json.dumps({"hooks": {"SubagentStart": [{"matcher": "explore", "hooks": [hook]}]}})
+    )
+    session = session_helpers.make_session(
+        server, repo, monkeypatch, 'sandbox_mode="danger-full-access"', "memory=false"
+    )
+    server.script(
+        Reply(tool_calls=[ToolCall("task", {"agent": "explore", "description": "look", "prompt": "look around"})]),
+        Reply(text="looked"),
+        Reply(text="done"),
+    )
+    async for _ in submit(session, "go"):
+        pass
+    await session.aclose()
+    parent_first, child_first, parent_second = (json.dumps(r.body["messages"]) for r in server.requests)
+    assert "CHILD-RULE-42" in child_first
+    assert "CHILD-RULE-42" not in parent_first and "CHILD-RULE-42" not in parent_second
