@@ -45,10 +45,11 @@ MATCH_FIELDS = {
 HOOK_TYPES = ("command", "http", "prompt")
 DEFAULT_TIMEOUT = 60.0
 MODEL_TIMEOUT = 30.0  # http and prompt hooks (Claude Code's default for them)
+# statusMessage (Claude shows it while the hook runs) is accepted and not shown.
 HOOK_KEYS = {
-    "command": frozenset({"type", "command", "timeout"}),
-    "http": frozenset({"type", "url", "headers", "allowedEnvVars", "timeout"}),
-    "prompt": frozenset({"type", "prompt", "model", "timeout"}),
+    "command": frozenset({"type", "command", "timeout", "async", "statusMessage"}),
+    "http": frozenset({"type", "url", "headers", "allowedEnvVars", "timeout", "statusMessage"}),
+    "prompt": frozenset({"type", "prompt", "model", "timeout", "statusMessage"}),
 }
 ENTRY_KEYS = frozenset({"matcher", "hooks"}).union(*HOOK_KEYS.values())
 
@@ -73,6 +74,7 @@ class HookSpec:
     headers: tuple[tuple[str, str], ...] = ()  # http: sent with the POST ($VAR from allowed_env_vars only)
     allowed_env_vars: tuple[str, ...] = ()
     model: str | None = None  # prompt: the model that decides (default: the session's)
+    background: bool = False  # Claude's `async`: runs beside the session, decides nothing
 
     @property
     def label(self) -> str:
@@ -181,6 +183,9 @@ def hook_spec(event: str, hook: dict[str, Any], matcher: str | None) -> HookSpec
     model = hook.get("model")
     if model is not None and (not isinstance(model, str) or not model.strip()):
         raise HookEntryError("model", "must be a model name")
+    background = hook.get("async", False)
+    if not isinstance(background, bool):
+        raise HookEntryError("async", "must be true or false")
     return HookSpec(
         event,
         text,
@@ -190,6 +195,7 @@ def hook_spec(event: str, hook: dict[str, Any], matcher: str | None) -> HookSpec
         headers=tuple((str(k), v) for k, v in headers.items()),
         allowed_env_vars=tuple(allowed),
         model=model,
+        background=background,
     )
 
 

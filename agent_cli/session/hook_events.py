@@ -67,9 +67,7 @@ def notify_soon(session: Session, notification_type: str, message: str, emit: Em
     """Notification hooks, started beside whatever waits (they end with the session)."""
     if not session.hooks.table.get("Notification"):
         return
-    task = asyncio.ensure_future(notification(session, notification_type, message, emit))
-    session.hooks.background.add(task)
-    task.add_done_callback(session.hooks.background.discard)
+    session.hooks.keep(notification(session, notification_type, message, emit))
 
 
 def approval_waiting(session: Session, tool: str, emit: Emit) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -58,7 +58,13 @@ class HookState:
     stop_blocks: int = 0  # consecutive Stop blocks in the current turn
     end_reason: str = "other"  # SessionEnd's reason when the session closes (the front end sets it)
     ended: bool = False  # SessionEnd ran
-    background: set[asyncio.Task] = field(default_factory=set)  # Notification hooks still running
+    background: set[asyncio.Task] = field(default_factory=set)  # Notification, async hooks and notify still running
+
+    def keep(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` beside the session; SessionEnd waits for it, so it never outlives it."""
+        task = asyncio.ensure_future(work)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
 
     @classmethod
     def from_config(cls, config: Config, plugin_hooks: Iterable[HookSpec] = (), raw: dict | None = None) -> HookState:
@@ -106,11 +112,24 @@ async def run_hooks(session: Session, event: str, emit: Emit, **fields: Any) -> 
     }
     if session.subagent is not None:  # a hook can tell a subagent's calls from the session's own
         common["agent"] = session.subagent.name
+    for spec, own in [(spec, own) for spec, own in calls if spec.background]:
+        start_background(session, spec, {**common, **own}, cwd, emit)
+    calls = [(spec, own) for spec, own in calls if not spec.background]
     runs = await asyncio.gather(*(run_one(session, spec, {**common, **own}, cwd) for spec, own in calls))
     outcome = HookOutcome(runs=list(runs))
     for run in runs:
         interpret(run, outcome, emit)
     return outcome
+
+
+def start_background(session: Session, spec: HookSpec, payload: dict[str, Any], cwd: Path, emit: Emit) -> None:
+    """An ``async`` hook: nothing waits for it and it decides nothing; its problems and messages are
+    shown. It ends with the session (SessionEnd waits for it)."""
+
+    async def run() -> None:
+        interpret(await run_one(session, spec, payload, cwd), HookOutcome(), emit)
+
+    session.hooks.keep(run())
 
 
 def permission_mode(session: Session) -> str:

@@ -52,9 +52,7 @@ def after_turn(session: Session, prompt: str, answer: str | None, turn: int, emi
     if argv is None or session.subagent is not None:
         return
     payload = json.dumps(turn_complete_event(session, prompt, answer, turn))
-    task = asyncio.ensure_future(_run([*argv, payload], session, emit))
-    session.hooks.background.add(task)  # SessionEnd waits for it; it never outlives the session
-    task.add_done_callback(session.hooks.background.discard)
+    session.hooks.keep(_run([*argv, payload], session, emit))  # it never outlives the session
 
 
 async def _run(argv: list[str], session: Session, emit: Emit) -> None:

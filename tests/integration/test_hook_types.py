@@ -152,3 +152,21 @@ async def test_a_prompt_hook_asks_the_model_and_its_no_blocks(server, tmp_path, 
     assert "request.body" not in json.dumps(request.body.get("tools", []))
     assert any(isinstance(e, ev.Warning) and "no Friday work" in e.message for e in events)
     assert isinstance(events[-1], ev.TurnAborted)
+
+
+async def test_an_async_hook_decides_nothing_and_ends_with_the_session(server, tmp_path, monkeypatch):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    done = tmp_path / "async-done"
+    slow = {"type": "command", "command": f"sleep 0.5; touch {done}; exit 2", "async": True, "statusMessage": "x"}
+    settings(repo, {"PreToolUse": [{"matcher": "Bash", "hooks": [slow]}]})
+    session = session_helpers.make_session(
+        server, repo, monkeypatch, 'sandbox_mode="danger-full-access"', 'approval_policy="never"'
+    )
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "echo ran"})]), Reply(text="done"))
+    events = await run(session, "go")
+    (end,) = [event for event in events if isinstance(event, ev.ToolCallEnd)]
+    assert end.success and "ran" in end.output  # its exit 2 blocked nothing
+    assert not session.take_load_warnings()  # async and statusMessage are Claude's keys: accepted
+    await session.aclose()
+    assert done.exists()  # the session waited for it before closing
