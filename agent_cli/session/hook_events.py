@@ -2,7 +2,8 @@
 PermissionRequest, PostToolUseFailure and SubagentStart, with Claude Code's input fields.
 
 - ``SessionEnd`` (``reason``: clear, logout, prompt_input_exit, other) runs once when the
-  session closes; nothing it says can stop that, problems are shown if a front end still shows.
+  session closes; nothing it says can stop that, and nothing it says is shown (the front end is
+  closing too), as in Claude Code.
 - ``Notification`` (``notification_type``, ``message``, ``title``): an approval is waiting
   (``permission_prompt``) or the prompt has been idle for 60 s (``idle_prompt``). It runs beside
   the question, never in front of it.
@@ -45,13 +46,13 @@ def cleared(old: Session, new: Session) -> None:
 
 
 async def session_end(session: Session, emit: Emit | None = None) -> None:
-    """SessionEnd, once, for a top-level session; waits for Notification hooks still running."""
+    """SessionEnd, once, for a top-level session; then waits for the hook work still running
+    beside it (Notification and async hooks, the notify program), a subagent's too."""
     state = session.hooks
-    if state.ended or session.subagent is not None:
-        return
-    state.ended = True
-    warnings: list[ev.Event] = []
-    await run_hooks(session, "SessionEnd", emit or warnings.append, reason=state.end_reason)
+    if not state.ended and session.subagent is None:
+        state.ended = True
+        unseen: list[ev.Event] = []
+        await run_hooks(session, "SessionEnd", emit or unseen.append, reason=state.end_reason)
     if state.background:
         await asyncio.gather(*state.background, return_exceptions=True)
 
