@@ -17,7 +17,7 @@ from typing import Any
 from agent_cli.tools.process import communicate_or_kill
 from agent_cli.tools.sandbox import supervised_argv
 
-TIMEOUT = 5.0
+TIMEOUT = 10.0
 MAX_CHARS = 2_000  # of the first line
 
 
