@@ -116,11 +116,22 @@ def read_settings(path: Path, warnings: list[str]) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def hooks_disabled(project_dir: Path, trusted: bool) -> bool:
+    """Claude Code's ``"disableAllHooks": true`` in a settings file in force: its hooks and its
+    status line are off."""
+    warnings: list[str] = []
+    return any(
+        read_settings(path, warnings).get("disableAllHooks") is True for path in settings_files(project_dir, trusted)
+    )
+
+
 def settings_hooks(project_dir: Path, trusted: bool = True) -> tuple[list[HookSpec], list[str]]:
     """The hooks of Claude Code's settings files (:func:`settings_files`), read like a plugin's.
-    All of them run, whichever file declares them, as in Claude Code."""
+    All of them run, whichever file declares them, as in Claude Code, unless one disables them."""
     specs: list[HookSpec] = []
     warnings: list[str] = []
+    if hooks_disabled(project_dir, trusted):
+        return specs, warnings
     for path in settings_files(project_dir, trusted):
         data = read_settings(path, warnings)
         if isinstance(data.get("hooks"), dict):

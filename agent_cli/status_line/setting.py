@@ -14,7 +14,7 @@ from typing import Any
 
 from agent_cli.config import Config
 from agent_cli.context.project_doc import find_git_root
-from agent_cli.plugins.claude_hooks import read_settings, settings_files
+from agent_cli.plugins.claude_hooks import hooks_disabled, read_settings, settings_files
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +52,8 @@ def find_status_line(config: Config, trusted: bool) -> tuple[StatusLineSetting |
         return _parse(ours[0], ours[1], warnings), warnings
     project = find_git_root(config.cwd) or config.cwd
     in_home = (project / ".claude").resolve() == (Path.home() / ".claude").resolve()
+    if hooks_disabled(project, trusted and not in_home):  # Claude's disableAllHooks: no status line either
+        return None, warnings
     for path in reversed(settings_files(project, trusted and not in_home)):  # local, project, user
         data = read_settings(path, warnings)
         if "statusLine" in data:

@@ -218,3 +218,17 @@ async def test_subagent_start_context_reaches_the_subagent_only(server, tmp_path
     parent_first, child_first, parent_second = (json.dumps(r.body["messages"]) for r in server.requests)
     assert "CHILD-RULE-42" in child_first
     assert "CHILD-RULE-42" not in parent_first and "CHILD-RULE-42" not in parent_second
+
+
+def test_disable_all_hooks_turns_settings_hooks_off(tmp_path, monkeypatch):
+    from agent_cli.plugins.claude_hooks import settings_hooks
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    logging_settings(tmp_path, tmp_path / "log", ["Stop"])  # the user's
+    logging_settings(repo, tmp_path / "log", ["SessionEnd"])  # the project's
+    assert [spec.event for spec in settings_hooks(repo, trusted=True)[0]] == ["Stop", "SessionEnd"]
+    assert [spec.event for spec in settings_hooks(repo, trusted=False)[0]] == ["Stop"]
+    (repo / ".claude" / "settings.local.json").write_text('{"disableAllHooks": true}')
+    assert settings_hooks(repo, trusted=True) == ([], [])

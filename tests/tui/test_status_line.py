@@ -133,6 +133,8 @@ def test_precedence_and_trust(make_config, repo, tmp_path):
     assert find_status_line(config, trusted=True)[0].command == "local-line"
     ours = make_config('status_line={type="command", command="ours"}')
     assert find_status_line(ours, trusted=True)[0].command == "ours"
+    (repo / ".claude" / "settings.local.json").write_text('{"disableAllHooks": true}')
+    assert find_status_line(config, trusted=True) == (None, [])  # Claude's switch turns it off
 
 
 def test_a_repository_status_line_is_listed_for_trust(make_config, repo):
