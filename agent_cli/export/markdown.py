@@ -41,8 +41,9 @@ def conversation_markdown(items: Iterable[Item], header: ExportHeader) -> str:
     calls: dict[str, ev.ToolCallBegin] = {}
     for event in replay_events(list(items), limit=None):
         match event:
-            case ev.UserMessage(text=text, typed=typed):
+            case ev.UserMessage(text=text, typed=typed, images=images):
                 parts += ["", "## You", "", (typed or text).strip()]
+                parts += [f"\n*[image: {name}]*" for name in images]  # the picture itself is not exported
             case ev.AgentMessage(text=text):
                 parts += ["", "## Agent", "", text.strip()]
             case ev.ReasoningDone(text=text):

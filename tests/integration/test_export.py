@@ -92,6 +92,9 @@ async def test_export_round_trips_a_session_with_tool_calls(server, tmp_path, mo
     result = run_agent(["sessions", "export", session.id], cwd=repo)
     assert result.returncode == 0, result.stderr
     assert result.stdout == markdown
+    written = tmp_path / "last.md"
+    result = run_agent(["sessions", "export", "--last", "-o", str(written)], cwd=repo)
+    assert result.returncode == 0 and written.read_text() == markdown, result.stderr
 
 
 async def test_export_of_an_empty_session_is_an_error(server, tmp_path, monkeypatch):
