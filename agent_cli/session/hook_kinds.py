@@ -72,12 +72,21 @@ async def post(spec: HookSpec, payload: dict[str, Any], env: Mapping[str, str] |
             request = client.build_request(
                 "POST", target, content=json.dumps(payload).encode("utf-8"), headers=headers, extensions=extensions
             )
-            response = await asyncio.wait_for(client.send(request), spec.timeout)
+            async with asyncio.timeout(spec.timeout):
+                response = await client.send(request, stream=True)
+                try:
+                    data = bytearray()
+                    async for chunk in response.aiter_bytes():
+                        data += chunk
+                        if len(data) >= BODY_LIMIT:  # a longer answer is cut, not read on
+                            break
+                finally:
+                    await response.aclose()
     except TimeoutError:
         return HookRun(spec, None, timed_out=True)
     except httpx2.HTTPError as exc:
         return HookRun(spec, None, error=f"cannot reach {url}: {exc}")
-    body = response.content[:BODY_LIMIT].decode("utf-8", "replace")
+    body = bytes(data[:BODY_LIMIT]).decode("utf-8", "replace")
     if not 200 <= response.status_code < 300:
         return HookRun(spec, 1, stderr=f"HTTP {response.status_code} {body.strip()[:500]}".strip())
     return HookRun(spec, 0, stdout=body)
