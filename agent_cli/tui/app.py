@@ -37,7 +37,7 @@ from agent_cli.mcp.prompts import resource_mentions
 from agent_cli.models.registry import SDK_OF_WIRE
 from agent_cli.runtime import open_session
 from agent_cli.session import Session
-from agent_cli.session.catalog import SessionSummary
+from agent_cli.session.catalog import SessionSummary, first_prompt
 from agent_cli.session.hook_events import cleared, end_reason, notification
 from agent_cli.session.replay import replay_events
 from agent_cli.session.rollout import RolloutError
@@ -165,7 +165,7 @@ class AgentApp(App[int]):
         await self._replay_history()
         self.composer.focus()
         self.status_line.request()
-        self.attention.start()
+        self.attention.start(first_prompt(self.session.rollout.path))  # a resumed session's name
         self.call_after_refresh(self._start_background_work)
         if ask_trust(self):  # a folder with code of its own, never asked about (tui/trust_prompt.py)
             return  # the first prompt waits for the answer
@@ -515,7 +515,7 @@ class AgentApp(App[int]):
         self.status.set_session(self.session.model, self.config.provider.id, self.session.mode)
         self.status_facts = StatusFacts()
         self.status_line.request()
-        self.attention.new_session()
+        self.attention.new_session(first_prompt(session.rollout.path))
         self._start_background_work()
 
     async def resume_session(self, ref: str | None) -> None:

@@ -75,16 +75,18 @@ class Attention:
         self.on_idle: Callable[[], None] = lambda: None  # Notification hooks, idle_prompt
         self._idle: Timer | None = None
 
-    def start(self) -> None:
+    def start(self, name: str | None = None) -> None:
+        """``name``: a resumed session's first prompt."""
         self.write(PUSH_TITLE)
-        self.set_state("ready")
+        self.new_session(name)
 
     def stop(self) -> None:
         self.cancel_idle()
         self.write(POP_TITLE)
 
-    def new_session(self) -> None:
-        self.name = ""
+    def new_session(self, name: str | None = None) -> None:
+        lines = (name or "").strip().splitlines()
+        self.name = lines[0] if lines else ""
         self.set_state("ready")
 
     def set_state(self, state: str) -> None:
@@ -95,7 +97,7 @@ class Attention:
     def observe(self, event: ev.Event) -> None:
         match event:
             case ev.UserMessage(text=text, typed=typed) if not self.name:
-                self.name = (typed or text).strip().splitlines()[0] if (typed or text).strip() else ""
+                self.new_session(typed or text)
                 self.set_state("working")
             case ev.TurnStarted():
                 self.cancel_idle()

@@ -115,3 +115,20 @@ def test_settings_and_sequences():
     )
     assert notification_sequence("osc777", "A;B", "line one\nline two") == "\x1b]777;notify;A,B;line one line two\x07"
     assert notification_sequence("osc9", "T", "evil\x1b]2;pwned\x07").count("\x07") == 1  # nothing ends it early
+
+
+async def test_the_title_follows_new_and_resumed_sessions(make_app, server, repo):
+    server.script(Reply(text="first answer"))
+    app = make_app()
+    writes = captured(app)
+    async with app.run_test(size=SIZE) as pilot:
+        app.send("fix the login bug")
+        await wait_idle(pilot)
+        first = app.session.id
+        app.send("/new")
+        await wait_until(pilot, lambda: app.session.id != first, what="a new session")
+        assert titles(writes)[-1] == "ready · agent"
+        app.send(f"/resume {first}")
+        await wait_until(pilot, lambda: app.session.id == first, what="the resumed session")
+        await wait_idle(pilot)
+    assert "fix the login bug · ready · agent" in titles(writes)
