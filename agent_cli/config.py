@@ -191,6 +191,9 @@ RAW_KEYS = (
     Key("sandbox_workspace_write", dict),  # Codex's table: network_access, writable_roots
     Key("web_search_api", dict),  # tools/web_search_api.py: a search API for servers without their own
     Key("worktree", dict, parse=check_worktree_table),  # worktrees/settings.py: set-up of a new worktree
+    Key("notify", list),  # Codex's: a program run after each turn, the event's JSON as its last argument
+    Key("status_line", dict),  # {type = "command", command = "..."}: Claude Code's statusLine (status_line/)
+    Key("tui", dict),  # Codex's [tui] table: notifications (terminal notifications, tui/notifications.py)
 )
 KEYS: dict[str, Key] = {
     **{

@@ -16,6 +16,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,7 @@ from agent_cli.models.stream_limits import StreamLimits
 from agent_cli.plugins.claude_hooks import settings_hooks
 from agent_cli.plugins.loader import PluginSet, load_plugins_for
 from agent_cli.session.approvals import Approvals, env_scrubber
+from agent_cli.session.hook_events import approval_waiting, permission_request
 from agent_cli.session.hooks import HookState
 from agent_cli.session.parts import ClientFactory, Emit, SessionParts, SubagentInfo
 from agent_cli.session.permission_rules import install_rules
@@ -72,7 +74,7 @@ def open_session(
     raw = config.raw if trust.trusted else untrusted_raw(config)  # hooks and MCP servers in force
     plugins = load_plugins_for(config, repository=trust.trusted)  # commands, skills, hooks, agents...
     agents = load_agents(config.cwd, config.agent_home, plugins.agent_sources())
-    settings, hook_warnings = project_settings_hooks(config) if trust.trusted else ([], [])
+    settings, hook_warnings = claude_settings_hooks(config, trust.trusted)
     session: Session  # the task tool's spawn runs children of the session built below
 
     async def spawn(
@@ -104,6 +106,8 @@ def open_session(
         )
     )
     note_worktree(session)
+    approvals.question_hooks = partial(permission_request, session)  # PermissionRequest hooks
+    approvals.question_shown = partial(approval_waiting, session)  # Notification hooks
     return session
 
 
@@ -235,12 +239,14 @@ def mcp_toolset(
     return toolset
 
 
-def project_settings_hooks(config: Config) -> tuple[list[HookSpec], list[str]]:
-    """The hooks of the project's .claude/settings.json and settings.local.json (Claude Code's shape)."""
+def claude_settings_hooks(config: Config, trusted: bool) -> tuple[list[HookSpec], list[str]]:
+    """The hooks of ~/.claude/settings.json (the user's own: always) and of the project's
+    .claude/settings.json and settings.local.json (once the folder is trusted); all of them run,
+    as in Claude Code."""
     project = find_git_root(config.cwd) or config.cwd
     if (project / ".claude").resolve() == (Path.home() / ".claude").resolve():
-        return [], []  # started in ~ without git: that is the user's own settings, not a project's
-    return settings_hooks(project)
+        trusted = False  # started in ~ without git: that is the user's own settings, read once
+    return settings_hooks(project, trusted)
 
 
 def new_shell_snapshot(config: Config, env: dict[str, str] | None) -> ShellSnapshot | None:

@@ -24,6 +24,7 @@ from agent_cli.context.modes import tools_for_mode
 from agent_cli.context.prompts import prompt_library
 from agent_cli.mcp.toolset import budget_tokens, subagent_entries
 from agent_cli.models.base import Usage
+from agent_cli.session.hook_events import subagent_start
 from agent_cli.session.hooks import MAX_STOP_BLOCKS, HookState, run_hooks
 from agent_cli.session.parts import Emit
 from agent_cli.session.session import Session
@@ -32,7 +33,12 @@ from agent_cli.tools.base import Tool
 from agent_cli.tools.mcp_names import CALL_TOOL, SEARCH_TOOL
 from agent_cli.tools.mcp_names import PREFIX as MCP_PREFIX
 
-CHILD_HOOK_EVENTS = ("PreToolUse", "PostToolUse", "PreCompact")  # Stop is SubagentStop, on the parent
+CHILD_HOOK_EVENTS = (
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PreCompact",
+)  # Stop is SubagentStop, on the parent
 TRANSCRIPTS_SUFFIX = ".agents"  # <parent session file stem>.agents/ holds its children's transcripts
 
 
@@ -139,6 +145,7 @@ async def run_child(
     relay = _Relay(parent, call_id, definition.name, emit)
     outcome = ChildOutcome(transcript=str(child.rollout.path))
     try:
+        await subagent_start(parent, child, definition.name, emit)
         text, blocks = prompt, 0
         while True:
             await run_turn(child, text, relay)
@@ -150,6 +157,8 @@ async def run_child(
                 "SubagentStop",
                 emit,
                 agent=definition.name,
+                agent_id=child.id,
+                agent_type=definition.name,
                 description=description,
                 stop_hook_active=blocks > 0,
                 last_assistant_message=outcome.final_message,

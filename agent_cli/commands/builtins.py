@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from agent_cli.commands.agents_command import agents_command
 from agent_cli.commands.checkpoint_commands import fork_command, rewind_command, undo_command
 from agent_cli.commands.compaction_commands import autocompact_command, compact_command
+from agent_cli.commands.export_command import export_command
 from agent_cli.commands.info import context_command, diff_command, help_command, skills_command, status_command
 from agent_cli.commands.init_agents import init_command
 from agent_cli.commands.invocation import Invocation
@@ -113,6 +114,13 @@ BUILTINS: tuple[Builtin, ...] = (
     ),
     Builtin("fork", "continue this conversation (up to before prompt N) in a new session", "[N]", fork_command),
     Builtin("copy", "copy the last answer to the clipboard", "", copy_command, needs_idle=False),
+    Builtin(
+        "export",
+        "the conversation as Markdown, tool calls folded: to FILE, or to the clipboard",
+        "[FILE]",
+        export_command,
+        needs_idle=False,
+    ),
     Builtin("new", "start a new session with the same settings", "", new_command),
     Builtin("resume", "resume a saved session", "[session id]", resume_command),
     Builtin("rename", "name this session (resume it by its name)", "[name]", rename_command),

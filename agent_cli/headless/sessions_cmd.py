@@ -16,6 +16,7 @@ from typing import TextIO
 
 from agent_cli.arguments import add_session_options
 from agent_cli.display import home_relative, human_size, short_path
+from agent_cli.export.markdown import ExportHeader, conversation_markdown
 from agent_cli.headless.common import check_api_key_or_exit, fail, load_config_or_exit
 from agent_cli.headless.worktree_cmd import leave_after_tui, prepare, return_to_worktree
 from agent_cli.paths import agent_home
@@ -26,7 +27,7 @@ from agent_cli.session.forking import fork_file
 from agent_cli.session.names import set_session_name
 from agent_cli.session.repair import repair_session_file
 from agent_cli.session.resume import restore
-from agent_cli.session.rollout import RolloutError, SessionBusyError, lock_file, read_header
+from agent_cli.session.rollout import RolloutError, SessionBusyError, load_session_file, lock_file, read_header
 from agent_cli.terminal_text import terminal_safe
 
 PICKER_SIZE = 20
@@ -64,7 +65,8 @@ def build_sessions_parser() -> argparse.ArgumentParser:
         prog="agent sessions",
         description="List saved sessions, most recent first. `agent sessions repair --last | ID | FILE` keeps "
         "the lines of a damaged session file that parse, so it can be resumed; `agent sessions rename ID NAME` "
-        "names one (resume it by its name); `agent sessions rm ID` deletes one.",
+        "names one (resume it by its name); `agent sessions rm ID` deletes one; `agent sessions export ID` "
+        "writes one as Markdown.",
     )
     parser.add_argument("-n", "--limit", type=int, default=30, help="how many to show (default 30; 0 = all)")
     parser.add_argument("--here", action="store_true", help="only sessions started in this directory")
@@ -167,6 +169,8 @@ def run_sessions(argv: list[str], out: TextIO | None = None) -> int:
         return run_rename(argv[1:], out)
     if argv[:1] == ["rm"]:
         return run_rm(argv[1:], out)
+    if argv[:1] == ["export"]:
+        return run_export(argv[1:], out)
     args = build_sessions_parser().parse_args(argv)
     if args.session:
         return show_session(args.session, out)
@@ -268,6 +272,47 @@ def run_repair(argv: list[str], out: TextIO) -> int:
         f"kept {repair.kept}. The original is {home_relative(repair.backup)}.\n"
         f'Resume it with `agent resume {path.stem}` or `agent exec resume {path.stem} "PROMPT"`.\n'
     )
+    return 0
+
+
+def build_export_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agent sessions export",
+        description="Write a saved session as Markdown (prompts, answers, tool calls and their output folded), "
+        "as /export does in the terminal UI.",
+    )
+    parser.add_argument("--last", action="store_true", help="the most recent session (of this directory, if any)")
+    parser.add_argument("session", nargs="?", metavar="ID|FILE", help="a session id, a prefix of it, or its file")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    return parser
+
+
+def run_export(argv: list[str], out: TextIO) -> int:
+    """`agent sessions export [--last | ID | FILE] [-o FILE]`."""
+    args = build_export_parser().parse_args(argv)
+    if not args.last and not args.session:
+        fail("name the session to export: an id, a session file, or --last")
+    if args.last:
+        found = latest_session(agent_home(), working_dir(args))
+        if found is None:
+            fail("there is no saved session to export")
+        path = found[0]
+    else:
+        path = resolve_session_file(args, args.session, picker=False, out=sys.stderr)
+    try:
+        loaded = load_session_file(path)
+    except RolloutError as exc:
+        fail(str(exc))
+    header = loaded.header
+    text = conversation_markdown(loaded.items, ExportHeader(header.id, header.model, header.cwd, header.created))
+    if args.output:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            fail(f"cannot write {args.output}: {exc.strerror or exc}")
+        print(f"agent: wrote {args.output}", file=sys.stderr)
+    else:
+        out.write(text)
     return 0
 
 

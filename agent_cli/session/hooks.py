@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,8 +26,10 @@ from typing import TYPE_CHECKING, Any
 from agent_cli import events as ev
 from agent_cli.config import Config
 from agent_cli.context.fragments import HOOK_CONTEXT
+from agent_cli.hooks.run import HookRun
 from agent_cli.hooks.spec import HookSpec, HookTable, hook_calls, parse_hooks
 from agent_cli.items import ToolCall, user
+from agent_cli.session import hook_kinds
 from agent_cli.tools.base import ToolResult
 from agent_cli.tools.process import communicate_or_kill
 from agent_cli.tools.sandbox import supervised_argv
@@ -54,6 +56,15 @@ class HookState:
     pending_start: str | None = "startup"  # SessionStart source to run before the next prompt
     queued_context: list[str] = field(default_factory=list)  # fragments waiting for a safe point
     stop_blocks: int = 0  # consecutive Stop blocks in the current turn
+    end_reason: str = "other"  # SessionEnd's reason when the session closes (the front end sets it)
+    ended: bool = False  # SessionEnd ran
+    background: set[asyncio.Task] = field(default_factory=set)  # Notification, async hooks and notify still running
+
+    def keep(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` beside the session; SessionEnd waits for it, so it never outlives it."""
+        task = asyncio.ensure_future(work)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
 
     @classmethod
     def from_config(cls, config: Config, plugin_hooks: Iterable[HookSpec] = (), raw: dict | None = None) -> HookState:
@@ -62,18 +73,6 @@ class HookState:
         for spec in plugin_hooks:
             table[spec.event] = (*table.get(spec.event, ()), spec)
         return cls(table)
-
-
-@dataclass(frozen=True, slots=True)
-class HookRun:
-    """One hook process and how it ended."""
-
-    spec: HookSpec
-    exit_code: int | None
-    stdout: str = ""
-    stderr: str = ""
-    timed_out: bool = False
-    error: str | None = None  # it could not be started
 
 
 @dataclass
@@ -109,19 +108,46 @@ async def run_hooks(session: Session, event: str, emit: Emit, **fields: Any) -> 
         "transcript_path": str(session.rollout.path),
         "cwd": str(cwd),
         "hook_event_name": event,
+        "permission_mode": permission_mode(session),
     }
     if session.subagent is not None:  # a hook can tell a subagent's calls from the session's own
         common["agent"] = session.subagent.name
-    runs = await asyncio.gather(
-        *(
-            execute(spec, json.dumps({**common, **own}).encode("utf-8"), cwd, session.approvals.env)
-            for spec, own in calls
-        )
-    )
+    for spec, own in [(spec, own) for spec, own in calls if spec.background]:
+        start_background(session, spec, {**common, **own}, cwd, emit)
+    calls = [(spec, own) for spec, own in calls if not spec.background]
+    runs = await asyncio.gather(*(run_one(session, spec, {**common, **own}, cwd) for spec, own in calls))
     outcome = HookOutcome(runs=list(runs))
     for run in runs:
         interpret(run, outcome, emit)
     return outcome
+
+
+def start_background(session: Session, spec: HookSpec, payload: dict[str, Any], cwd: Path, emit: Emit) -> None:
+    """An ``async`` hook: nothing waits for it and it decides nothing; its problems and messages are
+    shown. It ends with the session (SessionEnd waits for it)."""
+
+    async def run() -> None:
+        interpret(await run_one(session, spec, payload, cwd), HookOutcome(), emit)
+
+    session.hooks.keep(run())
+
+
+def permission_mode(session: Session) -> str:
+    """Claude Code's name for how freely tools run here: plan, bypassPermissions or default."""
+    if session.mode == "plan":
+        return "plan"
+    if session.approvals.policy == "never" and session.approvals.sandbox is None:
+        return "bypassPermissions"
+    return "default"
+
+
+async def run_one(session: Session, spec: HookSpec, payload: dict[str, Any], cwd: Path) -> HookRun:
+    """One hook of any type: a command, an http POST or a prompt to a small model."""
+    if spec.kind == "http":
+        return await hook_kinds.post(spec, payload, session.approvals.env)
+    if spec.kind == "prompt":
+        return await hook_kinds.ask_model(session, spec, payload)
+    return await execute(spec, json.dumps(payload).encode("utf-8"), cwd, session.approvals.env)
 
 
 async def execute(spec: HookSpec, stdin: bytes, cwd: Path, base_env: Mapping[str, str] | None = None) -> HookRun:
@@ -184,7 +210,7 @@ def _text(data: bytes) -> str:
 
 def interpret(run: HookRun, outcome: HookOutcome, emit: Emit) -> None:
     """Fold one run into ``outcome``; tell the user about errors and system messages."""
-    event, name = run.spec.event, f"{run.spec.event} hook `{short_command(run.spec.command)}`"
+    event, name = run.spec.event, f"{run.spec.event} hook `{short_command(run.spec.label)}`"
     if run.error is not None:
         emit(ev.Warning(f"{name} could not be started: {run.error}"))
         return
@@ -229,6 +255,9 @@ def apply_reply(reply: dict[str, Any], outcome: HookOutcome, emit: Emit, event: 
         outcome.context.append(context.strip())
     reason = reply.get("reason")
     reason = reason.strip() if isinstance(reason, str) else ""
+    if isinstance(specific.get("decision"), dict):  # PermissionRequest answers for the user
+        permission_answer(specific["decision"], outcome, emit, name)
+        return
     if reply.get("decision") == "block":
         outcome.blocked = True
         outcome.reasons.append(reason or f"blocked by {name}")
@@ -248,6 +277,20 @@ def apply_reply(reply: dict[str, Any], outcome: HookOutcome, emit: Emit, event: 
     # The strictest answer of all the hooks wins: deny > ask > allow.
     if outcome.permission is None or STRICTNESS[decision] > STRICTNESS[outcome.permission]:
         outcome.permission = decision
+
+
+def permission_answer(decision: dict[str, Any], outcome: HookOutcome, emit: Emit, name: str) -> None:
+    """A PermissionRequest hook's ``{"behavior": "allow" | "deny", "message": ...}``; deny wins."""
+    behavior, message = decision.get("behavior"), decision.get("message")
+    message = message.strip() if isinstance(message, str) else ""
+    if behavior == "deny":
+        outcome.blocked = True
+        outcome.reasons.append(message or f"denied by {name}")
+        outcome.permission = "deny"
+    elif behavior == "allow":
+        outcome.permission = outcome.permission or "allow"
+    else:
+        emit(ev.Warning(f"{name} returned an unknown decision behavior {behavior!r}; expected allow or deny"))
 
 
 # --- the points where the session calls hooks ----------------------------------------------

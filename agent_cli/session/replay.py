@@ -25,8 +25,9 @@ SHELL_RECORD = re.compile(
 )
 
 
-def replay_events(items: list[Item]) -> list[ev.Event]:
-    shown = items[-MAX_REPLAYED_ITEMS:]
+def replay_events(items: list[Item], limit: int | None = MAX_REPLAYED_ITEMS) -> list[ev.Event]:
+    """``limit``: the most recent items shown (None: all of them, for an export)."""
+    shown = items[-limit:] if limit is not None else list(items)
     calls = {item.call_id: item for item in shown if isinstance(item, ToolCall)}
     events: list[ev.Event] = []
     if len(items) > len(shown):

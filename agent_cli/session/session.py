@@ -41,7 +41,9 @@ from agent_cli.models.model_info import supports_images as model_supports_images
 from agent_cli.session.checkpointing import TurnCheckpoints
 from agent_cli.session.compaction import AutoCompactSetting, CompactionState
 from agent_cli.session.compaction import compact as compact_history
+from agent_cli.session.hook_events import session_end
 from agent_cli.session.learned import LearnedState
+from agent_cli.session.notify import after_turn
 from agent_cli.session.parts import Emit, SessionParts
 from agent_cli.session.rollout import RecordingHistory, RolloutWriter
 from agent_cli.session.run_limits import RunLimits
@@ -163,6 +165,7 @@ class Session:
 
     async def aclose(self) -> None:
         """Release the session's resources: the model client's connections and the session file."""
+        await session_end(self)  # SessionEnd hooks, once (the front end set the reason)
         self.window.cancel()
         await self.background.aclose()  # every background process ends with the session (not keep_alive ones)
         await self.checkpoints.aclose()  # the last turn's "after" snapshot is recorded
@@ -239,10 +242,19 @@ class Session:
         which makes it interruptible; the command layer decides when (commands/dispatch.py)."""
         self._turns += 1
         emit(ev.TurnStarted(self._turns))
+        completed: list[ev.TurnComplete] = []
+
+        def watch(event: ev.Event) -> None:
+            if isinstance(event, ev.TurnComplete):
+                completed.append(event)
+            emit(event)
+
         try:
-            await run_turn(self, text, emit, typed, images, recall)
+            await run_turn(self, text, watch, typed, images, recall)
         finally:
             self.checkpoints.turn_ended()
+        if completed:  # Codex's notify program hears of it
+            after_turn(self, typed or text, completed[-1].last_message, self._turns, emit)
 
     # --- state the turn uses -------------------------------------------------------------
 

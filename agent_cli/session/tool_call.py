@@ -11,7 +11,8 @@
 5. Dispatch (``tools/registry.py``) under the sandbox. Under ``on-failure`` / ``untrusted`` a
    shell command that failed in the sandbox may run once more outside it if the user agrees;
    under ``on-request`` the model reads how to ask for the escalation.
-6. PostToolUse hooks: their feedback is added to what the model reads.
+6. PostToolUse hooks: their feedback is added to what the model reads; after a failure,
+   PostToolUseFailure hooks too (``hook_events.py``).
 7. ToolCallEnd, with the permission rule that decided, if one did.
 
 A call that raises fails with words the model reads; the turn goes on. Consecutive read-only
@@ -30,7 +31,7 @@ from agent_cli import events as ev
 from agent_cli.context.profile import TOOL_CALL
 from agent_cli.items import ToolCall, ToolOutput
 from agent_cli.permissions.engine import Verdict
-from agent_cli.session import hooks
+from agent_cli.session import hook_events, hooks
 from agent_cli.tools.base import ToolError, ToolResult
 from agent_cli.tools.failures import failure_result
 from agent_cli.tools.registry import parse_arguments
@@ -90,8 +91,11 @@ async def run_tool_call(session: Session, call: ToolCall, emit: Emit) -> ToolOut
                 call, args = replace(call, arguments=json.dumps(updated)), updated  # what the approver allowed
             result = await dispatch(session, call, args, emit)
             result = await hooks.post_tool_use(session, call, args, result, emit)
+            if not result.success:
+                await hook_events.post_tool_use_failure(session, call, args, result.output, emit)
     except Exception as exc:  # the file system changing under a patch, a path it refuses: the call
         result = failure_result(call.name, exc)  # fails with words the model reads, the turn goes on
+        await hook_events.post_tool_use_failure(session, call, args, result.output, emit)
     finally:
         verdict = session.approvals.end_call(call.call_id)  # a permission rule's part, if any
     emit(end_event(call, args, result, time.monotonic() - started, verdict))

@@ -12,6 +12,7 @@ tool runs with ``ctx.sandbox`` lifted only when the user approved the domain.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import mimetypes
 import socket
 import tempfile
@@ -76,8 +77,9 @@ def check_url(url: str) -> tuple[str, str, int]:
     return parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80)
 
 
-async def resolve_public(host: str, port: int, allow_private: bool) -> str:
-    """An address of ``host`` that may be fetched from; refuses hosts with any non-public address."""
+async def resolve_public(host: str, port: int, allow_private: bool, allow_loopback: bool = False) -> str:
+    """An address of ``host`` that may be fetched from; refuses hosts with any non-public address
+    (``allow_loopback``: but this machine's own, for the user's http hooks)."""
     try:
         infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
@@ -85,6 +87,8 @@ async def resolve_public(host: str, port: int, allow_private: bool) -> str:
     addresses = [info[4][0] for info in infos]
     if not allow_private:
         for address in addresses:
+            if allow_loopback and ipaddress.ip_address(address.split("%", 1)[0]).is_loopback:
+                continue
             if not is_public(address):
                 raise ToolError(
                     f"refused: {host} resolves to {address}, a loopback, private or link-local address. "

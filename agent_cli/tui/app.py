@@ -40,11 +40,15 @@ from agent_cli.mcp.prompts import resource_mentions
 from agent_cli.models.registry import SDK_OF_WIRE
 from agent_cli.runtime import open_session
 from agent_cli.session import Session
-from agent_cli.session.catalog import SessionSummary
+from agent_cli.session.catalog import SessionSummary, first_prompt
+from agent_cli.session.hook_events import cleared, end_reason, notification
 from agent_cli.session.replay import replay_events
 from agent_cli.session.rollout import RolloutError
+from agent_cli.status_line.payload import StatusFacts, session_json
+from agent_cli.status_line.setting import find_status_line
 from agent_cli.terminal_text import terminal_safe, terminal_safe_event
 from agent_cli.tui import resuming, rewinding
+from agent_cli.tui.attention import Attention
 from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands, SlashCommand, parse_command
 from agent_cli.tui.event_renderer import EventRenderer
 from agent_cli.tui.input_history import InputHistory
@@ -66,6 +70,7 @@ from agent_cli.tui.widgets.composer import Composer
 from agent_cli.tui.widgets.mcp_indicator import McpIndicator
 from agent_cli.tui.widgets.queued_messages import QueuedMessages
 from agent_cli.tui.widgets.status_bar import StatusBar
+from agent_cli.tui.widgets.status_line import StatusLine
 from agent_cli.tui.widgets.tool_cell import ToolCell
 from agent_cli.tui.widgets.transcript import Transcript
 from agent_cli.tui.widgets.welcome_banner import WelcomeBanner
@@ -142,6 +147,10 @@ class AgentApp(App[int]):
         self._send_now = False  # Ctrl+S: the queue goes out as soon as the interrupted turn ends
         self.attachments = AttachmentChips()
         self.status = StatusBar(self.session.model, config.provider.id, self.session.mode)
+        self.status_facts = StatusFacts()  # what the status line command reads that the session does not keep
+        self.status_line = StatusLine(find_status_line(config, self.session.trust.trusted)[0], self._status_context)
+        self.attention = Attention(config.raw.get("tui"), self._terminal_write, self.set_timer)  # title, notifications
+        self.attention.on_idle = self._idle_notification
 
     def compose(self) -> ComposeResult:
         yield self.transcript
@@ -151,6 +160,7 @@ class AgentApp(App[int]):
         yield self.menu
         yield self.attachments
         yield self.composer
+        yield self.status_line
         yield self.status
 
     async def on_mount(self) -> None:
@@ -158,6 +168,8 @@ class AgentApp(App[int]):
         await self.transcript.add(self._banner())
         await self._replay_history()
         self.composer.focus()
+        self.status_line.request()
+        self.attention.start(first_prompt(self.session.rollout.path))  # a resumed session's name
         self.call_after_refresh(self._start_background_work)
         if ask_trust(self):  # a folder with code of its own, never asked about (tui/trust_prompt.py)
             return  # the first prompt waits for the answer
@@ -181,6 +193,9 @@ class AgentApp(App[int]):
         """The terminal hung up or stopped taking output (often with no SIGHUP: that went to a
         shell around the agent): quit as Ctrl+C twice does."""
         self.exit(HANGUP_EXIT_CODE)
+
+    def _status_context(self) -> tuple[dict, Path, dict[str, str] | None]:
+        return session_json(self.session, self.status_facts), self.config.cwd, self.session.approvals.env
 
     def _banner(self) -> WelcomeBanner:
         return WelcomeBanner(self.session.model, self.config.provider.id, home_relative(self.config.cwd))
@@ -381,6 +396,7 @@ class AgentApp(App[int]):
             self.busy = False
             self.activity.stop()
             self.status.set_session(self.session.model, self.config.provider.id, self.session.mode)  # /model, /mode
+            self.status_line.request()  # a model or mode switch changes what it shows
             self.composer.remove_class("-queueing")
             self._close_approvals()
             self._after_turn()
@@ -421,6 +437,9 @@ class AgentApp(App[int]):
 
     async def handle_event(self, event: ev.Event) -> None:
         event = terminal_safe_event(event)  # the approval modal shows commands as they came
+        if self.status_facts.observe(event):
+            self.status_line.request()
+        self.attention.observe(event)
         if self.activity.label.startswith(WAITING_LABEL) and not isinstance(event, ev.ModelWaiting):
             self.activity.set_label("working")  # the model answered
         match event:
@@ -441,12 +460,19 @@ class AgentApp(App[int]):
             case ev.TurnAborted():
                 self._aborted = True
             case ev.CommandAction(action="quit"):
+                end_reason(self.session, "prompt_input_exit")  # SessionEnd's reason
                 self.exit(0)
             case ev.CommandAction(action="copy", argument=text):
                 self.copy_to_clipboard(text or "")
                 lines = (text or "").count("\n") + 1
                 await self.renderer.notice(
                     f"copied the last answer ({lines} lines, {len(text or '')} characters)", "info", "copy"
+                )
+                return
+            case ev.CommandAction(action="export", argument=text):
+                self.copy_to_clipboard(text or "")
+                await self.renderer.notice(
+                    f"copied the conversation as Markdown ({(text or '').count(chr(10))} lines)", "info", "export"
                 )
                 return
             case ev.CommandAction(action="new"):
@@ -468,6 +494,7 @@ class AgentApp(App[int]):
 
     def _ask_approval(self, request: ev.ApprovalRequest) -> None:
         def answer(decision: ev.ApprovalDecision | None) -> None:
+            self.attention.answered()
             if self.activity.label == "waiting for approval":
                 self.activity.set_label("working")  # the wait ends with the answer
             if request.future is not None and not request.future.done():
@@ -489,7 +516,9 @@ class AgentApp(App[int]):
         return with_model(self.config, self.session.model)
 
     def new_session(self) -> None:
-        self._switch_to(self.session_factory(self.next_config()))
+        session = self.session_factory(self.next_config())
+        cleared(self.session, session)  # SessionEnd and the next SessionStart say "clear"
+        self._switch_to(session)
         self.run_worker(self._fresh_transcript(), group="show")
 
     def _switch_to(self, session: Session) -> None:
@@ -500,6 +529,9 @@ class AgentApp(App[int]):
         self.status.count = None
         self.status.context_event = ""
         self.status.set_session(self.session.model, self.config.provider.id, self.session.mode)
+        self.status_facts = StatusFacts()
+        self.status_line.request()
+        self.attention.new_session(first_prompt(session.rollout.path))
         self._start_background_work()
 
     async def resume_session(self, ref: str | None) -> None:
@@ -563,7 +595,34 @@ class AgentApp(App[int]):
         await self.transcript.add(self._banner())
         await self.renderer.notice("new session started", "info")
 
+    def on_app_focus(self) -> None:
+        self.attention.focused = True  # the terminal reports focus (Textual turns reporting on)
+
+    def on_app_blur(self) -> None:
+        self.attention.focused = False
+
+    def on_text_area_changed(self) -> None:
+        self.attention.touched()  # typing: the prompt is not idle
+
+    def _terminal_write(self, text: str) -> None:
+        """Title and notification sequences, straight to the terminal (none in a headless run)."""
+        if self._driver is not None and not self.is_headless:
+            self._driver.write(text)
+
+    def _idle_notification(self) -> None:
+        """Notification hooks: the prompt has been idle for 60 s after a turn."""
+
+        def show(event: ev.Event) -> None:
+            self.run_worker(self.renderer.render(event), group="show")
+
+        self.run_worker(
+            notification(self.session, "idle_prompt", "agent is waiting for your input", show),
+            group="hooks",
+            exit_on_error=False,
+        )
+
     async def on_unmount(self) -> None:
+        self.attention.stop()
         for signum in (signal.SIGTERM, signal.SIGHUP):
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 asyncio.get_running_loop().remove_signal_handler(signum)
@@ -607,6 +666,7 @@ class AgentApp(App[int]):
     def _quit_press(self, key: str) -> None:
         now = time.monotonic()
         if now - self._last_ctrl_c < QUIT_WINDOW_SECONDS:
+            end_reason(self.session, "prompt_input_exit")  # SessionEnd's reason
             self.exit(0)
             return
         self._last_ctrl_c = now

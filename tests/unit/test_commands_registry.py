@@ -33,6 +33,7 @@ BUILTIN_NAMES = [
     "rewind",
     "fork",
     "copy",
+    "export",
     "new",
     "resume",
     "rename",
