@@ -12,14 +12,17 @@ from agent_cli.acp.main import run_acp
 from agent_cli.arguments import add_session_options, build_tui_parser
 from agent_cli.headless import sessions_cmd
 from agent_cli.headless.common import check_api_key_or_exit, load_config_or_exit
+from agent_cli.headless.doctor_cmd import run_doctor
 from agent_cli.headless.exec import exit_now, run_exec
 from agent_cli.headless.exec_options import add_exec_options
+from agent_cli.headless.login_cmd import run_login, run_logout
 from agent_cli.headless.mcp_cmd import run_mcp
 from agent_cli.headless.memory_cmd import run_memory
 from agent_cli.headless.plugin_cmd import run_plugin
 from agent_cli.headless.sessions_cmd import add_resume_arguments
 from agent_cli.headless.undo_cmd import run_undo
 
+HEADLESS_COMMANDS = {"login": run_login, "logout": run_logout, "doctor": run_doctor}
 BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
 
 
@@ -89,8 +92,12 @@ def dispatch(argv: list[str]) -> int:
         return run_mcp(argv[1:])
     if argv and argv[0] == "memory":
         return run_memory(argv[1:])
+    if argv and argv[0] in HEADLESS_COMMANDS:
+        return HEADLESS_COMMANDS[argv[0]](argv[1:])
     args = build_tui_parser().parse_args(argv)
-    config = load_config_or_exit(args)
+    from agent_cli.tui.first_run import set_up_if_needed  # Textual, which `agent exec` never loads
+
+    config = set_up_if_needed(args, load_config_or_exit(args), load_config_or_exit)  # first run
     check_api_key_or_exit(config)
     from agent_cli.tui.app import run_app
 

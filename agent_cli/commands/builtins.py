@@ -11,6 +11,7 @@ from agent_cli.commands.compaction_commands import autocompact_command, compact_
 from agent_cli.commands.info import context_command, diff_command, help_command, skills_command, status_command
 from agent_cli.commands.init_agents import init_command
 from agent_cli.commands.invocation import Invocation
+from agent_cli.commands.login_commands import login_command, logout_command
 from agent_cli.commands.mcp_commands import mcp_command
 from agent_cli.commands.memory_command import memory_command
 from agent_cli.commands.permissions_info import permissions_command
@@ -112,8 +113,12 @@ BUILTINS: tuple[Builtin, ...] = (
     ),
     Builtin("fork", "continue this conversation (up to before prompt N) in a new session", "[N]", fork_command),
     Builtin("copy", "copy the last answer to the clipboard", "", copy_command, needs_idle=False),
-    Builtin("new", "start a new session with the same settings", "", new_command),
+    Builtin("new", "start a new conversation with the same settings", "", new_command, aliases=("clear",)),
     Builtin("resume", "resume a saved session", "[session id]", resume_command),
+    Builtin(
+        "login", "set up a provider: a key, a local server or a URL (stored under the agent's home)", "", login_command
+    ),
+    Builtin("logout", "forget the stored API keys", "", logout_command),
     Builtin("help", "list the commands, or describe one", "[command]", help_command, needs_idle=False),
     Builtin("quit", "leave", "", quit_command, aliases=("exit",), needs_idle=False),
 )

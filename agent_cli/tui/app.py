@@ -41,7 +41,7 @@ from agent_cli.session.catalog import SessionSummary
 from agent_cli.session.replay import replay_events
 from agent_cli.session.rollout import RolloutError
 from agent_cli.terminal_text import terminal_safe, terminal_safe_event
-from agent_cli.tui import resuming, rewinding
+from agent_cli.tui import first_run, resuming, rewinding
 from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands, SlashCommand, parse_command
 from agent_cli.tui.event_renderer import EventRenderer
 from agent_cli.tui.input_history import InputHistory
@@ -441,6 +441,9 @@ class AgentApp(App[int]):
             case ev.CommandAction(action="resume", argument=argument):
                 await self.resume_session(argument)
                 return
+            case ev.CommandAction(action="login"):
+                await first_run.log_in(self)  # the set-up screen, then a session on its choice
+                return
             case ev.CommandAction(action="rewind"):
                 await rewinding.pick_and_rewind(self)  # the picker instead of the text list
                 return
@@ -472,9 +475,10 @@ class AgentApp(App[int]):
         """The config a new or resumed session opens with: on the model ``/model`` chose, if it did."""
         return with_model(self.config, self.session.model)
 
-    def new_session(self) -> None:
-        self._switch_to(self.session_factory(self.next_config()))
-        self.run_worker(self._fresh_transcript(), group="show")
+    def new_session(self, config: Config | None = None, note: str = "new session started") -> None:
+        """``/new``, or a session on another config (``/login``'s choice)."""
+        self._switch_to(self.session_factory(config or self.next_config()))
+        self.run_worker(self._fresh_transcript(note), group="show")
 
     def _switch_to(self, session: Session) -> None:
         """Carry on with ``session``; the old one's connections and session file are closed."""
@@ -527,10 +531,10 @@ class AgentApp(App[int]):
         self.activity.stop()  # no "esc to interrupt" spinner under the picker
         return await self.push_screen(SessionPickerScreen(sessions, self.config.cwd), wait_for_dismiss=True)
 
-    async def _fresh_transcript(self) -> None:
+    async def _fresh_transcript(self, note: str) -> None:
         await self.transcript.clear()
         await self.transcript.add(self._banner())
-        await self.renderer.notice("new session started", "info")
+        await self.renderer.notice(note, "info")
 
     async def on_unmount(self) -> None:
         for signum in (signal.SIGTERM, signal.SIGHUP):

@@ -35,6 +35,8 @@ BUILTIN_NAMES = [
     "copy",
     "new",
     "resume",
+    "login",
+    "logout",
     "help",
     "quit",
 ]
