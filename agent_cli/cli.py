@@ -77,7 +77,27 @@ def main(argv: list[str] | None = None) -> int:
         return BROKEN_PIPE
 
 
+SUBCOMMANDS = ("exec", "resume", "sessions", "acp", "mcp", "memory", "plugin", "login", "logout", "doctor")
+
+
+def subcommand_first(argv: list[str]) -> list[str]:
+    """``agent --provider X -m Y resume --last`` as ``agent resume --provider X -m Y --last``: the
+    global options may come before a subcommand too, and its name is never taken for a prompt."""
+    options = build_tui_parser()._option_string_actions  # argparse has no public lookup by option string
+    at = 0
+    while at < len(argv):
+        word = argv[at]
+        if word == "--" or not word.startswith("-") or word == "-":
+            if word in SUBCOMMANDS and at > 0:
+                return [word, *argv[:at], *argv[at + 1 :]]
+            return argv
+        action = options.get(word)  # `--model=x` and `-mx` carry their value in the word
+        at += 2 if action is not None and action.nargs != 0 else 1
+    return argv
+
+
 def dispatch(argv: list[str]) -> int:
+    argv = subcommand_first(argv)
     if argv[:2] == ["exec", "undo"]:
         return run_undo(argv[2:])
     if argv and argv[0] == "exec":  # the launcher paused the garbage collector (__main__.py)
