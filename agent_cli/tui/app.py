@@ -55,6 +55,7 @@ from agent_cli.tui.screens.model_picker import ModelPickerScreen
 from agent_cli.tui.screens.processes import ProcessesScreen
 from agent_cli.tui.screens.session_picker import SessionPickerScreen
 from agent_cli.tui.trust_prompt import ask_trust
+from agent_cli.tui.welcome import welcome_notes
 from agent_cli.tui.widgets.activity_indicator import ActivityIndicator
 from agent_cli.tui.widgets.attachment_chips import AttachmentChips
 from agent_cli.tui.widgets.completion_menu import CompletionMenu
@@ -170,7 +171,8 @@ class AgentApp(App[int]):
                 loop.add_signal_handler(signum, self.exit, 128 + signum)
 
     def _banner(self) -> WelcomeBanner:
-        return WelcomeBanner(self.session.model, self.config.provider.id, home_relative(self.config.cwd))
+        notes = welcome_notes(self.config)  # what runs without asking; /init when there is no AGENTS.md
+        return WelcomeBanner(self.session.model, self.config.provider.id, home_relative(self.config.cwd), notes)
 
     async def _replay_history(self) -> None:
         """A resumed session shows its conversation and what resuming found."""
