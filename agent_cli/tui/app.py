@@ -142,6 +142,7 @@ class AgentApp(App[int]):
 
     def compose(self) -> ComposeResult:
         yield self.transcript
+        yield self.transcript.below  # "new output below" while scrolled up
         yield self.activity
         yield self.mcp_indicator
         yield self.queued
@@ -304,6 +305,7 @@ class AgentApp(App[int]):
     # --- sending ------------------------------------------------------------------------
 
     async def on_composer_submitted(self, message: Composer.Submitted) -> None:
+        self.transcript.follow()  # what is sent and its answer are in view, wherever the user had scrolled
         images = await self.attachments.take()
         self.send(PromptWithImages(message.text, images) if images else message.text)
 
