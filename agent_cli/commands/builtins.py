@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from agent_cli.commands.agents_command import agents_command
 from agent_cli.commands.checkpoint_commands import fork_command, rewind_command, undo_command
 from agent_cli.commands.compaction_commands import autocompact_command, compact_command
+from agent_cli.commands.cost_command import cost_command
 from agent_cli.commands.info import context_command, diff_command, help_command, skills_command, status_command
 from agent_cli.commands.init_agents import init_command
 from agent_cli.commands.invocation import Invocation
@@ -68,6 +69,7 @@ BUILTINS: tuple[Builtin, ...] = (
         needs_idle=False,
     ),
     Builtin("context", "what fills the context window, part by part", "", context_command, needs_idle=False),
+    Builtin("cost", "the session's tokens and their estimated price", "", cost_command, needs_idle=False),
     Builtin("model", "show or switch the model", "[name]", model_command),
     Builtin("mode", "show or switch the mode: agent, ask (read-only) or plan", "[agent|ask|plan]", mode_command),
     Builtin("diff", "git diff of the working tree, untracked files included", "", diff_command, needs_idle=False),

@@ -19,6 +19,7 @@ BUILTIN_NAMES = [
     "init",
     "status",
     "context",
+    "cost",
     "model",
     "mode",
     "diff",
