@@ -41,7 +41,7 @@ from agent_cli.session.catalog import SessionSummary
 from agent_cli.session.replay import replay_events
 from agent_cli.session.rollout import RolloutError
 from agent_cli.terminal_text import terminal_safe, terminal_safe_event
-from agent_cli.tui import first_run, resuming, rewinding
+from agent_cli.tui import draft_editor, first_run, resuming, rewinding
 from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands, SlashCommand, parse_command
 from agent_cli.tui.event_renderer import EventRenderer
 from agent_cli.tui.input_history import InputHistory
@@ -93,6 +93,7 @@ class AgentApp(App[int]):
         Binding("ctrl+d", "ctrl_d", "quit", show=False, priority=True),
         Binding("shift+tab", "cycle_mode", "mode", show=False, priority=True),
         Binding("ctrl+s", "send_queued_now", "send now", show=False),
+        Binding("ctrl+g", "edit_draft", "edit in $EDITOR", show=False, priority=True),
         # The composer keeps focus; these scroll the transcript above it.
         Binding("pageup", "scroll_transcript('page_up')", "scroll up", show=False, priority=True),
         Binding("pagedown", "scroll_transcript('page_down')", "scroll down", show=False, priority=True),
@@ -619,6 +620,11 @@ class AgentApp(App[int]):
             event.stop()
             self.composer.focus()
             self.composer.insert(event.character)
+
+    def action_edit_draft(self) -> None:
+        """Ctrl+G: the draft in $VISUAL/$EDITOR (tui/draft_editor.py)."""
+        if not isinstance(self.screen, ModalScreen):
+            self.run_worker(draft_editor.edit_draft(self), group="editor", exclusive=True, exit_on_error=False)
 
     def action_toggle_tool_output(self) -> None:
         cells = list(self.transcript.query(ToolCell))

@@ -19,6 +19,7 @@ KEYS_HELP = (
     ("ctrl+home, ctrl+end", "top of the transcript, back to the bottom"),
     ("ctrl+c", "clear the draft; on an empty composer twice: quit"),
     ("ctrl+d twice", "quit (on an empty composer)"),
+    ("ctrl+g", "edit the draft in $VISUAL / $EDITOR"),
     ("ctrl+p", "command palette: actions and themes"),
     ("tab, enter on a cell", "move to a tool cell, expand its output (typing goes back to the composer)"),
     ("y, a, n, esc", "in an approval: yes once, yes for the session, no with a reason, no"),
