@@ -94,6 +94,7 @@ class AgentApp(App[int]):
         Binding("shift+tab", "cycle_mode", "mode", show=False, priority=True),
         Binding("ctrl+s", "send_queued_now", "send now", show=False),
         Binding("ctrl+g", "edit_draft", "edit in $EDITOR", show=False, priority=True),
+        Binding("ctrl+o", "expand_latest", "expand the latest tool output", show=False, priority=True),
         # The composer keeps focus; these scroll the transcript above it.
         Binding("pageup", "scroll_transcript('page_up')", "scroll up", show=False, priority=True),
         Binding("pagedown", "scroll_transcript('page_down')", "scroll down", show=False, priority=True),
@@ -625,6 +626,24 @@ class AgentApp(App[int]):
         """Ctrl+G: the draft in $VISUAL/$EDITOR (tui/draft_editor.py)."""
         if not isinstance(self.screen, ModalScreen):
             self.run_worker(draft_editor.edit_draft(self), group="editor", exclusive=True, exit_on_error=False)
+
+    def action_expand_latest(self) -> None:
+        """Ctrl+O (Claude Code's key): expand or collapse the newest tool cell's output."""
+        if cells := list(self.transcript.query(ToolCell)):
+            cells[-1].expanded = not cells[-1].expanded
+            if cells[-1].expanded:
+                cells[-1].scroll_visible(animate=False)
+
+    def action_focus_next(self) -> None:
+        """Tab from the composer goes to the newest tool cell, then to older ones, then back."""
+        cells = list(self.transcript.query(ToolCell)) if not isinstance(self.screen, ModalScreen) else []
+        if self.focused is self.composer and cells:
+            cells[-1].focus()
+        elif cells and self.focused in cells:
+            at = cells.index(self.focused)
+            (cells[at - 1] if at > 0 else self.composer).focus()
+        else:
+            super().action_focus_next()
 
     def action_toggle_tool_output(self) -> None:
         cells = list(self.transcript.query(ToolCell))

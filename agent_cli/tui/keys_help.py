@@ -21,7 +21,11 @@ KEYS_HELP = (
     ("ctrl+d twice", "quit (on an empty composer)"),
     ("ctrl+g", "edit the draft in $VISUAL / $EDITOR"),
     ("ctrl+p", "command palette: actions and themes"),
-    ("tab, enter on a cell", "move to a tool cell, expand its output (typing goes back to the composer)"),
+    ("ctrl+o", "expand or collapse the newest tool output"),
+    (
+        "tab, enter on a cell",
+        "the newest tool cell, then older ones; enter expands it (typing goes back to the composer)",
+    ),
     ("y, a, n, esc", "in an approval: yes once, yes for the session, no with a reason, no"),
 )
 
