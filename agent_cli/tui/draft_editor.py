@@ -22,7 +22,8 @@ async def edit_draft(app: Any) -> None:
     editor = editor_command()
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "prompt.md"
-        path.write_text(composer.text + "\n" if composer.text else "", encoding="utf-8")
+        draft = composer.full_text  # a folded paste in full, to edit
+        path.write_text(draft + "\n" if draft else "", encoding="utf-8")
         try:
             try:
                 with app.suspend():
@@ -36,6 +37,7 @@ async def edit_draft(app: Any) -> None:
     if code != 0:
         await app.renderer.notice(f"{editor[0]} exited with {code}; the draft is as it was", "warning", "editor")
         return
+    composer.pasted.clear()
     composer.load_text(text.rstrip("\n"))
     composer.move_cursor(composer.document.end)
     composer.focus()
