@@ -116,7 +116,8 @@ def apply_choice(merged: dict[str, Any], home: Path) -> str | None:
         return None
     merged["model_provider"] = choice.provider
     merged["model"] = choice.model
-    tables = merged.setdefault("model_providers", {})
-    for provider_id, table in choice.providers.items():
-        tables.setdefault(provider_id, table)
+    if choice.providers:  # a local server's URL (a table of the config wins over it)
+        tables = merged.setdefault("model_providers", {})
+        for provider_id, table in choice.providers.items():
+            tables.setdefault(provider_id, table)
     return choice.note
