@@ -87,7 +87,7 @@ async def test_the_welcome_banner_says_what_runs_without_asking_and_hints_init(m
     async with app.run_test(size=WIDE) as pilot:
         await pilot.pause()
         shown = screen_text(app)
-        assert "commands run in a sandbox without asking (workspace-write" in shown
+        assert "sandboxed commands run without asking (writes here only, no network); others ask first" in shown
         assert "no AGENTS.md here: /init writes one" in shown
     (repo / "AGENTS.md").write_text("Be brief.\n")
     app = make_app()
