@@ -12,8 +12,10 @@ from agent_cli.acp.main import run_acp
 from agent_cli.arguments import add_session_options, add_worktree_options, build_tui_parser
 from agent_cli.headless import sessions_cmd
 from agent_cli.headless.common import check_api_key_or_exit, load_config_or_exit
+from agent_cli.headless.doctor_cmd import run_doctor
 from agent_cli.headless.exec import exit_now, run_exec
 from agent_cli.headless.exec_options import add_exec_options
+from agent_cli.headless.login_cmd import run_login, run_logout
 from agent_cli.headless.mcp_cmd import run_mcp
 from agent_cli.headless.memory_cmd import run_memory
 from agent_cli.headless.plugin_cmd import run_plugin
@@ -23,6 +25,7 @@ from agent_cli.headless.worktree_cmd import enter_from_args, leave_after_tui, pr
 from agent_cli.stream_json.flags import wants_stream_json
 from agent_cli.stream_json.main import run_stream_json
 
+HEADLESS_COMMANDS = {"login": run_login, "logout": run_logout, "doctor": run_doctor}
 BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
 
 
@@ -79,7 +82,27 @@ def main(argv: list[str] | None = None) -> int:
         return BROKEN_PIPE
 
 
+SUBCOMMANDS = ("exec", "resume", "sessions", "acp", "mcp", "memory", "plugin", "login", "logout", "doctor")
+
+
+def subcommand_first(argv: list[str]) -> list[str]:
+    """``agent --provider X -m Y resume --last`` as ``agent resume --provider X -m Y --last``: the
+    global options may come before a subcommand too, and its name is never taken for a prompt."""
+    options = build_tui_parser()._option_string_actions  # argparse has no public lookup by option string
+    at = 0
+    while at < len(argv):
+        word = argv[at]
+        if word == "--" or not word.startswith("-") or word == "-":
+            if word in SUBCOMMANDS and at > 0:
+                return [word, *argv[:at], *argv[at + 1 :]]
+            return argv
+        action = options.get(word)  # `--model=x` and `-mx` carry their value in the word
+        at += 2 if action is not None and action.nargs != 0 else 1
+    return argv
+
+
 def dispatch(argv: list[str]) -> int:
+    argv = subcommand_first(argv)
     if argv[:2] == ["exec", "undo"]:
         return run_undo(argv[2:])
     if argv and argv[0] == "exec":  # the launcher paused the garbage collector (__main__.py)
@@ -98,9 +121,13 @@ def dispatch(argv: list[str]) -> int:
         return run_stream_json(argv)
     if argv and argv[0] == "worktree":
         return run_worktree(argv[1:])
+    if argv and argv[0] in HEADLESS_COMMANDS:
+        return HEADLESS_COMMANDS[argv[0]](argv[1:])
     args = build_tui_parser().parse_args(argv)
     entered = enter_from_args(args)  # -w/--worktree: the session starts in it
-    config = load_config_or_exit(args)
+    from agent_cli.tui.first_run import set_up_if_needed  # Textual, which `agent exec` never loads
+
+    config = set_up_if_needed(args, load_config_or_exit(args), load_config_or_exit)  # first run
     check_api_key_or_exit(config)
     setup = prepare(entered, config, args)
     from agent_cli.tui.app import run_app

@@ -15,6 +15,7 @@ from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from agent_cli.auth.choice import apply_choice
 from agent_cli.files.limits import ReadLimits
 from agent_cli.hooks.spec import parse_hooks
 from agent_cli.mcp.config import check_servers_table
@@ -415,6 +416,8 @@ def _build(
     _codex_sandbox_table(merged)
     if merged.get("web_search") == "disabled":
         merged["web_search"] = "off"
+    if note := apply_choice(merged, home):  # no provider or model configured (auth/choice.py)
+        warnings = (*warnings, note)
     model = merged.get("model", DEFAULT_MODEL)
     provider = _provider(merged.get("model_provider") or default_provider_for(model), merged.get("model_providers", {}))
     if merged.get("openai_base_url") and provider.id in ("openai", "openai-chat"):

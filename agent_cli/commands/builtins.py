@@ -8,10 +8,12 @@ from dataclasses import dataclass
 from agent_cli.commands.agents_command import agents_command
 from agent_cli.commands.checkpoint_commands import fork_command, rewind_command, undo_command
 from agent_cli.commands.compaction_commands import autocompact_command, compact_command
+from agent_cli.commands.cost_command import cost_command
 from agent_cli.commands.export_command import export_command
 from agent_cli.commands.info import context_command, diff_command, help_command, skills_command, status_command
 from agent_cli.commands.init_agents import init_command
 from agent_cli.commands.invocation import Invocation
+from agent_cli.commands.login_commands import login_command, logout_command
 from agent_cli.commands.mcp_commands import mcp_command
 from agent_cli.commands.memory_command import memory_command
 from agent_cli.commands.permissions_info import permissions_command
@@ -69,6 +71,7 @@ BUILTINS: tuple[Builtin, ...] = (
         needs_idle=False,
     ),
     Builtin("context", "what fills the context window, part by part", "", context_command, needs_idle=False),
+    Builtin("cost", "the session's tokens and their estimated price", "", cost_command, needs_idle=False),
     Builtin("model", "show or switch the model", "[name]", model_command),
     Builtin("mode", "show or switch the mode: agent, ask (read-only) or plan", "[agent|ask|plan]", mode_command),
     Builtin("diff", "git diff of the working tree, untracked files included", "", diff_command, needs_idle=False),
@@ -121,7 +124,7 @@ BUILTINS: tuple[Builtin, ...] = (
         export_command,
         needs_idle=False,
     ),
-    Builtin("new", "start a new session with the same settings", "", new_command),
+    Builtin("new", "start a new conversation with the same settings", "", new_command, aliases=("clear",)),
     Builtin("resume", "resume a saved session", "[session id]", resume_command),
     Builtin("rename", "name this session (resume it by its name)", "[name]", rename_command),
     Builtin(
@@ -130,6 +133,10 @@ BUILTINS: tuple[Builtin, ...] = (
         "[name]",
         worktree_command,
     ),
+    Builtin(
+        "login", "set up a provider: a key, a local server or a URL (stored under the agent's home)", "", login_command
+    ),
+    Builtin("logout", "forget the stored API keys", "", logout_command),
     Builtin("help", "list the commands, or describe one", "[command]", help_command, needs_idle=False),
     Builtin("quit", "leave", "", quit_command, aliases=("exit",), needs_idle=False),
 )

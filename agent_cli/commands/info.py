@@ -8,6 +8,7 @@ from __future__ import annotations
 from agent_cli import events as ev
 from agent_cli.commands import git
 from agent_cli.commands.context_usage import context_usage, memory_tokens, token_count
+from agent_cli.commands.cost_command import cost_text
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation
 from agent_cli.commands.mcp_commands import mcp_summary
@@ -104,6 +105,7 @@ async def status_command(inv: Invocation) -> None:
         ("window", f"{session.window.tokens:,} tokens ({session.window.source}); {count.context_window:,} usable"),
         ("compact", compaction_status(session)),
         ("tokens", f"{total.input_tokens:,} in{cached}, {total.output_tokens:,} out this session"),
+        ("cost", cost_text(session)),
         (
             "counting",
             f"{count.counting_method}, {count.accuracy}"

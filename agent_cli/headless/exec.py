@@ -48,6 +48,7 @@ LIMIT_EXIT_CODES = {
 INTERACTIVE_ONLY = {
     "resume": "/resume needs the TUI; here use `agent exec resume --last [PROMPT]` or `agent exec resume ID [PROMPT]`",
     "new": "/new needs the TUI; every `agent exec` run already starts a new session",
+    "login": "/login needs the TUI; here use `agent login --with-api-key` (the key on stdin)",
     "copy": "/copy needs the TUI; `agent exec` prints the last answer on stdout (or to -o FILE)",
     "worktree": "/worktree NAME needs the TUI; here use `agent exec --worktree NAME PROMPT`",
 }

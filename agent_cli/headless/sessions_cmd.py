@@ -318,7 +318,7 @@ def run_export(argv: list[str], out: TextIO) -> int:
 
 def run_resume(argv: list[str]) -> int:
     """`agent resume [--last | ID] [PROMPT]`: reopen a session in the TUI."""
-    args = build_resume_parser().parse_args(argv)
+    args = build_resume_parser().parse_intermixed_args(argv)  # options before and after the id
     ref, prompt = split_words(args)
     path = fork_if_asked(args, resolve_session_file(args, ref, picker=True, out=sys.stderr))
     use_recorded_model(args, path)

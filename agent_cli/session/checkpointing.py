@@ -26,6 +26,7 @@ from agent_cli.checkpoints.store import Store, checkpoints_dir, locate
 from agent_cli.context.fragments import FILES_RESTORED, is_real_user_message
 from agent_cli.display import human_size
 from agent_cli.items import Message, user
+from agent_cli.session.replay import SHELL_RECORD
 
 if TYPE_CHECKING:
     from agent_cli.session.session import Emit, Session
@@ -41,6 +42,12 @@ class PromptEntry:
     index: int  # in the history
     text: str  # as typed
     checkpoints: tuple[Checkpoint, ...]  # the snapshots its turn made (none: it changed no files)
+
+    @property
+    def shown(self) -> str:
+        """The prompt as the user typed it: ``!git status`` for a shell command's record."""
+        shell = SHELL_RECORD.match(self.text)
+        return f"!{shell.group('command')}" if shell else self.text
 
     def changes(self) -> str:
         if not self.checkpoints:

@@ -17,7 +17,7 @@ from agent_cli.session.tool_call import lenient_arguments  # what the live turn 
 from agent_cli.tools.patch_preview import patch_changes
 
 MAX_REPLAYED_ITEMS = 200
-COMPACTED_NOTE = "the conversation before this point was compacted into a summary"
+COMPACTED_NOTE = "everything before this point was summarized to free context"
 EXIT_CODE = re.compile(r"^Exit code: (-?\d+)", re.MULTILINE)
 SHELL_RECORD = re.compile(
     r"^<user_shell_command>\n<command>(?P<command>.*?)</command>\n<result>\n(?P<output>.*)\n</result>\n</user_shell_command>$",

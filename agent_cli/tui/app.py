@@ -47,7 +47,7 @@ from agent_cli.session.rollout import RolloutError
 from agent_cli.status_line.payload import StatusFacts, session_json
 from agent_cli.status_line.setting import find_status_line
 from agent_cli.terminal_text import terminal_safe, terminal_safe_event
-from agent_cli.tui import resuming, rewinding
+from agent_cli.tui import draft_editor, first_run, resuming, rewinding
 from agent_cli.tui.attention import Attention
 from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands, SlashCommand, parse_command
 from agent_cli.tui.event_renderer import EventRenderer
@@ -63,6 +63,7 @@ from agent_cli.tui.screens.processes import ProcessesScreen
 from agent_cli.tui.screens.session_picker import SessionPickerScreen
 from agent_cli.tui.terminal_driver import HANGUP_EXIT_CODE, TerminalDriver, print_if_possible
 from agent_cli.tui.trust_prompt import ask_trust
+from agent_cli.tui.welcome import welcome_notes
 from agent_cli.tui.widgets.activity_indicator import ActivityIndicator
 from agent_cli.tui.widgets.attachment_chips import AttachmentChips
 from agent_cli.tui.widgets.completion_menu import CompletionMenu
@@ -101,6 +102,8 @@ class AgentApp(App[int]):
         Binding("ctrl+d", "ctrl_d", "quit", show=False, priority=True),
         Binding("shift+tab", "cycle_mode", "mode", show=False, priority=True),
         Binding("ctrl+s", "send_queued_now", "send now", show=False),
+        Binding("ctrl+g", "edit_draft", "edit in $EDITOR", show=False, priority=True),
+        Binding("ctrl+o", "expand_latest", "expand the latest tool output", show=False, priority=True),
         # The composer keeps focus; these scroll the transcript above it.
         Binding("pageup", "scroll_transcript('page_up')", "scroll up", show=False, priority=True),
         Binding("pagedown", "scroll_transcript('page_down')", "scroll down", show=False, priority=True),
@@ -154,6 +157,7 @@ class AgentApp(App[int]):
 
     def compose(self) -> ComposeResult:
         yield self.transcript
+        yield self.transcript.below  # "new output below" while scrolled up
         yield self.activity
         yield self.mcp_indicator
         yield self.queued
@@ -198,7 +202,8 @@ class AgentApp(App[int]):
         return session_json(self.session, self.status_facts), self.config.cwd, self.session.approvals.env
 
     def _banner(self) -> WelcomeBanner:
-        return WelcomeBanner(self.session.model, self.config.provider.id, home_relative(self.config.cwd))
+        notes = welcome_notes(self.config)  # what runs without asking; /init when there is no AGENTS.md
+        return WelcomeBanner(self.session.model, self.config.provider.id, home_relative(self.config.cwd), notes)
 
     async def _replay_history(self) -> None:
         """A resumed session shows its conversation and what resuming found."""
@@ -330,6 +335,7 @@ class AgentApp(App[int]):
     # --- sending ------------------------------------------------------------------------
 
     async def on_composer_submitted(self, message: Composer.Submitted) -> None:
+        self.transcript.follow()  # what is sent and its answer are in view, wherever the user had scrolled
         images = await self.attachments.take()
         self.send(PromptWithImages(message.text, images) if images else message.text)
 
@@ -480,6 +486,9 @@ class AgentApp(App[int]):
             case ev.CommandAction(action="resume", argument=argument):
                 await self.resume_session(argument)
                 return
+            case ev.CommandAction(action="login"):
+                await first_run.log_in(self)  # the set-up screen, then a session on its choice
+                return
             case ev.CommandAction(action="rewind"):
                 await rewinding.pick_and_rewind(self)  # the picker instead of the text list
                 return
@@ -515,11 +524,12 @@ class AgentApp(App[int]):
         """The config a new or resumed session opens with: on the model ``/model`` chose, if it did."""
         return with_model(self.config, self.session.model)
 
-    def new_session(self) -> None:
-        session = self.session_factory(self.next_config())
+    def new_session(self, config: Config | None = None, note: str = "new session started") -> None:
+        """``/new`` (``/clear``), or a session on another config (``/login``'s choice)."""
+        session = self.session_factory(config or self.next_config())
         cleared(self.session, session)  # SessionEnd and the next SessionStart say "clear"
         self._switch_to(session)
-        self.run_worker(self._fresh_transcript(), group="show")
+        self.run_worker(self._fresh_transcript(note), group="show")
 
     def _switch_to(self, session: Session) -> None:
         """Carry on with ``session``; the old one's connections and session file are closed."""
@@ -590,10 +600,10 @@ class AgentApp(App[int]):
         self.activity.stop()  # no "esc to interrupt" spinner under the picker
         return await self.push_screen(SessionPickerScreen(sessions, self.config.cwd), wait_for_dismiss=True)
 
-    async def _fresh_transcript(self) -> None:
+    async def _fresh_transcript(self, note: str) -> None:
         await self.transcript.clear()
         await self.transcript.add(self._banner())
-        await self.renderer.notice("new session started", "info")
+        await self.renderer.notice(note, "info")
 
     def on_app_focus(self) -> None:
         self.attention.focused = True  # the terminal reports focus (Textual turns reporting on)
@@ -702,6 +712,29 @@ class AgentApp(App[int]):
             event.stop()
             self.composer.focus()
             self.composer.insert(event.character)
+
+    def action_edit_draft(self) -> None:
+        """Ctrl+G: the draft in $VISUAL/$EDITOR (tui/draft_editor.py)."""
+        if not isinstance(self.screen, ModalScreen):
+            self.run_worker(draft_editor.edit_draft(self), group="editor", exclusive=True, exit_on_error=False)
+
+    def action_expand_latest(self) -> None:
+        """Ctrl+O (Claude Code's key): expand or collapse the newest tool cell's output."""
+        if cells := list(self.transcript.query(ToolCell)):
+            cells[-1].expanded = not cells[-1].expanded
+            if cells[-1].expanded:
+                cells[-1].scroll_visible(animate=False)
+
+    def action_focus_next(self) -> None:
+        """Tab from the composer goes to the newest tool cell, then to older ones, then back."""
+        cells = list(self.transcript.query(ToolCell)) if not isinstance(self.screen, ModalScreen) else []
+        if self.focused is self.composer and cells:
+            cells[-1].focus()
+        elif cells and self.focused in cells:
+            at = cells.index(self.focused)
+            (cells[at - 1] if at > 0 else self.composer).focus()
+        else:
+            super().action_focus_next()
 
     def action_toggle_tool_output(self) -> None:
         cells = list(self.transcript.query(ToolCell))

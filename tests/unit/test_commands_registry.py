@@ -19,6 +19,7 @@ BUILTIN_NAMES = [
     "init",
     "status",
     "context",
+    "cost",
     "model",
     "mode",
     "diff",
@@ -38,6 +39,8 @@ BUILTIN_NAMES = [
     "resume",
     "rename",
     "worktree",
+    "login",
+    "logout",
     "help",
     "quit",
 ]

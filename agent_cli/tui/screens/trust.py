@@ -56,10 +56,10 @@ class TrustScreen(DialogScreen[bool]):
             )
             with Horizontal(id="buttons"):
                 yield Button(
-                    Content.from_markup("[u]T[/u]rust this folder"), id="trust", variant="warning", compact=True
+                    Content.from_markup("[u]t[/u] Trust this folder"), id="trust", variant="warning", compact=True
                 )
                 yield Button(
-                    Content.from_markup("[u]N[/u]o, run none of it"), id="distrust", variant="primary", compact=True
+                    Content.from_markup("[u]n[/u] No, run none of it"), id="distrust", variant="primary", compact=True
                 )
 
     def on_mount(self) -> None:
