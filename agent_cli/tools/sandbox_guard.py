@@ -129,6 +129,15 @@ def protected_paths(workspace_roots: Iterable[Path], all_roots: Iterable[Path]) 
     return [path for path in dict.fromkeys(candidates) if _within(path, roots)]
 
 
+def guarded_part(path: Path, workspace_roots: Iterable[Path], all_roots: Iterable[Path]) -> Path | None:
+    """The path of :func:`protected_paths` that ``path`` (resolved) is or lies in."""
+    for protected in protected_paths(workspace_roots, all_roots):
+        for candidate in (protected, Path(os.path.realpath(protected))):
+            if path == candidate or path.is_relative_to(candidate):
+                return candidate
+    return None
+
+
 def mount_paths(paths: Iterable[Path], roots: Iterable[Path]) -> list[str]:
     """The ones a read-only bind can cover: existing, resolved (a symlink's target, if it lies
     inside a writable root)."""
