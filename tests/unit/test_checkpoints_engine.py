@@ -48,10 +48,12 @@ def test_a_snapshot_in_a_repository_with_a_conflict_and_a_staged_file_leaves_the
     snapshot, _ = take_snapshot(store, tmp_path / "home" / "i.index", "s/1")
     assert (repo / ".git" / "index").read_bytes() == index and (repo / ".git" / "HEAD").read_bytes() == head
     assert (repo / ".git" / "MERGE_HEAD").read_bytes() == merge_head
-    listed = git(repo, "ls-tree", "-r", "--name-only", snapshot.commit).split()
+    shadow = f"--git-dir={store.git_dir}"
+    listed = git(repo, shadow, "ls-tree", "-r", "--name-only", snapshot.commit).split()
     assert listed == ["a.txt", "staged.txt"]
-    assert "<<<<<<<" in git(repo, "show", f"{snapshot.commit}:a.txt")  # the file as it is on disk
-    assert git(repo, "stash", "list") == "" and "refs/agent/checkpoints/s/1" in git(repo, "for-each-ref")
+    assert "<<<<<<<" in git(repo, shadow, "show", f"{snapshot.commit}:a.txt")  # the file as it is on disk
+    assert "refs/agent/checkpoints/s/1" in git(repo, shadow, "for-each-ref")
+    assert git(repo, "stash", "list") == "" and "refs/agent" not in git(repo, "for-each-ref")
 
 
 def test_names_with_spaces_newlines_and_glob_characters_round_trip(tmp_path):
