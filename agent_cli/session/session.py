@@ -23,6 +23,7 @@ from datetime import datetime
 from typing import Any
 
 from agent_cli import events as ev
+from agent_cli import home_budget
 from agent_cli.context.environment import EnvironmentContext
 from agent_cli.context.environment import diff as environment_diff
 from agent_cli.context.fragments import TURN_ABORTED
@@ -86,6 +87,7 @@ class Session:
             config.agent_home, self.id, config.cwd, self.model, config.provider.id, parts.rollout_path
         )
         self.learned = LearnedState(self.rollout)  # calibration and compaction state, for a resume
+        home_budget.start(config.agent_home, config.home_budget_mb, self.rollout.path)  # bounded disk
         # Items are counted by the current model's counter (switch_model swaps it and recounts once).
         self.history = RecordingHistory(self.rollout, estimate=lambda item: self.tokens.item_tokens(item))
         self.total_usage = Usage()
