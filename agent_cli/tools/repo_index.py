@@ -1,22 +1,91 @@
 """Every ``.git`` below a workspace root, at any depth, kept current without a full scan per command.
 
 The first use walks the whole tree once (``node_modules``, ``build``, hidden folders included; not
-into a ``.git``, not through symbolic links) and keeps each folder's modification time. After that
-:meth:`RepoIndex.refresh` only ``stat``s the folders it knows: a folder whose time changed has
-gained or lost entries, so only it is listed again, and folders new in it are walked. A ``.git``
-that was not there before is returned as new. A time within ``RECENT_S`` of now is not trusted
-(a change in the same clock tick would not move it): such a folder is listed again next time.
+into a ``.git``, not through symbolic links) and watches each folder with inotify (a watch is
+added before the folder is listed, so nothing made meanwhile is missed). After that
+:meth:`RepoIndex.refresh` reads the events: only a folder that gained or lost entries is listed
+again, and folders new in it are walked. A ``.git`` that was not there before is returned as new.
+
+Without inotify (another OS, no watches left, or the kernel's queue overflowed) the index falls
+back to ``stat``-ing every folder it knows and listing those whose modification time changed; a
+time within ``RECENT_S`` of now is not trusted (a change in the same clock tick would not move it).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
+import struct
+import sys
 import time
 from pathlib import Path
 
 MAX_DIRS = 200_000  # past this the index stops growing (and says so): a home folder, a disk
 RECENT_S = 2.0
+IN_MODIFY_DIR = 0x100 | 0x200 | 0x40 | 0x80  # IN_CREATE, IN_DELETE, IN_MOVED_FROM, IN_MOVED_TO
+IN_ONLYDIR, IN_DONT_FOLLOW, IN_Q_OVERFLOW, IN_IGNORED = 0x01000000, 0x02000000, 0x4000, 0x8000
+IN_NONBLOCK, IN_CLOEXEC = 0o4000, 0o2000000
+EVENT = struct.Struct("iIII")  # wd, mask, cookie, len (then the name)
+
+
+class Watcher:
+    """inotify through ctypes: which watched folders changed since the last :meth:`changed`."""
+
+    def __init__(self) -> None:
+        self.libc = ctypes.CDLL(None, use_errno=True)
+        self.fd = self.libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
+        if self.fd < 0:
+            raise OSError(ctypes.get_errno(), "inotify_init1")
+        self.paths: dict[int, str] = {}
+        self.wds: dict[str, int] = {}
+        self.overflowed = False
+
+    def add(self, folder: str) -> bool:
+        wd = self.libc.inotify_add_watch(self.fd, os.fsencode(folder), IN_MODIFY_DIR | IN_ONLYDIR | IN_DONT_FOLLOW)
+        if wd < 0:
+            return False
+        self.paths[wd] = folder  # a folder moved inside the tree keeps its watch: it now has this path
+        self.wds[folder] = wd
+        return True
+
+    def remove(self, folder: str) -> None:
+        wd = self.wds.pop(folder, None)
+        if wd is not None and self.paths.get(wd) == folder:
+            del self.paths[wd]
+            self.libc.inotify_rm_watch(self.fd, wd)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+
+    def changed(self) -> set[str]:
+        folders: set[str] = set()
+        while True:
+            try:
+                data = os.read(self.fd, 256 * 1024)
+            except BlockingIOError:
+                return folders
+            offset = 0
+            while offset < len(data):
+                wd, mask, _, size = EVENT.unpack_from(data, offset)
+                offset += EVENT.size + size
+                if mask & IN_Q_OVERFLOW:
+                    self.overflowed = True
+                elif mask & IN_IGNORED:
+                    if (gone := self.paths.pop(wd, None)) is not None:
+                        self.wds.pop(gone, None)
+                elif wd in self.paths:
+                    folders.add(self.paths[wd])
+
+
+def _watcher() -> Watcher | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return Watcher()
+    except (OSError, AttributeError):
+        return None
 
 
 class RepoIndex:
@@ -27,6 +96,7 @@ class RepoIndex:
         self.repos: set[str] = set()  # paths of .git entries (folders or files)
         self.full = False  # MAX_DIRS reached: folders beyond it are not watched
         self.scanned = False
+        self.watcher = _watcher()  # None: stat every folder on refresh
 
     def refresh(self) -> list[Path]:
         """The ``.git`` entries that appeared since the last call (none on the first: those were
@@ -36,6 +106,14 @@ class RepoIndex:
             self._walk(self.root, [])
             return []
         new: list[str] = []
+        if self.watcher is not None:
+            changed = self.watcher.changed()
+            if not self.watcher.overflowed:
+                for folder in sorted(changed, key=len):  # parents first: a child may be dropped
+                    if folder in self.dirs:
+                        self._relist(folder, new)
+                return [Path(path) for path in new]
+            self.watcher.overflowed = False  # events were lost: compare every folder once
         for folder, mtime in list(self.dirs.items()):
             if folder not in self.dirs:
                 continue  # dropped with a removed parent during this loop
@@ -60,6 +138,9 @@ class RepoIndex:
             self.full = True
             return []
         subdirs: set[str] = set()
+        if self.watcher is not None and folder not in self.dirs and not self.watcher.add(folder):
+            self.watcher.close()
+            self.watcher = None  # out of watches: stat every folder from now on
         try:
             mtime = os.stat(folder).st_mtime_ns
             with os.scandir(folder) as entries:
@@ -90,7 +171,8 @@ class RepoIndex:
         stack = [folder]
         while stack:
             current = stack.pop()
-            self.dirs.pop(current, None)
+            if self.dirs.pop(current, None) is not None and self.watcher is not None:
+                self.watcher.remove(current)
             stack += self.children.pop(current, set())
             with contextlib.suppress(KeyError):
                 self.repos.remove(os.path.join(current, ".git"))

@@ -64,7 +64,8 @@ def agent_home() -> Path:
 
 
 def _within(path: Path, roots: Iterable[Path]) -> bool:
-    return any(path == root or path.is_relative_to(root) for root in roots)
+    text = str(path)  # strings: this runs for every candidate of every command
+    return any(text == str(root) or text.startswith(str(root).rstrip("/") + "/") for root in roots)
 
 
 def home_paths(workspace_roots: Iterable[Path]) -> list[Path]:
