@@ -6,9 +6,10 @@ added before the folder is listed, so nothing made meanwhile is missed). After t
 :meth:`RepoIndex.refresh` reads the events: only a folder that gained or lost entries is listed
 again, and folders new in it are walked. A ``.git`` that was not there before is returned as new.
 
-Without inotify (another OS, no watches left, or the kernel's queue overflowed) the index falls
-back to ``stat``-ing every folder it knows and listing those whose modification time changed; a
-time within ``RECENT_S`` of now is not trusted (a change in the same clock tick would not move it).
+Folders inotify cannot watch (another OS, no watches left) are ``stat``-ed on every refresh, and
+listed again when their modification time changed; so is every folder once after the kernel's
+event queue overflowed. A time within ``RECENT_S`` of now is not trusted (a change in the same
+clock tick would not move it): such a folder is listed again next time.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-MAX_DIRS = 200_000  # past this the index stops growing (and says so): a home folder, a disk
+MAX_DIRS = 100_000  # past this the index stops growing (and says so): a home folder, a disk
 RECENT_S = 2.0
 IN_MODIFY_DIR = 0x100 | 0x200 | 0x40 | 0x80  # IN_CREATE, IN_DELETE, IN_MOVED_FROM, IN_MOVED_TO
 IN_ONLYDIR, IN_DONT_FOLLOW, IN_Q_OVERFLOW, IN_IGNORED = 0x01000000, 0x02000000, 0x4000, 0x8000
@@ -97,6 +98,7 @@ class RepoIndex:
         self.full = False  # MAX_DIRS reached: folders beyond it are not watched
         self.scanned = False
         self.watcher = _watcher()  # None: stat every folder on refresh
+        self.unwatched: set[str] = set()
 
     def refresh(self) -> list[Path]:
         """The ``.git`` entries that appeared since the last call (none on the first: those were
@@ -106,16 +108,17 @@ class RepoIndex:
             self._walk(self.root, [])
             return []
         new: list[str] = []
+        suspects = list(self.unwatched)
         if self.watcher is not None:
-            changed = self.watcher.changed()
-            if not self.watcher.overflowed:
-                for folder in sorted(changed, key=len):  # parents first: a child may be dropped
-                    if folder in self.dirs:
-                        self._relist(folder, new)
-                return [Path(path) for path in new]
-            self.watcher.overflowed = False  # events were lost: compare every folder once
-        for folder, mtime in list(self.dirs.items()):
-            if folder not in self.dirs:
+            for folder in sorted(self.watcher.changed(), key=len):  # parents first: a child may be dropped
+                if folder in self.dirs:
+                    self._relist(folder, new)
+            if self.watcher.overflowed:  # events were lost: compare every folder once
+                self.watcher.overflowed = False
+                suspects = list(self.dirs)
+        for folder in suspects:
+            mtime = self.dirs.get(folder)
+            if mtime is None:
                 continue  # dropped with a removed parent during this loop
             try:
                 now = os.stat(folder).st_mtime_ns
@@ -125,6 +128,11 @@ class RepoIndex:
             if now != mtime:
                 self._relist(folder, new)
         return [Path(path) for path in new]
+
+    def close(self) -> None:
+        if self.watcher is not None:
+            self.watcher.close()
+            self.watcher = None
 
     def _walk(self, top: str, new: list[str]) -> None:
         stack = [top]
@@ -138,9 +146,8 @@ class RepoIndex:
             self.full = True
             return []
         subdirs: set[str] = set()
-        if self.watcher is not None and folder not in self.dirs and not self.watcher.add(folder):
-            self.watcher.close()
-            self.watcher = None  # out of watches: stat every folder from now on
+        if folder not in self.dirs and (self.watcher is None or not self.watcher.add(folder)):
+            self.unwatched.add(folder)  # no inotify, or out of watches: stat'ed on every refresh
         try:
             mtime = os.stat(folder).st_mtime_ns
             with os.scandir(folder) as entries:
@@ -173,6 +180,7 @@ class RepoIndex:
             current = stack.pop()
             if self.dirs.pop(current, None) is not None and self.watcher is not None:
                 self.watcher.remove(current)
+            self.unwatched.discard(current)
             stack += self.children.pop(current, set())
             with contextlib.suppress(KeyError):
                 self.repos.remove(os.path.join(current, ".git"))

@@ -52,7 +52,9 @@ HOME_NAMES = (
     ".claude.json",
     ".codex",
 )
+PROJECT_EXEMPT = (".docker",)
 QUARANTINE = "refused"  # under the agent's home
+MAX_INDEXES = 8  # workspace roots indexed at once in one process
 
 _lock = threading.Lock()
 _indexes: dict[Path, RepoIndex] = {}
@@ -71,8 +73,10 @@ def _within(path: Path, roots: Iterable[Path]) -> bool:
 def home_paths(workspace_roots: Iterable[Path]) -> list[Path]:
     """Dotfiles and config folders that programs run or trust, wherever they may be."""
     home = Path.home()
-    tops = [home, *workspace_roots]
-    paths = [Path(os.path.abspath(top / name)) for top in tops for name in HOME_NAMES]
+    paths = [home / name for name in HOME_NAMES]
+    # at a project's top too (a project's .npmrc runs code on `npm install`), but its .docker/ is
+    # usually Dockerfiles, not credentials
+    paths += [root / name for root in workspace_roots for name in HOME_NAMES if name not in PROJECT_EXEMPT]
     paths.append(agent_home())
     for variable in ("CLAUDE_CONFIG_DIR", "CODEX_HOME"):
         if value := os.environ.get(variable):
@@ -85,6 +89,8 @@ def index(root: Path) -> RepoIndex:
     with _lock:
         found = _indexes.get(root)
         if found is None:
+            while len(_indexes) >= MAX_INDEXES:  # each holds an inotify instance (128 per user)
+                _indexes.pop(next(iter(_indexes))).close()
             found = _indexes[root] = RepoIndex(root)
         return found
 
@@ -127,7 +133,8 @@ def protected_paths(workspace_roots: Iterable[Path], all_roots: Iterable[Path]) 
     candidates = [*home_paths(workspace), *git_paths(workspace)]
     for root in workspace:
         candidates += nested_repositories(root)
-    return [path for path in dict.fromkeys(candidates) if _within(path, roots)]
+    # a root that is itself one of them (the agent started in ~/.claude) stays writable: the user chose it
+    return [path for path in dict.fromkeys(candidates) if _within(path, roots) and path not in roots]
 
 
 def guarded_part(path: Path, workspace_roots: Iterable[Path], all_roots: Iterable[Path]) -> Path | None:

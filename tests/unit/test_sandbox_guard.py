@@ -95,3 +95,13 @@ def test_apply_patch_protects_dotfiles_and_hooks_folders(tmp_path, monkeypatch):
     assert home.write_denial(tmp_path / ".bashrc") and home.write_denial(tmp_path / ".ssh" / "authorized_keys")
     assert home.write_denial(tmp_path / ".gitconfig") and home.write_denial(repo / ".husky" / "pre-commit")
     assert home.write_denial(tmp_path / "notes.txt") is None
+
+
+def test_without_inotify_the_index_falls_back_to_stat(tmp_path):
+    git_init(tmp_path / "a" / "b")
+    index = RepoIndex(tmp_path)
+    index.watcher = None
+    index.refresh()
+    new = git_init(tmp_path / "a" / "c" / "d")
+    assert index.refresh() == [new / ".git"]
+    assert len(index.unwatched) == len(index.dirs)
