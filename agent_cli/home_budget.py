@@ -12,6 +12,7 @@ output that was spilled (at most every ``CHECK_EVERY_S`` unless much was written
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import shutil
@@ -27,6 +28,8 @@ IN_USE_S = 60.0
 CHECK_EVERY_S = 30.0
 
 _lock = threading.Lock()
+_enforcing = threading.Lock()
+_threads: list[threading.Thread] = []
 _budgets: dict[Path, int] = {}  # home -> bytes
 _kept: set[Path] = set()
 _pending: dict[Path, int] = {}  # bytes written since the last check
@@ -50,7 +53,20 @@ def start(home: Path, budget_mb: int, session_file: Path | None) -> None:
     configure(home, budget_mb)
     if session_file is not None:
         keep(session_file)
-    threading.Thread(target=enforce, args=(Path(home),), daemon=True, name="home-budget").start()
+    _in_background(Path(home))
+
+
+def _in_background(home: Path) -> None:
+    thread = threading.Thread(target=enforce, args=(home,), daemon=True, name="home-budget")
+    _threads.append(thread)
+    thread.start()
+
+
+@atexit.register
+def _finish() -> None:
+    """A check under way finishes before the process exits (briefly: it only deletes files)."""
+    for thread in _threads:
+        thread.join(timeout=5)
 
 
 def budget(home: Path) -> int:
@@ -112,7 +128,15 @@ def usage(home: Path) -> int:
 
 def enforce(home: Path, limit: int | None = None, now: float | None = None) -> list[Path]:
     """Remove the oldest units until the total fits ``limit``; returns what was removed."""
-    home = Path(home)
+    if not _enforcing.acquire(blocking=False):
+        return []  # another check is running now
+    try:
+        return _enforce(Path(home), limit, now)
+    finally:
+        _enforcing.release()
+
+
+def _enforce(home: Path, limit: int | None, now: float | None) -> list[Path]:
     limit = budget(home) if limit is None else limit
     now = time.time() if now is None else now
     found = units(home)
@@ -142,7 +166,7 @@ def written(home: Path, size: int) -> None:
         _pending[home] = _pending.get(home, 0) + size
         due = _pending[home] > budget(home) // 20 or time.monotonic() - _checked.get(home, 0.0) > CHECK_EVERY_S
     if due:
-        enforce(home)
+        _in_background(home)
 
 
 def describe(home: Path) -> str:

@@ -17,6 +17,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_cli import home_budget
 from agent_cli.checkpoints.gitcmd import CheckpointError, Git
 
 REF_PREFIX = "refs/agent/checkpoints/"
@@ -76,6 +77,7 @@ def locate(cwd: Path, agent_home: Path, create: bool = True) -> Store:
         if not create:
             raise CheckpointError(f"no checkpoints were ever taken in {cwd}")
         _init_bare(shadow, cwd)
+    home_budget.keep(shadow)
     return Store("shadow", shadow, cwd)
 
 
@@ -109,6 +111,7 @@ def _borrowing(git_dir: Path, top: Path, objects: Path, agent_home: Path, create
         alternates.write_text(f"{objects}\n", encoding="utf-8")
     if _read(shadow / SOURCE_FILE) != f"{git_dir}\n":
         (shadow / SOURCE_FILE).write_text(f"{git_dir}\n", encoding="utf-8")
+    home_budget.keep(shadow)  # this session's checkpoints are never removed for disk space
     return Store("repo", shadow, top, git_dir)
 
 
