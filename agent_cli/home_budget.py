@@ -30,6 +30,7 @@ CHECK_EVERY_S = 30.0
 _lock = threading.Lock()
 _enforcing = threading.Lock()
 _threads: list[threading.Thread] = []
+_again = threading.Event()
 _budgets: dict[Path, int] = {}  # home -> bytes
 _kept: set[Path] = set()
 _pending: dict[Path, int] = {}  # bytes written since the last check
@@ -129,9 +130,14 @@ def usage(home: Path) -> int:
 def enforce(home: Path, limit: int | None = None, now: float | None = None) -> list[Path]:
     """Remove the oldest units until the total fits ``limit``; returns what was removed."""
     if not _enforcing.acquire(blocking=False):
-        return []  # another check is running now
+        _again.set()  # another check is running now: it runs once more when done
+        return []
     try:
-        return _enforce(Path(home), limit, now)
+        removed = _enforce(Path(home), limit, now)
+        while _again.is_set():
+            _again.clear()
+            removed += _enforce(Path(home), limit, now)
+        return removed
     finally:
         _enforcing.release()
 
