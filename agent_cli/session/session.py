@@ -54,7 +54,7 @@ from agent_cli.tools.base import Tool, ToolContext
 from agent_cli.tools.editor_files import EditorFiles
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.sandbox import start_warning
-from agent_cli.tools.sandbox_guard import home_notice
+from agent_cli.tools.sandbox_guard import home_notice, start_watching
 from agent_cli.tools.tool_search import ToolCallTool, ToolSearchTool
 from agent_cli.tools.web_fetch import WebSettings
 
@@ -308,8 +308,10 @@ class Session:
                 emit(ev.Warning(warning))
             if sandbox_warning := start_warning(self.config.sandbox_mode, self.approvals.interactive):
                 emit(ev.Warning(sandbox_warning))
-            if self.config.sandbox_mode == "workspace-write" and (notice := home_notice(self.config.cwd)):
-                emit(ev.Warning(notice))  # once: what stays read-only when the home folder is writable
+            if self.approvals.sandbox is not None and self.approvals.sandbox.mode == "workspace-write":
+                start_watching(self.approvals.sandbox.workspace_roots)  # nested .git found while the model thinks
+                if notice := home_notice(self.config.cwd):
+                    emit(ev.Warning(notice))  # once: what stays read-only when the home folder is writable
             self.history.extend(self.initial.items)
             return
         current = self.detect_environment()

@@ -19,6 +19,7 @@ import ctypes
 import os
 import struct
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -99,6 +100,7 @@ class RepoIndex:
         self.scanned = False
         self.watcher = _watcher()  # None: stat every folder on refresh
         self.unwatched: set[str] = set()
+        self.lock = threading.Lock()  # the first walk may run in a thread at session start
 
     def refresh(self) -> list[Path]:
         """The ``.git`` entries that appeared since the last call (none on the first: those were

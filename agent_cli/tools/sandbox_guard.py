@@ -98,9 +98,16 @@ def index(root: Path) -> RepoIndex:
 def nested_repositories(root: Path) -> list[Path]:
     """Every ``.git`` below ``root`` known to the index (the first call walks the tree)."""
     found = index(root)
-    if not found.scanned:
-        found.refresh()
-    return [Path(path) for path in sorted(found.repos)]
+    with found.lock:
+        if not found.scanned:
+            found.refresh()
+        return [Path(path) for path in sorted(found.repos)]
+
+
+def start_watching(workspace_roots: Iterable[Path]) -> None:
+    """Walk the roots in a daemon thread at session start, so the first command need not wait."""
+    for root in workspace_roots:
+        threading.Thread(target=nested_repositories, args=(root,), daemon=True, name="repo-index").start()
 
 
 def _enclosing_repository(root: Path) -> Path | None:
@@ -196,7 +203,9 @@ class Guard:
             self.refused.append(f"{path} is protected: a change to it was undone ({where})")
         for root in self.workspace_roots:
             found = index(root)
-            for dot_git in found.refresh():
+            with found.lock:
+                appeared = found.refresh()
+            for dot_git in appeared:
                 for line in sanitize(dot_git, folder, self._protected):
                     self.refused.append(f"new repository {dot_git.parent}: {line}")
             if found.full and root not in _warned_full:
