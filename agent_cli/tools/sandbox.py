@@ -2,8 +2,8 @@
 
 Modes: ``read-only`` (nothing writable), ``workspace-write`` (the cwd, configured writable roots
 and temp dirs; ``.git``, ``.agent``, ``.claude`` and ``.mcp.json`` inside them stay read-only,
-existing or not (sandbox_protected.py); no network unless enabled) and ``danger-full-access``
-(no sandbox).
+existing or not (sandbox_protected.py), and so do git hooks and config, every nested ``.git`` and
+dotfiles (sandbox_guard.py); no network unless enabled) and ``danger-full-access`` (no sandbox).
 
 On Linux a command is confined by bubblewrap when it works here (a user namespace without
 capabilities, a read-only bind of ``/``, writable binds for the roots, a private network
