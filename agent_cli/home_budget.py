@@ -67,7 +67,7 @@ def _in_background(home: Path) -> None:
 def _finish() -> None:
     """A check under way finishes before the process exits (briefly: it only deletes files)."""
     for thread in _threads:
-        thread.join(timeout=5)
+        thread.join(timeout=2)
 
 
 def budget(home: Path) -> int:

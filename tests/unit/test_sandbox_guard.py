@@ -13,6 +13,7 @@ from agent_cli.tools.git_config import Unparsed, hooks_and_includes, parse
 from agent_cli.tools.repo_index import RepoIndex
 from agent_cli.tools.repo_sanitize import sanitize
 from agent_cli.tools.sandbox import WORKSPACE_WRITE, SandboxPolicy
+from agent_cli.tools.sandbox_guard import guarded
 from tests.conftest import git_init
 
 
@@ -105,3 +106,22 @@ def test_without_inotify_the_index_falls_back_to_stat(tmp_path):
     new = git_init(tmp_path / "a" / "c" / "d")
     assert index.refresh() == [new / ".git"]
     assert len(index.unwatched) == len(index.dirs)
+
+
+def test_what_a_mount_cannot_cover_is_undone_when_the_command_ends(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    (home / "dotfiles").mkdir(parents=True)
+    (home / "dotfiles" / "bashrc").write_text("# mine\n")
+    (home / ".bashrc").symlink_to("dotfiles/bashrc")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("AGENT_HOME", str(tmp_path / "agent"))
+    roots = (home.resolve(),)
+    with guarded(roots, roots) as guard:
+        (home / ".bashrc").unlink()
+        (home / ".bashrc").write_text("touch /tmp/x\n")  # the link replaced by a file
+        (home / ".profile").write_text("touch /tmp/x\n")  # a start-up file that was missing
+        (home / "notes.txt").write_text("fine\n")
+    assert os.readlink(home / ".bashrc") == "dotfiles/bashrc"
+    assert not (home / ".profile").exists() and (home / "notes.txt").exists()
+    assert len(guard.refused) == 2
+    assert len(list((tmp_path / "agent" / "refused").rglob(".profile"))) == 1
