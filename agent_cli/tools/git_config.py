@@ -41,6 +41,7 @@ SAFE_KEYS = {
     ("user", "name"),
     ("user", "email"),
     ("gc", "auto"),
+    ("lfs", "repositoryformatversion"),  # git lfs clone writes it
 }
 SAFE_SUBSECTION_KEYS = {
     "remote": {"url", "pushurl", "fetch", "push", "tagopt", "prune", "mirror"},
