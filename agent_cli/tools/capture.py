@@ -198,14 +198,17 @@ class OutputCapture:
         """The marker and the kept tail, once the stream ended past ``SPILL_HEAD_CAP``."""
         if not self._spill_tail or self._spill is None:
             return
-        tail = b"".join(self._spill_tail)[-SPILL_TAIL_CAP:]
-        left_out = self._bytes - self._spilled - len(tail)
+        skip = max(0, self._spill_tail_bytes - SPILL_TAIL_CAP)  # of the oldest chunk kept
+        kept = self._spill_tail_bytes - skip
+        left_out = self._bytes - self._spilled - kept
         marker = (
             f"\n[agent: {left_out:,} bytes left out here; the output was {self._bytes:,} bytes, this file keeps "
-            f"the first {self._spilled:,} and the last {len(tail):,}]\n"
+            f"the first {self._spilled:,} and the last {kept:,}]\n"
         ).encode()
         try:
-            self._spill.write(marker + tail)
+            self._spill.write(marker)
+            for index, chunk in enumerate(self._spill_tail):  # chunk by chunk: no copy of the tail
+                self._spill.write(memoryview(chunk)[skip:] if index == 0 else chunk)
         except OSError as exc:
             self._spill_error = str(exc)
         self._spill_tail.clear()
