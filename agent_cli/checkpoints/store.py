@@ -19,6 +19,7 @@ from pathlib import Path
 
 from agent_cli import home_budget
 from agent_cli.checkpoints.gitcmd import CheckpointError, Git
+from agent_cli.tools.git_config import Unparsed, parse
 
 REF_PREFIX = "refs/agent/checkpoints/"
 
@@ -81,11 +82,12 @@ def locate(cwd: Path, agent_home: Path, create: bool = True) -> Store:
     return Store("shadow", shadow, cwd)
 
 
-def _init_bare(shadow: Path, work_tree: Path) -> None:
+def _init_bare(shadow: Path, work_tree: Path, object_format: str | None = None) -> None:
     shadow.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     env = {k: v for k, v in Git(shadow, work_tree).env().items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
+    formats = [f"--object-format={object_format}"] if object_format else []  # only when not sha1: old gits
     done = subprocess.run(
-        ["git", "init", "--quiet", "--bare", str(shadow)],
+        ["git", "init", "--quiet", "--bare", *formats, str(shadow)],
         env=env,
         capture_output=True,
         stdin=subprocess.DEVNULL,
@@ -105,7 +107,7 @@ def _borrowing(git_dir: Path, top: Path, objects: Path, agent_home: Path, create
     if not (shadow / "HEAD").exists():
         if not create:
             raise CheckpointError(f"no checkpoints were ever taken in {top}")
-        _init_bare(shadow, top)
+        _init_bare(shadow, top, _object_format(objects.parent / "config"))
     alternates = shadow / "objects" / "info" / "alternates"
     if _read(alternates) != f"{objects}\n":
         alternates.write_text(f"{objects}\n", encoding="utf-8")
@@ -113,6 +115,16 @@ def _borrowing(git_dir: Path, top: Path, objects: Path, agent_home: Path, create
         (shadow / SOURCE_FILE).write_text(f"{git_dir}\n", encoding="utf-8")
     home_budget.keep(shadow)  # this session's checkpoints are never removed for disk space
     return Store("repo", shadow, top, git_dir)
+
+
+def _object_format(config: Path) -> str | None:
+    """The repository's object format when it is not git's default (SHA-1): the store must match."""
+    try:
+        entries = parse(config.read_text(encoding="utf-8", errors="replace"), config)
+    except (OSError, Unparsed):
+        return None
+    found = [e.value for e in entries if e.section == "extensions" and e.key == "objectformat" and e.value]
+    return found[-1].lower() if found and found[-1].lower() != "sha1" else None
 
 
 def _read(path: Path) -> str | None:

@@ -152,3 +152,19 @@ def test_a_restore_never_writes_or_removes_through_a_symlinked_folder_planted_af
         apply_restore(plan)
     assert not (root / ".git" / "hooks" / "pre-commit").exists()
     assert (outside / "made.txt").read_text() == "the user's own\n"
+
+
+def test_a_sha256_repository_gets_a_store_of_the_same_format(tmp_path):
+    repo = tmp_path / "repo"
+    made = subprocess.run(["git", "init", "-q", "--object-format=sha256", str(repo)], capture_output=True)
+    if made.returncode != 0:
+        pytest.skip("this git cannot make SHA-256 repositories")
+    (repo / "a.txt").write_text("one\n")
+    git(repo, "add", "a.txt")
+    git(repo, "commit", "-qm", "one")
+    store = locate(repo, tmp_path / "home")
+    snapshot, _ = take_snapshot(store, tmp_path / "home" / "i.index", "s/1")
+    assert len(snapshot.commit) == 64
+    (repo / "a.txt").write_text("two\n")
+    plan = plan_restore(store, read_snapshot(store, snapshot.commit), None, tmp_path / "home" / "scratch.index")
+    assert apply_restore(plan) == ["a.txt"] and (repo / "a.txt").read_text() == "one\n"
