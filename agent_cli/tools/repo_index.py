@@ -25,6 +25,7 @@ from pathlib import Path
 
 MAX_DIRS = 100_000  # past this the index stops growing (and says so): a home folder, a disk
 RECENT_S = 2.0
+VIRTUAL = {"/proc", "/sys", "/dev", "/run"}  # never walked (a session started in /)
 IN_MODIFY_DIR = 0x100 | 0x200 | 0x40 | 0x80  # IN_CREATE, IN_DELETE, IN_MOVED_FROM, IN_MOVED_TO
 IN_ONLYDIR, IN_DONT_FOLLOW, IN_Q_OVERFLOW, IN_IGNORED = 0x01000000, 0x02000000, 0x4000, 0x8000
 IN_NONBLOCK, IN_CLOEXEC = 0o4000, 0o2000000
@@ -158,7 +159,7 @@ class RepoIndex:
                         if folder != self.root and entry.path not in self.repos:  # the root's: a protected name
                             self.repos.add(entry.path)
                             new.append(entry.path)
-                    elif entry.is_dir(follow_symlinks=False):
+                    elif entry.is_dir(follow_symlinks=False) and entry.path not in VIRTUAL:
                         subdirs.add(entry.path)
         except OSError:
             return []
