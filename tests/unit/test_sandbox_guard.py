@@ -96,6 +96,9 @@ def test_apply_patch_protects_dotfiles_and_hooks_folders(tmp_path, monkeypatch):
     assert home.write_denial(tmp_path / ".bashrc") and home.write_denial(tmp_path / ".ssh" / "authorized_keys")
     assert home.write_denial(tmp_path / ".gitconfig") and home.write_denial(repo / ".husky" / "pre-commit")
     assert home.write_denial(tmp_path / "notes.txt") is None
+    (tmp_path / ".gitconfig").write_text("[core]\n\thooksPath = ~/global-hooks\n[include]\n\tpath = extra.inc\n")
+    assert home.write_denial(tmp_path / "global-hooks" / "pre-push")  # the user's own config names it
+    assert home.write_denial(tmp_path / "extra.inc")
 
 
 def test_without_inotify_the_index_falls_back_to_stat(tmp_path):
