@@ -12,7 +12,7 @@ from agent_cli.checkpoints.gitcmd import CheckpointError
 from agent_cli.checkpoints.ledger import Checkpoint, Ledger
 from agent_cli.checkpoints.restore import apply_restore, plan_restore
 from agent_cli.checkpoints.snapshot import read_snapshot, take_snapshot
-from agent_cli.checkpoints.store import locate
+from agent_cli.checkpoints.store import Store, locate
 from tests.conftest import git_init
 
 
@@ -167,4 +167,18 @@ def test_a_sha256_repository_gets_a_store_of_the_same_format(tmp_path):
     assert len(snapshot.commit) == 64
     (repo / "a.txt").write_text("two\n")
     plan = plan_restore(store, read_snapshot(store, snapshot.commit), None, tmp_path / "home" / "scratch.index")
+    assert apply_restore(plan) == ["a.txt"] and (repo / "a.txt").read_text() == "one\n"
+
+
+def test_checkpoints_an_earlier_version_kept_in_the_repository_still_restore(tmp_path):
+    repo = git_init(tmp_path / "repo")
+    (repo / "a.txt").write_text("one\n")
+    old = Store("git", repo / ".git", repo, repo / ".git")  # refs/agent/ in the user's repository
+    snapshot, _ = take_snapshot(old, tmp_path / "i.index", "s/1")
+    (repo / "a.txt").write_text("two\n")
+    record = Checkpoint("1", 1, 0, 0, "p", "git", str(repo / ".git"), str(repo), snapshot.commit).record()
+    ledger = Ledger()
+    ledger.replay({"type": "checkpoint", **record})
+    store = ledger.checkpoints[0].location()
+    plan = plan_restore(store, read_snapshot(store, snapshot.commit), None, tmp_path / "scratch.index")
     assert apply_restore(plan) == ["a.txt"] and (repo / "a.txt").read_text() == "one\n"
