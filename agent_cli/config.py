@@ -170,6 +170,8 @@ class Config:
     checkpoint_timeout_ms: int = setting(
         30_000, of=int, minimum=100
     )  # a snapshot taking longer is given up with a warning
+    # everything the agent keeps under its home (outputs, sessions, checkpoints): oldest removed past it
+    home_budget_mb: int = setting(2048, of=int, minimum=100)
     raw: dict[str, Any] = field(default_factory=dict)  # the merged tables, for hooks and the like
     sources: tuple[Path, ...] = ()  # config files that were read
     warnings: tuple[str, ...] = ()  # shown when the session starts (unknown keys)

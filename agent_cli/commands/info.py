@@ -6,6 +6,7 @@ None of them touches the history, so a front end may run them while a turn is ru
 from __future__ import annotations
 
 from agent_cli import events as ev
+from agent_cli import home_budget
 from agent_cli.commands import git
 from agent_cli.commands.context_usage import context_usage, memory_tokens, token_count
 from agent_cli.commands.cost_command import cost_text
@@ -112,6 +113,7 @@ async def status_command(inv: Invocation) -> None:
             + ("" if session.last_usage is None else " + the provider's reported usage"),
         ),
         ("session", session.id),
+        ("disk", home_budget.describe(config.agent_home)),  # what the agent keeps under its home
     ]
     text = table(rows)
     if initial.warnings:

@@ -23,6 +23,7 @@ from datetime import datetime
 from typing import Any
 
 from agent_cli import events as ev
+from agent_cli import home_budget
 from agent_cli.context.environment import EnvironmentContext
 from agent_cli.context.environment import diff as environment_diff
 from agent_cli.context.fragments import TURN_ABORTED
@@ -55,6 +56,7 @@ from agent_cli.tools.base import Tool, ToolContext
 from agent_cli.tools.editor_files import EditorFiles
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.sandbox import start_warning
+from agent_cli.tools.sandbox_guard import home_notice, start_watching
 from agent_cli.tools.tool_search import ToolCallTool, ToolSearchTool
 from agent_cli.tools.web_fetch import WebSettings
 
@@ -87,6 +89,7 @@ class Session:
             config.agent_home, self.id, config.cwd, self.model, config.provider.id, parts.rollout_path
         )
         self.learned = LearnedState(self.rollout)  # calibration and compaction state, for a resume
+        home_budget.start(config.agent_home, config.home_budget_mb, self.rollout.path)  # bounded disk
         # Items are counted by the current model's counter (switch_model swaps it and recounts once).
         self.history = RecordingHistory(self.rollout, estimate=lambda item: self.tokens.item_tokens(item))
         self.total_usage = Usage()
@@ -318,6 +321,10 @@ class Session:
                 emit(ev.Warning(warning))
             if sandbox_warning := start_warning(self.config.sandbox_mode, self.approvals.interactive):
                 emit(ev.Warning(sandbox_warning))
+            if self.approvals.sandbox is not None and self.approvals.sandbox.mode == "workspace-write":
+                start_watching(self.approvals.sandbox.workspace_roots)  # nested .git found while the model thinks
+                if notice := home_notice(self.config.cwd):
+                    emit(ev.Warning(notice))  # once: what stays read-only when the home folder is writable
             self.history.extend(self.initial.items)
             return
         current = self.detect_environment()
