@@ -17,6 +17,7 @@ from typing import Any
 
 from agent_cli.files.limits import ReadLimits
 from agent_cli.hooks.spec import parse_hooks
+from agent_cli.lsp.servers import check_lsp_table
 from agent_cli.mcp.config import check_servers_table
 from agent_cli.models.model_info import context_window_for, default_provider_for
 from agent_cli.models.registry import BUILTIN_PROVIDERS, ProviderConfig
@@ -43,6 +44,9 @@ REPOSITORY_SETTINGS = (
     "web_fetch_allow_private",
     "web_search_api",
     "memory_user_writes",
+    "lsp",  # language servers run with the repository's code (agent_cli/lsp/)
+    "lint_command",
+    "test_command",
 )
 
 
@@ -76,6 +80,7 @@ _TYPE_NAMES = {
     list: "an array",
     dict: "a table",
     (int, float): "a number",
+    (bool, dict): "a boolean or a table",
 }
 
 
@@ -182,6 +187,14 @@ class Config:
     checkpoint_timeout_ms: int = setting(
         30_000, of=int, minimum=100
     )  # a snapshot taking longer is given up with a warning
+    # agent_cli/lsp/: how long an edit waits for diagnostics (a server's start included), their budget
+    lsp_wait_ms: int = setting(5_000, of=int, minimum=0)
+    lsp_token_limit: int = setting(1_000, of=int, minimum=50)
+    # the project's own checks, run after a turn that changed files (and by /lint, /test)
+    lint_command: str | None = setting(None, of=str)
+    test_command: str | None = setting(None, of=str)
+    check_rounds: int = setting(3, of=int, minimum=0)  # failures sent back to the model in one turn
+    check_timeout_ms: int = setting(600_000, of=int, minimum=100)
     raw: dict[str, Any] = field(default_factory=dict)  # the merged tables, for hooks and the like
     sources: tuple[Path, ...] = ()  # config files that were read
     warnings: tuple[str, ...] = ()  # shown when the session starts (unknown keys)
@@ -203,6 +216,7 @@ RAW_KEYS = (
     Key("openai_base_url", str),  # Codex's key: where the built-in OpenAI providers send requests
     Key("sandbox_workspace_write", dict),  # Codex's table: network_access, writable_roots
     Key("web_search_api", dict),  # tools/web_search_api.py: a search API for servers without their own
+    Key("lsp", (bool, dict), parse=check_lsp_table),  # false, or [lsp.NAME] tables (agent_cli/lsp/servers.py)
 )
 KEYS: dict[str, Key] = {
     **{

@@ -87,6 +87,8 @@ async def run_tool_call(session: Session, call: ToolCall, emit: Emit) -> ToolOut
             started = time.monotonic()  # the duration shown is the tool's, not the wait for approval
             result = await dispatch(session, call, args, emit)
             result = await hooks.post_tool_use(session, call, args, result, emit)
+            if result.changes and session.checks is not None:  # what language servers say of the edit
+                result = await session.checks.after_edit(call.call_id, result, session.config.cwd, emit)
     except Exception as exc:  # the file system changing under a patch, a path it refuses: the call
         result = failure_result(call.name, exc)  # fails with words the model reads, the turn goes on
     finally:
