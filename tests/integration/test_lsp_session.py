@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli import events as ev
+from agent_cli.commands.context_usage import context_usage
 from tests.conftest import REPO, git_init
 from tests.fake_server import Reply, ToolCall
 from tests.processes import alive, gone
@@ -65,6 +66,8 @@ async def test_an_undefined_name_reaches_the_next_request_and_old_errors_do_not(
     assert "<diagnostics>" not in second  # a clean edit adds nothing, and brand_new_name is not told again
     batches = [event for event in events if isinstance(event, ev.Diagnostics)]
     assert len(batches) == 1 and batches[0].errors == 1 and batches[0].servers == ("basedpyright",)
+    parts = {part.name: part.tokens for part in context_usage(session).parts}
+    assert 20 < parts["diagnostics"] < 200  # /context shows what they cost
     server.assert_done()
 
 

@@ -106,3 +106,34 @@ async def test_an_untrusted_repository_s_commands_and_servers_do_not_run(server,
     assert not marker.exists()
     assert not any(isinstance(event, ev.ProjectCheck) for event in events)
     assert any("setting lsp" in item.line() or item.name == "lsp" for item in session.trust.inventory.items)
+
+
+async def test_lint_and_test_by_hand_and_in_status(server, tmp_path, monkeypatch):
+    repo = project(tmp_path)
+    (repo / "answer.txt").write_text("42\n")
+    session = make_session(server, repo, monkeypatch, TEST, 'lint_command="exit 3"')
+    try:
+        tested = await collect_events(session, "/test")
+        linted = await collect_events(session, "/lint")
+        status = await collect_events(session, "/status")
+    finally:
+        await session.aclose()
+    assert [(e.kind, e.exit_code) for e in tested + linted if isinstance(e, ev.ProjectCheck)] == [
+        ("test", 0),
+        ("lint", 3),
+    ]
+    assert any(isinstance(e, ev.Notice) and "passed" in e.text for e in tested)
+    text = next(e.text for e in status if isinstance(e, ev.Notice))
+    assert (
+        "test_command: python3 check.py (last run passed)" in text and "lint_command: exit 3 (last run failed)" in text
+    )
+    assert not server.requests  # by hand: nothing went to the model
+
+
+async def test_without_a_command_lint_says_how_to_set_one(server, tmp_path, monkeypatch):
+    session = make_session(server, git_init(tmp_path / "repo"), monkeypatch)
+    try:
+        events = await collect_events(session, "/lint")
+    finally:
+        await session.aclose()
+    assert any("no lint_command is configured" in getattr(e, "message", "") for e in events), events

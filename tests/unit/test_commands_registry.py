@@ -19,6 +19,8 @@ BUILTIN_NAMES = [
     "init",
     "status",
     "context",
+    "lint",
+    "test",
     "model",
     "mode",
     "diff",
