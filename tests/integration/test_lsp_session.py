@@ -4,6 +4,7 @@ request, what it does not, a server that hangs or crashes, the `lsp` tool, and t
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 import time
@@ -13,7 +14,7 @@ import pytest
 
 from agent_cli import events as ev
 from agent_cli.commands.context_usage import context_usage
-from tests.conftest import REPO, git_init
+from tests.conftest import REPO, git_init, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
 from tests.processes import alive, gone
 from tests.session_helpers import collect_events, make_session
@@ -171,3 +172,21 @@ def descendants(pid: int) -> list[int]:
         found += children
         frontier = children
     return found
+
+
+def test_exec_json_has_an_item_per_diagnostics_batch(server, repo):
+    need("basedpyright-langserver")
+    server.script(Reply(tool_calls=[patch_main("print(brand_new_name)")]), Reply(text="done"))
+    flags = ["--provider", "openai-chat", "-m", "m", "-c", WAIT, "-c", "test_command='exit 0'"]
+    result = run_agent(
+        ["exec", "--json", *flags, "edit"],
+        cwd=repo,
+        env={**provider_env(server, "openai-chat"), "AGENT_LSP_AUTODETECT": "1"},
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    items = [json.loads(line).get("item", {}) for line in result.stdout.splitlines()]
+    [batch] = [item for item in items if item.get("type") == "diagnostics"]
+    assert batch["servers"] == ["basedpyright"] and batch["errors"] == 1 and "brand_new_name" in batch["diagnostics"][0]
+    [check] = [item for item in items if item.get("type") == "project_check"]
+    assert check["kind"] == "test" and check["status"] == "passed" and check["sent_to_model"] is False
