@@ -186,6 +186,11 @@ class LspManager:
 
     # --- for the lsp tool and /status ----------------------------------------------------
 
+    def current_counts(self) -> tuple[int, int]:
+        """Errors and warnings the servers last reported for the edited files (old ones included)."""
+        severities = [key[1] for keys in self.known.values() for key in keys]
+        return severities.count(1), severities.count(2)
+
     async def server_for(self, path: Path, timeout: float) -> LanguageServer | None:
         """A ready server for ``path`` (waiting up to ``timeout`` for one that is starting)."""
         for server in self.servers_for_file(path):
