@@ -242,7 +242,8 @@ def code_checks(config: Config, approvals: Approvals, registry: ToolRegistry) ->
     )
     manager = LspManager(settings)
     checks = CodeChecks(manager, project)
-    registry.replace((), [LspTool(manager, checks.start)])
+    if any(shutil.which(spec.command[0]) for spec in specs if spec.command):  # no server at all: no tool
+        registry.replace((), [LspTool(manager, checks.start)])
     return checks
 
 

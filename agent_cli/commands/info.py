@@ -124,7 +124,7 @@ def checks_rows(session) -> list[tuple[str, str]]:
     if not isinstance(session.checks, CodeChecks):
         return []
     lines = session.checks.status_lines()
-    return [("diagnostics", lines[0]), *[("", line) for line in lines[1:]]]
+    return [("checks", lines[0]), *[("", line) for line in lines[1:]]]
 
 
 def compaction_status(session) -> str:
