@@ -224,6 +224,7 @@ def code_checks(config: Config, approvals: Approvals, registry: ToolRegistry) ->
         config.check_rounds,
         config.check_timeout_ms,
         lambda: registry.get("shell"),
+        config.agent_home,
     )
     table = config.raw.get("lsp", True)
     if table is False:

@@ -11,10 +11,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Literal
 
 from agent_cli import events as ev
 from agent_cli.context.fragments import PROJECT_CHECKS
+from agent_cli.context.prompts import prompt_library
 from agent_cli.tools.base import Tool, ToolContext
 
 Kind = Literal["lint", "test"]
@@ -51,11 +53,13 @@ class ProjectChecks:
         rounds: int,
         timeout_ms: int,
         shell: Callable[[], Tool | None],
+        agent_home: Path | None = None,  # where prompts/ may override the failure note
     ):
         self.commands: dict[Kind, str] = {
             kind: command for kind, command in (("lint", lint_command), ("test", test_command)) if command
         }
         self.rounds, self.timeout_ms, self._shell = rounds, timeout_ms, shell
+        self.agent_home = agent_home
         self.changed = False  # files changed since the checks last ran
         self._turn = -1
         self._used = 0  # rounds sent back to the model in this turn
@@ -96,15 +100,19 @@ class ProjectChecks:
                     emit(ev.Warning(f"{kind}_command still fails after {self.rounds} round(s); the turn ends"))
                     return None
                 self._used += 1
-                return failure_note(check, self._used, self.rounds)
+                return failure_note(check, self._used, self.rounds, self.agent_home)
         return None
 
 
-def failure_note(check: CheckResult, round_: int, rounds: int) -> str:
+def failure_note(check: CheckResult, round_: int, rounds: int, agent_home: Path | None = None) -> str:
     status = "timed out" if check.exit_code is None else f"exited with {check.exit_code}"
-    body = (
-        f"The project's {check.kind} command `{check.command}` {status} after your changes "
-        f"(round {round_} of {rounds}). The end of its output:\n```\n{check.tail}\n```\n"
-        "Fix the cause, then finish; it runs again when you have changed files."
+    body = prompt_library(agent_home).render(
+        "project_check_failed.md",
+        kind=check.kind,
+        command=check.command,
+        status=status,
+        round=round_,
+        rounds=rounds,
+        tail=check.tail,
     )
     return PROJECT_CHECKS.wrap(body)
