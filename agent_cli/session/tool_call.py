@@ -11,7 +11,8 @@
 5. Dispatch (``tools/registry.py``) under the sandbox. Under ``on-failure`` / ``untrusted`` a
    shell command that failed in the sandbox may run once more outside it if the user agrees;
    under ``on-request`` the model reads how to ask for the escalation.
-6. PostToolUse hooks: their feedback is added to what the model reads.
+6. PostToolUse hooks: their feedback is added to what the model reads; so is what the language
+   servers report new after an edit (``session.checks``, agent_cli/lsp/).
 7. ToolCallEnd, with the permission rule that decided, if one did.
 
 A call that raises fails with words the model reads; the turn goes on. Consecutive read-only
