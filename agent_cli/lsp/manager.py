@@ -59,7 +59,8 @@ class LspManager:
     def __init__(self, settings: LspSettings):
         self.settings = settings
         self.servers: dict[tuple[str, Path], LanguageServer] = {}
-        self.known: dict[Path, set[tuple]] = {}  # per file: the diagnostics already reported (or there before)
+        # per server and file: the diagnostics already reported (or there before the first edit)
+        self.known: dict[tuple[str, Path], set[tuple]] = {}
         self.reported_tokens = 0  # what diagnostics added to the model's context (for /context)
         self.totals = {"errors": 0, "warnings": 0}  # new problems reported this session (the status bar)
         self._closed = False
@@ -143,7 +144,7 @@ class LspManager:
         return report
 
     async def _closed_file(self, path: Path) -> None:
-        self.known.pop(path, None)
+        self.known = {key: keys for key, keys in self.known.items() if key[1] != path}
         for server in list(self.servers.values()):
             if server.status == "ready":
                 with contextlib.suppress(Exception):
@@ -159,20 +160,21 @@ class LspManager:
             return None
         language = language_of(path) or ""
         uri_open = path.resolve().as_uri() in server.documents
-        if not uri_open and change.kind == "update" and path not in self.known:
+        seen = (server.spec.name, path)
+        if not uri_open and change.kind == "update" and seen not in self.known:
             # First sight of this file: what the server says of it before the edit is not news.
             before = text_before(text, change.diff)
             if before is not None:
                 mark = await server.sync(path, before, language)
                 raw = await server.diagnostics_after(path, mark, max(0.0, deadline - time.monotonic()))
-                self.known[path] = {d.key for d in self._convert(raw or [], path, before, server.spec.name)}
+                self.known[seen] = {d.key for d in self._convert(raw or [], path, before, server.spec.name)}
         mark = await server.sync(path, text, language)
         raw = await server.diagnostics_after(path, mark, max(0.0, deadline - time.monotonic()))
         if raw is None:
             return None
         current = self._convert(raw, path, text, server.spec.name)
-        known = self.known.get(path, set())
-        self.known[path] = {d.key for d in current}
+        known = self.known.get(seen, set())
+        self.known[seen] = {d.key for d in current}
         return server.spec.name, [d for d in current if d.key not in known]
 
     def _convert(self, raw: list[Any], path: Path, text: str, source: str) -> list[Diagnostic]:

@@ -190,3 +190,22 @@ def test_exec_json_has_an_item_per_diagnostics_batch(server, repo):
     assert batch["servers"] == ["basedpyright"] and batch["errors"] == 1 and "brand_new_name" in batch["diagnostics"][0]
     [check] = [item for item in items if item.get("type") == "project_check"]
     assert check["kind"] == "test" and check["status"] == "passed" and check["sent_to_model"] is False
+
+
+async def test_two_servers_for_one_language_each_report_once(server, repo, monkeypatch):
+    need("pylsp")
+    need("ruff")
+    server.script(
+        Reply(tool_calls=[patch_main("print(brand_new_name)")]),
+        Reply(tool_calls=[patch_main("value = 2")]),
+        Reply(text="done"),
+    )
+    session = make_session(server, repo, monkeypatch, WAIT, "lsp.pylsp.disabled=false", "lsp.ruff.disabled=false")
+    try:
+        await collect_events(session, "edit main.py")
+    finally:
+        await session.aclose()
+    first, second = tool_messages(server.requests[1])[0], tool_messages(server.requests[2])[1]
+    assert "Undefined name `brand_new_name` [F821]" in first and "undefined name 'brand_new_name'" in first
+    assert "reported by pylsp, ruff" in first and "already_broken" not in first.lower()
+    assert "<diagnostics>" not in second
