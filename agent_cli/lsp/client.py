@@ -23,6 +23,7 @@ from agent_cli.tools.sandbox import SandboxPolicy, command_argv
 Status = Literal["starting", "ready", "failed", "stopped"]
 INIT_TIMEOUT = 30.0  # initialize may index the project; callers wait less and come back later
 STOP_TIMEOUT = 2.0
+SETTLE = 0.3  # a server that gives no versions: how long after a list another may follow
 
 
 def uri_of(path: Path) -> str:
@@ -100,6 +101,7 @@ class LanguageServer:
                     env=self.env,
                     cwd=self.root,
                     limit=1024 * 1024,
+                    start_new_session=True,  # its supervisor signals its own group when it cleans up
                 )
             self.pid = self._process.pid
             assert self._process.stdout is not None and self._process.stdin is not None
@@ -121,7 +123,9 @@ class LanguageServer:
     def _initialize_params(self) -> dict[str, Any]:
         root = uri_of(self.root)
         return {
-            "processId": os.getpid(),  # a server that watches its parent exits when the agent does
+            # None: in the sandbox's pid namespace our pid names no process, and a server that
+            # watches it would exit at once; the supervisor ends it with the agent anyway
+            "processId": None,
             "clientInfo": {"name": "agent-cli"},
             "rootUri": root,
             "rootPath": str(self.root),
@@ -272,11 +276,19 @@ class LanguageServer:
         def arrived() -> bool:
             return fresh() or self.crashed
 
-        try:
+        with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(timeout), self._changed:
                 await self._changed.wait_for(arrived)
-        except TimeoutError:
-            return None
+                entry = self.published.get(uri)
+                # Without a version a list may be for the text before, or one stage of several
+                # (TypeScript: syntax, then types): the last of a burst counts.
+                while entry is not None and entry.version is None and not self.crashed:
+                    seen = entry.generation
+                    try:
+                        async with asyncio.timeout(SETTLE):
+                            await self._changed.wait_for(lambda: entry.generation > seen or self.crashed)
+                    except TimeoutError:
+                        break
         entry = self.published.get(uri)
         return entry.items if entry is not None and fresh() else None
 

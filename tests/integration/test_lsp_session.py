@@ -5,6 +5,7 @@ request, what it does not, a server that hangs or crashes, the `lsp` tool, and t
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 import time
@@ -16,7 +17,7 @@ from agent_cli import events as ev
 from agent_cli.commands.context_usage import context_usage
 from tests.conftest import REPO, git_init, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
-from tests.processes import alive, gone
+from tests.processes import alive, gone, started
 from tests.session_helpers import collect_events, make_session
 
 WAIT = "lsp_wait_ms=60000"  # a cold server on a loaded machine; a healthy one answers in about a second
@@ -209,3 +210,25 @@ async def test_two_servers_for_one_language_each_report_once(server, repo, monke
     assert "Undefined name `brand_new_name` [F821]" in first and "undefined name 'brand_new_name'" in first
     assert "reported by pylsp, ruff" in first and "already_broken" not in first.lower()
     assert "<diagnostics>" not in second
+
+
+async def test_what_a_server_leaves_running_ends_with_it_and_the_agent_lives_on(server, repo, monkeypatch):
+    """The supervisor signals its own process group when it cleans up: the server runs in a group
+    of its own, or that signal would reach the agent."""
+    server.script(Reply(tool_calls=[patch_main("x = 1")]), Reply(text="done"))
+    table = f'lsp.bad.command=["{sys.executable}", "{MISBEHAVING}", "forks"]'
+    session = make_session(
+        server,
+        repo,
+        monkeypatch,
+        "lsp_wait_ms=1500",
+        table,
+        'lsp.bad.languages=["python"]',
+        "lsp.basedpyright.disabled=true",
+    )
+    await collect_events(session, "edit")
+    sleeper = await started("sleep", "300.0123")
+    [bad] = session.checks.lsp.running
+    assert os.getpgid(bad.pid) != os.getpgid(0)  # its supervisor's clean-up signals its group, not ours
+    await session.aclose()
+    assert await gone(sleeper, within=10)

@@ -1,5 +1,6 @@
 """A language server that misbehaves on purpose: ``hang`` answers initialize and then nothing,
-``crash`` exits when a document is opened, ``silent`` never answers at all.
+``crash`` exits when a document is opened, ``silent`` never answers at all, ``forks`` is ``hang``
+that leaves a ``sleep 300.0123`` running behind it.
 
 Run as ``python -m tests.lsp_servers.misbehaving MODE``; it appends each method it reads to the
 file named by LSP_TRACE when set, so a test can see what it was told.
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -36,6 +38,8 @@ def write(message: dict) -> None:
 def main() -> None:
     mode = sys.argv[1]
     trace = os.environ.get("LSP_TRACE")
+    if mode == "forks":
+        subprocess.Popen(["sleep", "300.0123"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     while (message := read(sys.stdin.buffer)) is not None:
         method = message.get("method")
         if trace:
