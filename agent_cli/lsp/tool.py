@@ -3,6 +3,7 @@ asked of the language server for the file. Listed only while a server runs; outp
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,9 @@ class LspTool(Tool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         operation = args["operation"]
         path = ctx.resolve(str(args["path"]))
+        hidden = ctx.read_denied or (lambda path: None)  # a Read deny rule hides a file here too
+        if hidden(path):
+            raise ToolError(f"{args['path']} is hidden by a Read deny rule")
         if language_of(path) is None:
             raise ToolError(f"no language server for {path.suffix or 'files without an extension'}")
         server = await self.manager.server_for(path, REQUEST_TIMEOUT)
@@ -69,7 +73,7 @@ class LspTool(Tool):
             raise ToolError(f"no language server is running for {path.name} (see /status)")
         if operation == "workspace_symbols":
             result = await server.request("workspace/symbol", {"query": str(args.get("query") or "")}, REQUEST_TIMEOUT)
-            return ToolResult(self._symbols(result or [], flat=True))
+            return ToolResult(self._symbols(result or [], hidden, flat=True))
         text = read_text(path)
         if text is None:
             raise ToolError(f"cannot read {args['path']}")
@@ -77,7 +81,7 @@ class LspTool(Tool):
         document = {"textDocument": {"uri": path.resolve().as_uri()}}
         if operation == "document_symbols":
             result = await server.request("textDocument/documentSymbol", document, REQUEST_TIMEOUT)
-            return ToolResult(self._symbols(result or [], flat=False, path=path))
+            return ToolResult(self._symbols(result or [], hidden, flat=False, path=path))
         position = {**document, "position": self._position(text, args)}
         if operation == "hover":
             result = await server.request("textDocument/hover", position, REQUEST_TIMEOUT)
@@ -86,7 +90,7 @@ class LspTool(Tool):
             position["context"] = {"includeDeclaration": True}
         method = "textDocument/definition" if operation == "definition" else "textDocument/references"
         result = await server.request(method, position, REQUEST_TIMEOUT)
-        return ToolResult(self._locations(result))
+        return ToolResult(self._locations(result, hidden))
 
     async def _show(self, server: LanguageServer, path: Path, text: str) -> None:
         """The server answers about what it was shown: the disk's text, if it has another."""
@@ -110,7 +114,7 @@ class LspTool(Tool):
             raise ToolError(f"{symbol!r} is not on line {line}: give column" if symbol else "give column or symbol")
         return {"line": line - 1, "character": column}
 
-    def _locations(self, result: Any) -> str:
+    def _locations(self, result: Any, hidden: Callable[[Path], Any]) -> str:
         items = result if isinstance(result, list) else [result] if isinstance(result, dict) else []
         lines = []
         for item in items:
@@ -118,14 +122,14 @@ class LspTool(Tool):
             where = item.get("range") or item.get("targetSelectionRange") or {}
             start = where.get("start") or {}
             path = path_of(uri) if isinstance(uri, str) else None
-            if path is None or not isinstance(start.get("line"), int):
+            if path is None or not isinstance(start.get("line"), int) or hidden(path):
                 continue
             text = read_text(path) or ""
             source = text.split("\n")[start["line"]].strip() if start["line"] < text.count("\n") + 1 else ""
             lines.append(f"{self._shown(path)}:{start['line'] + 1}:{start.get('character', 0) + 1}: {source[:200]}")
         return bounded(lines, "no results")
 
-    def _symbols(self, result: list[Any], flat: bool, path: Path | None = None) -> str:
+    def _symbols(self, result: list[Any], hidden: Callable[[Path], Any], flat: bool, path: Path | None = None) -> str:
         lines: list[str] = []
 
         def walk(symbols: list[Any], depth: int) -> None:
@@ -137,6 +141,8 @@ class LspTool(Tool):
                 start = ((symbol.get("selectionRange") or where.get("range") or {}).get("start")) or {}
                 line = start.get("line", 0) + 1
                 in_file = path_of(where["uri"]) if flat and isinstance(where.get("uri"), str) else path
+                if in_file is not None and hidden(in_file):
+                    continue
                 place = f"{self._shown(in_file)}:{line}" if in_file else f"line {line}"
                 lines.append(f"{'  ' * depth}{kind} {symbol.get('name')}  ({place})")
                 walk(symbol.get("children") or [], depth + 1)

@@ -232,3 +232,23 @@ async def test_what_a_server_leaves_running_ends_with_it_and_the_agent_lives_on(
     assert os.getpgid(bad.pid) != os.getpgid(0)  # its supervisor's clean-up signals its group, not ours
     await session.aclose()
     assert await gone(sleeper, within=10)
+
+
+async def test_the_lsp_tool_keeps_to_the_read_deny_rules(server, repo, monkeypatch):
+    need("basedpyright-langserver")
+    server.script(
+        Reply(
+            tool_calls=[
+                ToolCall("lsp", {"operation": "definition", "path": "main.py", "line": 3, "symbol": "helper"}),
+                ToolCall("lsp", {"operation": "document_symbols", "path": "util.py"}),
+            ]
+        ),
+        Reply(text="done"),
+    )
+    session = make_session(server, repo, monkeypatch, WAIT, 'permissions.deny=["Read(./util.py)"]')
+    try:
+        await collect_events(session, "where is helper?")
+    finally:
+        await session.aclose()
+    definition, symbols = tool_messages(server.requests[1])
+    assert definition == "no results" and "util.py is hidden by a Read deny rule" in symbols
