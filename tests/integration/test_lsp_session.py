@@ -252,3 +252,29 @@ async def test_the_lsp_tool_keeps_to_the_read_deny_rules(server, repo, monkeypat
         await session.aclose()
     definition, symbols = tool_messages(server.requests[1])
     assert definition == "no results" and "util.py is hidden by a Read deny rule" in symbols
+
+
+async def test_references_hover_and_symbols(server, repo, monkeypatch):
+    need("basedpyright-langserver")
+    at_helper = {"path": "main.py", "line": 3, "symbol": "helper"}
+    server.script(
+        Reply(
+            tool_calls=[
+                ToolCall("lsp", {"operation": "references", **at_helper}),
+                ToolCall("lsp", {"operation": "hover", **at_helper}),
+                ToolCall("lsp", {"operation": "document_symbols", "path": "util.py"}),
+                ToolCall("lsp", {"operation": "workspace_symbols", "path": "main.py", "query": "helper"}),
+            ]
+        ),
+        Reply(text="done"),
+    )
+    session = make_session(server, repo, monkeypatch, WAIT)
+    try:
+        await collect_events(session, "tell me about helper")
+    finally:
+        await session.aclose()
+    references, hover, document, workspace = tool_messages(server.requests[1])
+    assert "util.py:1:5: def helper" in references and "main.py:3:7: print(helper(1))" in references
+    assert "def helper(x: int) -> int" in hover
+    assert document.startswith("function helper  (util.py:1)")
+    assert "function helper  (util.py:1)" in workspace

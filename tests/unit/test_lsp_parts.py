@@ -12,6 +12,7 @@ from agent_cli.lsp.diagnostics import Diagnostic, ordered, render
 from agent_cli.lsp.documents import text_before
 from agent_cli.lsp.servers import check_lsp_table, configured_specs, find_root, servers_for
 from agent_cli.lsp.suggest import suggested_checks, suggestion_note
+from agent_cli.lsp.tool import bounded, hover_text
 from agent_cli.tools.apply_patch import unified_diff
 
 
@@ -78,3 +79,12 @@ def test_a_repository_suggests_its_checks(tmp_path):
     note = suggestion_note(tmp_path, {"lint": "custom", "test": None})
     assert note is not None and 'test_command = "make test"' in note and "lint_command" not in note
     assert suggestion_note(tmp_path / "nothing", {}) is None
+
+
+def test_the_lsp_tool_s_output_is_bounded():
+    assert bounded([f"a.py:{n}:1: x" for n in range(120)], "none").endswith("…70 more not shown")
+    assert bounded([], "no results") == "no results"
+    long = hover_text({"contents": {"kind": "markdown", "value": "doc " * 2_000}})
+    assert len(long) < 3_100 and long.endswith("…(cut)")
+    assert hover_text({"contents": ["a", {"language": "python", "value": "b"}]}) == "a\n\nb"
+    assert hover_text(None) == "no hover information"
