@@ -74,7 +74,9 @@ class ProjectChecks:
         if command is None or shell is None:
             return None
         started = time.monotonic()
-        quiet = replace(ctx, emit=lambda event: None, call_id=f"{kind}-check")  # its output is shown whole at the end
+        # Its output is shown whole at the end; it runs here, not in an editor's terminal (ACP), where
+        # no tool call of that id exists.
+        quiet = replace(ctx, emit=lambda event: None, call_id=f"{kind}-check", command_runner=None)
         result = await shell.run({"command": command, "timeout_ms": self.timeout_ms}, quiet)
         exit_code = result.exit_code if result.exit_code != 124 else None
         check = CheckResult(kind, command, exit_code, result.output, time.monotonic() - started)
