@@ -159,9 +159,16 @@ class LspManager:
         if text is None:
             return None
         language = language_of(path) or ""
-        uri_open = path.resolve().as_uri() in server.documents
+        uri = path.resolve().as_uri()
         seen = (server.spec.name, path)
-        if not uri_open and change.kind == "update" and seen not in self.known:
+        if seen not in self.known and uri in server.documents:  # opened for the lsp tool: its list then
+            version, old = server.documents[uri]
+            shown = server.published.get(uri)
+            if shown is None:
+                await server.diagnostics_after(path, (0, version), max(0.0, deadline - time.monotonic()))
+                shown = server.published.get(uri)
+            self.known[seen] = {d.key for d in self._convert(shown.items if shown else [], path, old, server.spec.name)}
+        elif seen not in self.known and change.kind == "update":
             # First sight of this file: what the server says of it before the edit is not news.
             before = text_before(text, change.diff)
             if before is not None:

@@ -278,3 +278,19 @@ async def test_references_hover_and_symbols(server, repo, monkeypatch):
     assert "def helper(x: int) -> int" in hover
     assert document.startswith("function helper  (util.py:1)")
     assert "function helper  (util.py:1)" in workspace
+
+
+async def test_a_file_the_lsp_tool_opened_keeps_its_old_errors_out_of_the_next_edit(server, repo, monkeypatch):
+    need("basedpyright-langserver")
+    server.script(
+        Reply(tool_calls=[ToolCall("lsp", {"operation": "hover", "path": "main.py", "line": 3, "symbol": "helper"})]),
+        Reply(tool_calls=[patch_main("print(brand_new_name)")]),
+        Reply(text="done"),
+    )
+    session = make_session(server, repo, monkeypatch, WAIT)
+    try:
+        await collect_events(session, "look, then edit")
+    finally:
+        await session.aclose()
+    edit = tool_messages(server.requests[2])[1]
+    assert "brand_new_name" in edit and "already_broken" not in edit
