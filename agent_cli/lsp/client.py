@@ -161,9 +161,11 @@ class LanguageServer:
 
     async def stop(self) -> None:
         """shutdown and exit, briefly; then the process (and what it started) is killed."""
-        rpc, process, self._rpc, self._process = self._rpc, self._process, None, None
-        if self._ready is not None and not self._ready.done():
+        if self._ready is not None and not self._ready.done():  # first, so a process it starts is ours to end
             self._ready.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._ready
+        rpc, process, self._rpc, self._process = self._rpc, self._process, None, None
         await self._end(rpc, process, polite=self.status == "ready")
         if self.status in ("ready", "starting"):
             self.status = "stopped"
