@@ -15,6 +15,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import unquote, urlparse
 
 from agent_cli.lsp.jsonrpc import Connection, ConnectionLost, RpcError
 from agent_cli.lsp.servers import LspSpec
@@ -31,8 +32,6 @@ def uri_of(path: Path) -> str:
 
 
 def path_of(uri: str) -> Path | None:
-    from urllib.parse import unquote, urlparse  # urllib.parse only: request is not loaded
-
     parsed = urlparse(uri)
     return Path(unquote(parsed.path)) if parsed.scheme == "file" else None
 
