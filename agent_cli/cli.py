@@ -19,6 +19,8 @@ from agent_cli.headless.memory_cmd import run_memory
 from agent_cli.headless.plugin_cmd import run_plugin
 from agent_cli.headless.sessions_cmd import add_resume_arguments
 from agent_cli.headless.undo_cmd import run_undo
+from agent_cli.stream_json.flags import wants_stream_json
+from agent_cli.stream_json.main import run_stream_json
 
 BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
 
@@ -89,6 +91,8 @@ def dispatch(argv: list[str]) -> int:
         return run_mcp(argv[1:])
     if argv and argv[0] == "memory":
         return run_memory(argv[1:])
+    if wants_stream_json(argv):  # `agent -p`, the Claude Agent SDK: Claude's flags, its own parser
+        return run_stream_json(argv)
     args = build_tui_parser().parse_args(argv)
     config = load_config_or_exit(args)
     check_api_key_or_exit(config)

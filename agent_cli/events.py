@@ -265,6 +265,8 @@ class ApprovalDecision:
     reason: str | None = None
     rule: str | None = None  # approve_always: the allow rule to save
     save_to: str | None = None  # approve_always: "agent" (.agent/config.toml) or "claude" (.claude/settings.local.json)
+    # approve: run the call with these arguments instead (the Claude Agent SDK's updatedInput)
+    arguments: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)

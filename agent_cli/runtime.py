@@ -55,12 +55,18 @@ from agent_cli.trust.gate import TrustState, trust_state, untrusted_raw
 
 
 def open_session(
-    config: Config, *, interactive: bool, mcp_servers: Iterable[ServerSpec] = (), clients: ClientFactory | None = None
+    config: Config,
+    *,
+    interactive: bool,
+    mcp_servers: Iterable[ServerSpec] = (),
+    clients: ClientFactory | None = None,
+    session_id: str | None = None,
 ) -> Session:
     """A new top-level session for ``config``. ``interactive``: a person answers approvals (the TUI,
     an editor); otherwise the configured policy does (``agent exec``). ``mcp_servers`` join the
     configured ones (an editor's, over ACP). ``clients`` makes a model's client (default: the
-    configured provider's; a benchmark passes a scripted model)."""
+    configured provider's; a benchmark passes a scripted model). ``session_id``: the id the caller
+    chose (the Claude Agent SDK's ``--session-id``), else a new one."""
     trust = trust_state(config)  # until the folder is trusted, none of its own code runs (trust/)
     if not trust.trusted and any(item.kind == "setting" for item in trust.inventory.items):
         config = without_repository_settings(config)  # nor does its config lift the sandbox
@@ -99,6 +105,7 @@ def open_session(
             checks=checks,
             shell_snapshot=new_shell_snapshot(config, approvals.env),
             load_warnings=(*hook_warnings, *search_warnings),
+            session_id=session_id,
         )
     )
     return session

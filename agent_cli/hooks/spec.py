@@ -10,7 +10,8 @@ accepted too.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,9 @@ class HookSpec:
     timeout: float = DEFAULT_TIMEOUT
     env: tuple[tuple[str, str], ...] = ()  # exported to the hook (a plugin's CLAUDE_PLUGIN_ROOT)
     claude_names: bool = False  # a plugin's hook: matched against and fed Claude Code's tool names
+    # A hook run in the host program instead of a command (the Claude Agent SDK's callbacks): given
+    # the event's JSON, it returns (exit code, stdout, stderr) as a command would.
+    runner: Callable[[bytes], Awaitable[tuple[int, str, str]]] | None = field(default=None, compare=False)
 
     def matches(self, target: str | None) -> bool:
         if self.matcher in (None, "", "*") or target is None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -42,7 +42,7 @@ _KEY_TYPES: dict[str, tuple[type | tuple[type, ...], str]] = {
     "disabled_tools": (list, "an array of strings"),
 }
 
-Transport = Literal["stdio", "http", "sse"]
+Transport = Literal["stdio", "http", "sse", "sdk"]  # sdk: a server the host program runs (stream_json/)
 
 
 class McpConfigError(ValueError):
@@ -69,6 +69,7 @@ class ServerSpec:
     tool_timeout_sec: float = DEFAULT_TOOL_TIMEOUT
     enabled_tools: tuple[str, ...] | None = None  # None: every tool
     disabled_tools: tuple[str, ...] = ()
+    host_transport: Callable[[], Any] | None = field(default=None, compare=False)  # "sdk": the MCP transport to it
 
     @property
     def target(self) -> str:

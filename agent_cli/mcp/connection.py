@@ -157,6 +157,8 @@ class ServerConnection:
 
     async def _transport(self, stack: contextlib.AsyncExitStack, log, kind: str) -> Any:
         spec = self.spec
+        if spec.host_transport is not None:  # the SDK host's in-process server, over the protocol
+            return spec.host_transport()
         if kind == "stdio":
             from mcp.client.stdio import StdioServerParameters, stdio_client
 

@@ -120,6 +120,7 @@ class Approvals:
         self.save_rule: Callable[[str, str | None], str] | None = None
         self.rule_files: Callable[[], tuple[str, ...]] = lambda: ()  # where a rule may be saved
         self.memory_user_writes = "ask"  # the model's memory_save to the user scope (every project)
+        self.updated_arguments: dict[str, dict[str, Any]] = {}  # call id -> arguments an approval replaced
 
     @classmethod
     def from_config(cls, config: Config, interactive: bool) -> Approvals:
@@ -163,6 +164,7 @@ class Approvals:
         """What was kept for a call that has ended, let go: its lifted sandbox, and the rules'
         verdict, returned for the call's end event."""
         self.forget(call_id)
+        self.updated_arguments.pop(call_id, None)
         return self.verdicts.pop(call_id, None)
 
     # --- deciding ------------------------------------------------------------------------
@@ -447,6 +449,8 @@ class Approvals:
         if decision.decision == "deny":
             reason = f": {decision.reason}" if decision.reason else ""
             return f"the user denied this {tool} call{reason}"
+        if decision.arguments is not None:  # the approver changed the call (the SDK's updatedInput)
+            self.updated_arguments[call_id] = decision.arguments
         if decision.decision == "approve_always" and decision.rule and self.save_rule is not None:
             emit(ev.Notice(self.save_rule(decision.rule, decision.save_to)))
         if decision.decision in ("approve_session", "approve_always"):

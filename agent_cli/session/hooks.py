@@ -129,6 +129,8 @@ async def execute(spec: HookSpec, stdin: bytes, cwd: Path, base_env: Mapping[str
 
     ``base_env`` is the session's scrubbed environment (``[shell_environment_policy]``), the one
     commands and MCP servers get: a hook sees no provider key or token it was not given."""
+    if spec.runner is not None:
+        return await run_in_host(spec, stdin)
     base = os.environ if base_env is None else base_env
     env = {**base, "AGENT_PROJECT_DIR": str(cwd), "AGENT_HOOK_EVENT": spec.event, **dict(spec.env)}
     try:
@@ -148,6 +150,17 @@ async def execute(spec: HookSpec, stdin: bytes, cwd: Path, base_env: Mapping[str
     except TimeoutError:
         return HookRun(spec, None, timed_out=True)
     return HookRun(spec, proc.returncode, _text(out), _text(err))
+
+
+async def run_in_host(spec: HookSpec, stdin: bytes) -> HookRun:
+    """A hook the host program runs (an SDK's callback), under the same timeout as a command."""
+    try:
+        code, out, err = await asyncio.wait_for(spec.runner(stdin), spec.timeout)  # type: ignore[misc]
+    except TimeoutError:
+        return HookRun(spec, None, timed_out=True)
+    except Exception as exc:  # the host could not answer: an error shown to the user, nothing blocked
+        return HookRun(spec, None, error=str(exc) or type(exc).__name__)
+    return HookRun(spec, code, _text(out.encode("utf-8")), _text(err.encode("utf-8")))
 
 
 def short_command(command: str, limit: int = 60) -> str:

@@ -22,6 +22,7 @@ calls (and consecutive ``task`` calls) run concurrently.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -86,6 +87,8 @@ async def run_tool_call(session: Session, call: ToolCall, emit: Emit) -> ToolOut
             result = ToolResult(refusal, success=False)  # the model reads why
         else:
             started = time.monotonic()  # the duration shown is the tool's, not the wait for approval
+            if (updated := session.approvals.updated_arguments.get(call.call_id)) is not None:
+                call, args = replace(call, arguments=json.dumps(updated)), updated  # what the approver allowed
             result = await dispatch(session, call, args, emit)
             result = await hooks.post_tool_use(session, call, args, result, emit)
             if result.changes and session.checks is not None:  # what language servers say of the edit
