@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -58,6 +59,7 @@ class LanguageServer:
         self.error: str | None = None
         self.pid: int | None = None  # the supervisor's; the server is its child
         self.starts = 0
+        self.ready_at = 0.0  # when it answered initialize (monotonic)
         self.capabilities: dict[str, Any] = {}
         self.documents: dict[str, tuple[int, str]] = {}  # uri -> (version, text) as the server has it
         self.published: dict[str, Published] = {}
@@ -111,7 +113,7 @@ class LanguageServer:
             await self._rpc.notify("initialized", {})
             if self.spec.settings:
                 await self._rpc.notify("workspace/didChangeConfiguration", {"settings": self.spec.settings})
-            self.status = "ready"
+            self.status, self.ready_at = "ready", time.monotonic()
         except FileNotFoundError as exc:
             self._fail(f"command not found: {exc.filename or self.spec.command[0]}")
         except TimeoutError:

@@ -3,6 +3,8 @@ asked of the language server for the file. Listed only while a server runs; outp
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ OPERATIONS = ("definition", "references", "hover", "document_symbols", "workspac
 MAX_RESULTS = 50
 MAX_HOVER_CHARS = 3_000
 REQUEST_TIMEOUT = 20.0
+INDEXING_GRACE = 15.0  # seconds after its start in which an empty workspace search is asked again
 SYMBOL_KINDS = {
     5: "class", 6: "method", 7: "property", 8: "field", 9: "constructor", 10: "enum", 11: "interface",
     12: "function", 13: "variable", 14: "constant", 22: "enum member", 23: "struct", 26: "type parameter",
@@ -72,7 +75,12 @@ class LspTool(Tool):
         if server is None:
             raise ToolError(f"no language server is running for {path.name} (see /status)")
         if operation == "workspace_symbols":
-            result = await server.request("workspace/symbol", {"query": str(args.get("query") or "")}, REQUEST_TIMEOUT)
+            query = {"query": str(args.get("query") or "")}
+            result = await server.request("workspace/symbol", query, REQUEST_TIMEOUT)
+            # A server that has just started may not have indexed the workspace yet: ask again a little later.
+            while not result and time.monotonic() - server.ready_at < INDEXING_GRACE:
+                await asyncio.sleep(1.0)
+                result = await server.request("workspace/symbol", query, REQUEST_TIMEOUT)
             return ToolResult(self._symbols(result or [], hidden, flat=True))
         text = read_text(path)
         if text is None:
