@@ -137,3 +137,16 @@ async def test_without_a_command_lint_says_how_to_set_one(server, tmp_path, monk
     finally:
         await session.aclose()
     assert any("no lint_command is configured" in getattr(e, "message", "") for e in events), events
+
+
+async def test_a_check_that_hangs_is_stopped_at_its_limit(server, tmp_path, monkeypatch):
+    session = make_session(
+        server, git_init(tmp_path / "repo"), monkeypatch, 'test_command="sleep 30.0202"', "check_timeout_ms=500"
+    )
+    try:
+        events = await collect_events(session, "/test")
+    finally:
+        await session.aclose()
+    [check] = [e for e in events if isinstance(e, ev.ProjectCheck)]
+    assert check.exit_code is None and check.duration < 15
+    assert any(isinstance(e, ev.Notice) and "timed out" in e.text for e in events)
