@@ -60,6 +60,7 @@ class LanguageServer:
         self.pid: int | None = None  # the supervisor's; the server is its child
         self.starts = 0
         self.ready_at = 0.0  # when it answered initialize (monotonic)
+        self.misses = 0  # edits in a row it published nothing for within the wait
         self.capabilities: dict[str, Any] = {}
         self.documents: dict[str, tuple[int, str]] = {}  # uri -> (version, text) as the server has it
         self.published: dict[str, Published] = {}
@@ -148,6 +149,11 @@ class LanguageServer:
 
     def _fail(self, error: str) -> None:
         self.status, self.error = "failed", error
+
+    def give_up(self, why: str) -> None:
+        """Count it as crashed (it hangs): the next edit starts it again, or leaves it out."""
+        self.misses = 0
+        self._fail(why)
 
     def _spawn(self, work: Any) -> None:
         task = asyncio.create_task(work)

@@ -20,6 +20,7 @@ from agent_cli.lsp.servers import LspSpec, find_root, language_of, servers_for
 from agent_cli.tools.sandbox import SandboxPolicy
 
 MAX_STARTS = 3  # a server that keeps crashing is left out after this many starts
+MAX_MISSES = 3  # edits in a row a server let pass without diagnostics before it counts as hung
 # What the project root holding one of these says about the languages it is written in: their
 # servers start with the session, so the `lsp` tool is there before the first edit.
 PROJECT_LANGUAGES = {
@@ -178,7 +179,11 @@ class LspManager:
         mark = await server.sync(path, text, language)
         raw = await server.diagnostics_after(path, mark, max(0.0, deadline - time.monotonic()))
         if raw is None:
+            server.misses += 1
+            if server.misses >= MAX_MISSES:  # it answers nothing: started again at the next edit, or left out
+                server.give_up(f"published no diagnostics for {MAX_MISSES} edits in a row")
             return None
+        server.misses = 0
         current = self._convert(raw, path, text, server.spec.name)
         known = self.known.get(seen, set())
         self.known[seen] = {d.key for d in current}

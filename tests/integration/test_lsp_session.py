@@ -294,3 +294,29 @@ async def test_a_file_the_lsp_tool_opened_keeps_its_old_errors_out_of_the_next_e
         await session.aclose()
     edit = tool_messages(server.requests[2])[1]
     assert "brand_new_name" in edit and "already_broken" not in edit
+
+
+async def test_a_server_that_never_reports_is_restarted_and_then_left_out(server, repo, monkeypatch):
+    trace = repo.parent / "trace.txt"
+    monkeypatch.setenv("LSP_TRACE", str(trace))
+    edits = 12
+    server.script(*[Reply(tool_calls=[patch_main(f"value = {n}")]) for n in range(edits)], Reply(text="done"))
+    table = f'lsp.bad.command=["{sys.executable}", "{MISBEHAVING}", "hang"]'
+    session = make_session(
+        server,
+        repo,
+        monkeypatch,
+        "lsp_wait_ms=400",
+        table,
+        'lsp.bad.languages=["python"]',
+        "lsp.basedpyright.disabled=true",
+    )
+    try:
+        events = await collect_events(session, "edit main.py")
+        status = "\n".join(session.checks.status_lines())
+    finally:
+        await session.aclose()
+    assert trace.read_text().count("initialize\n") == 3  # started, and started again twice
+    durations = [event.duration for event in events if isinstance(event, ev.ToolCallEnd)]
+    assert len(durations) == edits and all(d < 0.3 for d in durations[-2:])  # then no edit waits for it
+    assert "failed: published no diagnostics for 3 edits in a row, restarted 2x" in status
