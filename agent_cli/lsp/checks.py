@@ -83,16 +83,22 @@ class ProjectChecks:
         self.last[kind] = check
         return check
 
-    async def after_turn(self, turn: int, ctx: ToolContext, emit: Callable[[ev.Event], None]) -> str | None:
+    async def after_turn(
+        self, turn: int, context: Callable[[], ToolContext], emit: Callable[[ev.Event], None]
+    ) -> str | None:
         """Run the checks when the turn changed files; the note for the model when one failed and
-        a round is left, else None (the turn ends)."""
+        a round is left, else None (the turn ends). ``context``: the commands' (made only when one runs)."""
         if turn != self._turn:
             self._turn, self._used = turn, 0
         if not self.commands or not self.changed:
             return None
         self.changed = False
         for kind in ("lint", "test"):
-            check = await self.run(kind, ctx)  # type: ignore[arg-type]
+            try:
+                check = await self.run(kind, context())  # type: ignore[arg-type]
+            except Exception as exc:  # noqa: BLE001 - a check that cannot run ends nothing but itself
+                emit(ev.Warning(f"{kind}_command could not run: {exc}"))
+                continue
             if check is None:
                 continue
             send = not check.passed and self._used < self.rounds

@@ -60,8 +60,8 @@ class CodeChecks:
         )
         return replace(result, output=f"{result.output}\n\n{report.text}")
 
-    async def after_turn(self, turn: int, ctx: ToolContext, emit: Emit) -> str | None:
-        return await self.project.after_turn(turn, ctx, emit)
+    async def after_turn(self, turn: int, context: Callable[[], ToolContext], emit: Emit) -> str | None:
+        return await self.project.after_turn(turn, context, emit)
 
     async def run_check(self, kind: Kind, ctx: ToolContext) -> CheckResult | None:
         return await self.project.run(kind, ctx)

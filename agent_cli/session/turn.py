@@ -210,7 +210,7 @@ async def project_checks_failed(session: Session, emit: Emit) -> bool:
     failure is recorded for the model, which goes on."""
     if session.checks is None or session.subagent is not None:
         return False
-    note = await session.checks.after_turn(session._turns, session.tool_context("project-checks", emit), emit)
+    note = await session.checks.after_turn(session._turns, lambda: session.tool_context("project-checks", emit), emit)
     if note is None:
         return False
     session.record(user(note))
