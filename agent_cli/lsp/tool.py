@@ -56,12 +56,16 @@ class LspTool(Tool):
     def __init__(self, manager: LspManager, start: Any = None):
         self.manager = manager
         self._start = start  # CodeChecks.start: the project's servers start when the list is first read
+        self._seen_running = False
 
     @property
     def listed(self) -> bool:  # type: ignore[override]
+        """Once a server runs, and from then on: a tool list that changes back and forth would
+        cost the prompt cache each time (a call while none runs says so)."""
         if self._start is not None:
             self._start()
-        return bool(self.manager.running)
+        self._seen_running = self._seen_running or bool(self.manager.running)
+        return self._seen_running
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         operation = args["operation"]
