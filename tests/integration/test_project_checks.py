@@ -150,3 +150,17 @@ async def test_a_check_that_hangs_is_stopped_at_its_limit(server, tmp_path, monk
     [check] = [e for e in events if isinstance(e, ev.ProjectCheck)]
     assert check.exit_code is None and check.duration < 15
     assert any(isinstance(e, ev.Notice) and "timed out" in e.text for e in events)
+
+
+async def test_init_suggests_the_checks_the_repository_has(server, tmp_path, monkeypatch):
+    repo = git_init(tmp_path / "repo")
+    (repo / "Makefile").write_text("lint:\n\truff check\ntest:\n\tpytest\n")
+    server.script(Reply(text="# AGENTS.md\n\nRun make test."))
+    session = make_session(server, repo, monkeypatch, 'lint_command="custom-lint"')
+    try:
+        events = await collect_events(session, "/init")
+    finally:
+        await session.aclose()
+    [note] = [e.text for e in events if isinstance(e, ev.Notice) and "suggests checks" in e.text]
+    assert 'test_command = "make test"' in note and "lint_command" not in note  # lint is configured already
+    assert (repo / "AGENTS.md").read_text().startswith("# AGENTS.md")
