@@ -18,6 +18,7 @@ from typing import Any
 from agent_cli.auth.choice import apply_choice
 from agent_cli.files.limits import ReadLimits
 from agent_cli.hooks.spec import parse_hooks
+from agent_cli.lsp.servers import check_lsp_table
 from agent_cli.mcp.config import check_servers_table
 from agent_cli.models.model_info import context_window_for, default_provider_for
 from agent_cli.models.registry import BUILTIN_PROVIDERS, ProviderConfig
@@ -64,6 +65,7 @@ _TYPE_NAMES = {
     list: "an array",
     dict: "a table",
     (int, float): "a number",
+    (bool, dict): "a boolean or a table",
 }
 
 
@@ -172,6 +174,14 @@ class Config:
     )  # a snapshot taking longer is given up with a warning
     # everything the agent keeps under its home (outputs, sessions, checkpoints): oldest removed past it
     home_budget_mb: int = setting(2048, of=int, minimum=100)
+    # agent_cli/lsp/: how long an edit waits for diagnostics (a server's start included), their budget
+    lsp_wait_ms: int = setting(5_000, of=int, minimum=0)
+    lsp_token_limit: int = setting(1_000, of=int, minimum=50)
+    # the project's own checks, run after a turn that changed files (and by /lint, /test)
+    lint_command: str | None = setting(None, of=str)
+    test_command: str | None = setting(None, of=str)
+    check_rounds: int = setting(3, of=int, minimum=0)  # failures sent back to the model in one turn
+    check_timeout_ms: int = setting(600_000, of=int, minimum=100)
     raw: dict[str, Any] = field(default_factory=dict)  # the merged tables, for hooks and the like
     sources: tuple[Path, ...] = ()  # config files that were read
     warnings: tuple[str, ...] = ()  # shown when the session starts (unknown keys)
@@ -197,6 +207,7 @@ RAW_KEYS = (
     Key("notify", list),  # Codex's: a program run after each turn, the event's JSON as its last argument
     Key("status_line", dict),  # {type = "command", command = "..."}: Claude Code's statusLine (status_line/)
     Key("tui", dict),  # Codex's [tui] table: notifications (terminal notifications, tui/notifications.py)
+    Key("lsp", (bool, dict), parse=check_lsp_table),  # false, or [lsp.NAME] tables (agent_cli/lsp/servers.py)
 )
 KEYS: dict[str, Key] = {
     **{

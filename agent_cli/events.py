@@ -386,6 +386,30 @@ class TurnFailed:
     request_id: str | None = None  # the provider's id of the failed model request, when it sent one
 
 
+@dataclass(frozen=True, slots=True)
+class Diagnostics:
+    """What language servers reported after an edit (agent_cli/lsp/): the new problems, as the model read them."""
+
+    call_id: str  # the edit's tool call
+    lines: tuple[str, ...]  # path:line:col: severity: message [code]
+    errors: int
+    warnings: int
+    servers: tuple[str, ...]
+    waited: float  # seconds the edit waited for them
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectCheck:
+    """A lint_command or test_command ran (after a turn that changed files, or /lint, /test)."""
+
+    kind: Literal["lint", "test"]
+    command: str
+    exit_code: int | None  # None: it did not finish (timeout)
+    tail: str  # the end of its output
+    duration: float
+    sent_to_model: bool = False  # the failure went back to the model for another round
+
+
 Event = (
     TurnStarted
     | UserMessage
@@ -397,6 +421,8 @@ Event = (
     | ToolOutputDelta
     | ToolTerminal
     | ToolCallEnd
+    | Diagnostics
+    | ProjectCheck
     | PlanUpdated
     | TokenCount
     | Retry

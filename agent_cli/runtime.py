@@ -13,6 +13,7 @@ processes and a client of its own.
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterable
 from dataclasses import replace
@@ -28,6 +29,11 @@ from agent_cli.agents.task_tool import ChildOutcome, TaskTool
 from agent_cli.config import Config, without_repository_settings
 from agent_cli.context.project_doc import find_git_root
 from agent_cli.hooks.spec import HookSpec
+from agent_cli.lsp.checks import ProjectChecks
+from agent_cli.lsp.code_checks import CodeChecks
+from agent_cli.lsp.manager import LspManager, LspSettings
+from agent_cli.lsp.servers import configured_specs
+from agent_cli.lsp.tool import LspTool
 from agent_cli.mcp.config import ServerSpec, configured_servers
 from agent_cli.mcp.toolset import McpToolset, budget_tokens, plugin_servers
 from agent_cli.memory.tools import memory_tools
@@ -88,6 +94,7 @@ def open_session(
     search_tools, search_warnings = search_api_tools(config, interactive)
     tools += search_tools
     registry = ToolRegistry(tools)
+    checks = code_checks(config, approvals, registry)
     approvals.is_read_only_tool = registry.is_read_only
     session = Session(
         SessionParts(
@@ -100,6 +107,7 @@ def open_session(
             plugins=plugins,
             agents=agents,
             mcp=mcp_toolset(config, registry, approvals, trust, plugins, raw, list(mcp_servers)),
+            checks=checks,
             shell_snapshot=new_shell_snapshot(config, approvals.env),
             load_warnings=(*hook_warnings, *search_warnings),
             session_id=session_id,
@@ -143,6 +151,7 @@ def open_child(
             plugins=parent.plugins,
             agents=parent.agents,
             shell_snapshot=parent.shell_snapshot,  # the login shell is the same
+            checks=parent.checks,  # the same language servers (borrowed: the parent ends them)
             model=model,  # counted with its own tokenizer, recorded in its transcript's header
             mode=parent.mode,
             instructions=child_instructions(parent, definition),
@@ -237,6 +246,40 @@ def mcp_toolset(
     )
     toolset.manager.add(extra)  # after the others: a name they took keeps its first definition
     return toolset
+
+
+def code_checks(config: Config, approvals: Approvals, registry: ToolRegistry) -> CodeChecks:
+    """Language servers (unless ``lsp = false``) with the ``lsp`` tool, and the lint/test commands.
+    ``config`` is the effective one: an untrusted folder's ``[lsp]`` and commands are not in it.
+    ``AGENT_LSP_AUTODETECT=0`` leaves out the servers found on PATH (the configured ones run)."""
+    project = ProjectChecks(
+        config.lint_command,
+        config.test_command,
+        config.check_rounds,
+        config.check_timeout_ms,
+        lambda: registry.get("shell"),
+        config.agent_home,
+    )
+    table = config.raw.get("lsp", True)
+    if table is False:
+        return CodeChecks(None, project)
+    specs = configured_specs(table)
+    if os.environ.get("AGENT_LSP_AUTODETECT") == "0":
+        specs = [spec for spec in specs if spec.configured]
+    settings = LspSettings(
+        specs,
+        find_git_root(config.cwd) or config.cwd,
+        config.lsp_wait_ms / 1000,
+        config.lsp_token_limit,
+        approvals.env,
+        config.agent_home / "logs",
+        approvals.sandbox if approvals.confined else None,
+    )
+    manager = LspManager(settings)
+    checks = CodeChecks(manager, project)
+    if any(shutil.which(spec.command[0]) for spec in specs if spec.command):  # no server at all: no tool
+        registry.replace((), [LspTool(manager, checks.start)])
+    return checks
 
 
 def claude_settings_hooks(config: Config, trusted: bool) -> tuple[list[HookSpec], list[str]]:

@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from agent_cli.commands.agents_command import agents_command
+from agent_cli.commands.check_commands import lint_command, test_command
 from agent_cli.commands.checkpoint_commands import fork_command, rewind_command, undo_command
 from agent_cli.commands.compaction_commands import autocompact_command, compact_command
 from agent_cli.commands.cost_command import cost_command
@@ -72,6 +73,8 @@ BUILTINS: tuple[Builtin, ...] = (
     ),
     Builtin("context", "what fills the context window, part by part", "", context_command, needs_idle=False),
     Builtin("cost", "the session's tokens and their estimated price", "", cost_command, needs_idle=False),
+    Builtin("lint", "run the configured lint_command now", "", lint_command),
+    Builtin("test", "run the configured test_command now", "", test_command),
     Builtin("model", "show or switch the model", "[name]", model_command),
     Builtin("mode", "show or switch the mode: agent, ask (read-only) or plan", "[agent|ask|plan]", mode_command),
     Builtin("diff", "git diff of the working tree, untracked files included", "", diff_command, needs_idle=False),

@@ -16,6 +16,7 @@ from agent_cli.commands.mcp_commands import mcp_summary
 from agent_cli.commands.tables import table
 from agent_cli.context.skills import load_skills, skill_roots
 from agent_cli.display import home_relative
+from agent_cli.lsp.code_checks import CodeChecks
 from agent_cli.models.registry import provider_location
 from agent_cli.tools.sandbox import detect_mechanism
 from agent_cli.tools.sandbox_report import unenforced
@@ -97,6 +98,7 @@ async def status_command(inv: Invocation) -> None:
         ("skills", f"{len(initial.skills)}: {skills}" if initial.skills else "none"),
         ("memory", memory_status(session)),
         *([("MCP", mcp_summary(session))] if session.mcp is not None else []),
+        *checks_rows(session),
         *(
             [("plugins", ", ".join(f"{p.name} {p.version}".strip() for p in session.plugins.active))]
             if session.plugins.active
@@ -119,6 +121,14 @@ async def status_command(inv: Invocation) -> None:
     if initial.warnings:
         text += "\n\nwarnings:\n" + "\n".join(f"  {warning}" for warning in initial.warnings)
     inv.emit(ev.Notice(text, title="status"))
+
+
+def checks_rows(session) -> list[tuple[str, str]]:
+    """Language servers, what they reported, the lint/test commands (agent_cli/lsp/)."""
+    if not isinstance(session.checks, CodeChecks):
+        return []
+    lines = session.checks.status_lines()
+    return [("checks", lines[0]), *[("", line) for line in lines[1:]]]
 
 
 def compaction_status(session) -> str:

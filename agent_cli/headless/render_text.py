@@ -111,6 +111,15 @@ class TextRenderer:
                 )
             case ev.SubagentFinished(agent=agent, status=status, usage=usage):
                 self.line(f"[{agent}] {status} ({usage.total_tokens:,} tokens)", "dim")
+            case ev.Diagnostics(lines=lines, servers=servers):
+                self.line(f"  diagnostics ({', '.join(servers)}):", "yellow")
+                for line in lines:
+                    self.line(f"    {line}", "yellow")
+            case ev.ProjectCheck(kind=kind, command=command, exit_code=code, tail=tail):
+                verdict = "passed" if code == 0 else "timed out" if code is None else f"failed (exit {code})"
+                self.line(f"{kind}: `{command}` {verdict}", "dim" if code == 0 else "red")
+                if code != 0:
+                    self.line("\n".join(tail.splitlines()[-10:]), "dim")
             case ev.ContextUsage():
                 self.line("context", "cyan")
                 self.line(format_context_table(event))

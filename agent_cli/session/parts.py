@@ -19,6 +19,7 @@ from agent_cli.context.tokens import TokenCounter
 from agent_cli.models.base import ModelClient
 from agent_cli.session.approvals import Approvals
 from agent_cli.session.hooks import HookState
+from agent_cli.tools.base import ToolContext, ToolResult
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.shell_snapshot import ShellSnapshot
 from agent_cli.trust.gate import TrustState
@@ -36,6 +37,16 @@ class McpTools(Protocol):
     def start(self) -> None: ...
 
     async def sync(self, emit: Emit, tokens: TokenCounter, count_exactly: Callable[[], Awaitable[None]]) -> None: ...
+
+    async def aclose(self) -> None: ...
+
+
+class CodeChecks(Protocol):
+    """Diagnostics after edits and the project's lint/test commands (lsp/code_checks.py)."""
+
+    async def after_edit(self, call_id: str, result: ToolResult, cwd: Path, emit: Emit) -> ToolResult: ...
+
+    async def after_turn(self, turn: int, context: Callable[[], ToolContext], emit: Emit) -> str | None: ...
 
     async def aclose(self) -> None: ...
 
@@ -79,6 +90,7 @@ class SessionParts:
     plugins: PluginContent  # loaded once per top-level session; its children reuse them
     agents: AgentDefinitions | None = None  # when the session has the `task` tool
     mcp: McpTools | None = None  # None without MCP servers, and in a subagent
+    checks: CodeChecks | None = None  # language servers, lint/test commands; a child borrows its parent's
     shell_snapshot: ShellSnapshot | None = None  # the login shell, taken at the first turn
     load_warnings: tuple[str, ...] = ()  # reading the parts went wrong (hooks of .claude/settings.json)
     model: str | None = None  # the config's model unless given (a subagent may run another)

@@ -100,7 +100,9 @@ class Session:
         self._client = parts.client
         self._retired_clients: list[ModelClient] = []  # replaced by switch_model(); closed with the session
         # A child's borrowed client and shell snapshot stay open when it closes: its parent closes them.
-        self._borrowed: tuple[object, ...] = (parts.client, parts.shell_snapshot) if parts.borrowed else ()
+        self._borrowed: tuple[object, ...] = (
+            (parts.client, parts.shell_snapshot, parts.checks) if parts.borrowed else ()
+        )
         self.plugins = parts.plugins  # commands, skills, hooks, agents...
         self._load_warnings = parts.load_warnings
         self._load_warnings_taken = False
@@ -129,6 +131,7 @@ class Session:
         self.limits = RunLimits()  # agent exec --max-turns / --max-budget-usd
         self.output_schema: dict | None = None  # agent exec --output-schema: the answer is JSON that fits it
         self.mcp = parts.mcp  # None without MCP servers, and in a subagent (it uses the parent's)
+        self.checks = parts.checks  # diagnostics after edits, lint/test after a turn (lsp/)
         # Snapshots before a turn changes files (/undo, /rewind); a subagent's changes are its parent's turn's.
         self.checkpoints = TurnCheckpoints(self, enabled=config.checkpoints and parts.subagent is None)
         if parts.subagent is not None:  # what the parent learned of windows, and its /autocompact, hold here too
@@ -174,6 +177,8 @@ class Session:
         await self.checkpoints.aclose()  # the last turn's "after" snapshot is recorded
         if self.mcp is not None:
             await self.mcp.aclose()  # every server process ends with the session
+        if self.checks is not None and not self._is_borrowed(self.checks):
+            await self.checks.aclose()  # and so does every language server
         clients, self._client, self._retired_clients = [*self._retired_clients, self._client], None, []
         for client in clients:
             if client is not None and not self._is_borrowed(client):

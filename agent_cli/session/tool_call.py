@@ -12,7 +12,8 @@
    shell command that failed in the sandbox may run once more outside it if the user agrees;
    under ``on-request`` the model reads how to ask for the escalation.
 6. PostToolUse hooks: their feedback is added to what the model reads; after a failure,
-   PostToolUseFailure hooks too (``hook_events.py``).
+   PostToolUseFailure hooks too (``hook_events.py``); so is what the language servers report
+   new after an edit (``session.checks``, agent_cli/lsp/).
 7. ToolCallEnd, with the permission rule that decided, if one did.
 
 A call that raises fails with words the model reads; the turn goes on. Consecutive read-only
@@ -93,6 +94,8 @@ async def run_tool_call(session: Session, call: ToolCall, emit: Emit) -> ToolOut
             result = await hooks.post_tool_use(session, call, args, result, emit)
             if not result.success:
                 await hook_events.post_tool_use_failure(session, call, args, result.output, emit)
+            if result.changes and session.checks is not None:  # what language servers say of the edit
+                result = await session.checks.after_edit(call.call_id, result, session.config.cwd, emit)
     except Exception as exc:  # the file system changing under a patch, a path it refuses: the call
         result = failure_result(call.name, exc)  # fails with words the model reads, the turn goes on
         await hook_events.post_tool_use_failure(session, call, args, result.output, emit)

@@ -81,6 +81,8 @@ async def run_turn(
             messages = [item.text for item in output if isinstance(item, Message)]
             if await hooks.stop_blocked(session, emit, messages[-1] if messages else None):
                 continue  # a Stop hook keeps the agent working
+            if await project_checks_failed(session, emit):
+                continue  # the model reads the failing lint/test command's output
             answer = messages[-1] if messages else None
             if session.output_schema is not None:
                 try:
@@ -201,6 +203,18 @@ async def sample(session: Session, emit: Emit, forced_tool: ToolSpec | None = No
             await session.window.after_response(session, usage, emit)
             emit(session.token_count_event())
     return output
+
+
+async def project_checks_failed(session: Session, emit: Emit) -> bool:
+    """The project's lint/test commands after a turn that changed files (lsp/checks.py); a
+    failure is recorded for the model, which goes on."""
+    if session.checks is None or session.subagent is not None:
+        return False
+    note = await session.checks.after_turn(session._turns, lambda: session.tool_context("project-checks", emit), emit)
+    if note is None:
+        return False
+    session.record(user(note))
+    return True
 
 
 def note_background_exits(session: Session) -> None:

@@ -49,6 +49,7 @@ from agent_cli.status_line.setting import find_status_line
 from agent_cli.terminal_text import terminal_safe, terminal_safe_event
 from agent_cli.tui import draft_editor, first_run, resuming, rewinding
 from agent_cli.tui.attention import Attention
+from agent_cli.tui.checks_status import checks_part
 from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands, SlashCommand, parse_command
 from agent_cli.tui.event_renderer import EventRenderer
 from agent_cli.tui.input_history import InputHistory
@@ -459,6 +460,8 @@ class AgentApp(App[int]):
                 self.status.compaction_finished(event)
                 self.activity.set_label("working")
                 self.status.set_tokens(self.session.token_count_event())
+            case ev.Diagnostics() | ev.ProjectCheck():
+                self.status.set_part("checks", checks_part(self.session), order=36, priority=55)
             case ev.ApprovalRequest():
                 self._ask_approval(event)
             case ev.BackgroundProcessList(processes=processes) if processes:

@@ -20,6 +20,8 @@ BUILTIN_NAMES = [
     "status",
     "context",
     "cost",
+    "lint",
+    "test",
     "model",
     "mode",
     "diff",
