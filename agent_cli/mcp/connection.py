@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from agent_cli import __version__
 from agent_cli.mcp.config import ServerSpec
+from agent_cli.mcp.oauth import is_unauthorized, login_hint, session_auth, uses_oauth
 from agent_cli.tools.sandbox import supervised_argv
 
 Status = Literal["starting", "ready", "failed", "stopped"]
@@ -61,6 +62,7 @@ class ServerConnection:
         self.instructions: str | None = None
         self.lists_changed: set[str] = set()  # "tools", "prompts", "resources" since the last refresh
         self.restarts = 0
+        self.needs_login = False  # an OAuth server without a (valid) stored login: skipped until one
         self._client: Any = None
         self._task: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
@@ -71,7 +73,7 @@ class ServerConnection:
     # --- lifecycle ----------------------------------------------------------------------
 
     def start(self) -> None:
-        self.status, self.error = "starting", None
+        self.status, self.error, self.needs_login = "starting", None, False
         self._ready, self._stop = asyncio.Event(), asyncio.Event()
         self._task = asyncio.create_task(self._run(), name=f"mcp-{self.spec.name}")
 
@@ -122,7 +124,10 @@ class ServerConnection:
                             await self._stop.wait()
                 self._startup_expired()
         except Exception as exc:  # noqa: BLE001 - any failure leaves this server out, never the session
-            if self.status != "failed":
+            if self.status != "failed" and uses_oauth(self.spec) and is_unauthorized(exc):
+                self.needs_login = True
+                self._fail(f"needs a login: {login_hint(self.spec.name)}")
+            elif self.status != "failed":
                 self._fail(describe_error(exc))
         finally:
             self._client = None
@@ -176,11 +181,12 @@ class ServerConnection:
         if kind == "sse":
             from mcp.client.sse import sse_client
 
-            return sse_client(spec.url or "", headers=headers)
+            return sse_client(spec.url or "", headers=headers, auth=session_auth(spec))
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 
-        http = await stack.enter_async_context(create_mcp_http_client(headers=headers))
+        auth = session_auth(spec)  # the stored OAuth login, refreshed as needed; never a browser here
+        http = await stack.enter_async_context(create_mcp_http_client(headers=headers, auth=auth))
         return streamable_http_client(spec.url or "", http_client=http)
 
     async def _load_lists(self) -> None:

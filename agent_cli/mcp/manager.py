@@ -15,6 +15,7 @@ from typing import Any
 
 from agent_cli.mcp.config import ServerSpec
 from agent_cli.mcp.connection import McpCallError, ServerConnection
+from agent_cli.mcp.oauth import login, token_file, uses_oauth
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +31,7 @@ class ServerState:
     tools: int
     prompts: int
     resources: int
+    auth: str | None = None  # OAuth servers: needs login | logged in | expired
 
 
 class McpManager:
@@ -101,6 +103,7 @@ class McpManager:
                 len(c.tools),
                 len(c.prompts),
                 len(c.resources),
+                login_state(c),
             )
             for c in self.connections.values()
         ]
@@ -117,6 +120,9 @@ class McpManager:
             if connection.status != "failed" or key in self._reported:
                 continue
             self._reported.add(key)
+            if connection.needs_login:
+                warnings.append(f"MCP server '{connection.spec.name}' {connection.error}; its tools are left out")
+                continue
             lines = [f"MCP server '{connection.spec.name}' failed to start: {connection.error}"]
             lines += [f"  stderr: {line}" for line in connection.stderr_tail()]
             if connection.stderr_tail():
@@ -135,6 +141,27 @@ class McpManager:
         """Re-list whatever ``list_changed`` notifications announced; True if any tool list changed."""
         results = await asyncio.gather(*(c.refresh() for c in self.ready()))
         return any(results)
+
+    # --- OAuth logins ------------------------------------------------------------------
+
+    async def login(self, name: str, show: Callable[[str], None]) -> None:
+        """Sign in to an OAuth server (browser and loopback, see :mod:`agent_cli.mcp.oauth`), then reconnect it."""
+        connection = self.connection(name)
+        await login(connection.spec, show)
+        await self._reconnect(connection)
+
+    async def logout(self, name: str) -> bool:
+        """Forget the server's tokens and registration; False when there was no login."""
+        connection = self.connection(name)
+        removed = token_file(connection.spec).remove()
+        await self._reconnect(connection)
+        return removed
+
+    async def _reconnect(self, connection: ServerConnection) -> None:
+        await connection.stop()
+        connection.start()
+        await connection.wait_ready()
+        self._changed()
 
     # --- calls --------------------------------------------------------------------------
 
@@ -162,3 +189,13 @@ class McpManager:
         return await self.connection(server).request(
             f"resource {server}:{uri}", lambda client: client.read_resource(uri)
         )
+
+
+def login_state(connection: ServerConnection) -> str | None:
+    """What ``/mcp`` shows about an OAuth server's login (None for other servers)."""
+    if not uses_oauth(connection.spec):
+        return None
+    if connection.needs_login:
+        return "expired" if token_file(connection.spec).read().get("client") else "needs login"
+    state = token_file(connection.spec).state()
+    return None if state == "needs login" and connection.status == "ready" else state

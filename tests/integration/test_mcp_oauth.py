@@ -1,0 +1,139 @@
+"""OAuth MCP servers end to end: the SDK's own authorization and resource server
+(tests/mcp_servers/oauth_server.py) in this process, `agent mcp login` and `agent exec` as real
+subprocesses, and a scripted browser ($BROWSER) that signs in and follows the redirect to the
+agent's loopback listener."""
+
+from __future__ import annotations
+
+import json
+import stat
+import sys
+import time
+
+import pytest
+
+from tests.conftest import REPO, provider_env, run_agent
+from tests.fake_server import Reply, ToolCall
+from tests.mcp_servers.oauth_server import serve_oauth
+
+EXEC = ["exec", "--provider", "openai-chat", "-m", "test-model"]
+BROWSER = f"{sys.executable} -P {REPO / 'tests' / 'mcp_servers' / 'browser.py'} %s"
+
+
+@pytest.fixture
+def oauth_server():
+    with serve_oauth() as served:
+        yield served
+
+
+@pytest.fixture
+def browser_env(tmp_path):
+    log = tmp_path / "browser.log"
+    return {"BROWSER": BROWSER, "TEST_BROWSER_LOG": str(log), "TEST_BROWSER_USER": "alice"}, log
+
+
+def opened(log) -> list[str]:
+    return log.read_text().splitlines() if log.exists() else []
+
+
+def tool_output(request, call_id: str) -> str:
+    return next(m["content"] for m in request.body["messages"] if m.get("tool_call_id") == call_id)
+
+
+def tool_names(request) -> set[str]:
+    return {tool["function"]["name"] for tool in request.body.get("tools", [])}
+
+
+def test_login_call_refresh_revoke_logout(server, tmp_path, isolated_home, oauth_server, browser_env):
+    url, provider = oauth_server
+    env, log = browser_env
+    env = {**env, **provider_env(server, "openai-chat")}
+    (isolated_home / "config.toml").write_text(f'[mcp_servers.sec]\nurl = "{url}"\nstartup_timeout_sec = 30\n')
+    work = tmp_path / "work"
+    work.mkdir()
+
+    # never logged in: exec skips the server with one line and does not wait for a browser
+    server.script(Reply(text="done"))
+    started = time.monotonic()
+    result = run_agent([*EXEC, "hi"], cwd=work, env=env)
+    assert result.returncode == 0, result.stderr
+    assert time.monotonic() - started < 45
+    lines = [line for line in result.stderr.splitlines() if "'sec'" in line]
+    assert len(lines) == 1 and "needs a login: run `agent mcp login sec`" in lines[0], result.stderr
+    assert "its tools are left out" in lines[0]
+    assert not any(name.startswith("mcp__sec") for name in tool_names(server.requests[-1]))
+    assert opened(log) == [] and provider.clients == {}  # nothing registered, no browser
+
+    # login: discovery, registration, PKCE with resource, the browser signs in on the loopback
+    result = run_agent(["mcp", "login", "sec"], cwd=work, env=env)
+    assert result.returncode == 0, result.stderr
+    [authorize] = opened(log)
+    assert authorize in result.stdout  # printed too, for a remote shell
+    assert "code_challenge_method=S256" in authorize and "resource=" in authorize
+    assert "redirect_uri=http%3A%2F%2F127.0.0.1%3A" in authorize
+    assert provider.logins == 1 and len(provider.clients) == 1
+    [stored] = (isolated_home / "mcp-auth").iterdir()
+    assert stat.S_IMODE(stored.stat().st_mode) == 0o600
+    assert stat.S_IMODE(stored.parent.stat().st_mode) == 0o700
+    data = json.loads(stored.read_text())
+    assert data["server_url"] == url and data["tokens"]["access_token"] in provider.access
+    assert not list(work.rglob("*.json"))
+
+    def call_whoami() -> str:
+        server.script(Reply(tool_calls=[ToolCall("mcp__sec__whoami", {}, "w")]), Reply(text="done"))
+        result = run_agent([*EXEC, "who"], cwd=work, env=env)
+        assert result.returncode == 0, result.stderr
+        assert data["tokens"]["access_token"] not in result.stdout + result.stderr
+        return tool_output(server.requests[-1], "w")
+
+    assert call_whoami() == "signed in as alice"
+    session_files = list((isolated_home / "sessions").rglob("*")) if (isolated_home / "sessions").exists() else []
+    for path in [p for p in session_files if p.is_file()] + list((isolated_home / "logs").glob("*")):
+        assert data["tokens"]["access_token"] not in path.read_text(errors="replace")
+
+    # the server stops accepting the token (expired early): refreshed after the 401, no browser
+    for token in provider.access.values():
+        token.expires_at = int(time.time()) - 1
+    assert call_whoami() == "signed in as alice"
+    assert provider.refreshes == 1 and provider.logins == 1 and len(opened(log)) == 1
+
+    # the stored expiry passed: refreshed before the request is sent
+    stored_data = json.loads(stored.read_text())
+    stored_data["expires_at"] = time.time() - 5
+    stored.write_text(json.dumps(stored_data))
+    assert call_whoami() == "signed in as alice"
+    assert provider.refreshes == 2 and len(opened(log)) == 1
+
+    # revoked: the refresh fails too; exec skips the server, a new login answers it
+    provider.revoke_all()
+    server.script(Reply(text="done"))
+    result = run_agent([*EXEC, "hi"], cwd=work, env=env)
+    assert result.returncode == 0 and "'sec' needs a login" in result.stderr, result.stderr
+    assert not any(name.startswith("mcp__sec") for name in tool_names(server.requests[-1]))
+    result = run_agent(["mcp", "login", "sec"], cwd=work, env=env)
+    assert result.returncode == 0, result.stderr
+    assert provider.logins == 2 and len(provider.clients) == 1  # the registration was reused
+    assert call_whoami() == "signed in as alice"
+
+    # logout: the file is gone and the server needs a login again
+    result = run_agent(["mcp", "logout", "sec"], cwd=work, env=env)
+    assert result.returncode == 0 and "logged out of sec" in result.stdout
+    assert not stored.exists()
+    server.script(Reply(text="done"))
+    result = run_agent([*EXEC, "hi"], cwd=work, env=env)
+    assert "'sec' needs a login" in result.stderr
+
+
+def test_a_bearer_token_from_env_is_sent_and_never_replaced_by_oauth(server, tmp_path, isolated_home, oauth_server):
+    url, provider = oauth_server
+    provider.access.clear()
+    token = provider._issue("pre", ["mcp"], None, "bob").access_token
+    (isolated_home / "config.toml").write_text(
+        f'[mcp_servers.sec]\nurl = "{url}"\nbearer_token_env_var = "SEC_TOKEN"\nstartup_timeout_sec = 30\n'
+    )
+    server.script(Reply(tool_calls=[ToolCall("mcp__sec__whoami", {}, "w")]), Reply(text="done"))
+    env = {**provider_env(server, "openai-chat"), "SEC_TOKEN": token}
+    result = run_agent([*EXEC, "who"], cwd=tmp_path, env=env)
+    assert result.returncode == 0, result.stderr
+    assert tool_output(server.requests[-1], "w") == "signed in as bob"
+    assert not (isolated_home / "mcp-auth").exists()
