@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agent_cli import __version__
+from agent_cli import events as ev
+from agent_cli.mcp import elicitation
 from agent_cli.mcp.config import ServerSpec
 from agent_cli.mcp.oauth import is_unauthorized, login_hint, session_auth, uses_oauth
 from agent_cli.tools.sandbox import supervised_argv
@@ -63,6 +65,9 @@ class ServerConnection:
         self.lists_changed: set[str] = set()  # "tools", "prompts", "resources" since the last refresh
         self.restarts = 0
         self.needs_login = False  # an OAuth server without a (valid) stored login: skipped until one
+        self.can_ask = False  # the front end shows elicitation forms (the manager's setting)
+        self.callers: list[Callable[[ev.Event], None]] = []  # the emit of each call in progress
+        self._call_scopes: list[Any] = []  # their timeouts, paused while the user answers a form
         self._client: Any = None
         self._task: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
@@ -141,13 +146,25 @@ class ServerConnection:
         if self.spec.transport != "http":
             transport = await self._transport(stack, log, self.spec.transport)
             return await stack.enter_async_context(
-                Client(transport, mode="legacy", client_info=info, message_handler=self._notified)
+                Client(
+                    transport,
+                    mode="legacy",
+                    client_info=info,
+                    message_handler=self._notified,
+                    elicitation_callback=self._elicit,
+                )
             )
         try:  # streamable HTTP first; a server that only speaks the older SSE transport gets that
             async with contextlib.AsyncExitStack() as attempt:
                 transport = await self._transport(attempt, log, "http")
                 client = await attempt.enter_async_context(
-                    Client(transport, mode="legacy", client_info=info, message_handler=self._notified)
+                    Client(
+                        transport,
+                        mode="legacy",
+                        client_info=info,
+                        message_handler=self._notified,
+                        elicitation_callback=self._elicit,
+                    )
                 )
                 stack.push_async_exit(attempt.pop_all())
                 return client
@@ -155,7 +172,13 @@ class ServerConnection:
             try:
                 transport = await self._transport(stack, log, "sse")
                 return await stack.enter_async_context(
-                    Client(transport, mode="legacy", client_info=info, message_handler=self._notified)
+                    Client(
+                        transport,
+                        mode="legacy",
+                        client_info=info,
+                        message_handler=self._notified,
+                        elicitation_callback=self._elicit,
+                    )
                 )
             except Exception:  # noqa: BLE001 - the streamable HTTP error says more
                 raise first from None
@@ -215,6 +238,22 @@ class ServerConnection:
         self.on_change()
         return "tools" in changed
 
+    async def _elicit(self, context: Any, params: Any) -> Any:
+        """The server asks the user: the call in progress's front end shows it; its timeout waits."""
+        import anyio
+
+        emit = self.callers[-1] if self.callers else None
+        deadlines = [scope.deadline for scope in self._call_scopes]
+        started = anyio.current_time()
+        for scope in self._call_scopes:
+            scope.deadline = math.inf
+        try:
+            return await elicitation.ask(self.spec.name, params, emit, self.can_ask)
+        finally:
+            waited = anyio.current_time() - started
+            for scope, deadline in zip(self._call_scopes, deadlines, strict=False):
+                scope.deadline = deadline + waited
+
     async def _notified(self, message: Any) -> None:
         method = getattr(message, "method", "")
         for kind in ("tools", "prompts", "resources"):
@@ -223,8 +262,15 @@ class ServerConnection:
 
     # --- calls --------------------------------------------------------------------------
 
-    async def request(self, what: str, call: Callable[[Any], Any], timeout: float | None = None) -> Any:
-        """Run ``call(client)``; a server that crashed earlier is restarted once first."""
+    async def request(
+        self,
+        what: str,
+        call: Callable[[Any], Any],
+        timeout: float | None = None,
+        emit: Callable[[ev.Event], None] | None = None,
+    ) -> Any:
+        """Run ``call(client)``; a server that crashed earlier is restarted once first. ``emit``: the
+        front end of the call, where the server's questions (elicitation) are asked."""
         import anyio
         from mcp.shared.exceptions import MCPError
         from mcp_types import CONNECTION_CLOSED
@@ -235,8 +281,16 @@ class ServerConnection:
                 f"MCP server {self.spec.name!r} is not available ({self.status}: {self.error or 'not ready'})"
             )
         try:
-            with anyio.fail_after(timeout if timeout is not None else self.spec.tool_timeout_sec):
-                return await call(self._client)
+            with anyio.fail_after(timeout if timeout is not None else self.spec.tool_timeout_sec) as scope:
+                self._call_scopes.append(scope)
+                if emit is not None:
+                    self.callers.append(emit)
+                try:
+                    return await call(self._client)
+                finally:
+                    self._call_scopes.remove(scope)
+                    if emit is not None:
+                        self.callers.remove(emit)
         except TimeoutError:
             limit = timeout if timeout is not None else self.spec.tool_timeout_sec
             raise McpCallError(

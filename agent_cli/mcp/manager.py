@@ -41,6 +41,7 @@ class McpManager:
         self.connections: dict[str, ServerConnection] = {}
         self.disabled: list[ServerSpec] = []
         self.started = False
+        self.can_ask = False  # a front end that shows elicitation forms sets it (the TUI)
         self._listeners: list[Callable[[], None]] = []
         self._reported: set[tuple[str, str]] = set()
         self.add(specs)
@@ -55,6 +56,7 @@ class McpManager:
                 self.disabled.append(spec)
                 continue
             connection = ServerConnection(spec, self.log_dir, self.base_env, self._changed)
+            connection.can_ask = self.can_ask
             self.connections[spec.name] = connection
             if self.started:
                 connection.start()
@@ -82,6 +84,12 @@ class McpManager:
         await asyncio.gather(*(c.stop() for c in self.connections.values()), return_exceptions=True)
 
     # --- what front ends see ------------------------------------------------------------
+
+    def allow_questions(self) -> None:
+        """The front end shows the servers' elicitation forms (otherwise they are declined)."""
+        self.can_ask = True
+        for connection in self.connections.values():
+            connection.can_ask = True
 
     def add_listener(self, listener: Callable[[], None]) -> None:
         """Called whenever a server's status or lists change."""
@@ -172,9 +180,12 @@ class McpManager:
             raise McpCallError(f"no MCP server named {server!r} (servers: {known})")
         return connection
 
-    async def call_tool(self, server: str, tool: str, arguments: dict[str, Any]) -> Any:
+    async def call_tool(
+        self, server: str, tool: str, arguments: dict[str, Any], emit: Callable[[Any], None] | None = None
+    ) -> Any:
+        """``emit``: where the server's questions during the call are asked (see :mod:`agent_cli.mcp.elicitation`)."""
         return await self.connection(server).request(
-            f"{server}.{tool}", lambda client: client.call_tool(tool, arguments)
+            f"{server}.{tool}", lambda client: client.call_tool(tool, arguments), emit=emit
         )
 
     async def get_prompt(self, server: str, prompt: str, arguments: dict[str, str]) -> Any:

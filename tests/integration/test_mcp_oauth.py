@@ -137,3 +137,16 @@ def test_a_bearer_token_from_env_is_sent_and_never_replaced_by_oauth(server, tmp
     assert result.returncode == 0, result.stderr
     assert tool_output(server.requests[-1], "w") == "signed in as bob"
     assert not (isolated_home / "mcp-auth").exists()
+
+
+def test_exec_declines_an_elicitation_and_says_so(server, tmp_path, isolated_home, oauth_server, browser_env):
+    url, provider = oauth_server
+    env, log = browser_env
+    env = {**env, **provider_env(server, "openai-chat")}
+    (isolated_home / "config.toml").write_text(f'[mcp_servers.sec]\nurl = "{url}"\nstartup_timeout_sec = 30\n')
+    assert run_agent(["mcp", "login", "sec"], cwd=tmp_path, env=env).returncode == 0
+    server.script(Reply(tool_calls=[ToolCall("mcp__sec__ask", {}, "a")]), Reply(text="done"))
+    result = run_agent([*EXEC, "ask"], cwd=tmp_path, env=env)
+    assert result.returncode == 0, result.stderr
+    assert tool_output(server.requests[-1], "a") == "no answer (decline)"
+    assert "MCP server 'sec' asked for input ('Who should be greeted?'); declined" in result.stderr
