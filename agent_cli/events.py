@@ -287,6 +287,7 @@ class ElicitationRequest:
 class ElicitationAnswer:
     action: Literal["accept", "decline", "cancel"]
     content: dict[str, Any] | None = None  # accept in form mode: the validated values
+    open_url: bool = True  # accept in URL mode: the agent opens the page (False: the front end did)
 
 
 @dataclass(frozen=True, slots=True)

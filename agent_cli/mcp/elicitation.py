@@ -154,7 +154,7 @@ async def ask(server: str, params: Any, emit: Emit | None, can_ask: bool) -> Any
     except TimeoutError:
         return ElicitResult(action="cancel")
     if mode == "url":
-        if answer.action == "accept" and url:
+        if answer.action == "accept" and url and answer.open_url:
             with contextlib.suppress(Exception):
                 await asyncio.to_thread(webbrowser.open, url)
         return ElicitResult(action=answer.action)
