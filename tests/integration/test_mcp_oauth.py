@@ -6,6 +6,7 @@ agent's loopback listener."""
 from __future__ import annotations
 
 import json
+import socket
 import stat
 import sys
 import time
@@ -150,3 +151,37 @@ def test_exec_declines_an_elicitation_and_says_so(server, tmp_path, isolated_hom
     assert result.returncode == 0, result.stderr
     assert tool_output(server.requests[-1], "a") == "no answer (decline)"
     assert "MCP server 'sec' asked for input ('Who should be greeted?'); declined" in result.stderr
+
+
+def test_a_pre_registered_client_id_logs_in_without_registering(
+    server, tmp_path, isolated_home, oauth_server, browser_env
+):
+    from mcp.shared.auth import OAuthClientInformationFull
+
+    url, provider = oauth_server
+    env, log = browser_env
+    env = {**env, **provider_env(server, "openai-chat")}
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    provider.clients["agent-fixed"] = OAuthClientInformationFull(
+        client_id="agent-fixed",
+        redirect_uris=[f"http://127.0.0.1:{port}/callback"],
+        token_endpoint_auth_method="none",
+        grant_types=["authorization_code", "refresh_token"],
+        scope="mcp",
+    )
+    (isolated_home / "config.toml").write_text(
+        f'[mcp_servers.sec]\nurl = "{url}"\nstartup_timeout_sec = 30\n'
+        f'oauth = {{ client_id = "agent-fixed", callback_port = {port} }}\n'
+    )
+    result = run_agent(["mcp", "login", "sec"], cwd=tmp_path, env=env)
+    assert result.returncode == 0, result.stderr
+    [authorize] = opened(log)
+    assert "client_id=agent-fixed" in authorize and f"127.0.0.1%3A{port}%2Fcallback" in authorize
+    assert list(provider.clients) == ["agent-fixed"]  # nothing registered
+    server.script(Reply(tool_calls=[ToolCall("mcp__sec__whoami", {}, "w")]), Reply(text="done"))
+    result = run_agent([*EXEC, "who"], cwd=tmp_path, env=env)
+    assert result.returncode == 0, result.stderr
+    assert tool_output(server.requests[-1], "w") == "signed in as alice"
