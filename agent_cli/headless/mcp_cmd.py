@@ -84,6 +84,14 @@ def describe(spec) -> dict:
         data.update(command=spec.command, args=list(spec.args), env=sorted(spec.env), cwd=spec.cwd)
     else:
         data.update(url=spec.url, headers=sorted(spec.headers), bearer_token_env_var=spec.bearer_token_env_var)
+        if spec.oauth_client_id or spec.oauth_callback_port or spec.oauth_scopes:
+            data["oauth"] = {
+                "client_id": spec.oauth_client_id,
+                "callback_port": spec.oauth_callback_port,
+                "scopes": list(spec.oauth_scopes),
+            }
+        if uses_oauth(spec):
+            data["login"] = token_file(spec).state().replace("needs login", "not logged in")
     if spec.enabled_tools is not None:
         data["enabled_tools"] = list(spec.enabled_tools)
     if spec.disabled_tools:
@@ -119,6 +127,8 @@ def list_servers(argv: list[str]) -> int:
     width = max(len(spec.name) for spec in servers.specs) + 2
     for spec in servers.specs:
         state = "" if spec.enabled else "  (disabled)"
+        if spec.enabled and uses_oauth(spec) and token_file(spec).state() != "needs login":
+            state = f"  ({token_file(spec).state()})"  # no login shown: the server may need none
         print(f"{spec.name.ljust(width)}{spec.transport:<7}{spec.target}{state}")
     return 0
 

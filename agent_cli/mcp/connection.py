@@ -169,6 +169,8 @@ class ServerConnection:
                 stack.push_async_exit(attempt.pop_all())
                 return client
         except Exception as first:  # noqa: BLE001
+            if is_unauthorized(first):
+                raise  # a server that wants a login: the older transport would want one too
             try:
                 transport = await self._transport(stack, log, "sse")
                 return await stack.enter_async_context(

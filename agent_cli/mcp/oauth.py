@@ -31,6 +31,7 @@ from agent_cli.paths import agent_home
 
 CALLBACK_PATH = "/callback"
 LOGIN_TIMEOUT = 300.0
+REFRESH_MARGIN = 30.0  # refresh this long before the access token expires, not after a rejection
 DONE_PAGE = (
     b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nConnection: close\r\n\r\n"
     b"<!doctype html><title>agent-cli</title><p>Signed in. You can close this window and return to the terminal.</p>"
@@ -130,7 +131,15 @@ def _provider_class() -> type:
             # disk is refreshed before it expires rather than sent and rejected
             expires = self.file.expires_at()
             if self.context.current_tokens is not None and expires is not None:
-                self.context.token_expiry_time = expires
+                self.context.token_expiry_time = expires - self.margin()
+
+        def margin(self) -> float:
+            lifetime = self.context.current_tokens.expires_in if self.context.current_tokens else None
+            return min(REFRESH_MARGIN, float(lifetime or 0) / 2)
+
+        def update_expiry(self) -> None:
+            if self.context.token_expiry_time is not None:
+                self.context.token_expiry_time -= self.margin()
 
         async def _perform_authorization(self) -> Any:
             # reached on a 401 (after discovery): a token that was rejected is refreshed first
@@ -141,12 +150,20 @@ def _provider_class() -> type:
                 raise LoginRequired(f"MCP server {self.name!r} needs a login: {login_hint(self.name)}")
             return await super()._perform_authorization()
 
+        async def _handle_refresh_response(self, response: Any) -> bool:
+            refreshed = await super()._handle_refresh_response(response)
+            if refreshed:
+                self.update_expiry()
+            else:
+                self.file.clear_tokens()  # refused: only a new login helps
+            return refreshed
+
         async def _handle_token_response(self, response: Any) -> None:
             refreshing, self._refreshing = self._refreshing, False
             if not refreshing:
                 await super()._handle_token_response(response)
+                self.update_expiry()
             elif not await self._handle_refresh_response(response):
-                self.file.clear_tokens()
                 raise LoginRequired(
                     f"MCP server {self.name!r}: the login expired or was revoked; {login_hint(self.name)}"
                 )

@@ -88,6 +88,8 @@ def test_login_call_refresh_revoke_logout(server, tmp_path, isolated_home, oauth
         return tool_output(server.requests[-1], "w")
 
     assert call_whoami() == "signed in as alice"
+    listed = run_agent(["mcp", "list"], cwd=work, env=env)
+    assert listed.stdout.split() == ["sec", "http", url, "(logged", "in)"], listed.stdout
     session_files = list((isolated_home / "sessions").rglob("*")) if (isolated_home / "sessions").exists() else []
     for path in [p for p in session_files if p.is_file()] + list((isolated_home / "logs").glob("*")):
         assert data["tokens"]["access_token"] not in path.read_text(errors="replace")
