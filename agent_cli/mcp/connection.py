@@ -74,6 +74,7 @@ class ServerConnection:
         self._stop = asyncio.Event()
         self._log_offset = 0
         self._scope: Any = None  # the anyio cancel scope around the connection
+        self._auth: Any = None  # the OAuth login the HTTP transport sends (mcp/oauth.py), if any
 
     # --- lifecycle ----------------------------------------------------------------------
 
@@ -206,12 +207,13 @@ class ServerConnection:
         if kind == "sse":
             from mcp.client.sse import sse_client
 
-            return sse_client(spec.url or "", headers=headers, auth=session_auth(spec))
+            self._auth = session_auth(spec)
+            return sse_client(spec.url or "", headers=headers, auth=self._auth)
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 
-        auth = session_auth(spec)  # the stored OAuth login, refreshed as needed; never a browser here
-        http = await stack.enter_async_context(create_mcp_http_client(headers=headers, auth=auth))
+        self._auth = session_auth(spec)  # the stored OAuth login, refreshed as needed; never a browser here
+        http = await stack.enter_async_context(create_mcp_http_client(headers=headers, auth=self._auth))
         return streamable_http_client(spec.url or "", http_client=http)
 
     async def _load_lists(self) -> None:
@@ -299,6 +301,9 @@ class ServerConnection:
                 f"{what} did not finish within {limit:g} s (tool_timeout_sec); it was cancelled"
             ) from None
         except MCPError as exc:
+            if getattr(self._auth, "login_required", False):  # the login was revoked or expired
+                await self._login_lost()
+                raise McpCallError(f"{what} failed: MCP server {self.spec.name!r} {self.error}") from None
             if exc.code != CONNECTION_CLOSED:
                 raise McpCallError(f"{what} failed: {exc.message}") from None
             await self._lost()
@@ -312,6 +317,12 @@ class ServerConnection:
             self.restarts += 1
             self.start()
             await self.wait_ready()
+
+    async def _login_lost(self) -> None:
+        """Left out until a login (``/mcp login``), never restarted on its own."""
+        self.needs_login = True
+        self._fail(f"needs a login: {login_hint(self.spec.name)}")
+        await self.stop()
 
     async def _lost(self) -> None:
         self._fail(EXITED)

@@ -209,4 +209,4 @@ def login_state(connection: ServerConnection) -> str | None:
     if connection.needs_login:
         return "expired" if token_file(connection.spec).read().get("client") else "needs login"
     state = token_file(connection.spec).state()
-    return None if state == "needs login" and connection.status == "ready" else state
+    return None if state == "needs login" else state  # no login stored: the server may need none

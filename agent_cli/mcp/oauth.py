@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import logging
 import webbrowser
 from collections.abc import Callable
 from typing import Any
@@ -117,6 +118,10 @@ class _Storage:
 def _provider_class() -> type:
     from mcp.client.auth import OAuthClientProvider
 
+    # The SDK logs a failed flow with its traceback; with no logging set up (the TUI, exec) that
+    # would reach the terminal. What matters reaches the user as "needs a login" instead.
+    logging.getLogger("mcp.client.auth").addHandler(logging.NullHandler())
+
     class Provider(OAuthClientProvider):
         """Refreshes a rejected token once before anything else; never asks unless ``interactive``."""
 
@@ -124,6 +129,7 @@ def _provider_class() -> type:
             super().__init__(*args, **kwargs)
             self.name, self.file, self.interactive = name, file, interactive
             self._refreshing = False
+            self.login_required = False  # set when the flow stopped because a login is needed
 
         async def _initialize(self) -> None:
             await super()._initialize()
@@ -147,6 +153,7 @@ def _provider_class() -> type:
                 self._refreshing = True
                 return await self._refresh_token()
             if not self.interactive:
+                self.login_required = True
                 raise LoginRequired(f"MCP server {self.name!r} needs a login: {login_hint(self.name)}")
             return await super()._perform_authorization()
 
@@ -164,6 +171,7 @@ def _provider_class() -> type:
                 await super()._handle_token_response(response)
                 self.update_expiry()
             elif not await self._handle_refresh_response(response):
+                self.login_required = True
                 raise LoginRequired(
                     f"MCP server {self.name!r}: the login expired or was revoked; {login_hint(self.name)}"
                 )

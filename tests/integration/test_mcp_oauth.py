@@ -13,12 +13,19 @@ import time
 
 import pytest
 
+from agent_cli.mcp import oauth
+from agent_cli.mcp.config import ServerSpec
 from tests.conftest import REPO, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
+from tests.integration import test_mcp_session
 from tests.mcp_servers.oauth_server import serve_oauth
+from tests.session_helpers import collect_events
 
 EXEC = ["exec", "--provider", "openai-chat", "-m", "test-model"]
 BROWSER = f"{sys.executable} -P {REPO / 'tests' / 'mcp_servers' / 'browser.py'} %s"
+
+
+mcp_session = test_mcp_session.make_session  # the fixture, under a name of this file
 
 
 @pytest.fixture
@@ -187,3 +194,39 @@ def test_a_pre_registered_client_id_logs_in_without_registering(
     result = run_agent([*EXEC, "who"], cwd=tmp_path, env=env)
     assert result.returncode == 0, result.stderr
     assert tool_output(server.requests[-1], "w") == "signed in as alice"
+
+
+async def test_a_token_revoked_mid_session_fails_the_call_clearly_and_a_login_recovers(
+    server,
+    mcp_session,
+    oauth_server,
+    browser_env,
+    monkeypatch,  # noqa: F811
+):
+    url, provider = oauth_server
+    env, log = browser_env
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    spec = ServerSpec("sec", "http", "test", url=url)
+    await oauth.login(spec, lambda line: None)
+    session = mcp_session(f'[mcp_servers.sec]\nurl = "{url}"\nstartup_timeout_sec = 30\n')
+    server.script(
+        Reply(tool_calls=[ToolCall("mcp__sec__whoami", {}, "w1")]),
+        Reply(text="ok"),
+        Reply(tool_calls=[ToolCall("mcp__sec__whoami", {}, "w2")]),
+        Reply(text="it failed"),
+        Reply(tool_calls=[ToolCall("mcp__sec__whoami", {}, "w3")]),
+        Reply(text="ok again"),
+    )
+    await collect_events(session, "who")
+    assert tool_output(server.requests[-1], "w1") == "signed in as alice"
+    provider.revoke_all()
+    await collect_events(session, "who now")
+    failed = tool_output(server.requests[-1], "w2")
+    assert "needs a login" in failed or "expired or was revoked" in failed, failed
+    assert "agent mcp login sec" in failed
+    await session.mcp.manager.login("sec", lambda line: None)
+    await collect_events(session, "and now")
+    assert tool_output(server.requests[-1], "w3") == "signed in as alice"
+    assert provider.logins == 2
+    await session.aclose()
