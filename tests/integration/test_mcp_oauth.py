@@ -213,6 +213,9 @@ async def test_a_token_revoked_mid_session_fails_the_call_clearly_and_a_login_re
     server.script(
         Reply(tool_calls=[ToolCall("mcp__sec__whoami", {}, "w1")]),
         Reply(text="ok"),
+        Reply(tool_calls=[ToolCall("mcp__sec__grow", {}, "g")]),
+        Reply(text="grown"),
+        Reply(text="noted"),
         Reply(tool_calls=[ToolCall("mcp__sec__whoami", {}, "w2")]),
         Reply(text="it failed"),
         Reply(tool_calls=[ToolCall("mcp__sec__whoami", {}, "w3")]),
@@ -220,6 +223,12 @@ async def test_a_token_revoked_mid_session_fails_the_call_clearly_and_a_login_re
     )
     await collect_events(session, "who")
     assert tool_output(server.requests[-1], "w1") == "signed in as alice"
+    assert "mcp__sec__extra" not in tool_names(server.requests[-1])
+    await collect_events(session, "grow")  # the server adds a tool and says so (list_changed over HTTP)
+    assert "mcp__sec__extra" not in tool_names(server.requests[-1])  # never in the middle of a turn
+    await collect_events(session, "again")
+    assert "mcp__sec__extra" in tool_names(server.requests[-1])
+    assert "Added: mcp__sec__extra" in server.requests[-1].body["messages"][-1]["content"]
     provider.revoke_all()
     await collect_events(session, "who now")
     failed = tool_output(server.requests[-1], "w2")
