@@ -26,7 +26,14 @@ DEFAULT_STARTUP_TIMEOUT = 10.0
 DEFAULT_TOOL_TIMEOUT = 60.0
 SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-_OVERRIDE_KEYS = ("enabled", "startup_timeout_sec", "tool_timeout_sec", "enabled_tools", "disabled_tools")
+_OVERRIDE_KEYS = (
+    "enabled",
+    "startup_timeout_sec",
+    "tool_timeout_sec",
+    "enabled_tools",
+    "disabled_tools",
+    "elicitation_values",
+)
 _KEY_TYPES: dict[str, tuple[type | tuple[type, ...], str]] = {
     "command": (str, "a string"),
     "args": (list, "an array of strings"),
@@ -42,6 +49,7 @@ _KEY_TYPES: dict[str, tuple[type | tuple[type, ...], str]] = {
     "disabled_tools": (list, "an array of strings"),
     "scopes": (list, "an array of strings"),
     "oauth": (dict, "a table (client_id, callback_port, scopes)"),
+    "elicitation_values": (dict, "a table of strings"),
 }
 _OAUTH_KEYS = {"client_id": str, "callback_port": int, "scopes": list, "clientId": str, "callbackPort": int}
 
@@ -76,6 +84,7 @@ class ServerSpec:
     oauth_client_id: str | None = None  # pre-registered at the authorization server: no dynamic registration
     oauth_callback_port: int | None = None  # the loopback port that client's redirect URI names
     oauth_scopes: tuple[str, ...] = ()
+    elicitation_values: Mapping[str, str] = field(default_factory=dict)  # answers where nobody can be asked
 
     @property
     def target(self) -> str:

@@ -252,7 +252,7 @@ class ServerConnection:
         for scope in self._call_scopes:
             scope.deadline = math.inf
         try:
-            return await elicitation.ask(self.spec.name, params, emit, self.can_ask)
+            return await elicitation.ask(self.spec.name, params, emit, self.can_ask, self.spec.elicitation_values)
         finally:
             waited = anyio.current_time() - started
             for scope, deadline in zip(self._call_scopes, deadlines, strict=False):

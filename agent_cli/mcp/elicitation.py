@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import re
 import webbrowser
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,7 +94,8 @@ def validate(fields: list[FormField], values: dict[str, Any]) -> tuple[dict[str,
     for field in fields:
         raw = values.get(field.name)
         if field.kind == "boolean":
-            content[field.name] = bool(raw)
+            raw = field.default if raw is None else raw
+            content[field.name] = raw.strip().lower() in ("true", "yes", "1") if isinstance(raw, str) else bool(raw)
             continue
         text = "" if raw is None else str(raw).strip()
         if not text:
@@ -134,15 +135,30 @@ def _convert(field: FormField, text: str) -> Any:
     return text
 
 
-async def ask(server: str, params: Any, emit: Emit | None, can_ask: bool) -> Any:
+def preset_answer(params: Any, preset: Mapping[str, str]) -> dict[str, Any] | None:
+    """The server's ``elicitation_values`` as an answer to this form, when they fill it validly."""
+    if not preset:
+        return None
+    fields = form_fields(dict(getattr(params, "requested_schema", None) or {}))
+    content, errors = validate(fields, {field.name: preset.get(field.name) for field in fields})
+    return None if errors or not fields else content
+
+
+async def ask(
+    server: str, params: Any, emit: Emit | None, can_ask: bool, preset: Mapping[str, str] | None = None
+) -> Any:
     """Answer one ``elicitation/create`` from ``server`` (an ``mcp_types.ElicitResult``)."""
     from mcp_types import ElicitResult
 
     mode = "url" if getattr(params, "mode", "form") == "url" else "form"
     message = str(getattr(params, "message", "") or "")
     if emit is None or not can_ask:
+        content = preset_answer(params, preset or {}) if mode == "form" else None
         if emit is not None:
-            emit(ev.Warning(f"MCP server '{server}' asked for input ({message!r}); declined: this session cannot ask"))
+            how = "answered from elicitation_values" if content is not None else "declined: this session cannot ask"
+            emit(ev.Warning(f"MCP server '{server}' asked for input ({message!r}); {how}"))
+        if content is not None:
+            return ElicitResult(action="accept", content=content)
         return ElicitResult(action="decline")
     future: asyncio.Future[ev.ElicitationAnswer] = asyncio.get_running_loop().create_future()
     schema = getattr(params, "requested_schema", None) or {}

@@ -149,7 +149,9 @@ def test_a_bearer_token_from_env_is_sent_and_never_replaced_by_oauth(server, tmp
     assert not (isolated_home / "mcp-auth").exists()
 
 
-def test_exec_declines_an_elicitation_and_says_so(server, tmp_path, isolated_home, oauth_server, browser_env):
+def test_exec_declines_an_elicitation_or_answers_it_from_config(
+    server, tmp_path, isolated_home, oauth_server, browser_env
+):
     url, provider = oauth_server
     env, log = browser_env
     env = {**env, **provider_env(server, "openai-chat")}
@@ -160,6 +162,14 @@ def test_exec_declines_an_elicitation_and_says_so(server, tmp_path, isolated_hom
     assert result.returncode == 0, result.stderr
     assert tool_output(server.requests[-1], "a") == "no answer (decline)"
     assert "MCP server 'sec' asked for input ('Who should be greeted?'); declined" in result.stderr
+
+    # answered from config where nobody can be asked: the values fill the form, checked as the form checks them
+    config = isolated_home / "config.toml"
+    config.write_text(config.read_text() + 'elicitation_values = { name = "Eve", count = "4" }\n')
+    server.script(Reply(tool_calls=[ToolCall("mcp__sec__ask", {}, "a")]), Reply(text="done"))
+    result = run_agent([*EXEC, "ask"], cwd=tmp_path, env=env)
+    assert tool_output(server.requests[-1], "a") == "hello Eve x4"
+    assert "answered from elicitation_values" in result.stderr
 
 
 def test_a_pre_registered_client_id_logs_in_without_registering(
