@@ -144,45 +144,31 @@ class ServerConnection:
         from mcp_types import Implementation
 
         info = Implementation(name="agent-cli", version=__version__)
+
+        def client(transport: Any) -> Any:
+            return Client(
+                transport,
+                mode="legacy",
+                client_info=info,
+                message_handler=self._notified,
+                elicitation_callback=self._elicit,  # announces form and URL elicitation
+            )
+
         if self.spec.transport != "http":
             transport = await self._transport(stack, log, self.spec.transport)
-            return await stack.enter_async_context(
-                Client(
-                    transport,
-                    mode="legacy",
-                    client_info=info,
-                    message_handler=self._notified,
-                    elicitation_callback=self._elicit,
-                )
-            )
+            return await stack.enter_async_context(client(transport))
         try:  # streamable HTTP first; a server that only speaks the older SSE transport gets that
             async with contextlib.AsyncExitStack() as attempt:
                 transport = await self._transport(attempt, log, "http")
-                client = await attempt.enter_async_context(
-                    Client(
-                        transport,
-                        mode="legacy",
-                        client_info=info,
-                        message_handler=self._notified,
-                        elicitation_callback=self._elicit,
-                    )
-                )
+                connected = await attempt.enter_async_context(client(transport))
                 stack.push_async_exit(attempt.pop_all())
-                return client
+                return connected
         except Exception as first:  # noqa: BLE001
             if is_unauthorized(first):
                 raise  # a server that wants a login: the older transport would want one too
             try:
                 transport = await self._transport(stack, log, "sse")
-                return await stack.enter_async_context(
-                    Client(
-                        transport,
-                        mode="legacy",
-                        client_info=info,
-                        message_handler=self._notified,
-                        elicitation_callback=self._elicit,
-                    )
-                )
+                return await stack.enter_async_context(client(transport))
             except Exception:  # noqa: BLE001 - the streamable HTTP error says more
                 raise first from None
 
