@@ -142,8 +142,11 @@ class McpManager:
         return [c for c in self.connections.values() if c.status == "ready"]
 
     def with_tools(self) -> list[ServerConnection]:
-        """Servers whose tools are offered: ready ones, and one that crashed (it restarts on the next call)."""
-        return [c for c in self.connections.values() if c.tools and c.status in ("ready", "failed")]
+        """Servers whose tools are offered: ready ones, and one that crashed (it restarts on the next
+        call); not one that needs a login."""
+        return [
+            c for c in self.connections.values() if c.tools and c.status in ("ready", "failed") and not c.needs_login
+        ]
 
     async def refresh(self) -> bool:
         """Re-list whatever ``list_changed`` notifications announced; True if any tool list changed."""

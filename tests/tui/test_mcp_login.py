@@ -59,3 +59,11 @@ async def test_mcp_login_and_logout_from_the_tui(make_app, server, oauth_url, is
         await run_command(pilot, "/mcp logout sec")
         await wait_until(pilot, lambda: "logged out of sec" in notices(app), 30, "the logout")
         assert connection.status == "failed" and connection.needs_login
+        # the next turn goes without its tools, and the model is told they went away
+        server.script(Reply(text="ok"))
+        await run_command(pilot, "anything else?")
+        await wait_idle(pilot, 60)
+        request = server.requests[-1]
+        assert not any(t["function"]["name"].startswith("mcp__sec") for t in request.body["tools"])
+        note = request.body["messages"][-1]["content"]
+        assert "Removed: mcp__sec__ask, mcp__sec__grow, mcp__sec__visit, mcp__sec__whoami" in note
