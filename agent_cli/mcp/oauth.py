@@ -267,7 +267,10 @@ class Loopback:
         from mcp.shared.auth import AuthorizationCodeResult
 
         assert self._result is not None
-        query = await asyncio.wait_for(asyncio.shield(self._result), LOGIN_TIMEOUT)
+        try:
+            query = await asyncio.wait_for(asyncio.shield(self._result), LOGIN_TIMEOUT)
+        except TimeoutError:
+            raise LoginRequired(f"the browser did not come back within {LOGIN_TIMEOUT:g} s") from None
         if "error" in query:
             raise LoginRequired(f"the authorization server refused: {query.get('error_description') or query['error']}")
         return AuthorizationCodeResult(code=query.get("code", ""), state=query.get("state"), iss=query.get("iss"))
