@@ -272,6 +272,27 @@ class ApprovalDecision:
 
 
 @dataclass(frozen=True, slots=True)
+class ElicitationRequest:
+    """An MCP server asks the user for input mid-call (``elicitation/create``). A front end that
+    can ask resolves ``future`` with an :class:`ElicitationAnswer`; ``schema`` is the form's
+    (flat, primitive fields) in form mode, ``url`` the page to open in URL mode."""
+
+    server: str
+    message: str
+    mode: Literal["form", "url"]
+    schema: dict[str, Any] = field(default_factory=dict)
+    url: str | None = None
+    future: asyncio.Future[ElicitationAnswer] = field(compare=False, repr=False, default=None)  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True)
+class ElicitationAnswer:
+    action: Literal["accept", "decline", "cancel"]
+    content: dict[str, Any] | None = None  # accept in form mode: the validated values
+    open_url: bool = True  # accept in URL mode: the agent opens the page (False: the front end did)
+
+
+@dataclass(frozen=True, slots=True)
 class SubagentEvent:
     """Something a subagent's session emitted while the ``task`` call ``call_id`` runs it."""
 
@@ -436,6 +457,7 @@ Event = (
     | CompactionStarted
     | CompactionFinished
     | ApprovalRequest
+    | ElicitationRequest
     | SubagentEvent
     | SubagentFinished
     | WebSearch

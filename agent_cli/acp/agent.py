@@ -40,6 +40,8 @@ from agent_cli import events as ev
 from agent_cli.acp.client_files import ClientFiles
 from agent_cli.acp.client_servers import server_specs
 from agent_cli.acp.client_terminal import ClientTerminal
+from agent_cli.acp.elicitation import ask_editor
+from agent_cli.acp.elicitation import supports as supports_elicitation
 from agent_cli.acp.prompt_blocks import PromptInput
 from agent_cli.acp.tool_calls import KINDS
 from agent_cli.acp.updates import UpdateTranslator
@@ -186,6 +188,8 @@ class AcpAgent:
             session.editor_files = ClientFiles(
                 self.conn, requested_id or session.id, bool(fs.read_text_file), bool(fs.write_text_file)
             )
+        if session.mcp is not None and supports_elicitation(self.client_capabilities):
+            session.mcp.manager.allow_questions()
         session.start_mcp()
         self.sessions[requested_id or session.id] = session
         asyncio.get_running_loop().call_soon(  # after the response, as the protocol expects
@@ -222,6 +226,8 @@ class AcpAgent:
             async for event in self._inputs(session_id, session, given):
                 if isinstance(event, ev.ApprovalRequest):
                     self._ask_permission(session_id, event)
+                elif isinstance(event, ev.ElicitationRequest):
+                    ask_editor(self.conn, self.client_capabilities, session_id, event)
                 elif isinstance(event, ev.TurnAborted):
                     stop_reason = "cancelled"
                 elif isinstance(event, ev.TurnFailed):

@@ -123,6 +123,9 @@ class _Relay:
         if isinstance(event, ev.ApprovalRequest):  # asked in the parent's UI, labelled
             self.emit(replace(event, agent=event.agent or self.agent))
             return
+        if isinstance(event, ev.ElicitationRequest):  # an MCP server's question, asked in the parent's UI
+            self.emit(event)
+            return
         if isinstance(event, (ev.TurnComplete, ev.TurnFailed, ev.TurnAborted)):
             self.ended = event
         self.emit(ev.SubagentEvent(self.call_id, self.agent, event))

@@ -97,7 +97,13 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin(
         "agents", "the subagents the task tool can run and where each comes from", "", agents_command, needs_idle=False
     ),
-    Builtin("mcp", "MCP servers: status, tools and what their schemas cost", "", mcp_command, needs_idle=False),
+    Builtin(
+        "mcp",
+        "MCP servers: status, logins, tools and what their schemas cost",
+        "[login NAME | logout NAME]",
+        mcp_command,
+        needs_idle=False,
+    ),
     Builtin(
         "ps",
         "background processes: command, pid, time, exit status, last lines; `kill ID` stops one",

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from agent_cli import events as ev
 from agent_cli.context.fragments import BACKGROUND_EXITS
 from agent_cli.context.prompts import prompt_library
-from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput, user
+from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput, developer, user
 from agent_cli.models import base as stream
 from agent_cli.models.base import CUT_OFF, STOP_END, STOP_PAUSED, STOP_REFUSAL, Prompt, ToolSpec
 from agent_cli.models.errors import ContextWindowExceeded, ModelError
@@ -52,6 +52,8 @@ async def run_turn(
     recall_into_history(session, typed or text if recall is None else recall, emit)  # <memories>, after the message
     if session.mcp is not None:  # servers still starting are waited for; the tool list is set for the turn
         await session.mcp.sync(emit, session.tokens, session.count_exactly)
+        for note in session.mcp.take_model_notes():  # tools that appeared or went away
+            session.record(developer(note))
     continued_after_cut_off = False
     while True:
         try:

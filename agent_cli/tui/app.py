@@ -59,6 +59,7 @@ from agent_cli.tui.pasted_images import PromptWithImages
 from agent_cli.tui.repo_files import list_files
 from agent_cli.tui.resuming import BUSY_TEXT, restored_session
 from agent_cli.tui.screens.approval import ApprovalScreen
+from agent_cli.tui.screens.elicitation import ElicitationScreen, elicitation_answered
 from agent_cli.tui.screens.model_picker import ModelPickerScreen
 from agent_cli.tui.screens.processes import ProcessesScreen
 from agent_cli.tui.screens.session_picker import SessionPickerScreen
@@ -255,6 +256,7 @@ class AgentApp(App[int]):
                 self._count_first_request()  # a ready server's tools join the first request
 
         manager.add_listener(changed)
+        manager.allow_questions()  # elicitation forms: ElicitationScreen
         session.start_mcp()
         for note in session.mcp.take_start_notes():
             self.run_worker(self.renderer.notice(note, "warning", "mcp"), group="show")
@@ -464,6 +466,8 @@ class AgentApp(App[int]):
                 self.status.set_part("checks", checks_part(self.session), order=36, priority=55)
             case ev.ApprovalRequest():
                 self._ask_approval(event)
+            case ev.ElicitationRequest():
+                self.push_screen(ElicitationScreen(event), callback=elicitation_answered(event))
             case ev.BackgroundProcessList(processes=processes) if processes:
                 self.push_screen(ProcessesScreen(self.session.background))
             case ev.TurnAborted():
