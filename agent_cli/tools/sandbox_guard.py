@@ -140,8 +140,14 @@ def protected_paths(workspace_roots: Iterable[Path], all_roots: Iterable[Path]) 
     candidates = [*home_paths(workspace), *git_paths(workspace)]
     for root in workspace:
         candidates += nested_repositories(root)
-    # a root that is itself one of them (the agent started in ~/.claude) stays writable: the user chose it
-    return [path for path in dict.fromkeys(candidates) if _within(path, roots) and path not in roots]
+    # A root that is one of them or lies inside one (the agent started in ~/.claude, a worktree under
+    # the agent's home) stays writable: the user chose it. Such a folder is then left as it is (it is
+    # writable only where another root, such as /tmp, holds it).
+    return [
+        path
+        for path in dict.fromkeys(candidates)
+        if _within(path, roots) and not any(_within(root, [path]) for root in roots)
+    ]
 
 
 def guarded_part(path: Path, workspace_roots: Iterable[Path], all_roots: Iterable[Path]) -> Path | None:

@@ -607,7 +607,7 @@ class AgentApp(App[int]):
         self.activity.stop()  # no "esc to interrupt" spinner under the picker
         return await self.push_screen(SessionPickerScreen(sessions, self.config.cwd), wait_for_dismiss=True)
 
-    async def _fresh_transcript(self, note: str) -> None:
+    async def _fresh_transcript(self, note: str = "new session started") -> None:
         await self.transcript.clear()
         await self.transcript.add(self._banner())
         await self.renderer.notice(note, "info")
