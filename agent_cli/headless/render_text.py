@@ -154,6 +154,20 @@ class TextRenderer:
     def _subagent_finished(self, event: ev.SubagentFinished) -> None:
         self.line(f"[{event.agent}] {event.status} ({event.usage.total_tokens:,} tokens)", "dim")
 
+    @renders(ev.Diagnostics)
+    def _diagnostics(self, event: ev.Diagnostics) -> None:
+        self.line(f"  diagnostics ({', '.join(event.servers)}):", "yellow")
+        for line in event.lines:
+            self.line(f"    {line}", "yellow")
+
+    @renders(ev.ProjectCheck)
+    def _project_check(self, event: ev.ProjectCheck) -> None:
+        code = event.exit_code
+        verdict = "passed" if code == 0 else "timed out" if code is None else f"failed (exit {code})"
+        self.line(f"{event.kind}: `{event.command}` {verdict}", "dim" if code == 0 else "red")
+        if code != 0:
+            self.line("\n".join(event.tail.splitlines()[-10:]), "dim")
+
     @renders(ev.ContextUsage)
     def _context(self, event: ev.ContextUsage) -> None:
         self.line("context", "cyan")

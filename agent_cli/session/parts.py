@@ -21,7 +21,7 @@ from agent_cli.session.counters import TokenCounters
 from agent_cli.session.hook_state import HookState
 from agent_cli.session.learned import LearnedState
 from agent_cli.session.run_limits import RunLimits
-from agent_cli.session.state import Emit, McpTools
+from agent_cli.session.state import CodeChecks, Emit, McpTools
 from agent_cli.session.tool_use import ToolUseWatch
 from agent_cli.session.window import ContextWindow
 from agent_cli.store.rollout import RecordingHistory, RolloutWriter
@@ -104,6 +104,7 @@ class SessionParts:
     plugins: PluginContent  # loaded once per top-level session; its children reuse them
     agents: AgentDefinitions | None = None  # when the session has the `task` tool
     mcp: McpTools | None = None  # None without MCP servers, and in a subagent
+    checks: CodeChecks | None = None  # language servers, lint/test commands; a child borrows its parent's
     shell_snapshot: ShellSnapshot | None = None  # the login shell, taken at the first turn
     load_warnings: tuple[str, ...] = ()  # reading the parts went wrong (hooks of .claude/settings.json)
     model: str | None = None  # the config's model unless given (a subagent may run another)
@@ -115,5 +116,6 @@ class SessionParts:
     borrowed: bool = False  # ``client`` and ``shell_snapshot`` are a parent's: used here, closed there
     # What a front end sets for its run (runtime.open_session's arguments):
     output_schema: dict[str, Any] | None = None  # agent exec --output-schema
+    tool_limit: frozenset[str] | None = None  # at most these tools (the Claude Agent SDK's --tools)
     editor_files: EditorFiles | None = None  # an editor's client holds the files (ACP)
     client_terminal: TerminalFactory | None = None  # an editor's client runs the commands (ACP)

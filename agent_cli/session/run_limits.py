@@ -25,6 +25,10 @@ class RunLimits:
     requests: int = 0
     cost_usd: float = 0.0
 
+    def restart(self) -> None:
+        """Count from zero again (the Claude Agent SDK's limits hold per prompt)."""
+        self.requests, self.cost_usd = 0, 0.0
+
     def before_request(self) -> None:
         if self.max_requests is not None and self.requests >= self.max_requests:
             raise LimitReached(

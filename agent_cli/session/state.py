@@ -9,6 +9,7 @@ so none of them imports ``Session`` and session.py sits above them all.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Protocol
 
 from agent_cli import events as ev
@@ -17,7 +18,7 @@ from agent_cli.context.tokens import TokenCounter
 from agent_cli.items import Item
 from agent_cli.models.base import ModelClient, ToolSpec, Usage
 from agent_cli.store.rollout import RecordingHistory
-from agent_cli.tools.base import ToolContext
+from agent_cli.tools.base import ToolContext, ToolResult
 
 Emit = Callable[[ev.Event], None]
 
@@ -28,6 +29,18 @@ class McpTools(Protocol):
     def start(self) -> None: ...
 
     async def sync(self, emit: Emit, tokens: TokenCounter, count_exactly: Callable[[], Awaitable[None]]) -> None: ...
+
+    def take_model_notes(self) -> list[str]: ...
+
+    async def aclose(self) -> None: ...
+
+
+class CodeChecks(Protocol):
+    """Diagnostics after edits and the project's lint/test commands (lsp/code_checks.py)."""
+
+    async def after_edit(self, call_id: str, result: ToolResult, cwd: Path, emit: Emit) -> ToolResult: ...
+
+    async def after_turn(self, turn: int, context: Callable[[], ToolContext], emit: Emit) -> str | None: ...
 
     async def aclose(self) -> None: ...
 
@@ -40,6 +53,9 @@ class SessionState(Protocol):
 
     @property
     def tokens(self) -> TokenCounter: ...
+
+    @property
+    def client_factory(self) -> Callable[[str], ModelClient]: ...
 
     @property
     def client(self) -> ModelClient: ...

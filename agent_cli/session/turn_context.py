@@ -22,7 +22,7 @@ from agent_cli.session.compaction_state import CompactionState
 from agent_cli.session.hook_state import HookState
 from agent_cli.session.learned import LearnedState
 from agent_cli.session.run_limits import RunLimits
-from agent_cli.session.state import McpTools, SessionState
+from agent_cli.session.state import CodeChecks, McpTools, SessionState
 from agent_cli.session.tool_use import ToolUseWatch
 from agent_cli.session.window import ContextWindow
 from agent_cli.store.rollout import RecordingHistory, RolloutWriter
@@ -55,6 +55,7 @@ class TurnContext:
     limits: RunLimits
     memory: MemoryBook | None
     mcp: McpTools | None
+    checks: CodeChecks | None  # language servers and lint/test commands (lsp/)
     output_schema: dict[str, Any] | None
     agent_name: str | None  # a subagent's agent; None in the user's own session
 
