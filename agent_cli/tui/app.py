@@ -474,7 +474,7 @@ class AgentApp(App[int]):
             case ev.TurnAborted():
                 self._aborted = True
             case ev.CommandAction(action="quit"):
-                end_reason(self.session, "prompt_input_exit")  # SessionEnd's reason
+                end_reason(self.session.hooks, "prompt_input_exit")  # SessionEnd's reason
                 self.exit(0)
             case ev.CommandAction(action="copy", argument=text):
                 self.copy_to_clipboard(text or "")
@@ -535,7 +535,7 @@ class AgentApp(App[int]):
     def new_session(self, config: Config | None = None, note: str = "new session started") -> None:
         """``/new`` (``/clear``), or a session on another config (``/login``'s choice)."""
         session = self.session_factory(config or self.next_config())
-        cleared(self.session, session)  # SessionEnd and the next SessionStart say "clear"
+        cleared(self.session.hooks, session.hooks)  # SessionEnd and the next SessionStart say "clear"
         self._switch_to(session)
         self.run_worker(self._fresh_transcript(note), group="show")
 
@@ -676,7 +676,7 @@ class AgentApp(App[int]):
     def _quit_press(self, key: str) -> None:
         now = time.monotonic()
         if now - self._last_ctrl_c < QUIT_WINDOW_SECONDS:
-            end_reason(self.session, "prompt_input_exit")  # SessionEnd's reason
+            end_reason(self.session.hooks, "prompt_input_exit")  # SessionEnd's reason
             self.exit(0)
             return
         self._last_ctrl_c = now
