@@ -71,7 +71,7 @@ async def test_every_event_fires_once_at_its_point_with_claude_codes_fields(serv
     session = make_session(server, tmp_path, monkeypatch, log)
     assert set(CLAUDE_INPUT) == set(HOOK_EVENTS)
     server.script(
-        Reply(tool_calls=[ToolCall("shell", {"command": "echo boom; exit 3"})]),
+        Reply(tool_calls=[ToolCall("shell", {"command": "seq 1 2000; echo boom; exit 3"})]),  # enough to compact
         Reply(tool_calls=[ToolCall("task", {"agent": "explore", "description": "look", "prompt": "look around"})]),
         Reply(text="the child looked"),
         Reply(text="all done"),
@@ -117,7 +117,7 @@ async def test_every_event_fires_once_at_its_point_with_claude_codes_fields(serv
     for entry in entries:
         by_event.setdefault(entry["hook_event_name"], entry)
     assert by_event["PreToolUse"]["tool_name"] == "Bash"  # Claude's vocabulary in Claude's files
-    assert by_event["PermissionRequest"]["tool_input"]["command"] == "echo boom; exit 3"
+    assert by_event["PermissionRequest"]["tool_input"]["command"] == "seq 1 2000; echo boom; exit 3"
     assert by_event["Notification"]["notification_type"] == "permission_prompt"
     assert "Bash" in by_event["Notification"]["message"] or "shell" in by_event["Notification"]["message"]
     assert by_event["PostToolUseFailure"]["is_interrupt"] is False
