@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 # Variables a caller's environment may carry (a git hook running the agent, a user's GIT_DIR)
-# that would point our commands at another repository or index.
-_INHERITED_GIT = (
+# that would point our commands at another repository or index (worktrees/git.py drops them too).
+INHERITED_GIT = (
     "GIT_DIR",
     "GIT_WORK_TREE",
     "GIT_INDEX_FILE",
@@ -77,7 +77,7 @@ class Git:
         return Git(self.git_dir, self.work_tree, index, self.deadline)
 
     def env(self, extra: Mapping[str, str] = ()) -> dict[str, str]:
-        env = {name: value for name, value in os.environ.items() if name not in _INHERITED_GIT}
+        env = {name: value for name, value in os.environ.items() if name not in INHERITED_GIT}
         env.update(_IDENTITY)
         env.update(
             GIT_DIR=str(self.git_dir),

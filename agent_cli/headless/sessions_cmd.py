@@ -254,15 +254,7 @@ def build_repair_parser() -> argparse.ArgumentParser:
 def run_repair(argv: list[str], out: TextIO) -> int:
     """`agent sessions repair [--last | ID | FILE]`."""
     args = build_repair_parser().parse_args(argv)
-    if not args.last and not args.session:
-        fail("name the session to repair: an id, a session file, or --last")
-    if args.last:
-        found = latest_session(agent_home(), working_dir(args))
-        if found is None:
-            fail("there is no saved session to repair")
-        path = found[0]
-    else:
-        path = resolve_session_file(args, args.session, picker=False, out=sys.stderr)
+    path = named_session(args, "repair")
     try:
         repair = repair_session_file(path)
     except RolloutError as exc:
@@ -277,6 +269,18 @@ def run_repair(argv: list[str], out: TextIO) -> int:
         f'Resume it with `agent resume {path.stem}` or `agent exec resume {path.stem} "PROMPT"`.\n'
     )
     return 0
+
+
+def named_session(args: argparse.Namespace, verb: str) -> Path:
+    """The session file of ``--last`` or ``ID|FILE`` for `agent sessions VERB`."""
+    if not args.last and not args.session:
+        fail(f"name the session to {verb}: an id, a session file, or --last")
+    if args.last:
+        found = latest_session(agent_home(), working_dir(args))
+        if found is None:
+            fail(f"there is no saved session to {verb}")
+        return found[0]
+    return resolve_session_file(args, args.session, picker=False, out=sys.stderr)
 
 
 def build_export_parser() -> argparse.ArgumentParser:
@@ -294,15 +298,7 @@ def build_export_parser() -> argparse.ArgumentParser:
 def run_export(argv: list[str], out: TextIO) -> int:
     """`agent sessions export [--last | ID | FILE] [-o FILE]`."""
     args = build_export_parser().parse_args(argv)
-    if not args.last and not args.session:
-        fail("name the session to export: an id, a session file, or --last")
-    if args.last:
-        found = latest_session(agent_home(), working_dir(args))
-        if found is None:
-            fail("there is no saved session to export")
-        path = found[0]
-    else:
-        path = resolve_session_file(args, args.session, picker=False, out=sys.stderr)
+    path = named_session(args, "export")
     try:
         loaded = load_session_file(path)
     except RolloutError as exc:

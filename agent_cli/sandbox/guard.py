@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -240,6 +240,22 @@ def guarded(workspace_roots: Iterable[Path], all_roots: Iterable[Path]) -> Itera
         yield guard
     finally:
         guard.after()
+
+
+def background_audit(workspace_roots: Iterable[Path], all_roots: Iterable[Path]) -> Callable[[], list[str]]:
+    """A background command's protections: fingerprints now, undo and report when it ends (its
+    refusals reach the model with its exit note). What it plants while running is also caught by
+    any foreground command that ends meanwhile."""
+    guard = Guard(tuple(workspace_roots), tuple(all_roots))
+    if not guard.roots:
+        return list
+    guard.before()
+
+    def after() -> list[str]:
+        guard.after()
+        return guard.refused
+
+    return after
 
 
 def home_notice(cwd: Path) -> str | None:

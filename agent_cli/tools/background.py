@@ -55,6 +55,7 @@ class BackgroundProcess:
     bytes_written: int = 0
     bytes_dropped: int = 0  # beyond LOG_MAX_BYTES
     tail: bytearray = field(default_factory=bytearray, repr=False)
+    refused: list[str] = field(default_factory=list)  # what it planted in protected places, undone
 
     @property
     def running(self) -> bool:
@@ -195,6 +196,7 @@ class BackgroundProcesses:
         self._watchdog = _Watchdog(self.token)
         self._count = 0
         self._on_close: list[Callable[[], None]] = []  # placeholders held while the processes run
+        self._audits: dict[str, Callable[[], list[str]]] = {}  # sandbox_guard: run when a process ends
 
     def release_on_close(self, release: Callable[[], None]) -> None:
         self._on_close.append(release)
@@ -223,8 +225,17 @@ class BackgroundProcesses:
     # --- starting and stopping -----------------------------------------------------------
 
     async def start(
-        self, argv: Sequence[str], *, command: str, cwd: Path, env: dict[str, str] | None, keep_alive: bool = False
+        self,
+        argv: Sequence[str],
+        *,
+        command: str,
+        cwd: Path,
+        env: dict[str, str] | None,
+        keep_alive: bool = False,
+        audit: Callable[[], list[str]] | None = None,
     ) -> BackgroundProcess:
+        """``audit``: called when the process ends; what it returns (protected files it changed,
+        undone) goes to the model with the exit note."""
         self._count += 1
         process_id = f"bg{self._count}"
         log_path = new_spill_path(self._data_dir, f"background-{process_id}")
@@ -251,6 +262,8 @@ class BackgroundProcesses:
             log.close()
             raise
         proc.pid = transport.get_pid()
+        if audit is not None:
+            self._audits[process_id] = audit
         self._processes[process_id] = proc
         self._transports[process_id] = transport
         self._recorders[process_id] = recorder
@@ -371,6 +384,8 @@ class BackgroundProcesses:
         await asyncio.wait([recorder.drained], timeout=0.5)  # the last lines, before they are shown
         if not _group_alive(proc.pid):
             self._watchdog.forget(proc.pid)  # the group id may be reused by an unrelated process
+        if (audit := self._audits.pop(proc.id, None)) is not None:
+            proc.refused += audit()
         self._unnoted.append(proc.id)
         self._tell(ev.BackgroundProcessExited(proc.info()))
 
@@ -379,6 +394,7 @@ class BackgroundProcesses:
         notes = []
         for process_id in self._unnoted:
             proc = self._processes[process_id]
+            notes += [f"Background process {proc.id}: refused: {line}" for line in proc.refused]
             if proc.killed or proc.exit_seen:
                 continue  # stopped on purpose, or the model already read that it ended
             unread = proc.total_bytes - proc.read_offset

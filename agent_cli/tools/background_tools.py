@@ -6,7 +6,7 @@ Claude Code's ``BashOutput`` and ``KillShell`` are these two (tools/claude_names
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -74,9 +74,10 @@ async def start_in_background(
     workdir: Path,
     env: dict[str, str] | None,
     keep_alive: bool = False,
+    audit: Callable[[], list[str]] | None = None,
 ) -> ToolResult:
     registry = registry_of(ctx)
-    proc = await registry.start(argv, command=command, cwd=workdir, env=env, keep_alive=keep_alive)
+    proc = await registry.start(argv, command=command, cwd=workdir, env=env, keep_alive=keep_alive, audit=audit)
     await registry.wait_for_output(proc, FIRST_OUTPUT_WAIT_S)
     lines = [
         f"Started in the background as {proc.id} (pid {proc.pid})"

@@ -20,7 +20,7 @@ from typing import Any
 from agent_cli.events import ToolOutputDelta
 from agent_cli.events import Warning as WarningEvent
 from agent_cli.models.base import ToolSpec
-from agent_cli.sandbox.guard import guarded
+from agent_cli.sandbox.guard import background_audit, guarded
 from agent_cli.sandbox.policy import ESCALATION_PARAMETERS, command_argv, confine
 from agent_cli.sandbox.protected import hold, placeholders
 from agent_cli.tools.background_tools import start_in_background
@@ -143,8 +143,10 @@ class ShellTool(Tool):
         timeout_ms = int_arg(args, "timeout_ms", ctx.shell_timeout_ms, maximum=MAX_TIMEOUT_MS, notes=notes)
         snapshot = await self._snapshot(ctx)
         if args.get("run_in_background"):
+            audit = None
             if ctx.sandbox is not None and ctx.sandbox.confines and ctx.background is not None:
                 ctx.background.release_on_close(hold(ctx.sandbox.workspace_roots))  # missing .git etc. stay read-only
+                audit = background_audit(ctx.sandbox.workspace_roots, ctx.sandbox.writable_roots)
             with command_source(command, ctx) as source:
                 argv = confine(
                     shell_argv(source, snapshot, login=ctx.shell_snapshot is None),
@@ -152,7 +154,13 @@ class ShellTool(Tool):
                     outlive_agent=bool(args.get("keep_alive")),
                 )
                 return await start_in_background(
-                    ctx, argv, command, workdir, shell_env(ctx.env, snapshot), keep_alive=bool(args.get("keep_alive"))
+                    ctx,
+                    argv,
+                    command,
+                    workdir,
+                    shell_env(ctx.env, snapshot),
+                    keep_alive=bool(args.get("keep_alive")),
+                    audit=audit,
                 )
         if args.get("keep_alive"):
             raise ToolError("keep_alive applies only with run_in_background: true")

@@ -11,18 +11,9 @@ import os
 import subprocess
 from pathlib import Path
 
+from agent_cli.checkpoints.gitcmd import INHERITED_GIT
+
 TIMEOUT_S = 300  # a checkout of a large repository, or submodules being cloned
-# A caller's environment (a git hook running the agent) may point git at another repository.
-INHERITED = (
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_COMMON_DIR",
-    "GIT_NAMESPACE",
-    "GIT_PREFIX",
-)
 NO_HOOKS = ("-c", f"core.hooksPath={os.devnull}")
 
 
@@ -31,7 +22,7 @@ class GitError(Exception):
 
 
 def git_env() -> dict[str, str]:
-    env = {name: value for name, value in os.environ.items() if name not in INHERITED}
+    env = {name: value for name, value in os.environ.items() if name not in INHERITED_GIT}
     env.update(GIT_TERMINAL_PROMPT="0", GIT_PAGER="cat", LC_ALL="C")
     return env
 

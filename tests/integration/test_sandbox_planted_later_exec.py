@@ -129,3 +129,26 @@ def test_started_in_home_dotfiles_stay_read_only(server, tmp_path, mechanism):
     users_git("status", cwd=tmp_path / "elsewhere")
     assert not marker.exists()
     assert stderr.count("started in your home folder") == 1
+
+
+def test_a_background_command_cannot_plant_a_missing_dotfile(server, tmp_path, mechanism):
+    """A background command's end is checked as a foreground command's is: what it made in a
+    protected place that was missing is undone, and the model hears so with the exit note."""
+    home = Path(os.environ["HOME"])
+    marker = tmp_path / "ran"
+    repo = git_init(tmp_path / "repo")
+    plant = (
+        f"echo 'touch {marker}' > {home}/.profile; git config --global core.fsmonitor 'touch {marker}'; echo planted"
+    )
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": plant, "run_in_background": True})]),
+        Reply(tool_calls=[ToolCall("shell", {"command": "sleep 2"})]),  # the model waits a moment
+        Reply(text="done"),
+    )
+    env = {**provider_env(server, "openai-chat"), "AGENT_SANDBOX_MECHANISM": mechanism}
+    result = run_agent(["exec", "--provider", "openai-chat", "-m", "test-model", "go"], cwd=repo, env=env)
+    assert result.returncode == 0, result.stderr
+    assert not (home / ".profile").exists() and not (home / ".gitconfig").exists()
+    users_git("status", cwd=repo)
+    assert not marker.exists()
+    assert "refused" in str(server.requests[-1].body["messages"])
