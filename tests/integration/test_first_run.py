@@ -150,3 +150,35 @@ def test_agent_in_a_terminal_with_no_key_opens_set_up_instead_of_an_error(tmp_pa
         assert "set-up left without choosing a provider" in screen()
     finally:
         subprocess.run([tmux, "-L", name, "kill-server"], check=False)
+
+
+def test_doctor_lists_the_language_servers_it_would_start_without_starting_them(tmp_path, isolated_home):
+    """A server found on PATH for the project's language, a configured one that is missing, and the
+    lint/test commands; none of the servers is started (the fake one would leave a mark)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    mark = tmp_path / "started"
+    server = bin_dir / "pylsp"
+    server.write_text(f"#!/bin/sh\ntouch {shlex.quote(str(mark))}\n")
+    server.chmod(0o755)
+    (isolated_home / "config.toml").write_text(
+        'test_command = "pytest -q"\n[lsp.ghost]\ncommand = ["ghost-langserver"]\nlanguages = ["go"]\n'
+    )
+    repo = tmp_path / "repo"
+    git_init(repo)
+    (repo / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    env = {"PATH": f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin", "AGENT_LSP_AUTODETECT": "1"}
+    result = run_agent(["doctor", "--no-request"], cwd=repo, env=env)
+    lines = result.stdout.splitlines()
+    assert any(line.startswith("ok") and "  lsp " in line and "pylsp" in line and "python" in line for line in lines), (
+        result.stdout
+    )
+    assert any(line.startswith("warn") and "ghost" in line and "ghost-langserver" in line for line in lines), (
+        result.stdout
+    )
+    assert any("  checks " in line and "test_command: pytest -q" in line for line in lines), result.stdout
+    assert not mark.exists()
+
+    (isolated_home / "config.toml").write_text("lsp = false\n")
+    result = run_agent(["doctor", "--no-request"], cwd=repo, env=env)
+    assert any("  lsp " in line and "off (lsp = false)" in line for line in result.stdout.splitlines()), result.stdout
