@@ -61,6 +61,7 @@ async def gather(args: argparse.Namespace) -> list[Finding]:
         findings += await checks.session_parts(session)
         findings += checks.language_servers(session)
     finally:
+        session.hooks.ended = True  # a check, not a session: the user's SessionEnd hooks do not run
         await session.aclose()
     findings.append(checks.disk_use(home))
     return findings

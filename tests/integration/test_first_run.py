@@ -10,6 +10,7 @@ import shutil
 import stat
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -182,3 +183,15 @@ def test_doctor_lists_the_language_servers_it_would_start_without_starting_them(
     (isolated_home / "config.toml").write_text("lsp = false\n")
     result = run_agent(["doctor", "--no-request"], cwd=repo, env=env)
     assert any("  lsp " in line and "off (lsp = false)" in line for line in result.stdout.splitlines()), result.stdout
+
+
+def test_doctor_runs_no_session_end_hook(tmp_path, isolated_home):
+    """doctor opens a session to see what loads; it is a check, not a session the user's hooks hear of."""
+    mark = tmp_path / "session-ended"
+    claude = Path(os.environ["HOME"]) / ".claude"
+    claude.mkdir(parents=True, exist_ok=True)
+    hook = {"hooks": [{"type": "command", "command": f"touch {shlex.quote(str(mark))}"}]}
+    (claude / "settings.json").write_text(json.dumps({"hooks": {"SessionEnd": [hook]}}))
+    result = run_agent(["doctor", "--no-request"], cwd=git_init(tmp_path / "repo"))
+    assert "1 hook(s): SessionEnd" in result.stdout, result.stdout
+    assert not mark.exists()
