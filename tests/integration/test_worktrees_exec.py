@@ -97,7 +97,7 @@ def run_exec_in_background(server: FakeModelServer, repo, name: str, prompt: str
     )
 
 
-def test_two_runs_in_two_worktrees_at_once_and_undo_in_one_leaves_the_other(tmp_path):
+def test_two_runs_in_two_worktrees_at_once_and_undo_in_one_leaves_the_other(tmp_path, isolated_home):
     repo = committed_repo(tmp_path / "repo")
     before = checkout_state(repo)
     meet = tmp_path / "meet"  # each command waits there for the other: the two runs overlap
@@ -124,7 +124,13 @@ def test_two_runs_in_two_worktrees_at_once_and_undo_in_one_leaves_the_other(tmp_
             "path": next(line for line in lines if line["type"] == "worktree.kept")["worktree"]["path"],
         }
     assert results["a"]["thread"] != results["b"]["thread"]
-    refs = git(repo, "for-each-ref", "--format=%(refname)", "refs/agent/checkpoints/").splitlines()
+    # checkpoints live in the agent's own git directories, none in the user's repository (issue 33)
+    assert git(repo, "for-each-ref", "refs/agent/") == ""
+    refs = [
+        ref
+        for store in (isolated_home / "checkpoints").glob("*.git")
+        for ref in git(store, "--git-dir", str(store), "for-each-ref", "--format=%(refname)").splitlines()
+    ]
     assert {ref.split("/")[3] for ref in refs} == {results["a"]["thread"], results["b"]["thread"]}  # each its own
     a, b = results["a"]["path"], results["b"]["path"]
     assert sorted(os.listdir(a)) == [".git", "README.md", "a.txt"]
