@@ -168,8 +168,13 @@ def language_servers(session: Session) -> list[Finding]:
             rows.append(Finding("lsp", OK, f"{name} for {', '.join(languages)}: {home_relative(Path(path))}"))
         root = settings.project_root
         served = {language for languages in found.values() for language in languages}
+        autodetect = os.environ.get("AGENT_LSP_AUTODETECT") != "0"
+        if not autodetect:
+            rows.append(
+                Finding("lsp", OK, "servers on PATH are left out (AGENT_LSP_AUTODETECT=0): only [lsp.NAME] ones")
+            )
         for marker, language in PROJECT_LANGUAGES.items():
-            if (root / marker).exists() and language not in served:
+            if autodetect and (root / marker).exists() and language not in served:
                 rows.append(
                     Finding("lsp", WARN, f"no {language} language server on PATH ({marker}): edits get no diagnostics")
                 )

@@ -180,6 +180,11 @@ def test_doctor_lists_the_language_servers_it_would_start_without_starting_them(
     assert any("  checks " in line and "test_command: pytest -q" in line for line in lines), result.stdout
     assert not mark.exists()
 
+    env["AGENT_LSP_AUTODETECT"] = "0"  # the servers on PATH are left out, and doctor says so
+    result = run_agent(["doctor", "--no-request"], cwd=repo, env=env)
+    lsp = [line for line in result.stdout.splitlines() if "  lsp " in line]
+    assert not any("pylsp" in line for line in lsp) and any("AGENT_LSP_AUTODETECT=0" in line for line in lsp), lsp
+
     (isolated_home / "config.toml").write_text("lsp = false\n")
     result = run_agent(["doctor", "--no-request"], cwd=repo, env=env)
     assert any("  lsp " in line and "off (lsp = false)" in line for line in result.stdout.splitlines()), result.stdout
