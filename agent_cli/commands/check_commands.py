@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from agent_cli import events as ev
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation
 from agent_cli.lsp.checks import Kind
@@ -16,9 +15,7 @@ async def run_check_command(inv: Invocation, kind: Kind) -> None:
     result = await checks.run_check(kind, inv.session.tool_context(f"{kind}-command", inv.emit))
     if result is None:
         raise InputError(f"/{kind} needs the shell tool")
-    inv.emit(result.event())
-    verdict = "passed" if result.passed else "timed out" if result.exit_code is None else f"failed ({result.exit_code})"
-    inv.emit(ev.Notice(f"`{result.command}` {verdict} in {result.duration:.1f} s\n{result.tail}", title=kind))
+    inv.emit(result.event())  # every front end shows it (a notice besides it showed the run twice)
 
 
 async def lint_command(inv: Invocation) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,9 @@ from agent_cli.auth.choice import key_sources
 from agent_cli.config import Config, ConfigError, find_project_config, read_toml
 from agent_cli.display import home_relative, human_size
 from agent_cli.items import Message
+from agent_cli.lsp.code_checks import CodeChecks
+from agent_cli.lsp.manager import PROJECT_LANGUAGES
+from agent_cli.lsp.servers import servers_for
 from agent_cli.models.base import Completed, Prompt, TextDelta
 from agent_cli.models.errors import ModelError
 from agent_cli.models.registry import create_client, provider_location, resolve_api_key
@@ -134,6 +138,51 @@ async def session_parts(session: Session) -> list[Finding]:
             rows.append(Finding("mcp", OK, f"{state.name}: disabled"))
         else:
             rows.append(Finding("mcp", FAIL, f"{state.name}: {state.status}: {state.error or 'no answer'}"))
+    return rows
+
+
+def language_servers(session: Session) -> list[Finding]:
+    """The servers an edit would start, found on PATH or named by ``[lsp.NAME]`` (none is started
+    here), the project's languages that have none, and the lint/test commands."""
+    code = session.checks
+    if not isinstance(code, CodeChecks):
+        return []
+    rows = []
+    if code.lsp is None:
+        rows.append(Finding("lsp", OK, "off (lsp = false)"))
+    else:
+        settings = code.lsp.settings
+        which = settings.which or shutil.which
+        for spec in settings.specs:
+            if spec.configured and spec.command and not which(spec.command[0]):
+                rows.append(
+                    Finding("lsp", WARN, f"{spec.name}: `{spec.command[0]}` is not on PATH ([lsp.{spec.name}])")
+                )
+        found: dict[str, list[str]] = {}
+        for language in sorted({language for spec in settings.specs for language in spec.languages}):
+            for spec in servers_for(language, settings.specs, which):
+                found.setdefault(spec.name, []).append(language)
+        by_name = {spec.name: spec for spec in settings.specs}
+        for name, languages in found.items():
+            path = which(by_name[name].command[0]) or by_name[name].command[0]
+            rows.append(Finding("lsp", OK, f"{name} for {', '.join(languages)}: {home_relative(Path(path))}"))
+        root = settings.project_root
+        served = {language for languages in found.values() for language in languages}
+        autodetect = os.environ.get("AGENT_LSP_AUTODETECT") != "0"
+        if not autodetect:
+            rows.append(
+                Finding("lsp", OK, "servers on PATH are left out (AGENT_LSP_AUTODETECT=0): only [lsp.NAME] ones")
+            )
+        for marker, language in PROJECT_LANGUAGES.items():
+            if autodetect and (root / marker).exists() and language not in served:
+                rows.append(
+                    Finding("lsp", WARN, f"no {language} language server on PATH ({marker}): edits get no diagnostics")
+                )
+        if not rows:
+            rows.append(Finding("lsp", OK, "no language server found on PATH ([lsp.NAME] in config.toml names one)"))
+    commands = code.project.commands
+    text = ", ".join(f"{kind}_command: {commands.get(kind) or 'not set'}" for kind in ("lint", "test"))  # type: ignore[call-overload]
+    rows.append(Finding("checks", OK, text))
     return rows
 
 

@@ -1,6 +1,6 @@
 """`agent doctor`: the config files read, the provider and model (one real request, timed),
 the keys found (never printed), the sandbox, trust of this folder, hooks, plugins, MCP servers
-(started) and the agent home's disk use. Exits 1 when something is broken."""
+(started), language servers (not started) and the agent home's disk use. Exits 1 when something is broken."""
 
 from __future__ import annotations
 
@@ -59,7 +59,9 @@ async def gather(args: argparse.Namespace) -> list[Finding]:
     session = open_session(config, interactive=False)
     try:
         findings += await checks.session_parts(session)
+        findings += checks.language_servers(session)
     finally:
+        session.hooks.ended = True  # a check, not a session: the user's SessionEnd hooks do not run
         await session.aclose()
     findings.append(checks.disk_use(home))
     return findings

@@ -24,6 +24,7 @@ from agent_cli.mcp.oauth import LoginRequired, login, token_file, uses_oauth
 from agent_cli.mcp.toolset import plugin_servers
 from agent_cli.paths import agent_home
 from agent_cli.plugins.loader import load_plugins_for
+from agent_cli.trust.gate import trust_state
 
 USAGE = """usage: agent mcp list [--json] [--plugin-dir DIR]...
        agent mcp get NAME [--json] [--plugin-dir DIR]...
@@ -125,12 +126,24 @@ def list_servers(argv: list[str]) -> int:
         print("no MCP servers configured; add one with: agent mcp add NAME -- COMMAND [ARGS...]")
         return 0
     width = max(len(spec.name) for spec in servers.specs) + 2
+    waiting = untrusted_servers()
     for spec in servers.specs:
         state = "" if spec.enabled else "  (disabled)"
+        if spec.enabled and spec.name in waiting:
+            state = "  (this folder is not trusted: it does not start)"
         if spec.enabled and uses_oauth(spec) and token_file(spec).state() != "needs login":
             state = f"  ({token_file(spec).state()})"  # no login shown: the server may need none
         print(f"{spec.name.ljust(width)}{spec.transport:<7}{spec.target}{state}")
     return 0
+
+
+def untrusted_servers() -> set[str]:
+    """The names of the folder's own MCP servers a session here leaves out until it is trusted."""
+    try:
+        state = trust_state(load_config())
+    except ConfigError:
+        return set()
+    return set() if state.trusted else {item.name for item in state.inventory.items if item.kind == "MCP server"}
 
 
 def get_server(argv: list[str]) -> int:

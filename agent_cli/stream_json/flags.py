@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agent_cli.arguments import add_session_options
+from agent_cli.arguments import add_session_options, add_worktree_options
 from agent_cli.tools.claude_names import our_tool_name
 
 PRINT_WORDS = ("-p", "--print", "--input-format", "--output-format")
@@ -33,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
         "stream-json messages on stdin and stdout, or one prompt with a text or JSON answer.",
     )
     add_session_options(parser)
+    add_worktree_options(parser)  # as `claude -p -w NAME` (agent_cli/worktrees/)
     parser.add_argument("-p", "--print", dest="print_mode", action="store_true", help="answer one prompt and exit")
     parser.add_argument("--input-format", choices=("text", "stream-json"), default="text")
     parser.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text")

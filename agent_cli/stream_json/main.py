@@ -23,6 +23,7 @@ from agent_cli.arguments import session_flags
 from agent_cli.config import ConfigError, load_config
 from agent_cli.headless.common import check_api_key_or_exit, fail
 from agent_cli.headless.sessions_cmd import use_recorded_model
+from agent_cli.headless.worktree_cmd import enter_from_args, leave_after_exec, prepare
 from agent_cli.mcp.config import McpConfigError, ServerSpec, parse_mcp_json
 from agent_cli.models.pricing import price_for
 from agent_cli.paths import agent_home
@@ -38,6 +39,7 @@ from agent_cli.stream_json.channel import Channel
 from agent_cli.stream_json.host_mcp import host_server_spec
 from agent_cli.stream_json.serve import ServeOptions, StreamJsonServer
 from agent_cli.terminal_text import terminal_safe
+from agent_cli.worktrees.entering import Entered
 
 EFFORTS = {"low": "low", "medium": "medium", "high": "high", "xhigh": "xhigh", "max": "xhigh"}  # Claude's -> Codex's
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")  # a file name's part: no path, no ..
@@ -48,18 +50,20 @@ def run_stream_json(argv: list[str]) -> int:
     protocol_out = os.dup(sys.stdout.fileno())
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     channel = Channel(protocol_out)
-    session, options = open_for(args, channel)
+    entered = enter_from_args(args)  # -w/--worktree: the session starts there (said on stderr)
+    session, options = open_for(args, channel, entered)
     lines = stdin_lines() if args.input_format == "stream-json" else None
     prompt = None if lines is not None else read_prompt(args.prompt)
     try:
         status = asyncio.run(serve(session, channel, options, args.output_format, lines, prompt))
     except KeyboardInterrupt:
         status = 130
+    leave_after_exec(entered)  # removed when unchanged, else kept and named (os._exit runs no atexit)
     sys.stderr.flush()
     os._exit(status)  # a thread still blocked on stdin must not hold the exit
 
 
-def open_for(args: argparse.Namespace, channel: Channel):
+def open_for(args: argparse.Namespace, channel: Channel, entered: Entered | None = None):
     """The session the flags describe, new or resumed, and how to serve it."""
     path = resume_path(args)
     if path is not None:
@@ -79,6 +83,11 @@ def open_for(args: argparse.Namespace, channel: Channel):
         writable_roots=config.writable_roots + tuple(Path(d).expanduser().resolve() for d in args.add_dirs),
     )
     check_api_key_or_exit(config)
+    if (setup := prepare(entered, config, args)) is not None:
+        print(
+            f"agent: warning: the worktree's set-up command runs in the TUI and agent exec, not here: {terminal_safe(setup[1:])}",
+            file=sys.stderr,
+        )
     servers = mcp_servers(args, channel)
     new_id = args.session_id if path is None and args.session_id else None
     if new_id is not None and not SESSION_ID.fullmatch(new_id):

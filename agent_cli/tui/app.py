@@ -547,6 +547,7 @@ class AgentApp(App[int]):
         self.status.count = None
         self.status.context_event = ""
         self.status.set_session(self.session.model, self.config.provider.id, self.session.mode)
+        self.status.set_part("checks", checks_part(session), order=36, priority=55)  # the old one's are gone
         self.status_facts = StatusFacts()
         self.status_line.request()
         self.attention.new_session(first_prompt(session.rollout.path))

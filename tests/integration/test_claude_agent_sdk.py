@@ -209,6 +209,44 @@ def test_pre_tool_use_hook_callback_blocks(server, tmp_path, agent_binary, wire)
     assert messages[-1].result == "blocked, fine"
 
 
+def test_permission_request_and_post_tool_use_failure_hook_callbacks(server, tmp_path, agent_binary):
+    """The hook events added after the SDK front end (session/hook_events.py) reach the host's callbacks:
+    PermissionRequest answers the approval, PostToolUseFailure hears the failure."""
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "echo boom; exit 3"})]), lambda request: Reply(text="it failed")
+    )
+    seen: dict[str, dict] = {}
+    asked: list[str] = []
+
+    async def record(hook_input, tool_use_id, context):
+        seen[hook_input["hook_event_name"]] = hook_input
+        if hook_input["hook_event_name"] == "PermissionRequest":
+            return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}
+        return {}
+
+    async def can_use_tool(name, tool_input, context):
+        asked.append(name)
+        return PermissionResultDeny(message="not outside the sandbox")
+
+    work = tmp_path / "work"
+    events = ("PermissionRequest", "PostToolUseFailure")
+    hooks = {event: [HookMatcher(matcher="Bash", hooks=[record])] for event in events}
+
+    async def run():
+        opts = options(server, "responses", agent_binary, work, hooks=hooks, can_use_tool=can_use_tool)
+        async with ClaudeSDKClient(opts) as client:
+            await client.query("run it")
+            return await collect(client)
+
+    messages = asyncio.run(run())
+    assert set(seen) == set(events), seen
+    # the hook's yes ran it in the sandbox (the offer to re-run it outside after the failure is the host's)
+    assert seen["PermissionRequest"]["tool_name"] == "Bash" and asked in ([], ["Bash"])
+    assert seen["PermissionRequest"]["tool_input"]["command"] == "echo boom; exit 3"
+    assert "boom" in seen["PostToolUseFailure"]["error"] and seen["PostToolUseFailure"]["is_interrupt"] is False
+    assert messages[-1].result == "it failed"
+
+
 def test_interrupt_mid_turn(server, tmp_path, agent_binary, wire):
     server.script(Reply(tool_calls=[ToolCall("shell", {"command": "sleep 61.25"})]), Reply(text="after the interrupt"))
 

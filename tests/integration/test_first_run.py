@@ -10,6 +10,7 @@ import shutil
 import stat
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -150,3 +151,52 @@ def test_agent_in_a_terminal_with_no_key_opens_set_up_instead_of_an_error(tmp_pa
         assert "set-up left without choosing a provider" in screen()
     finally:
         subprocess.run([tmux, "-L", name, "kill-server"], check=False)
+
+
+def test_doctor_lists_the_language_servers_it_would_start_without_starting_them(tmp_path, isolated_home):
+    """A server found on PATH for the project's language, a configured one that is missing, and the
+    lint/test commands; none of the servers is started (the fake one would leave a mark)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    mark = tmp_path / "started"
+    server = bin_dir / "pylsp"
+    server.write_text(f"#!/bin/sh\ntouch {shlex.quote(str(mark))}\n")
+    server.chmod(0o755)
+    (isolated_home / "config.toml").write_text(
+        'test_command = "pytest -q"\n[lsp.ghost]\ncommand = ["ghost-langserver"]\nlanguages = ["go"]\n'
+    )
+    repo = tmp_path / "repo"
+    git_init(repo)
+    (repo / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    env = {"PATH": f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin", "AGENT_LSP_AUTODETECT": "1"}
+    result = run_agent(["doctor", "--no-request"], cwd=repo, env=env)
+    lines = result.stdout.splitlines()
+    assert any(line.startswith("ok") and "  lsp " in line and "pylsp" in line and "python" in line for line in lines), (
+        result.stdout
+    )
+    assert any(line.startswith("warn") and "ghost" in line and "ghost-langserver" in line for line in lines), (
+        result.stdout
+    )
+    assert any("  checks " in line and "test_command: pytest -q" in line for line in lines), result.stdout
+    assert not mark.exists()
+
+    env["AGENT_LSP_AUTODETECT"] = "0"  # the servers on PATH are left out, and doctor says so
+    result = run_agent(["doctor", "--no-request"], cwd=repo, env=env)
+    lsp = [line for line in result.stdout.splitlines() if "  lsp " in line]
+    assert not any("pylsp" in line for line in lsp) and any("AGENT_LSP_AUTODETECT=0" in line for line in lsp), lsp
+
+    (isolated_home / "config.toml").write_text("lsp = false\n")
+    result = run_agent(["doctor", "--no-request"], cwd=repo, env=env)
+    assert any("  lsp " in line and "off (lsp = false)" in line for line in result.stdout.splitlines()), result.stdout
+
+
+def test_doctor_runs_no_session_end_hook(tmp_path, isolated_home):
+    """doctor opens a session to see what loads; it is a check, not a session the user's hooks hear of."""
+    mark = tmp_path / "session-ended"
+    claude = Path(os.environ["HOME"]) / ".claude"
+    claude.mkdir(parents=True, exist_ok=True)
+    hook = {"hooks": [{"type": "command", "command": f"touch {shlex.quote(str(mark))}"}]}
+    (claude / "settings.json").write_text(json.dumps({"hooks": {"SessionEnd": [hook]}}))
+    result = run_agent(["doctor", "--no-request"], cwd=git_init(tmp_path / "repo"))
+    assert "1 hook(s): SessionEnd" in result.stdout, result.stdout
+    assert not mark.exists()

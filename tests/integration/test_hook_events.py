@@ -74,7 +74,7 @@ async def test_every_event_fires_once_at_its_point_with_claude_codes_fields(serv
         Reply(tool_calls=[ToolCall("shell", {"command": "seq 1 2000; echo boom; exit 3"})]),  # enough to compact
         Reply(tool_calls=[ToolCall("task", {"agent": "explore", "description": "look", "prompt": "look around"})]),
         Reply(text="the child looked"),
-        Reply(text="all done"),
+        Reply(text="all done; " + "what was found, in detail. " * 150),  # long enough for /compact to pay off
         Reply(text="a summary of the work"),  # /compact
     )
     asked = []

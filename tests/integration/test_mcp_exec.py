@@ -95,7 +95,8 @@ def test_agent_mcp_add_list_remove_keeps_the_config_file_layout(tmp_path, isolat
     listed = run_agent(["mcp", "list"], cwd=tmp_path)
     assert re.search(r"files\s+stdio\s+npx -y fs-server", listed.stdout)
     assert re.search(r"web\s+http\s+http://127.0.0.1:9/mcp", listed.stdout)
-    assert re.search(r"team\s+stdio\s+team-server", listed.stdout)
+    assert re.search(r"team\s+stdio\s+team-server\s+\(this folder is not trusted: it does not start\)", listed.stdout)
+    assert "files" in listed.stdout and listed.stdout.count("not trusted") == 1  # the user's own servers start
     got = json.loads(run_agent(["mcp", "get", "files", "--json"], cwd=tmp_path).stdout)
     assert got["command"] == "npx" and got["args"] == ["-y", "fs-server"] and got["env"] == ["ROOT"]
     again = run_agent(["mcp", "add", "files", "--", "other"], cwd=tmp_path)

@@ -97,7 +97,7 @@ def run_exec_in_background(server: FakeModelServer, repo, name: str, prompt: str
     )
 
 
-def test_two_runs_in_two_worktrees_at_once_and_undo_in_one_leaves_the_other(tmp_path):
+def test_two_runs_in_two_worktrees_at_once_and_undo_in_one_leaves_the_other(tmp_path, isolated_home):
     repo = committed_repo(tmp_path / "repo")
     before = checkout_state(repo)
     meet = tmp_path / "meet"  # each command waits there for the other: the two runs overlap
@@ -124,7 +124,13 @@ def test_two_runs_in_two_worktrees_at_once_and_undo_in_one_leaves_the_other(tmp_
             "path": next(line for line in lines if line["type"] == "worktree.kept")["worktree"]["path"],
         }
     assert results["a"]["thread"] != results["b"]["thread"]
-    refs = git(repo, "for-each-ref", "--format=%(refname)", "refs/agent/checkpoints/").splitlines()
+    # checkpoints live in the agent's own git directories, none in the user's repository (issue 33)
+    assert git(repo, "for-each-ref", "refs/agent/") == ""
+    refs = [
+        ref
+        for store in (isolated_home / "checkpoints").glob("*.git")
+        for ref in git(store, "--git-dir", str(store), "for-each-ref", "--format=%(refname)").splitlines()
+    ]
     assert {ref.split("/")[3] for ref in refs} == {results["a"]["thread"], results["b"]["thread"]}  # each its own
     a, b = results["a"]["path"], results["b"]["path"]
     assert sorted(os.listdir(a)) == [".git", "README.md", "a.txt"]
@@ -166,3 +172,29 @@ def test_the_checkouts_trust_answer_carries_over_to_its_worktree(server, tmp_pat
     trusted = run_agent(["exec", *CHAT, "--worktree", "b", "go"], cwd=repo, env=provider_env(server, "chat"))
     assert trusted.returncode == 0, trusted.stderr
     assert "not trusted" not in trusted.stderr
+
+
+def test_claude_print_mode_runs_in_a_worktree(server, tmp_path):
+    """`agent -p -w NAME` (the Claude SDK front end, as `claude -p -w`): the run goes on in the worktree;
+    a changed one stays (said on stderr, stdout keeps only the protocol), an unchanged one goes."""
+    repo = committed_repo(tmp_path / "repo")
+    before = checkout_state(repo)
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "echo made > made.txt && pwd"})]),
+        Reply(text="made it"),
+        Reply(text="nothing to do"),
+    )
+    env = provider_env(server, "chat")
+    result = run_agent(["-p", "-w", "sdk1", "--output-format", "json", *CHAT, "make a file"], cwd=repo, env=env)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["result"] == "made it"
+    assert checkout_state(repo) == before and not (repo / "made.txt").exists()
+    shell_output = server.requests[1].body["messages"][-1]["content"]
+    assert "worktrees" in shell_output and shell_output.rstrip().endswith("sdk1")  # pwd ran in it
+    assert "kept worktree sdk1 (1 uncommitted change)" in result.stderr
+    assert agent_branches(repo) == ["agent/sdk1"]
+
+    unchanged = run_agent(["-p", "--worktree", "sdk2", *CHAT, "look"], cwd=repo, env=env)
+    assert unchanged.returncode == 0, unchanged.stderr
+    assert unchanged.stdout == "nothing to do\n"
+    assert agent_branches(repo) == ["agent/sdk1"]  # sdk2 went with its branch

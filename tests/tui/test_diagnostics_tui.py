@@ -11,7 +11,7 @@ from agent_cli.tui.widgets.notice_cell import NoticeCell
 from agent_cli.tui.widgets.tool_cell import ToolCell
 from tests.fake_server import Reply, ToolCall
 from tests.tui.conftest import SIZE
-from tests.tui.helpers import type_text, wait_idle
+from tests.tui.helpers import type_text, wait_idle, wait_until
 
 PATCH = "*** Begin Patch\n*** Update File: src/main.py\n@@\n print('hi')\n+print(not_defined_here)\n*** End Patch"
 
@@ -33,3 +33,9 @@ async def test_new_problems_show_under_the_edit_and_in_the_status_bar(make_app, 
         assert "`exit 0` passed" in test_run.text
         status = str(app.status.build_content(200))
         assert "✗ 1 ⚠ 0" in status and "test ✓" in status
+        old = app.session
+        app.send("/new")  # /clear, /worktree NAME, /resume: the next session's servers saw nothing yet
+        await wait_until(pilot, lambda: app.session is not old, what="the new session")
+        await wait_idle(pilot)
+        status = str(app.status.build_content(200))
+        assert "✗" not in status and "test ✓" not in status, status
