@@ -6,7 +6,7 @@ from its last block; only this cell re-renders, never the finished cells above i
 be measured, and the pacing below needs it.) Three things keep long answers and long transcripts
 fast, because every widget on screen costs time in each layout of the screen:
 
-- deltas are handed to the stream at most every ``flush_interval`` seconds: each append changes
+- deltas are appended at most every ``flush_interval`` seconds: each append changes
   the height, so the screen is laid out and, as the anchored transcript scrolls, repainted whole
   (tens of ms on a loaded 2-core machine, more as the answer grows). The interval follows what
   the last update took, from the append to the screen painted, so that updates take at most
