@@ -15,7 +15,9 @@
    (tests/tui/render_work.py): screen layouts, widgets placed per layout, heights computed and
    paints of the cells that were there before the answer, and widgets in the answer.
    The fake server sends the whole answer at once unless --delay paces it like a model; paced,
-   the wall time past the stream alone is how long after the last delta the answer is all shown.
+   the wall time past the stream alone is how long after the last delta the answer is all shown,
+   and a key is typed into the composer every --type-every seconds during the stream: the typing
+   latency is the time until the composer holds the character (median and worst).
 2. With --append: a transcript is filled with 20 and with 2,000 messages, then the CPU time to
    append one user message + one markdown answer, lay out and paint is measured (median of
    --rounds). With --unpruned the same is done with pruning off, to show what pruning saves.
@@ -35,6 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from textual import events  # noqa: E402
 
 from agent_cli import events as ev  # noqa: E402
 from agent_cli.commands.dispatch import submit  # noqa: E402
@@ -88,6 +92,7 @@ class Run:
     older_paints: int = 0
     older_renders: int = 0
     answer_widgets: int = 0
+    typing: list[float] | None = None  # seconds from a key sent to the composer holding it
 
 
 async def stream_without_ui(config, document: str, server: FakeModelServer, chunk: int, delay: float = 0.0) -> Run:
@@ -105,7 +110,13 @@ async def stream_without_ui(config, document: str, server: FakeModelServer, chun
 
 
 async def stream_with_ui(
-    config, document: str, server: FakeModelServer, chunk: int, prior_cells: int, delay: float = 0.0
+    config,
+    document: str,
+    server: FakeModelServer,
+    chunk: int,
+    prior_cells: int,
+    delay: float = 0.0,
+    type_every: float = 0.0,
 ) -> Run:
 
     server.script(Reply(text=document, chunk_size=chunk, delay=delay))
@@ -120,10 +131,15 @@ async def stream_with_ui(
         with work.counting():
             wall, cpu = time.perf_counter(), time.thread_time()
             app.send("write the document")
+            typing: list[float] = []
+            next_key = time.perf_counter() + type_every
             while app.busy:  # the turn ends after the last delta is appended to the widget
+                if type_every and time.perf_counter() >= next_key:
+                    typing.append(await type_key(app))
+                    next_key = time.perf_counter() + type_every
                 await asyncio.sleep(0.005)
             await settle(pilot)
-            run = Run(time.perf_counter() - wall, time.thread_time() - cpu)
+            run = Run(time.perf_counter() - wall, time.thread_time() - cpu, typing=typing)
         shown = app.transcript.query(AssistantMessage).last()
         assert shown.text == document, "the rendered answer differs from the streamed one"
         run.layouts = work.layouts
@@ -133,6 +149,16 @@ async def stream_with_ui(
         run.older_renders = work.renders_of(older)
         run.answer_widgets = len(list(shown.walk_children()))
     return run
+
+
+async def type_key(app) -> float:
+    """Seconds from a key sent as the terminal sends it until the focused composer holds it."""
+    before = app.composer.text
+    started = time.perf_counter()
+    app._driver.send_message(events.Key("x", "x"))  # as the pilot does, without its waits
+    while app.composer.text == before and time.perf_counter() - started < 10:
+        await asyncio.sleep(0.001)
+    return time.perf_counter() - started
 
 
 async def settle(pilot) -> None:
@@ -209,7 +235,9 @@ async def streaming(config, server: FakeModelServer, args) -> None:
         at_once.append(await shown_at_once(config, document))
         shift = round_ % len(cases)
         for cells in cases[shift:] + cases[:shift]:  # each case goes first in some round
-            runs[cells].append(await stream_with_ui(config, document, server, args.chunk, cells, args.delay))
+            runs[cells].append(
+                await stream_with_ui(config, document, server, args.chunk, cells, args.delay, args.type_every)
+            )
         print(
             f"  round {round_ + 1}: alone {alone[-1].wall:.2f} s; at once {at_once[-1].wall:.2f} s; "
             + "; ".join(f"{cells} cells {runs[cells][-1].wall:.2f} s" for cells in cases),
@@ -244,6 +272,16 @@ async def streaming(config, server: FakeModelServer, args) -> None:
             f"{median(runs[cells], 'older_heights'):22.0f}{median(runs[cells], 'older_renders'):9.0f}{median(runs[cells], 'older_paints'):8.0f}"
             f"{median(runs[cells], 'answer_widgets'):16.0f}"
         )
+    if args.delay and args.type_every:
+        print(f"\n  typing during the stream (a key every {args.type_every} s; all rounds):")
+        for cells in cases:
+            keys = [latency for run in runs[cells] for latency in run.typing or []]
+            if keys:
+                keys.sort()
+                print(
+                    f"  {f'after {cells} cells':24}{len(keys):5d} keys: median {statistics.median(keys) * 1000:5.0f} ms, "
+                    f"90th {keys[int(len(keys) * 0.9)] * 1000:5.0f} ms, worst {keys[-1] * 1000:5.0f} ms"
+                )
 
 
 async def appending(config, args) -> None:
@@ -283,6 +321,9 @@ async def main() -> None:
         "--cells", default="0,200,1000", help="cells in the transcript before the answer, one case each"
     )
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument(
+        "--type-every", type=float, default=0.5, help="with --delay: seconds between keys typed during the stream"
+    )
     parser.add_argument("--append", action="store_true", help="also measure appends to short and long transcripts")
     parser.add_argument(
         "--unpruned", action="store_true", help="with --append: also a 2,000-message transcript without pruning"

@@ -23,6 +23,7 @@ import math
 import socket
 import socketserver
 import threading
+import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Optional
@@ -506,10 +507,14 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.kind == "raw":  # a stream exactly as scripted
             events = list(reply.events)
         limit = reply.after_events if reply.kind == "cut" or (reply.kind == "raw" and reply.after_events) else None
+        started = time.monotonic()
         for i, event in enumerate(events):
             if limit is not None and i >= limit:
                 return self._abort()
-            if i and reply.delay and fake._stopping.wait(reply.delay):
+            # Each event is due `delay` after the one before, counted from the first, as a model
+            # keeps its pace: waits of `delay` each fell behind whenever this thread waited for
+            # the interpreter behind a busy client in the same process (bench/tui_stream.py).
+            if i and reply.delay and fake._stopping.wait(max(0.0, started + i * reply.delay - time.monotonic())):
                 return self._abort()
             if fake._stopping.is_set():
                 return self._abort()

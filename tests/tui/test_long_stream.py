@@ -114,3 +114,27 @@ async def test_a_finished_answer_keeps_its_height_when_it_is_frozen(make_app, se
         app.transcript.scroll_home(animate=False)
         await pilot.pause(0.3)
         assert gap(app) == streamed
+
+
+async def test_the_live_answer_is_updated_as_often_as_its_updates_allow(make_app, server):
+    """Issue 35, item 19: a fast model's stream is appended at a pace set by what an update took
+    (append, layout and paint), so updates keep to ``RENDER_SHARE`` of the loop and the answer
+    keeps up with the stream; bench/tui_stream.py --delay measures the result."""
+    from agent_cli.tui.widgets import assistant_message as live
+
+    document = markdown_document(3)
+    server.script(Reply(text=document, chunk_size=16, delay=0.005))
+    app = make_app("model_context_window=1000000")
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.send("write the document")
+        while app.busy:
+            await asyncio.sleep(0.005)
+        await pilot.pause()
+        answer = app.transcript.query(AssistantMessage).last()
+        assert "".join(markdown.source for markdown in answer.query(Markdown)) == document
+        measured = answer._update_seconds
+        assert measured > 0, "no update was measured"
+        paced = min(live.MAX_FLUSH_SECONDS, max(live.MIN_FLUSH_SECONDS, measured / live.RENDER_SHARE))
+        assert answer.flush_interval == paced
+        answer._update_seconds = live.MAX_FLUSH_SECONDS  # a very slow update: wait the longest
+        assert answer.flush_interval == live.MAX_FLUSH_SECONDS

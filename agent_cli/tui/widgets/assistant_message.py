@@ -1,14 +1,18 @@
 """The assistant's answer, streamed as markdown.
 
-Deltas go through ``Markdown.get_stream()``, which batches appends when they arrive faster than
-the widget can parse them; only this cell re-renders, never the finished cells above it. Three
-things keep long answers and long transcripts fast, because every widget on screen costs time
-in each layout of the screen:
+Deltas are batched here and appended to a Textual ``Markdown`` widget, which parses again only
+from its last block; only this cell re-renders, never the finished cells above it. (Not through
+``Markdown.get_stream()``: it appends in a task of its own, so the time an update takes could not
+be measured, and the pacing below needs it.) Three things keep long answers and long transcripts
+fast, because every widget on screen costs time in each layout of the screen:
 
-- deltas are handed to the stream at most every ``flush_interval`` seconds, 0.1 s or more: each
-  append changes the height, so the screen is laid out and, as the anchored transcript scrolls,
-  repainted whole (tens of ms on a loaded 2-core machine); at 30 ms a fast model's stream kept
-  the loop busy and the answer fell behind it (bench/tui_stream.py --delay);
+- deltas are appended at most every ``flush_interval`` seconds: each append changes
+  the height, so the screen is laid out and, as the anchored transcript scrolls, repainted whole
+  (tens of ms on a loaded 2-core machine, more as the answer grows). The interval follows what
+  the last update took, from the append to the screen painted, so that updates take at most
+  ``RENDER_SHARE`` of the time: a busy loop read the model's stream late and the answer fell
+  seconds behind it, and typing in the composer waited behind the updates
+  (bench/tui_stream.py --delay);
 - a long answer is split into segments at block boundaries: a finished segment keeps its
   layout cached, so an append only lays out the last few kilobytes;
 - once the cell is old, the transcript swaps it for a single-widget ``FrozenAnswer`` rendered
@@ -18,17 +22,16 @@ in each layout of the screen:
 from __future__ import annotations
 
 import asyncio
+import time
 
 from textual.containers import Vertical
-from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownStream
 
 from agent_cli.tui.widgets.answer_markdown import AnswerMarkdown
 from agent_cli.tui.widgets.frozen_answer import FrozenAnswer
 
-MIN_FLUSH_SECONDS = 0.1  # ten updates a second: smooth to read, a few layouts to pay
-MAX_FLUSH_SECONDS = 0.25
-FLUSH_SECONDS_PER_KB = 0.02  # a longer segment lays out slower, so it is appended less often
+MIN_FLUSH_SECONDS = 0.1  # ten updates a second at most: smooth to read, a few layouts to pay
+MAX_FLUSH_SECONDS = 1.0  # however slow an update, the answer moves at least once a second
+RENDER_SHARE = 0.3  # of the loop's time that updating the live answer may take
 SEGMENT_CHARS = 6_000
 FENCES = ("```", "~~~")
 
@@ -64,12 +67,12 @@ class AssistantMessage(Vertical):
     def __init__(self, text: str = "") -> None:
         super().__init__()
         self._received: list[str] = [text] if text else []
-        self._live: Markdown | None = None
-        self._stream: MarkdownStream | None = None
+        self._live: AnswerMarkdown | None = None
         self._segment: list[str] = []  # what went into the live segment
         self._segment_chars = 0
         self._pending: list[str] = []
         self._flush_scheduled = False
+        self._update_seconds = 0.0  # what the last update took, from the append to the paint
         # One flush at a time: a flush awaits mounting (slow behind a long transcript) while the
         # next timer fires; two interleaved flushes sealed each other's segment mid-mount.
         self._lock = asyncio.Lock()
@@ -84,11 +87,14 @@ class AssistantMessage(Vertical):
 
     @property
     def streaming(self) -> bool:
-        return self._stream is not None
+        return self._live is not None
 
     @property
     def flush_interval(self) -> float:
-        return min(MAX_FLUSH_SECONDS, MIN_FLUSH_SECONDS + FLUSH_SECONDS_PER_KB * self._segment_chars / 1024)
+        """The wait before the next update, long enough that updates take ``RENDER_SHARE`` of the
+        time (the wait starts with the first delta after an update began, so about with it)."""
+        paced = self._update_seconds / RENDER_SHARE
+        return min(MAX_FLUSH_SECONDS, max(MIN_FLUSH_SECONDS, paced))
 
     async def write(self, delta: str) -> None:
         if not delta:
@@ -100,8 +106,14 @@ class AssistantMessage(Vertical):
             self.set_timer(self.flush_interval, self._flush)
 
     async def _flush(self) -> None:
+        started = time.perf_counter()
         async with self._lock:
             await self._flush_pending()
+        # The layout and paint run after the append, on the screen's refresh: measured there.
+        self.call_after_refresh(self._measured, started)
+
+    def _measured(self, started: float) -> None:
+        self._update_seconds = time.perf_counter() - started
 
     async def _flush_pending(self) -> None:
         self._flush_scheduled = False
@@ -115,19 +127,15 @@ class AssistantMessage(Vertical):
                 await self._seal()
 
     async def _write_segment(self, text: str) -> None:
-        if self._stream is None:
-            live = self._live = AnswerMarkdown()
-            await self.mount(live)
-            self._stream = Markdown.get_stream(live)
-        await self._stream.write(text)
+        if self._live is None:
+            self._live = AnswerMarkdown()
+            await self.mount(self._live)
+        await self._live.append(text)
         self._segment.append(text)
         self._segment_chars += len(text)
 
     async def _seal(self) -> None:
         """End the live segment; the next delta starts a new one."""
-        if self._stream is not None:
-            await self._stream.stop()
-        self._stream = None
         self._live = None
         self._segment.clear()
         self._segment_chars = 0
