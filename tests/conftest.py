@@ -32,6 +32,9 @@ def isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("user-home")))
     for name in PROVIDER_KEYS:
         monkeypatch.delenv(name, raising=False)
+    # `agent exec` starts cold in tests (each test's own process); tests/integration/test_warm_exec.py
+    # runs it through a warm server of its own.
+    monkeypatch.setenv("AGENT_NO_DAEMON", "1")
     return home
 
 

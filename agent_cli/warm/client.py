@@ -1,0 +1,127 @@
+"""The launcher's side of a warm start: hand this run to the warm server, stand in for the child it
+forks (signals relayed to it, its exit status or its death by a signal made this process's), and
+start a server for next time when there is none.
+
+Everything unusual falls back to a cold start, silently: no server yet (it is started once this
+cold run has ended, so it never competes with it), a server of other code (it refuses and quits),
+a socket folder that is not private, no Unix sockets."""
+
+from __future__ import annotations
+
+import atexit
+import os
+import signal
+import socket
+import sys
+
+from agent_cli.warm.protocol import (
+    DEFAULT_IDLE_SECONDS,
+    IDLE_ENV,
+    NO_DAEMON_ENV,
+    READ_AT_IMPORT,
+    Messages,
+    install_fingerprint,
+    private_dir,
+    send_message,
+    socket_dir,
+    socket_path,
+)
+
+RELAYED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
+CONNECT_TIMEOUT = 2.0
+MAX_SOCKET_PATH = 107  # sun_path's size, less the final NUL
+SERVER_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "XDG_RUNTIME_DIR", "PYTHONPATH", "PYTHONHOME")
+
+
+def wanted(argv: list[str]) -> bool:
+    """A warm start for `agent exec`, unless turned off (`--no-daemon`, AGENT_NO_DAEMON=1) or the
+    environment sets something the SDKs read only when imported."""
+    if argv[:1] != ["exec"] or "--no-daemon" in argv:
+        return False
+    if os.environ.get(NO_DAEMON_ENV, "") not in ("", "0"):
+        return False
+    return not any(name in os.environ for name in READ_AT_IMPORT) and hasattr(socket, "send_fds")
+
+
+def run(argv: list[str]) -> int | None:
+    """This run's exit status, done by a forked child of the warm server; None when it must run
+    cold here (a server is then started at exit for the next run)."""
+    path = socket_path()
+    if len(os.fsencode(path)) > MAX_SOCKET_PATH or not private_dir(socket_dir()):
+        return None
+    try:
+        fingerprint = install_fingerprint()
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(CONNECT_TIMEOUT)
+        sock.connect(str(path))
+    except OSError:
+        atexit.register(start_server, path)
+        return None
+    try:
+        return _hand_over(sock, argv, fingerprint, path)
+    finally:
+        sock.close()
+
+
+def _hand_over(sock: socket.socket, argv: list[str], fingerprint: str, path) -> int | None:
+    cwd = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+    umask = os.umask(0o22)
+    os.umask(umask)
+    request = {"fingerprint": fingerprint, "argv": argv, "argv0": sys.argv[0], "env": dict(os.environ), "umask": umask}
+    try:
+        send_message(sock, request, [0, 1, 2, cwd])
+        messages = Messages(sock)
+        reply, _ = messages.next()
+    except OSError:
+        return None
+    finally:
+        os.close(cwd)
+    if not reply or "pid" not in reply:  # refused (other code: it quits) or gone
+        atexit.register(start_server, path)
+        return None
+    sock.settimeout(None)
+    child = reply["pid"]
+    previous = {sig: signal.signal(sig, lambda signum, _frame: _relay(child, signum)) for sig in RELAYED}
+    try:
+        while True:
+            try:
+                outcome, _ = messages.next()
+            except InterruptedError:
+                continue
+            break
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if not outcome:  # the server died under the child: its status is lost
+        return 1
+    if "signal" in outcome:  # die the same way, as the shell would have seen the child die
+        sys.stdout.flush()
+        signal.signal(outcome["signal"], signal.SIG_DFL)
+        os.kill(os.getpid(), outcome["signal"])
+        return 128 + outcome["signal"]
+    return outcome["exit"]
+
+
+def _relay(child: int, signum: int) -> None:
+    try:
+        os.kill(child, signum)
+    except ProcessLookupError:
+        pass
+
+
+def start_server(path) -> None:
+    """A warm server for the next run, in a session of its own, with no secrets in its
+    environment (each run brings its own)."""
+    env = {name: os.environ[name] for name in SERVER_ENV if name in os.environ}
+    env.setdefault(IDLE_ENV, os.environ.get(IDLE_ENV, str(DEFAULT_IDLE_SECONDS)))
+    devnull = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]  # never our pipes
+    try:
+        os.posix_spawn(
+            sys.executable,
+            [sys.executable, "-m", "agent_cli.warm.server", str(path)],
+            env,
+            file_actions=devnull,
+            setsid=True,
+        )
+    except OSError:
+        pass
