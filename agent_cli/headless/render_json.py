@@ -1,7 +1,7 @@
 """`agent exec --json`: events as JSON lines, in the shape of Codex's exec schema.
 
 thread.started, turn.started, item.started / item.updated / item.completed (agent_message,
-reasoning, command_execution, file_change, todo_list, tool_call, mcp_tool_call, subagent, compaction, error,
+reasoning, refusal, command_execution, file_change, todo_list, tool_call, mcp_tool_call, subagent, compaction, error,
 web_search {query, results}; an agent_message citing web sources carries them as ``citations``;
 and agent-cli's own checkpoint_created and rewound),
 turn.completed {usage}, turn.failed {error}.
@@ -53,6 +53,8 @@ class JsonRenderer:
             case ev.TurnStarted():
                 self._turn_usage_start = self._usage.total if self._usage else None
                 self.emit("turn.started")
+            case ev.Refusal(text=text):  # as the SDKs keep it: beside the answer, not in it
+                self.item("item.completed", {"id": self.new_id(), "type": "refusal", "text": text})
             case ev.AgentMessage(text=text):
                 message = {"id": self.new_id(), "type": "agent_message", "text": text}
                 if self._citations:

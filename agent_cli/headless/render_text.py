@@ -56,6 +56,9 @@ class TextRenderer:
             case ev.ReasoningDone(text=text):
                 self.line("thinking", "magenta")
                 self.line(text, "dim")
+            case ev.Refusal(text=text):
+                self.line("refusal: the model declined to answer", "yellow")
+                self.line(text)
             case ev.AgentMessage(text=text):
                 self.line("agent", "magenta")
                 self.line(text)

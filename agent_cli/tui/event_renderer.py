@@ -49,6 +49,8 @@ class EventRenderer:
                     await self.transcript.add(self.message)
                 await self.message.write(text)
             case ev.AgentMessage(text=text):
+                if isinstance(event, ev.Refusal):
+                    await self.notice("The model declined to answer (refusal).", "warning")
                 await self._close_reasoning()
                 if self.message is None:
                     if text.strip():

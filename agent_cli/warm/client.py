@@ -16,21 +16,32 @@ import sys
 
 from agent_cli.warm.protocol import (
     DEFAULT_IDLE_SECONDS,
+    GO,
     IDLE_ENV,
+    INTERPRETER_ENV,
     NO_DAEMON_ENV,
     READ_AT_IMPORT,
     Messages,
     install_fingerprint,
+    limits,
     private_dir,
     send_message,
     socket_dir,
     socket_path,
 )
 
-RELAYED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
+RELAYED = (
+    signal.SIGINT,
+    signal.SIGTERM,
+    signal.SIGHUP,
+    signal.SIGQUIT,
+    signal.SIGUSR1,
+    signal.SIGUSR2,
+    signal.SIGWINCH,
+)
 CONNECT_TIMEOUT = 2.0
 MAX_SOCKET_PATH = 107  # sun_path's size, less the final NUL
-SERVER_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "XDG_RUNTIME_DIR", "PYTHONPATH", "PYTHONHOME")
+SERVER_ENV = ("PATH", "HOME", "TMPDIR", "XDG_RUNTIME_DIR", *INTERPRETER_ENV)
 
 
 def wanted(argv: list[str]) -> bool:
@@ -38,9 +49,42 @@ def wanted(argv: list[str]) -> bool:
     environment sets something the SDKs read only when imported."""
     if argv[:1] != ["exec"] or "--no-daemon" in argv:
         return False
-    if os.environ.get(NO_DAEMON_ENV, "") not in ("", "0"):
+    if os.environ.get(NO_DAEMON_ENV, "") not in ("", "0") or turned_off_in_config(argv):
+        return False
+    flags = sys.flags  # what the server's interpreter (started without options) would not share
+    if flags.dev_mode or flags.optimize or flags.isolated or flags.no_site or flags.ignore_environment or sys._xoptions:
         return False
     return not any(name in os.environ for name in READ_AT_IMPORT) and hasattr(socket, "send_fds")
+
+
+def turned_off_in_config(argv: list[str]) -> bool:
+    """``exec_daemon = false`` in the user's config.toml, or ``-c exec_daemon=false``; an unreadable
+    file is left to the run to report (it starts cold)."""
+    for at, word in enumerate(argv):
+        setting = (
+            word.split("=", 1)[1]
+            if word.startswith("--config=")
+            else argv[at + 1]
+            if word in ("-c", "--config") and at + 1 < len(argv)
+            else ""
+        )
+        if setting.replace(" ", "") == "exec_daemon=false":
+            return True
+    home = os.environ.get("AGENT_HOME") or os.path.join(os.path.expanduser("~"), ".agent")
+    path = os.path.join(os.path.expanduser(home), "config.toml")
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except OSError:
+        return False
+    if b"exec_daemon" not in data:  # the common case: no TOML parser to load
+        return False
+    import tomllib  # noqa: PLC0415 - only for a config that names the key
+
+    try:
+        return tomllib.loads(data.decode()).get("exec_daemon") is False
+    except (ValueError, UnicodeDecodeError):
+        return True
 
 
 def run(argv: list[str]) -> int | None:
@@ -67,22 +111,38 @@ def _hand_over(sock: socket.socket, argv: list[str], fingerprint: str, path) -> 
     cwd = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
     umask = os.umask(0o22)
     os.umask(umask)
-    request = {"fingerprint": fingerprint, "argv": argv, "argv0": sys.argv[0], "env": dict(os.environ), "umask": umask}
+    request = {
+        "fingerprint": fingerprint,
+        "argv": argv,
+        "argv0": sys.argv[0],
+        "env": dict(os.environ),
+        "umask": umask,
+        "limits": limits(),
+        "nice": os.getpriority(os.PRIO_PROCESS, 0),
+    }
+    request["ignored"] = [int(sig) for sig in (*RELAYED, signal.SIGTSTP) if signal.getsignal(sig) == signal.SIG_IGN]
+    request["blocked"] = [int(sig) for sig in signal.pthread_sigmask(signal.SIG_BLOCK, [])]
+    relay = Relay()  # an ignored signal (nohup's SIGHUP) stays ignored here, and in the child
+    previous = {sig: signal.signal(sig, relay.forward) for sig in RELAYED if sig not in request["ignored"]}
+    if signal.SIGTSTP not in request["ignored"]:
+        previous[signal.SIGTSTP] = signal.signal(signal.SIGTSTP, relay.suspend)
     try:
-        send_message(sock, request, [0, 1, 2, cwd])
-        messages = Messages(sock)
-        reply, _ = messages.next()
-    except OSError:
-        return None
-    finally:
-        os.close(cwd)
-    if not reply or "pid" not in reply:  # refused (other code: it quits) or gone
-        atexit.register(start_server, path)
-        return None
-    sock.settimeout(None)
-    child = reply["pid"]
-    previous = {sig: signal.signal(sig, lambda signum, _frame: _relay(child, signum)) for sig in RELAYED}
-    try:
+        try:
+            send_message(sock, request, [0, 1, 2, cwd])
+            messages = Messages(sock)
+            reply, _ = messages.next()
+            if reply and "pid" in reply:
+                sock.sendall(GO)
+        except OSError:
+            return None  # the child, if there is one, ends when this socket closes: it never started
+        finally:
+            os.close(cwd)
+        if not reply or "pid" not in reply:  # refused (other code: it quits; limits it cannot give) or gone
+            if not reply or not reply.get("cold"):
+                atexit.register(start_server, path)
+            return None
+        sock.settimeout(None)
+        relay.started(reply["pid"])
         while True:
             try:
                 outcome, _ = messages.next()
@@ -102,6 +162,35 @@ def _hand_over(sock: socket.socket, argv: list[str], fingerprint: str, path) -> 
     return outcome["exit"]
 
 
+class Relay:
+    """Signals for the run, forwarded to its child; those that come before its pid is known are
+    kept and forwarded then. Ctrl+Z stops the child and then this launcher, and `fg` resumes both."""
+
+    def __init__(self) -> None:
+        self.child: int | None = None
+        self.pending: list[int] = []
+
+    def started(self, child: int) -> None:
+        self.child = child
+        for signum in self.pending:
+            _relay(child, signum)
+
+    def forward(self, signum: int, _frame) -> None:
+        if self.child is None:
+            self.pending.append(signum)
+        else:
+            _relay(self.child, signum)
+
+    def suspend(self, signum: int, _frame) -> None:
+        if self.child is not None:
+            _relay(self.child, signal.SIGTSTP)
+        signal.signal(signal.SIGTSTP, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTSTP)  # stopped here until SIGCONT
+        signal.signal(signal.SIGTSTP, self.suspend)
+        if self.child is not None:
+            _relay(self.child, signal.SIGCONT)
+
+
 def _relay(child: int, signum: int) -> None:
     try:
         os.kill(child, signum)
@@ -118,7 +207,7 @@ def start_server(path) -> None:
     try:
         os.posix_spawn(
             sys.executable,
-            [sys.executable, "-m", "agent_cli.warm.server", str(path)],
+            [sys.executable, "-P", "-m", "agent_cli.warm.server", str(path)],  # -P: not the caller's folder on sys.path
             env,
             file_actions=devnull,
             setsid=True,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import resource
 import socket
 import struct
 import sys
@@ -18,10 +19,28 @@ PACKAGE_DIR = Path(agent_cli.__file__).resolve().parent
 HEADER = struct.Struct("!I")
 MAX_REQUEST = 4 << 20  # argv and environment: far above any real one
 STREAMS = 4  # stdin, stdout, stderr and the working folder, as descriptors
+GO = b"\x01"  # the child starts only once the launcher has its pid: never a warm run and a cold one
 NO_DAEMON_ENV = "AGENT_NO_DAEMON"
 IDLE_ENV = "AGENT_DAEMON_IDLE_SECONDS"
 DEFAULT_IDLE_SECONDS = 15 * 60
 # Read by the SDKs when they are imported, so a warm process could not honour a change.
+# The interpreter's own settings: part of the fingerprint, and given to the server it starts.
+INTERPRETER_ENV = (
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "PYTHONUTF8",
+    "PYTHONSAFEPATH",
+    "PYTHONNOUSERSITE",
+    "PYTHONUSERBASE",
+    "PYTHONHASHSEED",
+    "PYTHONDONTWRITEBYTECODE",
+    "PYTHONPYCACHEPREFIX",
+)
+# Resource limits a run inherits from its caller (`ulimit`): the child takes the launcher's.
+LIMITS = ("RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_DATA", "RLIMIT_STACK", "RLIMIT_CORE", "RLIMIT_NOFILE", "RLIMIT_AS")
 READ_AT_IMPORT = ("OPENAI_LOG", "ANTHROPIC_LOG", "PYTHONWARNINGS", "PYTHONDEVMODE", "PYTHONASYNCIODEBUG")
 
 
@@ -52,6 +71,8 @@ def install_fingerprint() -> str:
     modification time, plus the site-packages folders (an SDK upgraded or removed): a server
     started from other code refuses to run this launcher's request."""
     digest = hashlib.sha256(f"{agent_cli.__version__}\0{sys.executable}\0{sys.version}".encode())
+    for name in INTERPRETER_ENV:
+        digest.update(f"{name}={os.environ.get(name)}\0".encode())
     for root, dirs, files in os.walk(PACKAGE_DIR):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         for name in sorted(files):
@@ -65,6 +86,10 @@ def install_fingerprint() -> str:
             except OSError:
                 continue
     return digest.hexdigest()
+
+
+def limits() -> dict[str, list[int]]:
+    return {name: list(resource.getrlimit(getattr(resource, name))) for name in LIMITS if hasattr(resource, name)}
 
 
 def send_message(sock: socket.socket, message: dict, fds: list[int] = ()) -> None:

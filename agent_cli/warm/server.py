@@ -16,10 +16,12 @@ dies at once if its launcher does, as a cold process would have (its commands go
 
 from __future__ import annotations
 
+import atexit
 import fcntl
 import gc
 import os
 import platform
+import resource
 import selectors
 import signal
 import socket
@@ -35,7 +37,15 @@ import httpcore2  # noqa: F401
 import openai  # noqa: F401
 
 from agent_cli import cli
-from agent_cli.warm.protocol import DEFAULT_IDLE_SECONDS, IDLE_ENV, STREAMS, Messages, install_fingerprint, send_message
+from agent_cli.warm.protocol import (
+    DEFAULT_IDLE_SECONDS,
+    GO,
+    IDLE_ENV,
+    STREAMS,
+    Messages,
+    install_fingerprint,
+    send_message,
+)
 
 REQUEST_TIMEOUT = 5.0  # a launcher sends its request at once
 # The server's own standard streams (on /dev/null), kept referenced: a child replaces them, and
@@ -79,20 +89,24 @@ class Server:
         selector.register(self.listener, selectors.EVENT_READ)
         selector.register(self.wakeup_read, selectors.EVENT_READ)
         self.running = True
-        while self.running:
+        while True:
             ready = selector.select(timeout=5.0)
             for key, _mask in ready:
                 if key.fileobj is self.wakeup_read:
                     while _drain(self.wakeup_read):
                         pass
-                else:
+                elif self.running:
                     self._accept()
             self._reap()
             if not self._still_ours() or (
                 not self.children and time.monotonic() - self.last_active > self.idle_seconds
             ):
+                self.running = False
+            if not self.running and self.listener.fileno() != -1:  # no new runs; those going on end first
+                selector.unregister(self.listener)
+                self._close()
+            if not self.running and not self.children:
                 break
-        self._close()
 
     def _stop(self) -> None:
         self.running = False
@@ -131,6 +145,14 @@ class Server:
             conn.close()
             self.running = False
             return
+        if not can_give(request):  # this caller's limits or priority are beyond the server's: cold
+            _close_all(fds)
+            try:
+                send_message(conn, {"cold": True})
+            except OSError:
+                pass
+            conn.close()
+            return
         pid = os.fork()
         if pid == 0:
             self._become_child(conn, fds, request)  # never returns
@@ -165,8 +187,7 @@ class Server:
             self.last_active = time.monotonic()
 
     def _become_child(self, conn: socket.socket, fds: list[int], request: dict) -> None:
-        status = 1
-        try:
+        try:  # nothing of the server's may run on in a child
             signal.set_wakeup_fd(-1)
             for other in self.children.values():
                 other.close()
@@ -174,18 +195,13 @@ class Server:
             for fd in (self.wakeup_read, self.wakeup_write, self.lock):
                 os.close(fd)
             become_run(conn, fds, request)
-            status = cli.main(request["argv"])
-        except SystemExit as exit_:
-            status = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
-        except BaseException:  # noqa: BLE001 - as a cold start would show it
-            traceback.print_exc()
-        finally:
-            for stream in (sys.stdout, sys.stderr):
-                try:
-                    stream.flush()
-                except (OSError, ValueError):
-                    pass
-            os._exit(status)
+        except KeyboardInterrupt:  # Ctrl+C before the run began
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGINT)
+            os._exit(1)
+        except BaseException:  # noqa: BLE001
+            os._exit(1)
+        os._exit(run_as_cold(request["argv"]))
 
     def _close(self) -> None:
         if self._still_ours():
@@ -193,11 +209,77 @@ class Server:
         self.listener.close()
 
 
+def run_as_cold(argv: list[str]) -> int:
+    """``cli.main`` and the end a cold interpreter would give it: a SystemExit's status (a message
+    printed to stderr, as Python does), a traceback and status 1 for an error, death by SIGINT for an
+    uncaught Ctrl+C; then threads joined, ``atexit`` handlers run and the streams flushed (the
+    server's own teardown never runs in a child)."""
+    status = 1
+    try:
+        status = cli.main(argv)
+    except SystemExit as exit_:
+        status = exit_code(exit_.code)
+    except KeyboardInterrupt:
+        traceback.print_exc()
+        _finish()
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    except BaseException:  # noqa: BLE001 - as a cold start would show it
+        traceback.print_exc()
+    _finish()
+    return status if isinstance(status, int) else exit_code(status)
+
+
+def exit_code(code) -> int:
+    if code is None or isinstance(code, int):
+        return code or 0
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _finish() -> None:
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join()
+    try:
+        atexit._run_exitfuncs()
+    except BaseException:  # noqa: BLE001 - printed by atexit itself
+        pass
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+
+
+def can_give(request: dict) -> bool:
+    """Whether a child can take the caller's resource limits and priority (a child may lower its
+    own, never raise a hard limit or its priority)."""
+    try:
+        for name, (_soft, hard) in request["limits"].items():
+            current = resource.getrlimit(getattr(resource, name))[1]
+            if current != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or hard > current):
+                return False
+        return request["nice"] >= os.getpriority(os.PRIO_PROCESS, 0)
+    except (AttributeError, KeyError, TypeError, ValueError, OSError):
+        return False
+
+
 def become_run(conn: socket.socket, fds: list[int], request: dict) -> None:
-    """Turn this fresh child into the launcher's run."""
+    """Turn this fresh child into the launcher's run, once the launcher knows its pid (it gone, or
+    given up waiting, the run never starts)."""
     for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
         signal.signal(sig, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # before GO: the launcher relays after it
+    for sig in request["ignored"]:  # as the caller had them (nohup: SIGHUP), as a cold start inherits
+        signal.signal(sig, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_SETMASK, request["blocked"])
+    conn.settimeout(None)
+    if conn.recv(1) != GO:
+        os._exit(1)
+    for name, limit in request["limits"].items():
+        resource.setrlimit(getattr(resource, name), tuple(limit))
+    os.setpriority(os.PRIO_PROCESS, 0, request["nice"])
     stdin, stdout, stderr, cwd = fds
     for source, target in ((stdin, 0), (stdout, 1), (stderr, 2)):
         os.dup2(source, target)
@@ -219,14 +301,19 @@ def standard_stream(fd: int, env: dict[str, str]):
     the encoding and error handler of PYTHONIOENCODING or else the interpreter's."""
     template = SERVER_STREAMS[fd]
     encoding, _, errors = env.get("PYTHONIOENCODING", "").partition(":")
-    return open(
+    stream = open(
         fd,
         "r" if fd == 0 else "w",
-        buffering=1 if fd == 2 or (fd == 1 and os.isatty(fd)) else -1,
         encoding=encoding or template.encoding,
         errors=errors or template.errors,
+        newline="\n",  # no newline translation either way, as Python's own standard streams on POSIX
         closefd=False,
     )
+    if fd:
+        stream.reconfigure(
+            line_buffering=fd == 2 or os.isatty(fd), write_through=env.get("PYTHONUNBUFFERED", "") not in ("", "0")
+        )
+    return stream
 
 
 def _die_with_launcher(conn: socket.socket) -> None:
@@ -257,6 +344,7 @@ def _close_all(fds: list[int]) -> None:
 def main(argv: list[str]) -> int:
     path = Path(argv[0])
     idle = float(os.environ.get(IDLE_ENV) or DEFAULT_IDLE_SECONDS)
+    os.chdir("/")  # not the folder of the run that started it, kept busy for the idle time
     platform.platform()  # openai's request headers run `uname -p` once: here, not in every run
     server = Server(path, idle)
     if not server.bind():

@@ -6,6 +6,7 @@ signals, the environment of that run alone, and no process left behind."""
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -41,27 +42,33 @@ class Warm:
             AGENT_DAEMON_IDLE_SECONDS="120",
         )
 
-    def start(self, *args: str, env: dict | None = None, **popen) -> subprocess.Popen:
+    def start(self, *args: str, env: dict | None = None, prefix: tuple = (), **popen) -> subprocess.Popen:
+        popen.setdefault("stdin", subprocess.DEVNULL)
         return subprocess.Popen(
-            [sys.executable, "-m", "agent_cli", *EXEC, *args],
+            [*prefix, sys.executable, "-m", "agent_cli", *EXEC, *args],
             cwd=self.work,
             env={**self.env, **(env or {})},
-            stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
             **popen,
         )
 
-    def run(self, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-        proc = self.start(*args, env=env)
-        out, err = proc.communicate(timeout=120)
+    def run(
+        self, *args: str, env: dict | None = None, input: str | None = None, **popen
+    ) -> subprocess.CompletedProcess:
+        if input is not None:
+            popen["stdin"] = subprocess.PIPE
+        proc = self.start(*args, env=env, **popen)
+        out, err = proc.communicate(input, timeout=120)
         return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
     def servers(self) -> list[int]:
         sockets = list((self.runtime / f"agent-cli-{os.getuid()}").glob("warm-*.sock"))
         return [
-            pid for path in sockets for pid in pids_running(sys.executable, "-m", "agent_cli.warm.server", str(path))
+            pid
+            for path in sockets
+            for pid in pids_running(sys.executable, "-P", "-m", "agent_cli.warm.server", str(path))
         ]
 
     def warmed(self, server) -> int:
@@ -169,7 +176,7 @@ def test_a_signal_to_the_launcher_stops_the_run_and_its_command(warm, server, si
 
 def test_the_run_dies_with_its_launcher(warm, server):
     warm.warmed(server)
-    token = uuid.uuid4().hex
+    token = str(uuid.uuid4().int)  # digits: a valid `sleep` time
     server.script(Reply(tool_calls=[ToolCall("shell", {"command": f"sleep 301.{token[:4]}"})]))
     daemon = warm.servers()[0]
     proc = warm.start("run it")
@@ -213,3 +220,89 @@ def test_no_daemon_and_an_unsafe_folder_run_cold(warm, server):
     server.script(Reply(text="three"))
     assert warm.run("hi").stdout.strip() == "three"
     assert not list(folder.glob("warm-*.sock"))
+
+
+def last_content(server) -> str:
+    return str(server.requests[-1].body["messages"][-1]["content"])
+
+
+def test_piped_stdin_reaches_the_run_byte_for_byte(warm, server):
+    warm.warmed(server)
+    server.script(Reply(text="read"))
+    result = warm.run("-", input="line one\r\nline two\n")
+    assert result.returncode == 0, result.stderr
+    assert "line one\r\nline two" in last_content(server)  # no newline translation, as cold
+
+
+def test_nohup_is_inherited_by_the_run(warm, server):
+    warm.warmed(server)
+    token = str(uuid.uuid4().int)  # digits: a valid `sleep` time
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": f"sleep 2.{token[:4]}; echo survived"})]), Reply(text="done")
+    )
+    proc = warm.start("go", prefix=("nohup",))
+    try:
+        wait_for(lambda: pids_running("sleep", f"2.{token[:4]}"), within=60, what="the command")
+        proc.send_signal(signal.SIGHUP)
+        proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0
+    assert "survived" in last_content(server)
+
+
+def test_the_callers_limits_are_the_runs(warm, server):
+    warm.warmed(server)
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "ulimit -n"})]), Reply(text="done"))
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    lowered = min(soft, 777)
+    result = warm.run("go", preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (lowered, hard)))
+    assert result.returncode == 0, result.stderr
+    assert str(lowered) in last_content(server)
+
+
+def test_ctrl_z_stops_the_run_and_fg_resumes_it(warm, server):
+    warm.warmed(server)
+    token = str(uuid.uuid4().int)  # digits: a valid `sleep` time
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": f"sleep 3.{token[:4]}"})]), Reply(text="resumed"))
+    daemon = warm.servers()[0]
+    proc = warm.start("go")
+    try:
+        wait_for(lambda: pids_running("sleep", f"3.{token[:4]}"), within=60, what="the command")
+        [child] = children_of(daemon)
+        proc.send_signal(signal.SIGTSTP)
+        wait_for(lambda: state_of(child) == "T" and state_of(proc.pid) == "T", within=15, what="both to stop")
+        os.kill(proc.pid, signal.SIGCONT)
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0 and out.strip() == "resumed"
+
+
+def state_of(pid: int) -> str:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return ""
+
+
+def test_a_stopped_server_lets_the_runs_it_began_finish(warm, server):
+    daemon = warm.warmed(server)
+    token = str(uuid.uuid4().int)  # digits: a valid `sleep` time
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": f"sleep 2.{token[:4]}"})]), Reply(text="finished"))
+    proc = warm.start("go")
+    wait_for(lambda: pids_running("sleep", f"2.{token[:4]}"), within=60, what="the command")
+    os.kill(daemon, signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert out.strip() == "finished"
+    wait_for(lambda: not alive(daemon), within=15, what="the server to end after its run")
+    assert not list((warm.runtime / f"agent-cli-{os.getuid()}").glob("warm-*.sock"))
+
+
+def test_exec_daemon_false_in_the_config_runs_cold(warm, server, isolated_home):
+    (isolated_home / "config.toml").write_text("exec_daemon = false\n")
+    server.script(Reply(text="one"), Reply(text="two"))
+    assert warm.run("hi").stdout.strip() == "one"
+    assert warm.run("hi").stdout.strip() == "two"
+    assert warm.servers() == []
