@@ -3,13 +3,18 @@
 Responses API, Claude Code on Anthropic Messages.
 
 Run: python bench/exec_latency.py [--runs N] [--provider P ...] [--model M] [--codex PATH] [--claude PATH]
+(the peers, e.g.: `npm install --prefix /tmp/peers @openai/codex @anthropic-ai/claude-code`, then
+`--codex /tmp/peers/node_modules/.bin/codex --claude /tmp/peers/node_modules/.bin/claude`)
 `--provider` takes one or more of openai (Responses), openai-chat (Chat Completions) and anthropic
 (Messages); all three by default. HOME is a temporary folder with a one-line profile, so the
 figures are the clients' own, not the machine's login profile (bench/shell_overhead.py measures
 that). The models are real names (their window and tokenizer are known, as for a user). Every
 client runs once before the measured runs (bytecode compiled, first-run files written, as for
 someone who used it before), then the runs are interleaved: each round runs the bare interpreter,
-then every client once. Prints the load average, then one table with the medians per wire: the
+then every client once. Each wire measures `agent exec` twice: cold (`--no-daemon`: what the first run, with no warm
+server yet, pays) and warm (forked by the bench's own warm server, started by a first run under a
+private XDG_RUNTIME_DIR and stopped at the end; its CPU, and that of the runs it forked, is read
+from /proc, as they are not the bench's children). Prints the load average, then one table with the medians per wire: the
 whole round trip and its steps (start-up until the first request reaches the server; the first
 reply, the shell tool and the second request; the second reply until the process exits) and the
 CPU time the run took (the process and those it waited for: what a loaded machine stretches the
@@ -218,7 +223,7 @@ def claude(path: str, model: str) -> Client:
 
 def print_table(providers: list[str], lineup: dict[str, list[Client]], imports: dict[str, list[float]]) -> None:
     print(
-        f"{'wire':20}{'client':32}{'total':>7}{'to 1st request':>16}{'reply+tool+request':>20}{'to exit':>9}"
+        f"{'wire':20}{'client':40}{'total':>7}{'to 1st request':>16}{'reply+tool+request':>20}{'to exit':>9}"
         f"{'CPU':>7}  ms"
     )
     for provider in providers:
@@ -228,7 +233,7 @@ def print_table(providers: list[str], lineup: dict[str, list[Client]], imports: 
                 f"{client.median(step) * 1000:{width}.0f}" for step, width in zip((*STEPS, "CPU"), (16, 20, 9, 7))
             )
             print(
-                f"{WIRES[provider][0] if at == 0 else '':20}{client.label:32}{client.median('total') * 1000:7.0f}{steps}"
+                f"{WIRES[provider][0] if at == 0 else '':20}{client.label:40}{client.median('total') * 1000:7.0f}{steps}"
             )
         peers = [client for client in clients if not client.label.startswith("agent exec")]
         for mine in [client for client in clients if client.label.startswith("agent exec")] if peers else []:
@@ -236,7 +241,7 @@ def print_table(providers: list[str], lineup: dict[str, list[Client]], imports: 
             ratios = [mine.median(step) / peer.median(step) for step in ("total", *STEPS, "CPU")]
             label = f"{mine.label.split()[2]} / {peer.label}"
             print(
-                f"{'':20}{label:32}{ratios[0]:6.2f}x{ratios[1]:15.2f}x{ratios[2]:19.2f}x"
+                f"{'':20}{label:40}{ratios[0]:6.2f}x{ratios[1]:15.2f}x{ratios[2]:19.2f}x"
                 f"{ratios[3]:8.2f}x{ratios[4]:6.2f}x"
             )
     cpu = ", ".join(f"{sdk} {statistics.median(times) * 1000:.0f} ms" for sdk, times in imports.items())

@@ -29,6 +29,7 @@ INTERPRETER_ENV = (
     "LANG",
     "LC_ALL",
     "LC_CTYPE",
+    "TZ",
     "PYTHONPATH",
     "PYTHONHOME",
     "PYTHONUTF8",

@@ -266,7 +266,9 @@ def test_ctrl_z_stops_the_run_and_fg_resumes_it(warm, server):
     token = str(uuid.uuid4().int)  # digits: a valid `sleep` time
     server.script(Reply(tool_calls=[ToolCall("shell", {"command": f"sleep 3.{token[:4]}"})]), Reply(text="resumed"))
     daemon = warm.servers()[0]
-    proc = warm.start("go")
+    proc = warm.start(
+        "go", process_group=0
+    )  # a job of its own, as a shell starts it (an orphaned group ignores Ctrl+Z)
     try:
         wait_for(lambda: pids_running("sleep", f"3.{token[:4]}"), within=60, what="the command")
         [child] = children_of(daemon)
