@@ -143,6 +143,8 @@ class Config:
     stream_idle_timeout_ms: int = setting(120_000, of=int, minimum=1)
     # load a snapshot of the login shell instead of `bash -lc` per command
     shell_snapshot: bool = setting(True, of=bool)
+    # `agent exec` through the warm server (agent_cli/warm/); read by the launcher from the user's file
+    exec_daemon: bool = setting(True, of=bool)
     memory: bool = setting(True, of=bool)  # memory/: recall each turn, the memory tools, /memory
     memory_top_k: int = setting(5, of=int, minimum=1)
     memory_max_chars: int = setting(2_000, of=int, minimum=100)

@@ -46,6 +46,12 @@ class AgentMessage:
 
 
 @dataclass(frozen=True, slots=True)
+class Refusal(AgentMessage):
+    """A finished assistant message that declines to answer (stop reason ``refusal``): its own item
+    in `agent exec`, not the answer; a front end that does not know it shows it as a message."""
+
+
+@dataclass(frozen=True, slots=True)
 class ReasoningDone:
     text: str
 
@@ -437,6 +443,7 @@ Event = (
     | TextDelta
     | ReasoningDelta
     | AgentMessage
+    | Refusal
     | ReasoningDone
     | ToolCallBegin
     | ToolOutputDelta

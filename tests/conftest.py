@@ -35,6 +35,10 @@ def isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("AGENT_LSP_AUTODETECT", "0")
     for name in PROVIDER_KEYS:
         monkeypatch.delenv(name, raising=False)
+    # `agent exec` starts cold in tests (each test's own process); tests/integration/test_warm_exec.py
+    # runs it through a warm server of its own. AGENT_TEST_WARM=1 runs every test's exec warm.
+    if os.environ.get("AGENT_TEST_WARM") != "1":
+        monkeypatch.setenv("AGENT_NO_DAEMON", "1")
     return home
 
 

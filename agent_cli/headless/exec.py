@@ -26,6 +26,7 @@ from agent_cli.headless.render_json import JsonRenderer
 from agent_cli.headless.render_text import TextRenderer
 from agent_cli.headless.sessions_cmd import prepare_exec_resume, restore_or_exit
 from agent_cli.headless.worktree_cmd import enter_from_args, leave_after_exec, prepare
+from agent_cli.models.base import STOP_REFUSAL
 from agent_cli.models.pricing import price_for
 from agent_cli.models.registry import SDK_OF_WIRE
 from agent_cli.models.sdk_clients import start_import
@@ -98,10 +99,17 @@ def run_exec(args: argparse.Namespace) -> int:
     config = replace(config, writable_roots=config.writable_roots + extra_writable_roots(args.add_dirs))
     check_api_key_or_exit(config)
     # The SDK's import starts before the prompt is read: reading piped stdin may wait for its
-    # writer, and the import goes on meanwhile. Not for a /command argument (it may need no model).
-    if not (args.prompt or "").lstrip().startswith("/"):
-        start_import(SDK_OF_WIRE.get(config.provider.wire_api, "openai"))
-    prompt = read_prompt(args.prompt)
+    # writer, and the import goes on meanwhile. Not for a /command (it may need no model): an
+    # argument says so at once, and a piped prompt that is already there is read first.
+    sdk = SDK_OF_WIRE.get(config.provider.wire_api, "openai")
+    if args.prompt in (None, "-") and not sys.stdin.isatty() and stdin_ready(sys.stdin, 0):
+        prompt = read_prompt(args.prompt)
+        if not prompt.lstrip().startswith("/"):
+            start_import(sdk)
+    else:
+        if not (args.prompt or "").lstrip().startswith("/"):
+            start_import(sdk)
+        prompt = read_prompt(args.prompt)
     images = image_paths(getattr(args, "images", []))
     output_schema = read_output_schema(args.output_schema)
     limits = run_limits(args, config)
@@ -269,8 +277,8 @@ async def drive(
             if isinstance(event, ev.CommandAction) and event.action in INTERACTIVE_ONLY:
                 event = ev.InputRejected(INTERACTIVE_ONLY[event.action])
             renderer.render(event)
-            if isinstance(event, ev.TurnComplete):
-                last_message = event.last_message
+            if isinstance(event, ev.TurnComplete):  # a refusal is no answer: nothing on stdout or in -o FILE
+                last_message = None if event.stop_reason == STOP_REFUSAL else event.last_message
             elif isinstance(event, ev.Notice):
                 notices.append(event.text)
             elif isinstance(event, ev.ContextUsage):

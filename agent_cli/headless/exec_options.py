@@ -74,6 +74,7 @@ def add_exec_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="run this repository's own MCP servers, hooks and plugins, and apply its allow rules",
     )
+    parser.add_argument("--no-daemon", action="store_true", help="start cold: no warm server (also AGENT_NO_DAEMON=1)")
     parser.add_argument("--thread-source", help=argparse.SUPPRESS)  # the Codex SDK's label: nothing to do with it
 
 

@@ -1,7 +1,7 @@
 """`agent exec --json`: events as JSON lines, in the shape of Codex's exec schema.
 
 thread.started, turn.started, item.started / item.updated / item.completed (agent_message,
-reasoning, command_execution, file_change, todo_list, tool_call, mcp_tool_call, subagent, compaction, error,
+reasoning, refusal, command_execution, file_change, todo_list, tool_call, mcp_tool_call, subagent, compaction, error,
 web_search {query, results}; an agent_message citing web sources carries them as ``citations``;
 and agent-cli's own checkpoint_created, rewound, diagnostics and project_check),
 turn.completed {usage}, turn.failed {error}.
@@ -61,6 +61,10 @@ class JsonRenderer:
     def _turn_started(self, event: ev.TurnStarted) -> None:
         self._turn_usage_start = self._usage.total if self._usage else None
         self.emit("turn.started")
+
+    @renders(ev.Refusal)
+    def _refusal(self, event: ev.Refusal) -> None:  # as the SDKs keep it: beside the answer, not in it
+        self.item("item.completed", {"id": self.new_id(), "type": "refusal", "text": event.text})
 
     @renders(ev.AgentMessage)
     def _agent_message(self, event: ev.AgentMessage) -> None:

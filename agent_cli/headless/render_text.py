@@ -67,6 +67,11 @@ class TextRenderer:
         self.line("thinking", "magenta")
         self.line(event.text, "dim")
 
+    @renders(ev.Refusal)
+    def _refusal(self, event: ev.Refusal) -> None:
+        self.line("refusal: the model declined to answer", "yellow")
+        self.line(event.text)
+
     @renders(ev.AgentMessage)
     def _agent_message(self, event: ev.AgentMessage) -> None:
         self.line("agent", "magenta")

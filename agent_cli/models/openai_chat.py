@@ -311,8 +311,8 @@ class OpenAIChatClient(StreamingClient):
         if text:
             out += acc.add_content(acc.splitter.feed(text))
         if isinstance(delta.get("refusal"), str) and delta["refusal"]:
-            acc.refused = True  # shown as the answer; the stop reason marks it a refusal
-            out += acc.add_content(acc.splitter.feed(delta["refusal"]))
+            acc.refused = True  # not streamed as answer text: the turn reports it as a refusal
+            acc.text.append(delta["refusal"])  # kept in the history, as the model said it
         if delta.get("tool_calls"):
             acc.add_tool_deltas(delta["tool_calls"])
         return out

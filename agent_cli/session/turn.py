@@ -187,12 +187,11 @@ async def sample(turn: TurnContext, emit: Emit, forced_tool: ToolSpec | None = N
             output.append(event.item)
         elif isinstance(event, stream.Completed):
             output.stop_reason = event.stop_reason
-            if event.stop_reason == STOP_REFUSAL:  # its text (if any) is the answer, marked as such
-                emit(ev.Warning("The model declined to answer (refusal)."))
+            said = ev.Refusal if event.stop_reason == STOP_REFUSAL else ev.AgentMessage  # a refusal: its own item
             for item in output:
                 turn.record(item)
                 if isinstance(item, Message) and item.role == "assistant":
-                    emit(ev.AgentMessage(item.text))
+                    emit(said(item.text))
                 elif isinstance(item, Reasoning) and item.text:
                     emit(ev.ReasoningDone(item.text))
             usage = turn.window.checked_usage(event.usage, emit)  # figures that cannot be true: None

@@ -61,6 +61,8 @@ class EventRenderer:
 
     @renders(ev.AgentMessage)
     async def _agent_message(self, event: ev.AgentMessage) -> None:
+        if isinstance(event, ev.Refusal):
+            await self.notice("The model declined to answer (refusal).", "warning")
         await self._close_reasoning()
         if self.message is None:
             if event.text.strip():

@@ -89,3 +89,31 @@ def test_a_plain_exec_round_trip_never_imports_what_only_other_features_need(pro
     assert loaded == [], "\n".join(loaded)
     enabled, frozen = (tmp_path / "modules.txt.gc").read_text().split()
     assert enabled == "True" and int(frozen) > 100_000  # on again, start-up's objects set aside
+
+
+def test_a_piped_command_that_needs_no_model_imports_no_sdk(server, tmp_path):
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / "new.txt").write_text("fresh line\n")
+    listing = tmp_path / "modules.txt"
+    env = {
+        **{k: v for k, v in os.environ.items() if k not in PROVIDER_KEYS},
+        **provider_env(server, "anthropic"),
+        "PYTHONPATH": str(REPO),
+        "NO_COLOR": "1",
+        "MODULES_OUT": str(listing),
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", RUN_AND_LIST_MODULES, "exec", "--provider", "anthropic", "-m", "test-model"],
+        cwd=tmp_path,
+        env=env,
+        input="/diff\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "+fresh line" in result.stdout
+    imported = set(listing.read_text().split())
+    assert "agent_cli.headless.exec" in imported  # the listing is whole
+    assert not {"anthropic", "openai"} & imported
+    assert server.requests == []

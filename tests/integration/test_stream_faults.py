@@ -94,8 +94,9 @@ async def test_chat_done_without_finish_reason_is_a_proper_end(server):
     assert completed(events).stop_reason == STOP_END
 
 
-# 3. A refusal is the answer, marked as a refusal, on every wire that has one.
-async def test_chat_refusal_is_shown_as_the_answer(server):
+# 3. A refusal is kept as the model said it, marked as a refusal, on every wire that has one (exec
+# and --json report it as a refusal item: tests/integration/test_exec_refusal.py).
+async def test_chat_refusal_is_kept_but_not_streamed_as_answer_text(server):
     server.script(
         Reply.raw(
             [
@@ -106,7 +107,7 @@ async def test_chat_refusal_is_shown_as_the_answer(server):
         )
     )
     events = await collect(make_client(server, "chat"), PROMPT)
-    assert text_deltas(events) == "I can't help with that."
+    assert text_deltas(events) == ""
     assert output_items(events) == [Message("assistant", "I can't help with that.")]
     assert completed(events).stop_reason == STOP_REFUSAL
 

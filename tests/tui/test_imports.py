@@ -84,7 +84,8 @@ def test_help_and_version_are_answered_without_loading_the_program():
         assert done.returncode == 0, done.stderr
         assert done.stdout.startswith(answer)
         assert (
-            done.stderr.strip() == "['agent_cli', 'agent_cli.__main__', 'agent_cli.arguments', 'agent_cli.startup_gc']"
+            done.stderr.strip() == "['agent_cli', 'agent_cli.__main__', 'agent_cli.arguments', 'agent_cli.startup_gc', "
+            "'agent_cli.warm', 'agent_cli.warm.client', 'agent_cli.warm.protocol']"
         )
 
 
@@ -188,9 +189,13 @@ ENTRY_POINT = "agent_cli.__main__"
 ENTRY_POINT_IMPORT = (ENTRY_POINT, "agent_cli.cli")
 
 
+WARM_SERVER = "agent_cli.warm.server"  # `python -m agent_cli.warm.server`: the program, imported once for many runs
+
+
 def test_nothing_imports_cli_but_the_entry_point():
     importers = [name for name in MODULES if "agent_cli.cli" in imported_modules(name)]
-    assert importers == [ENTRY_POINT]
+    assert importers == [ENTRY_POINT, WARM_SERVER]
+    assert [name for name in MODULES if WARM_SERVER in imported_modules(name)] == []
     assert [name for name in MODULES if ENTRY_POINT in imported_modules(name)] == []
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
     assert scripts == {"agent": f"{ENTRY_POINT}:main"}
