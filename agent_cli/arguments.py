@@ -53,6 +53,21 @@ def add_session_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_worktree_options(parser: argparse.ArgumentParser, short: bool = True) -> None:
+    """``-w/--worktree [NAME]`` and ``--base REF`` (agent_cli/worktrees/)."""
+    names = ("-w", "--worktree") if short else ("--worktree",)
+    parser.add_argument(
+        *names,
+        nargs="?",
+        const="",
+        default=None,
+        metavar="NAME",
+        help="start in the git worktree NAME (created on branch agent/NAME from HEAD, or resumed; "
+        "a generated name without NAME)",
+    )
+    parser.add_argument("--base", metavar="REF", help="with --worktree: create it from REF instead of HEAD")
+
+
 def session_flags(args: argparse.Namespace) -> dict[str, object]:
     return {
         "model": args.model,
@@ -66,10 +81,11 @@ def session_flags(args: argparse.Namespace) -> dict[str, object]:
 def build_tui_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agent",
-        description="An interactive terminal coding agent. Subcommands: exec (headless), acp (for editors), sessions, resume, memory, plugin, mcp.",
+        description="An interactive terminal coding agent. Subcommands: exec (headless), acp (for editors), sessions, resume, worktree, memory, plugin, mcp.",
     )
     parser.add_argument("--version", action="version", version=f"agent-cli {__version__}")
     add_session_options(parser)
+    add_worktree_options(parser)
     parser.add_argument(
         "--inline",
         action="store_true",

@@ -9,17 +9,23 @@ import os
 import sys
 
 from agent_cli.acp.main import run_acp
-from agent_cli.arguments import add_session_options, build_tui_parser
+from agent_cli.arguments import add_session_options, add_worktree_options, build_tui_parser
 from agent_cli.headless import sessions_cmd
 from agent_cli.headless.common import check_api_key_or_exit, load_config_or_exit
+from agent_cli.headless.doctor_cmd import run_doctor
 from agent_cli.headless.exec import exit_now, run_exec
 from agent_cli.headless.exec_options import add_exec_options
+from agent_cli.headless.login_cmd import run_login, run_logout
 from agent_cli.headless.mcp_cmd import run_mcp
 from agent_cli.headless.memory_cmd import run_memory
 from agent_cli.headless.plugin_cmd import run_plugin
 from agent_cli.headless.sessions_cmd import add_resume_arguments
 from agent_cli.headless.undo_cmd import run_undo
+from agent_cli.headless.worktree_cmd import enter_from_args, leave_after_tui, prepare, run_worktree
+from agent_cli.stream_json.flags import wants_stream_json
+from agent_cli.stream_json.main import run_stream_json
 
+HEADLESS_COMMANDS = {"login": run_login, "logout": run_logout, "doctor": run_doctor}
 BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
 
 
@@ -31,6 +37,8 @@ def build_exec_parser(resume: bool = False) -> argparse.ArgumentParser:
     )
     add_session_options(parser)
     add_exec_options(parser)
+    if not resume:
+        add_worktree_options(parser)
     if resume:  # agent exec resume [--last | ID] [PROMPT]
         parser.prog = "agent exec resume"
         add_resume_arguments(parser)
@@ -74,7 +82,27 @@ def main(argv: list[str] | None = None) -> int:
         return BROKEN_PIPE
 
 
+SUBCOMMANDS = ("exec", "resume", "sessions", "acp", "mcp", "memory", "plugin", "login", "logout", "doctor")
+
+
+def subcommand_first(argv: list[str]) -> list[str]:
+    """``agent --provider X -m Y resume --last`` as ``agent resume --provider X -m Y --last``: the
+    global options may come before a subcommand too, and its name is never taken for a prompt."""
+    options = build_tui_parser()._option_string_actions  # argparse has no public lookup by option string
+    at = 0
+    while at < len(argv):
+        word = argv[at]
+        if word == "--" or not word.startswith("-") or word == "-":
+            if word in SUBCOMMANDS and at > 0:
+                return [word, *argv[:at], *argv[at + 1 :]]
+            return argv
+        action = options.get(word)  # `--model=x` and `-mx` carry their value in the word
+        at += 2 if action is not None and action.nargs != 0 else 1
+    return argv
+
+
 def dispatch(argv: list[str]) -> int:
+    argv = subcommand_first(argv)
     if argv[:2] == ["exec", "undo"]:
         return run_undo(argv[2:])
     if argv and argv[0] == "exec":  # the launcher paused the garbage collector (__main__.py)
@@ -84,19 +112,33 @@ def dispatch(argv: list[str]) -> int:
     if argv and argv[0] == "sessions":
         return sessions_cmd.run_sessions(argv[1:])
     if argv and argv[0] == "resume":  # the TUI on a saved session
-        config, prompt, session = sessions_cmd.prepare_resume(argv[1:])
+        config, prompt, session, setup, after = sessions_cmd.prepare_resume(argv[1:])
         from agent_cli.tui.app import run_app
 
-        return run_app(config, prompt, session=session)
+        status = run_app(config, prompt, session=session, first_input=setup)
+        after()  # leave a worktree the session went on in
+        return status
     if argv and (argv[0] == "acp" or "--acp" in argv):
         return run_acp(argv[1:] if argv[0] == "acp" else [word for word in argv if word != "--acp"])
     if argv and argv[0] == "mcp":
         return run_mcp(argv[1:])
     if argv and argv[0] == "memory":
         return run_memory(argv[1:])
+    if wants_stream_json(argv):  # `agent -p`, the Claude Agent SDK: Claude's flags, its own parser
+        return run_stream_json(argv)
+    if argv and argv[0] == "worktree":
+        return run_worktree(argv[1:])
+    if argv and argv[0] in HEADLESS_COMMANDS:
+        return HEADLESS_COMMANDS[argv[0]](argv[1:])
     args = build_tui_parser().parse_args(argv)
-    config = load_config_or_exit(args)
+    entered = enter_from_args(args)  # -w/--worktree: the session starts in it
+    from agent_cli.tui.first_run import set_up_if_needed  # Textual, which `agent exec` never loads
+
+    config = set_up_if_needed(args, load_config_or_exit(args), load_config_or_exit)  # first run
     check_api_key_or_exit(config)
+    setup = prepare(entered, config, args)
     from agent_cli.tui.app import run_app
 
-    return run_app(config, args.prompt, inline=args.inline)
+    status = run_app(config, args.prompt, inline=args.inline, first_input=setup)
+    leave_after_tui(entered)
+    return status

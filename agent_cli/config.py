@@ -15,35 +15,24 @@ from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from agent_cli.auth.choice import apply_choice
 from agent_cli.files.limits import ReadLimits
 from agent_cli.hooks.spec import parse_hooks
+from agent_cli.lsp.servers import check_lsp_table
 from agent_cli.mcp.config import check_servers_table
 from agent_cli.models.model_info import context_window_for, default_provider_for
 from agent_cli.models.registry import BUILTIN_PROVIDERS, ProviderConfig
 from agent_cli.paths import agent_home
 from agent_cli.permissions.sources import check_permissions_table
 from agent_cli.tools.shell_env import EnvPolicy
+from agent_cli.untrusted_settings import waits_for_trust
+from agent_cli.worktrees.settings import check_worktree_table
 
 DEFAULT_MODEL = "gpt-5"
 MODES = ("agent", "ask", "plan")
 APPROVAL_POLICIES = ("untrusted", "on-request", "on-failure", "never")
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
 WIRE_APIS = ("responses", "chat", "anthropic")
-# Settings of a repository's own .agent/config.toml that apply only once the folder is trusted:
-# they lift the sandbox, choose where requests (and the API key) go, or what commands inherit.
-REPOSITORY_SETTINGS = (
-    "sandbox_mode",
-    "approval_policy",
-    "network_access",
-    "writable_roots",
-    "sandbox_workspace_write",
-    "shell_environment_policy",
-    "model_providers",
-    "openai_base_url",
-    "web_fetch_allow_private",
-    "web_search_api",
-    "memory_user_writes",
-)
 
 
 @dataclass(frozen=True)
@@ -76,6 +65,7 @@ _TYPE_NAMES = {
     list: "an array",
     dict: "a table",
     (int, float): "a number",
+    (bool, dict): "a boolean or a table",
 }
 
 
@@ -182,6 +172,16 @@ class Config:
     checkpoint_timeout_ms: int = setting(
         30_000, of=int, minimum=100
     )  # a snapshot taking longer is given up with a warning
+    # everything the agent keeps under its home (outputs, sessions, checkpoints): oldest removed past it
+    home_budget_mb: int = setting(2048, of=int, minimum=100)
+    # agent_cli/lsp/: how long an edit waits for diagnostics (a server's start included), their budget
+    lsp_wait_ms: int = setting(5_000, of=int, minimum=0)
+    lsp_token_limit: int = setting(1_000, of=int, minimum=50)
+    # the project's own checks, run after a turn that changed files (and by /lint, /test)
+    lint_command: str | None = setting(None, of=str)
+    test_command: str | None = setting(None, of=str)
+    check_rounds: int = setting(3, of=int, minimum=0)  # failures sent back to the model in one turn
+    check_timeout_ms: int = setting(600_000, of=int, minimum=100)
     raw: dict[str, Any] = field(default_factory=dict)  # the merged tables, for hooks and the like
     sources: tuple[Path, ...] = ()  # config files that were read
     warnings: tuple[str, ...] = ()  # shown when the session starts (unknown keys)
@@ -203,6 +203,11 @@ RAW_KEYS = (
     Key("openai_base_url", str),  # Codex's key: where the built-in OpenAI providers send requests
     Key("sandbox_workspace_write", dict),  # Codex's table: network_access, writable_roots
     Key("web_search_api", dict),  # tools/web_search_api.py: a search API for servers without their own
+    Key("worktree", dict, parse=check_worktree_table),  # worktrees/settings.py: set-up of a new worktree
+    Key("notify", list),  # Codex's: a program run after each turn, the event's JSON as its last argument
+    Key("status_line", dict),  # {type = "command", command = "..."}: Claude Code's statusLine (status_line/)
+    Key("tui", dict),  # Codex's [tui] table: notifications (terminal notifications, tui/notifications.py)
+    Key("lsp", (bool, dict), parse=check_lsp_table),  # false, or [lsp.NAME] tables (agent_cli/lsp/servers.py)
 )
 KEYS: dict[str, Key] = {
     **{
@@ -380,10 +385,10 @@ def load_config(
 
 
 def without_repository_settings(config: Config) -> Config:
-    """``config`` as if the project's .agent/config.toml had none of the ``REPOSITORY_SETTINGS``
-    (a folder not trusted yet: see agent_cli/trust/)."""
+    """``config`` as if the project's .agent/config.toml set only what makes the agent more careful
+    (a folder not trusted yet: see agent_cli/untrusted_settings.py and agent_cli/trust/)."""
     layers = [
-        replace(layer, table={k: v for k, v in layer.table.items() if k not in REPOSITORY_SETTINGS})
+        replace(layer, table={k: v for k, v in layer.table.items() if not waits_for_trust(k, v)})
         if layer.kind == "project"
         else layer
         for layer in config.layers
@@ -397,8 +402,9 @@ def without_repository_settings(config: Config) -> Config:
         writable_roots=rebuilt.writable_roots + added,
         plugin_dirs=config.plugin_dirs,
         trust_repository=config.trust_repository,
-        model=config.model,
-        context_window=config.context_window,
+        # A model a front end chose after loading (/model) stays; the repository's waits.
+        model=config.model if config.model != as_loaded.model else rebuilt.model,
+        context_window=config.context_window if config.model != as_loaded.model else rebuilt.context_window,
     )
 
 
@@ -424,6 +430,8 @@ def _build(
     _codex_sandbox_table(merged)
     if merged.get("web_search") == "disabled":
         merged["web_search"] = "off"
+    if note := apply_choice(merged, home):  # no provider or model configured (auth/choice.py)
+        warnings = (*warnings, note)
     model = merged.get("model", DEFAULT_MODEL)
     provider = _provider(merged.get("model_provider") or default_provider_for(model), merged.get("model_providers", {}))
     if merged.get("openai_base_url") and provider.id in ("openai", "openai-chat"):

@@ -201,8 +201,10 @@ class ContextUsage:
 class CommandAction:
     """A slash command only a front end can carry out. `agent exec` ends on "quit"."""
 
-    action: Literal["quit", "new", "resume", "rewind", "copy"]  # copy: the argument is the text
+    # copy: the argument is the text; worktree: the folder to go on in, ``then`` an input to send there first
+    action: Literal["quit", "new", "resume", "rewind", "copy", "worktree"]
     argument: str | None = None
+    then: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,6 +267,29 @@ class ApprovalDecision:
     reason: str | None = None
     rule: str | None = None  # approve_always: the allow rule to save
     save_to: str | None = None  # approve_always: "agent" (.agent/config.toml) or "claude" (.claude/settings.local.json)
+    # approve: run the call with these arguments instead (the Claude Agent SDK's updatedInput)
+    arguments: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ElicitationRequest:
+    """An MCP server asks the user for input mid-call (``elicitation/create``). A front end that
+    can ask resolves ``future`` with an :class:`ElicitationAnswer`; ``schema`` is the form's
+    (flat, primitive fields) in form mode, ``url`` the page to open in URL mode."""
+
+    server: str
+    message: str
+    mode: Literal["form", "url"]
+    schema: dict[str, Any] = field(default_factory=dict)
+    url: str | None = None
+    future: asyncio.Future[ElicitationAnswer] = field(compare=False, repr=False, default=None)  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True)
+class ElicitationAnswer:
+    action: Literal["accept", "decline", "cancel"]
+    content: dict[str, Any] | None = None  # accept in form mode: the validated values
+    open_url: bool = True  # accept in URL mode: the agent opens the page (False: the front end did)
 
 
 @dataclass(frozen=True, slots=True)
@@ -382,6 +407,30 @@ class TurnFailed:
     request_id: str | None = None  # the provider's id of the failed model request, when it sent one
 
 
+@dataclass(frozen=True, slots=True)
+class Diagnostics:
+    """What language servers reported after an edit (agent_cli/lsp/): the new problems, as the model read them."""
+
+    call_id: str  # the edit's tool call
+    lines: tuple[str, ...]  # path:line:col: severity: message [code]
+    errors: int
+    warnings: int
+    servers: tuple[str, ...]
+    waited: float  # seconds the edit waited for them
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectCheck:
+    """A lint_command or test_command ran (after a turn that changed files, or /lint, /test)."""
+
+    kind: Literal["lint", "test"]
+    command: str
+    exit_code: int | None  # None: it did not finish (timeout)
+    tail: str  # the end of its output
+    duration: float
+    sent_to_model: bool = False  # the failure went back to the model for another round
+
+
 Event = (
     TurnStarted
     | UserMessage
@@ -393,6 +442,8 @@ Event = (
     | ToolOutputDelta
     | ToolTerminal
     | ToolCallEnd
+    | Diagnostics
+    | ProjectCheck
     | PlanUpdated
     | TokenCount
     | Retry
@@ -406,6 +457,7 @@ Event = (
     | CompactionStarted
     | CompactionFinished
     | ApprovalRequest
+    | ElicitationRequest
     | SubagentEvent
     | SubagentFinished
     | WebSearch

@@ -13,18 +13,26 @@ processes and a client of its own.
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from agent_cli.agents.child import child_hooks, child_instructions, child_tools, depth_of, run_child, transcript_path
 from agent_cli.agents.definition import AgentDefinition
 from agent_cli.agents.discovery import load_agents
+from agent_cli.agents.isolation import isolated_approvals, run_isolated
 from agent_cli.agents.task_tool import ChildOutcome, TaskTool
 from agent_cli.config import Config, without_repository_settings
 from agent_cli.context.project_doc import find_git_root
 from agent_cli.hooks.spec import HookSpec
+from agent_cli.lsp.checks import ProjectChecks
+from agent_cli.lsp.code_checks import CodeChecks
+from agent_cli.lsp.manager import LspManager, LspSettings
+from agent_cli.lsp.servers import configured_specs
+from agent_cli.lsp.tool import LspTool
 from agent_cli.mcp.config import ServerSpec, configured_servers
 from agent_cli.mcp.toolset import McpToolset, budget_tokens, plugin_servers
 from agent_cli.memory.tools import memory_tools
@@ -40,6 +48,7 @@ from agent_cli.session.approvals import Approvals, env_scrubber
 from agent_cli.session.checkpointing import TurnCheckpoints
 from agent_cli.session.compaction_state import CompactionState
 from agent_cli.session.counters import TokenCounters
+from agent_cli.session.hook_events import approval_waiting, permission_request
 from agent_cli.session.hook_state import HookState
 from agent_cli.session.learned import LearnedState
 from agent_cli.session.parts import ClientFactory, SessionParts, StateParts, SubagentInfo, TerminalFactory
@@ -58,6 +67,7 @@ from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.shell_snapshot import ShellSnapshot
 from agent_cli.tools.web_search_api import search_api_tool
 from agent_cli.trust.gate import TrustState, trust_state, untrusted_raw
+from agent_cli.worktrees.store import containing
 
 
 def open_session(
@@ -71,13 +81,15 @@ def open_session(
     output_schema: dict[str, Any] | None = None,
     editor_files: EditorFiles | None = None,
     client_terminal: TerminalFactory | None = None,
+    tool_limit: frozenset[str] | None = None,
 ) -> Session:
     """A new top-level session for ``config``. ``interactive``: a person answers approvals (the TUI,
     an editor); otherwise the configured policy does (``agent exec``). ``mcp_servers`` join the
     configured ones (an editor's, over ACP). ``clients`` makes a model's client (default: the
-    configured provider's; a benchmark passes a scripted model). The rest are a front end's options
-    for the run: ``agent exec``'s ``limits`` and ``output_schema``, an editor's files and terminal
-    (ACP); ``session_id`` when the front end names the session before it exists."""
+    configured provider's; a benchmark passes a scripted model). ``session_id``: the id the caller
+    chose (the Claude Agent SDK's ``--session-id``), else a new one. The rest are a front end's
+    options for the run: ``agent exec``'s ``limits`` and ``output_schema``, an editor's files and
+    terminal (ACP), the tools a run may use (``tool_limit``: claude's ``--tools``)."""
     trust = trust_state(config)  # until the folder is trusted, none of its own code runs (trust/)
     if not trust.trusted and any(item.kind == "setting" for item in trust.inventory.items):
         config = without_repository_settings(config)  # nor does its config lift the sandbox
@@ -86,7 +98,7 @@ def open_session(
     raw = config.raw if trust.trusted else untrusted_raw(config)  # hooks and MCP servers in force
     plugins = load_plugins_for(config, repository=trust.trusted)  # commands, skills, hooks, agents...
     agents = load_agents(config.cwd, config.agent_home, plugins.agent_sources())
-    settings, hook_warnings = project_settings_hooks(config) if trust.trusted else ([], [])
+    settings, hook_warnings = claude_settings_hooks(config, trust.trusted)
     session: Session  # the task tool's spawn runs children of the session built below
 
     async def spawn(
@@ -100,6 +112,7 @@ def open_session(
     search_tools, search_warnings = search_api_tools(config, interactive)
     tools += search_tools
     registry = ToolRegistry(tools)
+    checks = code_checks(config, approvals, registry)
     approvals.is_read_only_tool = registry.is_read_only
     session_id = session_id or new_session_id()
     session = Session(
@@ -115,19 +128,33 @@ def open_session(
             plugins=plugins,
             agents=agents,
             mcp=mcp_toolset(config, registry, approvals, trust, plugins, raw, list(mcp_servers)),
+            checks=checks,
             shell_snapshot=new_shell_snapshot(config, approvals.env),
             load_warnings=(*hook_warnings, *search_warnings),
             output_schema=output_schema,
             editor_files=editor_files,
             client_terminal=client_terminal,
+            tool_limit=tool_limit,
         )
     )
+    note_worktree(session)
+    # PermissionRequest and Notification hooks, with the parts of the session as they are when asked
+    approvals.question_hooks = lambda *args: permission_request(session.turn_context(), *args)
+    approvals.question_shown = lambda *args: approval_waiting(session.turn_context(), *args)
     return session
 
 
-def open_child(parent: Session, definition: AgentDefinition) -> Session:
+def open_child(
+    parent: Session, definition: AgentDefinition, cwd: Path | None = None, moved: tuple[Path, Path] | None = None
+) -> Session:
     """A subagent's session under ``parent``: the parent's config, trust, approvals, plugins and
-    agents; its own history, session file, tools (narrowed) and system prompt."""
+    agents; its own history, session file, tools (narrowed) and system prompt. ``cwd``: it runs
+    there (its worktree, agents/isolation.py), with the sandbox rooted there and the rules of
+    ``moved`` (checkout, worktree) applying to the worktree's paths."""
+    config = parent.config if cwd is None else replace(parent.config, cwd=cwd)
+    approvals = parent.approvals
+    if cwd is not None:
+        approvals = isolated_approvals(parent.approvals, cwd, parent.config.writable_roots, moved)
     depth = depth_of(parent) + 1
     model = definition.resolve_model(parent.model, parent.config.provider.wire_api)
     child_id = new_session_id()
@@ -142,17 +169,18 @@ def open_child(parent: Session, definition: AgentDefinition) -> Session:
     path = transcript_path(parent, child_id, definition.name)  # beside the parent's session file
     child = Session(
         SessionParts(
-            config=parent.config,
+            config=config,
             session_id=child_id,
-            state=state_parts(parent.config, child_id, model, tools, rollout_path=path, parent=parent),
+            state=state_parts(config, child_id, model, tools, rollout_path=path, parent=parent),
             trust=parent.trust,
-            approvals=parent.approvals,  # the same sandbox, policy and approvals given so far
+            approvals=approvals,  # the same sandbox, policy and approvals given so far
             tools=tools,
             hooks=child_hooks(parent),
             client_factory=parent.client_factory,
             plugins=parent.plugins,
             agents=parent.agents,
             shell_snapshot=parent.shell_snapshot,  # the login shell is the same
+            checks=parent.checks,  # the same language servers (borrowed: the parent ends them)
             model=model,  # counted with its own tokenizer, recorded in its transcript's header
             mode=parent.mode,
             instructions=child_instructions(parent, definition),
@@ -162,6 +190,7 @@ def open_child(parent: Session, definition: AgentDefinition) -> Session:
             borrowed=True,  # the parent closes its client and shell snapshot
         )
     )
+    note_worktree(child)
     return child
 
 
@@ -169,7 +198,17 @@ async def run_subagent(
     parent: Session, definition: AgentDefinition, description: str, prompt: str, call_id: str, emit: Emit
 ) -> ChildOutcome:
     """What the ``task`` tool's ``spawn`` does: a child session for ``definition``, run on ``prompt``."""
+    if definition.isolation == "worktree":
+        return await run_isolated(parent, definition, description, prompt, call_id, emit, open_child)
     return await run_child(parent, open_child(parent, definition), definition, description, prompt, call_id, emit)
+
+
+def note_worktree(session: Session) -> None:
+    """A session started in one of the agent's worktrees says so in its file's header (`agent
+    sessions` shows it; resume goes back there)."""
+    worktree = containing(session.config.agent_home, session.config.cwd)
+    if worktree is not None:
+        session.rollout.header = replace(session.rollout.header, worktree=worktree.describe())
 
 
 # --- the parts --------------------------------------------------------------------------------
@@ -282,12 +321,48 @@ def mcp_toolset(
     return toolset
 
 
-def project_settings_hooks(config: Config) -> tuple[list[HookSpec], list[str]]:
-    """The hooks of the project's .claude/settings.json and settings.local.json (Claude Code's shape)."""
+def code_checks(config: Config, approvals: Approvals, registry: ToolRegistry) -> CodeChecks:
+    """Language servers (unless ``lsp = false``) with the ``lsp`` tool, and the lint/test commands.
+    ``config`` is the effective one: an untrusted folder's ``[lsp]`` and commands are not in it.
+    ``AGENT_LSP_AUTODETECT=0`` leaves out the servers found on PATH (the configured ones run)."""
+    project = ProjectChecks(
+        config.lint_command,
+        config.test_command,
+        config.check_rounds,
+        config.check_timeout_ms,
+        lambda: registry.get("shell"),
+        config.agent_home,
+    )
+    table = config.raw.get("lsp", True)
+    if table is False:
+        return CodeChecks(None, project)
+    specs = configured_specs(table)
+    if os.environ.get("AGENT_LSP_AUTODETECT") == "0":
+        specs = [spec for spec in specs if spec.configured]
+    settings = LspSettings(
+        specs,
+        find_git_root(config.cwd) or config.cwd,
+        config.lsp_wait_ms / 1000,
+        config.lsp_token_limit,
+        approvals.env,
+        config.agent_home / "logs",
+        approvals.sandbox if approvals.confined else None,
+    )
+    manager = LspManager(settings)
+    checks = CodeChecks(manager, project)
+    if any(shutil.which(spec.command[0]) for spec in specs if spec.command):  # no server at all: no tool
+        registry.replace((), [LspTool(manager, checks.start)])
+    return checks
+
+
+def claude_settings_hooks(config: Config, trusted: bool) -> tuple[list[HookSpec], list[str]]:
+    """The hooks of ~/.claude/settings.json (the user's own: always) and of the project's
+    .claude/settings.json and settings.local.json (once the folder is trusted); all of them run,
+    as in Claude Code."""
     project = find_git_root(config.cwd) or config.cwd
     if (project / ".claude").resolve() == (Path.home() / ".claude").resolve():
-        return [], []  # started in ~ without git: that is the user's own settings, not a project's
-    return settings_hooks(project)
+        trusted = False  # started in ~ without git: that is the user's own settings, read once
+    return settings_hooks(project, trusted)
 
 
 def new_shell_snapshot(config: Config, env: dict[str, str] | None) -> ShellSnapshot | None:

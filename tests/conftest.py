@@ -30,6 +30,9 @@ def isolated_home(tmp_path_factory, monkeypatch):
     if "PYENV_ROOT" not in os.environ and (Path.home() / ".pyenv").is_dir():
         monkeypatch.setenv("PYENV_ROOT", str(Path.home() / ".pyenv"))  # pyenv's shims find their home
     monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("user-home")))
+    # No language server found on PATH starts for another test's edits (tests/integration/test_lsp_*.py
+    # turn them on): each would add its start and wait to every patch of a .py file.
+    monkeypatch.setenv("AGENT_LSP_AUTODETECT", "0")
     for name in PROVIDER_KEYS:
         monkeypatch.delenv(name, raising=False)
     return home

@@ -40,9 +40,12 @@ from agent_cli import events as ev
 from agent_cli.acp.client_files import ClientFiles
 from agent_cli.acp.client_servers import server_specs
 from agent_cli.acp.client_terminal import ClientTerminal
+from agent_cli.acp.elicitation import ask_editor
+from agent_cli.acp.elicitation import supports as supports_elicitation
 from agent_cli.acp.prompt_blocks import PromptInput
 from agent_cli.acp.tool_calls import KINDS
 from agent_cli.acp.updates import UpdateTranslator
+from agent_cli.acp.worktree_options import enter_for_session, leave, resumed_in, set_up_session
 from agent_cli.commands.dispatch import submit
 from agent_cli.commands.registry import list_commands
 from agent_cli.config import MODES, Config, ConfigError, load_config
@@ -56,6 +59,7 @@ from agent_cli.session.session import new_session_id
 from agent_cli.store.catalog import find_session
 from agent_cli.store.replay import replay_events
 from agent_cli.store.rollout import RolloutError
+from agent_cli.trust.gate import provider_in_force
 
 log = logging.getLogger("agent_cli.acp")
 MODE_DESCRIPTIONS = {
@@ -93,6 +97,8 @@ class AcpAgent:
         self.sessions: dict[str, Session] = {}
         self.client_capabilities = ClientCapabilities()
         self.initialized = False  # sessions only after `initialize` (the protocol's order)
+        self.worktrees: dict[str, Any] = {}  # session id -> the worktree it runs in (_meta.worktree)
+        self.first_inputs: dict[str, str] = {}  # session id -> a new worktree's set-up `!command`
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -130,14 +136,22 @@ class AcpAgent:
 
     # --- sessions -------------------------------------------------------------------------
 
-    async def new_session(self, cwd: str, mcp_servers: list | None = None, **_: Any) -> NewSessionResponse:
+    async def new_session(
+        self, cwd: str, mcp_servers: list | None = None, worktree: Any = None, worktreeBase: Any = None, **_: Any
+    ) -> NewSessionResponse:
         self._require_initialized()
+        entered = await enter_for_session(Path(cwd), worktree, worktreeBase)  # _meta.worktree
+        folder = entered.cwd if entered is not None else Path(cwd)
         sid = new_session_id()
-        config = self._config(Path(cwd))
+        config = self._config(folder)
         specs = server_specs(mcp_servers or [])
         session = open_session(
             config, interactive=True, mcp_servers=specs, session_id=sid, **self._client_parts(sid, config)
         )
+        if entered is not None:
+            self.worktrees[session.id] = entered
+            if (setup := set_up_session(entered, session.config.raw)) is not None:
+                self.first_inputs[session.id] = setup
         self._open(session)
         return NewSessionResponse(session_id=session.id, modes=self._modes(session))
 
@@ -152,7 +166,10 @@ class AcpAgent:
                 )
             config = session.config
         else:
-            config = self._config(Path(cwd))
+            entered = await asyncio.to_thread(resumed_in, session_id, Path(cwd))  # it ran in a worktree
+            if entered is not None:
+                self.worktrees[session_id] = entered
+            config = self._config(entered.cwd if entered is not None else Path(cwd))
             try:
                 path = find_session(config.agent_home, session_id)
                 specs = server_specs(mcp_servers or [])
@@ -184,6 +201,8 @@ class AcpAgent:
         return parts
 
     def _open(self, session: Session, requested_id: str | None = None) -> None:
+        if session.mcp is not None and supports_elicitation(self.client_capabilities):
+            session.mcp.manager.allow_questions()
         session.start_mcp()
         self.sessions[requested_id or session.id] = session
         asyncio.get_running_loop().call_soon(  # after the response, as the protocol expects
@@ -217,9 +236,11 @@ class AcpAgent:
         usage_before = session.total_usage
         stop_reason, failure = "end_turn", None
         try:
-            async for event in submit(session, given.text, given.images):
+            async for event in self._inputs(session_id, session, given):
                 if isinstance(event, ev.ApprovalRequest):
                     self._ask_permission(session_id, event)
+                elif isinstance(event, ev.ElicitationRequest):
+                    ask_editor(self.conn, self.client_capabilities, session_id, event)
                 elif isinstance(event, ev.TurnAborted):
                     stop_reason = "cancelled"
                 elif isinstance(event, ev.TurnFailed):
@@ -242,6 +263,14 @@ class AcpAgent:
         if failure is not None and stop_reason != "cancelled":
             raise RequestError.internal_error({"message": failure})
         return PromptResponse(stop_reason=stop_reason, usage=turn_usage(usage_before, session.total_usage))
+
+    async def _inputs(self, session_id: str, session: Session, given: PromptInput):
+        """The prompt's events, after those of a new worktree's set-up command (first prompt only)."""
+        if (setup := self.first_inputs.pop(session_id, None)) is not None:
+            async for event in submit(session, setup):
+                yield event
+        async for event in submit(session, given.text, given.images):
+            yield event
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         if (session := self.sessions.get(session_id)) is not None:
@@ -279,7 +308,7 @@ class AcpAgent:
             config = replace(load_config(cwd, self.overrides, self.flags), trust_repository=self.trust)
         except ConfigError as exc:
             raise RequestError.invalid_params({"message": f"configuration error: {exc}"}) from None
-        provider = config.provider
+        provider = provider_in_force(config)  # a repository's provider waits for trust
         if provider.requires_key and provider.env_key and not resolve_api_key(provider):
             raise RequestError.auth_required(
                 {"message": f"{provider.env_key} is not set (needed by provider '{provider.id}')"}
@@ -330,3 +359,6 @@ class AcpAgent:
             with contextlib.suppress(Exception):
                 await session.aclose()
         self.sessions.clear()
+        for entered in self.worktrees.values():  # unchanged: removed; changed: kept
+            await asyncio.to_thread(leave, entered)
+        self.worktrees.clear()

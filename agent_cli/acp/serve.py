@@ -13,6 +13,7 @@ from acp.stdio import stdio_streams
 
 from agent_cli.acp.agent import AcpAgent
 from agent_cli.acp.line_filter import filter_lines
+from agent_cli.hangup import watch_for_hangup
 
 STREAM_LIMIT = 50 * 1024 * 1024  # one JSON-RPC line may carry images
 
@@ -28,6 +29,7 @@ async def serve(overrides: list[str], flags: dict[str, Any], protocol_out: Binar
     done = asyncio.Event()
     for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         loop.add_signal_handler(signum, done.set)
+    watch_for_hangup(protocol_out.fileno(), lambda: loop.call_soon_threadsafe(done.set))  # the client closed our output
     messages = asyncio.StreamReader(limit=STREAM_LIMIT)  # only JSON objects: the library chokes on anything else
     filtering = asyncio.ensure_future(filter_lines(reader, messages, writer))
     served = asyncio.ensure_future(run_agent(agent, writer, messages))

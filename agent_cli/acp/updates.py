@@ -38,6 +38,7 @@ class UpdateTranslator:
         self.terminals: dict[str, str] = {}  # call_id -> the client terminal its command ran in
         self._streamed_text = False  # deltas already showed the message that AgentMessage completes
         self._streamed_thought = False
+        self.diagnostics: dict[str, str] = {}  # call_id -> what language servers reported after the edit
 
     def updates(self, event: ev.Event) -> list[Update]:
         match event:
@@ -83,6 +84,16 @@ class UpdateTranslator:
                 return [update_agent_thought_text(f"\n{message}\n")]
             case ev.Retry(attempt=attempt, max_attempts=most, reason=reason):
                 return [update_agent_thought_text(f"\nretrying ({attempt}/{most}): {reason}\n")]
+            case ev.Diagnostics(call_id=call_id, lines=lines, servers=servers):  # shown with the edit's diff
+                self.diagnostics[call_id] = f"New problems ({', '.join(servers)}):\n" + "\n".join(lines)
+                return []
+            case ev.ProjectCheck(kind=kind, command=command, exit_code=code, tail=tail):
+                verdict = "passed" if code == 0 else "timed out" if code is None else f"failed (exit {code})"
+                return [
+                    update_agent_thought_text(
+                        f"\n{kind}: `{command}` {verdict}\n" + ("" if code == 0 else tail[-2000:])
+                    )
+                ]
             case ev.CompactionFinished(tokens_before=before, tokens_after=after):
                 return [update_agent_thought_text(f"\ncompacted the conversation: {before:,} → {after:,} tokens\n")]
         return []
@@ -95,6 +106,8 @@ class UpdateTranslator:
             content = [tool_diff_content(path, new, old) for path, old, new in changed]
         else:
             content = [tool_content(text_block(event.output))]
+        if found := self.diagnostics.pop(event.call_id, None):
+            content.append(tool_content(text_block(found)))
         if terminal_id := self.terminals.pop(event.call_id, None):
             content.insert(0, tool_terminal_ref(terminal_id))
         return update_tool_call(event.call_id, status=status, content=content, raw_output=event.output)

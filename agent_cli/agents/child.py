@@ -24,6 +24,7 @@ from agent_cli.context.modes import tools_for_mode
 from agent_cli.context.prompts import prompt_library
 from agent_cli.mcp.toolset import budget_tokens, subagent_entries
 from agent_cli.models.base import Usage
+from agent_cli.session.hook_events import subagent_start
 from agent_cli.session.hook_state import HookState
 from agent_cli.session.hooks import MAX_STOP_BLOCKS, run_hooks
 from agent_cli.session.session import Session
@@ -33,7 +34,12 @@ from agent_cli.tools.base import Tool
 from agent_cli.tools.mcp_names import CALL_TOOL, SEARCH_TOOL
 from agent_cli.tools.mcp_names import PREFIX as MCP_PREFIX
 
-CHILD_HOOK_EVENTS = ("PreToolUse", "PostToolUse", "PreCompact")  # Stop is SubagentStop, on the parent
+CHILD_HOOK_EVENTS = (
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PreCompact",
+)  # Stop is SubagentStop, on the parent
 TRANSCRIPTS_SUFFIX = ".agents"  # <parent session file stem>.agents/ holds its children's transcripts
 
 
@@ -118,6 +124,9 @@ class _Relay:
         if isinstance(event, ev.ApprovalRequest):  # asked in the parent's UI, labelled
             self.emit(replace(event, agent=event.agent or self.agent))
             return
+        if isinstance(event, ev.ElicitationRequest):  # an MCP server's question, asked in the parent's UI
+            self.emit(event)
+            return
         if isinstance(event, (ev.TurnComplete, ev.TurnFailed, ev.TurnAborted)):
             self.ended = event
         self.emit(ev.SubagentEvent(self.call_id, self.agent, event))
@@ -140,6 +149,7 @@ async def run_child(
     relay = _Relay(parent, call_id, definition.name, emit)
     outcome = ChildOutcome(transcript=str(child.rollout.path))
     try:
+        await subagent_start(parent.turn_context(), child.turn_context(), definition.name, emit)
         text, blocks = prompt, 0
         while True:
             await run_turn(child.turn_context(), text, relay)
@@ -151,6 +161,8 @@ async def run_child(
                 "SubagentStop",
                 emit,
                 agent=definition.name,
+                agent_id=child.id,
+                agent_type=definition.name,
                 description=description,
                 stop_hook_active=blocks > 0,
                 last_assistant_message=outcome.final_message,

@@ -3,7 +3,8 @@
 ``name`` and ``description`` say what the agent is for (the model picks agents by them);
 ``tools`` (a list or a comma-separated string; Claude Code's names are mapped to ours) limits
 what the agent may call, all the parent's tools when absent; ``model`` is ``inherit`` (default),
-``sonnet``, ``opus``, ``haiku`` or a model name. The body is the agent's system prompt.
+``sonnet``, ``opus``, ``haiku`` or a model name; ``isolation: worktree`` runs it in a git worktree
+of its own (worktrees/). The body is the agent's system prompt.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class AgentDefinition:
     model: str = "inherit"
     source: str = "bundled"  # "repo", "user", "bundled" or "plugin <name>"
     path: Path | None = None
+    isolation: str | None = None  # "worktree": the child runs in a worktree of its own
 
     def allows(self, tool: str) -> bool:
         """Whether the agent's ``tools`` list names ``tool`` (``mcp__server`` names a server's all)."""
@@ -73,6 +75,9 @@ def parse_agent_file(path: Path, source: str, namespace: str | None = None) -> t
         raw_tools = raw_tools.split(",")
     if raw_tools is not None and not (isinstance(raw_tools, list) and all(isinstance(t, str) for t in raw_tools)):
         return None, "front matter `tools` must be a comma-separated string or a list of names"
+    isolation = meta.get("isolation")
+    if isolation is not None and isolation != "worktree":
+        return None, "front matter `isolation` can only be `worktree`"
     tools, unknown = map_tool_names(raw_tools or [])
     warning = f"tools with no equivalent here are ignored: {', '.join(unknown)}" if unknown else ""
     full_name = f"{namespace}:{name.strip()}" if namespace else name.strip()
@@ -84,6 +89,7 @@ def parse_agent_file(path: Path, source: str, namespace: str | None = None) -> t
         model=model,
         source=source,
         path=path,
+        isolation=isolation,
     )
     return definition, warning
 

@@ -44,7 +44,7 @@ class Checkpoint:
         return not self.undone and not self.abandoned
 
     def location(self) -> Store:
-        return Store(self.store, Path(self.git_dir), Path(self.work_tree))
+        return Store.of(self.store, Path(self.git_dir), Path(self.work_tree))
 
     def record(self) -> dict[str, Any]:
         data = asdict(self)

@@ -3,7 +3,8 @@
 The files are the tracked ones plus the untracked ones git does not ignore, as the user's index
 and ``.gitignore`` files say (read only). They go into an index file of our own
 (``GIT_INDEX_FILE``), kept between snapshots so a later snapshot hashes only what changed; the
-tree it writes becomes a commit with no parent, held by a ref under ``refs/agent/``. Files over the
+tree it writes becomes a commit with no parent, held by a ref under ``refs/agent/`` of the agent's
+own git directory (store.py). Files over the
 size limit are left out and named. Git keeps only the executable bit, so the commit message
 records the exact permission bits of files whose mode is not plain 644 or 755.
 """
@@ -43,8 +44,8 @@ class Snapshot(TreeState):
 
 def scan(git: Git, store: Store, max_file_bytes: int) -> tuple[list[str], dict[str, int], list[tuple[str, int]]]:
     """(paths to keep, unusual modes, skipped (path, size)) of the work tree now."""
-    if store.kind == "git":
-        listing = git.with_index(None).run("ls-files", "-z", "--cached", "--others", "--exclude-standard")
+    if store.kind in ("git", "repo"):  # the user's index and ignore rules, only read
+        listing = store.lister(git.deadline).run("ls-files", "-z", "--cached", "--others", "--exclude-standard")
     else:
         listing = git.run("ls-files", "-z", "--cached", "--others", "--exclude-standard")
     keep: list[str] = []
@@ -106,7 +107,7 @@ def _update_and_write(git: Git, keep: list[str]) -> str:
 
 def users_index(store: Store) -> Path | None:
     """The user's index file, to copy from (never written)."""
-    return store.git_dir / "index" if store.kind == "git" else None
+    return store.source / "index" if store.source is not None else None
 
 
 def tree_state(store: Store, index: Path, max_file_bytes: int, deadline: Deadline) -> TreeState:

@@ -6,11 +6,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from agent_cli.commands.agents_command import agents_command
+from agent_cli.commands.check_commands import lint_command, test_command
 from agent_cli.commands.checkpoint_commands import fork_command, rewind_command, undo_command
 from agent_cli.commands.compaction_commands import autocompact_command, compact_command
+from agent_cli.commands.cost_command import cost_command
+from agent_cli.commands.export_command import export_command
 from agent_cli.commands.info import context_command, diff_command, help_command, skills_command, status_command
 from agent_cli.commands.init_agents import init_command
 from agent_cli.commands.invocation import Invocation
+from agent_cli.commands.login_commands import login_command, logout_command
 from agent_cli.commands.mcp_commands import mcp_command
 from agent_cli.commands.memory_command import memory_command
 from agent_cli.commands.permissions_info import permissions_command
@@ -26,6 +30,7 @@ from agent_cli.commands.session_commands import (
     quit_command,
     resume_command,
 )
+from agent_cli.commands.worktree_commands import rename_command, worktree_command
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +75,9 @@ BUILTINS: tuple[Builtin, ...] = (
         needs_idle=False,
     ),
     Builtin("context", "what fills the context window, part by part", "", context_command, needs_idle=False),
+    Builtin("cost", "the session's tokens and their estimated price", "", cost_command, needs_idle=False),
+    Builtin("lint", "run the configured lint_command now", "", lint_command),
+    Builtin("test", "run the configured test_command now", "", test_command),
     Builtin("model", "show or switch the model", "[name]", model_command),
     Builtin("mode", "show or switch the mode: agent, ask (read-only) or plan", "[agent|ask|plan]", mode_command),
     Builtin("diff", "git diff of the working tree, untracked files included", "", diff_command, needs_idle=False),
@@ -92,7 +100,13 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin(
         "agents", "the subagents the task tool can run and where each comes from", "", agents_command, needs_idle=False
     ),
-    Builtin("mcp", "MCP servers: status, tools and what their schemas cost", "", mcp_command, needs_idle=False),
+    Builtin(
+        "mcp",
+        "MCP servers: status, logins, tools and what their schemas cost",
+        "[login NAME | logout NAME]",
+        mcp_command,
+        needs_idle=False,
+    ),
     Builtin(
         "ps",
         "background processes: command, pid, time, exit status, last lines; `kill ID` stops one",
@@ -115,8 +129,26 @@ BUILTINS: tuple[Builtin, ...] = (
     ),
     Builtin("fork", "continue this conversation (up to before prompt N) in a new session", "[N]", fork_command),
     Builtin("copy", "copy the last answer to the clipboard", "", copy_command, needs_idle=False),
-    Builtin("new", "start a new session with the same settings", "", new_command),
+    Builtin(
+        "export",
+        "the conversation as Markdown, tool calls folded: to FILE, or to the clipboard",
+        "[FILE]",
+        export_command,
+        needs_idle=False,
+    ),
+    Builtin("new", "start a new conversation with the same settings", "", new_command, aliases=("clear",)),
     Builtin("resume", "resume a saved session", "[session id]", resume_command, busy_refusal=RESUME_WHILE_BUSY),
+    Builtin("rename", "name this session (resume it by its name)", "[name]", rename_command),
+    Builtin(
+        "worktree",
+        "show this session's git worktree, or go on in worktree NAME (made when new)",
+        "[name]",
+        worktree_command,
+    ),
+    Builtin(
+        "login", "set up a provider: a key, a local server or a URL (stored under the agent's home)", "", login_command
+    ),
+    Builtin("logout", "forget the stored API keys", "", logout_command),
     Builtin("help", "list the commands, or describe one", "[command]", help_command, needs_idle=False),
     Builtin("quit", "leave", "", quit_command, aliases=("exit",), needs_idle=False),
 )

@@ -56,7 +56,8 @@ async def restore_code(inv: Invocation, checkpoints, what: str, tell_model: bool
                 f"/{inv.name} asks before it restores files; add {YES} to restore without asking, "
                 "or use `agent exec undo`"
             )
-        question = f"restore {len(plan.changes)} file(s) to before {turns}"
+        count = len(plan.changes)
+        question = f"restore {'this file' if count == 1 else f'these {count} files'} to before {turns}"
         reason = "files changed by hand since are left as they are" if plan.conflicts else None
         decision = await session.approvals.request_decision(what, what, question, reason, inv.emit)
         if decision.decision == "deny":
@@ -77,7 +78,7 @@ async def restore_code(inv: Invocation, checkpoints, what: str, tell_model: bool
 
 def prompt_list(entries: list[PromptEntry]) -> str:
     lines = [
-        f"{number}. {entry.text.splitlines()[0][:70] if entry.text.strip() else '(empty)'}  ({entry.changes()})"
+        f"{number}. {entry.shown.splitlines()[0][:70] if entry.shown.strip() else '(empty)'}  ({entry.changes()})"
         for number, entry in enumerate(entries, start=1)
     ]
     return "\n".join(lines)

@@ -7,11 +7,14 @@ import re
 from agent_cli import events as ev
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation
+from agent_cli.context.compact import real_user_messages
 from agent_cli.context.dropped import render_dropped
+from agent_cli.context.fragments import summary_prefix
 
 AUTOCOMPACT_USAGE = (
     "/autocompact [PERCENT | TOKENS | on | off], e.g. /autocompact 70%, /autocompact 12000, /autocompact 12k"
 )
+MIN_COMPACT_GAIN = 500  # tokens a compaction must be able to replace: a summary is about that long
 _AMOUNT = re.compile(r"(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>%|k)?", re.IGNORECASE)
 
 
@@ -19,7 +22,29 @@ async def compact_command(inv: Invocation) -> None:
     if inv.args.strip().lower() == "show":
         show_last_compaction(inv)
         return
+    if (short := too_short_to_compact(inv.session)) is not None:
+        inv.emit(ev.Notice(short, title="compact"))
+        return
     await inv.session.compact_now(inv.emit, inv.args or None)
+
+
+def too_short_to_compact(session) -> str | None:
+    """Why ``/compact`` would not make the context smaller, before a summary is paid for: a
+    compaction keeps the initial context and your own messages, and replaces the rest (answers,
+    tool calls and outputs) with a summary that is about this long itself."""
+    items = session.history.items
+    if not items:
+        return None  # "nothing to compact yet", as the compaction says it
+    kept = real_user_messages(items, summary_prefix(session.config.agent_home))
+    replaced = session.history.estimated_tokens - session.initial_tokens - sum(map(session.tokens.item_tokens, kept))
+    if replaced >= MIN_COMPACT_GAIN:
+        return None
+    return (
+        f"not compacted: the conversation is short. A compaction keeps the initial context and your "
+        f"messages and replaces the rest, here about {max(0, replaced):,} tokens, with a summary about as "
+        f"long, so the context would not get smaller. It pays off past {MIN_COMPACT_GAIN:,} tokens of answers "
+        f"and tool output."
+    )
 
 
 def show_last_compaction(inv: Invocation) -> None:

@@ -5,9 +5,18 @@ from __future__ import annotations
 from dataclasses import replace
 
 from agent_cli import events as ev
-from agent_cli.context.fragments import AGENTS_MD, ENVIRONMENT_CONTEXT, MEMORIES, SKILL_BODY, SKILLS_LIST
+from agent_cli.context.fragments import (
+    AGENTS_MD,
+    ENVIRONMENT_CONTEXT,
+    MEMORIES,
+    PROJECT_CHECKS,
+    SKILL_BODY,
+    SKILLS_LIST,
+)
 from agent_cli.context.tokens import images_tokens
 from agent_cli.items import Item, Message, ToolOutput
+from agent_cli.lsp.diagnostics import END as DIAGNOSTICS_END
+from agent_cli.lsp.diagnostics import START as DIAGNOSTICS_START
 from agent_cli.mcp.toolset import spec_tokens
 from agent_cli.session.session import Session
 from agent_cli.tools.mcp_names import is_mcp_name
@@ -43,6 +52,17 @@ def part_of(item: Item) -> str:
     return "conversation"
 
 
+def diagnostics_tokens(item: Item, count) -> int:
+    """What the ``<diagnostics>`` block of an edit's output, or a ``<project_checks>`` note, takes."""
+    if isinstance(item, ToolOutput) and DIAGNOSTICS_START in item.output:
+        start = item.output.find(DIAGNOSTICS_START)
+        end = item.output.find(DIAGNOSTICS_END, start)
+        return count(item.output[start : end + len(DIAGNOSTICS_END)] if end >= 0 else item.output[start:])
+    if isinstance(item, Message) and item.role == "user" and PROJECT_CHECKS.matches(item.text):
+        return count(item.text)
+    return 0
+
+
 def context_usage(session: Session) -> ev.ContextUsage:
     counter = session.tokens
     mcp_part = ("MCP tools",) if session.mcp is not None else ()  # only when MCP servers are configured
@@ -60,10 +80,17 @@ def context_usage(session: Session) -> ev.ContextUsage:
     if session.initial is None:  # the first request will carry the initial context too
         items = session.build_initial_context().items + items
     image_tokens = 0  # a row of their own, shown only when the conversation holds images
+    diagnostics = 0  # language servers' reports and failing checks: a row of their own when there are any
     for item in items:
         in_images = images_tokens(item, counter.image_formula, counter.vision)
-        totals[part_of(item)] += counter.item_tokens(item) - in_images
+        part, tokens = part_of(item), counter.item_tokens(item) - in_images
+        if (found := diagnostics_tokens(item, counter.text_tokens)) and part in totals:
+            diagnostics += min(found, tokens)
+            tokens -= min(found, tokens)
+        totals[part] += tokens
         image_tokens += in_images
+    if diagnostics:
+        totals["diagnostics"] = diagnostics
     parts = [ev.ContextPart(name, counter.calibrated(tokens)) for name, tokens in totals.items()]
     if image_tokens:  # counted by the provider's own formula, so not calibrated
         parts.append(ev.ContextPart("images", image_tokens))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,8 +59,12 @@ def command_roots(cwd: Path, agent_home: Path) -> list[tuple[str, Path]]:
     return [("repo", project / COMMANDS_DIR), ("user", Path(agent_home) / "commands")]
 
 
-def load_custom_commands(cwd: Path, agent_home: Path) -> CustomCommandSet:
-    """Every valid command file under the roots; on a name clash the repository's wins."""
+def load_custom_commands(
+    cwd: Path, agent_home: Path, hidden: Callable[[Path], object] | None = None
+) -> CustomCommandSet:
+    """Every valid command file under the roots; on a name clash the repository's wins. A file that
+    a Read deny rule hides (``hidden`` names the rule), or a repository's that links outside the
+    repository, is skipped: its text would reach the model."""
     commands: dict[str, CustomCommand] = {}
     warnings: list[str] = []
     for source, root in command_roots(cwd, agent_home):
@@ -75,12 +80,24 @@ def load_custom_commands(cwd: Path, agent_home: Path) -> CustomCommandSet:
                     "(use letters, digits, '_', '-' and '.'); skipped"
                 )
                 continue
+            if problem := _off_limits(path, root.parent.parent if source == "repo" else None, hidden):
+                warnings.append(f"command file {path}: {problem}; skipped")
+                continue
             command, problem = parse_command_file(path, name, source)
             if command is None:
                 warnings.append(f"command file {path}: {problem}; skipped")
                 continue
             commands.setdefault(name, command)  # the repository's root came first
     return CustomCommandSet(commands, tuple(warnings))
+
+
+def _off_limits(path: Path, repository: Path | None, hidden: Callable[[Path], object] | None) -> str:
+    real = path.resolve()
+    if repository is not None and not real.is_relative_to(repository.resolve()):
+        return f"it leads outside the repository (to {real})"
+    if hidden is not None and (rule := hidden(path.absolute()) or hidden(real)):
+        return f"the permission rule `{rule}` hides it"
+    return ""
 
 
 def command_name(relative: Path) -> str | None:

@@ -153,7 +153,10 @@ async def load_images(session: Session, paths: Sequence[Path]) -> tuple[Image, .
     if not paths:
         return ()
     loaded = []
+    permissions = session.approvals.permissions
     for path in paths:
+        if permissions.hides_any() and (rule := permissions.read_denied(Path(path).resolve())):
+            raise InputError(f"cannot attach {path}: the permission rule `{rule}` hides it")
         try:
             loaded.append(await in_thread(load_image_file, Path(path), session.config.agent_home))
         except (ImageError, OSError) as exc:

@@ -6,14 +6,17 @@ None of them touches the history, so a front end may run them while a turn is ru
 from __future__ import annotations
 
 from agent_cli import events as ev
+from agent_cli import home_budget
 from agent_cli.commands import git
 from agent_cli.commands.context_usage import context_usage, memory_tokens, token_count
+from agent_cli.commands.cost_command import cost_text
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation
 from agent_cli.commands.mcp_commands import mcp_summary
 from agent_cli.commands.tables import table
 from agent_cli.context.skills import load_skills, skill_roots
 from agent_cli.display import home_relative
+from agent_cli.lsp.code_checks import CodeChecks
 from agent_cli.models.registry import provider_location
 from agent_cli.sandbox.policy import detect_mechanism
 from agent_cli.sandbox.report import unenforced
@@ -85,6 +88,7 @@ async def status_command(inv: Invocation) -> None:
         ("skills", f"{len(initial.skills)}: {skills}" if initial.skills else "none"),
         ("memory", memory_status(session)),
         *([("MCP", mcp_summary(session))] if session.mcp is not None else []),
+        *checks_rows(session),
         *(
             [("plugins", ", ".join(f"{p.name} {p.version}".strip() for p in session.plugins.active))]
             if session.plugins.active
@@ -94,17 +98,27 @@ async def status_command(inv: Invocation) -> None:
         ("window", f"{session.window.tokens:,} tokens ({session.window.source}); {count.context_window:,} usable"),
         ("compact", compaction_status(session)),
         ("tokens", f"{total.input_tokens:,} in{cached}, {total.output_tokens:,} out this session"),
+        ("cost", cost_text(session)),
         (
             "counting",
             f"{count.counting_method}, {count.accuracy}"
             + ("" if session.last_usage is None else " + the provider's reported usage"),
         ),
         ("session", session.id),
+        ("disk", home_budget.describe(config.agent_home)),  # what the agent keeps under its home
     ]
     text = table(rows)
     if initial.warnings:
         text += "\n\nwarnings:\n" + "\n".join(f"  {warning}" for warning in initial.warnings)
     inv.emit(ev.Notice(text, title="status"))
+
+
+def checks_rows(session) -> list[tuple[str, str]]:
+    """Language servers, what they reported, the lint/test commands (agent_cli/lsp/)."""
+    if not isinstance(session.checks, CodeChecks):
+        return []
+    lines = session.checks.status_lines()
+    return [("checks", lines[0]), *[("", line) for line in lines[1:]]]
 
 
 def compaction_status(session) -> str:

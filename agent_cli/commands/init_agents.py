@@ -15,6 +15,7 @@ from agent_cli.commands.errors import InputError
 from agent_cli.commands.expand import workspace_root
 from agent_cli.commands.invocation import Invocation, read_only_tool_names, run_model_turn
 from agent_cli.context.prompts import prompt_library
+from agent_cli.lsp.suggest import suggestion_note
 
 FILE_NAME = "AGENTS.md"
 _FENCED = re.compile(r"\A```[\w-]*[ \t]*\n(?P<body>.*?)\n```[ \t]*\Z", re.DOTALL)
@@ -73,6 +74,9 @@ async def init_command(inv: Invocation) -> None:
         inv.emit(ev.Notice(f"{verb} {path} ({len(content.splitlines())} lines)", title="init"))
         return ev.TurnComplete(answer)
 
+    config = session.config
+    if note := suggestion_note(path.parent, {"lint": config.lint_command, "test": config.test_command}):
+        inv.emit(ev.Notice(note, title="init"))  # the project's checks, run after each turn that changes files
     text = prompt_library(session.config.agent_home).render("init_request.md", path=FILE_NAME)
     # Only --force can be typed: no words to recall memories by (the model has memory_search).
     await run_model_turn(

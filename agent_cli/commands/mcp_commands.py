@@ -8,7 +8,8 @@ from agent_cli import events as ev
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation, attachment_budget, run_model_turn
 from agent_cli.commands.tables import table
-from agent_cli.mcp.connection import McpCallError
+from agent_cli.mcp.connection import McpCallError, describe_error
+from agent_cli.mcp.oauth import uses_oauth
 from agent_cli.mcp.prompts import (
     McpPrompt,
     PromptUsageError,
@@ -56,6 +57,10 @@ async def mcp_command(inv: Invocation) -> None:
     if session.mcp is None:
         inv.emit(ev.Notice(NO_SERVERS, title="mcp"))
         return
+    words = inv.args.split()
+    if words and words[0] in ("login", "logout"):
+        await login_command(inv, words[0], words[1:])
+        return
     toolset = session.mcp
     if not session.approvals.interactive:  # agent exec: report servers once they started
         await toolset.manager.wait_started()
@@ -64,6 +69,8 @@ async def mcp_command(inv: Invocation) -> None:
     for state in toolset.manager.states():
         status = f"failed: {state.error}" if state.status == "failed" else state.status
         facts = [state.transport, status]
+        if state.auth is not None and not (state.status == "failed" and state.auth == "needs login"):
+            facts.append(state.auth)
         if state.status == "ready":
             facts.append(f"{count(state.tools, 'tool')}, {tokens.get(state.name, 0):,} tokens")
             facts += [count(state.prompts, "prompt")] if state.prompts else []
@@ -79,7 +86,31 @@ async def mcp_command(inv: Invocation) -> None:
         )
     elif total:
         text += f"\n\nMCP tool schemas: {total:,} tokens in every request."
+    if any(state.auth is not None for state in toolset.manager.states()):
+        text += "\n\n/mcp login NAME signs in to a server (in the browser); /mcp logout NAME forgets its tokens."
     inv.emit(ev.Notice(text, title="mcp"))
+
+
+async def login_command(inv: Invocation, action: str, names: list[str]) -> None:
+    """``/mcp login NAME``: the browser signs in, the server reconnects; ``/mcp logout NAME``."""
+    manager = inv.session.mcp.manager  # type: ignore[union-attr]
+    if len(names) != 1:
+        raise InputError(f"usage: /mcp {action} NAME")
+    connection = manager.connection(names[0]) if names[0] in manager.connections else None
+    if connection is None or not uses_oauth(connection.spec):
+        oauth = [c.spec.name for c in manager.connections.values() if uses_oauth(c.spec)]
+        raise InputError(f"no OAuth MCP server named {names[0]!r} (OAuth servers: {', '.join(oauth) or 'none'})")
+    name = connection.spec.name
+    if action == "logout":
+        removed = await manager.logout(name)
+        inv.emit(ev.Notice(f"logged out of {name}" if removed else f"not logged in to {name}", title="mcp"))
+        return
+    try:
+        await manager.login(name, lambda line: inv.emit(ev.Notice(line, title="mcp")))
+    except Exception as exc:  # noqa: BLE001 - the SDK's flow errors are many; the session goes on
+        raise InputError(f"login to {name} failed: {describe_error(exc)}") from None
+    state = connection.status if connection.status != "failed" else f"failed: {connection.error}"
+    inv.emit(ev.Notice(f"logged in to {name} ({state}, {count(len(connection.tools), 'tool')})", title="mcp"))
 
 
 async def run_mcp_prompt(inv: Invocation, prompt: McpPrompt) -> None:

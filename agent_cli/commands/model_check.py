@@ -7,7 +7,7 @@ not switched to silently: an interactive session asks the user, a headless one w
 
 from __future__ import annotations
 
-from agent_cli.models.model_info import default_provider_for, known_context_window, table_models
+from agent_cli.models.model_info import known_context_window
 from agent_cli.models.model_list import provider_models
 
 
@@ -22,30 +22,31 @@ def used_models(session) -> list[str]:
 
 
 async def model_choices(session) -> dict[str, str]:
-    """What the /model picker offers, each with where it comes from: what was used before, the
-    provider's list, then the model table's names for this provider's family."""
+    """What the /model picker offers, each with where it comes from: the configured model and
+    what was used before, then the provider's list. Real names only: the model table's entries
+    are prefixes (``claude-``), not models one can switch to."""
     choices = dict.fromkeys(used_models(session), "used in this session")
     for model in await served_models(session):
         choices.setdefault(model, "listed by the provider")
-    wire = session.config.provider.wire_api
-    family = "anthropic" if wire == "anthropic" else "openai"
-    if session.config.provider.id in ("openai", "openai-chat", "anthropic"):
-        for model in table_models():
-            if default_provider_for(model) == family:
-                choices.setdefault(model, "model table")
     return choices
 
 
 async def unknown_model_reason(session, model: str) -> str | None:
-    """None when ``model`` is known; otherwise why it cannot be verified."""
-    if known_context_window(model) is not None or model in used_models(session):
-        return None
-    if not session.approvals.interactive:  # headless: no request to the provider just to warn
-        return f"{model!r} is not in the model table"
-    served = await served_models(session)
-    if model in served:
+    """None when ``model`` is known; otherwise why it cannot be verified. The provider's list,
+    when it gives one, decides; else the model table (a prefix like ``claude-`` is no model)."""
+    if model in used_models(session):
         return None
     provider = session.config.provider.id
-    if served:
-        return f"{provider} does not list a model named {model!r} (it lists {len(served)})"
+    if session.approvals.interactive:  # headless: no request to the provider just to warn
+        served = await served_models(session)
+        if served:
+            return (
+                None
+                if model in served
+                else f"{provider} does not list a model named {model!r} (it lists {len(served)})"
+            )
+    if known_context_window(model) is not None and not model.endswith(("-", ".")):
+        return None
+    if not session.approvals.interactive:
+        return f"{model!r} is not in the model table"
     return f"{model!r} is not in the model table and {provider} did not list its models"

@@ -79,8 +79,9 @@ class CommandTable:
 
     @classmethod
     def for_session(cls, session: Session) -> CommandTable:
-        config = session.config
-        return cls(load_custom_commands(config.cwd, config.agent_home), session.plugins, mcp_prompts(session))
+        config, permissions = session.config, session.approvals.permissions
+        hidden = permissions.read_denied if permissions.hides_any() else None
+        return cls(load_custom_commands(config.cwd, config.agent_home, hidden), session.plugins, mcp_prompts(session))
 
     def infos(self) -> list[CommandInfo]:
         infos = [

@@ -52,6 +52,7 @@ MODE = FragmentMarker("<mode>", "</mode>")
 BACKGROUND_EXITS = FragmentMarker("<background_processes>", "</background_processes>")  # exits since the last request
 HOOK_CONTEXT = FragmentMarker('<hook_context event="', "</hook_context>")  # context a hook added
 FILES_RESTORED = FragmentMarker("<files_restored>", "</files_restored>")  # /undo, /rewind of the code
+PROJECT_CHECKS = FragmentMarker("<project_checks>", "</project_checks>")  # a failing lint/test command (lsp/checks.py)
 
 CONTEXTUAL_MARKERS: tuple[FragmentMarker, ...] = (
     AGENTS_MD,
@@ -65,6 +66,7 @@ CONTEXTUAL_MARKERS: tuple[FragmentMarker, ...] = (
     MEMORIES,
     BACKGROUND_EXITS,
     FILES_RESTORED,
+    PROJECT_CHECKS,
 )
 NO_SUMMARY = "(no summary available)"
 

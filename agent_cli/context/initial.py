@@ -7,7 +7,7 @@ AGENTS.md files (if any), the skills list (if any) and ``<environment_context>``
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -83,13 +83,14 @@ def build_initial_context(
     context_window: int = 200_000,
     now: datetime | None = None,
     plugin_skills: Iterable[Skill] = (),
+    hidden: Callable[[Path], object] | None = None,
 ) -> InitialContext:
     """Everything sent before the first user message (the system prompt aside)."""
     check_mode(mode)  # the mode itself lives in the system prompt; fail early on a bad one
     home = Path(agent_home) if agent_home is not None else default_agent_home()
     library = prompt_library(home)
-    docs = load_project_docs(cwd, home, project_doc_max_bytes, fallback_filenames)
-    skill_set = load_skills(skill_roots(cwd, home), plugin_skills)
+    docs = load_project_docs(cwd, home, project_doc_max_bytes, fallback_filenames, hidden)
+    skill_set = load_skills(skill_roots(cwd, home), plugin_skills, hidden)
     skills_text, skill_warnings = render_skills_list(skill_set.skills, context_window, library)
     environment = EnvironmentContext.detect(cwd, approval_policy, sandbox_mode, network_access, writable_roots, now=now)
 

@@ -8,7 +8,7 @@ skill's body injected for the turn. Invalid skills become warnings, never errors
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,9 +57,13 @@ def skill_roots(cwd: Path, agent_home: Path) -> list[tuple[str, Path]]:
     ]
 
 
-def load_skills(roots: Iterable[tuple[str, Path]], extra: Iterable[Skill] = ()) -> SkillSet:
+def load_skills(
+    roots: Iterable[tuple[str, Path]], extra: Iterable[Skill] = (), hidden: Callable[[Path], object] | None = None
+) -> SkillSet:
     """Every valid skill under ``roots`` (one folder level deep), then ``extra`` (plugins'
-    skills, already namespaced); the first of a name wins."""
+    skills, already namespaced); the first of a name wins. A SKILL.md that a Read deny rule hides
+    (``hidden`` names the rule; the file or what it links to), or a repository's that links outside
+    the repository, is skipped."""
     skills: dict[str, Skill] = {}
     warnings: list[str] = []
     for source, root in roots:
@@ -74,6 +78,13 @@ def load_skills(roots: Iterable[tuple[str, Path]], extra: Iterable[Skill] = ()) 
         for folder in folders:
             skill_file = folder / SKILL_FILE
             if not folder.is_dir() or not skill_file.is_file():
+                continue
+            project = root.parent.parent.resolve()  # <repo>/.agent/skills
+            if source == "repo" and not skill_file.resolve().is_relative_to(project):
+                warnings.append(f"skill {skill_file}: it leads outside the repository; skipped")
+                continue
+            if hidden is not None and (rule := hidden(skill_file.absolute()) or hidden(skill_file.resolve())):
+                warnings.append(f"skill {skill_file}: the permission rule `{rule}` hides it; skipped")
                 continue
             skill, problem = parse_skill(skill_file, source)
             if skill is None:

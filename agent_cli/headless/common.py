@@ -14,8 +14,9 @@ from pathlib import Path
 
 from agent_cli.arguments import session_flags
 from agent_cli.config import ConfigError, load_config
-from agent_cli.models.registry import resolve_api_key, uses_entra_token
+from agent_cli.models.registry import missing_key
 from agent_cli.terminal_text import terminal_safe
+from agent_cli.trust.gate import provider_in_force
 
 USAGE_ERROR = 2
 
@@ -35,16 +36,8 @@ def load_config_or_exit(args: argparse.Namespace):
 
 
 def check_api_key_or_exit(config) -> None:
-    provider = config.provider
-    if not provider.requires_key or not provider.env_key or resolve_api_key(provider) or uses_entra_token(provider):
-        return
-    if provider.kind == "azure":
-        fail(f"{provider.env_key} (or AZURE_OPENAI_AD_TOKEN for Entra ID) is not set (needed by provider 'azure').")
-    fail(
-        f"{provider.env_key} is not set (needed by provider '{provider.id}'). Export it, or use a "
-        f"local OpenAI-compatible server: --provider ollama, or OPENAI_BASE_URL=http://HOST:PORT/v1 "
-        f"with --provider openai-chat."
-    )
+    if (problem := missing_key(provider_in_force(config))) is not None:
+        fail(problem)
 
 
 def fail(message: str) -> None:

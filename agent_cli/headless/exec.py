@@ -19,11 +19,13 @@ from agent_cli import events as ev
 from agent_cli.commands.context_usage import format_context_table
 from agent_cli.commands.dispatch import submit
 from agent_cli.commands.ps_command import exit_notice
+from agent_cli.hangup import watch_for_hangup
 from agent_cli.headless.common import USAGE_ERROR, check_api_key_or_exit, fail, load_config_or_exit
 from agent_cli.headless.exec_options import apply_sandbox_shortcuts
 from agent_cli.headless.render_json import JsonRenderer
 from agent_cli.headless.render_text import TextRenderer
 from agent_cli.headless.sessions_cmd import prepare_exec_resume, restore_or_exit
+from agent_cli.headless.worktree_cmd import enter_from_args, leave_after_exec, prepare
 from agent_cli.models.pricing import price_for
 from agent_cli.models.registry import SDK_OF_WIRE
 from agent_cli.models.sdk_clients import start_import
@@ -46,7 +48,9 @@ LIMIT_EXIT_CODES = {
 INTERACTIVE_ONLY = {
     "resume": "/resume needs the TUI; here use `agent exec resume --last [PROMPT]` or `agent exec resume ID [PROMPT]`",
     "new": "/new needs the TUI; every `agent exec` run already starts a new session",
+    "login": "/login needs the TUI; here use `agent login --with-api-key` (the key on stdin)",
     "copy": "/copy needs the TUI; `agent exec` prints the last answer on stdout (or to -o FILE)",
+    "worktree": "/worktree NAME needs the TUI; here use `agent exec --worktree NAME PROMPT`",
 }
 
 
@@ -89,6 +93,7 @@ def run_exec(args: argparse.Namespace) -> int:
     if getattr(args, "resume", False):  # agent exec resume: find the file, take its model
         resume_path = prepare_exec_resume(args)
     apply_sandbox_shortcuts(args)
+    entered = getattr(args, "resumed_worktree", None) or enter_from_args(args)  # --worktree: it starts there
     config = load_config_or_exit(args)
     config = replace(config, writable_roots=config.writable_roots + extra_writable_roots(args.add_dirs))
     check_api_key_or_exit(config)
@@ -101,6 +106,7 @@ def run_exec(args: argparse.Namespace) -> int:
     output_schema = read_output_schema(args.output_schema)
     limits = run_limits(args, config)
     config = use_exec_default(config)  # approval_policy "never" unless the user set one
+    setup = prepare(entered, config, args)  # a new worktree's copied files and set-up command
 
     if resume_path is None:
         session = open_session(config, interactive=False, limits=limits, output_schema=output_schema)
@@ -113,9 +119,11 @@ def run_exec(args: argparse.Namespace) -> int:
     else:
         renderer = TextRenderer(sys.stderr, color=use_color(args.color, sys.stderr))
     try:
-        outcome = asyncio.run(drive(session, prompt, renderer, images))
+        outcome = asyncio.run(drive(session, prompt, renderer, images, setup))
     except KeyboardInterrupt:  # before the loop could take over Ctrl+C
         return INTERRUPTED
+    finally:
+        leave_after_exec(entered, renderer)  # removed when unchanged, else kept and named
     last_message, status = outcome
     if status == USAGE_ERROR:  # the input was refused (unknown /command, missing @file): nothing ran
         return status
@@ -191,17 +199,20 @@ class Interruption(asyncio.Event):
 
 
 def stop_on_ctrl_c(session) -> Interruption:
-    """Ctrl+C, SIGTERM and SIGHUP stop the turn the way Esc does in the TUI: tools are killed, MCP
+    """Ctrl+C, SIGTERM, SIGHUP and stdout's reader leaving stop the turn the way Esc does in the TUI: tools are killed, MCP
     servers closed, the history and the session file stay valid, and exec exits 128 + the signal
     (130 for Ctrl+C). A second one stops at once. Returns the event that records it happened."""
     interrupted = Interruption()
     loop = asyncio.get_running_loop()
 
-    def on_signal(sig: int) -> None:
+    def stop(sig: int) -> None:
         if not interrupted.is_set():
             interrupted.signal = sig
         interrupted.set()
         session.interrupt()
+
+    def on_signal(sig: int) -> None:
+        stop(sig)
         loop.remove_signal_handler(sig)
         # The same signal again ends the process at once, by the kernel: Python's own SIGINT handler
         # would only raise KeyboardInterrupt, and shutting down then waits for a tool still busy in
@@ -213,6 +224,9 @@ def stop_on_ctrl_c(session) -> Interruption:
             continue  # `nohup agent exec …`: the user asked for it to be ignored
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # no handlers on this loop
             loop.add_signal_handler(sig, on_signal, sig)
+    # Whoever reads stdout went away (`| head -1` done, the terminal closed): the next write would
+    # fail anyway, but that may be minutes away while a command runs.
+    watch_for_hangup(sys.stdout.fileno(), lambda: loop.call_soon_threadsafe(stop, signal.SIGPIPE))
     return interrupted
 
 
@@ -231,7 +245,9 @@ def image_paths(names: list[str]) -> list[Path]:
     return tuple(paths)
 
 
-async def drive(session, prompt: str, renderer, images: list[Path] = ()) -> tuple[str | None, int]:
+async def drive(
+    session, prompt: str, renderer, images: list[Path] = (), setup: str | None = None
+) -> tuple[str | None, int]:
     """Run the input (a prompt or a slash command) and return the last message and exit status.
 
     A command that runs no model turn (/status, /diff, /quit) succeeds unless it reports an error."""
@@ -246,6 +262,9 @@ async def drive(session, prompt: str, renderer, images: list[Path] = ()) -> tupl
     interrupted = stop_on_ctrl_c(session)
     session.background.add_listener(lambda event: show_background_exit(renderer, event))
     try:
+        if setup is not None:  # a new worktree's set-up `!command` (worktrees/): sandboxed, approved
+            async for event in submit(session, setup):
+                renderer.render(event)
         async for event in submit(session, prompt, images):
             if isinstance(event, ev.CommandAction) and event.action in INTERACTIVE_ONLY:
                 event = ev.InputRejected(INTERACTIVE_ONLY[event.action])

@@ -8,6 +8,7 @@ run: the config layers' ``[mcp_servers]`` and the repository's ``.mcp.json``.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 from collections.abc import Iterable
@@ -18,6 +19,8 @@ from agent_cli.config import ConfigError, load_config
 from agent_cli.context.project_doc import find_git_root
 from agent_cli.headless.common import USAGE_ERROR, fail
 from agent_cli.mcp.config import McpConfigError, check_servers_table, configured_servers
+from agent_cli.mcp.connection import describe_error
+from agent_cli.mcp.oauth import LoginRequired, login, token_file, uses_oauth
 from agent_cli.mcp.toolset import plugin_servers
 from agent_cli.paths import agent_home
 from agent_cli.plugins.loader import load_plugins_for
@@ -26,7 +29,9 @@ USAGE = """usage: agent mcp list [--json] [--plugin-dir DIR]...
        agent mcp get NAME [--json] [--plugin-dir DIR]...
        agent mcp add NAME [--env KEY=VALUE]... [--cwd DIR] -- COMMAND [ARGS...]
        agent mcp add NAME --url URL [--bearer-token-env-var VAR] [--header KEY=VALUE]...
-       agent mcp remove NAME"""
+       agent mcp remove NAME
+       agent mcp login NAME [--no-browser]
+       agent mcp logout NAME"""
 
 
 def run_mcp(argv: list[str]) -> int:
@@ -42,6 +47,8 @@ def run_mcp(argv: list[str]) -> int:
         return add_server(rest)
     if command == "remove":
         return remove_server(rest)
+    if command in ("login", "logout"):
+        return login_command(command, rest)
     fail(f"unknown mcp command {command!r}\n{USAGE}")
     return USAGE_ERROR
 
@@ -77,6 +84,14 @@ def describe(spec) -> dict:
         data.update(command=spec.command, args=list(spec.args), env=sorted(spec.env), cwd=spec.cwd)
     else:
         data.update(url=spec.url, headers=sorted(spec.headers), bearer_token_env_var=spec.bearer_token_env_var)
+        if spec.oauth_client_id or spec.oauth_callback_port or spec.oauth_scopes:
+            data["oauth"] = {
+                "client_id": spec.oauth_client_id,
+                "callback_port": spec.oauth_callback_port,
+                "scopes": list(spec.oauth_scopes),
+            }
+        if uses_oauth(spec):
+            data["login"] = token_file(spec).state().replace("needs login", "not logged in")
     if spec.enabled_tools is not None:
         data["enabled_tools"] = list(spec.enabled_tools)
     if spec.disabled_tools:
@@ -112,6 +127,8 @@ def list_servers(argv: list[str]) -> int:
     width = max(len(spec.name) for spec in servers.specs) + 2
     for spec in servers.specs:
         state = "" if spec.enabled else "  (disabled)"
+        if spec.enabled and uses_oauth(spec) and token_file(spec).state() != "needs login":
+            state = f"  ({token_file(spec).state()})"  # no login shown: the server may need none
         print(f"{spec.name.ljust(width)}{spec.transport:<7}{spec.target}{state}")
     return 0
 
@@ -132,6 +149,31 @@ def get_server(argv: list[str]) -> int:
         for key, value in data.items():
             if value not in (None, [], {}):
                 print(f"{key}: {', '.join(map(str, value)) if isinstance(value, list) else value}")
+    return 0
+
+
+def login_command(command: str, argv: list[str]) -> int:
+    """``login``: sign in with the browser (the URL is printed too); ``logout``: forget the tokens."""
+    parser = argparse.ArgumentParser(prog=f"agent mcp {command}")
+    parser.add_argument("name")
+    if command == "login":
+        parser.add_argument("--no-browser", action="store_true", help="only print the URL to open")
+    add_plugin_dir(parser)
+    args = parser.parse_args(argv)
+    spec = next((s for s in session_servers(args.plugin_dirs).specs if s.name == args.name), None)
+    if spec is None:
+        fail(f"no MCP server named {args.name!r} (agent mcp list shows them)")
+    if not uses_oauth(spec):
+        fail(f"MCP server {spec.name!r} does not log in with OAuth (a stdio server, or one with its own token)")
+    if command == "logout":
+        removed = token_file(spec).remove()
+        print(f"logged out of {spec.name}" if removed else f"not logged in to {spec.name}")
+        return 0
+    try:
+        asyncio.run(login(spec, lambda line: print(line, flush=True), open_browser=not args.no_browser))
+    except (LoginRequired, Exception) as exc:  # noqa: BLE001 - the SDK's flow errors are many
+        fail(f"login to {spec.name} failed: {describe_error(exc)}")
+    print(f"logged in to {spec.name}; the token is stored in {token_file(spec).path}")
     return 0
 
 

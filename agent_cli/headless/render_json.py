@@ -3,7 +3,7 @@
 thread.started, turn.started, item.started / item.updated / item.completed (agent_message,
 reasoning, command_execution, file_change, todo_list, tool_call, mcp_tool_call, subagent, compaction, error,
 web_search {query, results}; an agent_message citing web sources carries them as ``citations``;
-and agent-cli's own checkpoint_created and rewound),
+and agent-cli's own checkpoint_created, rewound, diagnostics and project_check),
 turn.completed {usage}, turn.failed {error}.
 """
 
@@ -31,6 +31,7 @@ class JsonRenderer:
         self._usage: ev.TokenCount | None = None
         self._turn_usage_start = None
         self._citations: list[dict[str, str]] = []  # for the next agent_message
+        self._checks = 0  # diagnostics and project_check items: their own id series (servers differ by machine)
 
     def emit(self, kind: str, **fields: Any) -> None:
         self.out.write(json.dumps({"type": kind, **fields}, ensure_ascii=False) + "\n")
@@ -202,6 +203,11 @@ class JsonRenderer:
         self._complete_plan()
         self.emit("turn.failed", error=error)
 
+    @renders(ev.Diagnostics, ev.ProjectCheck)
+    def _check(self, event: ev.Diagnostics | ev.ProjectCheck) -> None:
+        self.item("item.completed", check_item(event, self._checks))
+        self._checks += 1
+
     def _complete_plan(self) -> None:
         if self._plan_id:
             self.item("item.completed", {"id": self._plan_id, "type": "todo_list", "items": self._plan_items})
@@ -355,6 +361,31 @@ class JsonRenderer:
                     "status": status,
                 },
             )
+
+
+def check_item(event: ev.Diagnostics | ev.ProjectCheck, number: int) -> dict[str, Any]:
+    """A language server's new problems after an edit, or a lint/test command's run."""
+    if isinstance(event, ev.Diagnostics):
+        return {
+            "id": f"diagnostics_{number}",
+            "type": "diagnostics",
+            "call_id": event.call_id,
+            "servers": list(event.servers),
+            "errors": event.errors,
+            "warnings": event.warnings,
+            "diagnostics": list(event.lines),
+            "waited_ms": round(event.waited * 1000),
+        }
+    return {
+        "id": f"project_check_{number}",
+        "type": "project_check",
+        "kind": event.kind,
+        "command": event.command,
+        "exit_code": event.exit_code,
+        "status": "passed" if event.exit_code == 0 else "failed",
+        "output_tail": event.tail,
+        "sent_to_model": event.sent_to_model,
+    }
 
 
 def mcp_item(

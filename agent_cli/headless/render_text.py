@@ -159,6 +159,20 @@ class TextRenderer:
         self.line("context", "cyan")
         self.line(format_context_table(event))
 
+    @renders(ev.Diagnostics)
+    def _diagnostics(self, event: ev.Diagnostics) -> None:
+        self.line(f"  diagnostics ({', '.join(event.servers)}):", "yellow")
+        for line in event.lines:
+            self.line(f"    {line}", "yellow")
+
+    @renders(ev.ProjectCheck)
+    def _project_check(self, event: ev.ProjectCheck) -> None:
+        code = event.exit_code
+        verdict = "passed" if code == 0 else "timed out" if code is None else f"failed (exit {code})"
+        self.line(f"{event.kind}: `{event.command}` {verdict}", "dim" if code == 0 else "red")
+        if code != 0:
+            self.line("\n".join(event.tail.splitlines()[-10:]), "dim")
+
     def _subagent_event(self, agent: str, event: ev.Event) -> None:
         """A subagent's progress, each line prefixed with its name; its prompt and token counts
         are left out (the task call shows the one, the session totals include the other)."""

@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
 from agent_cli.arguments import add_place_options, add_session_options
 from agent_cli.config import Config
 from agent_cli.display import home_relative, human_size, short_path
+from agent_cli.export.markdown import ExportHeader, conversation_markdown
 from agent_cli.headless.common import check_api_key_or_exit, fail, load_config_or_exit
+from agent_cli.headless.worktree_cmd import leave_after_tui, prepare, return_to_worktree
 from agent_cli.paths import agent_home
 from agent_cli.runtime import open_session
 from agent_cli.session import Session
@@ -24,8 +28,9 @@ from agent_cli.session.forking import fork_file
 from agent_cli.session.resume import restore
 from agent_cli.store.branches import format_timeline, prompt_timeline
 from agent_cli.store.catalog import find_session, latest_session, list_sessions
+from agent_cli.store.names import set_session_name
 from agent_cli.store.repair import repair_session_file
-from agent_cli.store.rollout import RolloutError, read_header
+from agent_cli.store.rollout import RolloutError, SessionBusyError, load_session_file, lock_file, read_header
 from agent_cli.terminal_text import terminal_safe
 
 PICKER_SIZE = 20
@@ -62,7 +67,9 @@ def build_sessions_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agent sessions",
         description="List saved sessions, most recent first. `agent sessions repair --last | ID | FILE` keeps "
-        "the lines of a damaged session file that parse, so it can be resumed.",
+        "the lines of a damaged session file that parse, so it can be resumed; `agent sessions rename ID NAME` "
+        "names one (resume it by its name); `agent sessions rm ID` deletes one; `agent sessions export ID` "
+        "writes one as Markdown.",
     )
     parser.add_argument("-n", "--limit", type=int, default=30, help="how many to show (default 30; 0 = all)")
     parser.add_argument("--here", action="store_true", help="only sessions started in this directory")
@@ -162,6 +169,12 @@ def run_sessions(argv: list[str], out: TextIO | None = None) -> int:
     out = out or sys.stdout
     if argv[:1] == ["repair"]:
         return run_repair(argv[1:], out)
+    if argv[:1] == ["rename"]:
+        return run_rename(argv[1:], out)
+    if argv[:1] == ["rm"]:
+        return run_rm(argv[1:], out)
+    if argv[:1] == ["export"]:
+        return run_export(argv[1:], out)
     args = build_sessions_parser().parse_args(argv)
     if args.session:
         return show_session(args.session, out)
@@ -186,6 +199,44 @@ def show_session(ref: str, out: TextIO) -> int:
     except RolloutError as exc:
         fail(str(exc))
     out.write(f"{path}\n{format_timeline(timeline)}\n")
+    return 0
+
+
+def run_rename(argv: list[str], out: TextIO) -> int:
+    """`agent sessions rename ID NAME`: resume it later with `agent resume NAME` (`--clear`: no name)."""
+    parser = argparse.ArgumentParser(prog="agent sessions rename", description="Name a saved session.")
+    parser.add_argument("session", metavar="ID", help="a session id, a prefix of it, or its name")
+    parser.add_argument("name", nargs="*", help="the new name (the rest of the line)")
+    parser.add_argument("--clear", action="store_true", help="remove its name")
+    args = parser.parse_args(argv)
+    if not args.name and not args.clear:
+        fail("give the new name, or --clear")
+    try:
+        header = read_header(find_session(agent_home(), args.session))
+        set_session_name(agent_home(), header.id, None if args.clear else " ".join(args.name))
+    except (RolloutError, ValueError) as exc:
+        fail(str(exc))
+    shown = "has no name now" if args.clear else f"is now named {' '.join(' '.join(args.name).split())!r}"
+    out.write(terminal_safe(f"session {header.id} {shown}") + "\n")
+    return 0
+
+
+def run_rm(argv: list[str], out: TextIO) -> int:
+    """`agent sessions rm ID`: delete a saved session (its file, its subagents' transcripts and its
+    name); refused while an agent is using it."""
+    parser = argparse.ArgumentParser(prog="agent sessions rm", description="Delete a saved session.")
+    parser.add_argument("session", metavar="ID", help="a session id, a prefix of it, or its name")
+    args = parser.parse_args(argv)
+    try:
+        path = find_session(agent_home(), args.session)
+        header = read_header(path)
+        with lock_file(path):  # SessionBusyError while a running agent holds it
+            path.unlink()
+    except (RolloutError, OSError) as exc:
+        fail(str(exc) if isinstance(exc, (RolloutError, SessionBusyError)) else f"cannot delete {args.session}: {exc}")
+    shutil.rmtree(path.with_suffix(".agents"), ignore_errors=True)
+    set_session_name(agent_home(), header.id, None)
+    out.write(terminal_safe(f"deleted session {header.id} ({home_relative(path)})") + "\n")
     return 0
 
 
@@ -228,16 +279,61 @@ def run_repair(argv: list[str], out: TextIO) -> int:
     return 0
 
 
-def prepare_resume(argv: list[str]) -> tuple[Config, str | None, Session]:
-    """`agent resume [--last | ID] [PROMPT]`: the config, the prompt and the restored session the
-    TUI reopens (cli.py starts it: no subcommand here imports the TUI)."""
-    args = build_resume_parser().parse_args(argv)
+def build_export_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agent sessions export",
+        description="Write a saved session as Markdown (prompts, answers, tool calls and their output folded), "
+        "as /export does in the terminal UI.",
+    )
+    parser.add_argument("--last", action="store_true", help="the most recent session (of this directory, if any)")
+    parser.add_argument("session", nargs="?", metavar="ID|FILE", help="a session id, a prefix of it, or its file")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    return parser
+
+
+def run_export(argv: list[str], out: TextIO) -> int:
+    """`agent sessions export [--last | ID | FILE] [-o FILE]`."""
+    args = build_export_parser().parse_args(argv)
+    if not args.last and not args.session:
+        fail("name the session to export: an id, a session file, or --last")
+    if args.last:
+        found = latest_session(agent_home(), working_dir(args))
+        if found is None:
+            fail("there is no saved session to export")
+        path = found[0]
+    else:
+        path = resolve_session_file(args, args.session, picker=False, out=sys.stderr)
+    try:
+        loaded = load_session_file(path)
+    except RolloutError as exc:
+        fail(str(exc))
+    header = loaded.header
+    text = conversation_markdown(loaded.items, ExportHeader(header.id, header.model, header.cwd, header.created))
+    if args.output:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            fail(f"cannot write {args.output}: {exc.strerror or exc}")
+        print(f"agent: wrote {args.output}", file=sys.stderr)
+    else:
+        out.write(text)
+    return 0
+
+
+def prepare_resume(argv: list[str]) -> tuple[Config, str | None, Session, str | None, Callable[[], None]]:
+    """`agent resume [--last | ID] [PROMPT]`: the config, the prompt, the restored session, the
+    first input (a worktree's set-up) and what to do after the TUI, for cli.py to reopen the TUI
+    with (no subcommand here imports the TUI)."""
+    args = build_resume_parser().parse_intermixed_args(argv)  # options before and after the id
     ref, prompt = split_words(args)
     path = fork_if_asked(args, resolve_session_file(args, ref, picker=True, out=sys.stderr))
     use_recorded_model(args, path)
+    entered = return_to_worktree(args, path)  # a session that ran in a worktree goes on there
     config = load_config_or_exit(args)
     check_api_key_or_exit(config)
-    return config, prompt, restore_or_exit(config, path, interactive=True)
+    setup = prepare(entered, config, args)  # a worktree made again gets its set-up
+    session = restore_or_exit(config, path, interactive=True)
+    return config, prompt, session, setup, lambda: leave_after_tui(entered)
 
 
 def prepare_exec_resume(args: argparse.Namespace) -> Path:
@@ -248,6 +344,7 @@ def prepare_exec_resume(args: argparse.Namespace) -> Path:
     ref, args.prompt = split_words(args)
     path = fork_if_asked(args, resolve_session_file(args, ref, picker=False, out=sys.stderr))
     use_recorded_model(args, path)
+    args.resumed_worktree = return_to_worktree(args, path)  # it goes on in its worktree
     return path
 
 
@@ -277,7 +374,13 @@ def terminal_width() -> int:
 def format_row(summary, width: int = 120) -> str:
     updated = time.strftime("%Y-%m-%d %H:%M", time.localtime(summary.updated))
     prompt = " ".join((summary.first_prompt or "(no prompt yet)").split())
-    head = f"{updated:<16}  {summary.short_id:<8}  {human_size(summary.size):>7}  {short_path(summary.cwd):<28}  "
+    if getattr(summary, "name", None):
+        prompt = f"[{summary.name}] {prompt}"
+    folder = short_path(summary.cwd)
+    if worktree := getattr(summary, "worktree", None):  # where it ran: its repository @ the worktree
+        label = f"@{worktree.get('name', '?')}"
+        folder = short_path(worktree.get("repository", ""), limit=27 - len(label)) + " " + label
+    head = f"{updated:<16}  {summary.short_id:<8}  {human_size(summary.size):>7}  {folder:<28}  "
     room = max(20, width - len(head))
     if len(prompt) > room:
         prompt = prompt[: room - 1] + "…"

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -26,7 +26,14 @@ DEFAULT_STARTUP_TIMEOUT = 10.0
 DEFAULT_TOOL_TIMEOUT = 60.0
 SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-_OVERRIDE_KEYS = ("enabled", "startup_timeout_sec", "tool_timeout_sec", "enabled_tools", "disabled_tools")
+_OVERRIDE_KEYS = (
+    "enabled",
+    "startup_timeout_sec",
+    "tool_timeout_sec",
+    "enabled_tools",
+    "disabled_tools",
+    "elicitation_values",
+)
 _KEY_TYPES: dict[str, tuple[type | tuple[type, ...], str]] = {
     "command": (str, "a string"),
     "args": (list, "an array of strings"),
@@ -40,9 +47,13 @@ _KEY_TYPES: dict[str, tuple[type | tuple[type, ...], str]] = {
     "tool_timeout_sec": ((int, float), "a number of seconds"),
     "enabled_tools": (list, "an array of strings"),
     "disabled_tools": (list, "an array of strings"),
+    "scopes": (list, "an array of strings"),
+    "oauth": (dict, "a table (client_id, callback_port, scopes)"),
+    "elicitation_values": (dict, "a table of strings"),
 }
+_OAUTH_KEYS = {"client_id": str, "callback_port": int, "scopes": list, "clientId": str, "callbackPort": int}
 
-Transport = Literal["stdio", "http", "sse"]
+Transport = Literal["stdio", "http", "sse", "sdk"]  # sdk: a server the host program runs (stream_json/)
 
 
 class McpConfigError(ValueError):
@@ -69,6 +80,11 @@ class ServerSpec:
     tool_timeout_sec: float = DEFAULT_TOOL_TIMEOUT
     enabled_tools: tuple[str, ...] | None = None  # None: every tool
     disabled_tools: tuple[str, ...] = ()
+    host_transport: Callable[[], Any] | None = field(default=None, compare=False)  # "sdk": the MCP transport to it
+    oauth_client_id: str | None = None  # pre-registered at the authorization server: no dynamic registration
+    oauth_callback_port: int | None = None  # the loopback port that client's redirect URI names
+    oauth_scopes: tuple[str, ...] = ()
+    elicitation_values: Mapping[str, str] = field(default_factory=dict)  # answers where nobody can be asked
 
     @property
     def target(self) -> str:
@@ -109,7 +125,9 @@ def _check_entry(name: str, entry: Any, origin: str) -> None:
         wrong = not isinstance(value, expected) or isinstance(value, bool) and expected is not bool
         if isinstance(value, list):
             wrong = wrong or not all(isinstance(item, str) for item in value)
-        if isinstance(value, dict):
+        if isinstance(value, dict) and key == "oauth":
+            wrong = wrong or _oauth_problem(value) is not None
+        elif isinstance(value, dict):
             wrong = wrong or not all(isinstance(item, str) for item in value.values())
         if wrong:
             raise McpConfigError(f"{at} must be {description}, got {value!r}")
@@ -118,6 +136,30 @@ def _check_entry(name: str, entry: Any, origin: str) -> None:
     if "command" in entry and "url" in entry:
         raise McpConfigError(f"{where}: set `command` (a stdio server) or `url` (an HTTP server), not both")
     check_url(entry.get("url"), f"{origin}: `mcp_servers.{name}.url`")
+
+
+def _oauth_problem(table: Any) -> str | None:
+    """Why an ``oauth`` table (Codex's keys or Claude Code's) is wrong, or None."""
+    if not isinstance(table, dict):
+        return "must be a table"
+    for key, value in table.items():
+        expected = _OAUTH_KEYS.get(key)
+        if expected is None:
+            return f"unknown key {key!r}"
+        if not isinstance(value, expected) or isinstance(value, bool):
+            return f"{key} must be {expected.__name__}"
+    return None
+
+
+def _oauth_fields(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """ServerSpec's oauth fields from ``oauth = {...}`` and ``scopes = [...]``."""
+    table = entry.get("oauth") or {}
+    scopes = table.get("scopes", entry.get("scopes", ()))
+    return {
+        "oauth_client_id": table.get("client_id", table.get("clientId")),
+        "oauth_callback_port": table.get("callback_port", table.get("callbackPort")),
+        "oauth_scopes": tuple(str(scope) for scope in scopes),
+    }
 
 
 def check_url(url: object, at: str) -> None:
@@ -152,6 +194,7 @@ def servers_from_table(
                     url=entry.get("url"),
                     headers=dict(entry.get("http_headers", {})),
                     bearer_token_env_var=entry.get("bearer_token_env_var"),
+                    **_oauth_fields(entry),
                 ),
                 entry,
             )
@@ -275,7 +318,10 @@ def _json_entry(name: str, entry: Any, origin: str, lookup: Mapping[str, str], s
     if not url:
         raise McpConfigError(f"{at('url')} is missing")
     check_url(url, at("url"))
-    return ServerSpec(name, kind, where, scope, url=url, headers=strings("headers"))
+    problem = _oauth_problem(entry.get("oauth", {}))
+    if problem:
+        raise McpConfigError(f"{at('oauth')}: {problem}")
+    return ServerSpec(name, kind, where, scope, url=url, headers=strings("headers"), **_oauth_fields(entry))
 
 
 # --- everything a session runs ----------------------------------------------------------------

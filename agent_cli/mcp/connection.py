@@ -19,7 +19,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agent_cli import __version__
+from agent_cli import events as ev
+from agent_cli.mcp import elicitation
 from agent_cli.mcp.config import ServerSpec
+from agent_cli.mcp.oauth import is_unauthorized, login_hint, session_auth, uses_oauth
 from agent_cli.sandbox.policy import supervised_argv
 
 Status = Literal["starting", "ready", "failed", "stopped"]
@@ -61,17 +64,22 @@ class ServerConnection:
         self.instructions: str | None = None
         self.lists_changed: set[str] = set()  # "tools", "prompts", "resources" since the last refresh
         self.restarts = 0
+        self.needs_login = False  # an OAuth server without a (valid) stored login: skipped until one
+        self.can_ask = False  # the front end shows elicitation forms (the manager's setting)
+        self.callers: list[Callable[[ev.Event], None]] = []  # the emit of each call in progress
+        self._call_scopes: list[Any] = []  # their timeouts, paused while the user answers a form
         self._client: Any = None
         self._task: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
         self._log_offset = 0
         self._scope: Any = None  # the anyio cancel scope around the connection
+        self._auth: Any = None  # the OAuth login the HTTP transport sends (mcp/oauth.py), if any
 
     # --- lifecycle ----------------------------------------------------------------------
 
     def start(self) -> None:
-        self.status, self.error = "starting", None
+        self.status, self.error, self.needs_login = "starting", None, False
         self._ready, self._stop = asyncio.Event(), asyncio.Event()
         self._task = asyncio.create_task(self._run(), name=f"mcp-{self.spec.name}")
 
@@ -122,7 +130,10 @@ class ServerConnection:
                             await self._stop.wait()
                 self._startup_expired()
         except Exception as exc:  # noqa: BLE001 - any failure leaves this server out, never the session
-            if self.status != "failed":
+            if self.status != "failed" and uses_oauth(self.spec) and is_unauthorized(exc):
+                self.needs_login = True
+                self._fail(f"needs a login: {login_hint(self.spec.name)}")
+            elif self.status != "failed":
                 self._fail(describe_error(exc))
         finally:
             self._client = None
@@ -133,30 +144,38 @@ class ServerConnection:
         from mcp_types import Implementation
 
         info = Implementation(name="agent-cli", version=__version__)
+
+        def client(transport: Any) -> Any:
+            return Client(
+                transport,
+                mode="legacy",
+                client_info=info,
+                message_handler=self._notified,
+                elicitation_callback=self._elicit,  # announces form and URL elicitation
+            )
+
         if self.spec.transport != "http":
             transport = await self._transport(stack, log, self.spec.transport)
-            return await stack.enter_async_context(
-                Client(transport, mode="legacy", client_info=info, message_handler=self._notified)
-            )
+            return await stack.enter_async_context(client(transport))
         try:  # streamable HTTP first; a server that only speaks the older SSE transport gets that
             async with contextlib.AsyncExitStack() as attempt:
                 transport = await self._transport(attempt, log, "http")
-                client = await attempt.enter_async_context(
-                    Client(transport, mode="legacy", client_info=info, message_handler=self._notified)
-                )
+                connected = await attempt.enter_async_context(client(transport))
                 stack.push_async_exit(attempt.pop_all())
-                return client
+                return connected
         except Exception as first:  # noqa: BLE001
+            if is_unauthorized(first):
+                raise  # a server that wants a login: the older transport would want one too
             try:
                 transport = await self._transport(stack, log, "sse")
-                return await stack.enter_async_context(
-                    Client(transport, mode="legacy", client_info=info, message_handler=self._notified)
-                )
+                return await stack.enter_async_context(client(transport))
             except Exception:  # noqa: BLE001 - the streamable HTTP error says more
                 raise first from None
 
     async def _transport(self, stack: contextlib.AsyncExitStack, log, kind: str) -> Any:
         spec = self.spec
+        if spec.host_transport is not None:  # the SDK host's in-process server, over the protocol
+            return spec.host_transport()
         if kind == "stdio":
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -174,11 +193,13 @@ class ServerConnection:
         if kind == "sse":
             from mcp.client.sse import sse_client
 
-            return sse_client(spec.url or "", headers=headers)
+            self._auth = session_auth(spec)
+            return sse_client(spec.url or "", headers=headers, auth=self._auth)
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 
-        http = await stack.enter_async_context(create_mcp_http_client(headers=headers))
+        self._auth = session_auth(spec)  # the stored OAuth login, refreshed as needed; never a browser here
+        http = await stack.enter_async_context(create_mcp_http_client(headers=headers, auth=self._auth))
         return streamable_http_client(spec.url or "", http_client=http)
 
     async def _load_lists(self) -> None:
@@ -207,6 +228,22 @@ class ServerConnection:
         self.on_change()
         return "tools" in changed
 
+    async def _elicit(self, context: Any, params: Any) -> Any:
+        """The server asks the user: the call in progress's front end shows it; its timeout waits."""
+        import anyio
+
+        emit = self.callers[-1] if self.callers else None
+        deadlines = [scope.deadline for scope in self._call_scopes]
+        started = anyio.current_time()
+        for scope in self._call_scopes:
+            scope.deadline = math.inf
+        try:
+            return await elicitation.ask(self.spec.name, params, emit, self.can_ask, self.spec.elicitation_values)
+        finally:
+            waited = anyio.current_time() - started
+            for scope, deadline in zip(self._call_scopes, deadlines, strict=False):
+                scope.deadline = deadline + waited
+
     async def _notified(self, message: Any) -> None:
         method = getattr(message, "method", "")
         for kind in ("tools", "prompts", "resources"):
@@ -215,8 +252,15 @@ class ServerConnection:
 
     # --- calls --------------------------------------------------------------------------
 
-    async def request(self, what: str, call: Callable[[Any], Any], timeout: float | None = None) -> Any:
-        """Run ``call(client)``; a server that crashed earlier is restarted once first."""
+    async def request(
+        self,
+        what: str,
+        call: Callable[[Any], Any],
+        timeout: float | None = None,
+        emit: Callable[[ev.Event], None] | None = None,
+    ) -> Any:
+        """Run ``call(client)``; a server that crashed earlier is restarted once first. ``emit``: the
+        front end of the call, where the server's questions (elicitation) are asked."""
         import anyio
         from mcp.shared.exceptions import MCPError
         from mcp_types import CONNECTION_CLOSED
@@ -227,14 +271,25 @@ class ServerConnection:
                 f"MCP server {self.spec.name!r} is not available ({self.status}: {self.error or 'not ready'})"
             )
         try:
-            with anyio.fail_after(timeout if timeout is not None else self.spec.tool_timeout_sec):
-                return await call(self._client)
+            with anyio.fail_after(timeout if timeout is not None else self.spec.tool_timeout_sec) as scope:
+                self._call_scopes.append(scope)
+                if emit is not None:
+                    self.callers.append(emit)
+                try:
+                    return await call(self._client)
+                finally:
+                    self._call_scopes.remove(scope)
+                    if emit is not None:
+                        self.callers.remove(emit)
         except TimeoutError:
             limit = timeout if timeout is not None else self.spec.tool_timeout_sec
             raise McpCallError(
                 f"{what} did not finish within {limit:g} s (tool_timeout_sec); it was cancelled"
             ) from None
         except MCPError as exc:
+            if getattr(self._auth, "login_required", False):  # the login was revoked or expired
+                await self._login_lost()
+                raise McpCallError(f"{what} failed: MCP server {self.spec.name!r} {self.error}") from None
             if exc.code != CONNECTION_CLOSED:
                 raise McpCallError(f"{what} failed: {exc.message}") from None
             await self._lost()
@@ -248,6 +303,12 @@ class ServerConnection:
             self.restarts += 1
             self.start()
             await self.wait_ready()
+
+    async def _login_lost(self) -> None:
+        """Left out until a login (``/mcp login``), never restarted on its own."""
+        self.needs_login = True
+        self._fail(f"needs a login: {login_hint(self.spec.name)}")
+        await self.stop()
 
     async def _lost(self) -> None:
         self._fail(EXITED)

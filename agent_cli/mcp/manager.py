@@ -15,6 +15,7 @@ from typing import Any
 
 from agent_cli.mcp.config import ServerSpec
 from agent_cli.mcp.connection import McpCallError, ServerConnection
+from agent_cli.mcp.oauth import login, token_file, uses_oauth
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +31,7 @@ class ServerState:
     tools: int
     prompts: int
     resources: int
+    auth: str | None = None  # OAuth servers: needs login | logged in | expired
 
 
 class McpManager:
@@ -39,6 +41,7 @@ class McpManager:
         self.connections: dict[str, ServerConnection] = {}
         self.disabled: list[ServerSpec] = []
         self.started = False
+        self.can_ask = False  # a front end that shows elicitation forms sets it (the TUI)
         self._listeners: list[Callable[[], None]] = []
         self._reported: set[tuple[str, str]] = set()
         self.add(specs)
@@ -53,6 +56,7 @@ class McpManager:
                 self.disabled.append(spec)
                 continue
             connection = ServerConnection(spec, self.log_dir, self.base_env, self._changed)
+            connection.can_ask = self.can_ask
             self.connections[spec.name] = connection
             if self.started:
                 connection.start()
@@ -81,6 +85,12 @@ class McpManager:
 
     # --- what front ends see ------------------------------------------------------------
 
+    def allow_questions(self) -> None:
+        """The front end shows the servers' elicitation forms (otherwise they are declined)."""
+        self.can_ask = True
+        for connection in self.connections.values():
+            connection.can_ask = True
+
     def add_listener(self, listener: Callable[[], None]) -> None:
         """Called whenever a server's status or lists change."""
         self._listeners.append(listener)
@@ -101,6 +111,7 @@ class McpManager:
                 len(c.tools),
                 len(c.prompts),
                 len(c.resources),
+                login_state(c),
             )
             for c in self.connections.values()
         ]
@@ -117,6 +128,9 @@ class McpManager:
             if connection.status != "failed" or key in self._reported:
                 continue
             self._reported.add(key)
+            if connection.needs_login:
+                warnings.append(f"MCP server '{connection.spec.name}' {connection.error}; its tools are left out")
+                continue
             lines = [f"MCP server '{connection.spec.name}' failed to start: {connection.error}"]
             lines += [f"  stderr: {line}" for line in connection.stderr_tail()]
             if connection.stderr_tail():
@@ -128,13 +142,37 @@ class McpManager:
         return [c for c in self.connections.values() if c.status == "ready"]
 
     def with_tools(self) -> list[ServerConnection]:
-        """Servers whose tools are offered: ready ones, and one that crashed (it restarts on the next call)."""
-        return [c for c in self.connections.values() if c.tools and c.status in ("ready", "failed")]
+        """Servers whose tools are offered: ready ones, and one that crashed (it restarts on the next
+        call); not one that needs a login."""
+        return [
+            c for c in self.connections.values() if c.tools and c.status in ("ready", "failed") and not c.needs_login
+        ]
 
     async def refresh(self) -> bool:
         """Re-list whatever ``list_changed`` notifications announced; True if any tool list changed."""
         results = await asyncio.gather(*(c.refresh() for c in self.ready()))
         return any(results)
+
+    # --- OAuth logins ------------------------------------------------------------------
+
+    async def login(self, name: str, show: Callable[[str], None]) -> None:
+        """Sign in to an OAuth server (browser and loopback, see :mod:`agent_cli.mcp.oauth`), then reconnect it."""
+        connection = self.connection(name)
+        await login(connection.spec, show)
+        await self._reconnect(connection)
+
+    async def logout(self, name: str) -> bool:
+        """Forget the server's tokens and registration; False when there was no login."""
+        connection = self.connection(name)
+        removed = token_file(connection.spec).remove()
+        await self._reconnect(connection)
+        return removed
+
+    async def _reconnect(self, connection: ServerConnection) -> None:
+        await connection.stop()
+        connection.start()
+        await connection.wait_ready()
+        self._changed()
 
     # --- calls --------------------------------------------------------------------------
 
@@ -145,9 +183,12 @@ class McpManager:
             raise McpCallError(f"no MCP server named {server!r} (servers: {known})")
         return connection
 
-    async def call_tool(self, server: str, tool: str, arguments: dict[str, Any]) -> Any:
+    async def call_tool(
+        self, server: str, tool: str, arguments: dict[str, Any], emit: Callable[[Any], None] | None = None
+    ) -> Any:
+        """``emit``: where the server's questions during the call are asked (see :mod:`agent_cli.mcp.elicitation`)."""
         return await self.connection(server).request(
-            f"{server}.{tool}", lambda client: client.call_tool(tool, arguments)
+            f"{server}.{tool}", lambda client: client.call_tool(tool, arguments), emit=emit
         )
 
     async def get_prompt(self, server: str, prompt: str, arguments: dict[str, str]) -> Any:
@@ -162,3 +203,13 @@ class McpManager:
         return await self.connection(server).request(
             f"resource {server}:{uri}", lambda client: client.read_resource(uri)
         )
+
+
+def login_state(connection: ServerConnection) -> str | None:
+    """What ``/mcp`` shows about an OAuth server's login (None for other servers)."""
+    if not uses_oauth(connection.spec):
+        return None
+    if connection.needs_login:
+        return "expired" if token_file(connection.spec).read().get("client") else "needs login"
+    state = token_file(connection.spec).state()
+    return None if state == "needs login" else state  # no login stored: the server may need none

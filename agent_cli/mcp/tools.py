@@ -37,7 +37,7 @@ class McpTool(Tool):
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         try:
-            result = await self.manager.call_tool(self.server, self.tool, args)
+            result = await self.manager.call_tool(self.server, self.tool, args, ctx.emit)
         except McpCallError as exc:
             raise ToolError(str(exc)) from None
         images: list[Image] = []

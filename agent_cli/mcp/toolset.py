@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli import events as ev
+from agent_cli.context.prompts import render_prompt
 from agent_cli.context.tokens import TOOL_OVERHEAD_TOKENS, TokenCounter
 from agent_cli.mcp.config import ServerList, ServerSpec, parse_mcp_json
 from agent_cli.mcp.manager import McpManager
@@ -67,6 +68,7 @@ class McpToolset:
         self._synced = False
         self._pending_warnings = list(warnings or [])
         self._shown: set[str] = set()
+        self._model_notes: list[str] = []  # "tools changed" for the model, appended by the turn
 
     @classmethod
     def for_specs(
@@ -114,6 +116,7 @@ class McpToolset:
         changed = await manager.refresh()
         warnings, self._pending_warnings = self._pending_warnings + manager.take_failures(), []
         if changed or not self._synced or self._servers_changed():
+            before = {tool.name for tool in self.tools} if self._synced else None
             self._synced = True
             tools, problems = build_tools(manager, self.wire_api)
             warnings += problems
@@ -121,10 +124,28 @@ class McpToolset:
             if not self.search_mode and tokens.near(cost, self.budget_tokens):
                 await count_exactly()  # search mode or not is decided once: exactly
             self._install(tokens, tools)
+            if before is not None:
+                self._note_changes(before, {tool.name for tool in tools})
         for warning in warnings:
             if warning not in self._shown:
                 self._shown.add(warning)
                 emit(ev.Warning(warning))
+
+    def _note_changes(self, before: set[str], after: set[str]) -> None:
+        added, removed = sorted(after - before), sorted(before - after)
+        if not added and not removed:
+            return
+        lines = [f"Added: {', '.join(added)}"] if added else []
+        lines += [f"Removed: {', '.join(removed)}"] if removed else []
+        if self.search_mode:
+            lines.append("(They are reached through mcp_search and mcp_call.)")
+        self._model_notes.append(render_prompt("mcp_tools_changed.md", changes="\n".join(lines)).strip())
+
+    def take_model_notes(self) -> list[str]:
+        """What the model should be told about tools that appeared or went away: appended to the
+        conversation as new items (the earlier requests' prefix stays byte-identical)."""
+        notes, self._model_notes = self._model_notes, []
+        return notes
 
     def _servers_changed(self) -> bool:
         """A server joined (a plugin's, started late) or left since the tools were built."""

@@ -9,6 +9,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Literal
 
+from agent_cli.auth.keys import stored_key
 from agent_cli.models.anthropic_messages import AnthropicMessagesClient
 from agent_cli.models.base import ModelClient
 from agent_cli.models.errors import ModelError
@@ -81,16 +82,31 @@ KEY_FALLBACKS = {"OPENAI_API_KEY": "CODEX_API_KEY"}
 
 
 def resolve_api_key(provider: ProviderConfig) -> str | None:
-    """The provider's key from its environment variable, or None when unset or blank."""
+    """The provider's key from its environment variable, else the one `agent login` stored; None
+    when neither is there."""
     if not provider.env_key:
         return None
     names = (provider.env_key, KEY_FALLBACKS.get(provider.env_key, ""))
-    return next((value for name in names if name and (value := os.environ.get(name, "").strip())), None)
+    from_env = next((value for name in names if name and (value := os.environ.get(name, "").strip())), None)
+    return from_env or stored_key(provider.env_key)
 
 
 def uses_entra_token(provider: ProviderConfig) -> bool:
     """Azure without a key: an Entra ID token from the environment authenticates instead."""
     return provider.kind == "azure" and bool(os.environ.get("AZURE_OPENAI_AD_TOKEN", "").strip())
+
+
+def missing_key(provider: ProviderConfig) -> str | None:
+    """Why ``provider`` cannot be used for lack of a key; None when it has what it needs."""
+    if not provider.requires_key or not provider.env_key or resolve_api_key(provider) or uses_entra_token(provider):
+        return None
+    if provider.kind == "azure":
+        return f"{provider.env_key} (or AZURE_OPENAI_AD_TOKEN for Entra ID) is not set (needed by provider 'azure')."
+    return (
+        f"{provider.env_key} is not set (needed by provider '{provider.id}'). Run `agent` in a terminal to set "
+        f"up a provider, store a key with `agent login`, export it, or use a local OpenAI-compatible server: "
+        f"--provider ollama, or OPENAI_BASE_URL=http://HOST:PORT/v1 with --provider openai-chat."
+    )
 
 
 def resolve_base_url(provider: ProviderConfig, base_url: str | None = None) -> str | None:

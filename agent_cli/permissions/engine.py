@@ -75,21 +75,28 @@ class Permissions:
             if deciding is None or rule.rank > deciding.rank or (rule.rank == deciding.rank and rule.kind == "ask"):
                 deciding = rule
         if deciding is None or deciding.kind == "allow":
-            # `$(echo curl) x`, `C=curl; $C x`: which program runs is known only then, so no
-            # deny rule can be shown not to match it.
-            unknown = next((t for t in (target, *target.also) if t.kind == "command" and t.head == ""), None)
-            guard = next((r for r in self.rules if r.kind == "deny" and r.tool == "Bash" and r.specifier), None)
-            if unknown is not None and guard is not None:
+            # `python -c …`, `… | sh`, `$(echo rm) x`: what runs is not on the line, so no deny or
+            # ask rule can be shown not to match it. It counts as matching them all: a question.
+            opaque = next((t.value for t in target.also if t.kind == "opaque"), None)
+            guards = self.guards() if opaque is not None else ()
+            if guards:
+                named = ", ".join(f"`{rule.text}` ({rule.source})" for rule in guards[:3])
+                more = f" and {len(guards) - 3} more" if len(guards) > 3 else ""
                 return Verdict(
                     "ask",
-                    (guard,),
+                    guards,
                     target.value,
                     reason=(
-                        f"the program of `{unknown.value}` is known only when it runs, and the permission rule "
-                        f"`{guard.text}` ({guard.source}) denies some commands"
+                        f"{opaque}, so the rules cannot tell what it runs; it counts as matching the "
+                        f"permission rules {named}{more}"
                     ),
                 )
         return Verdict(deciding.kind, (deciding,), target.value) if deciding else NO_RULE
+
+    def guards(self) -> tuple[Rule, ...]:
+        """The Bash deny and ask rules in force that name commands: what a command the rules cannot
+        see through counts as matching."""
+        return tuple(rule for rule in self.rules if rule.kind != "allow" and rule.tool == "Bash" and rule.specifier)
 
     @staticmethod
     def _matches(rule: Rule, target: Target) -> bool:
@@ -101,7 +108,7 @@ class Permissions:
         """The rules' verdict on a tool call (our tool names or Claude Code's)."""
         if not self.rules:
             return NO_RULE
-        targets, readable = call_targets(tool, args, self.cwd)
+        targets, readable = call_targets(tool, args, self.cwd, resolve=bool(self.guards()))
         verdicts = [self.judge(target) for target in targets]
         for kind in ("deny", "ask"):
             if found := next((v for v in verdicts if v.decision == kind), None):

@@ -27,6 +27,11 @@ class SimpleCommand:
     words: tuple[str, ...]  # the program and its arguments, quotes removed
     text: str  # as written, for messages
     literal: bool = True  # False: a word holds an expansion ($VAR, $(...)) whose value is unknown
+    # Where its standard input comes from: "" the tool's (closed), "pipe", "text" (a here-doc or
+    # here-string, in ``stdin_text``), "file" (``< path``, the path in ``stdin_text``), "unknown".
+    stdin: str = ""
+    stdin_text: str = ""
+    assigns: tuple[tuple[str, str | None], ...] = ()  # FOO=1 cmd: (name, value or None when expanded)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +39,9 @@ class ParsedLine:
     commands: tuple[SimpleCommand, ...]
     writes: tuple[str, ...]  # files written by redirections (``> out.txt``, ``>> log``)
     readable: bool  # False: a syntax error, or a redirection target that is not a plain word
+    assigns: tuple[tuple[str, str | None], ...] = ()  # every variable the line sets (FOO=1, export FOO=1)
+    aliases: tuple[tuple[str, str | None], ...] = ()  # `alias name=value` on the line (value None: expanded)
+    functions: tuple[tuple[str, str], ...] = ()  # `name() { body; }` on the line: (name, body)
 
 
 @functools.cache
@@ -87,6 +95,31 @@ def _ansi_c(body: str) -> str:
     return _ANSI_C.sub(one, body)
 
 
+def _stdin_of(redirect) -> tuple[str, str] | None:
+    """What a redirection feeds to standard input, or None when it is not an input redirection."""
+    if redirect.type == "herestring_redirect":
+        value = next((_word(child) for child in redirect.children if child.type != "<<<"), None)
+        return ("text", value) if value is not None else ("unknown", "")
+    if redirect.type == "heredoc_redirect":
+        body = next((child for child in redirect.children if child.type == "heredoc_body"), None)
+        return ("text", _text(body) if body is not None else "")
+    if redirect.type == "file_redirect":
+        operators = {_text(c) for c in redirect.children if not c.is_named}
+        if "<" in operators:
+            destination = redirect.child_by_field_name("destination")
+            target = _word(destination) if destination is not None else None
+            return ("file", target) if target is not None else ("unknown", "")
+        if operators & {"<&", "<>", "<&-"}:
+            return ("unknown", "")  # `<&3`: whatever descriptor 3 holds
+    return None
+
+
+def _assignment(node) -> tuple[str, str | None]:
+    name = node.child_by_field_name("name")
+    value = node.child_by_field_name("value")
+    return (_text(name) if name is not None else "", _word(value) if value is not None else "")
+
+
 def parse_command_line(line: str) -> ParsedLine:
     # bash removes a backslash-newline before it splits words (`cu\<newline>rl` runs curl);
     # the grammar would split the word there instead.
@@ -94,15 +127,30 @@ def parse_command_line(line: str) -> ParsedLine:
     tree = _parser().parse(line.encode("utf-8"))
     commands: list[SimpleCommand] = []
     writes: list[str] = []
+    assigns: list[tuple[str, str | None]] = []
+    aliases: list[tuple[str, str | None]] = []
+    functions: list[tuple[str, str]] = []
     readable = not tree.root_node.has_error
 
-    def visit(node) -> None:
+    def visit(node, stdin: tuple[str, str]) -> None:
         nonlocal readable
+        if node.type == "variable_assignment":
+            assigns.append(_assignment(node))
+        if node.type == "function_definition":
+            name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
+            if name is not None and body is not None:
+                functions.append((_text(name), _text(body)))
+        if node.type == "redirected_statement":
+            for child in node.children:
+                if child is not node.child_by_field_name("body"):
+                    stdin = _stdin_of(child) or stdin
         if node.type == "command":
             words: list[str] = []
+            prefix: list[tuple[str, str | None]] = []
             literal = True
             for child in node.children:
                 if child.type == "variable_assignment":
+                    prefix.append(_assignment(child))
                     continue  # FOO=1 cmd: the command is cmd
                 if (
                     child.type == "command_name"
@@ -116,11 +164,18 @@ def parse_command_line(line: str) -> ParsedLine:
                         literal = False
                         value = _text(target)
                     words.append(value)
-                elif child.type not in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
+                elif child.type in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
+                    stdin = _stdin_of(child) or stdin
+                else:
                     literal = False  # $VAR, $(...) as an argument
                     words.append(_text(child))
             if words:
-                commands.append(SimpleCommand(tuple(words), _text(node), literal))
+                commands.append(SimpleCommand(tuple(words), _text(node), literal, stdin[0], stdin[1], tuple(prefix)))
+                if words[0] == "alias":
+                    for word in words[1:]:
+                        if "=" in word:
+                            name, value = word.split("=", 1)
+                            aliases.append((name, value if literal else None))
         if node.type == "file_redirect":
             operator = next(
                 (_text(c) for c in node.children if c.type in WRITE_OPERATORS or _text(c) in WRITE_OPERATORS), None
@@ -132,8 +187,16 @@ def parse_command_line(line: str) -> ParsedLine:
                     readable = False  # > "$OUT": where it writes is unknown
                 elif target not in HARMLESS_TARGETS and not target.isdigit() and target != "-":
                     writes.append(target)
+        piped = node.type == "pipeline" or (node.type == "heredoc_redirect")
+        first = True
         for child in node.children:
-            visit(child)
+            # A pipeline's later commands read the pipe (in `cat <<EOF | sh` the grammar puts the
+            # pipeline inside the here-doc's node).
+            visit(child, ("pipe", "") if piped and not first and child.is_named else stdin)
+            if child.is_named and node.type == "pipeline":
+                first = False
+            if node.type == "heredoc_redirect":
+                first = False
 
-    visit(tree.root_node)
-    return ParsedLine(tuple(commands), tuple(writes), readable)
+    visit(tree.root_node, ("", ""))
+    return ParsedLine(tuple(commands), tuple(writes), readable, tuple(assigns), tuple(aliases), tuple(functions))

@@ -11,15 +11,16 @@ the hook, with ``CLAUDE_PROJECT_DIR``; the hooks see Claude's tool vocabulary
 
 from __future__ import annotations
 
+import json
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from agent_cli.hooks.spec import DEFAULT_TIMEOUT, HOOK_EVENTS, HookSpec
+from agent_cli.hooks.spec import HOOK_EVENTS, HookEntryError, HookSpec, hook_spec
 
 ROOT_VARIABLES = ("CLAUDE_PLUGIN_ROOT", "AGENT_PLUGIN_ROOT")
 GROUP_KEYS = frozenset({"matcher", "hooks"})
-HOOK_KEYS = frozenset({"type", "command", "timeout"})
 
 
 def root_variables(root: Path) -> dict[str, str]:
@@ -86,40 +87,54 @@ def _group(event: str, group: Any, where: str, root: Path, env: tuple, warnings:
 def _hook(event: str, hook: Any, matcher: str | None, root: Path, env: tuple) -> tuple[HookSpec | None, str]:
     if not isinstance(hook, dict):
         return None, "must be an object with a `command`"
-    if hook.get("type", "command") != "command":
-        return None, f'has type {hook.get("type")!r}; only "command" hooks are supported'
-    unknown = sorted(set(hook) - HOOK_KEYS)
-    if unknown:
-        return None, f"has unsupported key(s) {', '.join(unknown)}"
-    command = hook.get("command")
-    if not isinstance(command, str) or not command.strip():
-        return None, "needs a non-empty `command` string"
-    timeout = hook.get("timeout", DEFAULT_TIMEOUT)
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-        return None, f"has a bad `timeout` {timeout!r} (seconds, a positive number)"
-    return HookSpec(event, expand_root(command, root), matcher, float(timeout), env=env, claude_names=True), ""
+    try:
+        spec = hook_spec(event, hook, matcher)
+    except HookEntryError as exc:
+        return None, str(exc)
+    return replace(spec, command=expand_root(spec.command, root), env=env, claude_names=True), ""
 
 
 SETTINGS_FILES = (Path(".claude") / "settings.json", Path(".claude") / "settings.local.json")
 
 
-def settings_hooks(project_dir: Path) -> tuple[list[HookSpec], list[str]]:
-    """The hooks of Claude Code's project settings (``.claude/settings.json`` and
-    ``settings.local.json``), read like a plugin's; the session runs them only in a trusted folder."""
-    import json
+def settings_files(project_dir: Path, trusted: bool) -> list[Path]:
+    """Claude Code's settings files in force, the user's first: ``~/.claude/settings.json`` (no
+    trust needed, it is theirs), then the project's shared and local ones once it is trusted."""
+    files = [Path.home() / ".claude" / "settings.json"]
+    return files + ([project_dir / relative for relative in SETTINGS_FILES] if trusted else [])
 
+
+def read_settings(path: Path, warnings: list[str]) -> dict[str, Any]:
+    """One settings file's object ({} when it is missing; a warning when it is unreadable)."""
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        warnings.append(f"{path}: cannot read it: {exc}")
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def hooks_disabled(project_dir: Path, trusted: bool) -> bool:
+    """Claude Code's ``"disableAllHooks": true`` in a settings file in force: its hooks and its
+    status line are off."""
+    warnings: list[str] = []
+    return any(
+        read_settings(path, warnings).get("disableAllHooks") is True for path in settings_files(project_dir, trusted)
+    )
+
+
+def settings_hooks(project_dir: Path, trusted: bool = True) -> tuple[list[HookSpec], list[str]]:
+    """The hooks of Claude Code's settings files (:func:`settings_files`), read like a plugin's.
+    All of them run, whichever file declares them, as in Claude Code, unless one disables them."""
     specs: list[HookSpec] = []
     warnings: list[str] = []
-    for relative in SETTINGS_FILES:
-        path = project_dir / relative
-        if not path.is_file():
-            continue
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            warnings.append(f"{path}: cannot read hooks: {exc}")
-            continue
-        if isinstance(data, dict) and isinstance(data.get("hooks"), dict):
+    if hooks_disabled(project_dir, trusted):
+        return specs, warnings
+    for path in settings_files(project_dir, trusted):
+        data = read_settings(path, warnings)
+        if isinstance(data.get("hooks"), dict):
             found, problems = parse_plugin_hooks(data["hooks"], path, project_dir, project_dir)
             specs += found
             warnings += problems

@@ -2,8 +2,8 @@
 
 Modes: ``read-only`` (nothing writable), ``workspace-write`` (the cwd, configured writable roots
 and temp dirs; ``.git``, ``.agent``, ``.claude`` and ``.mcp.json`` inside them stay read-only,
-existing or not (protected.py); no network unless enabled) and ``danger-full-access``
-(no sandbox).
+existing or not (protected.py), and so do git hooks and config, every nested ``.git`` and
+dotfiles (guard.py); no network unless enabled) and ``danger-full-access`` (no sandbox).
 
 On Linux a command is confined by bubblewrap when it works here (a user namespace without
 capabilities, a read-only bind of ``/``, writable binds for the roots, a private network
@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_cli.sandbox import landlock
+from agent_cli.sandbox.guard import guarded_part
 from agent_cli.sandbox.host_sockets import host_sockets
 from agent_cli.sandbox.protected import PROTECTED_NAMES, protected_part, read_only_paths
 
@@ -97,8 +98,12 @@ class SandboxPolicy:
 
     def protected(self, path: Path) -> Path | None:
         """The protected path (``.git``, ``.agent``, ``.claude``, ``.mcp.json`` at any depth of a
-        writable root) that ``path`` is or lies in."""
-        return protected_part(path, self.writable_roots) if self.mode == WORKSPACE_WRITE else None
+        writable root; a hooks folder, git config, a dotfile: guard.py) that ``path`` is or lies in."""
+        if self.mode != WORKSPACE_WRITE:
+            return None
+        return protected_part(path, self.writable_roots) or guarded_part(
+            path, self.workspace_roots, self.writable_roots
+        )
 
     def write_denial(self, path: Path) -> str | None:
         """Why writing ``path`` (already resolved) is not allowed; None when it is."""

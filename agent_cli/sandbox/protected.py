@@ -15,17 +15,12 @@ import contextlib
 import os
 import stat
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-PROTECTED_NAMES = (".git", ".agent", ".claude", ".mcp.json")
-SKIPPED_DIRS = {"node_modules", ".venv", "venv", "__pycache__", "target", "dist", "build", ".tox"}
-SCAN_MAX_DIRS = 2000  # nested repositories are looked for in this many folders at most
-SCAN_DEPTH = 4
-SCAN_TTL_S = 30.0
+from agent_cli.sandbox.guard import mount_paths, protected_paths
 
-_scans: dict[Path, tuple[float, list[Path]]] = {}
+PROTECTED_NAMES = (".git", ".agent", ".claude", ".mcp.json")
 _lock = threading.Lock()
 _holders = 0
 _placeholders: dict[Path, int] = {}  # path -> inode of the placeholder we made
@@ -43,40 +38,13 @@ def protected_part(path: Path, roots: Iterable[Path]) -> Path | None:
     return None
 
 
-def nested_repositories(root: Path) -> list[Path]:
-    """``.git`` entries below ``root`` (not its own), found by a bounded walk, cached briefly."""
-    now = time.monotonic()
-    with _lock:
-        cached = _scans.get(root)
-        if cached is not None and now - cached[0] < SCAN_TTL_S:
-            return cached[1]
-    found: list[Path] = []
-    queue, seen = [(root, 0)], 0
-    while queue and seen < SCAN_MAX_DIRS:
-        folder, depth = queue.pop(0)
-        seen += 1
-        with contextlib.suppress(OSError), os.scandir(folder) as entries:
-            for entry in entries:
-                if entry.name == ".git" and folder != root:
-                    found.append(Path(entry.path))
-                elif (
-                    depth < SCAN_DEPTH
-                    and entry.name not in SKIPPED_DIRS
-                    and not entry.name.startswith(".")
-                    and entry.is_dir(follow_symlinks=False)
-                ):
-                    queue.append((Path(entry.path), depth + 1))
-    with _lock:
-        _scans[root] = (now, found)
-    return found
-
-
 def read_only_paths(workspace_roots: Iterable[Path], all_roots: Iterable[Path]) -> list[str]:
-    """What to mount read-only: the protected names at each writable root, and nested ``.git``."""
+    """What to mount read-only: the protected names at each writable root, and what
+    guard.py adds (nested ``.git`` at any depth, git hooks and config, dotfiles)."""
+    workspace_roots, all_roots = list(workspace_roots), list(all_roots)
     paths: list[Path] = [root / name for root in all_roots for name in PROTECTED_NAMES]
-    for root in workspace_roots:
-        paths += nested_repositories(root)
-    return [str(p) for p in dict.fromkeys(paths) if os.path.lexists(p) and not os.path.islink(p)]
+    listed = [str(p) for p in dict.fromkeys(paths) if os.path.lexists(p) and not os.path.islink(p)]
+    return list(dict.fromkeys(listed + mount_paths(protected_paths(workspace_roots, all_roots), all_roots)))
 
 
 @contextlib.contextmanager

@@ -11,7 +11,7 @@ from __future__ import annotations
 from agent_cli.sandbox import landlock
 from agent_cli.sandbox.policy import detect_mechanism, landlock_mounts_work
 
-PROTECTED = ".git, .agent, .claude and .mcp.json stay writable by commands"
+PROTECTED = ".git, .agent, .claude, .mcp.json, git hooks and config and dotfiles stay writable by commands"
 SOCKETS = "host Unix sockets outside the workspace are reachable"
 
 

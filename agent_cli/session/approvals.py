@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -120,6 +120,11 @@ class Approvals:
         self.save_rule: Callable[[str, str | None], str] | None = None
         self.rule_files: Callable[[], tuple[str, ...]] = lambda: ()  # where a rule may be saved
         self.memory_user_writes = "ask"  # the model's memory_save to the user scope (every project)
+        self.updated_arguments: dict[str, dict[str, Any]] = {}  # call id -> arguments an approval replaced
+        # PermissionRequest hooks answer a question before the user sees it; Notification hooks
+        # hear that one waits (the session sets both: session/hook_events.py)
+        self.question_hooks: Callable[[str, dict[str, Any], Emit], Awaitable[tuple[str | None, str]]] | None = None
+        self.question_shown: Callable[[str, Emit], None] | None = None
 
     @classmethod
     def from_config(cls, config: Config, interactive: bool) -> Approvals:
@@ -163,6 +168,7 @@ class Approvals:
         """What was kept for a call that has ended, let go: its lifted sandbox, and the rules'
         verdict, returned for the call's end event."""
         self.forget(call_id)
+        self.updated_arguments.pop(call_id, None)
         return self.verdicts.pop(call_id, None)
 
     # --- deciding ------------------------------------------------------------------------
@@ -437,16 +443,30 @@ class Approvals:
         return await future
 
     async def _ask(self, call_id: str, tool: str, args: dict[str, Any], emit: Emit, need: Need) -> str | None:
+        if self.question_hooks is not None:
+            answer, message = await self.question_hooks(tool, args, emit)
+            if answer == "deny":
+                return f"{tool} was not run: a PermissionRequest hook denied it" + (f": {message}" if message else "")
+            # A hook's yes answers for the user inside the sandbox; leaving it (an escalation, a write
+            # outside the writable folders, a re-run outside) and keep_alive stay the user's own yes.
+            if answer == "allow" and not keeps_alive(tool, args) and not need.unsandboxed and not need.dirs:
+                return None
         if not self.interactive:
             why = need.reason or f"approval policy '{self.policy}' requires the user's approval"
             return f"{tool} was not run: {why}. This session cannot ask the user (non-interactive), so it was denied."
-        suggestion = suggest_rule(tool, args) if self.save_rule is not None and not need.dirs else None
+        # No allow rule answers for a command the rules cannot see through (permissions/see_through.py).
+        unseen = (verdict := self.verdicts.get(call_id)) is not None and verdict.decision == "ask" and verdict.reason
+        suggestion = suggest_rule(tool, args) if self.save_rule is not None and not need.dirs and not unseen else None
+        if self.question_shown is not None:
+            self.question_shown(tool, emit)
         decision = await self.request_decision(
             call_id, tool, summarize(tool, args), need.reason, emit, suggestion, self.rule_files()
         )
         if decision.decision == "deny":
             reason = f": {decision.reason}" if decision.reason else ""
             return f"the user denied this {tool} call{reason}"
+        if decision.arguments is not None:  # the approver changed the call (the SDK's updatedInput)
+            self.updated_arguments[call_id] = decision.arguments
         if decision.decision == "approve_always" and decision.rule and self.save_rule is not None:
             emit(ev.Notice(self.save_rule(decision.rule, decision.save_to)))
         if decision.decision in ("approve_session", "approve_always"):

@@ -25,9 +25,11 @@ from typing import Any
 
 from agent_cli import events as ev
 from agent_cli.context.fragments import HOOK_CONTEXT
+from agent_cli.hooks.run import HookRun
 from agent_cli.hooks.spec import HookSpec, hook_calls
 from agent_cli.items import ToolCall, user
 from agent_cli.sandbox.policy import supervised_argv
+from agent_cli.session import hook_kinds
 from agent_cli.session.state import Emit
 from agent_cli.session.turn_context import TurnContext
 from agent_cli.tools.base import ToolResult
@@ -42,18 +44,6 @@ STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
 
 def hook_context_text(event: str, body: str) -> str:
     return f'{HOOK_CONTEXT.start}{event}">\n{body.strip()}\n{HOOK_CONTEXT.end}'
-
-
-@dataclass(frozen=True, slots=True)
-class HookRun:
-    """One hook process and how it ended."""
-
-    spec: HookSpec
-    exit_code: int | None
-    stdout: str = ""
-    stderr: str = ""
-    timed_out: bool = False
-    error: str | None = None  # it could not be started
 
 
 @dataclass
@@ -89,16 +79,46 @@ async def run_hooks(turn: TurnContext, event: str, emit: Emit, **fields: Any) ->
         "transcript_path": str(turn.rollout.path),
         "cwd": str(cwd),
         "hook_event_name": event,
+        "permission_mode": permission_mode(turn),
     }
     if turn.agent_name is not None:  # a hook can tell a subagent's calls from the session's own
         common["agent"] = turn.agent_name
-    runs = await asyncio.gather(
-        *(execute(spec, json.dumps({**common, **own}).encode("utf-8"), cwd, turn.approvals.env) for spec, own in calls)
-    )
+    for spec, own in [(spec, own) for spec, own in calls if spec.background]:
+        start_background(turn, spec, {**common, **own}, cwd, emit)
+    calls = [(spec, own) for spec, own in calls if not spec.background]
+    runs = await asyncio.gather(*(run_one(turn, spec, {**common, **own}, cwd) for spec, own in calls))
     outcome = HookOutcome(runs=list(runs))
     for run in runs:
         interpret(run, outcome, emit)
     return outcome
+
+
+def start_background(turn: TurnContext, spec: HookSpec, payload: dict[str, Any], cwd: Path, emit: Emit) -> None:
+    """An ``async`` hook: nothing waits for it and it decides nothing; its problems and messages are
+    shown. It ends with the session (SessionEnd waits for it)."""
+
+    async def run() -> None:
+        interpret(await run_one(turn, spec, payload, cwd), HookOutcome(), emit)
+
+    turn.hooks.keep(run())
+
+
+def permission_mode(turn: TurnContext) -> str:
+    """Claude Code's name for how freely tools run here: plan, bypassPermissions or default."""
+    if turn.mode == "plan":
+        return "plan"
+    if turn.approvals.policy == "never" and turn.approvals.sandbox is None:
+        return "bypassPermissions"
+    return "default"
+
+
+async def run_one(turn: TurnContext, spec: HookSpec, payload: dict[str, Any], cwd: Path) -> HookRun:
+    """One hook of any type: a command, an http POST or a prompt to a small model."""
+    if spec.kind == "http":
+        return await hook_kinds.post(spec, payload, turn.approvals.env)
+    if spec.kind == "prompt":
+        return await hook_kinds.ask_model(turn, spec, payload)
+    return await execute(spec, json.dumps(payload).encode("utf-8"), cwd, turn.approvals.env)
 
 
 async def execute(spec: HookSpec, stdin: bytes, cwd: Path, base_env: Mapping[str, str] | None = None) -> HookRun:
@@ -106,6 +126,8 @@ async def execute(spec: HookSpec, stdin: bytes, cwd: Path, base_env: Mapping[str
 
     ``base_env`` is the session's scrubbed environment (``[shell_environment_policy]``), the one
     commands and MCP servers get: a hook sees no provider key or token it was not given."""
+    if spec.runner is not None:
+        return await run_in_host(spec, stdin)
     base = os.environ if base_env is None else base_env
     env = {**base, "AGENT_PROJECT_DIR": str(cwd), "AGENT_HOOK_EVENT": spec.event, **dict(spec.env)}
     try:
@@ -125,6 +147,17 @@ async def execute(spec: HookSpec, stdin: bytes, cwd: Path, base_env: Mapping[str
     except TimeoutError:
         return HookRun(spec, None, timed_out=True)
     return HookRun(spec, proc.returncode, _text(out), _text(err))
+
+
+async def run_in_host(spec: HookSpec, stdin: bytes) -> HookRun:
+    """A hook the host program runs (an SDK's callback), under the same timeout as a command."""
+    try:
+        code, out, err = await asyncio.wait_for(spec.runner(stdin), spec.timeout)  # type: ignore[misc]
+    except TimeoutError:
+        return HookRun(spec, None, timed_out=True)
+    except Exception as exc:  # the host could not answer: an error shown to the user, nothing blocked
+        return HookRun(spec, None, error=str(exc) or type(exc).__name__)
+    return HookRun(spec, code, _text(out.encode("utf-8")), _text(err.encode("utf-8")))
 
 
 def short_command(command: str, limit: int = 60) -> str:
@@ -148,7 +181,7 @@ def _text(data: bytes) -> str:
 
 def interpret(run: HookRun, outcome: HookOutcome, emit: Emit) -> None:
     """Fold one run into ``outcome``; tell the user about errors and system messages."""
-    event, name = run.spec.event, f"{run.spec.event} hook `{short_command(run.spec.command)}`"
+    event, name = run.spec.event, f"{run.spec.event} hook `{short_command(run.spec.label)}`"
     if run.error is not None:
         emit(ev.Warning(f"{name} could not be started: {run.error}"))
         return
@@ -193,6 +226,9 @@ def apply_reply(reply: dict[str, Any], outcome: HookOutcome, emit: Emit, event: 
         outcome.context.append(context.strip())
     reason = reply.get("reason")
     reason = reason.strip() if isinstance(reason, str) else ""
+    if isinstance(specific.get("decision"), dict):  # PermissionRequest answers for the user
+        permission_answer(specific["decision"], outcome, emit, name)
+        return
     if reply.get("decision") == "block":
         outcome.blocked = True
         outcome.reasons.append(reason or f"blocked by {name}")
@@ -212,6 +248,20 @@ def apply_reply(reply: dict[str, Any], outcome: HookOutcome, emit: Emit, event: 
     # The strictest answer of all the hooks wins: deny > ask > allow.
     if outcome.permission is None or STRICTNESS[decision] > STRICTNESS[outcome.permission]:
         outcome.permission = decision
+
+
+def permission_answer(decision: dict[str, Any], outcome: HookOutcome, emit: Emit, name: str) -> None:
+    """A PermissionRequest hook's ``{"behavior": "allow" | "deny", "message": ...}``; deny wins."""
+    behavior, message = decision.get("behavior"), decision.get("message")
+    message = message.strip() if isinstance(message, str) else ""
+    if behavior == "deny":
+        outcome.blocked = True
+        outcome.reasons.append(message or f"denied by {name}")
+        outcome.permission = "deny"
+    elif behavior == "allow":
+        outcome.permission = outcome.permission or "allow"
+    else:
+        emit(ev.Warning(f"{name} returned an unknown decision behavior {behavior!r}; expected allow or deny"))
 
 
 # --- the points where the session calls hooks ----------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from agent_cli.config import Config
@@ -26,6 +27,7 @@ from agent_cli.session.tool_use import ToolUseWatch
 from agent_cli.session.window import ContextWindow
 from agent_cli.store.rollout import RecordingHistory, RolloutWriter
 from agent_cli.tools.background import BackgroundProcesses
+from agent_cli.tools.base import ToolContext, ToolResult
 from agent_cli.tools.editor_files import EditorFiles
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.shell_snapshot import ShellSnapshot
@@ -33,6 +35,16 @@ from agent_cli.trust.gate import TrustState
 
 ClientFactory = Callable[[str], ModelClient]  # a model's name -> a new client for it
 TerminalFactory = Callable[[str, Emit], Any]  # (call_id, emit) -> the command runner of that call (ACP)
+
+
+class CodeChecks(Protocol):
+    """Diagnostics after edits and the project's lint/test commands (lsp/code_checks.py)."""
+
+    async def after_edit(self, call_id: str, result: ToolResult, cwd: Path, emit: Emit) -> ToolResult: ...
+
+    async def after_turn(self, turn: int, context: Callable[[], ToolContext], emit: Emit) -> str | None: ...
+
+    async def aclose(self) -> None: ...
 
 
 class PluginContent(Protocol):
@@ -104,6 +116,7 @@ class SessionParts:
     plugins: PluginContent  # loaded once per top-level session; its children reuse them
     agents: AgentDefinitions | None = None  # when the session has the `task` tool
     mcp: McpTools | None = None  # None without MCP servers, and in a subagent
+    checks: CodeChecks | None = None  # language servers, lint/test commands; a child borrows its parent's
     shell_snapshot: ShellSnapshot | None = None  # the login shell, taken at the first turn
     load_warnings: tuple[str, ...] = ()  # reading the parts went wrong (hooks of .claude/settings.json)
     model: str | None = None  # the config's model unless given (a subagent may run another)
@@ -117,3 +130,4 @@ class SessionParts:
     output_schema: dict[str, Any] | None = None  # agent exec --output-schema
     editor_files: EditorFiles | None = None  # an editor's client holds the files (ACP)
     client_terminal: TerminalFactory | None = None  # an editor's client runs the commands (ACP)
+    tool_limit: frozenset[str] | None = None  # at most these tools for the whole run (claude's --tools)

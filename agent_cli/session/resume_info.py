@@ -24,7 +24,7 @@ class ResumeInfo:
         compacted = (
             f", compacted {self.compactions} time{'s' if self.compactions > 1 else ''}" if self.compactions else ""
         )
-        notes = [f"Resumed session {self.session_id} ({self.restored_items} items{compacted}) from {self.path}"]
+        notes = [f"continuing session {self.session_id} ({self.restored_items} items{compacted}) from {self.path}"]
         if self.closed_calls:
             notes.append(f"{self.closed_calls} tool call(s) interrupted last time were closed as aborted")
         if self.environment_changed:

@@ -25,6 +25,10 @@ class RunLimits:
     requests: int = 0
     cost_usd: float = 0.0
 
+    def start_over(self) -> None:
+        """Count from zero again (a front end whose limits hold per prompt: claude's --max-turns)."""
+        self.requests, self.cost_usd = 0, 0.0
+
     def before_request(self) -> None:
         if self.max_requests is not None and self.requests >= self.max_requests:
             raise LimitReached(

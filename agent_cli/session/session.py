@@ -24,6 +24,7 @@ from operator import attrgetter
 from typing import Any
 
 from agent_cli import events as ev
+from agent_cli import home_budget
 from agent_cli.context.environment import EnvironmentContext
 from agent_cli.context.environment import diff as environment_diff
 from agent_cli.context.fragments import TURN_ABORTED
@@ -38,10 +39,13 @@ from agent_cli.context.tokens import TokenCounter, auto_compact_limit, effective
 from agent_cli.items import Image, Item, user
 from agent_cli.memory.book import MemoryBook
 from agent_cli.models.base import ModelClient, ToolSpec, Usage
+from agent_cli.sandbox.guard import home_notice, start_watching
 from agent_cli.sandbox.policy import start_warning
 from agent_cli.session.compaction import compact as compact_history
 from agent_cli.session.compaction_state import AutoCompactSetting
+from agent_cli.session.hook_events import session_end
 from agent_cli.session.learned import Learned
+from agent_cli.session.notify import after_turn
 from agent_cli.session.parts import SessionParts
 from agent_cli.session.resume_info import ResumeInfo
 from agent_cli.session.state import Emit
@@ -77,6 +81,7 @@ class Session:
     agents = _given("_parts.agents")  # agent definitions, when the session has `task`
     subagent = _given("_parts.subagent")  # set when this session runs a subagent
     mcp = _given("_parts.mcp")  # None without MCP servers, and in a subagent (it uses the parent's)
+    checks = _given("_parts.checks")  # diagnostics after edits, lint/test after a turn (lsp/)
     shell_snapshot = _given("_parts.shell_snapshot")  # taken at the first turn
     client_factory = _given("_parts.client_factory")  # a model's client (a subagent's are made the same way)
     output_schema = _given("_parts.output_schema")  # agent exec --output-schema: the answer is JSON that fits it
@@ -102,6 +107,7 @@ class Session:
         self.mode = parts.mode or parts.config.mode
         self.model = parts.model or parts.config.model  # a subagent may run another model than the config's
         self._told: set[str] = set()  # "no vision", "load warnings": what the user hears once
+        home_budget.start(parts.config.agent_home, parts.config.home_budget_mb, self.rollout.path)  # bounded disk
         self.total_usage = Usage()
         self.last_usage: Usage | None = None
         self._usage_mark: int | None = 0  # len(history) at the last usage report; None after a compaction
@@ -116,7 +122,7 @@ class Session:
         self.resumed: ResumeInfo | None = None  # when restored from a session file (session/resume.py)
         self._turn_task: asyncio.Task[None] | None = None
         self._turns = 0
-        self.tool_limit: frozenset[str] | None = None  # fewer tools for one command's turn (/review)
+        self.tool_limit = parts.tool_limit  # fewer tools: for the run (--tools), one command's turn (/review)
 
     @property
     def tokens(self) -> TokenCounter:
@@ -156,11 +162,14 @@ class Session:
 
     async def aclose(self) -> None:
         """Release the session's resources: the model client's connections and the session file."""
+        await session_end(self.turn_context())  # SessionEnd hooks, once (the front end set the reason)
         self.window.cancel()
         await self.background.aclose()  # every background process ends with the session (not keep_alive ones)
         await self.checkpoints.aclose()  # the last turn's "after" snapshot is recorded
         if self.mcp is not None:
             await self.mcp.aclose()  # every server process ends with the session
+        if self.checks is not None and not self._is_borrowed(self.checks):
+            await self.checks.aclose()  # and so does every language server
         clients, self._client, self._retired_clients = [*self._retired_clients, self._client], None, []
         for client in clients:
             if client is not None and not self._is_borrowed(client):
@@ -175,7 +184,7 @@ class Session:
     def _is_borrowed(self, resource: object) -> bool:
         """A child's borrowed client and shell snapshot stay open when it closes: its parent closes them."""
         parts = self._parts
-        return parts.borrowed and (resource is parts.client or resource is parts.shell_snapshot)
+        return parts.borrowed and any(resource is lent for lent in (parts.client, parts.shell_snapshot, parts.checks))
 
     def interrupt(self) -> None:
         """Stop what :meth:`run_in_task` runs (expansion, a command, a turn, a compaction). History
@@ -242,15 +251,24 @@ class Session:
         (commands/dispatch.py)."""
         self._turns += 1
         emit(ev.TurnStarted(self._turns))
+        completed: list[ev.TurnComplete] = []
+
+        def watch(event: ev.Event) -> None:
+            if isinstance(event, ev.TurnComplete):
+                completed.append(event)
+            emit(event)
+
         previous = self.tool_limit
         if only_tools is not None:
             limit = frozenset(only_tools)
             self.tool_limit = limit if previous is None else previous & limit
         try:
-            await run_turn(self.turn_context(), text, emit, typed, images, recall)
+            await run_turn(self.turn_context(), text, watch, typed, images, recall)
         finally:
             self.tool_limit = previous
             self.checkpoints.turn_ended()
+        if completed:  # Codex's notify program hears of it
+            after_turn(self.turn_context(), typed or text, completed[-1].last_message, self._turns, emit)
 
     def turn_context(self) -> TurnContext:
         """The parts a turn (or a compaction, a hook run) works with, as they are now."""
@@ -276,6 +294,7 @@ class Session:
             limits=self.limits,
             memory=self.memory,
             mcp=self.mcp,
+            checks=self.checks,
             output_schema=self.output_schema,
             agent_name=self.subagent.name if self.subagent is not None else None,
         )
@@ -301,7 +320,7 @@ class Session:
 
     def build_initial_context(self):
         """A fresh initial context: AGENTS.md re-read, skills re-scanned, full environment."""
-        config = self.config
+        config, permissions = self.config, self.approvals.permissions
         return fresh_initial_context(
             cwd=config.cwd,
             agent_home=config.agent_home,
@@ -314,6 +333,7 @@ class Session:
             fallback_filenames=config.project_doc_fallback_filenames,
             context_window=self.window.tokens,
             plugin_skills=self.plugins.skills,
+            hidden=permissions.read_denied if permissions.hides_any() else None,  # Read deny rules
         )
 
     def mark_resumed(self, info: ResumeInfo) -> None:
@@ -358,6 +378,10 @@ class Session:
                 emit(ev.Warning(warning))
             if sandbox_warning := start_warning(self.config.sandbox_mode, self.approvals.interactive):
                 emit(ev.Warning(sandbox_warning))
+            if self.approvals.sandbox is not None and self.approvals.sandbox.mode == "workspace-write":
+                start_watching(self.approvals.sandbox.workspace_roots)  # nested .git found while the model thinks
+                if notice := home_notice(self.config.cwd):
+                    emit(ev.Warning(notice))  # once: what stays read-only when the home folder is writable
             self.history.extend(self.initial.items)
             return
         current = self.detect_environment()

@@ -18,6 +18,7 @@ from agent_cli.items import Item
 from agent_cli.models.base import ModelClient, ToolSpec, Usage
 from agent_cli.store.rollout import RecordingHistory
 from agent_cli.tools.base import ToolContext
+from agent_cli.trust.gate import TrustState
 
 Emit = Callable[[ev.Event], None]
 
@@ -43,6 +44,12 @@ class SessionState(Protocol):
 
     @property
     def client(self) -> ModelClient: ...
+
+    @property
+    def trust(self) -> TrustState: ...
+
+    @property
+    def client_factory(self) -> Callable[[str], ModelClient]: ...
 
     @property
     def instructions(self) -> str: ...

@@ -11,7 +11,9 @@
 5. Dispatch (``tools/registry.py``) under the sandbox. Under ``on-failure`` / ``untrusted`` a
    shell command that failed in the sandbox may run once more outside it if the user agrees;
    under ``on-request`` the model reads how to ask for the escalation.
-6. PostToolUse hooks: their feedback is added to what the model reads.
+6. PostToolUse hooks: their feedback is added to what the model reads; after a failure,
+   PostToolUseFailure hooks too (``hook_events.py``); so is what the language servers report
+   new after an edit (``turn.checks``, agent_cli/lsp/).
 7. ToolCallEnd, with the permission rule that decided, if one did.
 
 A call that raises fails with words the model reads; the turn goes on. Consecutive read-only
@@ -21,6 +23,7 @@ calls (and consecutive ``task`` calls) run concurrently.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from dataclasses import replace
 from typing import Any
@@ -29,7 +32,7 @@ from agent_cli import events as ev
 from agent_cli.context.profile import TOOL_CALL
 from agent_cli.items import ToolCall, ToolOutput
 from agent_cli.permissions.engine import Verdict
-from agent_cli.session import hooks
+from agent_cli.session import hook_events, hooks
 from agent_cli.session.state import Emit
 from agent_cli.session.turn_context import TurnContext
 from agent_cli.tools.base import ToolResult
@@ -87,10 +90,17 @@ async def run_tool_call(turn: TurnContext, call: ToolCall, emit: Emit) -> ToolOu
             result = ToolResult(refusal, success=False)  # the model reads why
         else:
             started = time.monotonic()  # the duration shown is the tool's, not the wait for approval
+            if (updated := turn.approvals.updated_arguments.get(call.call_id)) is not None:
+                call, args = replace(call, arguments=json.dumps(updated)), updated  # what the approver allowed
             result = await dispatch(turn, call, args, emit)
             result = await hooks.post_tool_use(turn, call, args, result, emit)
+            if not result.success:
+                await hook_events.post_tool_use_failure(turn, call, args, result.output, emit)
+            if result.changes and turn.checks is not None:  # what language servers say of the edit
+                result = await turn.checks.after_edit(call.call_id, result, turn.config.cwd, emit)
     except Exception as exc:  # the file system changing under a patch, a path it refuses: the call
         result = failure_result(call.name, exc)  # fails with words the model reads, the turn goes on
+        await hook_events.post_tool_use_failure(turn, call, args, result.output, emit)
     finally:
         verdict = turn.approvals.end_call(call.call_id)  # a permission rule's part, if any
     emit(end_event(call, args, result, time.monotonic() - started, verdict))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from agent_cli import events as ev
 from agent_cli.context.fragments import BACKGROUND_EXITS
 from agent_cli.context.prompts import prompt_library
-from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput, user
+from agent_cli.items import Image, Item, Message, Reasoning, ToolCall, ToolOutput, developer, user
 from agent_cli.models import base as stream
 from agent_cli.models.base import CUT_OFF, STOP_END, STOP_PAUSED, STOP_REFUSAL, Prompt, ToolSpec
 from agent_cli.models.errors import ContextWindowExceeded, ModelError
@@ -49,6 +49,8 @@ async def run_turn(
     recall_into_history(turn, typed or text if recall is None else recall, emit)  # <memories>, after the message
     if turn.mcp is not None:  # servers still starting are waited for; the tool list is set for the turn
         await turn.mcp.sync(emit, turn.tokens, turn.state.count_exactly)
+        for note in turn.mcp.take_model_notes():  # tools that appeared or went away
+            turn.record(developer(note))
     continued_after_cut_off = False
     while True:
         try:
@@ -78,6 +80,8 @@ async def run_turn(
             messages = [item.text for item in output if isinstance(item, Message)]
             if await hooks.stop_blocked(turn, emit, messages[-1] if messages else None):
                 continue  # a Stop hook keeps the agent working
+            if await project_checks_failed(turn, emit):
+                continue  # the model reads the failing lint/test command's output
             answer = messages[-1] if messages else None
             if turn.output_schema is not None:
                 try:
@@ -198,6 +202,18 @@ async def sample(turn: TurnContext, emit: Emit, forced_tool: ToolSpec | None = N
             await turn.window.after_response(turn.state, usage, emit)
             emit(turn.state.token_count_event())
     return output
+
+
+async def project_checks_failed(turn: TurnContext, emit: Emit) -> bool:
+    """The project's lint/test commands after a turn that changed files (lsp/checks.py); a
+    failure is recorded for the model, which goes on."""
+    if turn.checks is None or turn.agent_name is not None:
+        return False
+    note = await turn.checks.after_turn(turn.number, lambda: turn.state.tool_context("project-checks", emit), emit)
+    if note is None:
+        return False
+    turn.record(user(note))
+    return True
 
 
 def note_background_exits(turn: TurnContext) -> None:

@@ -21,6 +21,7 @@ from agent_cli.session.checkpointing import TurnCheckpoints
 from agent_cli.session.compaction_state import CompactionState
 from agent_cli.session.hook_state import HookState
 from agent_cli.session.learned import LearnedState
+from agent_cli.session.parts import CodeChecks
 from agent_cli.session.run_limits import RunLimits
 from agent_cli.session.state import McpTools, SessionState
 from agent_cli.session.tool_use import ToolUseWatch
@@ -55,6 +56,7 @@ class TurnContext:
     limits: RunLimits
     memory: MemoryBook | None
     mcp: McpTools | None
+    checks: CodeChecks | None  # language servers and the project's lint/test commands (lsp/)
     output_schema: dict[str, Any] | None
     agent_name: str | None  # a subagent's agent; None in the user's own session
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from agent_cli.context.fragments import is_real_user_message
 from agent_cli.items import Message
+from agent_cli.store.names import session_names
 from agent_cli.store.rollout import HEADER_TYPE, RolloutError, sessions_root
 
 FIRST_PROMPT_SCAN_BYTES = 256 * 1024  # the first prompt follows the initial context, near the top
@@ -29,6 +30,8 @@ class SessionSummary:
     updated: float  # the file's mtime: when the session last recorded something
     size: int  # bytes
     first_prompt: str | None
+    worktree: dict[str, str] | None = None  # the agent's worktree it ran in (worktrees/)
+    name: str | None = None  # /rename, agent sessions rename
 
     @property
     def short_id(self) -> str:
@@ -88,11 +91,12 @@ def first_prompt(path: Path) -> str | None:
     return None
 
 
-def summarize(path: Path, mtime: float, size: int) -> SessionSummary | None:
+def summarize(path: Path, mtime: float, size: int, names: dict[str, str] | None = None) -> SessionSummary | None:
     header = raw_header(path)
     if header is None:
         return None
     version = header.get("format_version")
+    worktree = header.get("worktree")
     return SessionSummary(
         path=path,
         id=header["id"],
@@ -103,6 +107,8 @@ def summarize(path: Path, mtime: float, size: int) -> SessionSummary | None:
         updated=mtime,
         size=size,
         first_prompt=first_prompt(path),
+        worktree={str(k): str(v) for k, v in worktree.items()} if isinstance(worktree, dict) else None,
+        name=(names or {}).get(header["id"]),
     )
 
 
@@ -110,12 +116,13 @@ def list_sessions(agent_home: Path, *, cwd: Path | str | None = None, limit: int
     """Saved sessions, most recently updated first; only those started in ``cwd`` if given."""
     wanted = str(cwd) if cwd is not None else None
     result: list[SessionSummary] = []
+    names = session_names(agent_home)
     for path, mtime, size in session_files(agent_home):
         if wanted is not None:
             header = raw_header(path)
             if header is None or header.get("cwd") != wanted:
                 continue
-        summary = summarize(path, mtime, size)
+        summary = summarize(path, mtime, size, names)
         if summary is None:
             continue
         result.append(summary)
@@ -143,19 +150,21 @@ def latest_session(agent_home: Path, cwd: Path | str) -> tuple[Path, bool] | Non
 
 
 def find_session(agent_home: Path, ref: str) -> Path:
-    """A session named by a file path, its full id, or a prefix of its id or of its random part."""
+    """A session named by a file path, its full id, its name (/rename), or a prefix of its id or
+    of its random part."""
     ref = ref.strip()
     if not ref:
         raise RolloutError("no session id given")
     candidate = Path(ref).expanduser()
     if ref.endswith(".jsonl") and candidate.is_file():
         return candidate
+    named = {session_id for session_id, name in session_names(agent_home).items() if name == ref}
     matches: list[tuple[Path, str]] = []
     for path, _, _ in session_files(agent_home):
         header = raw_header(path)
         session_id = header["id"] if header else path.stem
         short = session_id.rsplit("-", 1)[-1]
-        if session_id == ref:
+        if session_id == ref or (session_id in named and len(named) == 1):
             return path
         if session_id.startswith(ref) or short.startswith(ref) or path.stem.startswith(ref):
             matches.append((path, session_id))

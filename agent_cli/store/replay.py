@@ -17,7 +17,7 @@ from agent_cli.tools.patch_preview import patch_changes
 from agent_cli.tools.registry import lenient_arguments  # what the live turn showed
 
 MAX_REPLAYED_ITEMS = 200
-COMPACTED_NOTE = "the conversation before this point was compacted into a summary"
+COMPACTED_NOTE = "everything before this point was summarized to free context"
 EXIT_CODE = re.compile(r"^Exit code: (-?\d+)", re.MULTILINE)
 SHELL_RECORD = re.compile(
     r"^<user_shell_command>\n<command>(?P<command>.*?)</command>\n<result>\n(?P<output>.*)\n</result>\n</user_shell_command>$",
@@ -25,8 +25,9 @@ SHELL_RECORD = re.compile(
 )
 
 
-def replay_events(items: list[Item]) -> list[ev.Event]:
-    shown = items[-MAX_REPLAYED_ITEMS:]
+def replay_events(items: list[Item], limit: int | None = MAX_REPLAYED_ITEMS) -> list[ev.Event]:
+    """``limit``: the most recent items shown (None: all of them, for an export)."""
+    shown = items[-limit:] if limit is not None else list(items)
     calls = {item.call_id: item for item in shown if isinstance(item, ToolCall)}
     events: list[ev.Event] = []
     if len(items) > len(shown):

@@ -26,9 +26,10 @@ append to one file.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -81,8 +82,10 @@ class SessionHeader:
     created: str  # ISO 8601 with the local UTC offset
     format_version: int = FORMAT_VERSION
     agent_version: str = __version__
+    worktree: dict[str, str] | None = None  # the agent's worktree it ran in (worktrees/): name, path, branch
 
     def to_dict(self) -> dict[str, Any]:
+        worktree = {"worktree": self.worktree} if self.worktree else {}  # older readers ignore the key
         return {
             "type": HEADER_TYPE,
             "format_version": self.format_version,
@@ -92,6 +95,7 @@ class SessionHeader:
             "provider": self.provider,
             "created": self.created,
             "agent_version": self.agent_version,
+            **worktree,
         }
 
     @classmethod
@@ -112,7 +116,13 @@ class SessionHeader:
             if not isinstance(value, str):
                 raise RolloutError(f"{where}: the session header has no valid {name!r}")
             fields[name] = value
-        return cls(**fields, format_version=version, agent_version=str(data.get("agent_version", "")))
+        worktree = data.get("worktree")
+        return cls(
+            **fields,
+            format_version=version,
+            agent_version=str(data.get("agent_version", "")),
+            worktree={str(k): str(v) for k, v in worktree.items()} if isinstance(worktree, dict) else None,
+        )
 
 
 def encode_line(record: dict[str, Any]) -> bytes:
@@ -421,6 +431,17 @@ def opens_the_file(item: Item) -> bool:
     if not isinstance(item, Message) or item.role == "assistant":
         return True
     return item.role == "user" and not is_contextual_fragment(item.text)
+
+
+@contextlib.contextmanager
+def lock_file(path: Path) -> Iterator[None]:
+    """Hold ``path``'s lock for a moment (to delete it): SessionBusyError while an agent uses it."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        _lock(fd, path)
+        yield
+    finally:
+        os.close(fd)
 
 
 def _lock(fd: int, path: Path) -> None:

@@ -1,9 +1,11 @@
 """Bounded-memory capture of a command's output.
 
 Only the first and the last ``HEAD_CAP``/``TAIL_CAP`` bytes stay in memory, whatever the command
-prints. Once the stream outgrows that, everything (from the first byte) goes to a spill file so
-nothing is lost; the model is pointed at that file. Totals (bytes, lines, characters) are exact.
-Invalid UTF-8 is replaced when decoding, never fatal.
+prints. Once the stream outgrows that, it goes to a spill file the model is pointed at, from the
+first byte up to ``SPILL_HEAD_CAP``; past that only the last ``SPILL_TAIL_CAP`` bytes are kept
+(in memory, as chunks) and written after a marker line that says how much was left out, so one
+command printing gigabytes leaves a file of at most about 12 MiB. Totals (bytes, lines,
+characters) are exact. Invalid UTF-8 is replaced when decoding, never fatal.
 """
 
 from __future__ import annotations
@@ -15,14 +17,18 @@ import os
 import re
 import time
 import uuid
+from collections import deque
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
 
+from agent_cli import home_budget
 from agent_cli.paths import open_private
 
 HEAD_CAP = 64 * 1024
 TAIL_CAP = 64 * 1024
+SPILL_HEAD_CAP = 8 * 1024 * 1024
+SPILL_TAIL_CAP = 4 * 1024 * 1024
 SPILL_DIR_NAME = "tool-outputs"
 SPILL_MAX_AGE_DAYS = 7
 
@@ -92,6 +98,9 @@ class OutputCapture:
         self._spill: BinaryIO | None = None
         self._spill_error: str | None = None
         self._spill_opened = False
+        self._spilled = 0  # bytes written to the spill file so far
+        self._spill_tail: deque[bytes] = deque()  # past SPILL_HEAD_CAP: the last SPILL_TAIL_CAP bytes
+        self._spill_tail_bytes = 0
         # Counting characters means decoding everything; only byte budgets' markers need it.
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace") if count_chars else None
         self._bytes = 0
@@ -132,6 +141,8 @@ class OutputCapture:
         else:
             self._chars = self._bytes  # not counted: an upper bound
         if self._spill is not None:
+            self._finish_spill()
+        if self._spill is not None:
             try:
                 self._spill.close()
             except OSError as exc:
@@ -139,6 +150,8 @@ class OutputCapture:
             self._spill = None
         lines = self._newlines + (0 if self._last_byte == 0x0A else 1)
         spilled = self._spill_opened and self._spill_error is None
+        if spilled:  # data_dir/tool-outputs/<file>: the home's disk budget (home_budget.py)
+            home_budget.written(self._spill_path.parent.parent, min(self._bytes, SPILL_HEAD_CAP + SPILL_TAIL_CAP))
         if self._spill_opened and not spilled:
             with contextlib.suppress(OSError):
                 self._spill_path.unlink(missing_ok=True)  # a partial copy would mislead
@@ -163,12 +176,42 @@ class OutputCapture:
 
     def _write_spill(self, data: bytes) -> None:
         assert self._spill is not None
+        room = SPILL_HEAD_CAP - self._spilled
+        if room < len(data):  # the file is full: keep only a tail, written at the end
+            if room > 0:
+                self._write_spill(data[:room])
+                data = data[room:]
+            self._spill_tail.append(data)
+            self._spill_tail_bytes += len(data)
+            while self._spill_tail_bytes - len(self._spill_tail[0]) >= SPILL_TAIL_CAP:
+                self._spill_tail_bytes -= len(self._spill_tail.popleft())
+            return
+        self._spilled += len(data)
         try:
             self._spill.write(data)
         except OSError as exc:
             self._spill_error = str(exc)
             self._spill.close()
             self._spill = None
+
+    def _finish_spill(self) -> None:
+        """The marker and the kept tail, once the stream ended past ``SPILL_HEAD_CAP``."""
+        if not self._spill_tail or self._spill is None:
+            return
+        skip = max(0, self._spill_tail_bytes - SPILL_TAIL_CAP)  # of the oldest chunk kept
+        kept = self._spill_tail_bytes - skip
+        left_out = self._bytes - self._spilled - kept
+        marker = (
+            f"\n[agent: {left_out:,} bytes left out here; the output was {self._bytes:,} bytes, this file keeps "
+            f"the first {self._spilled:,} and the last {kept:,}]\n"
+        ).encode()
+        try:
+            self._spill.write(marker)
+            for index, chunk in enumerate(self._spill_tail):  # chunk by chunk: no copy of the tail
+                self._spill.write(memoryview(chunk)[skip:] if index == 0 else chunk)
+        except OSError as exc:
+            self._spill_error = str(exc)
+        self._spill_tail.clear()
 
 
 def save_complete_output(captured: CapturedOutput, path: Path) -> CapturedOutput:

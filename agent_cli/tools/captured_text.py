@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from agent_cli.context.truncate import truncate_head_tail, truncate_middle
 from agent_cli.tools.base import ToolContext
-from agent_cli.tools.capture import CapturedOutput, decode_head, decode_tail, new_spill_path, save_complete_output
+from agent_cli.tools.capture import (
+    SPILL_HEAD_CAP,
+    SPILL_TAIL_CAP,
+    CapturedOutput,
+    decode_head,
+    decode_tail,
+    new_spill_path,
+    save_complete_output,
+)
 from agent_cli.tools.common import output_policy
 
 
@@ -28,10 +36,17 @@ def format_captured(ctx: ToolContext, captured: CapturedOutput, header: list[str
         )
     header = [*header, f"Total output lines: {captured.total_lines}"]
     if captured.spill_path is not None:
-        header.append(
-            f"Full output ({captured.total_bytes} bytes) saved to {captured.spill_path}; "
-            "page it with read_file offset/limit"
-        )
+        if captured.total_bytes > SPILL_HEAD_CAP + SPILL_TAIL_CAP:  # capture.py capped the file
+            header.append(
+                f"Output ({captured.total_bytes} bytes) too large to keep whole: its first {SPILL_HEAD_CAP} and "
+                f"last {SPILL_TAIL_CAP} bytes, around a marker line, saved to {captured.spill_path}; "
+                "page it with read_file offset/limit"
+            )
+        else:
+            header.append(
+                f"Full output ({captured.total_bytes} bytes) saved to {captured.spill_path}; "
+                "page it with read_file offset/limit"
+            )
     elif captured.spill_error:
         header.append(f"Full output could not be saved: {captured.spill_error}")
     header.append("Output:")

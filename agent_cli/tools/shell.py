@@ -20,6 +20,7 @@ from typing import Any
 from agent_cli.events import ToolOutputDelta
 from agent_cli.events import Warning as WarningEvent
 from agent_cli.models.base import ToolSpec
+from agent_cli.sandbox.guard import guarded
 from agent_cli.sandbox.policy import ESCALATION_PARAMETERS, command_argv, confine
 from agent_cli.sandbox.protected import hold, placeholders
 from agent_cli.tools.background_tools import start_in_background
@@ -160,8 +161,11 @@ class ShellTool(Tool):
             new_spill_path(ctx.data_dir, ctx.call_id), count_chars=output_policy(ctx).kind == "bytes"
         )
         try:
-            roots = ctx.sandbox.workspace_roots if ctx.sandbox is not None and ctx.sandbox.confines else ()
-            with command_source(command, ctx) as source, placeholders(roots):  # missing .git etc. stay read-only
+            confined = ctx.sandbox is not None and ctx.sandbox.confines
+            roots = ctx.sandbox.workspace_roots if confined else ()
+            writable = ctx.sandbox.writable_roots if confined else ()
+            # missing .git etc. stay read-only; what a command planted in protected places is undone
+            with command_source(command, ctx) as source, placeholders(roots), guarded(roots, writable) as guard:
                 # a failed snapshot means no login profile either
                 argv = shell_argv(source, snapshot, login=ctx.shell_snapshot is None)
                 # sandbox.py: bubblewrap / Landlock, under a supervisor; the client's terminal under ACP
@@ -176,6 +180,9 @@ class ShellTool(Tool):
                 )
         finally:
             live.flush()
+        for refusal in guard.refused:  # sandbox/guard.py: the model and the user both see it
+            ctx.emit(WarningEvent(refusal))
+        notes += [f"refused: {refusal}" for refusal in guard.refused]
         note = "".join(f"{line}\n" for line in notes)
         note += f"command timed out after {timeout_ms} ms\n" if result.timed_out else ""
         text = format_output(ctx, result.output, result.exit_code, result.duration, note)

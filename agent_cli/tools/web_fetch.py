@@ -24,6 +24,7 @@ from urllib.parse import urljoin, urlsplit
 from agent_cli.files.reading import read_view, sniff
 from agent_cli.files.view import FileReadError, Reading
 from agent_cli.models.base import ToolSpec
+from agent_cli.tools.addresses import is_public
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.capture import OutputCapture, new_spill_path
 from agent_cli.tools.captured_text import format_captured
@@ -76,8 +77,9 @@ def check_url(url: str) -> tuple[str, str, int]:
     return parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80)
 
 
-async def resolve_public(host: str, port: int, allow_private: bool) -> str:
-    """An address of ``host`` that may be fetched from; refuses hosts with any non-public address."""
+async def resolve_public(host: str, port: int, allow_private: bool, allow_loopback: bool = False) -> str:
+    """An address of ``host`` that may be fetched from; refuses hosts with any non-public address
+    (``allow_loopback``: but this machine's own, for the user's http hooks)."""
     try:
         infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
@@ -85,8 +87,9 @@ async def resolve_public(host: str, port: int, allow_private: bool) -> str:
     addresses = [info[4][0] for info in infos]
     if not allow_private:
         for address in addresses:
-            ip = ipaddress.ip_address(address.split("%", 1)[0])
-            if not ip.is_global or ip.is_multicast:
+            if allow_loopback and ipaddress.ip_address(address.split("%", 1)[0]).is_loopback:
+                continue
+            if not is_public(address):
                 raise ToolError(
                     f"refused: {host} resolves to {address}, a loopback, private or link-local address. "
                     "Fetching internal addresses is off; the user can allow it with web_fetch_allow_private = true."

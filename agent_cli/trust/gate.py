@@ -12,7 +12,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from agent_cli.config import Config, merge_tables
+from agent_cli.config import Config, merge_tables, without_repository_settings
 from agent_cli.trust.inventory import Inventory, take_inventory
 from agent_cli.trust.store import TrustStore
 
@@ -67,3 +67,9 @@ def untrusted_raw(config: Config) -> dict[str, Any]:
             if isinstance(layer.table.get(key), dict):
                 merge_tables(raw.setdefault(key, {}), copy.deepcopy(layer.table[key]))
     return raw
+
+
+def provider_in_force(config: Config):
+    """The provider a session on ``config`` talks to: the repository's choice only once trusted
+    (a front end checks its API key before the session starts)."""
+    return config.provider if trust_state(config).trusted else without_repository_settings(config).provider

@@ -1,9 +1,10 @@
 """What a repository would run on the user's machine, and a hash of it.
 
 The hash covers exactly what can run or approve: the ``.mcp.json`` file, the ``hooks``,
-``mcp_servers``, ``permissions.allow`` and the settings that lift the sandbox or redirect requests
-(``config.REPOSITORY_SETTINGS``) of the project's ``.agent/config.toml``, the ``hooks``
-and ``permissions.allow`` of ``.claude/settings.json`` and ``settings.local.json``, and every
+``mcp_servers``, ``status_line``, ``notify``, ``permissions.allow`` and every setting that waits for trust
+(all but what only makes the agent more careful: ``untrusted_settings.py``) of the project's
+``.agent/config.toml``, the ``hooks``, ``statusLine`` and ``permissions.allow`` of ``.claude/settings.json``
+and ``settings.local.json``, and every
 file under ``.agent/plugins/``, ``.agent/hooks/`` and ``.claude/hooks/`` (the scripts hooks run).
 """
 
@@ -15,8 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_cli.config import REPOSITORY_SETTINGS, Config
+from agent_cli.config import Config
 from agent_cli.context.project_doc import find_git_root
+from agent_cli.untrusted_settings import waiting
 
 MCP_JSON = ".mcp.json"
 CLAUDE_FILES = (Path(".claude") / "settings.json", Path(".claude") / "settings.local.json")
@@ -64,8 +66,23 @@ def _hook_items(hooks: Any, origin: str) -> list[RepoItem]:
                 continue
             inner = entry.get("hooks") if isinstance(entry.get("hooks"), list) else [entry]
             for hook in inner:
-                if isinstance(hook, dict) and hook.get("command"):
-                    items.append(RepoItem("hook", str(event), str(hook["command"]), origin))
+                # a command runs here, an http hook sends the session's data out, a prompt one a request
+                target = isinstance(hook, dict) and (hook.get("command") or hook.get("url") or hook.get("prompt"))
+                if target:
+                    items.append(RepoItem("hook", str(event), str(target), origin))
+    return items
+
+
+def _command_items(table: dict[str, Any], origin: str) -> list[RepoItem]:
+    """A status line command (Claude's ``statusLine``, our ``status_line``) and Codex's ``notify``."""
+    items = []
+    for key in ("statusLine", "status_line"):
+        line = table.get(key)
+        if isinstance(line, dict) and line.get("command"):
+            items.append(RepoItem("status line", key, str(line["command"]), origin))
+    notify = table.get("notify")
+    if isinstance(notify, list) and notify:
+        items.append(RepoItem("notify", "notify", " ".join(map(str, notify)), origin))
     return items
 
 
@@ -104,11 +121,12 @@ def take_inventory(config: Config) -> Inventory:
     for layer in config.layers:
         if layer.kind == "project" and layer.path is not None:
             origin = str(layer.path.relative_to(folder)) if layer.path.is_relative_to(folder) else str(layer.path)
-            table = {key: layer.table.get(key) for key in ("hooks", "mcp_servers")}
+            table = {key: layer.table.get(key) for key in ("hooks", "mcp_servers", "status_line", "notify")}
             table["allow"] = (layer.table.get("permissions") or {}).get("allow")
             items += _hook_items(table["hooks"], origin) + _server_items(table["mcp_servers"], origin)
+            items += _command_items(layer.table, origin)
             items += _allow_items(layer.table.get("permissions"), origin)
-            settings = {key: layer.table[key] for key in REPOSITORY_SETTINGS if key in layer.table}
+            settings = waiting(layer.table)  # all but what only makes the agent more careful
             items += [
                 RepoItem("setting", key, json.dumps(value, default=str), origin) for key, value in settings.items()
             ]
@@ -122,7 +140,15 @@ def take_inventory(config: Config) -> Inventory:
             items += _hook_items(data.get("hooks"), str(relative)) + _allow_items(
                 data.get("permissions"), str(relative)
             )
-            feed(str(relative), {"hooks": data.get("hooks"), "allow": (data.get("permissions") or {}).get("allow")})
+            items += _command_items(data, str(relative))
+            feed(
+                str(relative),
+                {
+                    "hooks": data.get("hooks"),
+                    "allow": (data.get("permissions") or {}).get("allow"),
+                    "statusLine": data.get("statusLine"),
+                },
+            )
     user_level = (folder / ".agent").resolve() == Path(config.agent_home).resolve()  # agent run in ~ without git
     plugins = folder / SCRIPT_FOLDERS[0]
     if plugins.is_dir() and not user_level:

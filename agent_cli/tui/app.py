@@ -21,6 +21,8 @@ from typing import ClassVar
 from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.driver import Driver
+from textual.drivers.linux_driver import LinuxDriver
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, get_current_worker
 
@@ -28,6 +30,7 @@ from agent_cli import events as ev
 from agent_cli.commands.context_usage import token_count
 from agent_cli.commands.dispatch import route, submit
 from agent_cli.commands.ps_command import exit_notice
+from agent_cli.commands.worktree_commands import config_in
 from agent_cli.config import Config, with_model
 from agent_cli.context.modes import MODES
 from agent_cli.context.skills import load_skills, skill_roots
@@ -36,11 +39,16 @@ from agent_cli.mcp.prompts import resource_mentions
 from agent_cli.models.registry import SDK_OF_WIRE
 from agent_cli.runtime import open_session
 from agent_cli.session import Session
-from agent_cli.store.catalog import SessionSummary
+from agent_cli.session.hook_events import cleared, end_reason, notification
+from agent_cli.status_line.payload import StatusFacts, session_json
+from agent_cli.status_line.setting import find_status_line
+from agent_cli.store.catalog import SessionSummary, first_prompt
 from agent_cli.store.replay import replay_events
 from agent_cli.store.rollout import RolloutError
 from agent_cli.terminal_text import terminal_safe, terminal_safe_event
-from agent_cli.tui import resuming, rewinding
+from agent_cli.tui import draft_editor, first_run, resuming, rewinding
+from agent_cli.tui.attention import Attention
+from agent_cli.tui.checks_status import checks_part
 from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands
 from agent_cli.tui.event_renderer import EventRenderer
 from agent_cli.tui.input_history import InputHistory
@@ -50,10 +58,13 @@ from agent_cli.tui.pasted_images import PromptWithImages
 from agent_cli.tui.repo_files import list_files
 from agent_cli.tui.resuming import restored_session
 from agent_cli.tui.screens.approval import ApprovalScreen
+from agent_cli.tui.screens.elicitation import ElicitationScreen, elicitation_answered
 from agent_cli.tui.screens.model_picker import ModelPickerScreen
 from agent_cli.tui.screens.processes import ProcessesScreen
 from agent_cli.tui.screens.session_picker import SessionPickerScreen
+from agent_cli.tui.terminal_driver import HANGUP_EXIT_CODE, TerminalDriver, print_if_possible
 from agent_cli.tui.trust_prompt import ask_trust
+from agent_cli.tui.welcome import welcome_notes
 from agent_cli.tui.widgets.activity_indicator import ActivityIndicator
 from agent_cli.tui.widgets.attachment_chips import AttachmentChips
 from agent_cli.tui.widgets.completion_menu import CompletionMenu
@@ -61,6 +72,7 @@ from agent_cli.tui.widgets.composer import Composer
 from agent_cli.tui.widgets.mcp_indicator import McpIndicator
 from agent_cli.tui.widgets.queued_messages import QueuedMessages
 from agent_cli.tui.widgets.status_bar import StatusBar
+from agent_cli.tui.widgets.status_line import StatusLine
 from agent_cli.tui.widgets.tool_cell import ToolCell
 from agent_cli.tui.widgets.transcript import Transcript
 from agent_cli.tui.widgets.welcome_banner import WelcomeBanner
@@ -91,6 +103,8 @@ class AgentApp(App[int]):
         Binding("ctrl+d", "ctrl_d", "quit", show=False, priority=True),
         Binding("shift+tab", "cycle_mode", "mode", show=False, priority=True),
         Binding("ctrl+s", "send_queued_now", "send now", show=False),
+        Binding("ctrl+g", "edit_draft", "edit in $EDITOR", show=False, priority=True),
+        Binding("ctrl+o", "expand_latest", "expand the latest tool output", show=False, priority=True),
         # The composer keeps focus; these scroll the transcript above it.
         Binding("pageup", "scroll_transcript('page_up')", "scroll up", show=False, priority=True),
         Binding("pagedown", "scroll_transcript('page_down')", "scroll down", show=False, priority=True),
@@ -137,15 +151,21 @@ class AgentApp(App[int]):
         self._send_now = False  # Ctrl+S: the queue goes out as soon as the interrupted turn ends
         self.attachments = AttachmentChips()
         self.status = StatusBar(self.session.model, config.provider.id, self.session.mode)
+        self.status_facts = StatusFacts()  # what the status line command reads that the session does not keep
+        self.status_line = StatusLine(find_status_line(config, self.session.trust.trusted)[0], self._status_context)
+        self.attention = Attention(config.raw.get("tui"), self._terminal_write, self.set_timer)  # title, notifications
+        self.attention.on_idle = self._idle_notification
 
     def compose(self) -> ComposeResult:
         yield self.transcript
+        yield self.transcript.below  # "new output below" while scrolled up
         yield self.activity
         yield self.mcp_indicator
         yield self.queued
         yield self.menu
         yield self.attachments
         yield self.composer
+        yield self.status_line
         yield self.status
 
     async def on_mount(self) -> None:
@@ -153,6 +173,8 @@ class AgentApp(App[int]):
         await self.transcript.add(self._banner())
         await self._replay_history()
         self.composer.focus()
+        self.status_line.request()
+        self.attention.start(first_prompt(self.session.rollout.path))  # a resumed session's name
         self.call_after_refresh(self._start_background_work)
         if ask_trust(self):  # a folder with code of its own, never asked about (tui/trust_prompt.py)
             return  # the first prompt waits for the answer
@@ -168,8 +190,21 @@ class AgentApp(App[int]):
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
                 loop.add_signal_handler(signum, self.exit, 128 + signum)
 
+    def get_driver_class(self) -> type[Driver]:
+        default = super().get_driver_class()
+        return TerminalDriver if default is LinuxDriver else default  # not when TEXTUAL_DRIVER names another
+
+    def terminal_lost(self) -> None:
+        """The terminal hung up or stopped taking output (often with no SIGHUP: that went to a
+        shell around the agent): quit as Ctrl+C twice does."""
+        self.exit(HANGUP_EXIT_CODE)
+
+    def _status_context(self) -> tuple[dict, Path, dict[str, str] | None]:
+        return session_json(self.session, self.status_facts), self.config.cwd, self.session.approvals.env
+
     def _banner(self) -> WelcomeBanner:
-        return WelcomeBanner(self.session.model, self.config.provider.id, home_relative(self.config.cwd))
+        notes = welcome_notes(self.config)  # what runs without asking; /init when there is no AGENTS.md
+        return WelcomeBanner(self.session.model, self.config.provider.id, home_relative(self.config.cwd), notes)
 
     async def _replay_history(self) -> None:
         """A resumed session shows its conversation and what resuming found."""
@@ -220,6 +255,7 @@ class AgentApp(App[int]):
                 self._count_first_request()  # a ready server's tools join the first request
 
         manager.add_listener(changed)
+        manager.allow_questions()  # elicitation forms: ElicitationScreen
         session.start_mcp()
         for note in session.mcp.take_start_notes():
             self.run_worker(self.renderer.notice(note, "warning", "mcp"), group="show")
@@ -301,6 +337,7 @@ class AgentApp(App[int]):
     # --- sending ------------------------------------------------------------------------
 
     async def on_composer_submitted(self, message: Composer.Submitted) -> None:
+        self.transcript.follow()  # what is sent and its answer are in view, wherever the user had scrolled
         images = await self.attachments.take()
         self.send(PromptWithImages(message.text, images) if images else message.text)
 
@@ -369,6 +406,7 @@ class AgentApp(App[int]):
             self.busy = False
             self.activity.stop()
             self.status.set_session(self.session.model, self.config.provider.id, self.session.mode)  # /model, /mode
+            self.status_line.request()  # a model or mode switch changes what it shows
             self.composer.remove_class("-queueing")
             self._close_approvals()
             self._after_turn()
@@ -409,6 +447,9 @@ class AgentApp(App[int]):
 
     async def handle_event(self, event: ev.Event) -> None:
         event = terminal_safe_event(event)  # the approval modal shows commands as they came
+        if self.status_facts.observe(event):
+            self.status_line.request()
+        self.attention.observe(event)
         if self.activity.label.startswith(WAITING_LABEL) and not isinstance(event, ev.ModelWaiting):
             self.activity.set_label("working")  # the model answered
         match event:
@@ -422,13 +463,18 @@ class AgentApp(App[int]):
                 self.status.compaction_finished(event)
                 self.activity.set_label("working")
                 self.status.set_tokens(self.session.token_count_event())
+            case ev.Diagnostics() | ev.ProjectCheck():
+                self.status.set_part("checks", checks_part(self.session), order=36, priority=55)
             case ev.ApprovalRequest():
                 self._ask_approval(event)
+            case ev.ElicitationRequest():
+                self.push_screen(ElicitationScreen(event), callback=elicitation_answered(event))
             case ev.BackgroundProcessList(processes=processes) if processes:
                 self.push_screen(ProcessesScreen(self.session.background))
             case ev.TurnAborted():
                 self._aborted = True
             case ev.CommandAction(action="quit"):
+                end_reason(self.session.hooks, "prompt_input_exit")  # SessionEnd's reason
                 self.exit(0)
             case ev.CommandAction(action="copy", argument=text):
                 self.copy_to_clipboard(text or "")
@@ -437,13 +483,25 @@ class AgentApp(App[int]):
                     f"copied the last answer ({lines} lines, {len(text or '')} characters)", "info", "copy"
                 )
                 return
+            case ev.CommandAction(action="export", argument=text):
+                self.copy_to_clipboard(text or "")
+                await self.renderer.notice(
+                    f"copied the conversation as Markdown ({(text or '').count(chr(10))} lines)", "info", "export"
+                )
+                return
             case ev.CommandAction(action="new"):
                 self.new_session()
             case ev.CommandAction(action="resume", argument=argument):
                 await self.resume_session(argument)
                 return
+            case ev.CommandAction(action="login"):
+                await first_run.log_in(self)  # the set-up screen, then a session on its choice
+                return
             case ev.CommandAction(action="rewind"):
                 await rewinding.pick_and_rewind(self)  # the picker instead of the text list
+                return
+            case ev.CommandAction(action="worktree", argument=folder, then=then) if folder:
+                await self.go_to_folder(Path(folder), then)
                 return
             case ev.Rewound(prompt=prompt) if prompt is not None:
                 await rewinding.show_rewound(self, event)
@@ -453,6 +511,7 @@ class AgentApp(App[int]):
 
     def _ask_approval(self, request: ev.ApprovalRequest) -> None:
         def answer(decision: ev.ApprovalDecision | None) -> None:
+            self.attention.answered()
             if self.activity.label == "waiting for approval":
                 self.activity.set_label("working")  # the wait ends with the answer
             if request.future is not None and not request.future.done():
@@ -473,9 +532,12 @@ class AgentApp(App[int]):
         """The config a new or resumed session opens with: on the model ``/model`` chose, if it did."""
         return with_model(self.config, self.session.model)
 
-    def new_session(self) -> None:
-        self._switch_to(self.session_factory(self.next_config()))
-        self.run_worker(self._fresh_transcript(), group="show")
+    def new_session(self, config: Config | None = None, note: str = "new session started") -> None:
+        """``/new`` (``/clear``), or a session on another config (``/login``'s choice)."""
+        session = self.session_factory(config or self.next_config())
+        cleared(self.session.hooks, session.hooks)  # SessionEnd and the next SessionStart say "clear"
+        self._switch_to(session)
+        self.run_worker(self._fresh_transcript(note), group="show")
 
     def _switch_to(self, session: Session) -> None:
         """Carry on with ``session``; the old one's connections and session file are closed."""
@@ -485,6 +547,9 @@ class AgentApp(App[int]):
         self.status.count = None
         self.status.context_event = ""
         self.status.set_session(self.session.model, self.config.provider.id, self.session.mode)
+        self.status_facts = StatusFacts()
+        self.status_line.request()
+        self.attention.new_session(first_prompt(session.rollout.path))
         self._start_background_work()
 
     async def resume_session(self, ref: str | None) -> None:
@@ -505,12 +570,27 @@ class AgentApp(App[int]):
         except (RolloutError, OSError) as exc:
             await self.renderer.notice(resuming.failure_text(exc), "error", "resume")
             return
+        if session.config.cwd != self.config.cwd:  # it ran in a worktree: the app goes there with it
+            self.config = config_in(self.config, session.config.cwd)
+            self.composer.cwd = session.config.cwd
         self._switch_to(session)
         await self.transcript.clear()
         await self.transcript.add(self._banner())
         await self._replay_history()
         if note := resuming.model_note(session, path, self.config):
             await self.renderer.notice(note, "info", "model")
+
+    async def go_to_folder(self, folder: Path, first_input: str | None = None) -> None:
+        """``/worktree NAME``: a new session in ``folder`` with this one's settings; ``first_input``
+        (a new worktree's set-up `!command`) is sent there first."""
+        self.config = config_in(self.next_config(), folder)
+        self.composer.cwd = folder
+        self._files_loaded_at = float("-inf")  # @path completion lists the new folder's files
+        self._switch_to(self.session_factory(self.config))
+        await self._fresh_transcript()
+        if first_input:
+            self.queue.insert(0, first_input)
+            self.queued.show_queue(self.queue)
 
     async def _pick_session(self, sessions: list[SessionSummary]) -> Path | None:
         if not sessions:
@@ -520,12 +600,39 @@ class AgentApp(App[int]):
         self.activity.stop()  # no "esc to interrupt" spinner under the picker
         return await self.push_screen(SessionPickerScreen(sessions, self.config.cwd), wait_for_dismiss=True)
 
-    async def _fresh_transcript(self) -> None:
+    async def _fresh_transcript(self, note: str = "new session started") -> None:
         await self.transcript.clear()
         await self.transcript.add(self._banner())
-        await self.renderer.notice("new session started", "info")
+        await self.renderer.notice(note, "info")
+
+    def on_app_focus(self) -> None:
+        self.attention.focused = True  # the terminal reports focus (Textual turns reporting on)
+
+    def on_app_blur(self) -> None:
+        self.attention.focused = False
+
+    def on_text_area_changed(self) -> None:
+        self.attention.touched()  # typing: the prompt is not idle
+
+    def _terminal_write(self, text: str) -> None:
+        """Title and notification sequences, straight to the terminal (none in a headless run)."""
+        if self._driver is not None and not self.is_headless:
+            self._driver.write(text)
+
+    def _idle_notification(self) -> None:
+        """Notification hooks: the prompt has been idle for 60 s after a turn."""
+
+        def show(event: ev.Event) -> None:
+            self.run_worker(self.renderer.render(event), group="show")
+
+        self.run_worker(
+            notification(self.session.turn_context(), "idle_prompt", "agent is waiting for your input", show),
+            group="hooks",
+            exit_on_error=False,
+        )
 
     async def on_unmount(self) -> None:
+        self.attention.stop()
         for signum in (signal.SIGTERM, signal.SIGHUP):
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 asyncio.get_running_loop().remove_signal_handler(signum)
@@ -569,6 +676,7 @@ class AgentApp(App[int]):
     def _quit_press(self, key: str) -> None:
         now = time.monotonic()
         if now - self._last_ctrl_c < QUIT_WINDOW_SECONDS:
+            end_reason(self.session.hooks, "prompt_input_exit")  # SessionEnd's reason
             self.exit(0)
             return
         self._last_ctrl_c = now
@@ -605,6 +713,29 @@ class AgentApp(App[int]):
             self.composer.focus()
             self.composer.insert(event.character)
 
+    def action_edit_draft(self) -> None:
+        """Ctrl+G: the draft in $VISUAL/$EDITOR (tui/draft_editor.py)."""
+        if not isinstance(self.screen, ModalScreen):
+            self.run_worker(draft_editor.edit_draft(self), group="editor", exclusive=True, exit_on_error=False)
+
+    def action_expand_latest(self) -> None:
+        """Ctrl+O (Claude Code's key): expand or collapse the newest tool cell's output."""
+        if cells := list(self.transcript.query(ToolCell)):
+            cells[-1].expanded = not cells[-1].expanded
+            if cells[-1].expanded:
+                cells[-1].scroll_visible(animate=False)
+
+    def action_focus_next(self) -> None:
+        """Tab from the composer goes to the newest tool cell, then to older ones, then back."""
+        cells = list(self.transcript.query(ToolCell)) if not isinstance(self.screen, ModalScreen) else []
+        if self.focused is self.composer and cells:
+            cells[-1].focus()
+        elif cells and self.focused in cells:
+            at = cells.index(self.focused)
+            (cells[at - 1] if at > 0 else self.composer).focus()
+        else:
+            super().action_focus_next()
+
     def action_toggle_tool_output(self) -> None:
         cells = list(self.transcript.query(ToolCell))
         expand = not any(cell.expanded for cell in cells)
@@ -624,13 +755,22 @@ def interactive_session(config: Config) -> Session:
     return open_session(config, interactive=True)
 
 
-def run_app(config: Config, prompt: str | None, session: Session | None = None, inline: bool = False) -> int:
+def run_app(
+    config: Config,
+    prompt: str | None,
+    session: Session | None = None,
+    inline: bool = False,
+    first_input: str | None = None,
+) -> int:
     """Run the interactive app until the user quits; returns the exit code. ``inline``: below the
-    shell prompt, leaving the last screen in the scrollback (no alternate screen)."""
-    app = AgentApp(config, prompt, session=session)
+    shell prompt, leaving the last screen in the scrollback (no alternate screen). ``first_input``
+    goes before ``prompt`` (a new worktree's set-up `!command`)."""
+    app = AgentApp(config, first_input or prompt, session=session)
+    if first_input and prompt:
+        app.queue.append(prompt)  # sent when the set-up command is done
     result = app.run(inline=inline, inline_no_clear=inline)
     if (note := resume_note(app.session)) is not None:
-        print(note)  # the terminal is back to normal: the way back into this conversation
+        print_if_possible(note)  # the terminal is back to normal (or gone): the way back into this conversation
     if isinstance(result, int):
         return result
     return app.return_code or 0

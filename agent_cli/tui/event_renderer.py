@@ -177,6 +177,14 @@ class EventRenderer:
         await self.end_streaming()
         self._close_tools()
 
+    @renders(ev.Diagnostics)
+    async def _diagnostics(self, event: ev.Diagnostics) -> None:  # under the edit's cell, which is the last one
+        await self.notice("\n".join(event.lines), "warning", f"new problems ({', '.join(event.servers)})")
+
+    @renders(ev.ProjectCheck)
+    async def _project_check(self, event: ev.ProjectCheck) -> None:
+        await self.notice(*project_check_notice(event))
+
     citations: tuple = ()  # sources of the answer being streamed, shown once it is finished
 
     async def user_message(self, text: str, images: tuple[Path, ...] = ()) -> None:
@@ -214,6 +222,16 @@ class EventRenderer:
         for call_id, cell in list(self.tools.items()):
             cell.finish(ev.ToolCallEnd(call_id, cell.tool_name, cell.arguments, "(stopped)", False, 0.0))
         self.tools.clear()
+
+
+def project_check_notice(event: ev.ProjectCheck) -> tuple[str, str, str]:
+    """A lint/test command's run: passed in one line; a failure with the end of its output."""
+    if event.exit_code == 0:
+        return f"`{event.command}` passed ({event.duration:.1f} s)", "info", event.kind
+    verdict = "timed out" if event.exit_code is None else f"failed (exit {event.exit_code})"
+    then = "; sent to the model" if event.sent_to_model else ""
+    tail = "\n".join(event.tail.splitlines()[-12:])
+    return f"`{event.command}` {verdict}{then}\n{tail}", "error", event.kind
 
 
 def attached_names(names: Iterable[str]) -> str:

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent_cli.commands.worktree_commands import config_in
 from agent_cli.config import Config
 from agent_cli.runtime import open_session
 from agent_cli.session import Session
 from agent_cli.session.resume import restore
 from agent_cli.store.catalog import SessionSummary, find_session, list_sessions
 from agent_cli.store.rollout import RolloutError, read_header
+from agent_cli.worktrees.entering import GitError, return_to
 
 PICKER_SIZE = 30
 
@@ -32,7 +34,15 @@ def find_saved(agent_home: Path, ref: str, current: Path) -> Path:
 
 
 def restored_session(config: Config, path: Path) -> Session:
-    """The app's default way to reopen a session file (tests may pass another)."""
+    """The app's default way to reopen a session file (tests may pass another). A session that ran
+    in a worktree goes on there (made again if it was removed); the app follows its folder."""
+    try:
+        header = read_header(path)
+        entered = return_to(header.worktree, header.cwd)
+    except (GitError, ValueError):
+        entered = None  # it goes on here; restore() says what is wrong with a bad file
+    if entered is not None and entered.cwd != config.cwd:
+        config = config_in(config, entered.cwd)
     return restore(open_session(config, interactive=True), path)
 
 

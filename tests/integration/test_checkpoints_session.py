@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli import events as ev
+from agent_cli.checkpoints.store import locate
 from agent_cli.store.rollout import load_session_file
 from tests.conftest import git_init
 from tests.fake_server import Reply, ToolCall
@@ -132,7 +133,9 @@ async def test_undo_takes_back_patch_and_shell_turns_exactly(server, tmp_path, m
     assert now == start
     if kind == "git":
         assert users_git_state(root) == git_before
-        refs = git(root, "for-each-ref", "--format=%(refname)", "refs/agent/").decode().split()
+        assert git(root, "for-each-ref", "refs/agent/") == b""  # the user's repository holds none of it
+        store = f"--git-dir={locate(root, session.config.agent_home).git_dir}"
+        refs = git(root, store, "for-each-ref", "--format=%(refname)", "refs/agent/").decode().split()
         assert len(refs) == 4 and all(ref.startswith(f"refs/agent/checkpoints/{session.id}/") for ref in refs)
     nothing = await collect_events(session, "/undo")
     assert "nothing to undo" in next(e for e in nothing if isinstance(e, ev.Notice)).text
@@ -192,4 +195,28 @@ async def test_undo_asks_first_and_a_no_restores_nothing(server, tmp_path, monke
     assert (root / "a.txt").read_text() == "agent\n"
     events = await collect_events(session, "/undo", answer="approve")
     assert restored(events).restored == ("a.txt",) and (root / "a.txt").read_text() == "one\ntwo\n"
+    await session.aclose()
+
+
+async def test_checkpoints_are_not_reachable_from_the_users_repository(server, tmp_path, monkeypatch):
+    """Issue 33, item 8: an untracked .env.local a checkpoint keeps must not travel with the user's
+    repository (refs, objects, a mirror clone); /undo still brings it back."""
+    root = make_tree(tmp_path / "work", "git")
+    (root / ".env.local").write_text("API_TOKEN=very-secret\n")
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "rm .env.local; echo agent > a.txt"})]), Reply(text="ok")
+    )
+    session = make_session(server, root, monkeypatch, *SETTINGS)
+    await collect_events(session, "change")
+    await session.checkpoints._settle()
+    secret = subprocess.run(["git", "hash-object", "--stdin"], input=b"API_TOKEN=very-secret\n", capture_output=True)
+    blob = secret.stdout.decode().strip()
+    assert git(root, "for-each-ref", "refs/agent/") == b""
+    missing = subprocess.run(["git", "-C", str(root), "cat-file", "-e", blob], capture_output=True)
+    assert missing.returncode != 0  # not even a loose object in the user's store
+    git(tmp_path, "clone", "-q", "--mirror", str(root), "mirror.git")
+    assert subprocess.run(["git", "-C", str(tmp_path / "mirror.git"), "cat-file", "-e", blob]).returncode != 0
+    result = restored(await collect_events(session, "/undo --yes"))
+    assert set(result.restored) == {".env.local", "a.txt"}
+    assert (root / ".env.local").read_text() == "API_TOKEN=very-secret\n"
     await session.aclose()

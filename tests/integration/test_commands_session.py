@@ -234,13 +234,23 @@ async def test_init_with_an_empty_answer_writes_nothing(server, repo, monkeypatc
 
 
 async def test_compact_sends_a_summary_request_with_the_focus(server, repo, monkeypatch):
-    server.script(Reply(text="Noted: the API uses v2."), Reply(text="SUMMARY: API v2."))
+    server.script(Reply(text="Noted: the API uses v2. " * 100), Reply(text="SUMMARY: API v2."))
     session = make_session(server, repo, monkeypatch)
     await collect_events(session, "remember that the API is v2")
     events = await collect_events(session, "/compact keep the API version")
     assert "keep the API version" in last_user_text(server.requests[1])
     finished = of(events, ev.CompactionFinished)[0]
     assert finished.trigger == "manual" and "SUMMARY: API v2." in finished.summary
+
+
+async def test_compact_on_a_short_conversation_is_refused_with_the_reason(server, repo, monkeypatch):
+    server.script(Reply(text="Noted: the API uses v2."))
+    session = make_session(server, repo, monkeypatch)
+    await collect_events(session, "remember that the API is v2")
+    events = await collect_events(session, "/compact")
+    assert not of(events, ev.CompactionFinished) and len(server.requests) == 1  # no summary paid for
+    notice = of(events, ev.Notice)[-1].text
+    assert notice.startswith("not compacted: the conversation is short") and "would not get smaller" in notice
 
 
 # --- reports: /status /context /diff /skills /help ----------------------------------------------

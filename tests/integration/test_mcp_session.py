@@ -117,6 +117,11 @@ async def test_stdio_server_tools_results_timeout_crash_restart_and_list_changed
     assert all("mcp__demo__grown" not in tool_names(request) for request in server.requests[:4])
     await collect_events(session, "again")
     assert "mcp__demo__grown" in tool_names(server.requests[4])
+    # the model is told, in a new item after the turn's message: the earlier messages stay as they were
+    earlier, later = server.requests[3].body["messages"], server.requests[4].body["messages"]
+    assert later[: len(earlier)] == earlier
+    note = later[-1]
+    assert later[-2]["content"] == "again" and "Added: mcp__demo__grown" in note["content"], later[-2:]
     await session.aclose()
     assert not alive(second_pid)
     server.assert_done()

@@ -142,3 +142,42 @@ def test_nohup_exec_keeps_ignoring_sighup(server, tmp_path):
         proc.kill()
     assert proc.returncode == 0
     assert "survived" in server.requests[-1].body["messages"][-1]["content"]
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_exec_whose_reader_leaves_ends_with_its_command(server, tmp_path, mechanism):
+    """`agent exec … | head -1`, or a terminal closed around a pipeline: stdout's reader goes away
+    while a command runs, and exec ends then (as for SIGPIPE), not when it next writes."""
+    token = uuid.uuid4().hex
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": sleeper(token)})]), Reply(text="done"))
+    proc = start_exec(server, tmp_path, mechanism)
+    try:
+        wait_for(lambda: token_pids(token), within=60, what="the sleeper")
+        pids = token_pids(token)
+        proc.stdout.close()  # the reader leaves
+        assert proc.wait(timeout=60) == 128 + signal.SIGPIPE
+    finally:
+        proc.kill()
+        proc.wait()
+    assert all_gone(pids), [pid for pid in pids if alive(pid)]
+
+
+def test_acp_whose_client_stops_reading_ends(server, tmp_path):
+    """An editor that closes our output (and not our input) is gone too: `agent acp` ends."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
+    env.update(provider_env(server, "openai-chat"), PYTHONPATH=str(REPO))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_cli", "acp", "-m", "test-model"],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        proc.stdout.close()
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stdin.close()

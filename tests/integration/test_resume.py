@@ -172,7 +172,7 @@ def test_exec_resume_by_id_and_last_prefers_this_directory(server, isolated_home
     assert by_id.stdout == "resumed by id\n"
     contents = [m["content"] for m in messages(server.requests[2])]
     assert "task in here" in contents and contents[-1] == "what did I ask?"
-    assert "Resumed session" in by_id.stderr
+    assert "continuing session" in by_id.stderr
 
     last = run_agent(["exec", "resume", "--last", "and now?"], cwd=here, env=env)
     assert last.returncode == 0, last.stderr

@@ -78,13 +78,25 @@ async def test_model_alone_opens_a_picker_of_the_providers_models(make_app, serv
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ModelPickerScreen), what="the picker")
         picker = app.screen
-        assert picker.models[0] == "test-model" and "gpt-4o" in picker.models
-        assert picker.sources["gpt-4o"] == "model table"
-        await type_text(pilot, "gpt-4o")
+        assert picker.models == ["test-model", "fake-model"]  # real models only: no `claude-`, `claude-2`
+        assert picker.sources["fake-model"] == "listed by the provider"
+        await type_text(pilot, "fake")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.session.model == "gpt-4o", what="the switch")
+        await wait_until(pilot, lambda: app.session.model == "fake-model", what="the switch")
         await wait_idle(pilot)
-        assert "test-model → gpt-4o" in screen_text(app)
+        assert "test-model → fake-model" in screen_text(app)
+
+
+async def test_a_typed_model_name_the_provider_does_not_list_is_checked_before_switching(make_app, server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.send("/model claude-2")  # in the model table, but this provider does not serve it
+        await wait_until(pilot, lambda: "switch anyway?" in screen_text(app), what="the question")
+        await wait_until(pilot, lambda: app.screen.armed, what="the question to take keys")
+        assert "does not list a model named 'claude-2'" in screen_text(app)
+        await pilot.press("n")
+        await wait_idle(pilot)
+        assert app.session.model == "test-model"
 
 
 async def test_a_queued_message_can_be_edited_with_up_and_sent_now_with_ctrl_s(make_app, server):

@@ -212,6 +212,8 @@ async def test_a_session_recorded_with_another_model_says_how_to_switch(make_con
 
 async def test_resume_and_new_keep_the_model_chosen_with_slash_model(make_config, make_app, server):
     saved = await record_session(make_config(), server, "old question", "old answer", 100)
+    listed = {"object": "list", "data": [{"id": "test-model"}, {"id": "gpt-4"}]}
+    server.routes[("GET", "/v1/models")] = lambda rec: (200, listed)  # /model checks the provider's list
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         app.send("/model gpt-4")

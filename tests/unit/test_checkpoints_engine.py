@@ -12,7 +12,7 @@ from agent_cli.checkpoints.gitcmd import CheckpointError
 from agent_cli.checkpoints.ledger import Checkpoint, Ledger
 from agent_cli.checkpoints.restore import apply_restore, plan_restore
 from agent_cli.checkpoints.snapshot import read_snapshot, take_snapshot
-from agent_cli.checkpoints.store import locate
+from agent_cli.checkpoints.store import Store, locate
 from tests.conftest import git_init
 
 
@@ -48,10 +48,12 @@ def test_a_snapshot_in_a_repository_with_a_conflict_and_a_staged_file_leaves_the
     snapshot, _ = take_snapshot(store, tmp_path / "home" / "i.index", "s/1")
     assert (repo / ".git" / "index").read_bytes() == index and (repo / ".git" / "HEAD").read_bytes() == head
     assert (repo / ".git" / "MERGE_HEAD").read_bytes() == merge_head
-    listed = git(repo, "ls-tree", "-r", "--name-only", snapshot.commit).split()
+    shadow = f"--git-dir={store.git_dir}"
+    listed = git(repo, shadow, "ls-tree", "-r", "--name-only", snapshot.commit).split()
     assert listed == ["a.txt", "staged.txt"]
-    assert "<<<<<<<" in git(repo, "show", f"{snapshot.commit}:a.txt")  # the file as it is on disk
-    assert git(repo, "stash", "list") == "" and "refs/agent/checkpoints/s/1" in git(repo, "for-each-ref")
+    assert "<<<<<<<" in git(repo, shadow, "show", f"{snapshot.commit}:a.txt")  # the file as it is on disk
+    assert "refs/agent/checkpoints/s/1" in git(repo, shadow, "for-each-ref")
+    assert git(repo, "stash", "list") == "" and "refs/agent" not in git(repo, "for-each-ref")
 
 
 def test_names_with_spaces_newlines_and_glob_characters_round_trip(tmp_path):
@@ -150,3 +152,33 @@ def test_a_restore_never_writes_or_removes_through_a_symlinked_folder_planted_af
         apply_restore(plan)
     assert not (root / ".git" / "hooks" / "pre-commit").exists()
     assert (outside / "made.txt").read_text() == "the user's own\n"
+
+
+def test_a_sha256_repository_gets_a_store_of_the_same_format(tmp_path):
+    repo = tmp_path / "repo"
+    made = subprocess.run(["git", "init", "-q", "--object-format=sha256", str(repo)], capture_output=True)
+    if made.returncode != 0:
+        pytest.skip("this git cannot make SHA-256 repositories")
+    (repo / "a.txt").write_text("one\n")
+    git(repo, "add", "a.txt")
+    git(repo, "commit", "-qm", "one")
+    store = locate(repo, tmp_path / "home")
+    snapshot, _ = take_snapshot(store, tmp_path / "home" / "i.index", "s/1")
+    assert len(snapshot.commit) == 64
+    (repo / "a.txt").write_text("two\n")
+    plan = plan_restore(store, read_snapshot(store, snapshot.commit), None, tmp_path / "home" / "scratch.index")
+    assert apply_restore(plan) == ["a.txt"] and (repo / "a.txt").read_text() == "one\n"
+
+
+def test_checkpoints_an_earlier_version_kept_in_the_repository_still_restore(tmp_path):
+    repo = git_init(tmp_path / "repo")
+    (repo / "a.txt").write_text("one\n")
+    old = Store("git", repo / ".git", repo, repo / ".git")  # refs/agent/ in the user's repository
+    snapshot, _ = take_snapshot(old, tmp_path / "i.index", "s/1")
+    (repo / "a.txt").write_text("two\n")
+    record = Checkpoint("1", 1, 0, 0, "p", "git", str(repo / ".git"), str(repo), snapshot.commit).record()
+    ledger = Ledger()
+    ledger.replay({"type": "checkpoint", **record})
+    store = ledger.checkpoints[0].location()
+    plan = plan_restore(store, read_snapshot(store, snapshot.commit), None, tmp_path / "scratch.index")
+    assert apply_restore(plan) == ["a.txt"] and (repo / "a.txt").read_text() == "one\n"

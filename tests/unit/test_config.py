@@ -3,7 +3,7 @@ from dataclasses import FrozenInstanceError, replace
 
 import pytest
 
-from agent_cli.config import KEYS, ConfigError, load_config, with_model
+from agent_cli.config import DEFAULT_MODEL, KEYS, ConfigError, load_config, with_model
 from tests.conftest import REPO
 
 
@@ -145,7 +145,8 @@ def test_withholding_a_repositorys_settings_keeps_the_users_own_and_what_the_fro
     withheld = without_repository_settings(config)
     assert (withheld.sandbox_mode, withheld.approval_policy) == ("workspace-write", "untrusted")
     assert withheld.writable_roots == (tmp_path / "added",)
-    assert (withheld.model, withheld.shell_timeout_ms, withheld.mode) == ("repo-model", 5000, "plan")
+    # The repository's model waits for trust too (issue 33): only what makes the agent more careful applies.
+    assert (withheld.model, withheld.shell_timeout_ms, withheld.mode) == (DEFAULT_MODEL, 5000, "plan")
 
 
 def test_a_config_is_read_only_lists_included(tmp_path, isolated_home):

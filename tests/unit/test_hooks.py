@@ -69,7 +69,12 @@ def test_flat_nested_and_single_table_shapes_parse():
         ({"Stop": [{"command": "x", "timeout": True}]}, "timeout` must be a positive number"),
         ({"Stop": [{"command": "x", "comand": "y"}]}, "`hooks.Stop[0].comand` is not a hook setting"),
         ({"PreToolUse": [{"command": "x", "matcher": "[a"}]}, "matcher` is not a valid regular expression"),
-        ({"PreToolUse": [{"hooks": [{"command": "x", "type": "prompt"}]}]}, 'type` must be "command"'),
+        (
+            {"PreToolUse": [{"hooks": [{"command": "x", "type": "agent"}]}]},
+            "type` must be one of command, http, prompt",
+        ),
+        ({"Stop": [{"type": "http", "url": "file:///etc/passwd"}]}, "url` must be an http:// or https:// URL"),
+        ({"Stop": [{"type": "prompt", "command": "x"}]}, "command` is not a setting of a prompt hook"),
     ],
 )
 def test_bad_tables_name_the_key(table, message):
@@ -105,6 +110,7 @@ async def test_the_hook_gets_the_payload_on_stdin_and_runs_in_the_session_cwd(is
         "transcript_path": str(session.rollout.path),
         "cwd": str(repo),
         "hook_event_name": "PreToolUse",
+        "permission_mode": "default",
         "tool_name": "shell",
         "tool_input": {"command": "ls"},
     }
@@ -226,3 +232,27 @@ async def test_a_session_without_hooks_starts_nothing(isolated_home, tmp_path):
     session = make_session(isolated_home, tmp_path, "")
     outcome, events = await run(session, "PreToolUse", tool_name="shell", tool_input={})
     assert outcome.runs == [] and events == []
+
+
+def test_http_and_prompt_hooks_parse_from_config_toml(isolated_home, tmp_path):
+    (isolated_home / "config.toml").write_text(
+        "[[hooks.PreToolUse]]\n"
+        "matcher = 'shell'\n"
+        "hooks = [{ type = 'http', url = 'http://127.0.0.1:8700/p', headers = { A = '$T' }, allowedEnvVars = ['T'] }]\n"
+        "[[hooks.Stop]]\n"
+        "hooks = [{ type = 'prompt', prompt = 'done? $ARGUMENTS', model = 'small', timeout = 5 }]\n"
+    )
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    table = parse_hooks(load_config(repo).raw["hooks"])
+    (http,) = table["PreToolUse"]
+    assert (http.kind, http.command, http.matcher, http.headers, http.allowed_env_vars, http.timeout) == (
+        "http",
+        "http://127.0.0.1:8700/p",
+        "shell",
+        (("A", "$T"),),
+        ("T",),
+        30.0,
+    )
+    (prompt,) = table["Stop"]
+    assert (prompt.kind, prompt.command, prompt.model, prompt.timeout) == ("prompt", "done? $ARGUMENTS", "small", 5.0)

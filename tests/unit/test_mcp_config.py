@@ -148,3 +148,36 @@ def test_a_session_without_servers_never_imports_the_sdk(tmp_path):
         [sys.executable, "-c", code, str(tmp_path)], cwd=REPO, capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "None []"
+
+
+def test_oauth_settings_in_both_shapes(tmp_path, isolated_home):
+    write_config(
+        isolated_home,
+        """
+[mcp_servers.codex]
+url = "https://mcp.example.test/mcp"
+oauth = { client_id = "agent", callback_port = 8765 }
+scopes = ["read", "write"]
+
+[mcp_servers.token]
+url = "https://mcp.example.test/mcp"
+bearer_token_env_var = "TOKEN"
+""",
+    )
+    specs = configured_servers(load_config(tmp_path).raw, None).specs
+    codex, token = specs
+    assert (codex.oauth_client_id, codex.oauth_callback_port, codex.oauth_scopes) == ("agent", 8765, ("read", "write"))
+    assert token.oauth_client_id is None and token.bearer_token_env_var == "TOKEN"
+    data = {
+        "mcpServers": {
+            "c": {"type": "http", "url": "https://x.test/mcp", "oauth": {"clientId": "id", "callbackPort": 9}}
+        }
+    }
+    [claude], warnings = parse_mcp_json(data, ".mcp.json")
+    assert warnings == [] and (claude.oauth_client_id, claude.oauth_callback_port) == ("id", 9)
+    bad = {"mcpServers": {"c": {"url": "https://x.test/mcp", "oauth": {"clientSecret": "s"}}}}
+    [warning] = parse_mcp_json(bad, ".mcp.json")[1]
+    assert "`mcpServers.c.oauth`: unknown key 'clientSecret'" in warning
+    write_config(isolated_home, '[mcp_servers.x]\nurl = "https://x.test"\noauth = { port = 3 }\n')
+    with pytest.raises(ConfigError, match="mcp_servers.x.oauth"):
+        load_config(tmp_path)

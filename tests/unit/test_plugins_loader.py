@@ -172,12 +172,12 @@ def test_hook_entries_we_cannot_run_are_skipped_with_one_warning_each(repo, isol
             "PreToolUse": [
                 {
                     "matcher": "Bash",
-                    "hooks": [{"type": "command", "command": "ok.sh"}, {"type": "prompt", "prompt": "?"}],
+                    "hooks": [{"type": "command", "command": "ok.sh"}, {"type": "agent", "prompt": "?"}],
                 },
                 {"matcher": "Write", "hooks": [{"type": "command", "command": "x", "shell": "zsh"}]},
                 {"matcher": "(", "hooks": [{"type": "command", "command": "y"}]},
             ],
-            "Notification": [{"hooks": [{"type": "command", "command": "notify"}]}],
+            "TeammateIdle": [{"hooks": [{"type": "command", "command": "notify"}]}],
         }
     }
     write_plugin(repo / ".agent" / "plugins", "mixed", {"hooks/hooks.json": document})
@@ -185,9 +185,9 @@ def test_hook_entries_we_cannot_run_are_skipped_with_one_warning_each(repo, isol
     assert [h.command for h in found.hooks] == ["ok.sh"]
     assert len(found.warnings) == 4
     assert all("hooks/hooks.json" in w for w in found.warnings)
-    assert any("`Notification` is not an event" in w for w in found.warnings)
-    assert any('only "command" hooks' in w for w in found.warnings)
-    assert any("unsupported key(s) shell" in w for w in found.warnings)
+    assert any("`TeammateIdle` is not an event" in w for w in found.warnings)
+    assert any("must be one of command, http, prompt, got 'agent'" in w for w in found.warnings)
+    assert any("`shell` is not a setting of a command hook" in w for w in found.warnings)
     assert any("not a valid regular expression" in w for w in found.warnings)
 
 

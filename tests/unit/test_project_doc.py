@@ -136,14 +136,20 @@ def test_zero_budget_disables(repo, home):
     assert docs.files == () and docs.text is None and docs.warnings == ()
 
 
-def test_symlinked_files_are_followed_and_dangling_links_skipped(repo, home, tmp_path):
-    target = write(tmp_path / "shared" / "team-rules.md", "team rules")
+def test_symlinked_files_inside_the_repository_are_followed_and_dangling_links_skipped(repo, home, tmp_path):
+    target = write(repo / "docs" / "team-rules.md", "team rules")
     (repo / "AGENTS.md").symlink_to(target)
     (repo / "sub").mkdir()
     (repo / "sub" / "AGENTS.override.md").symlink_to(tmp_path / "missing.md")
     write(repo / "sub" / "AGENTS.md", "sub rules")
     docs = load_project_docs(repo / "sub", home)
     assert [f.text for f in docs.files] == ["team rules", "sub rules"]
+
+
+def test_a_symlink_leading_outside_the_repository_is_not_read(repo, home, tmp_path):
+    (repo / "AGENTS.md").symlink_to(write(tmp_path / "secret.txt", "s3cr3t"))
+    docs = load_project_docs(repo, home)
+    assert docs.files == () and "outside the repository" in docs.warnings[0]
 
 
 def test_symlinked_cwd_resolves_to_the_repository(repo, home, tmp_path):

@@ -12,6 +12,8 @@ from agent_cli.context.skills import (
 )
 from agent_cli.context.tokens import approx_text_tokens
 from agent_cli.paths import bundled_skills_dir
+from agent_cli.permissions.engine import Permissions
+from agent_cli.permissions.rules import parse_rule
 from tests.conftest import git_init
 
 
@@ -184,3 +186,24 @@ def test_byte_order_mark_and_crlf_are_accepted(tmp_path):
     path.write_bytes("\ufeff---\r\nname: win\r\ndescription: from Windows\r\n---\r\nBody\r\n".encode())
     (skill,) = load_skills([("repo", tmp_path)]).skills
     assert (skill.name, skill.description, skill.body) == ("win", "from Windows", "Body")
+
+
+def test_repository_skills_leading_outside_or_hidden_by_a_read_rule_are_skipped(tmp_path):
+    """Issue 33: a skill's text reaches the model, so it passes the same checks as AGENTS.md."""
+    outside = tmp_path / "elsewhere"
+    (outside / "leak").mkdir(parents=True)
+    (outside / "leak" / "SKILL.md").write_text("---\nname: leak\ndescription: d\n---\nouts1de\n")
+    skills = tmp_path / "repo" / ".agent" / "skills"
+    skills.mkdir(parents=True)
+    (skills / "leak").symlink_to(outside / "leak")
+    (skills / "secret").mkdir()
+    (skills / "secret" / "SKILL.md").write_text("---\nname: secret\ndescription: d\n---\nhidden\n")
+    (skills / "plain").mkdir()
+    (skills / "plain" / "SKILL.md").write_text("---\nname: plain\ndescription: d\n---\nok\n")
+
+    rule = parse_rule("Read(./.agent/skills/secret/**)", "deny", "-c", tmp_path / "repo")
+    permissions = Permissions([rule], tmp_path / "repo")
+    loaded = load_skills([("repo", skills)], hidden=permissions.read_denied)
+    assert [skill.name for skill in loaded.skills] == ["plain"]
+    assert any("outside the repository" in w for w in loaded.warnings)
+    assert any("Read(./.agent/skills/secret/**)" in w for w in loaded.warnings)

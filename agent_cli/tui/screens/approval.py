@@ -33,13 +33,24 @@ from agent_cli.tui.widgets.diff_view import DiffView
 
 DENY_PLACEHOLDER = "reason for the model (optional) · enter to deny · esc for no reason"
 RULE_FILES = {"agent": ".agent/config.toml", "claude": ".claude/settings.local.json"}
-QUESTIONS = frozenset({"init", "model"})  # approval requests that commands use to ask a yes/no question
+QUESTIONS = frozenset(
+    {"init", "model", "undo", "rewind"}
+)  # approval requests that commands use to ask a yes/no question
 ARM_SECONDS = 0.6  # how long the modal must be visible before a key can answer it
 
 
 def rule_label(rule: str) -> str:
-    """``npm test:*`` for ``Bash(npm test:*)``: the part a person reads."""
-    return rule[5:-1] if rule.startswith("Bash(") and rule.endswith(")") else rule
+    """What a rule covers, in words a person reads: ``npm test:*`` for ``Bash(npm test:*)``,
+    "file edits" for ``Edit`` (a tool name the user never sees)."""
+    tool, _, inner = rule.partition("(")
+    inner = inner[:-1] if inner.endswith(")") else inner
+    if tool == "Bash" and inner:
+        return f"`{inner}`"
+    if tool in ("Edit", "Write", "MultiEdit", "NotebookEdit"):
+        return f"file edits in `{inner}`" if inner else "file edits"
+    if tool == "WebFetch" and inner.startswith("domain:"):
+        return f"fetches from `{inner[7:]}`"
+    return f"`{rule}`"
 
 
 def session_scope(request: ApprovalRequest) -> str:
@@ -131,7 +142,7 @@ class ApprovalScreen(DialogScreen[ApprovalDecision]):
                 if request.suggested_rule and not question:
                     yield Button(
                         Content.from_markup("[u]d[/u] Yes, and don't ask again for ")
-                        + Content(f"`{rule_label(request.suggested_rule)}`")
+                        + Content(rule_label(request.suggested_rule))
                         + Content(" (saved as a rule)"),
                         id="approve_always",
                         variant="primary",

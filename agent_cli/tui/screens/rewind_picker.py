@@ -27,7 +27,7 @@ MODES = (
 
 
 def prompt_row(number: int, entry: PromptEntry, width: int = 100) -> Content:
-    return Content.assemble((f"{number}. {one_line(entry.text, width)}", "bold"), "\n", (entry.changes(), "dim"))
+    return Content.assemble((f"{number}. {one_line(entry.shown, width)}", "bold"), "\n", (entry.changes(), "dim"))
 
 
 class RewindPickerScreen(DialogScreen[tuple[int, str] | None]):

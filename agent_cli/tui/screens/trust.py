@@ -1,5 +1,5 @@
-"""The trust question: the first time a folder that carries its own MCP servers, hooks, plugins or
-allow rules is opened, show exactly what would run and ask once. ``t`` trusts, ``n``/``esc`` not."""
+"""The trust question: the first time a folder that carries its own MCP servers, hooks, plugins,
+allow rules or settings that wait for trust is opened, show exactly what would run and ask once. ``t`` trusts, ``n``/``esc`` not."""
 
 from __future__ import annotations
 
@@ -40,7 +40,10 @@ class TrustScreen(DialogScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static(f"Trust the folder {home_relative(self.inventory.folder)}?", id="title")
-            yield Static(Content("It carries its own code, which would run with your permissions:"), classes="note")
+            yield Static(
+                Content("It carries its own code and settings, which would run or apply with your permissions:"),
+                classes="note",
+            )
             with VerticalScroll(id="items"):
                 for item in self.inventory.items:
                     yield Static(Content(f"• {item.line()}"))
@@ -53,10 +56,10 @@ class TrustScreen(DialogScreen[bool]):
             )
             with Horizontal(id="buttons"):
                 yield Button(
-                    Content.from_markup("[u]T[/u]rust this folder"), id="trust", variant="warning", compact=True
+                    Content.from_markup("[u]t[/u] Trust this folder"), id="trust", variant="warning", compact=True
                 )
                 yield Button(
-                    Content.from_markup("[u]N[/u]o, run none of it"), id="distrust", variant="primary", compact=True
+                    Content.from_markup("[u]n[/u] No, run none of it"), id="distrust", variant="primary", compact=True
                 )
 
     def on_mount(self) -> None:

@@ -23,6 +23,7 @@ from textual.containers import Vertical
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
 
+from agent_cli.tui.widgets.answer_markdown import AnswerMarkdown
 from agent_cli.tui.widgets.frozen_answer import FrozenAnswer
 
 MIN_FLUSH_SECONDS = 0.1  # ten updates a second: smooth to read, a few layouts to pay
@@ -75,7 +76,7 @@ class AssistantMessage(Vertical):
 
     def compose(self):
         if self._received:
-            yield Markdown(self.text)
+            yield AnswerMarkdown(self.text)
 
     @property
     def text(self) -> str:
@@ -115,7 +116,7 @@ class AssistantMessage(Vertical):
 
     async def _write_segment(self, text: str) -> None:
         if self._stream is None:
-            live = self._live = Markdown()
+            live = self._live = AnswerMarkdown()
             await self.mount(live)
             self._stream = Markdown.get_stream(live)
         await self._stream.write(text)
@@ -139,7 +140,7 @@ class AssistantMessage(Vertical):
         if final_text is not None and final_text != self.text:
             self._received = [final_text]
             await self.remove_children()
-            await self.mount(Markdown(final_text))
+            await self.mount(AnswerMarkdown(final_text))
 
     def freeze(self) -> FrozenAnswer | None:
         """A single-widget stand-in for this finished answer (see ``Transcript``)."""

@@ -15,6 +15,7 @@ from textual.widgets import TextArea
 from agent_cli.tui.commands import SlashCommand
 from agent_cli.tui.input_history import InputHistory
 from agent_cli.tui.pasted_images import pasted_image_paths
+from agent_cli.tui.pasted_text import PastedTexts, is_long
 from agent_cli.tui.repo_files import fuzzy_filter
 from agent_cli.tui.widgets.completion_menu import Completion, CompletionMenu
 
@@ -84,6 +85,7 @@ class Composer(TextArea):
         self._menu_for: str | None = None  # the text before the cursor the menu was computed for
         self.cwd = Path.cwd()  # where pasted relative paths start; the app sets the session's
         self.take_queued: Callable[[], str | None] | None = None  # the app's queue: Up edits its last message
+        self.pasted = PastedTexts()  # long pastes, folded into placeholders until sent
 
     async def _on_paste(self, event: events.Paste) -> None:
         # Textual runs TextArea's own paste handler after this one unless the default is prevented.
@@ -91,6 +93,10 @@ class Composer(TextArea):
             event.stop()
             event.prevent_default()
             self.post_message(self.ImagesPasted(paths))
+        elif is_long(event.text):
+            event.stop()
+            event.prevent_default()
+            self.insert(self.pasted.fold(event.text))
 
     # --- keys ---------------------------------------------------------------------------
 
@@ -170,10 +176,16 @@ class Composer(TextArea):
         self.move_cursor(self.document.end)
         return True
 
+    @property
+    def full_text(self) -> str:
+        """The draft with its folded pastes in full: what is sent."""
+        return self.pasted.unfold(self.text)
+
     def submit(self) -> None:
-        text = self.text
+        text = self.full_text
         if not text.strip():
             return
+        self.pasted.clear()
         self.input_history.add(text)
         self._loaded_from_history = None
         self.clear()

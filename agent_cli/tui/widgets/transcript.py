@@ -12,11 +12,13 @@ from __future__ import annotations
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
+from agent_cli.tui.widgets.new_output_marker import NewOutputMarker
 from agent_cli.tui.widgets.pruned_marker import PrunedMarker
 
 MAX_CELLS = 100
 LIVE_CELLS = 8
 PRUNE_BATCH = 20
+BELOW_CHECK_SECONDS = 0.25  # how often "new output below" is looked for while scrolled up
 
 
 class Transcript(VerticalScroll, can_focus=False):
@@ -32,9 +34,35 @@ class Transcript(VerticalScroll, can_focus=False):
         self.live_cells = live_cells
         self._marker: PrunedMarker | None = None
         self._cells: list[Widget] = []  # in order, without the marker
+        self.below = NewOutputMarker()  # the app places it under the transcript
+        self._seen_height = 0  # the content's height when the user last saw the bottom
 
     def on_mount(self) -> None:
         self.anchor()
+        self.set_interval(BELOW_CHECK_SECONDS, self.check_below)
+
+    @property
+    def at_bottom(self) -> bool:
+        return self.scroll_y >= self.max_scroll_y - 1
+
+    def check_below(self) -> None:
+        """Show the marker when the content grew under a view the user scrolled up."""
+        height = self.virtual_size.height
+        if self.at_bottom:
+            self._seen_height = height
+            self.below.show(False)
+        elif height > self._seen_height:
+            self.below.show(True)
+
+    def follow(self) -> None:
+        """Back to the newest output, and stay there as it grows (sending a prompt does it)."""
+        self.scroll_end(animate=False, immediate=True)
+        self.below.show(False)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self.is_mounted and self.at_bottom:
+            self.below.show(False)
 
     @property
     def cells(self) -> list[Widget]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from textual.content import Content
 from textual.widgets import Static
 
@@ -13,7 +15,7 @@ class WelcomeBanner(Static):
     WelcomeBanner { margin: 1 0 1 0; padding: 0 1; border: round $primary-muted; width: auto; }
     """
 
-    def __init__(self, model: str, provider: str, directory: str) -> None:
+    def __init__(self, model: str, provider: str, directory: str, notes: Sequence[str] = ()) -> None:
         super().__init__(
             Content.assemble(
                 (">_ agent-cli", "bold"),
@@ -24,6 +26,7 @@ class WelcomeBanner(Static):
                 "\n",
                 ("directory ", "$text-muted"),
                 directory,
+                *(part for note in notes for part in ("\n", (note, "$text-muted"))),
                 "\n\n",
                 ("enter send · shift+enter newline · @ file · / command · esc interrupt", "$text-muted"),
             )

@@ -1,0 +1,1 @@
+"""A conversation written out for people: Markdown for ``/export`` and ``agent sessions export``."""

@@ -1,0 +1,35 @@
+"""A long paste shows as ``[Pasted text #2 +164 lines]`` in the composer (a wall of text hides
+the draft around it); the whole text is what is sent, and Ctrl+G shows it in the editor."""
+
+from __future__ import annotations
+
+LONG_LINES = 10  # a paste of more lines than this is folded
+LONG_CHARS = 1_000  # or of more characters
+
+
+def is_long(text: str) -> bool:
+    return text.count("\n") + 1 > LONG_LINES or len(text) > LONG_CHARS
+
+
+class PastedTexts:
+    """The pastes folded into placeholders in one draft, by placeholder."""
+
+    def __init__(self) -> None:
+        self.texts: dict[str, str] = {}
+        self.count = 0  # numbers go on across drafts, as the user sees them
+
+    def fold(self, text: str) -> str:
+        self.count += 1
+        lines = text.count("\n") + 1
+        tag = f"[Pasted text #{self.count} +{lines} lines]"
+        self.texts[tag] = text
+        return tag
+
+    def unfold(self, draft: str) -> str:
+        """The draft with every placeholder still in it replaced by its text."""
+        for tag, text in self.texts.items():
+            draft = draft.replace(tag, text)
+        return draft
+
+    def clear(self) -> None:
+        self.texts.clear()
