@@ -9,6 +9,7 @@ a socket folder that is not private, no Unix sockets."""
 from __future__ import annotations
 
 import atexit
+import fcntl
 import os
 import signal
 import socket
@@ -40,6 +41,7 @@ RELAYED = (
     signal.SIGWINCH,
 )
 CONNECT_TIMEOUT = 2.0
+LOCK_FD = 3  # where the server finds the lock its launcher took
 MAX_SOCKET_PATH = 107  # sun_path's size, less the final NUL
 SERVER_ENV = ("PATH", "HOME", "TMPDIR", "XDG_RUNTIME_DIR", *INTERPRETER_ENV)
 
@@ -200,17 +202,44 @@ def _relay(child: int, signum: int) -> None:
 
 def start_server(path) -> None:
     """A warm server for the next run, in a session of its own, with no secrets in its
-    environment (each run brings its own)."""
+    environment (each run brings its own). Only one: the launcher takes the server's lock first and
+    hands it over, so of runs ending at once only the first starts one (a server importing the
+    program only to find another one there costs a second of CPU)."""
+    lock = claim_lock(path)
+    if lock is None:  # a server runs, or is starting
+        return
     env = {name: os.environ[name] for name in SERVER_ENV if name in os.environ}
     env.setdefault(IDLE_ENV, os.environ.get(IDLE_ENV, str(DEFAULT_IDLE_SECONDS)))
-    devnull = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]  # never our pipes
+    actions = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]  # never our pipes
+    actions.append((os.POSIX_SPAWN_DUP2, lock, LOCK_FD))  # inheritable in the server alone
     try:
         os.posix_spawn(
             sys.executable,
-            [sys.executable, "-P", "-m", "agent_cli.warm.server", str(path)],  # -P: not the caller's folder on sys.path
+            # -P: the caller's folder is not on sys.path (a repository's openai.py is never imported)
+            [sys.executable, "-P", "-m", "agent_cli.warm.server", str(path), "--lock-fd", str(LOCK_FD)],
             env,
-            file_actions=devnull,
+            file_actions=actions,
             setsid=True,
         )
     except OSError:
         pass
+    finally:
+        os.close(lock)  # the server's copy holds it now
+
+
+def claim_lock(path) -> int | None:
+    """The server's lock, taken (close-on-exec: only the server gets a copy), or None when someone
+    holds it."""
+    try:
+        lock = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(lock)
+        return None
+    if lock == LOCK_FD:  # dup2 onto itself would leave it close-on-exec
+        lock, old = os.dup(lock), lock
+        os.close(old)
+    return lock

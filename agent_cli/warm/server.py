@@ -63,9 +63,13 @@ class Server:
         self.wakeup_read, self.wakeup_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         self.last_active = time.monotonic()
 
-    def bind(self) -> bool:
-        """Take the socket path, unless another live server holds it (a lock beside it decides)."""
-        self.lock = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    def bind(self, lock: int | None = None) -> bool:
+        """Take the socket path, unless another live server holds it (a lock beside it decides;
+        ``lock``: that lock, already taken by the launcher that started this server)."""
+        if lock is None:
+            lock = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        os.set_inheritable(lock, False)  # never passed on to a run's commands
+        self.lock = lock
         try:
             fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -207,6 +211,7 @@ class Server:
         if self._still_ours():
             self.path.unlink(missing_ok=True)
         self.listener.close()
+        os.close(self.lock)  # a new server may start while the runs of this one finish
 
 
 def run_as_cold(argv: list[str]) -> int:
@@ -347,7 +352,8 @@ def main(argv: list[str]) -> int:
     os.chdir("/")  # not the folder of the run that started it, kept busy for the idle time
     platform.platform()  # openai's request headers run `uname -p` once: here, not in every run
     server = Server(path, idle)
-    if not server.bind():
+    lock = int(argv[2]) if argv[1:2] == ["--lock-fd"] else None
+    if not server.bind(lock):
         return 0
     gc.freeze()  # what the imports made is shared with every child, never walked again
     server.serve()

@@ -5,6 +5,7 @@ signals, the environment of that run alone, and no process left behind."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import resource
 import shutil
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_cli.warm.protocol import private_dir, socket_path
 from tests.conftest import REPO, provider_env
 from tests.fake_server import Reply, ToolCall
 from tests.processes import alive, pids_running
@@ -65,11 +67,7 @@ class Warm:
 
     def servers(self) -> list[int]:
         sockets = list((self.runtime / f"agent-cli-{os.getuid()}").glob("warm-*.sock"))
-        return [
-            pid
-            for path in sockets
-            for pid in pids_running(sys.executable, "-P", "-m", "agent_cli.warm.server", str(path))
-        ]
+        return [pid for path in sockets for pid in server_pids(path)]
 
     def warmed(self, server) -> int:
         """A cold first run, then the server it started, listening."""
@@ -100,6 +98,20 @@ def warm(server, tmp_path):
     warm = Warm(server, tmp_path)
     yield warm
     warm.stop()
+
+
+def server_pids(path: Path) -> list[int]:
+    """Live warm servers of ``path`` (their command line ends with the lock descriptor they got)."""
+    prefix = "\0".join((sys.executable, "-P", "-m", "agent_cli.warm.server", str(path))).encode() + b"\0"
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "cmdline").read_bytes().startswith(prefix) and alive(int(entry.name)):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
 
 
 def children_of(pid: int) -> list[int]:
@@ -308,3 +320,27 @@ def test_exec_daemon_false_in_the_config_runs_cold(warm, server, isolated_home):
     assert warm.run("hi").stdout.strip() == "one"
     assert warm.run("hi").stdout.strip() == "two"
     assert warm.servers() == []
+
+
+def test_a_run_starts_no_server_while_another_is_starting(warm, server, monkeypatch):
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(warm.runtime))
+    path = socket_path()  # this interpreter and install: the launcher's own
+    assert private_dir(path.parent)
+    lock = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # as a server starting (or running) holds it
+        server.script(Reply(text="cold"))
+        assert warm.run("hi").stdout.strip() == "cold"
+        assert server_pids(path) == []  # spawned before the launcher's exit, had it started one
+    finally:
+        os.close(lock)
+    daemon = warm.warmed(server)  # the lock free: the next cold run starts one
+    assert server_pids(path) == [daemon]
+
+
+def test_runs_ending_at_once_start_one_server(warm, server):
+    server.fallback = lambda request: Reply(text="ok")
+    runs = [warm.start(f"run {n}") for n in range(3)]
+    assert all(run.communicate(timeout=120)[0].strip() == "ok" for run in runs)
+    wait_for(lambda: warm.servers() and warm.socket_answers(), within=60, what="a warm server")
+    assert len(warm.servers()) == 1
