@@ -207,8 +207,11 @@ class Session:
             raise RuntimeError("a turn is already running")
         queue: asyncio.Queue[ev.Event | None] = asyncio.Queue()
         length_before = len(self.history)
+        started = False
 
         async def runner() -> None:
+            nonlocal started
+            started = True
             try:
                 await body(queue.put_nowait)
             except asyncio.CancelledError:
@@ -227,7 +230,13 @@ class Session:
                     queue.put_nowait(ev.Warning(warning))
                 queue.put_nowait(None)
 
+        def never_ran(task: asyncio.Task[None]) -> None:
+            if not started:  # interrupted before its first step: its own ``finally`` never runs
+                queue.put_nowait(ev.TurnAborted("interrupted by the user"))
+                queue.put_nowait(None)
+
         self._turn_task = asyncio.create_task(runner())
+        self._turn_task.add_done_callback(never_ran)
         try:
             while (event := await queue.get()) is not None:
                 yield event

@@ -7,6 +7,7 @@ turn, and end a failed request as a failed turn with a history the next turn can
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 from agent_cli import events as ev
@@ -80,4 +81,18 @@ async def test_a_failed_request_fails_the_turn_and_the_next_turn_goes_on(tmp_pat
     assert events[-1] == ev.TurnComplete("Back again.", "end")
     typed = [item.text for item in model.prompts[1].items if isinstance(item, Message) and item.role == "user"]
     assert typed[-2:] == ["first", "second"]  # the failed turn's prompt stays in the history
+    await session.aclose()
+
+
+async def test_an_interrupt_before_the_turn_task_first_runs_still_ends_the_turn(tmp_path):
+    """A stop that comes the moment the task is made (exec's reader gone at once, Ctrl+C then):
+    the task is cancelled before its first step, and the events still end instead of waiting."""
+    session = scripted_session(tmp_path, ScriptedModel("never asked"))
+    turn = session.run_in_task(lambda emit: session.turn("hi", emit))
+    first = asyncio.ensure_future(anext(turn))
+    await asyncio.sleep(0)  # the iterator made the turn's task and waits for its events; the task has not run
+    assert session.running
+    session.interrupt()
+    events = [await asyncio.wait_for(first, timeout=10), *[event async for event in turn]]
+    assert [type(event) for event in events] == [ev.TurnAborted] and not session.running
     await session.aclose()
