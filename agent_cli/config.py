@@ -190,6 +190,8 @@ class Config:
     plugin_dirs: tuple[Path, ...] = ()  # --plugin-dir (agent_cli/plugins/loader.py)
     layers: tuple[ConfigLayer, ...] = ()  # each table merged, in order
     trust_repository: bool = False  # --trust: run the repository's own servers and hooks (agent_cli/trust/)
+    # which of Claude Code's settings files load: user, project, local (the Claude Agent SDK's --setting-sources)
+    claude_settings: tuple[str, ...] = ("user", "project", "local")
 
 
 # The keys no field declares: read from ``config.raw`` where they are used.
@@ -404,6 +406,7 @@ def without_repository_settings(config: Config) -> Config:
         writable_roots=rebuilt.writable_roots + added,
         plugin_dirs=config.plugin_dirs,
         trust_repository=config.trust_repository,
+        claude_settings=config.claude_settings,
         # A model a front end chose after loading (/model) stays; the repository's waits.
         model=config.model if config.model != as_loaded.model else rebuilt.model,
         context_window=config.context_window if config.model != as_loaded.model else rebuilt.context_window,

@@ -362,7 +362,7 @@ def claude_settings_hooks(config: Config, trusted: bool) -> tuple[list[HookSpec]
     project = find_git_root(config.cwd) or config.cwd
     if (project / ".claude").resolve() == (Path.home() / ".claude").resolve():
         trusted = False  # started in ~ without git: that is the user's own settings, read once
-    return settings_hooks(project, trusted)
+    return settings_hooks(project, trusted, config.claude_settings)
 
 
 def new_shell_snapshot(config: Config, env: dict[str, str] | None) -> ShellSnapshot | None:

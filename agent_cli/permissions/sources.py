@@ -47,6 +47,8 @@ class Settings(Protocol):
     def cwd(self) -> Path: ...
     @property
     def layers(self) -> Sequence[SettingsLayer]: ...
+    @property
+    def claude_settings(self) -> Sequence[str]: ...  # which of Claude Code's files: user, project, local
 
 
 @dataclass
@@ -112,11 +114,16 @@ def load_rules(config: Settings) -> LoadedRules:
         kind: [layer for layer in config.layers if layer.kind == kind] for kind in ("user", "project", "override")
     }
     # (source, base folder of relative paths, from the repository, the permissions table or a file to read)
-    order: list[tuple[str, Path, bool, Any]] = [("claude-user", cwd, False, Path.home().joinpath(*CLAUDE_SETTINGS))]
+    claude = config.claude_settings
+    order: list[tuple[str, Path, bool, Any]] = []
+    if "user" in claude:
+        order += [("claude-user", cwd, False, Path.home().joinpath(*CLAUDE_SETTINGS))]
     order += [(layer.origin, cwd, False, layer) for layer in layers["user"]]
     if (root / ".claude").resolve() != (Path.home() / ".claude").resolve():  # in ~ they are the user's own
-        order += [("claude-project", root, True, root.joinpath(*CLAUDE_SETTINGS))]
-        order += [("claude-local", root, True, root.joinpath(*CLAUDE_LOCAL_SETTINGS))]
+        if "project" in claude:
+            order += [("claude-project", root, True, root.joinpath(*CLAUDE_SETTINGS))]
+        if "local" in claude:
+            order += [("claude-local", root, True, root.joinpath(*CLAUDE_LOCAL_SETTINGS))]
     order += [(layer.origin, layer.path.parent.parent, True, layer) for layer in layers["project"]]  # type: ignore[union-attr]
     order += [(layer.origin, cwd, False, layer) for layer in layers["override"]]
     for rank, (_, base, repository, where) in enumerate(order, start=1):

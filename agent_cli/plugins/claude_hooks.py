@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -95,13 +96,19 @@ def _hook(event: str, hook: Any, matcher: str | None, root: Path, env: tuple) ->
 
 
 SETTINGS_FILES = (Path(".claude") / "settings.json", Path(".claude") / "settings.local.json")
+SETTING_SOURCES = ("user", "project", "local")  # Claude Code's names for its three settings files
 
 
-def settings_files(project_dir: Path, trusted: bool) -> list[Path]:
+def settings_files(project_dir: Path, trusted: bool, sources: Sequence[str] = SETTING_SOURCES) -> list[Path]:
     """Claude Code's settings files in force, the user's first: ``~/.claude/settings.json`` (no
-    trust needed, it is theirs), then the project's shared and local ones once it is trusted."""
-    files = [Path.home() / ".claude" / "settings.json"]
-    return files + ([project_dir / relative for relative in SETTINGS_FILES] if trusted else [])
+    trust needed, it is theirs), then the project's shared and local ones once it is trusted;
+    only those ``sources`` names (the Claude Agent SDK's ``--setting-sources``)."""
+    files = [Path.home() / ".claude" / "settings.json"] if "user" in sources else []
+    if trusted:
+        files += [
+            project_dir / relative for name, relative in zip(SETTING_SOURCES[1:], SETTINGS_FILES) if name in sources
+        ]
+    return files
 
 
 def read_settings(path: Path, warnings: list[str]) -> dict[str, Any]:
@@ -116,23 +123,26 @@ def read_settings(path: Path, warnings: list[str]) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def hooks_disabled(project_dir: Path, trusted: bool) -> bool:
+def hooks_disabled(project_dir: Path, trusted: bool, sources: Sequence[str] = SETTING_SOURCES) -> bool:
     """Claude Code's ``"disableAllHooks": true`` in a settings file in force: its hooks and its
     status line are off."""
     warnings: list[str] = []
     return any(
-        read_settings(path, warnings).get("disableAllHooks") is True for path in settings_files(project_dir, trusted)
+        read_settings(path, warnings).get("disableAllHooks") is True
+        for path in settings_files(project_dir, trusted, sources)
     )
 
 
-def settings_hooks(project_dir: Path, trusted: bool = True) -> tuple[list[HookSpec], list[str]]:
+def settings_hooks(
+    project_dir: Path, trusted: bool = True, sources: Sequence[str] = SETTING_SOURCES
+) -> tuple[list[HookSpec], list[str]]:
     """The hooks of Claude Code's settings files (:func:`settings_files`), read like a plugin's.
     All of them run, whichever file declares them, as in Claude Code, unless one disables them."""
     specs: list[HookSpec] = []
     warnings: list[str] = []
-    if hooks_disabled(project_dir, trusted):
+    if hooks_disabled(project_dir, trusted, sources):
         return specs, warnings
-    for path in settings_files(project_dir, trusted):
+    for path in settings_files(project_dir, trusted, sources):
         data = read_settings(path, warnings)
         if isinstance(data.get("hooks"), dict):
             found, problems = parse_plugin_hooks(data["hooks"], path, project_dir, project_dir)

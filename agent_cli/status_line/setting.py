@@ -52,9 +52,13 @@ def find_status_line(config: Config, trusted: bool) -> tuple[StatusLineSetting |
         return _parse(ours[0], ours[1], warnings), warnings
     project = find_git_root(config.cwd) or config.cwd
     in_home = (project / ".claude").resolve() == (Path.home() / ".claude").resolve()
-    if hooks_disabled(project, trusted and not in_home):  # Claude's disableAllHooks: no status line either
+    if hooks_disabled(
+        project, trusted and not in_home, config.claude_settings
+    ):  # Claude's disableAllHooks: no status line either
         return None, warnings
-    for path in reversed(settings_files(project, trusted and not in_home)):  # local, project, user
+    for path in reversed(
+        settings_files(project, trusted and not in_home, config.claude_settings)
+    ):  # local, project, user
         data = read_settings(path, warnings)
         if "statusLine" in data:
             return _parse(data["statusLine"], str(path), warnings), warnings

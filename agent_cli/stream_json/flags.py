@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 from agent_cli.arguments import add_session_options, add_worktree_options
+from agent_cli.terminal_text import terminal_safe
 from agent_cli.tools.claude_names import our_tool_name
 
 PRINT_WORDS = ("-p", "--print", "--input-format", "--output-format")
@@ -87,6 +89,20 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     if args.input_format == "stream-json" and args.output_format != "stream-json":
         raise SystemExit("agent: error: --input-format stream-json needs --output-format stream-json")
     return args
+
+
+def setting_sources(value: str | None, default: tuple[str, ...]) -> tuple[str, ...]:
+    """``--setting-sources user,project,local``: which of Claude Code's settings files load (their
+    hooks, permission rules, status line); ``''`` none, as the SDK sends by default; absent: all."""
+    if value is None:
+        return default
+    names = tuple(name.strip() for name in value.split(",") if name.strip())
+    for name in names:
+        if name not in ("user", "project", "local"):
+            print(
+                f"agent: warning: --setting-sources {terminal_safe(name)}: not user, project or local", file=sys.stderr
+            )
+    return tuple(name for name in names if name in ("user", "project", "local"))
 
 
 def split_names(values: list[str] | str | None) -> list[str]:

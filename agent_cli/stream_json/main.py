@@ -81,6 +81,7 @@ def open_for(args: argparse.Namespace, channel: Channel, entered: Entered | None
         plugin_dirs=tuple(Path(folder).expanduser().resolve() for folder in args.plugin_dirs),
         trust_repository=args.trust,
         writable_roots=config.writable_roots + tuple(Path(d).expanduser().resolve() for d in args.add_dirs),
+        claude_settings=flags.setting_sources(args.setting_sources, config.claude_settings),
     )
     check_api_key_or_exit(config)
     if (setup := prepare(entered, config, args)) is not None:

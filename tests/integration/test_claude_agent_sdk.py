@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -492,3 +493,31 @@ def test_subagent_messages_name_their_task_call(server, tmp_path, agent_binary):
     child = [m for m in messages if isinstance(m, AssistantMessage) and m.parent_tool_use_id == task.id]
     assert [block.text for m in child for block in m.content] == ["x is in main.py"]
     assert messages[-1].result == "The subagent found it."
+
+
+@pytest.mark.parametrize("sources", [[], ["user"], None])
+def test_setting_sources_choose_which_claude_settings_load(server, tmp_path, agent_binary, sources):
+    """`setting_sources=[]` sends `--setting-sources=`: the user's ~/.claude/settings.json hooks do
+    not run; with ["user"], or no flag at all (claude's default: every file), they do (here a
+    PreToolUse hook that blocks the call)."""
+    home = Path(os.environ["HOME"])
+    (home / ".claude").mkdir(exist_ok=True)
+    blocker = {"hooks": [{"type": "command", "command": "echo blocked by the user settings >&2; exit 2"}]}
+    (home / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"PreToolUse": [blocker]}}))
+    workdir = tmp_path / "work"
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "touch ran.txt"})]), lambda request: Reply(text="done")
+    )
+
+    async def run():
+        async with ClaudeSDKClient(
+            options(
+                server, "anthropic", agent_binary, workdir, setting_sources=sources, permission_mode="bypassPermissions"
+            )
+        ) as client:
+            await client.query("touch it")
+            return await collect(client)
+
+    messages = asyncio.run(run())
+    assert isinstance(messages[-1], ResultMessage)
+    assert (workdir / "ran.txt").exists() == (sources == [])
