@@ -16,27 +16,31 @@ the reason on stderr.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 
 if __package__:
-    from agent_cli.sandbox import capabilities, landlock, mounts, seccomp, supervisor
+    from agent_cli.sandbox import supervisor
 else:  # run by path: the siblings are plain modules next to this file
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import capabilities  # type: ignore[no-redef]
-    import landlock  # type: ignore[no-redef]
-    import mounts  # type: ignore[no-redef]
-    import seccomp  # type: ignore[no-redef]
     import supervisor  # type: ignore[no-redef]
 
 CANNOT_SANDBOX = 126
 SUPERVISE_ONLY = "supervise"
 
 
+def _sibling(name: str):
+    """A confinement module, loaded only when a policy needs it: supervising alone (every
+    command without Landlock, bubblewrap too) stays a bare interpreter."""
+    return importlib.import_module(f"{__package__}.{name}" if __package__ else name)
+
+
 def apply(policy: dict) -> None:
     """Apply ``policy`` to this process. Raises OSError when any part fails."""
     if not policy or not policy.get("confine", True):
         return
+    capabilities, landlock, mounts, seccomp = map(_sibling, ("capabilities", "landlock", "mounts", "seccomp"))
     network = bool(policy.get("network", False))
     read_only, hidden = policy.get("read_only", []), policy.get("hide", [])
     if read_only or hidden:

@@ -254,8 +254,12 @@ def bwrap_argv(
     return [*args, "--", *argv]
 
 
+def _launcher_prefix() -> list[str]:
+    return [sys.executable, "-I", "-S", str(LAUNCHER)]
+
+
 def _launcher(argv: Sequence[str], spec: dict) -> list[str]:
-    return [sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(spec), "--", *argv]
+    return [*_launcher_prefix(), json.dumps(spec), "--", *argv]
 
 
 def landlock_argv(argv: Sequence[str], policy: SandboxPolicy, outlive_agent: bool = False) -> list[str]:
@@ -276,7 +280,7 @@ def landlock_argv(argv: Sequence[str], policy: SandboxPolicy, outlive_agent: boo
 def supervised_argv(argv: Sequence[str]) -> list[str]:
     """No sandbox, only the launcher's lifecycle: the command and whatever it leaves running
     end when it ends, or when the agent does."""
-    return [sys.executable, "-I", "-S", str(LAUNCHER), "supervise", "--", *argv]
+    return [*_launcher_prefix(), "supervise", "--", *argv]
 
 
 def confine(
@@ -296,9 +300,11 @@ def confine(
 
 def command_argv(argv: Sequence[str], policy: SandboxPolicy | None, mechanism: str | None = None) -> list[str]:
     """How a command runs: confined when ``policy`` says so and a mechanism works, and in every
-    case under a supervisor (bubblewrap's PID namespace, or the launcher)."""
+    case under the launcher's supervision. Bubblewrap's PID namespace is not enough alone: its
+    parent-death signal is set only once the namespace is built, so an agent killed in those
+    milliseconds left the sandbox to run the command with no one to end it."""
     confined = confine(argv, policy, mechanism)
-    return confined if confined != list(argv) else supervised_argv(argv)
+    return confined if confined[:4] == _launcher_prefix() else supervised_argv(confined)
 
 
 @functools.cache

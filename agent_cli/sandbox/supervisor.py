@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import sys
 import time
 
 try:  # the C module itself: ``signal`` wraps it in enums, whose import costs more than the rest
@@ -52,6 +53,11 @@ class _Stopped(Exception):
 
 
 def _raise_stopped(sig: int, _frame) -> None:
+    # Only the first stop counts: a second one (the agent's death signal and a SIGHUP to our
+    # group, orphaned by that death while one of its processes was stopped) must not cut the
+    # clean-up short.
+    for stop in STOP_SIGNALS:
+        signal.signal(stop, signal.SIG_IGN)
     raise _Stopped(sig)
 
 
@@ -97,6 +103,7 @@ def _stand_aside() -> None:
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     os.close(null)
+    sys.stdout = sys.stderr = None  # a note Python would print (and fail to) must not change our exit status
 
 
 def _wait_for(child: int) -> int:

@@ -6,6 +6,8 @@ hides the host PIDs from the command) and then checked by PID."""
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import os
 import signal
 import subprocess
@@ -16,9 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.sandbox.policy import working_mechanisms
+from agent_cli.sandbox.policy import supervised_argv, working_mechanisms
 from tests.conftest import REPO, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
+from tests.fake_server.server import FakeModelServer
 from tests.integration.test_mcp_exec import server_pids
 from tests.integration.test_mcp_session import DEMO, server_table
 from tests.processes import alive
@@ -42,6 +45,20 @@ def token_pids(token: str) -> list[int]:
             except OSError:
                 continue
     return pids
+
+
+def sleeper_pids(token: str) -> list[int]:
+    """The sleepers themselves: the sandbox and the launcher carry the token in their command
+    lines too, long before the command runs."""
+    start = f"{sys.executable}\0-c\0".encode()
+    return [pid for pid in token_pids(token) if _cmdline(pid).startswith(start)]
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
 
 
 def all_gone(pids: list[int], within: float = 15.0) -> bool:
@@ -89,8 +106,10 @@ def test_a_signal_to_exec_ends_the_running_command(server, tmp_path, mechanism, 
     server.script(Reply(tool_calls=[ToolCall("shell", {"command": command})]), Reply(text="done"))
     proc = start_exec(server, tmp_path, mechanism)
     try:
-        wait_for(lambda: token_pids(token + "-fg") and token_pids(token + "-setsid"), within=60, what="both sleepers")
-        pids = token_pids(token)  # the sleepers, bash and the launcher
+        wait_for(
+            lambda: sleeper_pids(token + "-fg") and sleeper_pids(token + "-setsid"), within=60, what="both sleepers"
+        )
+        pids = token_pids(token)  # the sleepers, bash, bubblewrap and the launcher
         proc.send_signal(sig)
         proc.communicate(timeout=60)
     finally:
@@ -98,6 +117,111 @@ def test_a_signal_to_exec_ends_the_running_command(server, tmp_path, mechanism, 
     if sig != signal.SIGKILL:
         assert proc.returncode == 128 + sig
     assert all_gone(pids), [pid for pid in pids if alive(pid)]
+
+
+def test_the_supervisor_cleans_up_through_a_volley_of_death_signals(tmp_path):
+    """The agent's death reaches the supervisor once per thread of the agent (the parent-death
+    signal follows each exiting thread): the second must not cut the first one's clean-up short."""
+    token = uuid.uuid4().hex
+    command = f"setsid nohup {sleeper(token + '-setsid')} > /dev/null 2>&1 & {sleeper(token + '-fg')}"
+    launcher = subprocess.Popen(supervised_argv(["bash", "-c", command]), cwd=tmp_path, start_new_session=True)
+    try:
+        wait_for(
+            lambda: sleeper_pids(token + "-fg") and sleeper_pids(token + "-setsid"), within=60, what="both sleepers"
+        )
+        pids = token_pids(token)
+        gaps = itertools.cycle(range(0, 60, 3))
+        while launcher.poll() is None:  # one after another, microseconds apart
+            os.kill(launcher.pid, signal.SIGTERM)
+            end = time.perf_counter() + next(gaps) / 1e6
+            while time.perf_counter() < end:
+                pass
+    finally:
+        launcher.kill()
+        launcher.wait()
+    assert launcher.returncode == 128 + signal.SIGTERM
+    assert all_gone(pids), [pid for pid in pids if alive(pid)]
+
+
+@pytest.mark.skipif("bubblewrap" not in MECHANISMS, reason="bubblewrap does not work here")
+def test_exec_killed_while_bubblewrap_builds_the_sandbox_leaves_nothing(tmp_path):
+    """Bubblewrap binds the namespace's first process to its parent only once the namespace is
+    built. That process is held (SIGSTOP) before it starts the command, exec is killed, then it is
+    let go: the command must never run on, orphaned."""
+    for _attempt in range(5):  # the hold can come too late (the command had started): again
+        token = uuid.uuid4().hex
+        server = FakeModelServer().start()  # a new script each time: a killed exec leaves its end
+        server.script(Reply(tool_calls=[ToolCall("shell", {"command": sleeper(token)})]))
+        proc = start_exec(server, tmp_path, "bubblewrap")
+        held = None
+        try:
+            held = hold_the_namespace_before_its_command(proc.pid, token)
+            pids = token_pids(token)
+            proc.kill()
+            proc.communicate(timeout=60)
+            if held:
+                with contextlib.suppress(ProcessLookupError):  # it may be gone already
+                    os.kill(held, signal.SIGCONT)
+            gone = all_gone(pids)
+            left = sleeper_pids(token)
+        finally:
+            proc.kill()
+            server.stop()
+            for pid in token_pids(token):  # what a failure left behind
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+        assert gone and not left, f"left running: {[pid for pid in pids if alive(pid)]}, the command {left}"
+        if held:
+            return
+    pytest.fail("bubblewrap was never caught before it started the command")
+
+
+def hold_the_namespace_before_its_command(agent: int, token: str) -> int | None:
+    """Stop bubblewrap's process inside the new PID namespace before it forks the command; its
+    pid, or None when it had forked already (it is let go then). Watched tightly from the
+    agent down: the namespace is built in a few milliseconds."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        for pid in _descendants(agent):
+            if len(_nspids(pid)) == 2 and token.encode() in _cmdline(pid):  # the namespace's first process
+                os.kill(pid, signal.SIGSTOP)
+                wait_for(lambda: _state(pid) in "TZ", within=10, what="bubblewrap to stop")
+                if not _descendants(pid):
+                    return pid
+                os.kill(pid, signal.SIGCONT)
+                return None
+    raise AssertionError("bubblewrap never started")
+
+
+def _descendants(pid: int) -> list[int]:
+    found = []
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:  # it ended
+        return found
+    for task in tasks:
+        try:
+            children = [int(child) for child in (task / "children").read_text().split()]
+        except OSError:
+            continue
+        for child in children:
+            found += [child, *_descendants(child)]
+    return found
+
+
+def _nspids(pid: int) -> list[str]:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return []
+    return next((line.split()[1:] for line in status.splitlines() if line.startswith("NSpid:")), [])
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "Z"
 
 
 @pytest.mark.parametrize("sig", [None, signal.SIGKILL])
@@ -135,7 +259,7 @@ def test_nohup_exec_keeps_ignoring_sighup(server, tmp_path):
         text=True,
     )
     try:
-        wait_for(lambda: token_pids(token), within=60, what="the sleeper")
+        wait_for(lambda: sleeper_pids(token), within=60, what="the sleeper")
         proc.send_signal(signal.SIGHUP)
         proc.communicate(timeout=60)
     finally:
@@ -152,7 +276,7 @@ def test_exec_whose_reader_leaves_ends_with_its_command(server, tmp_path, mechan
     server.script(Reply(tool_calls=[ToolCall("shell", {"command": sleeper(token)})]), Reply(text="done"))
     proc = start_exec(server, tmp_path, mechanism)
     try:
-        wait_for(lambda: token_pids(token), within=60, what="the sleeper")
+        wait_for(lambda: sleeper_pids(token), within=60, what="the sleeper")
         pids = token_pids(token)
         proc.stdout.close()  # the reader leaves
         assert proc.wait(timeout=60) == 128 + signal.SIGPIPE
