@@ -7,7 +7,10 @@ history. Each session file, checkpoint repository or output file is one unit; wh
 over ``home_budget_mb`` the units are removed by age (their newest modification), oldest first,
 until it fits. A unit in use is kept: modified in the last ``IN_USE_S`` seconds, or registered
 with :func:`keep` (the running session's file). Checked when a session starts and after each
-output that was spilled (at most every ``CHECK_EVERY_S`` unless much was written since).
+output that was spilled (at most every ``CHECK_EVERY_S`` unless much was written since). At a
+session's start the check is skipped when any process checked in the last ``START_CHECK_EVERY_S``
+(a stamp file in the home): a script running `agent exec` in a loop does not walk the home each
+time, nor compete with its own start-up for the interpreter.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ COUNTED = ("tool-outputs", "tool-commands", "sessions", "checkpoints", "refused"
 NESTED = {"sessions": 3, "checkpoints": 1}  # folders whose units lie deeper (YYYY/MM/DD, index/)
 IN_USE_S = 60.0
 CHECK_EVERY_S = 30.0
+START_CHECK_EVERY_S = 600.0
+STAMP = ".home-budget-checked"  # touched after each check, by any process
 
 _lock = threading.Lock()
 _enforcing = threading.Lock()
@@ -54,7 +59,15 @@ def start(home: Path, budget_mb: int, session_file: Path | None) -> None:
     configure(home, budget_mb)
     if session_file is not None:
         keep(session_file)
-    _in_background(Path(home))
+    if not _checked_lately(Path(home)):
+        _in_background(Path(home))
+
+
+def _checked_lately(home: Path) -> bool:
+    try:
+        return time.time() - os.stat(home / STAMP).st_mtime < START_CHECK_EVERY_S
+    except OSError:
+        return False
 
 
 def _in_background(home: Path) -> None:
@@ -162,6 +175,8 @@ def _enforce(home: Path, limit: int | None, now: float | None) -> list[Path]:
             removed.append(unit.path)
     with _lock:
         _checked[home], _pending[home] = time.monotonic(), 0
+    with contextlib.suppress(OSError):
+        (home / STAMP).touch()
     return removed
 
 
