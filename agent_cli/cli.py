@@ -112,7 +112,9 @@ def dispatch(argv: list[str]) -> int:
     if argv and argv[0] == "sessions":
         return sessions_cmd.run_sessions(argv[1:])
     if argv and argv[0] == "resume":  # the TUI on a saved session
-        config, prompt, session, entered, setup = sessions_cmd.prepare_resume(argv[1:])
+        from agent_cli.tui.first_run import set_up_if_needed  # no key: the set-up screen, as for `agent`
+
+        config, prompt, session, entered, setup = sessions_cmd.prepare_resume(argv[1:], set_up_if_needed)
         from agent_cli.tui.app import run_app
 
         status = run_app(config, prompt, session=session, first_input=setup)

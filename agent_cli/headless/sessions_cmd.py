@@ -11,6 +11,7 @@ import os
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -32,6 +33,9 @@ from agent_cli.store.repair import repair_session_file
 from agent_cli.store.rollout import RolloutError, SessionBusyError, load_session_file, lock_file, read_header
 from agent_cli.terminal_text import terminal_safe
 from agent_cli.worktrees.entering import Entered
+
+# the first-run set-up: (arguments, config, how to load it again) -> the config to run with
+SetUp = Callable[[argparse.Namespace, Config, Callable[[argparse.Namespace], Config]], Config]
 
 PICKER_SIZE = 20
 
@@ -316,16 +320,21 @@ def run_export(argv: list[str], out: TextIO) -> int:
     return 0
 
 
-def prepare_resume(argv: list[str]) -> tuple[Config, str | None, Session, Entered | None, str | None]:
+def prepare_resume(
+    argv: list[str], set_up: SetUp | None = None
+) -> tuple[Config, str | None, Session, Entered | None, str | None]:
     """`agent resume [--last | ID] [PROMPT]`: the config, the prompt, the restored session the TUI
     reopens, the worktree it went back to and that worktree's set-up input (cli.py starts the TUI:
-    no subcommand here imports it)."""
+    no subcommand here imports it). ``set_up``: the first-run screen when there is no key (the
+    TUI's, passed in by cli.py)."""
     args = build_resume_parser().parse_intermixed_args(argv)  # options before and after the id
     ref, prompt = split_words(args)
     path = fork_if_asked(args, resolve_session_file(args, ref, picker=True, out=sys.stderr))
     use_recorded_model(args, path)
     entered = return_to_worktree(args, path)  # a session that ran in a worktree goes on there
     config = load_config_or_exit(args)
+    if set_up is not None:
+        config = set_up(args, config, load_config_or_exit)
     check_api_key_or_exit(config)
     setup = prepare(entered, config, args)  # a worktree made again gets its set-up
     return config, prompt, restore_or_exit(config, path, interactive=True), entered, setup

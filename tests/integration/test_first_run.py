@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PROVIDER_KEYS, REPO, git_init, run_agent
+from tests.conftest import PROVIDER_KEYS, REPO, git_init, provider_env, run_agent
 from tests.fake_server import FakeModelServer, Reply
 from tests.waiting import wait_for
 
@@ -121,15 +121,23 @@ def test_doctor_reports_a_failing_mcp_server(tmp_path, isolated_home):
     assert "FAIL  mcp" in result.stdout and "broken" in result.stdout
 
 
-def test_agent_in_a_terminal_with_no_key_opens_set_up_instead_of_an_error(tmp_path, isolated_home):
-    """`agent` in a real terminal (tmux) with no key: the set-up screen, not `OPENAI_API_KEY is not set`."""
+@pytest.mark.parametrize("words", [[], ["resume", "--last"]], ids=["agent", "agent resume --last"])
+def test_agent_in_a_terminal_with_no_key_opens_set_up_instead_of_an_error(server, tmp_path, isolated_home, words):
+    """`agent` (or `agent resume` of a session saved while a key was set) in a real terminal (tmux)
+    with no key: the set-up screen, not `OPENAI_API_KEY is not set`."""
     tmux = shutil.which("tmux")
     if tmux is None:
         pytest.skip("tmux is not installed (.ci/run installs it)")
+    if words:
+        server.script(Reply(text="saved"))
+        saved = run_agent(
+            ["exec", "--provider", "openai", "-m", "test-model", "hi"], cwd=tmp_path, env=provider_env(server, "openai")
+        )
+        assert saved.returncode == 0, saved.stderr
     env = {k: v for k, v in os.environ.items() if k not in PROVIDER_KEYS}
     env.update(PYTHONPATH=str(REPO), TERM="xterm-256color", AGENT_HOME=str(isolated_home))
     name = f"firstrun-{os.getpid()}"
-    command = f"{shlex.quote(sys.executable)} -m agent_cli; echo EXITED $?; sleep 30"
+    command = f"{shlex.join([sys.executable, '-m', 'agent_cli', *words])}; echo EXITED $?; sleep 30"
     subprocess.run(
         [tmux, "-L", name, "new-session", "-d", "-x", "100", "-y", "30", "-c", str(tmp_path), command],
         env=env,
