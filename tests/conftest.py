@@ -116,13 +116,19 @@ def git_init(path: Path) -> Path:
     return path
 
 
+def agent_process_env(**extra: str) -> dict[str, str]:
+    """The environment of an agent process a test starts: this one without provider keys, the
+    source tree importable, no colour; ``extra`` on top."""
+    env = {k: v for k, v in os.environ.items() if k not in PROVIDER_KEYS}
+    env.update(PYTHONPATH=str(REPO), NO_COLOR="1", **extra)
+    return env
+
+
 def run_agent(
     args: list[str], *, cwd: Path, env: dict[str, str] | None = None, stdin: str | None = None, timeout: float = 60
 ) -> Result:
     """Run `python -m agent_cli ARGS` as a user would, with a clean environment."""
-    full_env = {k: v for k, v in os.environ.items() if k not in PROVIDER_KEYS}
-    full_env.update({"PYTHONPATH": str(REPO), "NO_COLOR": "1"})
-    full_env.update(env or {})
+    full_env = agent_process_env(**(env or {}))
     proc = subprocess.run(
         [sys.executable, "-m", "agent_cli", *args],
         cwd=cwd,

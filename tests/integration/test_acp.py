@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 import sys
 
@@ -21,7 +20,7 @@ from acp.schema import (
     TextResourceContents,
 )
 
-from tests.conftest import PROVIDER_KEYS, REPO, provider_env
+from tests.conftest import agent_process_env, provider_env
 from tests.fake_server import Reply, ToolCall
 from tests.processes import alive, gone
 from tests.waiting import until
@@ -57,9 +56,7 @@ class RecordingClient:
 
 
 def agent_env(server, provider: str = "openai") -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in PROVIDER_KEYS}
-    env.update({"PYTHONPATH": str(REPO), "NO_COLOR": "1", **provider_env(server, provider)})
-    return env
+    return agent_process_env(**provider_env(server, provider))
 
 
 def spawn(client, server, cwd, *args: str, env: dict | None = None):

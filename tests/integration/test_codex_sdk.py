@@ -7,7 +7,6 @@ them these tests skip and say why."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -15,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PROVIDER_KEYS, REPO
+from tests.conftest import REPO, agent_process_env
 from tests.fake_server import Reply, ToolCall, Usage
 
 NODE_DIR = REPO / "tests" / "node"
@@ -40,8 +39,7 @@ def agent_binary(tmp_path) -> Path:
 
 
 def run_sdk(mode: str, agent: Path, workdir: Path, server, through_options: bool = False) -> dict | list:
-    env = {k: v for k, v in os.environ.items() if k not in PROVIDER_KEYS}
-    env.update({"PYTHONPATH": str(REPO), "NO_COLOR": "1"})
+    env = agent_process_env()
     if through_options:
         env["SDK_BASE_URL"] = server.openai_base_url
     else:

@@ -13,13 +13,12 @@ Nothing here measures time.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 
 import pytest
 
-from tests.conftest import PROVIDER_KEYS, REPO, provider_env
+from tests.conftest import agent_process_env, provider_env
 from tests.fake_server import Reply, ToolCall
 
 NEVER_IMPORTED = (
@@ -58,10 +57,7 @@ def test_a_plain_exec_round_trip_never_imports_what_only_other_features_need(pro
     server.script(Reply(tool_calls=[ToolCall("shell", {"command": "echo hi"})]), Reply(text="done"))
     listing = tmp_path / "modules.txt"
     env = {
-        **{k: v for k, v in os.environ.items() if k not in PROVIDER_KEYS},
-        **provider_env(server, provider),
-        "PYTHONPATH": str(REPO),
-        "NO_COLOR": "1",
+        **agent_process_env(**provider_env(server, provider)),
         "MODULES_OUT": str(listing),
         "AGENT_SANDBOX_MECHANISM": "bubblewrap",  # where it does not work, commands run unconfined
     }
@@ -95,13 +91,7 @@ def test_a_piped_command_that_needs_no_model_imports_no_sdk(server, tmp_path):
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
     (tmp_path / "new.txt").write_text("fresh line\n")
     listing = tmp_path / "modules.txt"
-    env = {
-        **{k: v for k, v in os.environ.items() if k not in PROVIDER_KEYS},
-        **provider_env(server, "anthropic"),
-        "PYTHONPATH": str(REPO),
-        "NO_COLOR": "1",
-        "MODULES_OUT": str(listing),
-    }
+    env = {**agent_process_env(**provider_env(server, "anthropic")), "MODULES_OUT": str(listing)}
     result = subprocess.run(
         [sys.executable, "-c", RUN_AND_LIST_MODULES, "exec", "--provider", "anthropic", "-m", "test-model"],
         cwd=tmp_path,

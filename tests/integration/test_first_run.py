@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PROVIDER_KEYS, REPO, git_init, provider_env, run_agent
+from tests.conftest import agent_process_env, git_init, provider_env, run_agent
 from tests.fake_server import FakeModelServer, Reply
 from tests.waiting import wait_for
 
@@ -134,8 +134,7 @@ def test_agent_in_a_terminal_with_no_key_opens_set_up_instead_of_an_error(server
             ["exec", "--provider", "openai", "-m", "test-model", "hi"], cwd=tmp_path, env=provider_env(server, "openai")
         )
         assert saved.returncode == 0, saved.stderr
-    env = {k: v for k, v in os.environ.items() if k not in PROVIDER_KEYS}
-    env.update(PYTHONPATH=str(REPO), TERM="xterm-256color", AGENT_HOME=str(isolated_home))
+    env = agent_process_env(TERM="xterm-256color", AGENT_HOME=str(isolated_home))
     name = f"firstrun-{os.getpid()}"
     command = f"{shlex.join([sys.executable, '-m', 'agent_cli', *words])}; echo EXITED $?; sleep 30"
     subprocess.run(

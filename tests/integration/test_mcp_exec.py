@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
 import sys
 
-from tests.conftest import REPO, provider_env, run_agent
+from tests.conftest import agent_process_env, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
 from tests.integration.test_mcp_session import DEMO, server_table
 from tests.processes import alive
@@ -52,8 +51,7 @@ def test_exec_json_reports_mcp_tool_calls_and_leaves_no_process(server, tmp_path
 def test_ctrl_c_during_an_mcp_call_stops_the_server_too(server, tmp_path, isolated_home):
     (isolated_home / "config.toml").write_text(server_table("demo", DEMO))
     server.script(Reply(tool_calls=[ToolCall("mcp__demo__slow", {"seconds": 60})]))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
-    env.update(provider_env(server, "openai-chat"), PYTHONPATH=str(REPO), NO_COLOR="1")
+    env = agent_process_env(**provider_env(server, "openai-chat"))
     proc = subprocess.Popen(
         [sys.executable, "-m", "agent_cli", *EXEC, "wait"],
         cwd=tmp_path,

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli.sandbox.policy import supervised_argv, working_mechanisms
-from tests.conftest import REPO, provider_env, run_agent
+from tests.conftest import agent_process_env, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
 from tests.fake_server.server import FakeModelServer
 from tests.integration.test_mcp_exec import server_pids
@@ -71,10 +71,7 @@ def all_gone(pids: list[int], within: float = 15.0) -> bool:
 
 
 def start_exec(server, cwd: Path, mechanism: str, prompt: str = "go") -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
-    env.update(
-        provider_env(server, "openai-chat"), PYTHONPATH=str(REPO), NO_COLOR="1", AGENT_SANDBOX_MECHANISM=mechanism
-    )
+    env = agent_process_env(**provider_env(server, "openai-chat"), AGENT_SANDBOX_MECHANISM=mechanism)
     return subprocess.Popen(
         [sys.executable, "-m", "agent_cli", *EXEC, prompt],
         cwd=cwd,
@@ -247,8 +244,7 @@ def test_nohup_exec_keeps_ignoring_sighup(server, tmp_path):
         Reply(tool_calls=[ToolCall("shell", {"command": f"{sleeper(token)} & sleep 3; echo survived"})]),
         Reply(text="done"),
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
-    env.update(provider_env(server, "openai-chat"), PYTHONPATH=str(REPO), NO_COLOR="1")
+    env = agent_process_env(**provider_env(server, "openai-chat"))
     proc = subprocess.Popen(
         ["nohup", sys.executable, "-m", "agent_cli", *EXEC, "go"],
         cwd=tmp_path,
@@ -288,8 +284,7 @@ def test_exec_whose_reader_leaves_ends_with_its_command(server, tmp_path, mechan
 
 def test_acp_whose_client_stops_reading_ends(server, tmp_path):
     """An editor that closes our output (and not our input) is gone too: `agent acp` ends."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
-    env.update(provider_env(server, "openai-chat"), PYTHONPATH=str(REPO))
+    env = agent_process_env(**provider_env(server, "openai-chat"))
     proc = subprocess.Popen(
         [sys.executable, "-m", "agent_cli", "acp", "-m", "test-model"],
         cwd=tmp_path,

@@ -22,7 +22,7 @@ from agent_cli.items import ToolOutput, user
 from agent_cli.runtime import open_session
 from agent_cli.session.resume import restore
 from agent_cli.store.rollout import FORMAT_VERSION, load_session_file
-from tests.conftest import PROVIDER_KEYS, REPO, provider_env, run_agent
+from tests.conftest import agent_process_env, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
 from tests.processes import pids_running
 from tests.session_helpers import collect_events
@@ -286,8 +286,7 @@ def test_unknown_ids_and_a_missing_choice_are_usage_errors(server, isolated_home
 
 def test_sigkill_mid_turn_loses_nothing_that_had_completed(server, isolated_home, tmp_path):
     """kill -9 while a tool runs; `agent exec resume --last` sends every completed item."""
-    env = {k: v for k, v in os.environ.items() if k not in PROVIDER_KEYS}
-    env.update(exec_env(server, isolated_home), PYTHONPATH=str(REPO), NO_COLOR="1")
+    env = agent_process_env(**exec_env(server, isolated_home))
     server.script(
         Reply(text="Starting the long job.", tool_calls=[ToolCall("shell", {"command": "echo step-1-done"})]),
         Reply(

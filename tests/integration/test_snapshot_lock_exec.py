@@ -4,7 +4,6 @@ SIGHUP. (Past the snapshot's own limit: tests/unit/test_shell_snapshot.py.)"""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, provider_env, run_agent
+from tests.conftest import agent_process_env, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
 from tests.processes import alive
 from tests.unit.test_shell_snapshot import locking_profile
@@ -63,8 +62,7 @@ def test_a_stop_signal_mid_profile_leaves_no_lock(server, tmp_path, home, sig):
     server.script(Reply(tool_calls=[ToolCall("shell", {"command": "echo hi"})]), Reply(text="done"))
     work = tmp_path / "work"
     work.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
-    env.update(provider_env(server, "openai-chat"), PYTHONPATH=str(REPO), NO_COLOR="1", HOME=str(home))
+    env = agent_process_env(**provider_env(server, "openai-chat"), HOME=str(home))
     proc = subprocess.Popen(
         [sys.executable, "-m", "agent_cli", *EXEC, "go"],
         cwd=work,
