@@ -3,7 +3,8 @@ PermissionRequest, PostToolUseFailure and SubagentStart, with Claude Code's inpu
 
 - ``SessionEnd`` (``reason``: clear, logout, prompt_input_exit, other) runs once when the
   session closes; nothing it says can stop that, and nothing it says is shown (the front end is
-  closing too), as in Claude Code.
+  closing too), as in Claude Code. A session closed before its first prompt ran no SessionStart
+  (that waits for the prompt), so it runs no SessionEnd either: the two always come in pairs.
 - ``Notification`` (``notification_type``, ``message``, ``title``): an approval is waiting
   (``permission_prompt``) or the prompt has been idle for 60 s (``idle_prompt``). It runs beside
   the question, never in front of it.
@@ -49,7 +50,7 @@ async def session_end(turn: TurnContext, emit: Emit | None = None) -> None:
     """SessionEnd, once, for a top-level session; then waits for the hook work still running
     beside it (Notification and async hooks, the notify program), a subagent's too."""
     state = turn.hooks
-    if not state.ended and turn.agent_name is None:
+    if not state.ended and turn.agent_name is None and state.pending_start is None:
         state.ended = True
         unseen: list[ev.Event] = []
         await run_hooks(turn, "SessionEnd", emit or unseen.append, reason=state.end_reason)

@@ -159,6 +159,16 @@ async def test_a_permission_request_hook_answers_for_the_user(server, tmp_path, 
     assert "a PermissionRequest hook denied it: not on Fridays" in ends[1].output
 
 
+async def test_a_session_closed_before_its_first_prompt_runs_neither_start_nor_end(server, tmp_path, monkeypatch):
+    log = tmp_path / "hooks.jsonl"
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    logging_settings(repo, log, ["SessionStart", "SessionEnd"])
+    session = session_helpers.make_session(server, repo, monkeypatch)
+    await session.aclose()
+    assert logged(log) == []
+
+
 async def test_session_end_fires_once_when_exec_like_sessions_close(server, tmp_path, monkeypatch):
     log = tmp_path / "hooks.jsonl"
     repo = tmp_path / "repo"
