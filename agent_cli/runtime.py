@@ -33,7 +33,7 @@ from agent_cli.lsp.code_checks import CodeChecks
 from agent_cli.lsp.manager import LspManager, LspSettings
 from agent_cli.lsp.servers import configured_specs
 from agent_cli.lsp.tool import LspTool
-from agent_cli.mcp.config import ServerSpec, configured_servers
+from agent_cli.mcp.config import ServerList, ServerSpec, configured_servers
 from agent_cli.mcp.toolset import McpToolset, budget_tokens, plugin_servers
 from agent_cli.memory.tools import memory_tools
 from agent_cli.models.base import ModelClient
@@ -75,6 +75,7 @@ def open_session(
     *,
     interactive: bool,
     mcp_servers: Iterable[ServerSpec] = (),
+    only_these_mcp_servers: bool = False,
     clients: ClientFactory | None = None,
     session_id: str | None = None,
     limits: RunLimits | None = None,
@@ -85,7 +86,8 @@ def open_session(
 ) -> Session:
     """A new top-level session for ``config``. ``interactive``: a person answers approvals (the TUI,
     an editor); otherwise the configured policy does (``agent exec``). ``mcp_servers`` join the
-    configured ones (an editor's, over ACP). ``clients`` makes a model's client (default: the
+    configured ones (an editor's, over ACP), or replace them with ``only_these_mcp_servers``
+    (Claude's ``--strict-mcp-config``). ``clients`` makes a model's client (default: the
     configured provider's; a benchmark passes a scripted model). The rest are a front end's options
     for the run: ``agent exec``'s ``limits`` and ``output_schema``, an editor's files and terminal
     (ACP), the tools the Claude Agent SDK allows (``tool_limit``); ``session_id`` when the front end
@@ -127,7 +129,9 @@ def open_session(
             client_factory=clients or client_factory(config),
             plugins=plugins,
             agents=agents,
-            mcp=mcp_toolset(config, registry, approvals, trust, plugins, raw, list(mcp_servers)),
+            mcp=mcp_toolset(
+                config, registry, approvals, trust, plugins, raw, list(mcp_servers), only_these_mcp_servers
+            ),
             checks=checks,
             shell_snapshot=new_shell_snapshot(config, approvals.env),
             load_warnings=(*hook_warnings, *search_warnings),
@@ -299,13 +303,15 @@ def mcp_toolset(
     plugins: PluginSet,
     raw: dict[str, Any],
     extra: list[ServerSpec],
+    only_extra: bool = False,
 ) -> McpToolset | None:
     """The configured servers (``raw``: those in force), the repository's ``.mcp.json`` (once
-    trusted), the plugins' and ``extra`` ones; None when there are none (the session then does no
-    MCP work at all). A name already taken keeps its first definition."""
+    trusted), the plugins' and ``extra`` ones (only these with ``only_extra``); None when there
+    are none (the session then does no MCP work at all). A name already taken keeps its first
+    definition."""
     root = (find_git_root(config.cwd) or config.cwd) if trust.trusted else None  # .mcp.json waits for trust
     sources = ", ".join(str(path) for path in config.sources) or "config"
-    servers = configured_servers(raw, root, sources, plugin_servers(plugins))
+    servers = ServerList([], []) if only_extra else configured_servers(raw, root, sources, plugin_servers(plugins))
     if not servers.specs and not servers.warnings and not extra:
         return None
     toolset = McpToolset.for_specs(

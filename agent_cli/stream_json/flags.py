@@ -73,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--setting-sources", help="which of user,project,local settings load ('' none)")
     parser.add_argument("--add-dir", dest="add_dirs", action="append", default=[], metavar="DIR")
     parser.add_argument("--mcp-config", action="append", default=[], help="MCP servers (JSON or a file)")
-    parser.add_argument("--strict-mcp-config", action="store_true", help="only the servers of --mcp-config")
+    parser.add_argument("--strict-mcp-config", action="store_true", help="only the servers of --mcp-config run")
     parser.add_argument("--json-schema", help="the answer is JSON that validates against this schema")
     parser.add_argument("--effort", help="low, medium, high, xhigh or max (a number is accepted and ignored)")
     parser.add_argument("--max-thinking-tokens", type=int, help="accepted and ignored")

@@ -110,6 +110,7 @@ def open_for(args: argparse.Namespace, channel: Channel, entered: Entered | None
             config,
             interactive=prompt_tool,
             mcp_servers=servers,
+            only_these_mcp_servers=args.strict_mcp_config,
             session_id=new_id,
             limits=limits,
             output_schema=schema,

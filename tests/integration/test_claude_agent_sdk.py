@@ -14,6 +14,7 @@ import pytest
 
 from tests.conftest import REPO, git_init, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
+from tests.integration.test_mcp_session import DEMO, server_table
 from tests.processes import gone, started
 
 sdk = pytest.importorskip("claude_agent_sdk", reason="the Claude Agent SDK is not installed (the test extra has it)")
@@ -329,6 +330,22 @@ def test_sdk_mcp_server_tool_called_by_the_model(server, tmp_path, agent_binary,
     assert "mcp__calc__add" in json.dumps(server.requests[0].body)  # the model was offered the host's tool
     assert status["mcpServers"][0]["name"] == "calc" and status["mcpServers"][0]["status"] == "connected"
     assert messages[-1].result == "The sum is 5."
+
+
+def test_strict_mcp_config_runs_only_the_hosts_servers(server, tmp_path, agent_binary):
+    """`--strict-mcp-config` (the SDK's `extra_args`): a server of agent-cli's own config stays off."""
+    home = tmp_path / "agent-home"
+    home.mkdir()
+    (home / "config.toml").write_text(server_table("demo", DEMO))
+    calculator = create_sdk_mcp_server("calc", tools=[])
+
+    async def status(**more) -> list[str]:
+        opts = options(server, "responses", agent_binary, tmp_path / "w", mcp_servers={"calc": calculator}, **more)
+        async with ClaudeSDKClient(opts) as client:
+            return sorted(entry["name"] for entry in (await client.get_mcp_status())["mcpServers"])
+
+    assert asyncio.run(status()) == ["calc", "demo"]
+    assert asyncio.run(status(extra_args={"strict-mcp-config": None})) == ["calc"]
 
 
 def test_print_mode_text_and_json(server, tmp_path, wire):
