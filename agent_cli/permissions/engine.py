@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_cli.permissions.rules import Rule, Target
+from agent_cli.permissions.rules import Rule, Target, parse_rule
 from agent_cli.permissions.sources import LoadedRules, Settings, load_rules
 from agent_cli.permissions.targets import call_targets
 
@@ -51,6 +51,7 @@ class Permissions:
     warnings: list[str] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
     recent: deque = field(default_factory=lambda: deque(maxlen=RECENT))  # (tool, summary, Verdict)
+    session_rules: list[Rule] = field(default_factory=list)  # this session's only: kept across reloads
 
     @classmethod
     def from_config(cls, config: Settings, trusted: bool = False) -> Permissions:
@@ -59,7 +60,16 @@ class Permissions:
 
     def reload(self, config: Settings) -> None:
         loaded = load_rules(config)
-        self.rules, self.warnings, self.files = loaded.rules, loaded.warnings, loaded.files
+        self.rules, self.warnings, self.files = loaded.rules + self.session_rules, loaded.warnings, loaded.files
+
+    def add_session_rule(self, text: str, kind: str, source: str) -> Rule:
+        """A rule for this session only (an SDK host's "always allow"), ranked above every loaded
+        one; raises RuleError for text that is not a rule."""
+        rank = 1 + max((rule.rank for rule in self.rules), default=0)
+        rule = parse_rule(text, kind, source, self.cwd, rank)
+        self.session_rules.append(rule)
+        self.rules.append(rule)
+        return rule
 
     def active(self, rule: Rule) -> bool:
         return self.trusted or not (rule.repository and rule.kind == "allow")

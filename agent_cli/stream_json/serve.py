@@ -190,6 +190,7 @@ class StreamJsonServer:
                 changed = msg.our_arguments(name, updated, arguments) if isinstance(updated, dict) else None
                 changed = changed if changed != arguments else None
                 decision = ev.ApprovalDecision("approve", arguments=changed)
+                self._apply_permission_updates(answer.get("updatedPermissions"))
                 verdict = self.session.approvals.permissions.decide(name, changed) if changed else None
                 if verdict is not None and verdict.decision == "deny":  # a deny rule holds for the new input too
                     decision = ev.ApprovalDecision(
@@ -207,6 +208,29 @@ class StreamJsonServer:
             self.state("running")
             if request.future is not None and not request.future.done():
                 request.future.set_result(decision)
+
+    def _apply_permission_updates(self, updates: Any) -> None:
+        """``updatedPermissions`` (Claude's PermissionUpdate: the host's "always allow"): rules
+        added and the mode set, for this session whatever ``destination`` says (no settings file
+        is written); the other kinds are logged and left."""
+        for update in updates if isinstance(updates, list) else []:
+            kind = update.get("type") if isinstance(update, dict) else None
+            try:
+                if kind == "addRules" and update.get("behavior") in ("allow", "deny", "ask"):
+                    for rule in update.get("rules") or []:
+                        text = (
+                            f"{rule['toolName']}({rule['ruleContent']})"
+                            if rule.get("ruleContent")
+                            else rule["toolName"]
+                        )
+                        self.session.approvals.permissions.add_session_rule(text, update["behavior"], "the SDK host")
+                elif kind == "setMode":
+                    apply_permission_mode(self.session, str(update.get("mode")), self.options.prompt_tool)
+                    self.options.permission_mode = str(update.get("mode"))
+                else:
+                    log.warning("updatedPermissions: %s is not applied", kind)
+            except (KeyError, TypeError, ValueError) as exc:  # RuleError is a ValueError
+                log.warning("updatedPermissions: %r not applied: %s", update, exc)
 
     # --- control requests from the host -------------------------------------------------------
 

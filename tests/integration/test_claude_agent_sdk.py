@@ -25,6 +25,7 @@ from claude_agent_sdk import (  # noqa: E402
     HookMatcher,
     PermissionResultAllow,
     PermissionResultDeny,
+    PermissionUpdate,
     ResultMessage,
     StreamEvent,
     SystemMessage,
@@ -35,6 +36,7 @@ from claude_agent_sdk import (  # noqa: E402
     query,
     tool,
 )
+from claude_agent_sdk.types import PermissionRuleValue  # noqa: E402 - not exported by the package
 
 pytestmark = pytest.mark.timeout(120)
 WIRES = {"anthropic": "claude-sonnet-4-5", "responses": "gpt-5"}
@@ -330,6 +332,38 @@ def test_sdk_mcp_server_tool_called_by_the_model(server, tmp_path, agent_binary,
     assert "mcp__calc__add" in json.dumps(server.requests[0].body)  # the model was offered the host's tool
     assert status["mcpServers"][0]["name"] == "calc" and status["mcpServers"][0]["status"] == "connected"
     assert messages[-1].result == "The sum is 5."
+
+
+def test_an_always_allow_from_can_use_tool_holds_for_the_session(server, tmp_path, agent_binary):
+    """`updatedPermissions` with an allow rule (the host's "always allow"): the next matching
+    call is not asked about."""
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "touch one.txt"})]),
+        lambda request: Reply(tool_calls=[ToolCall("shell", {"command": "touch two.txt"})]),
+        lambda request: Reply(text="done"),
+    )
+    asked: list[str] = []
+
+    async def can_use_tool(name, tool_input, context):
+        asked.append(tool_input["command"])
+        always = PermissionUpdate(
+            type="addRules", rules=[PermissionRuleValue(tool_name="Bash", rule_content="touch:*")], behavior="allow"
+        )
+        return PermissionResultAllow(updated_permissions=[always])
+
+    work = tmp_path / "work"
+
+    async def run():
+        async with ClaudeSDKClient(
+            options(server, "responses", agent_binary, work, can_use_tool=can_use_tool)
+        ) as client:
+            await client.query("touch two files")
+            return await collect(client)
+
+    messages = asyncio.run(run())
+    assert asked == ["touch one.txt"]
+    assert (work / "one.txt").exists() and (work / "two.txt").exists()
+    assert messages[-1].result == "done"
 
 
 def test_strict_mcp_config_runs_only_the_hosts_servers(server, tmp_path, agent_binary):
