@@ -2,7 +2,8 @@
 
 ``name`` and ``description`` say what the agent is for (the model picks agents by them);
 ``tools`` (a list or a comma-separated string; Claude Code's names are mapped to ours) limits
-what the agent may call, all the parent's tools when absent; ``model`` is ``inherit`` (default),
+what the agent may call, all the parent's tools when absent; ``disallowedTools`` takes tools away
+(from ``tools``, or from the built-in ones); ``model`` is ``inherit`` (default),
 ``sonnet``, ``opus``, ``haiku`` or a model name; ``isolation: worktree`` runs it in a git worktree
 of its own (worktrees/). The body is the agent's system prompt.
 """
@@ -60,7 +61,17 @@ def parse_agent_file(path: Path, source: str, namespace: str | None = None) -> t
     meta, body, problem = read_front_matter(path)
     if meta is None:
         return None, problem
-    name = meta.get("name", path.stem)
+    return agent_from_fields(meta.get("name", path.stem), meta, body, source, path, namespace)
+
+
+def agent_from_fields(
+    name: object, meta: dict, prompt: object, source: str, path: Path | None = None, namespace: str | None = None
+) -> tuple[AgentDefinition | None, str]:
+    """An agent from a file's front matter and body, or from an SDK host's definition (``meta``
+    with Claude's keys, ``prompt`` its system prompt): (definition, a warning or "") or (None, why
+    it cannot be used)."""
+    if not isinstance(prompt, str):
+        return None, "`prompt` must be text"
     description = meta.get("description")
     if not isinstance(name, str) or not name.strip() or any(c.isspace() for c in name.strip()):
         return None, "front matter `name` must be one word"
@@ -78,14 +89,21 @@ def parse_agent_file(path: Path, source: str, namespace: str | None = None) -> t
     isolation = meta.get("isolation")
     if isolation is not None and isolation != "worktree":
         return None, "front matter `isolation` can only be `worktree`"
+    limited = raw_tools is not None
     tools, unknown = map_tool_names(raw_tools or [])
     warning = f"tools with no equivalent here are ignored: {', '.join(unknown)}" if unknown else ""
+    denied = meta.get("disallowedTools")
+    if isinstance(denied, str):
+        denied = denied.split(",")
+    if isinstance(denied, list) and all(isinstance(t, str) for t in denied) and denied:
+        names, _ = map_tool_names(denied)  # all but these: of the tools named, or of the built-in ones
+        tools, limited = [tool for tool in (tools if limited else KNOWN_TOOLS) if tool not in names], True
     full_name = f"{namespace}:{name.strip()}" if namespace else name.strip()
     definition = AgentDefinition(
         name=full_name,
         description=description,
-        prompt=body,
-        tools=tuple(tools) if raw_tools is not None else None,
+        prompt=prompt,
+        tools=tuple(tools) if limited else None,
         model=model,
         source=source,
         path=path,

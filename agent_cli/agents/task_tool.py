@@ -9,7 +9,7 @@ subagent through its ``spawn`` callable (:mod:`agent_cli.runtime` gives it one p
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,6 +75,15 @@ class TaskTool(Tool):
         self.spec = task_spec(agents)
         self.spawn = spawn  # runs a subagent as a child of the session that owns this tool
         self._slots = asyncio.Semaphore(max_parallel)
+
+    def define(self, definitions: Iterable[AgentDefinition]) -> None:
+        """Agents a front end defines (an SDK host's ``initialize``, before the first request, so
+        the tools sent stay as they are): listed first, over any file of the same name."""
+        added = {agent.name: agent for agent in definitions}
+        merged = {**added, **{name: agent for name, agent in self.agents.agents.items() if name not in added}}
+        self.agents.agents.clear()  # one set, shared with the session and its children
+        self.agents.agents.update(merged)
+        self.spec = task_spec(self.agents)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         name = str(args["agent"]).strip()

@@ -18,6 +18,8 @@ from typing import Any
 
 from agent_cli import __version__
 from agent_cli import events as ev
+from agent_cli.agents.definition import agent_from_fields
+from agent_cli.agents.task_tool import TASK_TOOL, TaskTool
 from agent_cli.commands.context_usage import context_usage
 from agent_cli.commands.dispatch import submit
 from agent_cli.commands.registry import list_commands
@@ -255,6 +257,7 @@ class StreamJsonServer:
         specs = hook_specs(request.get("hooks"), self.channel)
         for spec in specs:
             session.hooks.table[spec.event] = (*session.hooks.table.get(spec.event, ()), spec)
+        self._define_agents(request.get("agents"))
         commands = [
             {"name": info.name, "description": info.description, "argumentHint": info.argument_hint}
             for info in list_commands(session)
@@ -277,6 +280,24 @@ class StreamJsonServer:
     async def _on_interrupt(self, request: dict) -> dict:
         self.session.interrupt()  # as Esc: the running tool and the request stop
         return {}
+
+    def _define_agents(self, table: Any) -> None:
+        """``agents`` in ``initialize`` (the SDK's ``AgentDefinition``s) join the ``task`` tool."""
+        task = self.session.tools.get(TASK_TOOL)
+        if not isinstance(table, dict) or not isinstance(task, TaskTool):
+            return
+        definitions = []
+        for name, entry in table.items():
+            definition, problem = (
+                agent_from_fields(name, entry, entry.get("prompt"), "sdk")
+                if isinstance(entry, dict)
+                else (None, "not an object")
+            )
+            if problem:
+                log.warning("agent %r from the SDK host: %s", name, problem)
+            if definition is not None:
+                definitions.append(definition)
+        task.define(definitions)
 
     async def _on_set_permission_mode(self, request: dict) -> dict:
         mode = request.get("mode")

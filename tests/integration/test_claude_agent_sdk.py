@@ -19,6 +19,7 @@ from tests.processes import gone, started
 
 sdk = pytest.importorskip("claude_agent_sdk", reason="the Claude Agent SDK is not installed (the test extra has it)")
 from claude_agent_sdk import (  # noqa: E402
+    AgentDefinition,
     AssistantMessage,
     ClaudeAgentOptions,
     ClaudeSDKClient,
@@ -364,6 +365,30 @@ def test_an_always_allow_from_can_use_tool_holds_for_the_session(server, tmp_pat
     assert asked == ["touch one.txt"]
     assert (work / "one.txt").exists() and (work / "two.txt").exists()
     assert messages[-1].result == "done"
+
+
+def test_agents_defined_by_the_host_run_as_subagents(server, tmp_path, agent_binary):
+    """`agents=` (sent in `initialize`): the model is offered them and one runs with its own prompt
+    and tools."""
+    server.script(
+        Reply(tool_calls=[ToolCall("task", {"agent": "reviewer", "description": "review", "prompt": "review it"})]),
+        Reply(text="REVIEWED"),  # the subagent's answer
+        lambda request: Reply(text="done"),
+    )
+    reviewer = AgentDefinition(description="Reviews code for bugs", prompt="You review code.", tools=["Read", "Grep"])
+
+    async def run():
+        opts = options(server, "responses", agent_binary, tmp_path / "w", agents={"reviewer": reviewer})
+        async with ClaudeSDKClient(opts) as client:
+            await client.query("have it reviewed")
+            return await collect(client)
+
+    messages = asyncio.run(run())
+    offered, child = server.requests[0].body, server.requests[1].body
+    assert "reviewer: Reviews code for bugs" in json.dumps(offered["tools"])
+    assert "You review code." in json.dumps(child)
+    assert sorted(tool["name"] for tool in child["tools"]) == ["grep", "read_file"]
+    assert "REVIEWED" in str(tool_results(messages)[0].content) and messages[-1].result == "done"
 
 
 def test_strict_mcp_config_runs_only_the_hosts_servers(server, tmp_path, agent_binary):

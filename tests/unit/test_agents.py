@@ -45,6 +45,21 @@ def test_tools_are_mapped_from_claude_code_names(tmp_path, tools, expected, igno
 
 
 @pytest.mark.parametrize(
+    ("tools", "expected"),
+    [
+        ("tools: Read, Grep, Bash\ndisallowedTools: Bash", ("read_file", "grep")),
+        (
+            "disallowedTools: [Bash, Edit, Task, mcp_call, mcp_search, memory_save, memory_search]",
+            ("read_file", "grep", "list_dir", "update_plan"),
+        ),
+    ],
+)
+def test_disallowed_tools_are_taken_away(tmp_path, tools, expected):
+    definition, _ = parse_agent_file(write(tmp_path / "a.md", agent_text("a", tools + "\n")), "repo")
+    assert definition is not None and definition.tools == expected
+
+
+@pytest.mark.parametrize(
     ("model", "wire_api", "expected"),
     [
         ("inherit", "anthropic", "current"),
