@@ -53,9 +53,8 @@ class _Stopped(Exception):
 
 
 def _raise_stopped(sig: int, _frame) -> None:
-    # Only the first stop counts: a second one (the agent's death signal and a SIGHUP to our
-    # group, orphaned by that death while one of its processes was stopped) must not cut the
-    # clean-up short.
+    # Only the first stop counts: the parent-death signal comes again as each thread of the dying
+    # agent exits, and a second one must not cut the clean-up short.
     for stop in STOP_SIGNALS:
         signal.signal(stop, signal.SIG_IGN)
     raise _Stopped(sig)
