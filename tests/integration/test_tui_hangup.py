@@ -27,7 +27,7 @@ from tests.fake_server import Reply, ToolCall
 from tests.processes import alive
 from tests.waiting import wait_for
 
-LONG_ANSWER = (  # about 40 KB of Markdown: tables, lists, code, paragraphs
+LONG_ANSWER = (  # about 13 KB of Markdown: tables, lists, code, paragraphs (without the fix, enough to hang)
     "## Part\n\n| name | size | note |\n|---|---:|---|\n"
     + "| alpha | 12 | a few words here |\n" * 15
     + "\n"
@@ -35,7 +35,7 @@ LONG_ANSWER = (  # about 40 KB of Markdown: tables, lists, code, paragraphs
     + "\n```python\nprint('x')\n```\n\n"
     + "A paragraph that goes on for a while. " * 25
     + "\n\n"
-) * 25 + "the end of the answer"
+) * 8 + "the end of the answer"
 
 # moment -> (the prompt typed on the command line, what the screen shows when the pty is closed)
 MOMENTS = {
