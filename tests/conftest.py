@@ -120,7 +120,8 @@ def agent_process_env(**extra: str) -> dict[str, str]:
     """The environment of an agent process a test starts: this one without provider keys, the
     source tree importable, no colour; ``extra`` on top."""
     env = {k: v for k, v in os.environ.items() if k not in PROVIDER_KEYS}
-    env.update(PYTHONPATH=str(REPO), NO_COLOR="1", **extra)
+    env.update({"PYTHONPATH": str(REPO), "NO_COLOR": "1"})
+    env.update(extra)
     return env
 
 
