@@ -140,9 +140,9 @@ class Server:
             return
         if request.get("fingerprint") != self.fingerprint:  # other code: this server is stale
             _close_all(fds)
-            conn.close()
             self.running = False
-            self.path.unlink(missing_ok=True)
+            self._release()  # before the caller hears no: at its end it starts a server for its code
+            conn.close()
             return
         if threading.active_count() != 1:  # something started a thread: forking is no longer safe
             _close_all(fds)
@@ -197,7 +197,8 @@ class Server:
                 other.close()
             self.listener.close()
             for fd in (self.wakeup_read, self.wakeup_write, self.lock):
-                os.close(fd)
+                if fd != -1:
+                    os.close(fd)
             become_run(conn, fds, request)
         except KeyboardInterrupt:  # Ctrl+C before the run began
             signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -208,10 +209,16 @@ class Server:
         os._exit(run_as_cold(request["argv"]))
 
     def _close(self) -> None:
+        self._release()
+        self.listener.close()
+
+    def _release(self) -> None:
+        """The socket's name and the lock: a new server may start while the runs of this one finish."""
         if self._still_ours():
             self.path.unlink(missing_ok=True)
-        self.listener.close()
-        os.close(self.lock)  # a new server may start while the runs of this one finish
+        if self.lock != -1:
+            os.close(self.lock)
+            self.lock = -1
 
 
 def run_as_cold(argv: list[str]) -> int:
