@@ -10,11 +10,16 @@ from pathlib import Path
 
 def alive(pid: int) -> bool:
     """A process that exists and is not a zombie."""
+    return state(pid) not in (None, "Z")
+
+
+def state(pid: int) -> str | None:
+    """A process's state letter (R, S, T for stopped, Z for a zombie...); None when it is gone."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except (FileNotFoundError, ProcessLookupError):
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+        return None
+    return stat.rsplit(")", 1)[1].split()[0]
 
 
 def pids_running(*argv: str) -> list[int]:

@@ -24,7 +24,7 @@ from tests.fake_server import Reply, ToolCall
 from tests.fake_server.server import FakeModelServer
 from tests.integration.test_mcp_exec import server_pids
 from tests.integration.test_mcp_session import DEMO, server_table
-from tests.processes import alive
+from tests.processes import alive, state
 from tests.waiting import wait_for
 
 EXEC = ["exec", "--provider", "openai-chat", "-m", "test-model"]
@@ -182,7 +182,7 @@ def hold_the_namespace_before_its_command(agent: int, token: str) -> int | None:
         for pid in _descendants(agent):
             if len(_nspids(pid)) == 2 and token.encode() in _cmdline(pid):  # the namespace's first process
                 os.kill(pid, signal.SIGSTOP)
-                wait_for(lambda: _state(pid) in "TZ", within=10, what="bubblewrap to stop")
+                wait_for(lambda: state(pid) in ("T", "Z", None), within=10, what="bubblewrap to stop")
                 if not _descendants(pid):
                     return pid
                 os.kill(pid, signal.SIGCONT)
@@ -212,13 +212,6 @@ def _nspids(pid: int) -> list[str]:
     except OSError:
         return []
     return next((line.split()[1:] for line in status.splitlines() if line.startswith("NSpid:")), [])
-
-
-def _state(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return "Z"
 
 
 @pytest.mark.parametrize("sig", [None, signal.SIGKILL])
