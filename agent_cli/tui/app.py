@@ -135,6 +135,7 @@ class AgentApp(App[int]):
         self._escapes = rewinding.DoubleEscape()  # Esc Esc on an empty composer opens /rewind
         self._files: list[str] = []
         self._files_loaded_at = float("-inf")
+        self._warned: set[str] = set()  # load warnings shown: a session that replaces one repeats them
         self._files_loading = False
         self._first_count: ev.TokenCount | None = None  # the status bar's count before the first turn
         self.transcript = Transcript()
@@ -223,7 +224,9 @@ class AgentApp(App[int]):
 
     def _start_background_work(self) -> None:
         for warning in self.session.take_load_warnings():  # a broken plugin or agent file, before the first turn
-            self.run_worker(self.renderer.notice(warning, "warning"), group="show")
+            if warning not in self._warned:  # once per run: not again after the trust answer or /new
+                self._warned.add(warning)
+                self.run_worker(self.renderer.notice(warning, "warning"), group="show")
         self._start_mcp()
         self._watch_background()
         self.run_worker(self._warm_up, thread=True, group="warm-up", exit_on_error=False)

@@ -11,13 +11,13 @@ from tests.tui.conftest import SIZE
 from tests.tui.helpers import screen_text, type_text, wait_idle, wait_until
 
 
-def make_app(repo, server, monkeypatch):
+def make_app(repo, server, monkeypatch, *overrides: str):
     from agent_cli.config import load_config
     from agent_cli.tui.app import AgentApp
 
     monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-    return AgentApp(load_config(repo, ['model_provider="openai-chat"', 'model="test-model"']), None)
+    return AgentApp(load_config(repo, ['model_provider="openai-chat"', 'model="test-model"', *overrides]), None)
 
 
 async def send(app, pilot, text: str) -> None:
@@ -61,3 +61,19 @@ async def test_a_folder_not_trusted_runs_nothing_and_is_not_asked_again(server, 
         await send(again, pilot, "hello again")
         assert not isinstance(again.screen, TrustScreen)
     assert markers(tmp_path) == [] and len(server.requests) == 2
+
+
+async def test_a_config_warning_is_shown_once_across_the_trust_answer(server, tmp_path, monkeypatch, isolated_home):
+    """Trusting the folder starts the session over; what its config said is not said twice."""
+    repo = marker_repo(tmp_path)
+    warning = "unknown config key `not_a_setting`"
+    app = make_app(repo, server, monkeypatch, "not_a_setting=1")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TrustScreen), what="the trust question")
+        await wait_until(pilot, lambda: warning in screen_text(app), what="the warning, under the question")
+        untrusted = app.session
+        await pilot.press("t")
+        await wait_until(pilot, lambda: app.session is not untrusted, what="the trusted session")
+        await wait_idle(pilot)
+        await pilot.pause(0.2)  # a second copy would be drawn by now
+        assert screen_text(app).count(warning) == 1
