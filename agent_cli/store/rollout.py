@@ -486,21 +486,27 @@ class RecordingHistory(History):
         self, writer: RolloutWriter, items: Iterable[Item] = (), estimate: Callable[[Item], int] | None = None
     ):
         self.writer = writer
-        self._muted = True  # the constructor's items are not new
-        super().__init__(items, estimate)
         self._muted = False
+        with self._unrecorded():  # the constructor's items are not new
+            super().__init__(items, estimate)
 
     def record(self, item: Item) -> None:
         super().record(item)
         if not self._muted:
             self.writer.append_item(self._items[-1])  # as stored (History may have truncated it)
 
-    def replace(self, items: Iterable[Item]) -> None:
+    @contextlib.contextmanager
+    def _unrecorded(self):
+        """Items changed here are not written one by one (the caller writes what stands for them)."""
         self._muted = True
         try:
-            super().replace(items)
+            yield
         finally:
             self._muted = False
+
+    def replace(self, items: Iterable[Item]) -> None:
+        with self._unrecorded():
+            super().replace(items)
         self.writer.append_compaction(self._items)
 
     def remove_oldest(self) -> int:
@@ -512,17 +518,11 @@ class RecordingHistory(History):
     def rewind(self, length: int, epoch: int = 0) -> None:
         """Go back to the first ``length`` items (/rewind); the file keeps the rest above the line.
         ``epoch``: compactions so far (checkpoints of this epoch after that point are abandoned)."""
-        self._muted = True
-        try:
+        with self._unrecorded():
             super().replace(self._items[:length])
-        finally:
-            self._muted = False
         self.writer.append_learned_like({"type": REWIND_TYPE, "length": length, "epoch": epoch})
 
     def restore(self, items: Iterable[Item]) -> None:
         """Load items that are already in the file (resume) without writing them again."""
-        self._muted = True
-        try:
+        with self._unrecorded():
             super().extend(items)
-        finally:
-            self._muted = False
