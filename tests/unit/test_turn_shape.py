@@ -130,12 +130,22 @@ def ways_back_in_fields(roots: list[type]) -> list[str]:
 
 
 def step_modules() -> list[str]:
-    """Every module of session/ but session.py, which is the session."""
-    return sorted(
-        f"agent_cli.session.{path.stem}"
-        for path in SESSION_PACKAGE.glob("*.py")
-        if path.stem not in ("__init__", "session")
-    )
+    """The modules of session/ below ``Session``: what it hands a turn to (turn.py, tool_call.py,
+    compaction.py, hooks.py, the meter...). Those that import it (resume.py, forking.py) work on a
+    session from above, as front ends do."""
+    below = []
+    for path in sorted(SESSION_PACKAGE.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        if path.stem not in ("__init__", "session") and "agent_cli.session.session" not in imported:
+            below.append(f"agent_cli.session.{path.stem}")
+    return below
+
+
+def test_the_steps_are_the_modules_below_the_session():
+    steps = step_modules()
+    assert {f"agent_cli.session.{name}" for name in ("turn", "tool_call", "compaction", "hooks", "meter")} <= set(steps)
+    assert "agent_cli.session.resume" not in steps
 
 
 def functions_of(module_name: str) -> Iterator[tuple[str, ast.AST, object, type | None]]:
