@@ -23,8 +23,6 @@ from typing import Any
 
 from agent_cli import events as ev
 from agent_cli import home_budget
-from agent_cli.context.environment import EnvironmentContext
-from agent_cli.context.environment import diff as environment_diff
 from agent_cli.context.fragments import TURN_ABORTED
 from agent_cli.context.initial import InitialContext
 from agent_cli.context.modes import MODES
@@ -32,13 +30,10 @@ from agent_cli.context.tokens import TokenCounter
 from agent_cli.items import Image, Item, user
 from agent_cli.memory.book import MemoryBook
 from agent_cli.models.base import ModelClient, ToolSpec, Usage
-from agent_cli.sandbox.guard import home_notice, start_watching
-from agent_cli.sandbox.policy import start_warning
 from agent_cli.session.clients import ModelClients
 from agent_cli.session.compaction import compact as compact_history
-from agent_cli.session.compaction_state import AutoCompactSetting
+from agent_cli.session.conversation_start import start_context
 from agent_cli.session.hook_events import session_end
-from agent_cli.session.learned import Learned
 from agent_cli.session.meter import ContextMeter
 from agent_cli.session.notify import after_turn
 from agent_cli.session.parts import SessionParts
@@ -308,8 +303,9 @@ class Session:
     ) -> None:
         """The turn itself, without :meth:`turn`'s numbering and notify (a subagent's turn runs
         here): the context brought up to date, then turn.py's loop with a TurnContext resolved now."""
-        self.start_context(emit)
-        await run_turn(self.turn_context(), self.state, self.services, text, emit, typed, images, recall)
+        turn = self.turn_context()
+        start_context(turn, self.state, self.services, self._first_warnings(), emit)
+        await run_turn(turn, self.state, self.services, text, emit, typed, images, recall)
 
     def turn_context(self) -> TurnContext:
         """The values a turn (or a compaction, a hook run) works with, as they are now."""
@@ -400,33 +396,12 @@ class Session:
 
     def start_context(self, emit: Emit) -> None:
         """Before each user message: the initial context on the first turn, later only what
-        changed in the environment (appended, never edited, so the prefix stays stable)."""
-        state = self.state
-        if state.initial is None:
-            if self.shell_snapshot is not None:
-                self.shell_snapshot.start()  # in the background, while the first request goes out
-            initial = self.build_initial_context()
-            state.restart_context(initial)
-            for warning in (*self.take_load_warnings(), *initial.warnings):
-                emit(ev.Warning(warning))
-            if sandbox_warning := start_warning(self.config.sandbox_mode, self.approvals.interactive):
-                emit(ev.Warning(sandbox_warning))
-            if self.approvals.sandbox is not None and self.approvals.sandbox.mode == "workspace-write":
-                start_watching(self.approvals.sandbox.workspace_roots)  # nested .git found while the model thinks
-                if notice := home_notice(self.config.cwd):
-                    emit(ev.Warning(notice))  # once: what stays read-only when the home folder is writable
-            self.history.extend(initial.items)
-            return
-        current = self.detect_environment()
-        if change := environment_diff(state.environment, current):
-            self.record(user(change))
-        state.environment = current
+        changed in the environment (session/conversation_start.py)."""
+        start_context(self.turn_context(), self.state, self.services, self._first_warnings(), emit)
 
-    def detect_environment(self) -> EnvironmentContext:
-        config = self.config
-        return EnvironmentContext.detect(
-            config.cwd, config.approval_policy, config.sandbox_mode, config.network_access, config.writable_roots
-        )
+    def _first_warnings(self) -> list[str]:
+        """What the first turn shows with the initial context (nothing later)."""
+        return self.take_load_warnings() if self.state.initial is None else []
 
     # --- model and mode ------------------------------------------------------------------
 
@@ -465,19 +440,9 @@ class Session:
     def last_usage(self) -> Usage | None:
         return self.meter.last_usage
 
-    def counter_for(self, model: str) -> TokenCounter:
-        return self.meter.counter_for(model)
-
-    def record_usage(self, usage: Usage | None) -> None:
-        self.meter.record_usage(usage)
-
     def count_usage(self, usage: Usage) -> None:
         """Tokens spent outside the context's own requests (a summary, a subagent's turn): in the totals only."""
         self.meter.count_usage(usage)
-
-    def apply_learned(self, learned: Learned) -> None:
-        """What a resumed file's learned lines said (session/learned.py)."""
-        self.meter.restore(learned)
 
     @property
     def initial_tokens(self) -> int:
@@ -486,10 +451,6 @@ class Session:
     @property
     def effective_window(self) -> int:
         return self.meter.effective_window
-
-    @property
-    def auto_compact_setting(self) -> AutoCompactSetting:
-        return self.meter.auto_compact_setting
 
     def set_auto_compact(self, *, enabled: bool, percent: int | None = None, tokens: int | None = None) -> None:
         self.meter.set_auto_compact(enabled=enabled, percent=percent, tokens=tokens)

@@ -29,7 +29,7 @@ class StructuredOutputFailed(Exception):
 
 def load_schema(text: str) -> dict[str, Any]:
     """The schema in ``text``; ValueError with the reason when it is not a usable JSON Schema."""
-    import jsonschema
+    from jsonschema import SchemaError, validators
 
     try:
         schema = json.loads(text)
@@ -38,15 +38,15 @@ def load_schema(text: str) -> dict[str, Any]:
     if not isinstance(schema, dict):
         raise ValueError("a JSON Schema must be a JSON object")
     try:
-        jsonschema.validators.validator_for(schema).check_schema(schema)
-    except jsonschema.SchemaError as exc:
+        validators.validator_for(schema).check_schema(schema)
+    except SchemaError as exc:
         raise ValueError(f"not a valid JSON Schema: {exc.message}") from None
     return schema
 
 
 def problem_with(answer: str | None, schema: dict[str, Any]) -> str | None:
     """Why ``answer`` is not JSON valid against ``schema``, or None when it is."""
-    import jsonschema
+    from jsonschema import exceptions, validators
 
     if answer is None or not answer.strip():
         return "there is no answer"
@@ -54,7 +54,7 @@ def problem_with(answer: str | None, schema: dict[str, Any]) -> str | None:
         value = json.loads(answer)
     except json.JSONDecodeError as exc:
         return f"the answer is not JSON ({exc})"
-    error = jsonschema.exceptions.best_match(jsonschema.validators.validator_for(schema)(schema).iter_errors(value))
+    error = exceptions.best_match(validators.validator_for(schema)(schema).iter_errors(value))
     if error is None:
         return None
     where = "/".join(str(part) for part in error.absolute_path) or "the top level"

@@ -168,8 +168,9 @@ def start_discovery(
     if config.provider.wire_api != "chat":
         return None
     made = client()  # made here, not before: another provider's may need what this one does not
-    if not should_probe(made.base_url):
+    base_url = made.base_url
+    if base_url is None or not should_probe(base_url):
         return None
     return asyncio.create_task(
-        discover_window(made.base_url, model, api_key=made.api_key, cache_dir=config.agent_home / "cache")
+        discover_window(base_url, model, api_key=made.api_key, cache_dir=config.agent_home / "cache")
     )

@@ -18,8 +18,11 @@ import typing
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from agent_cli.session.session import Session
 from agent_cli.session.turn_context import TurnContext
+from agent_cli.tools.base import ToolContext
 from tests.conftest import REPO
 
 SESSION_PACKAGE = REPO / "agent_cli" / "session"
@@ -144,7 +147,9 @@ def step_modules() -> list[str]:
 
 def test_the_steps_are_the_modules_below_the_session():
     steps = step_modules()
-    assert {f"agent_cli.session.{name}" for name in ("turn", "tool_call", "compaction", "hooks", "meter")} <= set(steps)
+    assert {f"agent_cli.session.{name}" for name in ("turn", "tool_call", "compaction", "hooks", "window")} <= set(
+        steps
+    )
     assert "agent_cli.session.resume" not in steps
 
 
@@ -195,6 +200,13 @@ def calls_back(module_name: str) -> list[str]:
             if isinstance(inner, ast.Attribute) and leads_to_the_session(type_of(inner.value)):
                 found.append(f"{module_name}.{name}:{inner.lineno}: {ast.unparse(inner)}")
     return found
+
+
+def test_a_tool_gets_a_context_made_whole_that_nothing_patches(tmp_path):
+    """Built once per call with the sandbox and environment the approval step chose (services.py)."""
+    context = ToolContext(cwd=tmp_path, data_dir=tmp_path)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        context.sandbox = None  # type: ignore[misc]
 
 
 def test_the_turn_context_has_no_field_that_leads_back_to_the_session():
