@@ -49,7 +49,7 @@ class SessionState:
     def request_items(self, turn: TurnContext, emit: Emit) -> list[Item]:
         """The history as the next request sends it: a model without vision gets notes for images."""
         items = self.history.for_request()
-        if turn.sees_images:
+        if turn.sees_images or not self.history.has_images:  # nothing to replace: no pass over every item
             return items
         items, replaced = without_images(items, turn.model)
         if replaced and "no vision" not in self.told:
