@@ -17,6 +17,7 @@ class Walker(Protocol):
     """What see_through.Walk offers the functions here."""
 
     found: list[Target]
+    resolve: bool
 
     def unknown(self, words: tuple[str, ...] | str, why: str) -> None: ...
 
