@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.config import Config
-from agent_cli.context.project_doc import find_git_root
+from agent_cli.context.project_doc import find_git_root, repository_root
 from agent_cli.untrusted_settings import waiting
 
 MCP_JSON = ".mcp.json"
@@ -107,6 +107,8 @@ def _allow_items(permissions: Any, origin: str) -> list[RepoItem]:
 
 def take_inventory(config: Config) -> Inventory:
     folder = repository_folder(config.cwd)
+    if repository_root(config.cwd) is None:
+        return Inventory(folder, (), "")  # a folder another user can write: none of its files is read
     items: list[RepoItem] = []
     digest = hashlib.sha256()
 
