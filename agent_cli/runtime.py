@@ -67,6 +67,7 @@ from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.shell_snapshot import ShellSnapshot
 from agent_cli.tools.web_search_api import search_api_tool
 from agent_cli.trust.gate import TrustState, trust_state, untrusted_raw
+from agent_cli.trust.inventory import unconfined_scripts
 from agent_cli.worktrees.store import containing
 
 
@@ -96,6 +97,8 @@ def open_session(
     if not trust.trusted and any(item.kind == "setting" for item in trust.inventory.items):
         config = without_repository_settings(config)  # nor does its config lift the sandbox
     approvals = Approvals.from_config(config, interactive)  # + sandbox and command env
+    if approvals.sandbox is not None:  # what hooks, the status line and MCP servers run stays read-only
+        approvals.sandbox = replace(approvals.sandbox, read_only_files=tuple(unconfined_scripts(config)))
     install_rules(approvals, config, trust)  # permission rules (permissions/)
     raw = config.raw if trust.trusted else untrusted_raw(config)  # hooks and MCP servers in force
     plugins = load_plugins_for(config, repository=trust.trusted)  # commands, skills, hooks, agents...
