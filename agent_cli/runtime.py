@@ -146,8 +146,12 @@ def open_session(
     )
     note_worktree(session)
     # PermissionRequest and Notification hooks, as the session's hooks are when the question comes
-    approvals.question_hooks = lambda tool, args, emit: permission_request(session.turn_context(), tool, args, emit)
-    approvals.question_shown = lambda tool, emit: approval_waiting(session.turn_context(), tool, emit)
+    approvals.question_hooks = lambda tool, args, emit: permission_request(
+        session.turn_context(), session.state, session.services, tool, args, emit
+    )
+    approvals.question_shown = lambda tool, emit: approval_waiting(
+        session.turn_context(), session.state, session.services, tool, emit
+    )
     return session
 
 
@@ -192,7 +196,6 @@ def open_child(
             mode=parent.mode,
             instructions=child_instructions(parent, definition),
             subagent=SubagentInfo(definition.name, depth, parent),
-            lean_tools=False,
             client=parent.client if model == parent.model else None,  # one connection pool per model
             borrowed=True,  # the parent closes its client and shell snapshot
         )

@@ -22,8 +22,8 @@ from agent_cli.agents.definition import AgentDefinition
 from agent_cli.agents.task_tool import ChildOutcome
 from agent_cli.sandbox.policy import SandboxPolicy
 from agent_cli.session.approvals import Approvals
-from agent_cli.session.parts import Emit
 from agent_cli.session.session import Session
+from agent_cli.session.state import Emit
 from agent_cli.worktrees.entering import Entered, GitError, leave_worktree, open_worktree, set_up
 from agent_cli.worktrees.settings import WorktreeSettings
 
