@@ -165,12 +165,12 @@ class TurnCheckpoints:
         self.ledger.add(checkpoint)
         self._rollout.append_checkpoint("checkpoint", **checkpoint.record())
         if skipped:
-            names = ", ".join(f"{path} ({human_size(size)})" for path, size in skipped[:10])
+            listed = ", ".join(f"{path} ({human_size(size)})" for path, size in skipped[:10])
             more = f" and {len(skipped) - 10} more" if len(skipped) > 10 else ""
             emit(
                 ev.Warning(
                     f"checkpoint left out files over {human_size(config.checkpoint_max_file_bytes)}: "
-                    f"{names}{more}; /undo will not restore them"
+                    f"{listed}{more}; /undo will not restore them"
                 )
             )
         emit(
