@@ -58,7 +58,8 @@ from agent_cli.session.session import Session, new_session_id
 from agent_cli.session.state import Emit
 from agent_cli.session.tool_use import ToolUseWatch
 from agent_cli.session.window import ContextWindow
-from agent_cli.store.rollout import RecordingHistory, RolloutWriter
+from agent_cli.store.recording_history import RecordingHistory
+from agent_cli.store.rollout import RolloutWriter
 from agent_cli.tools import default_tools
 from agent_cli.tools.background import BackgroundProcesses
 from agent_cli.tools.base import Tool

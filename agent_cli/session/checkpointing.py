@@ -28,8 +28,9 @@ from agent_cli.display import human_size
 from agent_cli.items import Message, user
 from agent_cli.session.compaction_state import CompactionState
 from agent_cli.session.state import Emit
+from agent_cli.store.recording_history import RecordingHistory
 from agent_cli.store.replay import SHELL_RECORD
-from agent_cli.store.rollout import RecordingHistory, RolloutWriter
+from agent_cli.store.rollout import RolloutWriter
 from agent_cli.tools.registry import ToolRegistry
 
 NEVER_CHANGE_FILES = frozenset({"update_plan", "memory_save"})  # they write only under $AGENT_HOME
