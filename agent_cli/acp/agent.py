@@ -46,7 +46,7 @@ from agent_cli.acp.prompt_blocks import PromptInput
 from agent_cli.acp.tool_calls import KINDS
 from agent_cli.acp.updates import UpdateTranslator
 from agent_cli.acp.worktree_options import enter_for_session, leave, resumed_in, set_up_session
-from agent_cli.commands.dispatch import submit
+from agent_cli.commands.conversation import submit
 from agent_cli.commands.registry import list_commands
 from agent_cli.config import MODES, Config, ConfigError, load_config
 from agent_cli.models.base import Usage

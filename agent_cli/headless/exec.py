@@ -17,7 +17,7 @@ from typing import NoReturn
 
 from agent_cli import events as ev
 from agent_cli.commands.context_usage import format_context_table
-from agent_cli.commands.dispatch import submit
+from agent_cli.commands.conversation import submit
 from agent_cli.commands.ps_command import exit_notice
 from agent_cli.hangup import watch_for_hangup
 from agent_cli.headless.common import USAGE_ERROR, check_api_key_or_exit, fail, load_config_or_exit

@@ -21,7 +21,7 @@ from agent_cli import events as ev
 from agent_cli.agents.definition import agent_from_fields
 from agent_cli.agents.task_tool import TASK_TOOL, TaskTool
 from agent_cli.commands.context_usage import context_usage
-from agent_cli.commands.dispatch import submit
+from agent_cli.commands.conversation import submit
 from agent_cli.commands.registry import list_commands
 from agent_cli.config import MODES
 from agent_cli.stream_json import messages as msg

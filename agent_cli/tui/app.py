@@ -28,7 +28,7 @@ from textual.worker import Worker, get_current_worker
 
 from agent_cli import events as ev
 from agent_cli.commands.context_usage import token_count
-from agent_cli.commands.dispatch import route, submit
+from agent_cli.commands.conversation import Conversation, submit
 from agent_cli.commands.ps_command import exit_notice
 from agent_cli.commands.worktree_commands import config_in
 from agent_cli.config import Config, with_model
@@ -37,6 +37,7 @@ from agent_cli.context.skills import load_skills, skill_roots
 from agent_cli.display import home_relative
 from agent_cli.mcp.prompts import resource_mentions
 from agent_cli.models.registry import SDK_OF_WIRE
+from agent_cli.operations import UserInput
 from agent_cli.runtime import open_session
 from agent_cli.session import Session
 from agent_cli.session.hook_events import cleared, end_reason, notification
@@ -356,7 +357,7 @@ class AgentApp(App[int]):
     def send(self, text: str) -> None:
         """Send what the user typed now, queue it while a turn runs, or run a command that only
         reports beside the turn: commands.dispatch.route decides, for every front end alike."""
-        plan = route(self.session, text, busy=self.busy, front_end=self)
+        plan = Conversation(self.session, self).route(UserInput(str(text)), busy=self.busy)
         if plan.when == "refused":
             self.run_worker(partial(self.renderer.notice, plan.reason, "warning", plan.command), group="show")
         elif plan.when == "beside":

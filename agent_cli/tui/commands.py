@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from agent_cli import events as ev
-from agent_cli.commands.dispatch import submit, submit_beside
+from agent_cli.commands.conversation import Conversation, submit
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.front_end import FrontEnd
 from agent_cli.commands.registry import list_commands, parse_slash
+from agent_cli.operations import UserInput
 from agent_cli.session import Session
 
 LIST_CACHE_SECONDS = 5.0  # command files are rescanned at most this often while typing
@@ -83,6 +84,6 @@ class SharedCommands:
 
     async def run(self, host: CommandHost, text: str, *, beside_turn: bool) -> None:
         if beside_turn:  # a command that only reports, while a turn runs (commands.dispatch.route)
-            await host.render_events(submit_beside(host.session, text, host))
+            await host.render_events(Conversation(host.session, host).submit(UserInput(text), busy=True))
         else:
             await host.render_events(submit(host.session, text, front_end=host))
