@@ -66,4 +66,4 @@ def prefix_rule(prefix: tuple[str, ...]) -> str:
 
 
 def add_hooks(session: Session, op: AddHooks, emit: Emit) -> None:
-    session.hooks.add(op.hooks)
+    session.hooks.register(op.hooks)

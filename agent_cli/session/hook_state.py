@@ -23,7 +23,7 @@ class HookState:
     ended: bool = False  # SessionEnd ran
     background: set[asyncio.Task] = field(default_factory=set)  # Notification, async hooks and notify still running
 
-    def add(self, specs: Iterable[HookSpec]) -> None:
+    def register(self, specs: Iterable[HookSpec]) -> None:
         """Hooks that join for the rest of the session (a host's), after those it has."""
         for spec in specs:
             self.table[spec.event] = (*self.table.get(spec.event, ()), spec)
@@ -38,5 +38,5 @@ class HookState:
     def from_config(cls, config: Config, plugin_hooks: Iterable[HookSpec] = (), raw: dict | None = None) -> HookState:
         """The config's hooks (``raw``: the tables an untrusted folder may use), then the plugins'."""
         state = cls(parse_hooks((config.raw if raw is None else raw).get("hooks"), "config"))
-        state.add(plugin_hooks)
+        state.register(plugin_hooks)
         return state

@@ -2,8 +2,9 @@
 
 :func:`agent_cli.runtime.open_session` assembles a session (its tools, hooks, approvals, MCP
 toolset, client factory...) and hands it the parts; a subagent's is assembled by ``open_child``.
-Front ends hand what the user typed to :func:`agent_cli.commands.dispatch.submit`: the command
-layer is the one router of typed input, and it drives the session through two primitives.
+Front ends send operations (``agent_cli/operations.py``) through
+:class:`agent_cli.commands.conversation.Conversation`: the command layer applies them and drives
+the session through two primitives.
 :meth:`Session.run_in_task` runs one unit of the user's work (a prompt with its expansion, a
 command, a compaction) in the session's own task and yields the events it emits, so
 :meth:`Session.interrupt` can stop it at any await point and still leave a valid history.
@@ -273,7 +274,7 @@ class Session:
         the words memory recall searches with, when not those; ``only_tools``: at most these tools
         for this turn, within what the mode allows, as /review asks). Run it inside
         :meth:`run_in_task`, which makes it interruptible; the command layer decides when
-        (commands/dispatch.py)."""
+        (commands/conversation.py)."""
         self._turns += 1
         emit(ev.TurnStarted(self._turns))
         previous = self.tool_limit
