@@ -24,7 +24,9 @@ from agent_cli.agents.definition import agent_from_fields
 from agent_cli.agents.task_tool import TASK_TOOL, TaskTool
 from agent_cli.commands.context_usage import context_usage
 from agent_cli.commands.conversation import Conversation
+from agent_cli.commands.errors import InputError
 from agent_cli.commands.registry import list_commands
+from agent_cli.commands.typed_input import read_input
 from agent_cli.operations import (
     AddHooks,
     ApproveForSession,
@@ -41,6 +43,7 @@ from agent_cli.stream_json import messages as msg
 from agent_cli.stream_json.channel import Channel, ControlError
 from agent_cli.stream_json.flags import PERMISSION_MODES
 from agent_cli.stream_json.host_hooks import hook_specs
+from agent_cli.stream_json.host_mode import mode_in_force, refusal
 from agent_cli.stream_json.prompt_content import PromptContent
 from agent_cli.stream_json.translate import TurnTranslator
 
@@ -146,10 +149,13 @@ class StreamJsonServer:
             self.channel.write({**msg.user_text(session.id, text), "uuid": prompt_id, "isReplay": True})
         prompts_before = len(session.checkpoints.prompts())
         turn = self.turn = TurnTranslator(session, self.channel.write, options.partial, options.schema)
+        op = read_message(text, images)
         if not text.strip() and not images:
             turn.failure = ("the message has no text", None)
+        elif (refused := refusal(op)) is not None:
+            turn.render(ev.InputRejected(refused))
         else:
-            async for event in Conversation(session).submit(UserInput(text, tuple(images))):
+            async for event in Conversation(session).submit(op):
                 if isinstance(event, ev.ApprovalRequest):
                     self._spawn(self._can_use_tool(event, turn))
                 elif isinstance(event, ev.CommandAction) and event.action in INTERACTIVE_ONLY:
@@ -176,7 +182,8 @@ class StreamJsonServer:
         session = self.session
         tools = [msg.claude_tool(spec.name, {}, session.config.cwd)[0] for spec in session.tool_specs()]
         commands = [info.name for info in list_commands(session)]
-        return msg.system_init(session, self.options.permission_mode, tools, self._servers(), commands)
+        mode = mode_in_force(session.mode, self.options.permission_mode)
+        return msg.system_init(session, mode, tools, self._servers(), commands)
 
     def _servers(self) -> list[dict]:
         if self.session.mcp is None:
@@ -405,6 +412,15 @@ class StreamJsonServer:
             "agents": [],
             "gridRows": [],
         }
+
+
+def read_message(text: str, images: list) -> Operation:
+    """What a user message asks for (the slash commands' parser); as typed when it cannot be read,
+    for the command layer to say what is wrong with it."""
+    try:
+        return read_input(text, images)
+    except InputError:
+        return UserInput(text, tuple(images))
 
 
 _MCP_STATUS = {"ready": "connected", "starting": "pending", "failed": "failed", "stopped": "failed"}
