@@ -256,7 +256,8 @@ class CompactionFinished:
 
 @dataclass(frozen=True, slots=True)
 class ApprovalRequest:
-    """The policy asks the user. A front end resolves ``future`` with an ApprovalDecision."""
+    """The policy asks the user. A front end resolves ``future`` with an ApprovalDecision
+    (:meth:`answer`); several may be shown one request, and the first answer wins."""
 
     call_id: str
     tool: str
@@ -266,6 +267,14 @@ class ApprovalRequest:
     agent: str | None = None  # the subagent whose call this is; None for the session's own
     suggested_rule: str | None = None  # what "Yes, and don't ask again" saves (the user may edit it)
     rule_files: tuple[str, ...] = ()  # where it may be saved ("agent", "claude"), the remembered choice alone
+
+    def answer(self, decision: ApprovalDecision) -> bool:
+        """Decide the request, unless it is decided already (another client answered first, or
+        the turn ended); returns whether this answer counted."""
+        if self.future is None or self.future.done():
+            return False
+        self.future.set_result(decision)
+        return True
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ import contextlib
 import logging
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from acp import PROTOCOL_VERSION, RequestError
 from acp.helpers import update_agent_thought_text, update_current_mode
@@ -73,7 +73,8 @@ PERMISSION_OPTIONS = [
     PermissionOption(option_id="allow_always", name="Allow for this session", kind="allow_always"),
     PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
 ]
-DECISIONS = {"allow_once": "approve", "allow_always": "approve_session", "reject_once": "deny"}
+Decision = Literal["approve", "approve_session", "deny"]
+DECISIONS: dict[str, Decision] = {"allow_once": "approve", "allow_always": "approve_session", "reject_once": "deny"}
 STOP_REASONS = {"max_turns": "max_turn_requests", "max_budget": "max_turn_requests"}
 
 
@@ -282,7 +283,7 @@ class AcpAgent:
         """Ask the client without blocking the event stream; the turn waits on the request's future."""
 
         async def ask() -> None:
-            decision = "deny"
+            decision: Decision = "deny"
             try:
                 answer = await self.conn.request_permission(
                     session_id=session_id,
@@ -298,8 +299,7 @@ class AcpAgent:
                     decision = DECISIONS.get(answer.outcome.option_id, "deny")
             except Exception as exc:  # a client that cannot answer denies
                 log.warning("permission request failed: %s", exc)
-            if request.future is not None and not request.future.done():
-                request.future.set_result(ev.ApprovalDecision(decision))
+            request.answer(ev.ApprovalDecision(decision))
 
         asyncio.ensure_future(ask())
 

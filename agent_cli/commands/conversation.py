@@ -13,8 +13,8 @@ for every front end alike, when it runs:
   the approval policy, the sandbox, grants, hooks);
 - refused: ``/resume`` during a turn, ``# text`` while memory is off, ``Steer`` with no turn.
 
-Approvals keep travelling as ``ApprovalRequest`` events that carry a future: whoever answers
-first wins (a front end checks ``future.done()``), so several clients may be shown one request.
+Approvals keep travelling as ``ApprovalRequest`` events that carry a future: the first
+``request.answer(decision)`` wins, so several clients may be shown one request.
 """
 
 from __future__ import annotations

@@ -233,8 +233,7 @@ class StreamJsonServer:
             decision = ev.ApprovalDecision("deny", reason=str(exc))
         finally:
             self.state("running")
-            if request.future is not None and not request.future.done():
-                request.future.set_result(decision)
+            request.answer(decision)
 
     async def _apply_permission_updates(self, updates: Any) -> None:
         """``updatedPermissions`` (Claude's PermissionUpdate: the host's "always allow"): rules

@@ -262,3 +262,16 @@ async def test_hooks_added_by_a_host_run_with_the_next_prompt(tmp_path):
 def test_no_session_is_needed_to_read_a_line(tmp_path: Path):
     """The parser is pure: a front end may show what a line will do before it is sent."""
     assert command_line(read_input("/rewind 1 both")) == "/rewind 1 both"
+
+
+async def test_the_first_answer_to_an_approval_wins(tmp_path):
+    """Two clients shown one approval: the first answer decides, the second changes nothing."""
+    touch = ToolCall("c1", "shell", json.dumps({"command": "touch asked.txt"}))
+    session = scripted_session(tmp_path, ScriptedModel(touch, "Done."), 'approval_policy="untrusted"', interactive=True)
+    answers = []
+    async for event in Conversation(session).submit(UserTurn("make the file")):
+        if isinstance(event, ev.ApprovalRequest):
+            answers += [event.answer(ev.ApprovalDecision("approve")), event.answer(ev.ApprovalDecision("deny"))]
+    assert answers == [True, False]
+    assert (tmp_path / "asked.txt").exists()
+    await session.aclose()
