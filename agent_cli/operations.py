@@ -149,8 +149,9 @@ class ApproveForSession:
 @dataclass(frozen=True, slots=True)
 class Rewind:
     """Go back to before prompt ``prompt`` (1 is the first since the start or the last
-    compaction): its files (``code``), its conversation (the prompt comes back to edit) or both.
-    Restoring files asks first unless ``confirmed``."""
+    compaction; -1 the last, so ``thread/rollback``'s ``numTurns`` N is ``-N``): its files
+    (``code``), its conversation (the prompt comes back to edit) or both. Restoring files asks
+    first unless ``confirmed``."""
 
     prompt: int
     part: RewindPart = "both"

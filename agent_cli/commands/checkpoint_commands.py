@@ -90,11 +90,12 @@ def prompt_list(entries: list[PromptEntry]) -> str:
 
 
 def rewind_form(args: str) -> Rewind | None:
-    """``/rewind N [both|conversation|code] [--yes]`` as an operation; None when it is not that."""
+    """``/rewind N [both|conversation|code] [--yes]`` as an operation (``-N``: N prompts back);
+    None when it is not that."""
     words = args.split()
     confirmed = bool(words) and words[-1] == YES
     words = words[:-1] if confirmed else words
-    if len(words) not in (1, 2) or not words[0].isdigit():
+    if len(words) not in (1, 2) or not words[0].removeprefix("-").isdigit():
         return None
     part = words[1] if len(words) == 2 else "both"
     return Rewind(int(words[0]), part, confirmed) if is_rewind_part(part) else None
@@ -131,9 +132,10 @@ async def rewind(session: Session, op: Rewind, emit: Emit) -> None:
         return
     if not is_rewind_part(op.part):
         raise InputError(f"usage: /rewind N [{'|'.join(MODES)}]")
-    if not 1 <= op.prompt <= len(entries):
+    number = op.prompt if op.prompt > 0 else len(entries) + 1 + op.prompt  # -1: the last prompt
+    if not 1 <= number <= len(entries):
         raise InputError(f"/rewind: choose a prompt from 1 to {len(entries)}")
-    entry = entries[op.prompt - 1]
+    entry = entries[number - 1]
     restored: list[str] = []
     conflicts: list[str] = []
     if op.part in ("code", "both"):
@@ -151,9 +153,7 @@ async def rewind(session: Session, op: Rewind, emit: Emit) -> None:
     if op.part in ("conversation", "both"):
         prompt = session.rewind(entry.index)
         emit(
-            ev.Notice(
-                f"the conversation is back before prompt {op.prompt}; it is in the composer to edit", title="rewind"
-            )
+            ev.Notice(f"the conversation is back before prompt {number}; it is in the composer to edit", title="rewind")
         )
     emit(ev.Rewound(op.part, tuple(restored), tuple(conflicts), prompt, len(session.history)))
 

@@ -55,6 +55,7 @@ from tests.waiting import until
         ("/model", RunCommand("model")),
         ("/rewind 3 code --yes", Rewind(3, "code", confirmed=True)),
         ("/rewind 2", Rewind(2)),
+        ("/rewind -1 conversation", Rewind(-1, "conversation")),
         ("/rewind 2 sideways", RunCommand("rewind", "2 sideways")),
         ("/compact keep the API notes", Compact("keep the API notes")),
         ("/compact", Compact()),
