@@ -51,6 +51,7 @@ from agent_cli.session.counters import TokenCounters
 from agent_cli.session.hook_events import approval_waiting, permission_request
 from agent_cli.session.hook_state import HookState
 from agent_cli.session.learned import LearnedState
+from agent_cli.session.network_access import log_decisions, session_network
 from agent_cli.session.parts import ClientFactory, SessionParts, StateParts, SubagentInfo, TerminalFactory
 from agent_cli.session.permission_rules import install_rules
 from agent_cli.session.run_limits import RunLimits
@@ -97,6 +98,8 @@ def open_session(
         config = without_repository_settings(config)  # nor does its config lift the sandbox
     approvals = Approvals.from_config(config, interactive)  # + sandbox and command env
     install_rules(approvals, config, trust)  # permission rules (permissions/)
+    # allowed and denied domains, the network proxy (network/)
+    approvals.network = session_network(config, approvals, trust.trusted, interactive, client_terminal is None)
     raw = config.raw if trust.trusted else untrusted_raw(config)  # hooks and MCP servers in force
     plugins = load_plugins_for(config, repository=trust.trusted)  # commands, skills, hooks, agents...
     agents = load_agents(config.cwd, config.agent_home, plugins.agent_sources())
@@ -142,6 +145,7 @@ def open_session(
         )
     )
     note_worktree(session)
+    log_decisions(approvals.network, session.rollout)
     # PermissionRequest and Notification hooks, as the session's hooks are when the question comes
     approvals.question_hooks = lambda tool, args, emit: permission_request(session.turn_context(), tool, args, emit)
     approvals.question_shown = lambda tool, emit: approval_waiting(session.turn_context(), tool, emit)

@@ -43,6 +43,11 @@ def bind_to_parent(sig: int = signal.SIGTERM) -> None:
         os.kill(os.getpid(), sig)
 
 
+def die_with_parent() -> None:
+    """SIGKILL when the parent dies: a helper has nothing to clean up."""
+    bind_to_parent(signal.SIGKILL)
+
+
 def become_subreaper() -> None:
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
 
@@ -60,8 +65,9 @@ def _raise_stopped(sig: int, _frame) -> None:
     raise _Stopped(sig)
 
 
-def run(argv: list[str]) -> int:
-    """Run ``argv`` as a child, wait for it, clean up after it; the exit status to pass on."""
+def run(argv: list[str], helpers: tuple[int, ...] = ()) -> int:
+    """Run ``argv`` as a child, wait for it, clean up after it; the exit status to pass on.
+    ``helpers``: children that serve the command (the network bridge), ended at once when it ends."""
     for sig in STOP_SIGNALS:
         signal.signal(sig, _raise_stopped)
     # Blocked across the fork: a stop signal must reach the child with its default action, not
@@ -90,10 +96,23 @@ def run(argv: list[str]) -> int:
     finally:
         for sig in STOP_SIGNALS:
             signal.signal(sig, signal.SIG_IGN)  # from here on, our own group signals miss us
+    _end_helpers(helpers)  # before the rest: they hold the command's stderr open
     if stopped:
         _signal_all(stopped)  # pass it on (after the agent's death nobody else will)
     clean_up()
     return status
+
+
+def _end_helpers(helpers: tuple[int, ...]) -> None:
+    """SIGKILL and reap each helper now (they keep no state), so that a command that leaves
+    nothing running ends without the clean-up's grace period."""
+    for pid in helpers:
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0] == 0:  # still ours and running: its pid cannot be reused
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass  # it ended, and was reaped, before the command did
 
 
 def _stand_aside() -> None:

@@ -27,6 +27,7 @@ from typing import Any
 
 from agent_cli import events as ev
 from agent_cli.config import Config
+from agent_cli.network.session_network import SessionNetwork
 from agent_cli.permissions.engine import NO_RULE, Permissions, Verdict
 from agent_cli.sandbox.policy import SandboxPolicy, detect_mechanism, is_within
 from agent_cli.session.safe_commands import approval_key, is_known_safe, suggest_rule
@@ -120,6 +121,7 @@ class Approvals:
         self.save_rule: Callable[[str, str | None], str] | None = None
         self.rule_files: Callable[[], tuple[str, ...]] = lambda: ()  # where a rule may be saved
         self.memory_user_writes = "ask"  # the model's memory_save to the user scope (every project)
+        self.network: SessionNetwork | None = None  # allowed and denied domains, the proxy (network/)
         self.updated_arguments: dict[str, dict[str, Any]] = {}  # call id -> arguments an approval replaced
         # PermissionRequest hooks answer a question before the user sees it; Notification hooks
         # hear that one waits (the session sets both: session/hook_events.py)
@@ -149,9 +151,14 @@ class Approvals:
     def prepare(self, ctx: ToolContext, call_id: str) -> ToolContext:
         """Fill ``ctx`` with the environment and the sandbox this call runs under."""
         sandbox = None if call_id in self._unsandboxed_calls or not self.confined else self.sandbox
+        env = self.env
+        if sandbox is not None and self.network is not None and (route := self.network.route()) is not None:
+            sandbox = replace(sandbox, network_proxy=route)  # the one way out: the proxy
+            env = {**(os.environ if env is None else env), **self.network.command_env(route)}
         ctx.sandbox = sandbox
         ctx.writable_roots = list(sandbox.writable_roots) if sandbox is not None else []
-        ctx.env = self.env
+        ctx.env = env
+        ctx.network = self.network.gate if self.network is not None else None
         ctx.read_denied = self.permissions.read_denied if self.permissions.hides_any() else None
         return ctx
 

@@ -24,7 +24,7 @@ from urllib.parse import urljoin, urlsplit
 from agent_cli.files.reading import read_view, sniff
 from agent_cli.files.view import FileReadError, Reading
 from agent_cli.models.base import ToolSpec
-from agent_cli.tools.addresses import is_public
+from agent_cli.network.addresses import is_public
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.capture import OutputCapture, new_spill_path
 from agent_cli.tools.captured_text import format_captured
