@@ -124,3 +124,10 @@ class SessionNetwork:
         ]
         lines += [f"hosts   {name} = {address}" for name, address in self.lists.hosts.items()]
         return lines
+
+    def decision_lines(self) -> list[str]:
+        """The hosts allowed and refused so far this session, with what decided."""
+        allowed, refused = self.gate.hosts()
+        lines = [f"allowed {decision.host}:{decision.port} ({decision.by})" for decision in allowed]
+        lines += [f"refused {decision.host}:{decision.port} ({decision.by})" for decision in refused]
+        return lines

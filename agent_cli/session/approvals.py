@@ -27,7 +27,8 @@ from typing import Any
 
 from agent_cli import events as ev
 from agent_cli.config import Config
-from agent_cli.network.session_network import SessionNetwork
+from agent_cli.network.domains import DomainError, normalize_host
+from agent_cli.network.session_network import ALL, SessionNetwork
 from agent_cli.permissions.engine import NO_RULE, Permissions, Verdict
 from agent_cli.sandbox.policy import SandboxPolicy, detect_mechanism, is_within
 from agent_cli.session.safe_commands import approval_key, is_known_safe, suggest_rule
@@ -212,17 +213,21 @@ class Approvals:
         return Need(ask=True, key="memory_save:user", reason="Save a memory for every project (user scope)")
 
     def _assess_web_fetch(self, args: dict[str, Any]) -> Need:
-        """Without network in the sandbox, the user may approve a domain (once or for the session)."""
-        if self.sandbox is None or self.sandbox.network_access:
-            return Need()
+        """By the sandbox's domain lists: a denied domain is refused, an allowed one fetched; else,
+        without network in the sandbox, the user may approve the domain (once or for the session)."""
         from urllib.parse import urlsplit
 
         try:
-            domain = (urlsplit(str(args.get("url", ""))).hostname or "").lower()
+            url = urlsplit(str(args.get("url", "")))
+            domain, port = (url.hostname or "").lower(), url.port or (443 if url.scheme == "https" else 80)
         except ValueError:
-            domain = ""
+            domain, port = "", 0
         if not domain:
             return Need()  # the tool reports the bad URL
+        if self.network is not None and (listed := self._listed(domain, port)) is not None:
+            return listed
+        if self.sandbox is None or self.sandbox.network_access:
+            return Need()
         key = f"web_fetch:{domain}"
         if key in self.session_approved:
             return Need(unsandboxed=True)
@@ -230,12 +235,27 @@ class Approvals:
             return Need(
                 denial=(
                     f"web_fetch was not run: network access is off in the {self.sandbox.mode} sandbox "
-                    f"(network_access = false) and approval policy '{self.policy}' cannot ask to fetch from {domain}."
+                    f"(network_access = false), {domain} is not in the allowed domains, and approval policy "
+                    f"'{self.policy}' cannot ask to fetch from it."
                 )
             )
         return Need(
             ask=True, unsandboxed=True, key=key, reason=f"Fetch from {domain} (the sandbox has no network access)"
         )
+
+    def _listed(self, domain: str, port: int) -> Need | None:
+        """What the domain lists and this session's answers say of a fetch (None: nothing)."""
+        assert self.network is not None
+        try:
+            host = normalize_host(domain)
+        except DomainError as exc:
+            return Need(denial=f"web_fetch was not run: {exc}")
+        verdict = self.network.gate.verdict(host, port)
+        if verdict.allowed is False:
+            return Need(denial=f"web_fetch was not run: {host} was refused ({verdict.by})")
+        if verdict.allowed and self.network.configured != ALL:
+            return Need(unsandboxed=True)  # the network is the sandbox's to lift, for this fetch
+        return None
 
     def _assess_mcp(self, tool: str) -> Need:
         """An MCP tool without ``readOnlyHint`` is a write: ``untrusted`` asks before each one
