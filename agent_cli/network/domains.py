@@ -79,7 +79,7 @@ def parse_entry(text: object, source: str, repository: bool = False) -> DomainEn
     if "/" in name or not name:
         raise DomainError(f"{text!r} is not a domain (write example.com, *.example.com or example.com:443)")
     name = normalize_host(name)
-    if wildcard and ("." not in name or _is_address(name)):
+    if wildcard and _is_address(name):
         raise DomainError(f"{text!r}: a wildcard needs a domain below it (*.example.com)")
     return DomainEntry(raw, WILDCARD + name if wildcard else name, port, source, repository)
 
