@@ -3,8 +3,9 @@ before it connects.
 
 A name that resolves to a loopback, private, link-local or otherwise non-public address (the
 agent's own servers, the cloud's metadata service, the office network) is refused unless an
-entry names that host exactly: a wildcard or an answer to the question never opens those.
-``hosts`` (``[sandbox.network] hosts``) answers for names the user mapped to an address.
+entry names that host exactly, or the user's own ``[sandbox.network] hosts`` maps it to its
+address: a wildcard or an answer to the question never opens those (a public name whose DNS
+answer turns private, as in DNS rebinding, stays out).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ async def open_connection(
     check_addresses(host, addresses, exact)
     failure = ""
     for address in addresses:
-        try:
+        try:  # (asyncio sets TCP_NODELAY itself)
             return await asyncio.wait_for(asyncio.open_connection(address, port), CONNECT_TIMEOUT_S)
         except (OSError, TimeoutError) as exc:
             failure = getattr(exc, "strerror", None) or type(exc).__name__

@@ -166,9 +166,9 @@ class ProxyServer:
             await self._refuse(bridge, request, Decision(host, request.port, False, verdict.by))
             return
         try:
-            upstream_reader, upstream_writer = await open_connection(
-                host, request.port, verdict.exact, self.gate.lists.hosts
-            )
+            # a name named exactly, or one the user's own hosts table maps, may be a private address
+            exact = verdict.exact or host in self.gate.lists.hosts
+            upstream_reader, upstream_writer = await open_connection(host, request.port, exact, self.gate.lists.hosts)
         except Unreachable as exc:
             if exc.refused:
                 self.gate.report(host, request.port, Verdict(False, str(exc)))

@@ -1,16 +1,21 @@
-"""The bridge: a small process in the sandbox's own network namespace that listens on
-``127.0.0.1:PORT`` and passes each connection to the agent's network proxy through its Unix
-socket (stdlib only, loaded by path by the launcher).
+"""The bridge: it listens on ``127.0.0.1:PORT`` in the command's own network namespace and passes
+each connection to the agent's network proxy through its Unix socket (stdlib only, loaded by path
+by the launcher).
+
+It runs as threads of the launcher, which outlives the command anyway: a command that never uses
+the network pays for a bound socket and a thread, and nothing has to be ended after it (a process
+of its own would have to be killed and reaped at every command's end). The launcher listens
+before it starts the command, so no first request can miss it, and starts serving once the
+command runs (never a fork with other threads about). Under Landlock the threads are confined
+with the launcher; under bubblewrap they are the launcher's, outside the sandbox's other walls
+but inside the command's network namespace, and they only copy bytes.
 
 Each connection to the proxy opens with the session's token (read by the launcher from
 ``TOKEN_ENV`` and never passed on to the command). What comes back is framed until the proxy
 opens the tunnel: ``D`` frames are data for the client, ``N`` frames a line for the command's
 stderr (why a request was refused), ``T`` says that everything after it is the tunnel's, as is.
-The launcher forks the bridge before it runs the command and ends it when the command ends; the
-bridge also dies with the launcher (a parent-death signal).
 
-Only the C modules are imported (``_socket``, ``_thread``): starting a bridge must not cost a
-command that never uses the network anything it would notice.
+Only the C modules are imported (``_socket``, ``_thread``).
 """
 
 from __future__ import annotations
@@ -18,10 +23,6 @@ from __future__ import annotations
 import _socket
 import _thread
 import os
-
-TYPE_CHECKING = False  # no ``typing`` at run time: the launcher stays a bare interpreter
-if TYPE_CHECKING:
-    from collections.abc import Callable
 
 TOKEN_ENV = "AGENT_NETWORK_TOKEN"
 LISTEN_ADDRESS = "127.0.0.1"
@@ -31,54 +32,45 @@ HEADER = 5  # one type byte, a four-byte big-endian length
 DATA, NOTICE, TUNNEL = b"D", b"N", b"T"
 
 
-def start(port: int, proxy_socket: str, token: str, prepare: Callable[[], None]) -> int:
-    """Listen on ``port`` (before anything runs, so no first request can miss it), then serve in
-    a child process, which first calls ``prepare`` (the launcher's: a parent-death signal, no
-    capabilities); its pid."""
+def listen(port: int) -> _socket.socket:
     listener = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
     listener.setsockopt(_socket.SOL_SOCKET, _socket.SO_REUSEADDR, 1)
     listener.bind((LISTEN_ADDRESS, port))
     listener.listen(BACKLOG)
-    pid = os.fork()
-    if pid:
-        listener.close()
-        return pid
-    try:
-        _keep_only_stderr()
-        prepare()
-        _serve(listener, proxy_socket, (token + "\n").encode("ascii"))
-    finally:
-        os._exit(0)
+    return listener
 
 
-def _keep_only_stderr() -> None:
-    """Nothing of the command's but its stderr, for the refusal lines."""
-    null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1):
-        os.dup2(null, fd)
-    os.close(null)
+def serve(listener: _socket.socket, proxy_socket: str, token: str, notices: int) -> None:
+    """Accept and pass on connections in a thread of this process; ``notices``: the command's
+    stderr, for the lines the proxy sends."""
+    hello = (token + "\n").encode("ascii")
+    _thread.start_new_thread(_serve, (listener, proxy_socket, hello, notices))
 
 
-def _serve(listener: _socket.socket, proxy_socket: str, hello: bytes) -> None:
+def _serve(listener: _socket.socket, proxy_socket: str, hello: bytes, notices: int) -> None:
     while True:
-        fd, _ = listener._accept()
-        _thread.start_new_thread(_connection, (fd, proxy_socket, hello))
+        try:
+            fd, _ = listener._accept()
+        except OSError:
+            return
+        _thread.start_new_thread(_connection, (fd, proxy_socket, hello, notices))
 
 
-def _connection(fd: int, proxy_socket: str, hello: bytes) -> None:
+def _connection(fd: int, proxy_socket: str, hello: bytes, notices: int) -> None:
     client = _socket.socket(fileno=fd)
+    client.setsockopt(_socket.IPPROTO_TCP, _socket.TCP_NODELAY, 1)  # a relay must not hold back small writes
     proxy = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         proxy.connect(proxy_socket)
         proxy.sendall(hello)
     except OSError:
-        os.write(2, b"agent sandbox: the network proxy is not running; the request was not sent\n")
+        _write(notices, b"agent sandbox: the network proxy is not running; the request was not sent\n")
         _close(client, proxy)
         return
     pair = _Pair(client, proxy)
     _thread.start_new_thread(_copy, (client, proxy, pair))
     try:
-        rest = _unframe(proxy, client)
+        rest = _unframe(proxy, client, notices)
         if rest is not None:
             client.sendall(rest)
             _copy(proxy, client, pair)
@@ -88,7 +80,7 @@ def _connection(fd: int, proxy_socket: str, hello: bytes) -> None:
     pair.done()
 
 
-def _unframe(proxy: _socket.socket, client: _socket.socket) -> bytes | None:
+def _unframe(proxy: _socket.socket, client: _socket.socket, notices: int) -> bytes | None:
     """Frames from the proxy until the tunnel opens; what followed the ``T`` frame, or None when
     the proxy closed first (a refusal)."""
     buffer = b""
@@ -101,7 +93,7 @@ def _unframe(proxy: _socket.socket, client: _socket.socket) -> bytes | None:
                 break
             payload, buffer = buffer[HEADER : HEADER + length], buffer[HEADER + length :]
             if kind == NOTICE:
-                os.write(2, payload)
+                _write(notices, payload)
             elif kind == DATA:
                 client.sendall(payload)
         data = proxy.recv(CHUNK)
@@ -158,3 +150,10 @@ def _close(*sockets: _socket.socket) -> None:
             sock.close()
         except OSError:
             pass
+
+
+def _write(fd: int, data: bytes) -> None:
+    try:
+        os.write(fd, data)
+    except OSError:
+        pass  # the command closed its stderr

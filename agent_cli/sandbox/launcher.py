@@ -11,9 +11,9 @@ the socket filter (seccomp.py); then the command runs as a child, and whatever i
 is killed when it ends. With ``"confine": false`` only the process lifecycle applies (commands
 run without a sandbox still end with the agent); ``supervise`` in place of the JSON says the same
 without loading ``json``. With ``"proxy": {"port": P, "socket": PATH}`` (allow-list network) the
-launcher also makes the command's network namespace (netns.py) and starts the bridge to the
-agent's proxy in it (bridge.py); ``net[+outlive]:P:PATH`` in place of the JSON is that alone, for
-bubblewrap, which then keeps this namespace. If the sandbox cannot be applied the command is not
+launcher also makes the command's network namespace (netns.py) and serves the bridge to the
+agent's proxy in it (bridge.py, threads of its own); ``net[+outlive]:P:PATH`` in place of the
+JSON is that alone, for bubblewrap, which then keeps this namespace. If the sandbox cannot be applied the command is not
 run: exit 126 with the reason on stderr.
 """
 
@@ -77,22 +77,19 @@ def apply(policy: dict) -> None:
         seccomp.deny_sockets_but_unix(allow_inet=bool(proxy))
 
 
-def start_bridge(proxy: dict, token: str) -> tuple[int, ...]:
-    """The bridge to the agent's proxy, listening before the command starts."""
-    capabilities = _sibling("capabilities")
-
-    def prepare() -> None:
-        supervisor.die_with_parent()
-        capabilities.drop_all()  # bubblewrap's launcher still holds root's
-
-    return (_sibling("bridge").start(int(proxy["port"]), str(proxy["socket"]), token, prepare),)
+def bridge_starter(proxy: dict, token: str):
+    """Listen for the bridge before the command starts; the function that starts serving."""
+    bridge = _sibling("bridge")
+    listener = bridge.listen(int(proxy["port"]))
+    notices = os.dup(2)  # the command's stderr, kept past standing aside: refusals are written there
+    return lambda: bridge.serve(listener, str(proxy["socket"]), token, notices)
 
 
 def main(argv: list[str]) -> int:
     if len(argv) < 3 or argv[1] != "--":
         print("usage: launcher.py POLICY_JSON -- COMMAND...", file=sys.stderr)
         return 2
-    helpers: tuple[int, ...] = ()
+    started = None
     try:
         policy = parse_policy(argv[0])
         token = os.environ.pop(TOKEN_ENV, "")
@@ -101,11 +98,11 @@ def main(argv: list[str]) -> int:
         supervisor.become_subreaper()
         apply(policy)
         if proxy := policy.get("proxy"):
-            helpers = start_bridge(proxy, token)
+            started = bridge_starter(proxy, token)
     except (OSError, ValueError) as exc:
         print(f"agent sandbox: cannot apply the sandbox, command not run: {exc}", file=sys.stderr)
         return CANNOT_SANDBOX
-    return supervisor.run(argv[2:], helpers)
+    return supervisor.run(argv[2:], started)
 
 
 if __name__ == "__main__":

@@ -343,7 +343,7 @@ def proxy_route_works(mechanism: str) -> bool:
     probe = SandboxPolicy("workspace-write", network_proxy=ProxyRoute("/nonexistent/agent-proxy-probe"))
     try:
         argv = confine(["true"], probe, mechanism)
-        done = subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT_S)
+        done = subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT_S, start_new_session=True)
     except (OSError, subprocess.SubprocessError):
         return False
     return done.returncode == 0

@@ -15,6 +15,10 @@ import os
 import sys
 import time
 
+TYPE_CHECKING = False  # no ``typing`` at run time: the launcher stays a bare interpreter
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 try:  # the C module itself: ``signal`` wraps it in enums, whose import costs more than the rest
     import _signal as signal
 except ImportError:  # another interpreter
@@ -43,11 +47,6 @@ def bind_to_parent(sig: int = signal.SIGTERM) -> None:
         os.kill(os.getpid(), sig)
 
 
-def die_with_parent() -> None:
-    """SIGKILL when the parent dies: a helper has nothing to clean up."""
-    bind_to_parent(signal.SIGKILL)
-
-
 def become_subreaper() -> None:
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
 
@@ -65,9 +64,10 @@ def _raise_stopped(sig: int, _frame) -> None:
     raise _Stopped(sig)
 
 
-def run(argv: list[str], helpers: tuple[int, ...] = ()) -> int:
+def run(argv: list[str], started: Callable[[], None] | None = None) -> int:
     """Run ``argv`` as a child, wait for it, clean up after it; the exit status to pass on.
-    ``helpers``: children that serve the command (the network bridge), ended at once when it ends."""
+    ``started`` is called once the child runs (the network bridge starts its threads then: no
+    fork ever happens with other threads about)."""
     for sig in STOP_SIGNALS:
         signal.signal(sig, _raise_stopped)
     # Blocked across the fork: a stop signal must reach the child with its default action, not
@@ -89,6 +89,8 @@ def run(argv: list[str], helpers: tuple[int, ...] = ()) -> int:
     try:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
         _stand_aside()
+        if started is not None:
+            started()
         status = _wait_for(child)
     except _Stopped as stop:  # the agent stopped the command, or died
         stopped = stop.sig
@@ -96,23 +98,10 @@ def run(argv: list[str], helpers: tuple[int, ...] = ()) -> int:
     finally:
         for sig in STOP_SIGNALS:
             signal.signal(sig, signal.SIG_IGN)  # from here on, our own group signals miss us
-    _end_helpers(helpers)  # before the rest: they hold the command's stderr open
     if stopped:
         _signal_all(stopped)  # pass it on (after the agent's death nobody else will)
     clean_up()
     return status
-
-
-def _end_helpers(helpers: tuple[int, ...]) -> None:
-    """SIGKILL and reap each helper now (they keep no state), so that a command that leaves
-    nothing running ends without the clean-up's grace period."""
-    for pid in helpers:
-        try:
-            if os.waitpid(pid, os.WNOHANG)[0] == 0:  # still ours and running: its pid cannot be reused
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-        except ChildProcessError:
-            pass  # it ended, and was reaped, before the command did
 
 
 def _stand_aside() -> None:
@@ -149,7 +138,7 @@ def _signal_all(sig: int) -> None:
     """``sig`` to our process group (the command's, which we ignore) and to each of our children
     (adopted ones have left the group: ``setsid``)."""
     targets = list(_children())
-    if sig != signal.SIGKILL:
+    if sig != signal.SIGKILL and os.getpgid(0) == os.getpid():  # only a group we lead: never our caller's
         try:
             os.killpg(os.getpgid(0), sig)
         except (ProcessLookupError, PermissionError):

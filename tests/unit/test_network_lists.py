@@ -173,3 +173,14 @@ def test_a_bad_claude_entry_is_a_warning_not_an_error(tmp_path):
     lists = lists_for(load_config(tmp_path))
     assert [e.text for e in lists.allowed] == ["ok.test"]
     assert any("'*'" in warning for warning in lists.warnings)
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1", "10.1.2.3", "169.254.169.254", "::1", "::ffff:127.0.0.1", "fd00::1"])
+def test_a_private_address_needs_a_name_listed_exactly(address):
+    from agent_cli.network.connect import Unreachable, check_addresses
+
+    with pytest.raises(Unreachable, match="loopback, private or link-local") as refused:
+        check_addresses("x.example.com", ["93.184.216.34", address], exact=False)
+    assert refused.value.refused
+    check_addresses("x.example.com", [address], exact=True)
+    check_addresses("x.example.com", ["93.184.216.34"], exact=False)
