@@ -48,6 +48,7 @@ CHUNK = 64 * 1024
 MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes
 START_TIMEOUT_S = 5.0
 MAX_ANCESTRY = 64
+PREFIX = "agent-net-"
 
 
 class ProxyServer:
@@ -268,9 +269,24 @@ def _parent_of(pid: int) -> int:
 
 def _private_directory(run_dir: Path) -> Path:
     """A 0700 folder of the agent's own for the socket: under its home when the path fits in a
-    socket address, else in the temp folder."""
+    socket address, else in the temp folder. What an agent killed before it could clean up left
+    there goes first."""
     base = run_dir
-    if len(str(base)) + len("/agent-net-XXXXXXXX/proxy.sock") > MAX_SOCKET_PATH:
+    if len(str(base)) + len(f"/{PREFIX}XXXXXXXX/proxy.sock") > MAX_SOCKET_PATH:
         base = Path(tempfile.gettempdir())
     base.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return Path(tempfile.mkdtemp(prefix="agent-net-", dir=base))
+    remove_stale(base)
+    return Path(tempfile.mkdtemp(prefix=PREFIX, dir=base))
+
+
+def remove_stale(base: Path) -> None:
+    """Folders whose socket no process listens on any more (connecting is refused)."""
+    for folder in base.glob(f"{PREFIX}*"):
+        path = folder / "proxy.sock"
+        with socket.socket(socket.AF_UNIX) as probe:
+            try:
+                probe.connect(str(path))
+            except ConnectionRefusedError:
+                shutil.rmtree(folder, ignore_errors=True)
+            except OSError:
+                continue  # not a socket, or not ours to judge
