@@ -66,7 +66,7 @@ def serve_origin() -> Iterator[Origin]:
             self.end_headers()
             self.wfile.write(body)
 
-        def log_message(self, *args) -> None:
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
             pass
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -10,6 +10,7 @@ from pathlib import Path
 def save_allowed_domain(config_file: Path, host: str) -> str:
     """Append ``host`` to the file's allowed domains; says where it went (or why it could not)."""
     import tomlkit  # only when the user saves one
+    from tomlkit.exceptions import TOMLKitError
 
     try:
         text = config_file.read_text(encoding="utf-8") if config_file.is_file() else ""
@@ -30,6 +31,6 @@ def save_allowed_domain(config_file: Path, host: str) -> str:
             allowed.append(host)
         config_file.parent.mkdir(parents=True, exist_ok=True)
         config_file.write_text(tomlkit.dumps(document), encoding="utf-8")
-    except (OSError, ValueError, AttributeError, tomlkit.exceptions.TOMLKitError) as exc:
+    except (OSError, ValueError, AttributeError, TOMLKitError) as exc:
         return f"allowed for this session; could not save it to {config_file}: {exc}"
     return f"saved to {config_file} ([sandbox.network] allowed_domains)"

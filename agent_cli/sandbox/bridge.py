@@ -50,7 +50,7 @@ def serve(listener: _socket.socket, proxy_socket: str, token: str, notices: int)
 def _serve(listener: _socket.socket, proxy_socket: str, hello: bytes, notices: int) -> None:
     while True:
         try:
-            fd, _ = listener._accept()
+            fd, _ = listener._accept()  # pyright: ignore[reportAttributeAccessIssue]  # the C socket's own
         except OSError:
             return
         _thread.start_new_thread(_connection, (fd, proxy_socket, hello, notices))

@@ -12,18 +12,15 @@ import shutil
 import socket
 import subprocess
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from agent_cli import events as ev
-from agent_cli.config import load_config
 from agent_cli.items import ToolCall
-from agent_cli.runtime import open_session
 from agent_cli.sandbox.policy import detect_mechanism, proxy_route_works, working_mechanisms
 from tests.network_helpers import PAGE, WHEEL, serve_origin
-from tests.scripted_model import ScriptedModel
+from tests.scripted_model import ScriptedModel, scripted_session
 from tests.session_helpers import collect_events
 
 MECHANISMS = [name for name in working_mechanisms() if proxy_route_works(name)]
@@ -60,9 +57,7 @@ def network_settings(allowed: list[str], denied: list[str] = (), names: tuple[st
 async def run_commands(repo: Path, commands: list[str], settings: list[str], trust: bool = True):
     """Each command as the model's shell call in an `agent exec`-like session; (outputs, events)."""
     calls = [ToolCall(f"call_{i}", "shell", json.dumps({"command": command})) for i, command in enumerate(commands)]
-    model = ScriptedModel(*calls, "done")
-    config = load_config(repo, ['model_provider="openai-chat"', 'model="test-model"', *settings])
-    session = open_session(replace(config, trust_repository=trust), interactive=False, clients=lambda name: model)
+    session = scripted_session(repo, ScriptedModel(*calls, "done"), *settings, trust=trust)
     try:
         events = await collect_events(session, "go")
     finally:
@@ -228,9 +223,8 @@ async def test_the_proxy_answers_no_one_but_the_bridges_of_its_session(tmp_path,
     """A process of the agent's gets an answer only with the session's token; the agent's own
     process gets nothing, token or not; the socket goes with the session."""
     settings = network_settings(["pypi.test"], names=("pypi.test",))
-    config = load_config(tmp_path, ['model_provider="openai-chat"', 'model="test-model"', *settings])
     model = ScriptedModel(ToolCall("call_0", "shell", json.dumps({"command": "true"})), "done")
-    session = open_session(replace(config, trust_repository=True), interactive=False, clients=lambda name: model)
+    session = scripted_session(tmp_path, model, *settings)
     try:
         await collect_events(session, "go")
         proxy = session.approvals.network.proxy

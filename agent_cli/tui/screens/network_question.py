@@ -47,7 +47,7 @@ class NetworkQuestionScreen(DialogScreen[ApprovalDecision]):
         Binding("escape", "no", "no", show=False),
     ]
 
-    def __init__(self, request: ApprovalRequest, typed_early: Callable[[str], None] | None = None) -> None:
+    def __init__(self, request: ApprovalRequest, typed_early: Callable[[str], object] | None = None) -> None:
         super().__init__()
         self.request = request
         self.host = terminal_safe(request.summary)  # a name from a command: no escape sequences
