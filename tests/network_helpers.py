@@ -59,6 +59,12 @@ def serve_origin() -> Iterator[Origin]:
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:
             origin.hosts.append(self.headers.get("Host", ""))
+            if self.path.startswith("/redirect?to="):  # a redirect to wherever the test says
+                self.send_response(302)
+                self.send_header("Location", self.path.removeprefix("/redirect?to="))
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             kind, body = pages.get(self.path, ("text/plain", b""))
             self.send_response(200 if self.path in pages else 404)
             self.send_header("Content-Type", kind)

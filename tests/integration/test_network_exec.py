@@ -98,7 +98,14 @@ def test_web_fetch_goes_by_the_same_lists(server, tmp_path, origin):
     result = run_agent(exec_args(*denied, "-c", "network_access=true", "go"), cwd=tmp_path, env=env)
     assert result.returncode == 0, result.stderr
     assert "localhost was refused (denied by localhost" in tool_outputs(server)[0]
-    assert origin.hosts == [f"localhost:{origin.port}"]
+    # a redirect from an allowed domain to a denied one is refused at the redirect
+    away = f"http://localhost:{origin.port}/redirect?to=http://127.0.0.1:{origin.port}/"
+    server.script(Reply(tool_calls=[ToolCall("web_fetch", {"url": away})]), Reply(text="done"))
+    redirected = settings(["localhost"], denied=["127.0.0.1"])
+    result = run_agent(exec_args(*redirected, "go"), cwd=tmp_path, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "refused: 127.0.0.1 is denied by 127.0.0.1" in tool_outputs(server)[0]
+    assert origin.hosts == [f"localhost:{origin.port}"] * 2
 
 
 def descendants(pid: int) -> list[int]:

@@ -130,12 +130,13 @@ attempt("udp", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b
 attempt("direct", lambda: socket.create_connection(("127.0.0.1", {origin.port}), timeout=3))
 """
     (tmp_path / "probe.py").write_text(probe)
-    commands = [f"{sys.executable} probe.py"]
+    commands = [f"{sys.executable} probe.py; env | grep -c AGENT_NETWORK_TOKEN"]
     if shutil.which("curl"):
         commands.append(f"curl -sS --noproxy '*' --max-time 5 http://pypi.test:{origin.port}/; echo exit=$?")
     outputs, _ = await run_commands(tmp_path, commands, network_settings(["pypi.test"], names=("pypi.test",)))
     assert "REACHED" not in outputs[0], outputs[0]
     assert outputs[0].count("failed:") == 4, outputs[0]
+    assert outputs[0].rstrip().endswith("\n0")  # the session's token never reaches the command
     if len(outputs) > 1:
         assert "exit=0" not in outputs[1] and PAGE.decode() not in outputs[1]
     assert origin.hosts == []
