@@ -84,3 +84,31 @@ def serve_origin() -> Iterator[Origin]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def knock(proxy_socket: str, token: str, port: int) -> bytes:
+    """Hand the proxy a connection of our own as a bridge does (the token, the socket, our stderr),
+    ask it for ``CONNECT pypi.test:PORT``; what comes back (nothing: it was refused unread)."""
+    import socket
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    ours = socket.create_connection(listener.getsockname())
+    theirs, _ = listener.accept()
+    listener.close()
+    with socket.socket(socket.AF_UNIX) as proxy:
+        proxy.connect(proxy_socket)
+        try:
+            socket.send_fds(proxy, [token.encode() + b"\n"], [theirs.fileno(), 2])
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # closed on us before we said a word
+    theirs.close()
+    ours.settimeout(10)
+    answer = b""
+    try:
+        ours.sendall(b"CONNECT pypi.test:%d HTTP/1.1\r\n\r\n" % port)
+        while b"\r\n\r\n" not in answer and (data := ours.recv(100)):
+            answer += data
+    except (ConnectionResetError, BrokenPipeError):
+        pass
+    ours.close()
+    return answer

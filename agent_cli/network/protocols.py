@@ -1,6 +1,6 @@
 """What a client says to the proxy, read: HTTP (``CONNECT host:port`` for TLS, or a plain request
-with an absolute ``http://`` URL) and SOCKS5 (``CONNECT`` by name or address); and what goes
-back to the bridge before the tunnel opens (framed: see sandbox/bridge.py).
+with an absolute ``http://`` URL) and SOCKS5 (``CONNECT`` by name or address); and where the
+answers go: to the client, and a refusal's reason to the command's stderr.
 
 No TLS is intercepted: after ``CONNECT`` the proxy only copies bytes. A plain HTTP request is
 passed on in origin form with ``Connection: close`` (one request per connection, so a second
@@ -10,10 +10,10 @@ request cannot ride to another host on a connection checked for the first).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 from dataclasses import dataclass
 from urllib.parse import urlsplit
-
-from agent_cli.sandbox.bridge import DATA, NOTICE, TUNNEL
 
 MAX_HEAD = 64 * 1024
 HOP_HEADERS = (b"proxy-connection", b"proxy-authorization", b"connection", b"keep-alive")
@@ -37,31 +37,21 @@ class Request:
     head: bytes = b""  # a plain HTTP request's head, rewritten for the server
 
 
-class BridgeWriter:
-    """The proxy's side of a bridge connection: framed until the tunnel opens, raw after."""
+class ClientWriter:
+    """What goes back: to the client (handed over by the bridge, sandbox/bridge.py), and to the
+    command's stderr for the line that says why a request was refused."""
 
-    def __init__(self, writer: asyncio.StreamWriter):
+    def __init__(self, writer: asyncio.StreamWriter, notices: int | None = None):
         self.writer = writer
-        self.framed = True
-
-    def _frame(self, kind: bytes, payload: bytes) -> None:
-        self.writer.write(kind + len(payload).to_bytes(4, "big") + payload)
+        self.notices = notices  # the command's stderr, or None
 
     def data(self, payload: bytes) -> None:
-        if self.framed:
-            self._frame(DATA, payload)
-        else:
-            self.writer.write(payload)
+        self.writer.write(payload)
 
     def notice(self, line: str) -> None:
-        """A line for the command's stderr; before the tunnel only."""
-        if self.framed:
-            self._frame(NOTICE, line.encode("utf-8", "replace"))
-
-    def open_tunnel(self) -> None:
-        if self.framed:
-            self._frame(TUNNEL, b"")
-            self.framed = False
+        if self.notices is not None:
+            with contextlib.suppress(OSError):  # the command closed its stderr
+                os.write(self.notices, line.encode("utf-8", "replace"))
 
     async def drain(self) -> None:
         await self.writer.drain()
@@ -127,14 +117,14 @@ CONNECTED = b"HTTP/1.1 200 Connection established\r\n\r\n"
 # --- SOCKS5 ------------------------------------------------------------------------------------
 
 
-async def read_socks(reader: asyncio.StreamReader, bridge: BridgeWriter) -> Request:
+async def read_socks(reader: asyncio.StreamReader, client: ClientWriter) -> Request:
     """The greeting (the first byte, the version, was read), the method choice, the request."""
     methods = await reader.readexactly((await reader.readexactly(1))[0])
     if SOCKS_NO_AUTH not in methods:
-        bridge.data(bytes([SOCKS_VERSION, SOCKS_NO_METHOD]))
+        client.data(bytes([SOCKS_VERSION, SOCKS_NO_METHOD]))
         raise BadRequest("SOCKS5 without authentication is all the proxy speaks")
-    bridge.data(bytes([SOCKS_VERSION, SOCKS_NO_AUTH]))
-    await bridge.drain()
+    client.data(bytes([SOCKS_VERSION, SOCKS_NO_AUTH]))
+    await client.drain()
     version, command, _, kind = await reader.readexactly(4)
     if kind == 1:
         host = ".".join(str(b) for b in await reader.readexactly(4))
@@ -144,11 +134,11 @@ async def read_socks(reader: asyncio.StreamReader, bridge: BridgeWriter) -> Requ
         raw = await reader.readexactly(16)
         host = ":".join(raw[i : i + 2].hex() for i in range(0, 16, 2))
     else:
-        bridge.data(socks_reply(SOCKS_BAD_ADDRESS))
+        client.data(socks_reply(SOCKS_BAD_ADDRESS))
         raise BadRequest(f"SOCKS5 address type {kind} is unknown")
     port = int.from_bytes(await reader.readexactly(2), "big")
     if version != SOCKS_VERSION or command != SOCKS_CONNECT:
-        bridge.data(socks_reply(SOCKS_BAD_COMMAND))
+        client.data(socks_reply(SOCKS_BAD_COMMAND))
         raise BadRequest("only SOCKS5 CONNECT is supported (no BIND, no UDP)")
     return Request(host, port, "socks")
 

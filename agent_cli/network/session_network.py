@@ -110,7 +110,8 @@ class SessionNetwork:
         """One line: the mode and what it means here."""
         mode = self.mode
         if mode == ALLOW_LIST:
-            return f"allow-list ({len(self.lists.allowed)} allowed, {len(self.lists.denied)} denied; others are asked about)"
+            others = "others are asked about" if self.gate.question is not None else "others are refused"
+            return f"allow-list ({len(self.lists.allowed)} allowed, {len(self.lists.denied)} denied; {others})"
         if self.unavailable:
             return f"{mode}: allow-list is configured, but {self.unavailable}"
         return {ALL: "all (network_access = true)", OFF: "off (no domain is allowed)"}[mode]

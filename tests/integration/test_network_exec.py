@@ -173,3 +173,25 @@ async def test_the_proxy_and_the_bridge_end_with_the_agent(server, tmp_path, ori
     )
     assert result.returncode == 0, result.stderr
     assert not folder.exists() and proxy_folders(isolated_home) == []
+
+
+def test_doctor_shows_the_network_mode_and_where_each_domain_comes_from(tmp_path, isolated_home):
+    claude = Path.home() / ".claude"
+    claude.mkdir(parents=True, exist_ok=True)
+    (claude / "settings.json").write_text(json.dumps({"sandbox": {"network": {"allowedDomains": ["pypi.org", "*"]}}}))
+    result = run_agent(["doctor", "--no-request", "-c", 'sandbox.network.denied_domains=["evil.test"]'], cwd=tmp_path)
+    lines = [line for line in result.stdout.splitlines() if "network" in line]
+    mode = "allow-list" if MECHANISMS else "off"
+    assert any(mode in line for line in lines), result.stdout
+    assert any(f"allowed pypi.org ({claude}/settings.json allowedDomains)" in line for line in lines)
+    assert any("denied  evil.test (-c" in line for line in lines)
+    assert any("'*'" in line and "ignored" in line for line in lines)  # a bad entry: a warning, not an error
+    assert "off (network_access" not in result.stdout
+
+
+def test_network_access_true_stays_everything(tmp_path, isolated_home):
+    result = run_agent(
+        ["doctor", "--no-request", "-c", 'sandbox.network.allowed_domains=["pypi.org"]', "-c", "network_access=true"],
+        cwd=tmp_path,
+    )
+    assert "all (network_access = true)" in result.stdout

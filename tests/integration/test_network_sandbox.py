@@ -9,7 +9,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +18,8 @@ import pytest
 from agent_cli import events as ev
 from agent_cli.items import ToolCall
 from agent_cli.sandbox.policy import detect_mechanism, proxy_route_works, working_mechanisms
-from tests.network_helpers import PAGE, WHEEL, serve_origin
+from tests.conftest import REPO
+from tests.network_helpers import PAGE, WHEEL, knock, serve_origin
 from tests.scripted_model import ScriptedModel, scripted_session
 from tests.session_helpers import collect_events
 
@@ -178,46 +178,26 @@ async def test_the_socket_outside_the_writable_roots_is_reachable_only_by_the_se
     agent_home = Path(os.path.realpath(home)) / f"agent-net-test-{os.getpid()}"
     monkeypatch.setenv("AGENT_HOME", str(agent_home))
     try:
-        script = (
-            "import os, socket, sys\n"
-            "path = sys.argv[1]\n"
-            "s = socket.socket(socket.AF_UNIX); s.connect(path); s.sendall(b'0' * 32 + b'\\n' + b'CONNECT x.test:80 HTTP/1.1\\r\\n\\r\\n')\n"
-            "print('answer', s.recv(100))\n"
-        )
-        (tmp_path / "knock.py").write_text(script)
+        socket_path = f"$(ls -d {agent_home}/run/agent-net-*)/proxy.sock"
         commands = [
             f"curl -sS http://pypi.test:{origin.port}/",
-            f'{sys.executable} knock.py "$(ls -d {agent_home}/run/agent-net-*)/proxy.sock"',
+            f'PYTHONPATH={REPO} {sys.executable} -c "{KNOCK}" "{socket_path}" {"0" * 32} {origin.port}',
         ]
         (page, knock), _ = await run_commands(tmp_path, commands, network_settings(["pypi.test"], names=("pypi.test",)))
         assert PAGE.decode() in page
-        assert "answer b''" in knock, knock  # a wrong token: closed before a word is said
+        assert "answer: b''" in knock, knock  # a wrong token: what came with it is closed unread
     finally:
         shutil.rmtree(agent_home, ignore_errors=True)
 
 
-KNOCK = """
-import socket, sys
-client = socket.socket(socket.AF_UNIX)
-client.settimeout(10)
-client.connect(sys.argv[1])
-client.sendall(sys.argv[2].encode() + b"\\n" + b"CONNECT pypi.test:%s HTTP/1.1\\r\\n\\r\\n" % sys.argv[3].encode())
-answer = b""
-try:
-    while b"\\r\\n\\r\\n" not in answer and (data := client.recv(100)):
-        answer += data
-    print(repr(answer))
-except ConnectionResetError:
-    print("reset")
-"""
+KNOCK = "import sys; from tests.network_helpers import knock; print('answer:', knock(*sys.argv[1:3], int(sys.argv[3])))"
 
 
-def knock(path: str, token: str, port: int) -> str:
+def knock_from_a_child(path: str, token: str, port: int) -> str:
     """What a process the agent started (not sandboxed) gets from the proxy for ``token``."""
-    done = subprocess.run(
-        [sys.executable, "-c", KNOCK, path, token, str(port)], capture_output=True, text=True, timeout=30
-    )
-    return done.stdout.strip()
+    argv = [sys.executable, "-c", KNOCK, path, token, str(port)]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run(argv, capture_output=True, text=True, timeout=30, env=env).stdout.strip()
 
 
 async def test_the_proxy_answers_no_one_but_the_bridges_of_its_session(tmp_path, mechanism, origin):
@@ -230,18 +210,31 @@ async def test_the_proxy_answers_no_one_but_the_bridges_of_its_session(tmp_path,
         await collect_events(session, "go")
         proxy = session.approvals.network.proxy
         assert proxy is not None
-        answered = await asyncio.to_thread(knock, proxy.path, proxy.token, origin.port)
+        answered = await asyncio.to_thread(knock_from_a_child, proxy.path, proxy.token, origin.port)
         assert "200 Connection established" in answered  # the control: the right token opens it
-        assert await asyncio.to_thread(knock, proxy.path, "0" * 32, origin.port) in ("b''", "reset")
-        with socket.socket(socket.AF_UNIX) as client:
-            client.settimeout(10)
-            client.connect(proxy.path)
-            try:
-                client.sendall(f"{proxy.token}\nCONNECT pypi.test:{origin.port} HTTP/1.1\r\n\r\n".encode())
-                answer = client.recv(100)
-            except (ConnectionResetError, BrokenPipeError):
-                answer = b""
-            assert answer == b""  # this process is the agent, not a command it started
+        assert await asyncio.to_thread(knock_from_a_child, proxy.path, "0" * 32, origin.port) == "answer: b''"
+        # this process is the agent itself, not a command it started: nothing, token or not
+        assert await asyncio.to_thread(knock, proxy.path, proxy.token, origin.port) == b""
     finally:
         await session.aclose()
     assert not Path(proxy.path).exists()  # gone with the session
+
+
+@needs_curl
+async def test_status_and_permissions_show_the_mode_the_lists_and_the_hosts(tmp_path, mechanism, origin):
+    settings = network_settings(["pypi.test"], ["evil.test"], names=("pypi.test", "other.test"))
+    commands = [f"curl -sS http://pypi.test:{origin.port}/; curl -sS http://other.test:{origin.port}/"]
+    calls = [ToolCall("call_0", "shell", json.dumps({"command": commands[0]}))]
+    session = scripted_session(tmp_path, ScriptedModel(*calls, "done"), *settings)
+    try:
+        await collect_events(session, "go")
+        status = next(e.text for e in await collect_events(session, "/status") if isinstance(e, ev.Notice))
+        permissions = next(e.text for e in await collect_events(session, "/permissions") if isinstance(e, ev.Notice))
+    finally:
+        await session.aclose()
+    assert "network allow-list" in status  # the sandbox line: workspace-write (network allow-list; ...)
+    assert '  allowed pypi.test (-c sandbox.network.allowed_domains=["pypi.test"] allowed_domains)' in status
+    assert '  denied  evil.test (-c sandbox.network.denied_domains=["evil.test"] denied_domains)' in status
+    assert "network: allow-list (1 allowed, 1 denied; others are refused)" in permissions  # nobody to ask
+    assert f"  allowed pypi.test:{origin.port} (allowed by pypi.test" in permissions
+    assert f"  refused other.test:{origin.port} (not in the allowed domains" in permissions
