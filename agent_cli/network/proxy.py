@@ -1,13 +1,14 @@
-"""The network proxy the agent runs outside the sandbox: an HTTP (with CONNECT) and SOCKS5 proxy on
-a Unix socket, in a thread of its own so that copying a download never waits on the screen.
+"""The network proxy the agent runs outside the sandbox: an HTTP (with CONNECT) and SOCKS5 proxy
+for the connections the bridges of sandboxed commands hand over (sandbox/bridge.py) through its
+Unix socket, in a thread of its own so that copying a download never waits on the screen.
 
 It answers only the bridges of this session's sandboxed commands: the socket is its owner's
 alone (mode 0600 in a 0700 folder), the peer must be of the same user and, when the session
-runs its commands itself, a process the agent started; it must then send the session's token
-before the proxy reads or says anything else. Each request names a host; the gate (gate.py)
-decides, asking the user when the lists do not; only then is the name resolved, its addresses
-checked and the connection made (connect.py). A refusal goes back as a 403 (HTTP) or a SOCKS
-error, and as a line on the command's stderr through its bridge.
+runs its commands itself, a process the agent started; its one message must carry the session's
+token, or the descriptors that come with it are closed unread. Each request names a host; the
+gate (gate.py) decides, asking the user when the lists do not; only then is the name resolved,
+its addresses checked and the connection made (connect.py). A refusal goes back as a 403 (HTTP)
+or a SOCKS error, and as a line on the command's stderr (the bridge hands that over too).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from agent_cli.network.protocols import (
     SOCKS_OK,
     SOCKS_UNREACHABLE,
     BadRequest,
-    BridgeWriter,
+    ClientWriter,
     Request,
     http_reply,
     read_http,
@@ -44,6 +45,8 @@ from agent_cli.network.protocols import (
 from agent_cli.sandbox.network import ProxyRoute
 
 HELLO_TIMEOUT_S = 10.0
+BACKLOG = 128
+MAX_DESCRIPTORS = 2  # the client's socket and the command's stderr
 CHUNK = 64 * 1024
 MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes
 START_TIMEOUT_S = 5.0
@@ -59,7 +62,7 @@ class ProxyServer:
         self._directory = _private_directory(run_dir)
         self.path = str(self._directory / "proxy.sock")
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._server: asyncio.AbstractServer | None = None
+        self._listener: socket.socket | None = None
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
         self._failure: BaseException | None = None
@@ -99,8 +102,13 @@ class ProxyServer:
             loop.close()
 
     async def _listen(self) -> None:
-        self._server = await asyncio.start_unix_server(self._client, self.path, limit=CHUNK)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(self.path)
         os.chmod(self.path, 0o600)
+        listener.listen(BACKLOG)
+        listener.setblocking(False)
+        self._listener = listener
+        asyncio.get_running_loop().add_reader(listener.fileno(), self._accept)
 
     def close(self) -> None:
         """Stop listening, end every connection, remove the socket."""
@@ -108,8 +116,9 @@ class ProxyServer:
         if loop is not None and thread is not None and thread.is_alive() and not loop.is_closed():
 
             def stop() -> None:
-                if self._server is not None:
-                    self._server.close()
+                if self._listener is not None:
+                    loop.remove_reader(self._listener.fileno())
+                    self._listener.close()
                 loop.stop()
 
             with contextlib.suppress(RuntimeError):
@@ -119,52 +128,80 @@ class ProxyServer:
 
     # --- one connection ---------------------------------------------------------------------
 
-    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        if task is not None:
+    def _accept(self) -> None:
+        assert self._listener is not None
+        while True:
+            try:
+                connection, _ = self._listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                return  # closed, or out of descriptors: the bridge tells the command
+            task = asyncio.get_running_loop().create_task(self._handed_over(connection))
             self._clients.add(task)
+            task.add_done_callback(self._clients.discard)
+
+    async def _handed_over(self, connection: socket.socket) -> None:
+        """A bridge's message: the token, the client's socket and the command's stderr."""
+        descriptors: list[int] = []
         try:
-            if self._peer_allowed(writer) and await self._hello(reader):
-                await self._serve(reader, BridgeWriter(writer))
+            if not self._peer_allowed(connection):
+                return
+            connection.setblocking(False)
+            hello, descriptors = await asyncio.wait_for(_receive(connection, len(self.token) + 1), HELLO_TIMEOUT_S)
+            if not hmac.compare_digest(hello, (self.token + "\n").encode("ascii")) or len(descriptors) != 2:
+                return
+            client_fd, notices = descriptors
+            client = socket.socket(fileno=client_fd)  # not a socket: OSError, and both are closed below
+            descriptors = []  # the client's is the socket object's now, the stderr closed below
+        except (OSError, TimeoutError):
+            return
+        finally:
+            connection.close()
+            for fd in descriptors:  # whatever came with a message that is not a bridge's
+                os.close(fd)
+        try:
+            await self._client(client, notices)
+        finally:
+            os.close(notices)
+
+    async def _client(self, client: socket.socket, notices: int) -> None:
+        if client.family not in (socket.AF_INET, socket.AF_INET6) or client.type != socket.SOCK_STREAM:
+            client.close()
+            return
+        reader, writer = await asyncio.open_connection(sock=client, limit=CHUNK)
+        try:
+            await self._serve(reader, ClientWriter(writer, notices))
         except (asyncio.IncompleteReadError, ConnectionError, TimeoutError, OSError, asyncio.LimitOverrunError):
             pass
         finally:
-            if task is not None:
-                self._clients.discard(task)
             writer.close()
 
-    def _peer_allowed(self, writer: asyncio.StreamWriter) -> bool:
-        sock = writer.get_extra_info("socket")
-        if sock is None:
-            return False
-        pid, uid, _ = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
+    def _peer_allowed(self, connection: socket.socket) -> bool:
+        creds = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        pid, uid, _ = struct.unpack("3i", creds)
         if uid != os.getuid():
             return False
         return not self.local_only or started_by(pid, os.getpid())
 
-    async def _hello(self, reader: asyncio.StreamReader) -> bool:
-        expected = (self.token + "\n").encode("ascii")
-        hello = await asyncio.wait_for(reader.readexactly(len(expected)), HELLO_TIMEOUT_S)
-        return hmac.compare_digest(hello, expected)
-
-    async def _serve(self, reader: asyncio.StreamReader, bridge: BridgeWriter) -> None:
+    async def _serve(self, reader: asyncio.StreamReader, client: ClientWriter) -> None:
         first = await reader.readexactly(1)
         socks = first == b"\x05"
         try:
-            request = await (read_socks(reader, bridge) if socks else read_http(first, reader))
+            request = await (read_socks(reader, client) if socks else read_http(first, reader))
         except BadRequest as exc:
             if not socks:
-                bridge.data(http_reply("400 Bad Request", f"agent sandbox: {exc}"))
-            await bridge.drain()
+                client.data(http_reply("400 Bad Request", f"agent sandbox: {exc}"))
+            await client.drain()
             return
         try:
             host = normalize_host(request.host)
         except DomainError as exc:
-            await self._refuse(bridge, request, Decision(request.host, request.port, False, str(exc)))
+            await self._refuse(client, request, Decision(request.host, request.port, False, str(exc)))
             return
         verdict = await self._decide(host, request.port)
         if not verdict.allowed:
-            await self._refuse(bridge, request, Decision(host, request.port, False, verdict.by))
+            await self._refuse(client, request, Decision(host, request.port, False, verdict.by))
             return
         try:
             # a name named exactly, or one the user's own hosts table maps, may be a private address
@@ -173,19 +210,18 @@ class ProxyServer:
         except Unreachable as exc:
             if exc.refused:
                 self.gate.report(host, request.port, Verdict(False, str(exc)))
-                await self._refuse(bridge, request, Decision(host, request.port, False, str(exc)))
+                await self._refuse(client, request, Decision(host, request.port, False, str(exc)))
             else:
-                await self._fail(bridge, request, str(exc))
+                await self._fail(client, request, str(exc))
             return
         try:
-            bridge.open_tunnel()
             if request.protocol == "connect":
-                bridge.data(CONNECTED)
+                client.data(CONNECTED)
             elif request.protocol == "socks":
-                bridge.data(socks_reply(SOCKS_OK))
+                client.data(socks_reply(SOCKS_OK))
             else:
                 upstream_writer.write(request.head)
-            await relay(reader, bridge.writer, upstream_reader, upstream_writer)
+            await relay(reader, client.writer, upstream_reader, upstream_writer)
         finally:
             upstream_writer.close()
 
@@ -206,25 +242,25 @@ class ProxyServer:
         except (asyncio.CancelledError, RuntimeError):
             return Verdict(False, "the question was not answered")
 
-    async def _refuse(self, bridge: BridgeWriter, request: Request, decision: Decision) -> None:
+    async def _refuse(self, client: ClientWriter, request: Request, decision: Decision) -> None:
         """The line on the command's stderr says why and how to allow it; the 403's body (which a
         client may print too) only what."""
-        bridge.notice(f"agent sandbox: {decision.line()}\n")
+        client.notice(f"agent sandbox: {decision.line()}\n")
         if request.protocol == "socks":
-            bridge.data(socks_reply(SOCKS_NOT_ALLOWED))
+            client.data(socks_reply(SOCKS_NOT_ALLOWED))
         else:
             what = f"agent sandbox: {decision.host}:{decision.port} was refused by the sandbox's network proxy"
-            bridge.data(http_reply("403 Forbidden", what))
-        await bridge.drain()
+            client.data(http_reply("403 Forbidden", what))
+        await client.drain()
 
-    async def _fail(self, bridge: BridgeWriter, request: Request, why: str) -> None:
+    async def _fail(self, client: ClientWriter, request: Request, why: str) -> None:
         line = f"agent sandbox: network: {why}"
-        bridge.notice(line + "\n")
+        client.notice(line + "\n")
         if request.protocol == "socks":
-            bridge.data(socks_reply(SOCKS_UNREACHABLE if "connect" in why else SOCKS_FAILURE))
+            client.data(socks_reply(SOCKS_UNREACHABLE if "connect" in why else SOCKS_FAILURE))
         else:
-            bridge.data(http_reply("502 Bad Gateway", line))
-        await bridge.drain()
+            client.data(http_reply("502 Bad Gateway", line))
+        await client.drain()
 
 
 async def relay(
@@ -246,6 +282,22 @@ async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
             writer.write_eof()
     except (ConnectionError, OSError):
         writer.close()
+
+
+async def _receive(connection: socket.socket, size: int) -> tuple[bytes, list[int]]:
+    """One message and the descriptors sent with it, once it arrives."""
+    loop = asyncio.get_running_loop()
+    while True:
+        try:
+            message, descriptors, _, _ = socket.recv_fds(connection, size, MAX_DESCRIPTORS)
+            return message, list(descriptors)
+        except (BlockingIOError, InterruptedError):
+            readable = loop.create_future()
+            loop.add_reader(connection.fileno(), readable.set_result, None)
+            try:
+                await readable
+            finally:
+                loop.remove_reader(connection.fileno())
 
 
 def started_by(pid: int, ancestor: int) -> bool:
