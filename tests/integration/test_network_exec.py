@@ -82,6 +82,10 @@ def test_exec_json_names_the_refused_host_and_the_model_reads_how_to_allow_it(
     assert f"\nnetwork: refused other.test:{origin.port} (" in output  # the note for the model
     assert "allowedDomains" in output
     assert proxy_folders(isolated_home) == []  # the proxy's socket went with the session
+    (session_file,) = (isolated_home / "sessions").rglob("*.jsonl")
+    logged = [json.loads(line) for line in session_file.read_text().splitlines() if '"network"' in line]
+    logged = [(r["host"], r["allowed"]) for r in logged if r.get("type") == "network"]
+    assert logged == [("pypi.test", True), ("other.test", False)]  # each decision, once, in the session file
 
 
 def test_web_fetch_goes_by_the_same_lists(server, tmp_path, origin):
