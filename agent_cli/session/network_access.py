@@ -60,7 +60,7 @@ def network_question(approvals: Approvals) -> Question:
         if approvals.question_shown is not None:
             approvals.question_shown(ev.NETWORK_QUESTION, watch.emit)  # Notification hooks
         decision = await approvals.request_decision(
-            watch.call_id, ev.NETWORK_QUESTION, host, f"{QUESTION} (port {port})", watch.emit
+            watch.call_id, ev.NETWORK_QUESTION, host, f"{QUESTION}: port {port}", watch.emit
         )
         return ANSWERS.get(decision.decision, NO)
 

@@ -56,12 +56,13 @@ class NetworkQuestionScreen(DialogScreen[ApprovalDecision]):
         self._arm_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
-        who = f"the {self.request.agent} subagent's" if self.request.agent else "a sandboxed"
+        who = f"The {self.request.agent} subagent's" if self.request.agent else "A sandboxed"
+        port = (self.request.reason or "").rpartition("port ")[2]
+        where = f" on port {terminal_safe(port)}" if port.isdigit() else ""
         with Vertical(id="dialog"):
             yield Static(TITLE, id="title")
             yield Static(Content(f"Host: {self.host}"), id="host")
-            why = f"{who} command wants to connect ({terminal_safe(self.request.reason or TITLE)}). Allow it?"
-            yield Static(Content(why[:1].upper() + why[1:]), id="why")
+            yield Static(Content(f"{who} command waits to connect to it{where}. Allow the connection?"), id="why")
             with Vertical(id="buttons"):
                 yield Button(Content.from_markup("[u]y[/u] Yes"), id="yes", variant="success", compact=True)
                 yield Button(
