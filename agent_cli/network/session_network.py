@@ -19,7 +19,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from agent_cli.network.gate import NetworkGate, Question
+from agent_cli.network.domains import DomainError, normalize_host
+from agent_cli.network.gate import NetworkGate, Question, Verdict
 from agent_cli.network.lists import NetworkLists
 from agent_cli.network.proxy import ProxyServer
 from agent_cli.sandbox.network import ProxyRoute, proxy_env
@@ -94,6 +95,16 @@ class SessionNetwork:
         """The proxy variables (and the session's token, for the launcher) of a sandboxed command."""
         assert self._server is not None
         return proxy_env(route, self._server.token)
+
+    def fetch_verdict(self, domain: str, port: int) -> Verdict | None:
+        """What the lists and this session's answers say of a web_fetch from ``domain``: a denial,
+        or an allowance (None: nothing, or everything is allowed anyway)."""
+        try:
+            host = normalize_host(domain)
+        except DomainError as exc:
+            return Verdict(False, str(exc))
+        verdict = self.gate.verdict(host, port)
+        return None if verdict.undecided or (verdict.allowed and self.configured == ALL) else verdict
 
     @property
     def proxy(self) -> ProxyServer | None:

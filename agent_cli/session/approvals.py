@@ -27,8 +27,7 @@ from typing import Any
 
 from agent_cli import events as ev
 from agent_cli.config import Config
-from agent_cli.network.domains import DomainError, normalize_host
-from agent_cli.network.session_network import ALL, SessionNetwork
+from agent_cli.network.session_network import SessionNetwork
 from agent_cli.permissions.engine import NO_RULE, Permissions, Verdict
 from agent_cli.sandbox.policy import SandboxPolicy, detect_mechanism, is_within
 from agent_cli.session.safe_commands import approval_key, is_known_safe, suggest_rule
@@ -224,8 +223,9 @@ class Approvals:
             domain, port = "", 0
         if not domain:
             return Need()  # the tool reports the bad URL
-        if self.network is not None and (listed := self._listed(domain, port)) is not None:
-            return listed
+        if self.network is not None and (verdict := self.network.fetch_verdict(domain, port)) is not None:
+            why = f"web_fetch was not run: {domain} was refused ({verdict.by})"
+            return Need(unsandboxed=True) if verdict.allowed else Need(denial=why)  # the lists lift the sandbox
         if self.sandbox is None or self.sandbox.network_access:
             return Need()
         key = f"web_fetch:{domain}"
@@ -242,20 +242,6 @@ class Approvals:
         return Need(
             ask=True, unsandboxed=True, key=key, reason=f"Fetch from {domain} (the sandbox has no network access)"
         )
-
-    def _listed(self, domain: str, port: int) -> Need | None:
-        """What the domain lists and this session's answers say of a fetch (None: nothing)."""
-        assert self.network is not None
-        try:
-            host = normalize_host(domain)
-        except DomainError as exc:
-            return Need(denial=f"web_fetch was not run: {exc}")
-        verdict = self.network.gate.verdict(host, port)
-        if verdict.allowed is False:
-            return Need(denial=f"web_fetch was not run: {host} was refused ({verdict.by})")
-        if verdict.allowed and self.network.configured != ALL:
-            return Need(unsandboxed=True)  # the network is the sandbox's to lift, for this fetch
-        return None
 
     def _assess_mcp(self, tool: str) -> Need:
         """An MCP tool without ``readOnlyHint`` is a write: ``untrusted`` asks before each one
