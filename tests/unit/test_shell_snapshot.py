@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import shutil
@@ -177,6 +178,6 @@ async def test_a_profiles_proxy_does_not_override_the_sandboxs(home):
     plain = await run(ctx, 'echo "[$https_proxy] [$NO_PROXY]"')
     assert "[http://corp:8080] [corp.local]" in plain
     assert ctx.env is not None
-    ctx.env = {**ctx.env, "AGENT_SANDBOX_PROXY": "1", "https_proxy": "http://127.0.0.1:3128", "NO_PROXY": "localhost"}
-    proxied = await run(ctx, 'echo "[$https_proxy] [$NO_PROXY]"')
+    env = {**ctx.env, "AGENT_SANDBOX_PROXY": "1", "https_proxy": "http://127.0.0.1:3128", "NO_PROXY": "localhost"}
+    proxied = await run(dataclasses.replace(ctx, env=env), 'echo "[$https_proxy] [$NO_PROXY]"')
     assert "[http://127.0.0.1:3128] [localhost]" in proxied
