@@ -67,6 +67,7 @@ class Watch:
     emit: Callable[[ev.Event], None]  # the running call's events, on the session's loop
     call_id: str
     decisions: list[Decision] = field(default_factory=list)
+    questions: set[asyncio.Future[str]] = field(default_factory=set)  # asked through it, not yet answered
 
     def notes(self) -> list[str]:
         """One line per refused host (allowed ones are not news)."""
@@ -118,8 +119,10 @@ class NetworkGate:
             return await asyncio.shield(waiting)
         future: asyncio.Future[Verdict] = asyncio.get_running_loop().create_future()
         self._asking[host] = future
+        question = asyncio.ensure_future(self.question(host, port, watch))
+        watch.questions.add(question)  # ended with the command that waits on it
         try:
-            answer = await self.question(host, port, watch)
+            answer = await question
             verdict = self._answer(host, answer)
             future.set_result(verdict)
             return verdict
@@ -128,6 +131,7 @@ class NetworkGate:
             raise
         finally:
             del self._asking[host]
+            watch.questions.discard(question)
 
     def _answer(self, host: str, answer: str) -> Verdict:
         if answer == NO:
@@ -170,6 +174,8 @@ class NetworkGate:
             yield watch
         finally:
             self._watches.remove(watch)
+            for question in watch.questions:  # the command ended (or was stopped): nobody waits
+                question.cancel()
 
     def hosts(self) -> tuple[list[Decision], list[Decision]]:
         """The hosts allowed and refused so far this session (with how often), for /permissions."""

@@ -11,10 +11,11 @@ import pytest
 from agent_cli.config import ConfigError, load_config
 from agent_cli.network.domains import DomainError, normalize_host, parse_entry
 from agent_cli.network.gate import NetworkGate
-from agent_cli.network.lists import read_lists
+from agent_cli.network.lists import NetworkLists, read_lists
 from agent_cli.permissions.engine import Permissions
 from agent_cli.trust.inventory import take_inventory
 from tests.conftest import git_init
+from tests.waiting import until
 
 
 def entry(text: str):
@@ -184,3 +185,33 @@ def test_a_private_address_needs_a_name_listed_exactly(address):
     assert refused.value.refused
     check_addresses("x.example.com", [address], exact=True)
     check_addresses("x.example.com", ["93.184.216.34"], exact=False)
+
+
+async def test_a_question_ends_with_the_command_that_waits_on_it():
+    """A command stopped (or timed out) while its question is up: the question is withdrawn, the
+    request refused, and the next command's request for the host is asked again."""
+    import asyncio
+
+    from agent_cli.network.gate import ONCE
+
+    asked: list[str] = []
+    answers: asyncio.Queue[str] = asyncio.Queue()
+
+    async def question(host, port, watch):
+        asked.append(host)
+        return await answers.get()
+
+    gate = NetworkGate(NetworkLists(), question)
+    with gate.watch("call_1", lambda event: None):
+        pending = asyncio.ensure_future(gate.ask("x.test", 443))
+        await until(lambda: asked, within=5, what="the question")
+        assert asked == ["x.test"] and not pending.done()
+    # the command is over: its question goes with it
+    with pytest.raises(asyncio.CancelledError):
+        await pending
+    assert gate.verdict("x.test", 443).undecided
+    with gate.watch("call_2", lambda event: None):
+        again = asyncio.ensure_future(gate.ask("x.test", 443))
+        answers.put_nowait(ONCE)
+        assert (await again).allowed
+    assert asked == ["x.test", "x.test"]

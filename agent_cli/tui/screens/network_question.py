@@ -28,7 +28,7 @@ from agent_cli.tui.screens.dialog import DialogScreen
 TITLE = "Network request outside of sandbox"
 
 
-class NetworkQuestionScreen(DialogScreen[ApprovalDecision]):
+class NetworkQuestionScreen(DialogScreen[ApprovalDecision | None]):
     DEFAULT_CSS = """
     NetworkQuestionScreen { align: center bottom; }
     NetworkQuestionScreen > #dialog { border: thick $warning; }
@@ -78,6 +78,12 @@ class NetworkQuestionScreen(DialogScreen[ApprovalDecision]):
         for button in self.query(Button):
             button.disabled = True
         self.call_after_refresh(self._restart_arming)  # counted from the first paint
+        if self.request.future is not None:  # the command ended first: nobody waits for the answer
+            self.request.future.add_done_callback(lambda _: self._gone())
+
+    def _gone(self) -> None:
+        if self.is_attached and self.app.screen is self:
+            self.dismiss(None)
 
     def _restart_arming(self) -> None:
         if self._arm_timer is not None:
