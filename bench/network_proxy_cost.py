@@ -53,13 +53,15 @@ print(f"{(time.perf_counter() - started) * 1000:.3f}")
 
 
 def timed(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, str]:
+    failure = ""
     for _ in range(3):  # a host socket that vanished between the scan and bubblewrap's mount fails a run
         started = time.perf_counter()
         done = subprocess.run(argv, capture_output=True, text=True, env=env, start_new_session=True, timeout=60)
         elapsed = time.perf_counter() - started
         if done.returncode == 0:
             return elapsed * 1000, done.stdout
-    raise AssertionError(done.stderr)
+        failure = done.stderr
+    raise AssertionError(failure)
 
 
 async def bench(mechanism: str, runs: int, work: Path) -> None:
