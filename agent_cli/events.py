@@ -277,6 +277,21 @@ class ApprovalRequest:
         return True
 
 
+NETWORK_QUESTION = "network"  # ApprovalRequest.tool for "Network request outside of sandbox" (summary: the host)
+
+
+@dataclass(frozen=True, slots=True)
+class NetworkRequest:
+    """A sandboxed command's connection through the network proxy was allowed or refused; told
+    once per host, port and answer to each command running then (agent_cli/network/)."""
+
+    call_id: str  # the shell call that was running
+    host: str
+    port: int
+    allowed: bool
+    by: str  # what decided: the list entry and its file, the user's answer, why it was refused
+
+
 @dataclass(frozen=True, slots=True)
 class ApprovalDecision:
     decision: Literal["approve", "approve_session", "approve_always", "deny"]
@@ -474,6 +489,7 @@ Event = (
     | CompactionStarted
     | CompactionFinished
     | ApprovalRequest
+    | NetworkRequest
     | ElicitationRequest
     | SubagentEvent
     | SubagentFinished

@@ -52,6 +52,7 @@ from agent_cli.session.counters import TokenCounters
 from agent_cli.session.hook_events import approval_waiting, permission_request
 from agent_cli.session.hook_state import HookState
 from agent_cli.session.learned import LearnedState
+from agent_cli.session.network_access import log_decisions, session_network
 from agent_cli.session.parts import ClientFactory, SessionParts, StateParts, SubagentInfo, TerminalFactory
 from agent_cli.session.permission_rules import install_rules
 from agent_cli.session.run_limits import RunLimits
@@ -116,6 +117,8 @@ def open_session(
     if approvals.sandbox is not None:  # what hooks, the status line and MCP servers run stays read-only
         approvals.sandbox = replace(approvals.sandbox, read_only_files=tuple(unconfined_scripts(config)))
     install_rules(approvals, config, trust)  # permission rules (permissions/)
+    # allowed and denied domains, the network proxy (network/)
+    approvals.network = session_network(config, approvals, trust.trusted, interactive, client_terminal is None)
     raw = config.raw if trust.trusted else untrusted_raw(config)  # hooks and MCP servers in force
     plugins = load_plugins_for(config, repository=trust.trusted)  # commands, skills, hooks, agents...
     agents = load_agents(config.cwd, config.agent_home, plugins.agent_sources())
@@ -160,6 +163,7 @@ def open_session(
             tool_limit=run.tool_limit,
         )
     )
+    log_decisions(approvals.network, session.rollout)
     # PermissionRequest and Notification hooks, as the session's hooks are when the question comes
     approvals.question_hooks = lambda tool, args, emit: permission_request(
         session.turn_context(), session.state, session.services, tool, args, emit

@@ -29,6 +29,7 @@ from pathlib import Path
 from agent_cli.sandbox import landlock
 from agent_cli.sandbox.guard import guarded_part
 from agent_cli.sandbox.host_sockets import host_sockets
+from agent_cli.sandbox.network import ProxyRoute
 from agent_cli.sandbox.protected import PROTECTED_NAMES, protected_part, read_only_paths
 
 READ_ONLY, WORKSPACE_WRITE, FULL_ACCESS = "read-only", "workspace-write", "danger-full-access"
@@ -70,6 +71,7 @@ class SandboxPolicy:
     # Files the agent runs outside the sandbox (a hook's or status line's script in the repository):
     # read-only like .claude/, so a command cannot rewrite what runs next unconfined.
     read_only_files: tuple[Path, ...] = ()
+    network_proxy: ProxyRoute | None = None  # allow-list network: the way to the agent's proxy (network.py)
 
     @classmethod
     def create(
@@ -90,6 +92,11 @@ class SandboxPolicy:
             candidates = [*workspace, *(temp_dirs() if include_temp else [])]
             roots = list(dict.fromkeys(Path(c).expanduser().resolve() for c in candidates))
         return cls(mode, tuple(roots), network_access or mode == FULL_ACCESS, tuple(workspace))
+
+    @property
+    def proxied(self) -> bool:
+        """Commands reach the network only through the agent's proxy (allow-list mode)."""
+        return self.network_proxy is not None and not self.network_access
 
     @property
     def confines(self) -> bool:
@@ -246,18 +253,24 @@ def _read_only_paths(policy: SandboxPolicy) -> list[str]:
     return read_only_paths(policy.workspace_roots, policy.writable_roots, policy.read_only_files)
 
 
+def _hidden_sockets(policy: SandboxPolicy) -> list[str]:
+    """Host sockets to cover: all outside the writable roots but the proxy's own."""
+    own = policy.network_proxy.socket if policy.proxied else None  # type: ignore[union-attr]
+    return [path for path in host_sockets(policy.writable_roots) if path != own]
+
+
 def bwrap_argv(
     argv: Sequence[str], policy: SandboxPolicy, bwrap: str = "bwrap", outlive_agent: bool = False
 ) -> list[str]:
     """bubblewrap: everything read-only, then the writable roots, then the protected paths, and
-    host sockets covered."""
-    args = [bwrap, *_bwrap_base(policy.network_access, outlive_agent)]
+    host sockets covered. Proxied, it keeps the network namespace the launcher made."""
+    args = [bwrap, *_bwrap_base(policy.network_access or policy.proxied, outlive_agent)]
     for root in policy.writable_roots:
         if root.exists():
             args += ["--bind", str(root), str(root)]
     for path in _read_only_paths(policy):
         args += ["--ro-bind", path, path]
-    for path in host_sockets(policy.writable_roots):
+    for path in _hidden_sockets(policy):
         args += ["--ro-bind", "/dev/null", path]
     return [*args, "--", *argv]
 
@@ -281,7 +294,9 @@ def landlock_argv(argv: Sequence[str], policy: SandboxPolicy, outlive_agent: boo
     }
     if landlock_mounts_work():
         spec["read_only"] = _read_only_paths(policy)
-        spec["hide"] = host_sockets(policy.writable_roots)
+        spec["hide"] = _hidden_sockets(policy)
+    if policy.proxied:
+        spec["proxy"] = policy.network_proxy.spec()  # type: ignore[union-attr]
     return _launcher(argv, spec)
 
 
@@ -300,7 +315,10 @@ def confine(
         return list(argv)
     mechanism = mechanism or detect_mechanism().name
     if mechanism == "bubblewrap":
-        return bwrap_argv(argv, policy, shutil.which("bwrap") or "bwrap", outlive_agent)
+        sandboxed = bwrap_argv(argv, policy, shutil.which("bwrap") or "bwrap", outlive_agent)
+        if policy.proxied:  # the launcher makes the namespace and the bridge, bubblewrap keeps it
+            return [*_launcher_prefix(), policy.network_proxy.launcher_policy(outlive_agent), "--", *sandboxed]  # type: ignore[union-attr]
+        return sandboxed
     if mechanism == "landlock":
         return landlock_argv(argv, policy, outlive_agent)
     return list(argv)
@@ -321,6 +339,19 @@ def landlock_mounts_work() -> bool:
     spec = {"writable": [], "network": True, "read_only": ["/"]}
     try:
         done = subprocess.run(_launcher(["true"], spec), capture_output=True, timeout=PROBE_TIMEOUT_S)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
+@functools.cache
+def proxy_route_works(mechanism: str) -> bool:
+    """Whether the launcher can give a command its own network namespace with a bridge here
+    (root, or unprivileged user namespaces): what allow-list mode needs."""
+    probe = SandboxPolicy("workspace-write", network_proxy=ProxyRoute("/nonexistent/agent-proxy-probe"))
+    try:
+        argv = confine(["true"], probe, mechanism)
+        done = subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT_S, start_new_session=True)
     except (OSError, subprocess.SubprocessError):
         return False
     return done.returncode == 0

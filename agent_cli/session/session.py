@@ -197,6 +197,8 @@ class Session:
             self.shell_snapshot.close()
         if self.memory is not None:
             self.memory.close()
+        if self.approvals.network is not None and not self._parts.borrowed:
+            self.approvals.network.close()  # the network proxy ends with the session that started it
 
     def _is_borrowed(self, resource: object) -> bool:
         """A child's borrowed shell snapshot and checks stay open when it closes: its parent closes them."""

@@ -50,6 +50,7 @@ HEADER_TYPE = "session"
 LEARNED_TYPE = "learned"
 CHECKPOINT_TYPES = ("checkpoint", "checkpoint_after", "checkpoint_undone")
 REWIND_TYPE = "rewind"
+NETWORK_TYPE = "network"  # a decision of the network proxy (session/network_access.py): a record, not history
 
 
 class RolloutError(Exception):
@@ -197,6 +198,8 @@ def load_session_file(path: Path) -> LoadedSession:
             learned.append(record)
         elif isinstance(record, dict) and record.get("type") in CHECKPOINT_TYPES:
             checkpoints.append(record)
+        elif isinstance(record, dict) and record.get("type") == NETWORK_TYPE:
+            pass  # read by people and tools, not replayed
         else:
             if isinstance(record, dict) and record.get("type") == REWIND_TYPE:
                 checkpoints.append(record)

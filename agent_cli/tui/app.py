@@ -62,6 +62,7 @@ from agent_cli.tui.resuming import restored_session
 from agent_cli.tui.screens.approval import ApprovalScreen
 from agent_cli.tui.screens.elicitation import ElicitationScreen, elicitation_answered
 from agent_cli.tui.screens.model_picker import ModelPickerScreen
+from agent_cli.tui.screens.network_question import NetworkQuestionScreen
 from agent_cli.tui.screens.processes import ProcessesScreen
 from agent_cli.tui.screens.session_picker import SessionPickerScreen
 from agent_cli.tui.sent_input import QueuedOperation, operation_of
@@ -532,12 +533,15 @@ class AgentApp(App[int]):
                 request.future.set_result(decision or ev.ApprovalDecision("deny"))
 
         self.activity.set_label("waiting for approval")
+        if request.tool == ev.NETWORK_QUESTION:  # a sandboxed command waits on a host no list names
+            self.push_screen(NetworkQuestionScreen(request, typed_early=self.composer.insert), callback=answer)
+            return
         self.push_screen(
             ApprovalScreen(request, typed_early=self.composer.insert, cwd=self.config.cwd), callback=answer
         )
 
     def _close_approvals(self) -> None:
-        while isinstance(self.screen, ApprovalScreen):
+        while isinstance(self.screen, (ApprovalScreen, NetworkQuestionScreen)):
             self.pop_screen()
 
     # --- session lifecycle --------------------------------------------------------------
