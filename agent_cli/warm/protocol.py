@@ -61,7 +61,7 @@ def socket_path() -> Path:
 def private_dir(path: Path) -> bool:
     """Create the socket folder 0700, or check that an existing one is ours and private."""
     try:
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path.mkdir(mode=0o700, exist_ok=True)  # not its parents: a runtime folder is the system's to make
         info = os.lstat(path)
     except OSError:
         return False
