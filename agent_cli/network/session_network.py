@@ -43,7 +43,7 @@ class SessionNetwork:
     ):
         self.lists = lists
         self.gate = NetworkGate(lists, question, cannot_ask)
-        self.run_dir = run_dir  # where the proxy's socket goes ($AGENT_HOME/run)
+        self.run_dir = run_dir  # where the proxy's socket goes ($AGENT_HOME/network)
         self.local_only = local_only
         if sandbox_mode == FULL_ACCESS or network_access:
             self.configured = ALL

@@ -1,13 +1,15 @@
 """The launcher: confine this process, then run the command as its child and clean up after it.
 
     python -I -S launcher.py '{"confine": true, "writable": [...], "files": [...],
-                                   "read_only": [...], "hide": [...], "network": false}' -- ARGV...
+                                   "read_only": [...], "hide": [...], "mask": [...],
+                                   "network": false}' -- ARGV...
 
 Run by path (not ``-m``) so that starting it costs a bare interpreter and nothing else; it
 imports only its stdlib-only siblings. In order: a parent-death signal and child-subreaper
 status (supervisor.py), a private mount namespace with the protected paths read-only and host
-sockets covered (mounts.py), no capabilities (capabilities.py), Landlock (landlock.py),
-the socket filter (seccomp.py); then the command runs as a child, and whatever it leaves running
+sockets and the warm exec server's folder covered (mounts.py), no capabilities (capabilities.py), Landlock (landlock.py),
+the socket filter, or with the network allowed a filter that only marks the process
+(seccomp.py); then the command runs as a child, and whatever it leaves running
 is killed when it ends. With ``"confine": false`` only the process lifecycle applies (commands
 run without a sandbox still end with the agent); ``supervise`` in place of the JSON says the same
 without loading ``json``. With ``"proxy": {"port": P, "socket": PATH}`` (allow-list network) the
@@ -64,16 +66,19 @@ def apply(policy: dict) -> None:
         return
     capabilities, landlock, mounts, seccomp = map(_sibling, ("capabilities", "landlock", "mounts", "seccomp"))
     network = bool(policy.get("network", False))
-    read_only, hidden = policy.get("read_only", []), policy.get("hide", [])
-    if read_only or hidden:
+    read_only, hidden, masked = policy.get("read_only", []), policy.get("hide", []), policy.get("mask", [])
+    if read_only or hidden or masked:
         mounts.enter_private_namespace()
         mounts.bind_read_only(read_only)
         mounts.hide(hidden)
+        mounts.mask(masked)
     if proxy and not network:
         _sibling("netns").enter_private_network()  # inside the user namespace made above, if any
     capabilities.drop_all()
     landlock.restrict_writes(policy.get("writable", []), policy.get("files", []), deny_tcp=not network and not proxy)
-    if not network:
+    if network:
+        seccomp.mark()  # the warm exec server knows a sandboxed process by it (agent_cli/warm/peer.py)
+    else:
         seccomp.deny_sockets_but_unix(allow_inet=bool(proxy))
 
 

@@ -6,6 +6,10 @@ raw alike), ``AF_PACKET``, ``AF_NETLINK`` and the rest takes the network and the
 configuration away whatever the kernel. Unix sockets stay allowed (many tools need them locally;
 which ones a command may reach is the launcher's business). ``io_uring_setup`` is refused too,
 since io_uring can open sockets without the syscall.
+
+With the network allowed, the launcher installs a filter that allows everything (:func:`mark`): a
+mark on the process that it cannot remove and /proc shows (``Seccomp_filters``), by which the warm
+exec server and its launcher tell a sandboxed process from the user's (agent_cli/warm/peer.py).
 """
 
 from __future__ import annotations
@@ -81,7 +85,15 @@ def deny_sockets_but_unix(allow_inet: bool = False) -> None:
     if not supported():
         raise OSError(0, f"seccomp filter not supported on {platform.machine()}")
     arch, socket_nr = ARCHES[platform.machine()]
-    program = socket_filter(arch, socket_nr, allow_inet)
+    _install(socket_filter(arch, socket_nr, allow_inet))
+
+
+def mark() -> None:
+    """A filter that allows every call: only there to be seen (and kept across exec)."""
+    _install(_insn(RET_K, 0, 0, SECCOMP_RET_ALLOW))
+
+
+def _install(program: bytes) -> None:
     buffer = ctypes.create_string_buffer(program, len(program))
     prog = _SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
     libc = ctypes.CDLL(None, use_errno=True)

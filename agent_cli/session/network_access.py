@@ -44,7 +44,7 @@ def session_network(
         lists,
         sandbox_mode=config.sandbox_mode,
         network_access=config.network_access,
-        run_dir=config.agent_home / "run",
+        run_dir=config.agent_home / "network",  # not run/: every sandbox masks the warm server's folder
         local_only=local_only,
         question=network_question(approvals) if can_ask else None,
         cannot_ask="this session cannot ask (non-interactive)"

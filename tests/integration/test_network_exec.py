@@ -56,7 +56,7 @@ def tool_outputs(server) -> list[str]:
 
 
 def proxy_folders(agent_home: Path) -> list[Path]:
-    return sorted((agent_home / "run").glob("agent-net-*"))
+    return sorted((agent_home / "network").glob("agent-net-*"))
 
 
 @needs_network_sandbox
