@@ -256,7 +256,8 @@ class CompactionFinished:
 
 @dataclass(frozen=True, slots=True)
 class ApprovalRequest:
-    """The policy asks the user. A front end resolves ``future`` with an ApprovalDecision."""
+    """The policy asks the user. A front end resolves ``future`` with an ApprovalDecision
+    (:meth:`answer`); several may be shown one request, and the first answer wins."""
 
     call_id: str
     tool: str
@@ -266,6 +267,29 @@ class ApprovalRequest:
     agent: str | None = None  # the subagent whose call this is; None for the session's own
     suggested_rule: str | None = None  # what "Yes, and don't ask again" saves (the user may edit it)
     rule_files: tuple[str, ...] = ()  # where it may be saved ("agent", "claude"), the remembered choice alone
+
+    def answer(self, decision: ApprovalDecision) -> bool:
+        """Decide the request, unless it is decided already (another client answered first, or
+        the turn ended); returns whether this answer counted."""
+        if self.future is None or self.future.done():
+            return False
+        self.future.set_result(decision)
+        return True
+
+
+NETWORK_QUESTION = "network"  # ApprovalRequest.tool for "Network request outside of sandbox" (summary: the host)
+
+
+@dataclass(frozen=True, slots=True)
+class NetworkRequest:
+    """A sandboxed command's connection through the network proxy was allowed or refused; told
+    once per host, port and answer to each command running then (agent_cli/network/)."""
+
+    call_id: str  # the shell call that was running
+    host: str
+    port: int
+    allowed: bool
+    by: str  # what decided: the list entry and its file, the user's answer, why it was refused
 
 
 @dataclass(frozen=True, slots=True)
@@ -465,6 +489,7 @@ Event = (
     | CompactionStarted
     | CompactionFinished
     | ApprovalRequest
+    | NetworkRequest
     | ElicitationRequest
     | SubagentEvent
     | SubagentFinished

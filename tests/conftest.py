@@ -45,7 +45,8 @@ def isolated_home(tmp_path_factory, monkeypatch):
     for name in PROVIDER_KEYS:
         monkeypatch.delenv(name, raising=False)
     # `agent exec` starts cold in tests (each test's own process); tests/integration/test_warm_exec.py
-    # runs it through a warm server of its own. AGENT_TEST_WARM=1 runs every test's exec warm.
+    # runs it through a warm server of its own. AGENT_TEST_WARM=1 runs every test's exec warm (with
+    # XDG_RUNTIME_DIR set, through one server; without it, each test's AGENT_HOME holds its own).
     if os.environ.get("AGENT_TEST_WARM") != "1":
         monkeypatch.setenv("AGENT_NO_DAEMON", "1")
     return home

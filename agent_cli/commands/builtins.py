@@ -124,7 +124,7 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin(
         "rewind",
         "go back to an earlier prompt: code and conversation, conversation only, or code only",
-        "[N [both|conversation|code]]",
+        "[N|-N [both|conversation|code]]",
         rewind_command,
     ),
     Builtin("fork", "continue this conversation (up to before prompt N) in a new session", "[N]", fork_command),

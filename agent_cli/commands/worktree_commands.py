@@ -2,7 +2,7 @@
 
 ``/worktree`` shows the worktree this session runs in and the repository's others; ``/worktree
 NAME`` goes on in worktree NAME (created from HEAD when new: ignored files of ``[worktree] copy``
-copied, its ``setup`` command sent there first as a ``!command``) as a new session, which only a
+copied, its ``setup`` command run there first) as a new session, which only a
 front end can do (a ``CommandAction``). Making a new one writes the repository's ``.git`` and a
 folder under the agent's home, so it is decided as a model's write of those would be
 (command_writes.py). ``/rename NAME`` names this session (``agent resume NAME``).
@@ -112,7 +112,7 @@ async def worktree_command(inv: Invocation) -> None:
     lines += await asyncio.to_thread(set_up, entered, settings.copy)
     await asyncio.to_thread(carry_trust, config, config_in(config, entered.cwd))
     inv.emit(ev.Notice("\n".join(lines), title="worktree"))
-    setup = f"!{settings.setup}" if entered.created and settings.setup else None
+    setup = settings.setup if entered.created and settings.setup else None  # the front end runs it there first
     inv.emit(ev.CommandAction("worktree", str(entered.cwd), then=setup))
 
 

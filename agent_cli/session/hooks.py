@@ -120,7 +120,7 @@ def permission_mode(mode: str, approvals: Approvals) -> str:
     """Claude Code's name for how freely tools run here: plan, bypassPermissions or default."""
     if mode == "plan":
         return "plan"
-    if approvals.policy == "never" and approvals.sandbox is None:
+    if approvals.policy == "never" and not approvals.confined:
         return "bypassPermissions"
     return "default"
 

@@ -63,6 +63,7 @@ class SessionServices:
             memory=self.memory,
             read_limits=config.read_file,
             read_denied=confinement.read_denied,
+            network=confinement.network,
             background=self.background,
             web=WebSettings(config.web_fetch_allow_private),
             editor=self.editor_files,

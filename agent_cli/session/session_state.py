@@ -21,6 +21,7 @@ from agent_cli.items import Item
 from agent_cli.permissions.engine import Permissions
 from agent_cli.session.compaction_state import CompactionState
 from agent_cli.session.hook_state import HookState
+from agent_cli.session.inbox import Inbox
 from agent_cli.session.meter import ContextMeter
 from agent_cli.session.request_parts import RequestParts, RequestShape
 from agent_cli.session.state import Emit
@@ -38,6 +39,7 @@ class SessionState:
     initial: InitialContext | None = None  # recorded at the start of the history
     environment: EnvironmentContext | None = None  # as last sent to the model
     told: set[str] = field(default_factory=set)  # what the user hears once: "no vision", "load warnings"
+    inbox: Inbox = field(default_factory=Inbox)  # input a front end adds while a turn runs (Steer)
 
     def record(self, item: Item) -> None:
         self.history.record(item)

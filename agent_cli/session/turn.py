@@ -107,6 +107,8 @@ async def run_turn(
                 except (ModelError, LimitReached, StructuredOutputFailed) as exc:
                     emit(ev.TurnFailed(str(exc), reason=getattr(exc, "reason", "output_schema")))
                     return
+            if state.inbox.waiting:
+                continue  # the user added input meanwhile (Steer): the model reads it and goes on
             services.tool_use.turn_ended(answer, bool(parts.tools), emit)
             emit(ev.TurnComplete(answer, stop))
             return
@@ -177,6 +179,7 @@ async def sample(
     services.limits.before_request()
     hooks.flush_hook_context(state)  # context added by hooks, now that no tool call is open
     note_background_exits(state, services.background)
+    take_steered(state, emit)
     meter = state.meter
     prompt = Prompt(
         parts.instructions,
@@ -236,6 +239,13 @@ async def project_checks_failed(turn: TurnContext, state: SessionState, services
         return False
     state.record(user(note))
     return True
+
+
+def take_steered(state: SessionState, emit: Emit) -> None:
+    """Input added to the running turn (Steer), as user messages before the next request."""
+    for text, images in state.inbox.take():
+        state.record(Message("user", text, images=images))
+        emit(ev.UserMessage(text, None, tuple(image.name for image in images)))
 
 
 def note_background_exits(state: SessionState, background: BackgroundProcesses) -> None:

@@ -2,14 +2,14 @@
 changes only through the host's ``set_permission_mode`` request or a ``setMode`` in its answer to
 ``can_use_tool``. A user message `/mode agent` would change the mode behind the host's back (a
 host that started the session in plan mode went on believing it, while the next command wrote
-files), so a command that changes the mode is refused here with the reason, and ``system/init``
-always says the mode in force."""
+files), so a message that reads as a mode switch (``SetMode``, or ``/mode`` with arguments it
+cannot read) is refused here with the reason, and ``system/init`` always says the mode in force."""
 
 from __future__ import annotations
 
 from agent_cli.commands.builtins import BUILTINS
-from agent_cli.commands.errors import InputError
-from agent_cli.commands.registry import parse_slash
+from agent_cli.commands.typed_input import command_line
+from agent_cli.operations import Operation, RunCommand, SetMode
 
 # Built-ins that change the mode when given an argument (alone they only show it).
 HOST_OWNED = frozenset(
@@ -17,18 +17,11 @@ HOST_OWNED = frozenset(
 )
 
 
-def refusal(text: str) -> str | None:
-    """Why ``text`` (a user message) is not run over this protocol; None when it may run."""
-    try:
-        parsed = parse_slash(text)
-    except InputError:
-        return None  # the command layer says what is wrong with it
-    if parsed is None:
-        return None
-    name, args = parsed
-    if name in HOST_OWNED and args:
+def refusal(op: Operation) -> str | None:
+    """Why ``op`` (what a user message reads as) is not run over this protocol; None when it may run."""
+    if isinstance(op, SetMode) or (isinstance(op, RunCommand) and op.name in HOST_OWNED and op.arguments):
         return (
-            f"/{name} {args} is not run here: over the SDK protocol the host sets the permission mode "
+            f"{command_line(op)} is not run here: over the SDK protocol the host sets the permission mode "
             "(set_permission_mode, or setMode in a can_use_tool answer), so the mode stays as the host knows it"
         )
     return None

@@ -14,6 +14,7 @@ from agent_cli.items import Image
 from agent_cli.models.base import ToolSpec
 
 if TYPE_CHECKING:
+    from agent_cli.network.gate import NetworkGate
     from agent_cli.sandbox.policy import SandboxPolicy
     from agent_cli.tools.editor_files import EditorFiles
     from agent_cli.tools.process import ProcessResult
@@ -45,6 +46,7 @@ class ToolContext:
     read_denied: Callable[[Path], Any] | None = None  # a Read deny rule hides the path (grep, list_dir skip it)
     background: Any = None  # the session's BackgroundProcesses (tools/background.py); None: none allowed
     web: Any = None  # the session's WebSettings for web_fetch (tools/web_fetch.py)
+    network: NetworkGate | None = None  # the session's domain lists and answers (network/gate.py)
     editor: EditorFiles | None = None  # the client editor's buffers (ACP); None: the disk
     command_runner: Callable[..., Awaitable[ProcessResult]] | None = None  # run_process's stand-in (ACP terminals)
 

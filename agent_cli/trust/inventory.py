@@ -1,10 +1,11 @@
 """What a repository would run on the user's machine, and a hash of it.
 
 The hash covers exactly what can run or approve: the ``.mcp.json`` file, the ``hooks``,
-``mcp_servers``, ``status_line``, ``notify``, ``permissions.allow`` and every setting that waits for trust
-(all but what only makes the agent more careful: ``untrusted_settings.py``) of the project's
-``.agent/config.toml``, the ``hooks``, ``statusLine`` and ``permissions.allow`` of ``.claude/settings.json``
-and ``settings.local.json``, every
+``mcp_servers``, ``status_line``, ``notify``, ``permissions.allow``, ``sandbox.network.allowed_domains``
+and every setting that waits for trust (all but what only makes the agent more careful:
+``untrusted_settings.py``) of the project's ``.agent/config.toml``, the ``hooks``, ``statusLine``,
+``permissions.allow`` and ``sandbox.network.allowedDomains`` of ``.claude/settings.json`` and
+``settings.local.json``, every
 file under ``.agent/plugins/``, ``.agent/hooks/`` and ``.claude/hooks/`` (the scripts hooks run), and
 every file inside the repository that one of those commands names (``scripts/hook.sh``, an MCP
 server's ``server.js``, a ``lint_command``'s script: command_files.py).
@@ -20,6 +21,7 @@ from typing import Any
 
 from agent_cli.config import Config
 from agent_cli.context.project_doc import find_git_root, repository_root
+from agent_cli.network.lists import network_table
 from agent_cli.trust.command_files import digest as file_digest
 from agent_cli.trust.command_files import files_of, sandboxed_commands, server_commands, unconfined_commands
 from agent_cli.untrusted_settings import waiting
@@ -32,7 +34,7 @@ MAX_FILES = 2_000  # a folder this large is hashed by its first files only (sort
 
 @dataclass(frozen=True, slots=True)
 class RepoItem:
-    kind: str  # "MCP server" | "hook" | "plugin" | "allow rule" | "setting"
+    kind: str  # "MCP server" | "hook" | "plugin" | "allow rule" | "allowed domain" | "setting"
     name: str
     detail: str  # the command that would run, or the rule
     origin: str  # the file it comes from, relative to the folder
@@ -110,6 +112,21 @@ def _allow_items(permissions: Any, origin: str) -> list[RepoItem]:
     ]
 
 
+def claude_allowed_domains(data: Any) -> Any:
+    sandbox = data.get("sandbox") if isinstance(data, dict) else None
+    network = sandbox.get("network") if isinstance(sandbox, dict) else None
+    return network.get("allowedDomains") if isinstance(network, dict) else None
+
+
+def _domain_items(domains: Any, origin: str) -> list[RepoItem]:
+    """The repository's allowed domains: sandboxed commands could reach them without asking."""
+    return [
+        RepoItem("allowed domain", domain, "commands reach it without asking", origin)
+        for domain in (domains if isinstance(domains, list) else [])
+        if isinstance(domain, str)
+    ]
+
+
 def take_inventory(config: Config) -> Inventory:
     folder = repository_folder(config.cwd)
     if repository_root(config.cwd) is None:
@@ -135,6 +152,9 @@ def take_inventory(config: Config) -> Inventory:
             items += _hook_items(table["hooks"], origin) + _server_items(table["mcp_servers"], origin)
             items += _command_items(layer.table, origin)
             items += _allow_items(layer.table.get("permissions"), origin)
+            if domains := network_table(layer.table).get("allowed_domains"):
+                items += _domain_items(domains, origin)
+                table["allowed_domains"] = domains  # only when there are some: other folders' hashes stay
             settings = waiting(layer.table)  # all but what only makes the agent more careful
             items += [
                 RepoItem("setting", key, json.dumps(value, default=str), origin) for key, value in settings.items()
@@ -152,14 +172,15 @@ def take_inventory(config: Config) -> Inventory:
             )
             items += _command_items(data, str(relative))
             commands += unconfined_commands(data)
-            feed(
-                str(relative),
-                {
-                    "hooks": data.get("hooks"),
-                    "allow": (data.get("permissions") or {}).get("allow"),
-                    "statusLine": data.get("statusLine"),
-                },
-            )
+            fed = {
+                "hooks": data.get("hooks"),
+                "allow": (data.get("permissions") or {}).get("allow"),
+                "statusLine": data.get("statusLine"),
+            }
+            if domains := claude_allowed_domains(data):
+                items += _domain_items(domains, str(relative))
+                fed["allowedDomains"] = domains  # only when there are some: other folders' hashes stay
+            feed(str(relative), fed)
     user_level = (folder / ".agent").resolve() == Path(config.agent_home).resolve()  # agent run in ~ without git
     plugins = folder / SCRIPT_FOLDERS[0]
     if plugins.is_dir() and not user_level:

@@ -84,8 +84,9 @@ def test_help_and_version_are_answered_without_loading_the_program():
         assert done.returncode == 0, done.stderr
         assert done.stdout.startswith(answer)
         assert (
-            done.stderr.strip() == "['agent_cli', 'agent_cli.__main__', 'agent_cli.arguments', 'agent_cli.startup_gc', "
-            "'agent_cli.warm', 'agent_cli.warm.client', 'agent_cli.warm.protocol']"
+            done.stderr.strip() == "['agent_cli', 'agent_cli.__main__', 'agent_cli.arguments', 'agent_cli.paths', "
+            "'agent_cli.startup_gc', 'agent_cli.warm', 'agent_cli.warm.client', 'agent_cli.warm.peer', "
+            "'agent_cli.warm.protocol']"
         )
 
 
