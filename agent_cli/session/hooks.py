@@ -154,10 +154,10 @@ async def execute(spec: HookSpec, stdin: bytes, cwd: Path, base_env: Mapping[str
         run = await run_supervised(
             ["/bin/sh", "-c", spec.command], cwd=cwd, env=env, timeout_s=spec.timeout, stdin=stdin
         )
+    except TimeoutError:  # an OSError too: first
+        return HookRun(spec, None, timed_out=True)
     except OSError as exc:
         return HookRun(spec, None, error=exc.strerror or str(exc))
-    except TimeoutError:
-        return HookRun(spec, None, timed_out=True)
     return HookRun(spec, run.returncode, _text(run.stdout), _text(run.stderr))
 
 

@@ -65,11 +65,11 @@ def after_turn(
 async def _run(argv: list[str], turn: TurnContext, env: dict[str, str] | None, emit: Emit) -> None:
     try:
         run = await run_supervised(argv, cwd=turn.config.cwd, env=env, timeout_s=TIMEOUT)
+    except TimeoutError:  # an OSError too: first
+        emit(ev.Warning(f"notify program `{argv[0]}` took longer than {TIMEOUT:g} s and was stopped"))
+        return
     except OSError as exc:
         emit(ev.Warning(f"notify program `{argv[0]}` could not be started: {exc.strerror or exc}"))
-        return
-    except TimeoutError:
-        emit(ev.Warning(f"notify program `{argv[0]}` took longer than {TIMEOUT:g} s and was stopped"))
         return
     if run.returncode:
         detail = run.stderr.decode("utf-8", "replace").strip()

@@ -25,10 +25,10 @@ async def run_status_line(
     stdin = json.dumps(payload).encode("utf-8")
     try:
         run = await run_supervised(["/bin/sh", "-c", command], cwd=cwd, env=env, timeout_s=TIMEOUT, stdin=stdin)
+    except TimeoutError:  # an OSError too: first
+        return "", f"it took longer than {TIMEOUT:g} s and was stopped"
     except OSError as exc:
         return "", f"cannot start it: {exc.strerror or exc}"
-    except TimeoutError:
-        return "", f"it took longer than {TIMEOUT:g} s and was stopped"
     if run.returncode != 0:
         detail = run.stderr.decode("utf-8", "replace").strip().splitlines()
         return "", f"exit code {run.returncode}" + (f": {detail[-1]}" if detail else "")
