@@ -176,12 +176,13 @@ def leave_after_tui(entered: Entered | None, stdin: TextIO | None = None, out: T
     """The TUI has closed: each worktree it worked in (``-w``, ``/worktree``, a subagent's kept
     one) is removed when clean; for a changed one the user chooses (kept without a terminal)."""
     atexit.unregister(drop_if_unused)
-    stdin, out = stdin or sys.stdin, out or sys.stderr
+    answers: TextIO = stdin or sys.stdin
+    messages: TextIO = out or sys.stderr
     seen: set[Path] = set()
     for worktree in ([entered.worktree] if entered is not None else []) + held_worktrees():
         if worktree.path not in seen and worktree.exists:
             seen.add(worktree.path)
-            leave_one(worktree, stdin, out)
+            leave_one(worktree, answers, messages)
 
 
 def leave_one(worktree: Worktree, stdin: TextIO, out: TextIO) -> None:
@@ -226,22 +227,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run_worktree(argv: list[str], out: TextIO | None = None) -> int:
-    out = out or sys.stdout
+    stream: TextIO = out or sys.stdout
     args = build_parser().parse_args(argv)
     cwd = Path(args.cd).expanduser().resolve() if args.cd else Path.cwd()
     home = agent_home()
     try:
-        main = None if getattr(args, "all", False) else repository_of(cwd).main
         if args.command == "list":
-            return list_command(home, main, out)
+            return list_command(home, None if args.all else repository_of(cwd).main, stream)
+        main = repository_of(cwd).main
         if args.command == "rm":
             worktree = find(home, main, check_name(args.name))
             if worktree is None:
                 fail(f"no worktree named {args.name} in {main} (see `agent worktree list`)")
-            out.write(remove(home, worktree, force=args.force) + "\n")
+            stream.write(remove(home, worktree, force=args.force) + "\n")
             return 0
         done = prune(home, main)
-        out.write("\n".join(done) + "\n" if done else "nothing to prune\n")
+        stream.write("\n".join(done) + "\n" if done else "nothing to prune\n")
         return 0
     except (GitError, ValueError) as exc:
         print(f"agent: error: {terminal_safe(str(exc))}", file=sys.stderr)
