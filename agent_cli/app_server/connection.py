@@ -13,18 +13,23 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import os
 from collections.abc import AsyncIterator, Awaitable
+from pathlib import Path
 from typing import Any, Protocol
 
 from agent_cli.app_server import rpc
+from agent_cli.paths import open_private
 
 log = logging.getLogger("agent_cli.app_server")
 
 QUEUE_MESSAGES = 8192  # messages waiting for a slow client before it is dropped
 QUEUE_BYTES = 32 * 1024 * 1024  # ... or this many bytes of them
+QUEUE_BYTES_ENV = "AGENT_APP_SERVER_QUEUE_BYTES"  # another byte bound (tests: a small one)
 MAX_IN_FLIGHT = 64  # requests of one client handled at once
 FLUSH_SECONDS = 2.0  # what is queued for a leaving client may take this long to go out
 _ids = itertools.count(1)
+TRACE_ENV = "AGENT_APP_SERVER_TRACE"  # a file that gets every message sent, one JSON line each (debugging, tests)
 
 
 class Transport(Protocol):
@@ -67,22 +72,27 @@ class Connection:
         self._in_flight: set[asyncio.Task[None]] = set()
         self.closed = asyncio.Event()
         self._close_reason = ""
+        self.queue_bytes = int(os.environ.get(QUEUE_BYTES_ENV) or QUEUE_BYTES)
+        self.max_in_flight = MAX_IN_FLIGHT
 
     def __repr__(self) -> str:
         return f"<connection {self.id} {self.client_name or self.peer}>"
 
     # --- sending --------------------------------------------------------------------------
 
-    def send(self, message: dict[str, Any]) -> bool:
-        """Queue ``message`` without waiting; a client whose queue is full is dropped (False)."""
+    def send(self, message: dict[str, Any], answering: str | None = None) -> bool:
+        """Queue ``message`` without waiting; a client whose queue is full is dropped (False).
+        ``answering``: the method of the request ``message`` answers (for the trace)."""
         if self.closed.is_set():
             return False
         text = rpc.encode(message)
-        if self._outgoing.qsize() >= QUEUE_MESSAGES or self._queued_bytes + len(text) > QUEUE_BYTES:
+        over = self._queued_bytes and self._queued_bytes + len(text) > self.queue_bytes  # one big message fits
+        if self._outgoing.qsize() >= QUEUE_MESSAGES or over:
             self.drop("the client does not read its messages (its queue is full)")
             return False
         self._queued_bytes += len(text)
         self._outgoing.put_nowait(text)
+        trace(self.id, text, answering)
         return True
 
     def notify(self, method: str, params: dict[str, Any]) -> bool:
@@ -146,8 +156,9 @@ class Connection:
                 self._answered(message)
             elif isinstance(message, rpc.Notification):
                 await self._guarded(self.handler.notified(self, message))
-            elif len(self._in_flight) >= MAX_IN_FLIGHT:
-                self.send(rpc.error_reply(message.id, rpc.RpcError(rpc.OVERLOADED, rpc.OVERLOADED_MESSAGE)))
+            elif len(self._in_flight) >= self.max_in_flight:
+                overloaded = rpc.RpcError(rpc.OVERLOADED, rpc.OVERLOADED_MESSAGE)
+                self.send(rpc.error_reply(message.id, overloaded), message.method)
             else:
                 task = asyncio.create_task(self._answer(message))
                 self._in_flight.add(task)
@@ -157,12 +168,13 @@ class Connection:
         try:
             result = await self.handler.request(self, request)
         except rpc.RpcError as exc:
-            self.send(rpc.error_reply(request.id, exc))
+            self.send(rpc.error_reply(request.id, exc), request.method)
         except Exception as exc:  # a bug answers the request, never ends the server
             log.exception("%s failed", request.method)
-            self.send(rpc.error_reply(request.id, rpc.RpcError(rpc.INTERNAL_ERROR, f"internal error: {exc}")))
+            error = rpc.RpcError(rpc.INTERNAL_ERROR, f"internal error: {exc}")
+            self.send(rpc.error_reply(request.id, error), request.method)
         else:
-            self.send(rpc.result_reply(request.id, result))
+            self.send(rpc.result_reply(request.id, result), request.method)
 
     @staticmethod
     async def _guarded(work: Awaitable[None]) -> None:
@@ -201,3 +213,10 @@ class Connection:
             if not future.done():
                 future.set_exception(ConnectionClosed(self._close_reason or "the client left"))
         self.handler.closed(self)
+
+
+def trace(connection_id: int, text: str, answering: str | None) -> None:
+    if (path := os.environ.get(TRACE_ENV)) is not None:
+        with open_private(Path(path), "a") as out:
+            method = f',"answering":"{answering}"' if answering else ""
+            out.write(f'{{"connection":{connection_id}{method},"message":{text}}}\n')

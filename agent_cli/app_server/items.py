@@ -78,14 +78,16 @@ def tool_started(item_id: str, name: str, arguments: dict[str, Any], cwd: str) -
 
 
 def tool_completed(started: dict[str, Any], end: ev.ToolCallEnd, output: str, declined: bool) -> dict[str, Any]:
-    """``started`` finished as ``end`` says; ``output`` is what the client saw stream (or the
-    model's reading of it); ``declined``: the user said no."""
+    """``started`` finished as ``end`` says; ``output`` is what the client saw stream (when
+    nothing streamed, what the model read, without its header); ``declined``: the user said no."""
     item = dict(started)
     kind = item["type"]
     ms = int(end.duration * 1000)
     if kind == "commandExecution":
         status = "declined" if declined else ("completed" if end.success else "failed")
-        item.update(status=status, aggregatedOutput=output, exitCode=end.exit_code, durationMs=ms)
+        item.update(
+            status=status, aggregatedOutput=output or command_output(end.output), exitCode=end.exit_code, durationMs=ms
+        )
     elif kind == "fileChange":
         if end.changes:
             item["changes"] = file_changes(end.changes)
@@ -104,6 +106,13 @@ def tool_completed(started: dict[str, Any], end: ev.ToolCallEnd, output: str, de
             durationMs=ms,
         )
     return item
+
+
+def command_output(output: str) -> str:
+    """What a command printed, without the header the model reads above it (exit code, time)."""
+    if output.startswith("Exit code:") and (at := output.find("\nOutput:\n")) >= 0:
+        return output[at + len("\nOutput:\n") :]
+    return output
 
 
 def file_changes(changes: tuple[ev.FileChange, ...]) -> list[dict[str, Any]]:

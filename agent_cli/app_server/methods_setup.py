@@ -34,7 +34,8 @@ def setup_methods(door: SessionDoor) -> dict[str, Method]:
         connection.initialized = True
         name = connection.client_name or "client"
         return {
-            "userAgent": f"agent-cli/{__version__} ({platform.system()} {platform.release()}; {platform.machine()}) {name}",
+            # No "name/version" token: Codex's TUI would compare that version with its own and warn
+            "userAgent": f"agent-cli (version {__version__}; {platform.system()} {platform.release()}; {platform.machine()}) {name}",
             "codexHome": str(door.home),
             "platformFamily": "windows" if sys.platform == "win32" else "unix",
             "platformOs": {"linux": "linux", "darwin": "macos", "win32": "windows"}.get(sys.platform, sys.platform),

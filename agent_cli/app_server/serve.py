@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import BinaryIO
 
+from websockets.asyncio.server import Server
+
 from agent_cli.app_server.auth import TokenCheck
 from agent_cli.app_server.dispatch import Dispatcher
 from agent_cli.app_server.host import ThreadHost
@@ -60,7 +62,7 @@ async def serve_socket(dispatcher: Dispatcher, listen: Listen, tokens: TokenChec
     if listen.kind == "unix":
         assert listen.path is not None
         prepare_socket_path(listen.path, private_folder=listen.default_path)
-        server = await start_websocket(dispatcher, path=listen.path)
+        server: Server = await start_websocket(dispatcher, path=listen.path)
         where = f"unix://{listen.path}"
     else:
         server = await start_websocket(dispatcher, host=listen.host, port=listen.port, tokens=tokens)

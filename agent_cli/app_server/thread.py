@@ -144,6 +144,7 @@ class LoadedThread:
                     aborted |= isinstance(event, ev.TurnAborted)
                     failed |= isinstance(event, (ev.TurnFailed, ev.InputRejected))
                     self._on_event(turn, event)
+                    await asyncio.sleep(0)  # each client's writer sends it before the next event comes
         except Exception as exc:  # a bug ends the turn as failed, never the server
             log.exception("turn %s failed", turn.id)
             turn.items.feed(ev.Error(f"internal error: {type(exc).__name__}: {exc}", fatal=True))
@@ -169,8 +170,8 @@ class LoadedThread:
         self.turn = None
         self.updated = int(time.time())
         self.status_changed()
-        summary = [turn.items.items[i] for i in turn.items.items if turn.items.items[i]["type"] == "agentMessage"]
-        self.broadcast("turn/completed", {"threadId": self.id, "turn": turn.shape(summary[-1:], "summary")})
+        # No items: the item notifications carried them (as Codex does), and a long answer is not sent twice
+        self.broadcast("turn/completed", {"threadId": self.id, "turn": turn.shape()})
         self._on_idle(self)
 
     # --- questions -----------------------------------------------------------------------

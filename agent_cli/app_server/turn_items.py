@@ -114,8 +114,8 @@ class TurnItems:
         item_id = self._tools.get(event.call_id)
         if item_id is None or item_id not in self.open:
             return
-        output = self.open[item_id] or event.output
-        self.items[item_id] = items.tool_completed(self.items[item_id], event, output, event.call_id in self.declined)
+        streamed = self.open[item_id]
+        self.items[item_id] = items.tool_completed(self.items[item_id], event, streamed, event.call_id in self.declined)
         self._complete(item_id)
         if event.changes and event.success:
             self.diffs.update({change.path: change.diff for change in event.changes})
