@@ -60,9 +60,31 @@ def elicitation_request(
     if event.mode == "url":
         params.update(mode="url", message=event.message, url=event.url or "", elicitationId=f"{thread_id}-{now_ms()}")
     else:
-        schema = {"type": "object", "properties": {}, **event.schema}
-        params.update(mode="form", message=event.message, requestedSchema=schema)
+        params.update(mode="form", message=event.message, requestedSchema=form_schema(event.schema))
     return ELICITATION, params
+
+
+FIELD_KEYS = {"type", "title", "description", "default", "enum", "enumNames", "const", "oneOf", "anyOf", "items",
+              "minItems", "maxItems", "minLength", "maxLength", "minimum", "maximum", "format"}  # fmt: skip
+
+
+def form_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """An MCP form as Codex's ``McpElicitationSchema`` takes it: the object and its flat fields,
+    without the keys it has no room for (a form's title, a field's extra annotations)."""
+    fields = schema.get("properties")
+    if not isinstance(fields, dict):
+        fields = {}
+    shaped: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            name: {key: value for key, value in field.items() if key in FIELD_KEYS}
+            for name, field in fields.items()
+            if isinstance(field, dict)
+        },
+    }
+    if isinstance(required := schema.get("required"), list):
+        shaped["required"] = [name for name in required if isinstance(name, str)]
+    return shaped
 
 
 def elicitation_answer(result: Any | None) -> ev.ElicitationAnswer:

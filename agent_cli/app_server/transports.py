@@ -103,15 +103,19 @@ async def frames(websocket: ServerConnection) -> AsyncIterator[str | bytes]:
 
 
 class Gate:
-    """The handshake's checks (see the module's docstring)."""
+    """The handshake's checks (see the module's docstring). ``page_hosts``: the ``HOST:PORT``
+    names under which this server serves a page of its own (issue #48; none yet): only that page,
+    from exactly that origin, may open a WebSocket."""
 
-    def __init__(self, tokens: TokenCheck | None, unix: bool) -> None:
+    def __init__(self, tokens: TokenCheck | None, unix: bool, page_hosts: frozenset[str] = frozenset()) -> None:
         self.tokens = tokens
         self.unix = unix
+        self.page_hosts = page_hosts
         self.ready = False
 
     def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
-        if "Origin" in request.headers:
+        origin = request.headers.get("Origin")
+        if origin is not None and not same_origin(origin, request.headers.get("Host"), self.page_hosts):
             return refuse(connection, http.HTTPStatus.FORBIDDEN, "requests from web pages are refused")
         if self.unix and (why := peer.refusal(connection.transport.get_extra_info("socket"))) is not None:
             log.warning("refused a Unix socket peer: %s", why)
@@ -123,6 +127,12 @@ class Gate:
         if self.tokens is not None and not self.tokens.accepts(request.headers.get("Authorization")):
             return refuse(connection, http.HTTPStatus.UNAUTHORIZED, "a valid token is required\n")
         return None
+
+
+def same_origin(origin: str, host: str | None, page_hosts: frozenset[str]) -> bool:
+    """A request from a page this server served: its ``Host`` is one of the names the page is
+    served under (a rebound DNS name is not: DNS rebinding) and its ``Origin`` that very host."""
+    return host is not None and host in page_hosts and origin == f"http://{host}"
 
 
 def refuse(connection: ServerConnection, status: http.HTTPStatus, text: str) -> Response:
