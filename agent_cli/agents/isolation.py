@@ -46,7 +46,10 @@ def isolated_approvals(
     isolated.permissions = permissions
     if approvals.sandbox is not None:
         sandbox = approvals.sandbox
-        isolated.sandbox = SandboxPolicy.create(sandbox.mode, cwd, writable_roots, sandbox.network_access)
+        isolated.sandbox = replace(
+            SandboxPolicy.create(sandbox.mode, cwd, writable_roots, sandbox.network_access),
+            read_only_files=sandbox.read_only_files,
+        )
     return isolated
 
 

@@ -103,6 +103,12 @@ def test_session_keys_are_prefixes_only_for_plain_commands():
     assert approval_key("apply_patch", patch_adding("a")) == "apply_patch"
 
 
+@pytest.mark.parametrize("command", ["ssh-agent curl x", "chronic make", "npm exec -- eslint .", "flock /tmp/l make"])
+def test_a_program_that_runs_its_arguments_is_remembered_only_as_that_exact_text(command):
+    """Approving `ssh-agent curl x` for the session must not approve `ssh-agent rm -rf ~`."""
+    assert approval_key("shell", shell(command)) == "shell:=" + command
+
+
 # --- untrusted --------------------------------------------------------------------------------
 
 
