@@ -149,7 +149,7 @@ class ThreadHost:
         for thread in list(self.threads.values()):
             if thread.unload_timer is not None:
                 thread.unload_timer.cancel()
-            thread.interrupt()
+            await thread.interrupt()
         for thread in list(self.threads.values()):
             if thread.turn is not None and thread.turn.task is not None:
                 with contextlib.suppress(Exception, asyncio.CancelledError):
