@@ -145,7 +145,7 @@ class ThreadHost:
         self.lifecycle("thread/closed", {"threadId": thread.id})
 
     async def aclose(self) -> None:
-        """The server stops: every running turn is interrupted, every session closed."""
+        """The server stops: every running turn is interrupted, every session closed (twice is harmless)."""
         for thread in list(self.threads.values()):
             if thread.unload_timer is not None:
                 thread.unload_timer.cancel()

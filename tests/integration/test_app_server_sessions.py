@@ -230,3 +230,16 @@ async def test_an_interrupt_stops_the_running_command_and_ends_the_turn_interrup
     await until(lambda: client.seen("thread/status/changed")[-1]["status"] == {"type": "idle"})
     await client.close()
     await asyncio.sleep(0)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+async def test_a_signal_ends_the_host_and_every_command_of_its_turns(server, repo, app_servers, signum):
+    server.script(Reply(text="long", tool_calls=[ToolCall("shell", {"command": f"sleep 44.{int(signum)}"})]))
+    running = app_servers(repo, "--listen", "unix://", "-a", "never")
+    client = await connected(running.url)
+    thread = (await client.request("thread/start", {"cwd": str(repo)}))["thread"]
+    await client.request("turn/start", {"threadId": thread["id"], "input": thread_text("go")})
+    pid = await started("sleep", f"44.{int(signum)}", within=60)
+    await asyncio.to_thread(running.stop, signum)  # waits for the server's pid to be gone
+    assert await gone(pid, within=15)
+    await client.close()
