@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli import events as ev
-from agent_cli.app_server.history import finished, split_turns
+from agent_cli.app_server.history import answered, noted_interrupted, split_turns
 from agent_cli.commands.conversation import Conversation
 from agent_cli.config import Config, ConfigError, load_config
 from agent_cli.context.fragments import TURN_ABORTED
@@ -149,7 +149,7 @@ class SessionDoor:
         except RolloutError as exc:
             raise DoorError(str(exc)) from None
         turns = split_turns(session.history.items)
-        if turns and not finished(turns[-1]):
+        if turns and not answered(turns[-1]) and not noted_interrupted(turns[-1]):  # cut off by a killed process
             session.record(user(TURN_ABORTED.wrap(INTERRUPTED_NOTE)))
             session.rollout.sync()
         self._started(session)
