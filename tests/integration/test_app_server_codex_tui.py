@@ -67,6 +67,18 @@ class Tmux:
     def keys(self, window: str, *keys: str) -> None:
         self.run("send-keys", "-t", f"s:{window}", *keys)
 
+    def answer(self, window: str, key: str, dialog: str, tries: int = 10) -> None:
+        """Press ``key`` until ``dialog`` leaves the screen: a dialog may let a few moments pass
+        before it takes keys, so that a key meant for the composer does not answer it."""
+        for _ in range(tries):
+            self.keys(window, key)
+            try:
+                wait_for(lambda: dialog not in self.screen(window), 2, "the dialog to close")
+                return
+            except AssertionError:
+                continue
+        raise AssertionError(f"{key!r} did not answer the dialog; the screen:\n{self.screen(window)}")
+
     def type(self, window: str, text: str) -> None:
         """Type ``text`` and, once the composer shows it, Enter."""
         self.keys(window, "-l", text)
@@ -142,7 +154,7 @@ def test_the_codex_tui_runs_an_approved_command_an_interrupt_and_a_resumed_threa
     dialog = tmux.shows("tui", "Would you like to run the following command?")
     assert "touch made-by-codex.txt" in dialog and "the file goes in the repository" in dialog
     assert not (repo / "made-by-codex.txt").exists()
-    tmux.keys("tui", "y")
+    tmux.answer("tui", "y", "Would you like to run the following command?")
     tmux.shows("tui", "The file is made.")
     assert (repo / "made-by-codex.txt").exists()
 

@@ -72,10 +72,10 @@ async def test_a_client_that_leaves_mid_turn_stops_nothing_and_the_next_sees_his
     assert history[0]["items"][1]["text"] == "first answer"
     live = await second.notification("turn/started")
     assert live["turn"]["id"] == turn["id"] and live["turn"]["status"] == "inProgress"
+    running_command = await second.notification("item/started", item_started("commandExecution"))
+    assert running_command["item"]["command"] == RELEASE  # the turn as it stands: the items before it first
     shown = [(p["item"]["type"], p["item"].get("text")) for p in second.seen("item/completed")]
     assert shown == [("userMessage", None), ("agentMessage", "waiting for the go")]
-    running_command = await second.notification("item/started", item_started("commandExecution"))
-    assert running_command["item"]["command"] == RELEASE
 
     (repo / "go").touch()  # the command ends only now: what follows can only have come live
     command = await second.notification("item/completed", item_started("commandExecution"))
