@@ -9,6 +9,7 @@ import os
 import sys
 
 from agent_cli.acp.main import run_acp
+from agent_cli.app_server.main import run_app_server
 from agent_cli.arguments import add_session_options, add_worktree_options, build_tui_parser
 from agent_cli.headless import sessions_cmd
 from agent_cli.headless.common import check_api_key_or_exit, load_config_or_exit
@@ -82,7 +83,19 @@ def main(argv: list[str] | None = None) -> int:
         return BROKEN_PIPE
 
 
-SUBCOMMANDS = ("exec", "resume", "sessions", "acp", "mcp", "memory", "plugin", "login", "logout", "doctor")
+SUBCOMMANDS = (
+    "exec",
+    "resume",
+    "sessions",
+    "acp",
+    "app-server",
+    "mcp",
+    "memory",
+    "plugin",
+    "login",
+    "logout",
+    "doctor",
+)
 
 
 def subcommand_first(argv: list[str]) -> list[str]:
@@ -122,6 +135,8 @@ def dispatch(argv: list[str]) -> int:
         return status
     if argv and (argv[0] == "acp" or "--acp" in argv):
         return run_acp(argv[1:] if argv[0] == "acp" else [word for word in argv if word != "--acp"])
+    if argv and argv[0] == "app-server":
+        return run_app_server(argv[1:])
     if argv and argv[0] == "mcp":
         return run_mcp(argv[1:])
     if argv and argv[0] == "memory":

@@ -206,7 +206,7 @@ def test_nothing_imports_cli_but_the_entry_point():
 
 # Third-party packages slow or optional enough that the agent_cli modules built on them (the Textual
 # app, the ACP server...) are imported inside the function that needs them. Nothing else is.
-HEAVY = ("textual", "rich", "acp", "mcp", "openai", "anthropic", "PIL", "markitdown", "tiktoken")
+HEAVY = ("textual", "rich", "acp", "mcp", "openai", "anthropic", "PIL", "markitdown", "tiktoken", "websockets")
 
 
 def heavy_packages(name: str) -> set[str]:
