@@ -21,6 +21,7 @@ import base64
 import binascii
 import http
 import ipaddress
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -34,6 +35,7 @@ from agent_cli.app_server.transports import HEALTH_PATHS, same_origin
 
 SUBPROTOCOL = "agent-app-server"
 BEARER_PREFIX = "bearer."
+BASE64URL = re.compile(r"[A-Za-z0-9_-]+")
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -179,6 +181,8 @@ def bearer_of(header_values: Sequence[str]) -> str | None:
         for offered in (part.strip() for part in value.split(",")):
             if offered.startswith(BEARER_PREFIX):
                 encoded = offered[len(BEARER_PREFIX) :]
+                if not BASE64URL.fullmatch(encoded):
+                    return None
                 try:
                     token = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)).decode("utf-8")
                 except (binascii.Error, ValueError):

@@ -65,7 +65,7 @@ async def serve(args: argparse.Namespace, listen: Listen, tokens: TokenCheck | N
 async def serve_socket(
     args: argparse.Namespace, dispatcher: Dispatcher, listen: Listen, tokens: TokenCheck | None, stop: asyncio.Event
 ) -> None:
-    page: Page | None = None
+    page_url = ""
     if listen.kind == "unix":
         assert listen.path is not None
         prepare_socket_path(listen.path, private_folder=listen.default_path)
@@ -76,9 +76,10 @@ async def serve_socket(
         server = await start_websocket(dispatcher, host=listen.host, port=listen.port, tokens=tokens, page=page)
         host = f"[{listen.host}]" if ":" in listen.host else listen.host
         where = f"ws://{host}:{bound_port(server)}"
+        page_url = f"http://{host}:{bound_port(server)}/" if page is not None else ""
     print(f"agent app-server: listening on {where}", file=sys.stderr, flush=True)
-    if listen.kind == "ws" and page is not None:
-        print(f"agent app-server: the web page: http://{host}:{bound_port(server)}/", file=sys.stderr, flush=True)
+    if page_url:
+        print(f"agent app-server: the web page: {page_url} (with the token)", file=sys.stderr, flush=True)
     try:
         await stop.wait()
     finally:
