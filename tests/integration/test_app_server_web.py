@@ -30,7 +30,7 @@ pytestmark = [
     pytest.mark.skipif(browser_missing() is not None, reason=str(browser_missing())),
     pytest.mark.asyncio(loop_scope="module"),  # one browser for the module, on the module's loop
 ]
-DESKTOP = {"width": 1100, "height": 760}
+DESKTOP = {"width": 1100, "height": 960}
 PHONE = {"width": 375, "height": 740}
 COMMAND = "echo made > made.txt && echo printed-by-the-command"
 ANSWER = """Done: **made.txt** now exists, and the command said `printed-by-the-command`.
@@ -89,7 +89,8 @@ def start_with_page(app_servers, repo: Path, *args: str) -> tuple[AppServer, str
 
 async def screenshot(page: Any, name: str) -> None:
     if folder := os.environ.get("AGENT_WEB_SCREENSHOTS"):
-        await page.screenshot(path=str(Path(folder) / name), full_page=False)
+        await page.evaluate("window.scrollTo(0, 0)")
+        await page.screenshot(path=str(Path(folder) / name))
 
 
 async def test_without_a_token_the_page_is_a_token_prompt_and_nothing_else(browser, app_servers, repo):
@@ -125,7 +126,8 @@ async def test_a_prompt_typed_on_the_page_runs_a_command_after_allow_and_a_secon
     server.script(
         Reply(text="I will make the file.", tool_calls=[ToolCall("shell", {"command": COMMAND})]), Reply(text=ANSWER)
     )
-    running, base = start_with_page(app_servers, repo, "-a", "untrusted")
+    prices = ["-c", "model_prices.test-model.input=2.5", "-c", "model_prices.test-model.output=10"]
+    running, base = start_with_page(app_servers, repo, "-a", "untrusted", *prices)
     desktop = await browser.new_context(viewport=DESKTOP)
     first = await desktop.new_page()
     await first.goto(base + "?token=" + TOKEN)
@@ -170,7 +172,7 @@ async def test_a_prompt_typed_on_the_page_runs_a_command_after_allow_and_a_secon
         assert (await answer.locator("img, script, a[href^=javascript]").count()) == 0
         assert await page.title() != "pwned"
     await first.locator(".thread-head .status.idle").wait_for()
-    await first.locator(".thread-head .usage", has_text="tokens").wait_for()
+    await first.locator(".thread-head .usage", has_text="tokens · $").wait_for()  # tokens and the estimated cost
     await screenshot(first, "web-session-desktop.png")
     await screenshot(second, "web-session-phone.png")
     await desktop.close()
