@@ -130,7 +130,7 @@ def dispatch(argv: list[str]) -> int:
         config, prompt, session, entered, setup = sessions_cmd.prepare_resume(argv[1:], set_up_if_needed)
         from agent_cli.tui.app import run_app
 
-        status = run_app(config, prompt, session=session, first_input=setup)
+        status = run_app(config, prompt, session=session, setup=setup)
         leave_after_tui(entered)  # a session that went back to its worktree: keep it or not
         return status
     if argv and (argv[0] == "acp" or "--acp" in argv):
@@ -156,6 +156,6 @@ def dispatch(argv: list[str]) -> int:
     setup = prepare(entered, config, args)
     from agent_cli.tui.app import run_app
 
-    status = run_app(config, args.prompt, inline=args.inline, first_input=setup)
+    status = run_app(config, args.prompt, inline=args.inline, setup=setup)
     leave_after_tui(entered)
     return status

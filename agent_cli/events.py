@@ -207,8 +207,9 @@ class ContextUsage:
 class CommandAction:
     """A slash command only a front end can carry out. `agent exec` ends on "quit"."""
 
-    # copy: the argument is the text; worktree: the folder to go on in, ``then`` an input to send there first
-    action: Literal["quit", "new", "resume", "rewind", "copy", "worktree"]
+    # copy, export: the argument is the text for the clipboard; resume: the session (a fork's new
+    # file); worktree: the folder to go on in, ``then`` a set-up command to run there first
+    action: Literal["quit", "new", "resume", "rewind", "copy", "export", "login", "worktree"]
     argument: str | None = None
     then: str | None = None
 

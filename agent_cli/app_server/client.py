@@ -20,7 +20,6 @@ import json
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Protocol
 
 from websockets.asyncio.client import ClientConnection, connect, unix_connect
@@ -225,7 +224,3 @@ class AppServerClient:
 def thread_text(text: str) -> list[dict[str, Any]]:
     """A ``UserInput`` list of one text."""
     return [{"type": "text", "text": text, "text_elements": []}]
-
-
-def socket_url(path: Path) -> str:
-    return f"unix://{path}"

@@ -29,8 +29,16 @@ def split_turns(items: Sequence[Item]) -> list[list[Item]]:
 
 def finished(turn: Sequence[Item]) -> bool:
     """The turn ended with an answer (not cut off mid-way by an interrupt or a killed process)."""
-    if any(isinstance(item, Message) and item.role == "user" and TURN_ABORTED.matches(item.text) for item in turn):
-        return False
+    return not noted_interrupted(turn) and answered(turn)
+
+
+def noted_interrupted(turn: Sequence[Item]) -> bool:
+    """An interrupt left its note for the model in the turn."""
+    return any(isinstance(item, Message) and item.role == "user" and TURN_ABORTED.matches(item.text) for item in turn)
+
+
+def answered(turn: Sequence[Item]) -> bool:
+    """The turn's last word is the model's answer (a turn a killed process cut off has none)."""
     meaningful = [item for item in turn if isinstance(item, (Message, ToolCall, ToolOutput))]
     last = meaningful[-1] if meaningful else None
     return isinstance(last, Message) and last.role == "assistant"

@@ -145,11 +145,11 @@ class ThreadHost:
         self.lifecycle("thread/closed", {"threadId": thread.id})
 
     async def aclose(self) -> None:
-        """The server stops: every running turn is interrupted, every session closed."""
+        """The server stops: every running turn is interrupted, every session closed (twice is harmless)."""
         for thread in list(self.threads.values()):
             if thread.unload_timer is not None:
                 thread.unload_timer.cancel()
-            thread.interrupt()
+            await thread.interrupt()
         for thread in list(self.threads.values()):
             if thread.turn is not None and thread.turn.task is not None:
                 with contextlib.suppress(Exception, asyncio.CancelledError):

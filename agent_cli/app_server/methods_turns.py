@@ -1,10 +1,10 @@
 """``turn/start``, ``turn/steer``, ``turn/interrupt`` and ``review/start``.
 
 A turn runs in its thread, not in the request: ``turn/start`` answers at once with the turn in
-progress and the events follow as notifications to every subscriber. Settings a turn may carry
-(the collaboration mode, the model) are applied first, as their own quiet steps; a change of the
-approval policy, the sandbox or the folder mid-thread is refused until the session's typed
-operations can make it."""
+progress and the events follow as notifications to every subscriber. The overrides a turn carries
+(the collaboration mode, the model, the approval policy, the sandbox) that differ from the
+thread's are applied first, as operations of their own whose notices stay out of the turn; a
+change of folder is refused (a thread works in one)."""
 
 from __future__ import annotations
 
@@ -17,11 +17,11 @@ from agent_cli.app_server import rpc
 from agent_cli.app_server.connection import Connection
 from agent_cli.app_server.dispatch import Method, text_param
 from agent_cli.app_server.host import ThreadHost
-from agent_cli.app_server.sessions import CODEX_APPROVAL
-from agent_cli.app_server.shapes import sandbox_shape
+from agent_cli.app_server.sessions import OUR_APPROVAL, Settings
 from agent_cli.app_server.thread import LoadedThread, Step
 
 MODES = {"plan": "plan", "default": "agent"}  # Codex's collaboration modes -> ours
+SANDBOXES = {"readOnly": "read-only", "workspaceWrite": "workspace-write", "dangerFullAccess": "danger-full-access"}
 SHOWN_WHILE_SETTING = (ev.Warning, ev.Error, ev.InputRejected, ev.ApprovalRequest, ev.TokenCount)
 REVIEW_TARGETS = {
     "uncommittedChanges": lambda t: "--uncommitted",
@@ -67,30 +67,29 @@ def turn_methods(host: ThreadHost) -> dict[str, Method]:
     door = host.door
 
     def settings_steps(thread: LoadedThread, params: dict[str, Any]) -> list[Step]:
+        """``turn/start``'s overrides that differ from the thread's, as operations run first."""
         described = door.describe(thread.session)
-        if (policy := params.get("approvalPolicy")) is not None and policy != CODEX_APPROVAL[described["approval"]]:
-            raise rpc.invalid_params(
-                f"this thread runs with approval policy {described['approval']}; start a new thread to change it"
-            )
-        sandbox = params.get("sandboxPolicy")
-        if isinstance(sandbox, dict) and sandbox.get("type") != sandbox_shape(described)["type"]:
-            raise rpc.invalid_params(
-                f"this thread runs in the {described['sandbox']} sandbox; start a new thread to change it"
-            )
         cwd = params.get("cwd")
         if isinstance(cwd, str) and cwd and Path(cwd).resolve() != Path(described["cwd"]).resolve():
             raise rpc.invalid_params(f"this thread works in {described['cwd']}; start a new thread for {cwd}")
         if params.get("outputSchema") is not None:
             raise rpc.invalid_params("outputSchema is not supported here (agent exec --output-schema is)")
-        steps: list[Step] = []
+        sandbox = params.get("sandboxPolicy")
+        sandbox_mode = None
+        if isinstance(sandbox, dict):
+            sandbox_mode = SANDBOXES.get(str(sandbox.get("type")))
+            if sandbox_mode is None:
+                raise rpc.invalid_params(f"sandbox {sandbox.get('type')!r} is not one of {', '.join(SANDBOXES)}")
+        policy = params.get("approvalPolicy")
         collaboration = params.get("collaborationMode")
         mode = MODES.get(str(collaboration.get("mode"))) if isinstance(collaboration, dict) else None
-        if mode is not None and mode != described["mode"]:
-            steps.append(quiet(door.set_mode(thread.session, mode)))
         model = params.get("model")
-        if isinstance(model, str) and model and model != described["model"]:
-            steps.append(quiet(door.set_model(thread.session, model)))
-        return steps
+        wanted = Settings(
+            model=model if isinstance(model, str) and model else None,
+            approval=OUR_APPROVAL.get(policy) if isinstance(policy, str) else None,
+            sandbox=sandbox_mode,
+        )
+        return [quiet(door.setting(thread.session, setting)) for setting in door.needs(thread.session, wanted, mode)]
 
     async def start(connection: Connection, params: dict[str, Any]) -> dict[str, Any]:
         thread = host.require(str(text_param(params, "threadId")))
@@ -108,14 +107,16 @@ def turn_methods(host: ThreadHost) -> dict[str, Method]:
             raise rpc.invalid_request("no running turn with that id: start one with turn/start")
         if turn.kind != "turn":
             raise rpc.invalid_request(f"a {turn.kind} turn cannot be steered")
-        thread.steer(lambda: door.user_turn(thread.session, text, images))
+        for event in await door.steer(thread.session, text, images):
+            if isinstance(event, ev.InputRejected):
+                raise rpc.invalid_request(event.message)
         return {"turnId": turn.id}
 
     async def interrupt(connection: Connection, params: dict[str, Any]) -> dict[str, Any]:
         thread = host.require(str(text_param(params, "threadId")))
         wanted = params.get("turnId")
         if thread.turn is not None and wanted in (None, thread.turn.id):
-            thread.interrupt()
+            await thread.interrupt()
         return {}
 
     async def review(connection: Connection, params: dict[str, Any]) -> dict[str, Any]:

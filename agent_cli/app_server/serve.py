@@ -31,6 +31,7 @@ from agent_cli.arguments import session_flags
 from agent_cli.paths import agent_home
 
 log = logging.getLogger("agent_cli.app_server")
+CLOSE_SECONDS = 2.0
 
 
 def build(args: argparse.Namespace) -> Dispatcher:
@@ -82,10 +83,11 @@ async def serve_socket(
         print(f"agent app-server: the web page: {page_url} (with the token)", file=sys.stderr, flush=True)
     try:
         await stop.wait()
+        await dispatcher.host.aclose()  # turns and their commands end first, whatever the clients do
     finally:
-        server.close()  # clients are told the server is going away
+        server.close()  # clients are told the server is going away; one that does not answer is not waited for
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(server.wait_closed(), timeout=5)
+            await asyncio.wait_for(server.wait_closed(), timeout=CLOSE_SECONDS)
         if listen.path is not None:
             with contextlib.suppress(OSError):
                 listen.path.unlink()

@@ -1,11 +1,13 @@
 """The app-server's one door into sessions: every call it makes into the session core, the command
 layer and the session store is in this module, and nowhere else in the package.
 
-The thread and turn methods map onto these operations one to one: start, resume, fork, a user
-turn, interrupt, compact, review, mode and model, close. Today the operations go through the same
-entries as the other front ends (``runtime.open_session``, ``commands.dispatch.submit``,
-``session.resume.restore``, ``store/``); when the typed operations of the session core land, this
-module is what switches to them.
+The turn methods are the session core's typed operations (operations.py), sent through the one
+entry every front end uses (``commands.conversation.Conversation``): ``turn/start`` is a
+``UserTurn`` after its settings (``SetMode``, ``SetModel``, ``SetApprovalPolicy``, ``SetSandbox``),
+``turn/steer`` a ``Steer``, ``turn/interrupt`` an ``Interrupt``, ``thread/compact/start`` a
+``Compact``, ``review/start`` ``RunCommand("review")``. Threads are opened as the other front ends
+open theirs (``runtime.open_session``, ``session.resume.restore``), and found, forked, named and
+archived in ``store/``.
 """
 
 from __future__ import annotations
@@ -18,14 +20,30 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli import events as ev
-from agent_cli.app_server.history import finished, split_turns
-from agent_cli.commands.dispatch import submit
+from agent_cli.app_server.history import answered, noted_interrupted, split_turns
+from agent_cli.commands.conversation import Conversation
 from agent_cli.config import Config, ConfigError, load_config
 from agent_cli.context.fragments import TURN_ABORTED
 from agent_cli.context.skills import Skill, load_skills, skill_roots
 from agent_cli.items import Item, user
 from agent_cli.models.base import Usage
 from agent_cli.models.registry import missing_key
+from agent_cli.operations import (
+    Compact,
+    Fork,
+    Interrupt,
+    RunCommand,
+    SetApprovalPolicy,
+    SetMode,
+    SetModel,
+    SetSandbox,
+    Setting,
+    Steer,
+    UserTurn,
+    is_approval_policy,
+    is_mode,
+    is_sandbox_mode,
+)
 from agent_cli.runtime import open_session
 from agent_cli.session import Session
 from agent_cli.session.forking import fork_file, fork_session
@@ -142,56 +160,85 @@ class SessionDoor:
         except RolloutError as exc:
             raise DoorError(str(exc)) from None
         turns = split_turns(session.history.items)
-        if turns and not finished(turns[-1]):
+        if turns and not answered(turns[-1]) and not noted_interrupted(turns[-1]):  # cut off by a killed process
             session.record(user(TURN_ABORTED.wrap(INTERRUPTED_NOTE)))
             session.rollout.sync()
         self._started(session)
         return session
 
     async def fork(self, source: Session | None, thread_id: str, settings: Settings) -> Session:
-        """A new thread with a copy of ``thread_id``'s conversation (``source`` when it is loaded)."""
+        """A new thread with a copy of ``thread_id``'s conversation: the ``Fork`` operation on it
+        when it is loaded and idle; its file's copy otherwise (mid-turn: what it holds so far)."""
         try:
-            path = fork_session(source) if source is not None else fork_file(self.home, self.locate(thread_id))
+            if source is not None and not source.running:
+                path = await self._fork_op(source)
+            else:
+                path = fork_session(source) if source is not None else fork_file(self.home, self.locate(thread_id))
+            new_id = read_header(path).id
         except RolloutError as exc:
             raise DoorError(str(exc)) from None
-        return await self.resume(read_header(path).id, settings)
+        return await self.resume(new_id, settings)
+
+    @staticmethod
+    async def _fork_op(source: Session) -> Path:
+        events = [event async for event in Conversation(source).submit(Fork())]
+        for event in events:
+            if isinstance(event, ev.CommandAction) and event.action == "resume" and event.argument:
+                return Path(event.argument)
+        refusal = next((event.message for event in events if isinstance(event, ev.InputRejected)), "nothing to fork")
+        raise DoorError(refusal)
 
     def _started(self, session: Session) -> None:
         if session.mcp is not None:
             session.mcp.manager.allow_questions()  # MCP elicitations reach the client
         session.start_mcp()
 
-    # --- driving a session ---------------------------------------------------------------
+    # --- driving a session: operations (operations.py) through the one entry ----------------
 
     async def user_turn(self, session: Session, text: str, images: Sequence[Path] = ()) -> AsyncIterator[ev.Event]:
-        """What the user typed, as the TUI runs it (``@path`` and ``!`cmd``` expanded, /commands)."""
-        async for event in submit(session, text, images):
+        """A prompt (``turn/start``): ``@path`` and ``!`cmd``` expanded, never read as a command."""
+        async for event in Conversation(session).submit(UserTurn(text, tuple(images))):
             yield event
 
+    async def setting(self, session: Session, setting: Setting) -> AsyncIterator[ev.Event]:
+        """A turn's override (``turn/start``'s mode, model, approval policy, sandbox)."""
+        async for event in Conversation(session).submit(setting):
+            yield event
+
+    async def steer(self, session: Session, text: str, images: Sequence[Path] = ()) -> list[ev.Event]:
+        """More input for the running turn (``turn/steer``): the model reads it before its next request."""
+        return [event async for event in Conversation(session).submit(Steer(text, tuple(images)))]
+
     async def compact(self, session: Session) -> AsyncIterator[ev.Event]:
-        async for event in session.compact():
+        async for event in Conversation(session).submit(Compact()):
             yield event
 
     async def review(self, session: Session, target: str) -> AsyncIterator[ev.Event]:
-        async for event in submit(session, f"/review {target}".rstrip()):
+        async for event in Conversation(session).submit(RunCommand("review", target)):
             yield event
 
-    async def set_mode(self, session: Session, mode: str) -> AsyncIterator[ev.Event]:
-        if mode != session.mode:
-            async for event in submit(session, f"/mode {mode}"):
-                yield event
-
-    async def set_model(self, session: Session, model: str) -> AsyncIterator[ev.Event]:
-        if model != session.model:
-            async for event in submit(session, f"/model {model}"):
-                yield event
-
-    def interrupt(self, session: Session) -> None:
-        session.interrupt()
+    async def interrupt(self, session: Session) -> None:
+        async for _event in Conversation(session).submit(Interrupt()):
+            pass
 
     async def close(self, session: Session) -> None:
-        session.interrupt()
+        await self.interrupt(session)
         await session.aclose()
+
+    @staticmethod
+    def needs(session: Session, wanted: Settings, mode: str | None) -> tuple[Setting, ...]:
+        """The settings that differ from what ``session`` runs with now."""
+        described = SessionDoor.describe(session)
+        settings: list[Setting] = []
+        if mode is not None and mode != described["mode"] and is_mode(mode):
+            settings.append(SetMode(mode))
+        if wanted.model and wanted.model != described["model"]:
+            settings.append(SetModel(wanted.model))
+        if wanted.approval and wanted.approval != described["approval"] and is_approval_policy(wanted.approval):
+            settings.append(SetApprovalPolicy(wanted.approval))
+        if wanted.sandbox and wanted.sandbox != described["sandbox"] and is_sandbox_mode(wanted.sandbox):
+            settings.append(SetSandbox(wanted.sandbox))
+        return tuple(settings)
 
     # --- what a session is now -----------------------------------------------------------
 

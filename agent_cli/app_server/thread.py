@@ -12,7 +12,7 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +25,7 @@ from agent_cli.app_server.turn_items import TurnItems
 from agent_cli.session import Session
 
 log = logging.getLogger("agent_cli.app_server")
-Step = Callable[[], AsyncIterator[ev.Event]]  # one unit of work the turn runs (a prompt, a steer)
+Step = Callable[[], AsyncIterator[ev.Event]]  # one unit of work the turn runs (a setting, a prompt)
 Lifecycle = Callable[[str, dict[str, Any]], None]  # thread/* notifications to every client
 
 
@@ -37,7 +37,7 @@ class Turn:
     history_mark: int = 0  # the history's length when it started: stored turns end there
     review: str | None = None  # a review turn: what it reviews
     started: float = field(default_factory=time.time)
-    steps: list[Step] = field(default_factory=list)  # steered input waiting for the running step
+    steps: list[Step] = field(default_factory=list)  # what the turn runs, in order (its settings, then the prompt)
     task: asyncio.Task[None] | None = None
     interrupted: bool = False
     status: str = "inProgress"
@@ -74,6 +74,7 @@ class LoadedThread:
         self._lifecycle = lifecycle
         self._on_idle = on_idle  # the host unloads a thread nobody watches and nothing runs in
         self.unload_timer: asyncio.TimerHandle | None = None
+        self._tasks: set[asyncio.Future[None]] = set()  # interrupts asked from a callback
 
     # --- status and clients --------------------------------------------------------------
 
@@ -119,16 +120,11 @@ class LoadedThread:
         turn.task = asyncio.get_running_loop().create_task(self._run(turn), name=f"turn {turn_id}")
         return turn
 
-    def steer(self, step: Step) -> None:
-        """More input for the running turn: it runs as soon as the running step ends."""
-        assert self.turn is not None
-        self.turn.steps.append(step)
-
-    def interrupt(self) -> None:
+    async def interrupt(self) -> None:
         if self.turn is not None:
             self.turn.interrupted = True
             self.turn.steps.clear()
-            self.door.interrupt(self.session)
+            await self.door.interrupt(self.session)
 
     async def _run(self, turn: Turn) -> None:
         await asyncio.sleep(0)  # the turn/start answer goes out before the turn's notifications
@@ -187,12 +183,17 @@ class LoadedThread:
             if event.future is not None and not event.future.done():
                 event.future.set_result(decision)
             if cancel:
-                self.interrupt()
+                self._background(self.interrupt())
             if self.turn is turn and turn.status == "inProgress":
                 self.status_changed()  # no longer waiting on an approval
 
         self.questions.ask(method, params, answered, self.subscribers)
         self.status_changed()
+
+    def _background(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def _ask_elicitation(self, turn: Turn, event: ev.ElicitationRequest) -> None:
         method, params = questions.elicitation_request(event, self.id, turn.id)

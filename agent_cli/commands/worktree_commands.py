@@ -112,7 +112,7 @@ async def worktree_command(inv: Invocation) -> None:
     lines += await asyncio.to_thread(set_up, entered, settings.copy)
     await asyncio.to_thread(carry_trust, config, config_in(config, entered.cwd))
     inv.emit(ev.Notice("\n".join(lines), title="worktree"))
-    setup = f"!{settings.setup}" if entered.created and settings.setup else None
+    setup = settings.setup if entered.created and settings.setup else None  # the front end runs it there first
     inv.emit(ev.CommandAction("worktree", str(entered.cwd), then=setup))
 
 

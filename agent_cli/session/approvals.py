@@ -20,13 +20,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from agent_cli import events as ev
-from agent_cli.config import Config
+from agent_cli.config import APPROVAL_POLICIES, Config
 from agent_cli.permissions.engine import NO_RULE, Permissions, Verdict
 from agent_cli.sandbox.policy import SandboxPolicy, detect_mechanism, is_within
 from agent_cli.session.safe_commands import approval_key, is_known_safe, suggest_rule
@@ -133,6 +133,26 @@ class Approvals:
         approvals = cls(config.approval_policy, interactive, sandbox, env, config.cwd)
         approvals.memory_user_writes = config.memory_user_writes
         return approvals
+
+    # --- what a front end changes for the session (commands/conversation.py) -------------
+
+    def set_policy(self, policy: str) -> None:
+        """When calls ask, from the next call on."""
+        if policy not in APPROVAL_POLICIES:
+            raise ValueError(f"unknown approval policy {policy!r}; choose one of: {', '.join(APPROVAL_POLICIES)}")
+        self.policy = policy
+
+    def set_sandbox(self, sandbox: SandboxPolicy) -> None:
+        """Where later commands and patches run; a call already running keeps its own."""
+        self.sandbox = sandbox
+
+    def grant(self, keys: Iterable[str]) -> None:
+        """Approved for the rest of the session, as a "yes, for this session" (``apply_patch``:
+        every edit inside the sandbox; an MCP tool's name; a command's approval key)."""
+        self.session_approved.update(keys)
+
+    def withdraw(self, keys: Iterable[str]) -> None:
+        self.session_approved.difference_update(keys)
 
     # --- the sandbox as it applies here --------------------------------------------------
 

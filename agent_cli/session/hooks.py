@@ -107,7 +107,7 @@ def permission_mode(turn: TurnContext) -> str:
     """Claude Code's name for how freely tools run here: plan, bypassPermissions or default."""
     if turn.mode == "plan":
         return "plan"
-    if turn.approvals.policy == "never" and turn.approvals.sandbox is None:
+    if turn.approvals.policy == "never" and not turn.approvals.confined:
         return "bypassPermissions"
     return "default"
 

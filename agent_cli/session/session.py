@@ -2,8 +2,9 @@
 
 :func:`agent_cli.runtime.open_session` assembles a session (its tools, hooks, approvals, MCP
 toolset, client factory...) and hands it the parts; a subagent's is assembled by ``open_child``.
-Front ends hand what the user typed to :func:`agent_cli.commands.dispatch.submit`: the command
-layer is the one router of typed input, and it drives the session through two primitives.
+Front ends send operations (``agent_cli/operations.py``) through
+:class:`agent_cli.commands.conversation.Conversation`: the command layer applies them and drives
+the session through two primitives.
 :meth:`Session.run_in_task` runs one unit of the user's work (a prompt with its expansion, a
 command, a compaction) in the session's own task and yields the events it emits, so
 :meth:`Session.interrupt` can stop it at any await point and still leave a valid history.
@@ -44,6 +45,7 @@ from agent_cli.sandbox.policy import start_warning
 from agent_cli.session.compaction import compact as compact_history
 from agent_cli.session.compaction_state import AutoCompactSetting
 from agent_cli.session.hook_events import session_end
+from agent_cli.session.inbox import Inbox
 from agent_cli.session.learned import Learned
 from agent_cli.session.notify import after_turn
 from agent_cli.session.parts import SessionParts
@@ -122,6 +124,7 @@ class Session:
         self.resumed: ResumeInfo | None = None  # when restored from a session file (session/resume.py)
         self._turn_task: asyncio.Task[None] | None = None
         self._turns = 0
+        self._inbox = Inbox()  # input added to the running model turn (steer)
         self.tool_limit: frozenset[str] | None = (
             parts.tool_limit
         )  # fewer tools (the Claude SDK's --tools, /review's turn)
@@ -188,6 +191,17 @@ class Session:
         """A child's borrowed client, shell snapshot and checks stay open when it closes: its parent closes them."""
         parts = self._parts
         return parts.borrowed and any(resource is part for part in (parts.client, parts.shell_snapshot, parts.checks))
+
+    async def wait_idle(self) -> None:
+        """Until nothing runs in the session's task: an operation that waits its turn
+        (commands/conversation.py) runs after the work before it."""
+        while (task := self._turn_task) is not None and not task.done():
+            await asyncio.wait([task])
+
+    def steer(self, text: str, images: tuple[Image, ...] = ()) -> bool:
+        """Add input to the running model turn (read before its next request); False when no
+        model turn runs to take it."""
+        return self._inbox.put(text, images)
 
     def interrupt(self) -> None:
         """Stop what :meth:`run_in_task` runs (expansion, a command, a turn, a compaction). History
@@ -260,7 +274,7 @@ class Session:
         the words memory recall searches with, when not those; ``only_tools``: at most these tools
         for this turn, within what the mode allows, as /review asks). Run it inside
         :meth:`run_in_task`, which makes it interruptible; the command layer decides when
-        (commands/dispatch.py)."""
+        (commands/conversation.py)."""
         self._turns += 1
         emit(ev.TurnStarted(self._turns))
         previous = self.tool_limit
@@ -274,11 +288,14 @@ class Session:
                 completed.append(event)
             emit(event)
 
+        self._inbox.open()
         try:
             await run_turn(self.turn_context(), text, watch, typed, images, recall)
         finally:
             self.tool_limit = previous
             self.checkpoints.turn_ended()
+            if unread := self._inbox.close():  # the turn failed or was stopped before reading it
+                emit(ev.Warning("not sent to the model (the turn ended first): " + " / ".join(t for t, _ in unread)))
         if completed:  # Codex's notify program hears of it
             after_turn(self.turn_context(), self.trust.trusted, typed or text, completed[-1].last_message, emit)
 
@@ -309,6 +326,7 @@ class Session:
             checks=self.checks,
             output_schema=self.output_schema,
             agent_name=self.subagent.name if self.subagent is not None else None,
+            inbox=self._inbox,
         )
 
     # --- state the turn uses -------------------------------------------------------------

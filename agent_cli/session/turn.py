@@ -95,6 +95,8 @@ async def run_turn(
                 except (ModelError, LimitReached, StructuredOutputFailed) as exc:
                     emit(ev.TurnFailed(str(exc), reason=getattr(exc, "reason", "output_schema")))
                     return
+            if turn.inbox.waiting:
+                continue  # the user added input meanwhile (Steer): the model reads it and goes on
             turn.tool_use.turn_ended(answer, bool(turn.state.tool_specs()), emit)
             emit(ev.TurnComplete(answer, stop))
             return
@@ -158,6 +160,7 @@ async def sample(turn: TurnContext, emit: Emit, forced_tool: ToolSpec | None = N
     turn.limits.before_request()
     hooks.flush_hook_context(turn)  # context added by hooks, now that no tool call is open
     note_background_exits(turn)
+    take_steered(turn, emit)
     tools = turn.state.tool_specs()
     prompt = Prompt(
         turn.state.instructions,
@@ -213,6 +216,13 @@ async def project_checks_failed(turn: TurnContext, emit: Emit) -> bool:
         return False
     turn.record(user(note))
     return True
+
+
+def take_steered(turn: TurnContext, emit: Emit) -> None:
+    """Input added to the running turn (Steer), as user messages before the next request."""
+    for text, images in turn.inbox.take():
+        turn.record(Message("user", text, images=images))
+        emit(ev.UserMessage(text, None, tuple(image.name for image in images)))
 
 
 def note_background_exits(turn: TurnContext) -> None:

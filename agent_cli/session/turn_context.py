@@ -20,6 +20,7 @@ from agent_cli.session.approvals import Approvals
 from agent_cli.session.checkpointing import TurnCheckpoints
 from agent_cli.session.compaction_state import CompactionState
 from agent_cli.session.hook_state import HookState
+from agent_cli.session.inbox import Inbox
 from agent_cli.session.learned import LearnedState
 from agent_cli.session.run_limits import RunLimits
 from agent_cli.session.state import CodeChecks, McpTools, SessionState
@@ -58,6 +59,7 @@ class TurnContext:
     checks: CodeChecks | None  # language servers and lint/test commands (lsp/)
     output_schema: dict[str, Any] | None
     agent_name: str | None  # a subagent's agent; None in the user's own session
+    inbox: Inbox  # input a front end adds while the turn runs (Steer): taken before each request
 
     def record(self, item: Item) -> None:
         self.history.record(item)

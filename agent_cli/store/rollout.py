@@ -294,11 +294,21 @@ class RolloutWriter:
 
     @classmethod
     def for_new_session(
-        cls, agent_home: Path, session_id: str, cwd: Path, model: str, provider: str, path: Path | None = None
+        cls,
+        agent_home: Path,
+        session_id: str,
+        cwd: Path,
+        model: str,
+        provider: str,
+        path: Path | None = None,
+        worktree: dict[str, str] | None = None,
     ) -> RolloutWriter:
-        """A writer for a new session file; ``path`` overrides where it goes (a subagent's transcript)."""
+        """A writer for a new session file; ``path`` overrides where it goes (a subagent's
+        transcript); ``worktree``: the agent's worktree it runs in."""
         now = datetime.now().astimezone()
-        header = SessionHeader(session_id, str(cwd), model, provider, now.isoformat(timespec="seconds"))
+        header = SessionHeader(
+            session_id, str(cwd), model, provider, now.isoformat(timespec="seconds"), worktree=worktree
+        )
         return cls(path or session_path(agent_home, session_id, now), header)
 
     @property

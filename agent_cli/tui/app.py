@@ -1,8 +1,9 @@
 """The interactive app: a transcript over a composer, driving one :class:`Session`
 (built by :func:`agent_cli.runtime.open_session`).
 
-Each turn runs in a worker that iterates ``commands.dispatch.submit`` and renders its events; input sent
-while a turn runs is queued and sent when it ends. The provider SDK is imported in a thread
+What the user types goes to the session as an operation (``UserInput``; Shift+Tab, the rewind
+picker and the palette send operations of their own) through ``commands.conversation``; each runs
+in a worker that renders its events, and input sent while a turn runs is queued and sent when it ends. The provider SDK is imported in a thread
 after the first paint so the screen shows up at once.
 """
 
@@ -28,7 +29,7 @@ from textual.worker import Worker, get_current_worker
 
 from agent_cli import events as ev
 from agent_cli.commands.context_usage import token_count
-from agent_cli.commands.dispatch import route, submit
+from agent_cli.commands.conversation import Conversation
 from agent_cli.commands.ps_command import exit_notice
 from agent_cli.commands.worktree_commands import config_in
 from agent_cli.config import Config, with_model
@@ -37,6 +38,7 @@ from agent_cli.context.skills import load_skills, skill_roots
 from agent_cli.display import home_relative
 from agent_cli.mcp.prompts import resource_mentions
 from agent_cli.models.registry import SDK_OF_WIRE
+from agent_cli.operations import Compact, Operation, RunCommand, SetMode, ShellCommand
 from agent_cli.runtime import open_session
 from agent_cli.session import Session
 from agent_cli.session.hook_events import cleared, end_reason, notification
@@ -62,6 +64,7 @@ from agent_cli.tui.screens.elicitation import ElicitationScreen, elicitation_ans
 from agent_cli.tui.screens.model_picker import ModelPickerScreen
 from agent_cli.tui.screens.processes import ProcessesScreen
 from agent_cli.tui.screens.session_picker import SessionPickerScreen
+from agent_cli.tui.sent_input import QueuedOperation, operation_of
 from agent_cli.tui.terminal_driver import HANGUP_EXIT_CODE, TerminalDriver, print_if_possible
 from agent_cli.tui.trust_prompt import ask_trust
 from agent_cli.tui.welcome import welcome_notes
@@ -82,15 +85,15 @@ COMMAND_PROVIDER: Callable[[CommandHost], CommandProvider] = SharedCommands
 FILES_REFRESH_SECONDS = 30.0
 QUIT_WINDOW_SECONDS = 2.0
 WAITING_LABEL = "waiting for the model"  # the activity line while a request gets no answer
-# The command palette's entries that type a slash command: (title, help, command).
-PALETTE_COMMANDS = (
-    ("New session", "Start a fresh conversation with the same settings", "/new"),
-    ("Resume session", "Continue a saved conversation", "/resume"),
-    ("Compact", "Summarize the conversation to free context", "/compact"),
-    ("Status", "Model, provider, policy and token usage", "/status"),
-    ("Context", "What fills the context window", "/context"),
-    ("Diff", "git diff of the working tree", "/diff"),
-    ("Help", "Slash commands and keys", "/help"),
+# The command palette's entries that run a slash command: (title, help, operation).
+PALETTE_COMMANDS: tuple[tuple[str, str, Operation], ...] = (
+    ("New session", "Start a fresh conversation with the same settings", RunCommand("new")),
+    ("Resume session", "Continue a saved conversation", RunCommand("resume")),
+    ("Compact", "Summarize the conversation to free context", Compact()),
+    ("Status", "Model, provider, policy and token usage", RunCommand("status")),
+    ("Context", "What fills the context window", RunCommand("context")),
+    ("Diff", "git diff of the working tree", RunCommand("diff")),
+    ("Help", "Slash commands and keys", RunCommand("help")),
 )
 
 
@@ -353,22 +356,30 @@ class AgentApp(App[int]):
     async def on_composer_help_asked(self, message: Composer.HelpAsked) -> None:
         await self.renderer.notice(keys_help(), "info", "keys")
 
-    def send(self, text: str) -> None:
-        """Send what the user typed now, queue it while a turn runs, or run a command that only
-        reports beside the turn: commands.dispatch.route decides, for every front end alike."""
-        plan = route(self.session, text, busy=self.busy, front_end=self)
+    @property
+    def conversation(self) -> Conversation:
+        """The session as the app drives it: operations in, events out."""
+        return Conversation(self.session, self)
+
+    def send(self, text: str | Operation) -> None:
+        """Send what the user typed (or an operation of the app's own) now, queue it while a turn
+        runs, or run a command that only reports beside the turn: Conversation.route decides, for
+        every front end alike."""
+        sent = text if isinstance(text, str) else QueuedOperation(text)
+        op = operation_of(sent)
+        plan = self.conversation.route(op, busy=self.busy)
         if plan.when == "refused":
             self.run_worker(partial(self.renderer.notice, plan.reason, "warning", plan.command), group="show")
         elif plan.when == "beside":
-            command = partial(self.commands.run, self, text, beside_turn=True)
+            command = partial(self.commands.run, self, op, beside_turn=True)
             self.run_worker(command, group="command", exit_on_error=False)
         elif plan.when == "queue":
-            self.queue.append(text)
+            self.queue.append(sent)
             self.queued.show_queue(self.queue)
         elif plan.command is not None:
-            self._run_busy(partial(self.commands.run, self, text, beside_turn=False), "working")
+            self._run_busy(partial(self.commands.run, self, op, beside_turn=False), "working")
         else:
-            self._run_busy(partial(self._run_prompt, text, getattr(text, "images", ())), "working")
+            self._run_busy(partial(self._run_prompt, sent, op), "working")
 
     # --- what commands may ask of the front end (commands/front_end.py) --------------------
 
@@ -388,9 +399,9 @@ class AgentApp(App[int]):
         )
         return await picked
 
-    async def _run_prompt(self, text: str, images: tuple[Path, ...] = ()) -> None:
-        await self.renderer.user_message(text, images)
-        await self.render_events(submit(self.session, str(text), images))
+    async def _run_prompt(self, text: str, op: Operation) -> None:
+        await self.renderer.user_message(text, getattr(text, "images", ()))
+        await self.render_events(self.conversation.submit(op))
 
     def _run_busy(self, body: Callable[[], Awaitable[None]], label: str) -> None:
         self.busy = True
@@ -584,16 +595,16 @@ class AgentApp(App[int]):
         if note := resuming.model_note(session, path, self.config):
             await self.renderer.notice(note, "info", "model")
 
-    async def go_to_folder(self, folder: Path, first_input: str | None = None) -> None:
-        """``/worktree NAME``: a new session in ``folder`` with this one's settings; ``first_input``
-        (a new worktree's set-up `!command`) is sent there first."""
+    async def go_to_folder(self, folder: Path, setup: str | None = None) -> None:
+        """``/worktree NAME``: a new session in ``folder`` with this one's settings; ``setup`` (a new
+        worktree's set-up command) runs there first."""
         self.config = config_in(self.next_config(), folder)
         self.composer.cwd = folder
         self._files_loaded_at = float("-inf")  # @path completion lists the new folder's files
         self._switch_to(self.session_factory(self.config))
         await self._fresh_transcript()
-        if first_input:
-            self.queue.insert(0, first_input)
+        if setup:
+            self.queue.insert(0, QueuedOperation(ShellCommand(setup)))
             self.queued.show_queue(self.queue)
 
     async def _pick_session(self, sessions: list[SessionSummary]) -> Path | None:
@@ -649,7 +660,7 @@ class AgentApp(App[int]):
             self.activity.set_label("interrupting")
             self.session.interrupt()
         elif not self.composer.text and self._escapes.pressed():
-            self.send("/rewind")
+            self.send(RunCommand("rewind"))
 
     def action_ctrl_c(self) -> None:
         """Clear the draft, or interrupt the turn; two presses in a row with nothing to clear quit.
@@ -705,8 +716,8 @@ class AgentApp(App[int]):
             transcript.scroll_end(animate=False)  # back to following the newest output
 
     def action_cycle_mode(self) -> None:
-        """Shift+Tab: agent → ask → plan → agent, through ``/mode`` like a typed switch."""
-        self.send(f"/mode {MODES[(MODES.index(self.session.mode) + 1) % len(MODES)]}")
+        """Shift+Tab: agent → ask → plan → agent, the same ``SetMode`` a typed ``/mode`` is."""
+        self.send(SetMode(MODES[(MODES.index(self.session.mode) + 1) % len(MODES)]))
 
     def on_key(self, event: events.Key) -> None:
         """A letter typed while a transcript cell has focus goes to the composer, never nowhere."""
@@ -760,17 +771,13 @@ def interactive_session(config: Config) -> Session:
 
 
 def run_app(
-    config: Config,
-    prompt: str | None,
-    session: Session | None = None,
-    inline: bool = False,
-    first_input: str | None = None,
+    config: Config, prompt: str | None, session: Session | None = None, inline: bool = False, setup: str | None = None
 ) -> int:
     """Run the interactive app until the user quits; returns the exit code. ``inline``: below the
-    shell prompt, leaving the last screen in the scrollback (no alternate screen). ``first_input``
-    goes before ``prompt`` (a new worktree's set-up `!command`)."""
-    app = AgentApp(config, first_input or prompt, session=session)
-    if first_input and prompt:
+    shell prompt, leaving the last screen in the scrollback (no alternate screen). ``setup`` (a
+    new worktree's set-up command) runs before ``prompt``."""
+    app = AgentApp(config, QueuedOperation(ShellCommand(setup)) if setup else prompt, session=session)
+    if setup and prompt:
         app.queue.append(prompt)  # sent when the set-up command is done
     result = app.run(inline=inline, inline_no_clear=inline)
     if (note := resume_note(app.session)) is not None:

@@ -7,8 +7,10 @@ import time
 from typing import Any
 
 from agent_cli import events as ev
+from agent_cli.operations import Rewind
 from agent_cli.store.replay import replay_events
 from agent_cli.tui.screens.rewind_picker import RewindPickerScreen
+from agent_cli.tui.sent_input import QueuedOperation
 
 AgentApp = Any  # the app (tui/app.py imports this module, so it is not imported back)
 
@@ -30,13 +32,13 @@ class DoubleEscape:
 
 
 async def pick_and_rewind(app: AgentApp) -> None:
-    """``/rewind`` without arguments: the picker; the choice runs as ``/rewind N MODE`` next."""
+    """``/rewind`` without arguments: the picker; the choice runs as a ``Rewind`` next."""
     entries = app.session.checkpoints.prompts()
     app.activity.stop()
     choice = await app.push_screen(RewindPickerScreen(entries), wait_for_dismiss=True)
     if choice is not None:
         number, mode = choice
-        app.queue.insert(0, f"/rewind {number} {mode}")  # sent as soon as this command's worker ends
+        app.queue.insert(0, QueuedOperation(Rewind(number, mode)))  # sent as soon as this command's worker ends
 
 
 async def show_rewound(app: AgentApp, event: ev.Rewound) -> None:

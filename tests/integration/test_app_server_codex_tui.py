@@ -160,3 +160,29 @@ def test_the_codex_tui_runs_an_approved_command_an_interrupt_and_a_resumed_threa
     tmux.type("again", "and now?")
     tmux.shows("again", "Back in the resumed thread.")
     server.assert_done()
+
+
+def no_network_namespace() -> str | None:
+    """Why the TUI cannot be given a network namespace of its own here (None: it can). Only
+    ``unshare -n`` as root keeps the user namespace: in another one (``unshare -rn``, as bubblewrap
+    does) the server would rightly take it for a sandboxed process and refuse it."""
+    if shutil.which("unshare") is None:
+        return "unshare is not installed"
+    done = subprocess.run(["unshare", "-n", "true"], capture_output=True, text=True)
+    return None if done.returncode == 0 else f"unshare -n needs root: {done.stderr.strip()}"
+
+
+def test_the_codex_tui_needs_no_network_over_the_unix_socket(server, tmux, codex_env, tmp_path):
+    """In a network namespace of its own (no interface but a loopback of its own), the TUI reaches
+    the server only through the socket file, and a turn runs."""
+    if (why := no_network_namespace()) is not None:
+        pytest.skip(why)
+    server.script(Reply(text="Answered over the socket."))
+    repo = git_init(tmp_path / "repo")
+    with AppServers(server, tmp_path) as servers:
+        running = servers.start(repo, "--listen", "unix://")
+        command = shlex.join(["unshare", "-n", str(CODEX), "--remote", running.url])
+        tmux.open("tui", f"cd {shlex.quote(str(repo))} && {command}", codex_env)
+        tmux.shows("tui", "Ask Codex to do anything")
+        tmux.type("tui", "hello from nowhere")
+        tmux.shows("tui", "Answered over the socket.")

@@ -49,7 +49,7 @@ async def test_the_schema_is_generated_by_the_installed_codex_cli():
 
 async def test_every_method_answers_as_codex_clients_expect(server, repo, app_servers, isolated_home):
     server.script(
-        Reply(text="first", reasoning="thinking it over"),
+        Reply(text="first " + "a long answer worth compacting. " * 150, reasoning="thinking it over"),
         Reply(
             text="patching",
             tool_calls=[
@@ -135,11 +135,12 @@ async def test_every_method_answers_as_codex_clients_expect(server, repo, app_se
 
 
 async def test_steering_adds_input_to_the_running_turn(server, repo, app_servers):
+    """``turn/steer`` while a command runs: the model reads the input with its next request, in the
+    same turn (the session core's Steer operation)."""
     release = "while [ ! -e go ]; do sleep 0.05; done"
     server.script(
         Reply(text="working", tool_calls=[ToolCall("shell", {"command": release})]),
-        Reply(text="done with the first part"),
-        Reply(text="and the steered part"),
+        Reply(text="done, and the steered part too"),
     )
     running = app_servers(repo, "--listen", "unix://", "-a", "never")
     client = await AppServerClient.connect(running.url)
@@ -158,37 +159,32 @@ async def test_steering_adds_input_to_the_running_turn(server, repo, app_servers
     assert completed["turn"]["id"] == turn["id"] and completed["turn"]["status"] == "completed"
     shown = [p["item"] for p in client.seen("item/completed") if p["turnId"] == turn["id"]]
     assert [i["content"][0]["text"] for i in shown if i["type"] == "userMessage"] == ["start", "also this"]
-    assert shown[-1]["text"] == "and the steered part"
+    assert shown[-1]["text"] == "done, and the steered part too"
+    assert "also this" in str(server.requests[-1].body["messages"][-1])  # read with the next request
     await client.close()
 
 
-async def test_a_plan_turn_switches_the_mode_and_other_changes_are_refused(server, repo, app_servers):
+async def test_a_turn_carries_its_settings_and_only_the_folder_is_refused(server, repo, app_servers, tmp_path):
     server.script(Reply(text="a plan"))
     running = app_servers(repo, "--listen", "unix://")
     client = await AppServerClient.connect(running.url)
     await client.initialize()
     thread_id = (await client.request("thread/start", {"cwd": str(repo)}))["thread"]["id"]
-    with pytest.raises(ServerError, match="approval policy"):
-        await client.request(
-            "turn/start", {"threadId": thread_id, "input": thread_text("x"), "approvalPolicy": "never"}
-        )
-    with pytest.raises(ServerError, match="sandbox"):
-        await client.request(
-            "turn/start",
-            {"threadId": thread_id, "input": thread_text("x"), "sandboxPolicy": {"type": "dangerFullAccess"}},
-        )
+    with pytest.raises(ServerError, match="start a new thread"):
+        await client.request("turn/start", {"threadId": thread_id, "input": thread_text("x"), "cwd": str(tmp_path)})
     mode = {
         "mode": "plan",
         "settings": {"model": "test-model", "reasoning_effort": None, "developer_instructions": None},
     }
-    await client.request(
-        "turn/start", {"threadId": thread_id, "input": thread_text("plan it"), "collaborationMode": mode}
-    )
+    settings = {"collaborationMode": mode, "approvalPolicy": "never", "sandboxPolicy": {"type": "readOnly"}}
+    await client.request("turn/start", {"threadId": thread_id, "input": thread_text("plan it"), **settings})
     await client.notification("turn/completed")
     fragments = [m["content"] for m in server.requests[-1].body["messages"] if "<mode>" in str(m["content"])]
     assert len(fragments) == 1 and "plan" in str(fragments[0])  # the switch reached the model, as /mode plan does
     texts = [p["item"].get("text") for p in client.seen("item/completed") if p["item"]["type"] == "agentMessage"]
-    assert texts == ["a plan"]  # the mode switch itself says nothing in the turn
+    assert texts == ["a plan"]  # the settings themselves say nothing in the turn
+    now = await client.request("thread/resume", {"threadId": thread_id})
+    assert now["approvalPolicy"] == "never" and now["sandbox"]["type"] == "readOnly"
     await client.close()
 
 

@@ -21,7 +21,6 @@ from tests.app_server_helpers import AppServers
 from tests.conftest import git_init, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
 from tests.processes import gone, started
-from tests.waiting import until
 
 pytestmark = pytest.mark.timeout(180)
 RELEASE = "while [ ! -e go ]; do sleep 0.05; done; echo released"  # a command that waits for the test
@@ -213,7 +212,7 @@ async def test_sigkill_of_the_host_mid_turn_loses_nothing_and_the_turn_comes_bac
 
 
 async def test_an_interrupt_stops_the_running_command_and_ends_the_turn_interrupted(server, repo, app_servers):
-    server.script(Reply(text="long", tool_calls=[ToolCall("shell", {"command": "sleep 42.3"})]))
+    server.script(Reply(text="long", tool_calls=[ToolCall("shell", {"command": "sleep 42.3"})]), Reply(text="after"))
     running = app_servers(repo, "--listen", "unix://", "-a", "never")
     client = await connected(running.url)
     thread = (await client.request("thread/start", {"cwd": str(repo)}))["thread"]
@@ -227,6 +226,27 @@ async def test_an_interrupt_stops_the_running_command_and_ends_the_turn_interrup
     assert command["type"] == "commandExecution" and command["status"] == "failed"
     status = (await client.request("thread/read", {"threadId": thread["id"]}))["thread"]["status"]
     assert status == {"type": "idle"}
-    await until(lambda: client.seen("thread/status/changed")[-1]["status"] == {"type": "idle"})
     await client.close()
-    await asyncio.sleep(0)
+    running.stop()
+
+    again = app_servers(repo, "--listen", "unix://")  # loaded again from the file: one note, not two
+    client = await connected(again.url)
+    await client.request("thread/resume", {"threadId": thread["id"]})
+    await client.request("turn/start", {"threadId": thread["id"], "input": thread_text("and now")})
+    assert (await client.notification("turn/completed"))["turn"]["status"] == "completed"
+    notes = [m for m in server.requests[-1].body["messages"] if "<turn_aborted>" in json.dumps(m)]
+    assert len(notes) == 1
+    await client.close()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+async def test_a_signal_ends_the_host_and_every_command_of_its_turns(server, repo, app_servers, signum):
+    server.script(Reply(text="long", tool_calls=[ToolCall("shell", {"command": f"sleep 44.{int(signum)}"})]))
+    running = app_servers(repo, "--listen", "unix://", "-a", "never")
+    client = await connected(running.url)
+    thread = (await client.request("thread/start", {"cwd": str(repo)}))["thread"]
+    await client.request("turn/start", {"threadId": thread["id"], "input": thread_text("go")})
+    pid = await started("sleep", f"44.{int(signum)}", within=60)
+    await asyncio.to_thread(running.stop, signum)  # waits for the server's pid to be gone
+    assert await gone(pid, within=15)
+    await client.close()

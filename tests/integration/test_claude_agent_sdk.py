@@ -367,6 +367,37 @@ def test_an_always_allow_from_can_use_tool_holds_for_the_session(server, tmp_pat
     assert messages[-1].result == "done"
 
 
+def test_an_approval_that_switches_to_plan_mode_applies_after_its_turn(server, tmp_path, agent_binary):
+    """`updatedPermissions` with setMode plan, answered mid-turn: the turn goes on (it never waits
+    for itself) and the next turn runs in plan mode, told so by a note."""
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "touch one.txt"})]),
+        lambda request: Reply(text="done"),
+        lambda request: Reply(text="a plan"),
+    )
+
+    async def can_use_tool(name, tool_input, context):
+        return PermissionResultAllow(updated_permissions=[PermissionUpdate(type="setMode", mode="plan")])
+
+    work = tmp_path / "work"
+
+    async def run():
+        async with ClaudeSDKClient(
+            options(server, "responses", agent_binary, work, can_use_tool=can_use_tool)
+        ) as client:
+            await client.query("touch a file")
+            first = await collect(client)
+            await client.query("now plan the rest")
+            return first, await collect(client)
+
+    first, second = asyncio.run(run())
+    assert first[-1].result == "done" and second[-1].result == "a plan"
+    assert (work / "one.txt").exists()
+    tools = {tool.get("name") for tool in server.requests[-1].body.get("tools", [])}
+    assert "update_plan" in tools and not {"shell", "apply_patch"} & tools
+    assert "switched to plan mode" in json.dumps(server.requests[-1].body)
+
+
 def test_agents_defined_by_the_host_run_as_subagents(server, tmp_path, agent_binary):
     """`agents=` (sent in `initialize`): the model is offered them and one runs with its own prompt
     and tools."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from agent_cli import events as ev
-from agent_cli.commands.dispatch import submit
+from agent_cli.commands.conversation import submit
 from agent_cli.config import load_config
 from agent_cli.runtime import open_session
 from agent_cli.sandbox.policy import landlock_mounts_work, working_mechanisms

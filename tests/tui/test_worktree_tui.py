@@ -112,7 +112,7 @@ async def test_worktree_carries_the_trust_answer_over(make_app, repo, isolated_h
 
 
 async def test_resume_follows_the_session_into_its_worktree(make_app, make_config, repo, server, monkeypatch):
-    from agent_cli.commands.dispatch import submit
+    from agent_cli.commands.conversation import submit
     from agent_cli.commands.worktree_commands import config_in
     from agent_cli.runtime import open_session
     from tests.fake_server import Reply

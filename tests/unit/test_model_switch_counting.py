@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from agent_cli.agents.definition import AgentDefinition
-from agent_cli.commands.dispatch import submit
+from agent_cli.commands.conversation import submit
 from agent_cli.config import load_config
 from agent_cli.context import tokens
 from agent_cli.context.tokens import ESTIMATE_METHOD, TokenCounter
