@@ -12,7 +12,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from agent_cli.app_server.auth import AuthSetupError, TokenCheck
-from agent_cli.app_server.page import add_page_options
+from agent_cli.app_server.page_options import add_page_options
 from agent_cli.arguments import add_session_options
 from agent_cli.paths import agent_home
 

@@ -46,22 +46,6 @@ TYPES = {
 ENTRY = "index.html"
 
 
-def add_page_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--no-web",
-        action="store_true",
-        help="do not serve the web page on the ws:// port (browsers are then refused, as by Codex)",
-    )
-    parser.add_argument(
-        "--web-host",
-        action="append",
-        default=[],
-        metavar="NAME[:PORT]",
-        help="another name the page is opened under (a LAN or Tailscale name, or localhost:PORT "
-        "for a tunnel to another port); repeatable",
-    )
-
-
 def load_files() -> dict[str, bytes]:
     """The page's files, by URL path (read once: they never change while the server runs)."""
     folder = resources.files("agent_cli.app_server") / "web"

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
+from websockets.typing import Origin, Subprotocol
 
 from agent_cli.app_server import rpc
 from agent_cli.app_server.auth import TokenCheck
@@ -70,8 +71,8 @@ async def handshake(port: int, origin: str | None, protocols: list[str], host: s
             f"ws://{host or f'127.0.0.1:{port}'}/",
             host="127.0.0.1",  # a rebound name: its address is ours, its Host header the attacker's
             port=port,
-            origin=origin,  # type: ignore[arg-type]
-            subprotocols=protocols,  # type: ignore[arg-type]
+            origin=Origin(origin) if origin is not None else None,
+            subprotocols=[Subprotocol(protocol) for protocol in protocols],
         ) as socket:
             await socket.send('{"id": 1, "method": "thread/list"}')
             assert "thread/list" in str(await socket.recv())

@@ -36,15 +36,27 @@ export class SessionsView {
   }
 
   async refresh() {
-    const listed = await this.rpc.request("thread/list", { limit: 50 });
-    const live = listed.data.filter((thread) => thread.status?.type !== "notLoaded");
-    const saved = listed.data.filter((thread) => thread.status?.type === "notLoaded");
+    const [listed, loaded] = await Promise.all([
+      this.rpc.request("thread/list", { limit: 50 }),
+      this.rpc.request("thread/loaded/list", {}).catch(() => ({ data: [] })),
+    ]);
+    const known = new Set(listed.data.map((thread) => thread.id));
+    const unlisted = loaded.data.filter((id) => !known.has(id)); // loaded, not on the first page (or not saved yet)
+    const read = await Promise.all(unlisted.map((threadId) =>
+      this.rpc.request("thread/read", { threadId }).then((answer) => answer.thread, () => null)));
+    const threads = [...listed.data, ...read.filter(Boolean)];
+    const live = threads.filter((thread) => thread.status?.type !== "notLoaded");
+    const saved = threads.filter((thread) => thread.status?.type === "notLoaded");
     this.threads = [...live, ...saved];
     clear(this.list);
     if (!this.threads.length) this.list.append(h("li", { class: "empty" }, "No sessions yet: start one."));
     for (const thread of this.threads) this.list.append(this.row(thread));
     this.fillFolders();
-    for (const thread of this.threads.slice(0, USAGE_ROWS)) await this.loadUsage(thread);
+    for (const thread of this.threads.slice(0, USAGE_ROWS)) {
+      if (this.closed) return;
+      const settled = thread.status?.type === "notLoaded" && this.usage.has(thread.id); // a saved session's figures stay
+      if (!settled) await this.loadUsage(thread);
+    }
   }
 
   row(thread) {
@@ -116,6 +128,7 @@ export class SessionsView {
   }
 
   close() {
+    this.closed = true;
     clearTimeout(this.timer);
     for (const stop of this.unlisten) stop();
   }
