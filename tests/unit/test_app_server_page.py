@@ -6,6 +6,7 @@ DOM nodes only (no markup from strings, no inline script). A real listener on a 
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import base64
 import hashlib
@@ -152,3 +153,9 @@ def test_the_page_builds_dom_nodes_only_and_every_import_is_shipped():
             assert forbidden not in code, f"{name} uses {forbidden}"
         for imported in re.findall(r'from "\./([\w-]+\.js)"', code):
             assert (folder / imported).is_file(), f"{name} imports {imported}, which is not shipped"
+
+
+def test_no_web_turns_the_page_off():
+    assert Page.from_options(argparse.Namespace(no_web=True, web_host=[]), "127.0.0.1") is None
+    served = Page.from_options(argparse.Namespace(no_web=False, web_host=["box.example"]), "127.0.0.1")
+    assert served is not None and "box.example" in served.names.hosts
