@@ -126,6 +126,7 @@ class AppServers:
 RESPONSES = {  # methods whose response is not named after their params
     "configRequirements/read": "ConfigRequirementsReadResponse",
     "account/read": "GetAccountResponse",
+    "account/usage/read": "GetAccountTokenUsageResponse",
 }
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from agent_cli.app_server.auth import AuthSetupError, TokenCheck
+from agent_cli.app_server.page_options import add_page_options
 from agent_cli.arguments import add_session_options
 from agent_cli.paths import agent_home
 
@@ -70,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the repository's own MCP servers, hooks and plugins without the trust question "
         "(as `agent exec --trust`); otherwise they run only in folders trusted before",
     )
+    add_page_options(parser)
     return parser
 
 

@@ -22,7 +22,9 @@ from agent_cli.app_server.host import ThreadHost
 from agent_cli.app_server.methods_setup import setup_methods
 from agent_cli.app_server.methods_threads import thread_methods
 from agent_cli.app_server.methods_turns import turn_methods
+from agent_cli.app_server.methods_usage import usage_methods
 from agent_cli.app_server.options import Listen, OptionsError
+from agent_cli.app_server.page import Page
 from agent_cli.app_server.sessions import SessionDoor
 from agent_cli.app_server.transports import bound_port, serve_stdio, start_websocket
 from agent_cli.arguments import session_flags
@@ -36,7 +38,9 @@ def build(args: argparse.Namespace) -> Dispatcher:
     cwd = Path(args.cd).expanduser().resolve() if args.cd else Path.cwd()
     door = SessionDoor(args.overrides, session_flags(args), args.trust, agent_home(), cwd)
     host = ThreadHost(door, args.idle_unload)
-    return Dispatcher(host, {**setup_methods(door), **thread_methods(host), **turn_methods(host)})
+    return Dispatcher(
+        host, {**setup_methods(door), **thread_methods(host), **turn_methods(host), **usage_methods(host)}
+    )
 
 
 async def serve(args: argparse.Namespace, listen: Listen, tokens: TokenCheck | None, out: BinaryIO) -> None:
@@ -54,22 +58,29 @@ async def serve(args: argparse.Namespace, listen: Listen, tokens: TokenCheck | N
             stopped.cancel()
             await asyncio.gather(served, stopped, return_exceptions=True)
         else:
-            await serve_socket(dispatcher, listen, tokens, stop)
+            await serve_socket(args, dispatcher, listen, tokens, stop)
     finally:
         await dispatcher.host.aclose()
 
 
-async def serve_socket(dispatcher: Dispatcher, listen: Listen, tokens: TokenCheck | None, stop: asyncio.Event) -> None:
+async def serve_socket(
+    args: argparse.Namespace, dispatcher: Dispatcher, listen: Listen, tokens: TokenCheck | None, stop: asyncio.Event
+) -> None:
+    page_url = ""
     if listen.kind == "unix":
         assert listen.path is not None
         prepare_socket_path(listen.path, private_folder=listen.default_path)
         server: Server = await start_websocket(dispatcher, path=listen.path)
         where = f"unix://{listen.path}"
     else:
-        server = await start_websocket(dispatcher, host=listen.host, port=listen.port, tokens=tokens)
+        page = Page.from_options(args, listen.host) if tokens is not None else None  # the page needs a token
+        server = await start_websocket(dispatcher, host=listen.host, port=listen.port, tokens=tokens, page=page)
         host = f"[{listen.host}]" if ":" in listen.host else listen.host
         where = f"ws://{host}:{bound_port(server)}"
+        page_url = f"http://{host}:{bound_port(server)}/" if page is not None else ""
     print(f"agent app-server: listening on {where}", file=sys.stderr, flush=True)
+    if page_url:
+        print(f"agent app-server: the web page: {page_url} (with the token)", file=sys.stderr, flush=True)
     try:
         await stop.wait()
         await dispatcher.host.aclose()  # turns and their commands end first, whatever the clients do

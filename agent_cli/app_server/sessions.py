@@ -26,6 +26,7 @@ from agent_cli.config import Config, ConfigError, load_config
 from agent_cli.context.fragments import TURN_ABORTED
 from agent_cli.context.skills import Skill, load_skills, skill_roots
 from agent_cli.items import Item, user
+from agent_cli.models.base import Usage
 from agent_cli.models.registry import missing_key
 from agent_cli.operations import (
     Compact,
@@ -46,6 +47,7 @@ from agent_cli.operations import (
 from agent_cli.runtime import open_session
 from agent_cli.session import Session
 from agent_cli.session.forking import fork_file, fork_session
+from agent_cli.session.learned import USAGE_KEYS
 from agent_cli.session.resume import restore
 from agent_cli.session.session import INTERRUPTED_NOTE
 from agent_cli.store import archive
@@ -73,6 +75,15 @@ class Settings:
     provider: str | None = None
     approval: str | None = None  # ours: untrusted, on-request, on-failure, never
     sandbox: str | None = None  # read-only, workspace-write, danger-full-access
+
+
+@dataclass(frozen=True, slots=True)
+class Spent:
+    """What a thread's model requests used, and the prices configured for it."""
+
+    model: str
+    usage: Usage
+    prices: Any  # the config's [model_prices] table, if any
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,6 +263,23 @@ class SessionDoor:
     @staticmethod
     def history(session: Session) -> list[Item]:
         return list(session.history.items)
+
+    # --- tokens spent (account/usage/read, for the web page) -------------------------------
+
+    @staticmethod
+    def spent(session: Session) -> Spent:
+        return Spent(session.model, session.total_usage, session.config.raw.get("model_prices"))
+
+    def stored_spent(self, thread_id: str) -> Spent:
+        """A saved session's running totals: its last learned usage line (none: nothing spent)."""
+        loaded = self.load(thread_id)
+        totals = [
+            record
+            for record in loaded.learned
+            if record.get("what") == "usage" and all(isinstance(record.get(key), int) for key in USAGE_KEYS)
+        ]
+        usage = Usage(*(totals[-1][key] for key in USAGE_KEYS)) if totals else Usage()
+        return Spent(loaded.header.model, usage, self.config(Settings(), check_key=False).raw.get("model_prices"))
 
     # --- the store -----------------------------------------------------------------------
 

@@ -4,7 +4,9 @@ message per text frame) over TCP or a Unix socket, through the ``websockets`` li
 The WebSocket's HTTP handshake is where strangers are turned away, before any message is read:
 a request with an ``Origin`` header (a web page) gets 403, a missing or wrong token 401, a Unix
 socket peer that is not the user unconfined 403 (peer.py). ``GET /readyz`` and ``/healthz``
-answer 200 without a token: they say only that the server is up.
+answer 200 without a token: they say only that the server is up. With a page of its own (page.py,
+issue #48) the listener also serves the page's files, and admits a browser from exactly that page,
+which offers the token as a subprotocol.
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ import http
 import logging
 import os
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 from websockets.asyncio.server import Server, ServerConnection, serve, unix_serve
 from websockets.exceptions import ConnectionClosed
@@ -102,20 +104,34 @@ async def frames(websocket: ServerConnection) -> AsyncIterator[str | bytes]:
             yield message
 
 
-class Gate:
-    """The handshake's checks (see the module's docstring). ``page_hosts``: the ``HOST:PORT``
-    names under which this server serves a page of its own (issue #48; none yet): only that page,
-    from exactly that origin, may open a WebSocket."""
+class Page(Protocol):
+    """A web page this listener serves (page.py): its files, and the browsers it admits."""
 
-    def __init__(self, tokens: TokenCheck | None, unix: bool, page_hosts: frozenset[str] = frozenset()) -> None:
+    def answer(self, connection: ServerConnection, request: Request) -> Response | None: ...
+
+    def admits(self, connection: ServerConnection, request: Request) -> bool: ...
+
+    def authorization(self, request: Request) -> str | None: ...
+
+    def select_subprotocol(self, connection: ServerConnection, offered: Sequence[str]) -> str | None: ...
+
+
+class Gate:
+    """The handshake's checks (see the module's docstring). ``page``: the web page this server
+    serves (issue #48), if any: only that page, from exactly its origin, may open a WebSocket."""
+
+    def __init__(self, tokens: TokenCheck | None, unix: bool, page: Page | None = None) -> None:
         self.tokens = tokens
         self.unix = unix
-        self.page_hosts = page_hosts
+        self.page = page
         self.ready = False
 
     def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
+        if self.page is not None and (answer := self.page.answer(connection, request)) is not None:
+            return answer  # a GET of the page's files (they hold no data), or 404
         origin = request.headers.get("Origin")
-        if origin is not None and not same_origin(origin, request.headers.get("Host"), self.page_hosts):
+        from_page = self.page is not None and self.page.admits(connection, request)
+        if origin is not None and not from_page:
             return refuse(connection, http.HTTPStatus.FORBIDDEN, "requests from web pages are refused")
         if self.unix and (why := peer.refusal(connection.transport.get_extra_info("socket"))) is not None:
             log.warning("refused a Unix socket peer: %s", why)
@@ -124,7 +140,10 @@ class Gate:
         if path in HEALTH_PATHS:
             ok = self.ready or path == "/healthz"
             return refuse(connection, http.HTTPStatus.OK if ok else http.HTTPStatus.SERVICE_UNAVAILABLE, "ok\n")
-        if self.tokens is not None and not self.tokens.accepts(request.headers.get("Authorization")):
+        authorization = request.headers.get("Authorization")
+        if from_page and self.page is not None:
+            authorization = self.page.authorization(request)  # a browser sends it as a subprotocol
+        if self.tokens is not None and not self.tokens.accepts(authorization):
             return refuse(connection, http.HTTPStatus.UNAUTHORIZED, "a valid token is required\n")
         return None
 
@@ -140,9 +159,15 @@ def refuse(connection: ServerConnection, status: http.HTTPStatus, text: str) -> 
 
 
 async def start_websocket(
-    handler: Handler, *, host: str = "", port: int = 0, path: Path | None = None, tokens: TokenCheck | None = None
+    handler: Handler,
+    *,
+    host: str = "",
+    port: int = 0,
+    path: Path | None = None,
+    tokens: TokenCheck | None = None,
+    page: Page | None = None,
 ) -> Server:
-    gate = Gate(tokens, unix=path is not None)
+    gate = Gate(tokens, unix=path is not None, page=page)
 
     async def connected(websocket: ServerConnection) -> None:
         where = websocket.remote_address if path is None else "unix"
@@ -154,6 +179,8 @@ async def start_websocket(
         "compression": None,  # JSON frames are small; no deflate state per client
         "server_header": None,
     }
+    if page is not None:
+        options["select_subprotocol"] = page.select_subprotocol
     if path is not None:
         server = await unix_serve(connected, str(path), **options)
         os.chmod(path, 0o600)
