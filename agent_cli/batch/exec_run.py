@@ -94,13 +94,7 @@ def run_exec(
     pass or ``should_stop()`` says so (then it is interrupted as Ctrl+C would)."""
     with open(events_log, "wb") as log, open(stderr_log, "wb") as errors:
         process = subprocess.Popen(
-            argv,
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=errors,
-            start_new_session=True,
+            argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, start_new_session=True
         )
         if on_start is not None:
             on_start(process.pid)

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from agent_cli.batch.results import FAILED, SUCCEEDED, TaskResult
+from agent_cli.batch.results import SUCCEEDED, TaskResult
 from agent_cli.terminal_text import terminal_safe
 
 REDRAW_S = 0.5
@@ -43,7 +43,7 @@ class Progress:
         self.finished_usage: list[dict[str, int]] = []
         self.durations: list[float] = []
         self.started_at = time.monotonic()
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()  # the stop signal handler may say something while the main thread does
         self.stopping = threading.Event()
         self.thread: threading.Thread | None = None
         if live:
@@ -82,6 +82,8 @@ class Progress:
         why = f": {result.error}" if result.error and result.status != SUCCEEDED else ""
         line = f"{mark:<11} {result.id} in {result.duration_s:.1f}s{reward}{why}"
         self.say(line if self.live else f"{line}  [{self.counts()}]")
+        for warning in result.warnings:
+            self.say(f"warning: {result.id}: {warning}")
 
     def counts(self) -> str:
         return f"{self.done}/{self.total} done, {self.failed} failed, {len(self.running)} running"

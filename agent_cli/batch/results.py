@@ -42,10 +42,11 @@ class TaskResult:
     session_id: str | None = None
     base: str | None = None  # the commit the worktree was made from
     error: str | None = None
+    warnings: list[str] = field(default_factory=list)
     metadata: Any = None
 
     def to_line(self) -> str:
-        data = {key: value for key, value in asdict(self).items() if value is not None or key in ("exit_code",)}
+        data = {key: value for key, value in asdict(self).items() if value not in (None, []) or key == "exit_code"}
         return json.dumps(data, ensure_ascii=False, sort_keys=False) + "\n"
 
 

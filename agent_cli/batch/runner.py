@@ -41,7 +41,8 @@ from agent_cli.batch.results import (
 from agent_cli.batch.tasks import Task
 from agent_cli.batch.verifier import verify
 from agent_cli.paths import agent_home
-from agent_cli.worktrees.staleness import set_aside, stale_reason
+from agent_cli.worktrees.git import run
+from agent_cli.worktrees.staleness import aside_warning, set_aside, stale_reason
 from agent_cli.worktrees.store import (
     BRANCH_PREFIX,
     GitError,
@@ -55,7 +56,6 @@ from agent_cli.worktrees.store import (
     repository_folder,
     repository_of,
 )
-from agent_cli.worktrees.git import run
 
 USAGE_ERROR = 2  # `agent exec` refused its input: nothing ran
 RELEASE_WAIT_S = 30.0  # an interrupted earlier run may still be stopping in the worktree
@@ -100,11 +100,15 @@ def worktree_name(batch: str, task_id: str) -> str:
     return f"{name[:57]}-{hashlib.sha256(name.encode()).hexdigest()[:6]}"
 
 
-def run_task(assignment: Assignment, settings: Settings, folder: Path, hooks: Hooks, node: str | None = None) -> TaskResult:
+def run_task(
+    assignment: Assignment, settings: Settings, folder: Path, hooks: Hooks, node: str | None = None
+) -> TaskResult:
     """Run the task; its files go to ``folder`` (DIR/tasks/ID here, a temporary one on a node)."""
     started = time.monotonic()
     task = assignment.task
     folder.mkdir(parents=True, exist_ok=True)
+    for name in (EVENTS, STDERR, PATCH, VERIFIER_LOG):  # an earlier, unfinished run's
+        (folder / name).unlink(missing_ok=True)
     result = TaskResult(id=task.id, status=ERROR, node=node or socket.gethostname(), metadata=task.metadata)
     try:
         run_in_worktree(assignment, settings, folder, hooks, result)
@@ -122,8 +126,11 @@ def run_in_worktree(assignment: Assignment, settings: Settings, folder: Path, ho
     result.base = base
     repository = repository_of(checkout)
     name = worktree_name(settings.batch, task.id)
-    clear_leftovers(home, repository.main, name, assignment.start_over)
-    placeholder = Worktree(name, repository_folder(home, repository.main) / name, BRANCH_PREFIX + name, base, repository.main)
+    if (warning := clear_leftovers(home, repository.main, name, assignment.start_over)) is not None:
+        result.warnings.append(warning)
+    placeholder = Worktree(
+        name, repository_folder(home, repository.main) / name, BRANCH_PREFIX + name, base, repository.main
+    )
     hold(home, placeholder)  # exec keeps the worktree at its end: the patch and the verifier need it
     try:
         outcome = run_exec(
@@ -158,7 +165,19 @@ def run_in_worktree(assignment: Assignment, settings: Settings, folder: Path, ho
 
 
 def exec_argv(task: Task, settings: Settings, name: str, checkout: Path, base: str, folder: Path) -> list[str]:
-    argv = [sys.executable, "-m", "agent_cli", "exec", "--json", "--worktree", name, "--base", base, "-C", str(checkout)]
+    argv = [
+        sys.executable,
+        "-m",
+        "agent_cli",
+        "exec",
+        "--json",
+        "--worktree",
+        name,
+        "--base",
+        base,
+        "-C",
+        str(checkout),
+    ]
     argv += settings.exec_options
     if task.model:
         argv += ["-m", task.model]
@@ -191,8 +210,12 @@ def take_outcome(result: TaskResult, outcome: ExecOutcome, folder: Path) -> None
         result.status, result.error = FAILED, outcome.failure or last_line(folder / STDERR)
 
 
-def check_with_tests(result: TaskResult, task: Task, worktree: Path, folder: Path, hooks: Hooks, settings: Settings) -> None:
-    checked = verify(task.tests, worktree, folder / VERIFIER_LOG, task.verifier_timeout, hooks.should_stop, settings.sandbox)
+def check_with_tests(
+    result: TaskResult, task: Task, worktree: Path, folder: Path, hooks: Hooks, settings: Settings
+) -> None:
+    checked = verify(
+        task.tests, worktree, folder / VERIFIER_LOG, task.verifier_timeout, hooks.should_stop, settings.sandbox
+    )
     if checked.stopped == "interrupted":
         result.status, result.error = INTERRUPTED, "interrupted (Ctrl+C) in the verifier; a rerun starts it over"
         return
@@ -210,13 +233,18 @@ def last_line(path: Path) -> str | None:
     return lines[-1] if lines else None
 
 
-def clear_leftovers(home: Path, main: Path, name: str, start_over: bool) -> None:
-    """Make room for a fresh worktree NAME: what an unfinished run of this task left goes
-    (``start_over``); a worktree or branch of that name from anything else is refused."""
+def clear_leftovers(home: Path, main: Path, name: str, start_over: bool) -> str | None:
+    """Make room for a fresh worktree NAME: a stale one (its repository cloned again) is set aside,
+    what an unfinished run of this task left goes (``start_over``), and a worktree or branch of that
+    name from anything else is refused. Returns a warning for the result, or None."""
     found = find(home, main, name)
     branch = BRANCH_PREFIX + name
+    reason = stale_reason(found, repository_of(main)) if found is not None and found.exists else None
+    if found is not None and reason is not None:
+        wait_until_free(home, found)
+        return aside_warning(found, reason, set_aside(home, found))
     if found is None and not branch_exists(main, branch):
-        return
+        return None
     if not start_over:
         raise GitError(
             f"worktree or branch {branch} exists already (an earlier batch of the same --name?); "
@@ -224,13 +252,10 @@ def clear_leftovers(home: Path, main: Path, name: str, start_over: bool) -> None
         )
     if found is not None:
         wait_until_free(home, found)
-        reason = stale_reason(found, repository_of(main)) if found.exists else None
-        if reason is not None:
-            set_aside(home, found)
-        else:
-            remove(home, found, force=True)
+        remove(home, found, force=True)
     if branch_exists(main, branch):
         run(main, "branch", "-D", "--quiet", branch)
+    return None
 
 
 def wait_until_free(home: Path, worktree: Worktree) -> None:

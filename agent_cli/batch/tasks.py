@@ -68,7 +68,9 @@ def parse_line(text: str, where: str, folder: Path) -> Task:
         raise ValueError('a task is a JSON object: {"id": …, "prompt": …}')
     unknown = sorted(set(data) - set(KEYS))
     if unknown:
-        raise ValueError(f"unknown key{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} (known: {', '.join(KEYS)})")
+        raise ValueError(
+            f"unknown key{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} (known: {', '.join(KEYS)})"
+        )
     if "id" not in data:
         raise ValueError("no `id`")
     task_id = check_id(data["id"])

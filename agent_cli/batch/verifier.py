@@ -74,4 +74,3 @@ def verify(
         return run_command(
             ["bash", str(Path(folder) / "test.sh")], worktree, log, timeout or VERIFIER_TIMEOUT_S, should_stop, mode
         )
-
