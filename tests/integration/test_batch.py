@@ -9,12 +9,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from tests.batch_helpers import batch_server, prompts_seen, result_lines, results, run_batch, write_tasks
 from tests.conftest import agent_process_env
 from tests.worktree_helpers import agent_branches, checkout_state, committed_repo, git
+
+FOLDERS = Path(__file__).parent / "batch_tasks"  # Terminal-Bench / Harbor task folders
 
 
 @pytest.fixture
@@ -129,3 +132,28 @@ def test_an_unreachable_ray_address_fails_before_any_task_starts(server, tmp_pat
     assert done.returncode == 2
     assert f"cannot reach the Ray cluster at 127.0.0.1:{port}" in done.stderr
     assert server.requests == [] and results(tmp_path / "out") == {}
+
+
+def test_terminal_bench_task_folders_a_passing_and_a_failing_verifier(server, tmp_path):
+    repo = committed_repo(tmp_path / "repo")
+    out = tmp_path / "out"
+    done = run_batch(server, FOLDERS, out, cwd=repo)
+    assert done.returncode == 1, done.stderr  # one task failed its verifier
+    found = results(out)
+    assert found["greet"]["status"] == "succeeded" and found["greet"]["reward"] == 1.0
+    assert found["forget"]["status"] == "failed" and found["forget"]["reward"] == 0.0
+    assert found["forget"]["exit_code"] == 0  # the agent's run went well; its tests did not pass
+    assert "the verifier failed (exit 1)" in found["forget"]["error"]
+    assert (out / "tasks" / "greet" / "verifier.log").read_text() == "PASS: greeting.txt says hello\n"
+    assert "FAIL: missing.txt is not there" in (out / "tasks" / "forget" / "verifier.log").read_text()
+    assert "mean reward 0.5 over 2" in done.stdout
+    # the tests ran from a folder of their own: nothing of them is in the worktree or its patch
+    patch = (out / found["greet"]["patch"]).read_text()
+    assert "greeting.txt" in patch and "test.sh" not in patch and "expect.sh" not in patch
+
+
+def test_one_task_folder_alone_is_a_batch_of_one(server, tmp_path):
+    repo = committed_repo(tmp_path / "repo")
+    done = run_batch(server, FOLDERS / "greet", tmp_path / "out", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    assert list(results(tmp_path / "out")) == ["greet"]
