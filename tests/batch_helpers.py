@@ -52,12 +52,18 @@ def batch_argv(tasks: Path, out: Path, *extra: str) -> list[str]:
 
 
 def run_batch(
-    server: FakeModelServer, tasks: Path, out: Path, *extra: str, cwd: Path, timeout: float = 180
+    server: FakeModelServer,
+    tasks: Path,
+    out: Path,
+    *extra: str,
+    cwd: Path,
+    timeout: float = 180,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         batch_argv(tasks, out, *extra),
         cwd=cwd,
-        env=agent_process_env(**provider_env(server, "chat")),
+        env=agent_process_env(**provider_env(server, "chat"), **(env or {})),
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
