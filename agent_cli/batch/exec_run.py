@@ -58,7 +58,7 @@ class EventReader:
 
     def take(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
-        item = event.get("item") if isinstance(event.get("item"), dict) else {}
+        item: dict[str, Any] = event["item"] if isinstance(event.get("item"), dict) else {}
         if kind == "thread.started":
             self.outcome.session_id = event.get("thread_id")
         elif kind == "item.completed" and item.get("type") == "agent_message":

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from pathlib import Path
+from typing import Any
 
 from agent_cli.batch.exec_run import signal_group
 from agent_cli.batch.progress import Progress
@@ -58,7 +59,7 @@ class handle_stop_signals:
 
     def __init__(self, stop: Stop | Callable[[int], None]) -> None:
         self.request = stop.request if isinstance(stop, Stop) else stop
-        self.saved: dict[int, object] = {}
+        self.saved: dict[int, Any] = {}
 
     def __enter__(self) -> None:
         for sig in STOP_SIGNALS:
@@ -70,7 +71,7 @@ class handle_stop_signals:
 
     def __exit__(self, *_exc: object) -> None:
         for sig, previous in self.saved.items():
-            signal.signal(sig, previous)  # type: ignore[arg-type]
+            signal.signal(sig, previous)
 
 
 def run_local(

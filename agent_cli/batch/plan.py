@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from agent_cli.batch.repos import is_checkout, resolve_base
 from agent_cli.batch.results import ResultsFile, task_folder
@@ -26,7 +27,7 @@ class Plan:
     name: str
     tasks: list[Task]  # every task, in order
     rejected: list[Rejected]
-    finished: dict[str, dict]  # id -> its result line, from an earlier run
+    finished: dict[str, dict[str, Any]]  # id -> its result line, from an earlier run
     todo: list[Assignment]
     unplaced: list[tuple[Task, str]]  # tasks whose repository or base cannot be found: their error
 
@@ -59,7 +60,7 @@ def batch_name(out: Path, given: str | None) -> str:
     return stem or "batch"
 
 
-def read_saved(out: Path) -> dict:
+def read_saved(out: Path) -> dict[str, Any]:
     try:
         data = json.loads((out / BATCH_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):

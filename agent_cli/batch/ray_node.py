@@ -83,7 +83,7 @@ def run_on_node(assignment: Assignment, settings: Settings, board: Any) -> tuple
     import ray
 
     node = ray.get_runtime_context().get_node_id()
-    attempt = ray.get(board.started.remote(assignment.task.id, node))
+    attempt = int(ray.get(board.started.remote(assignment.task.id, node)))
     if attempt > 1:  # a node died in an earlier attempt: what that attempt left is cleared here
         assignment = Assignment(
             assignment.task, assignment.repo, assignment.is_url, assignment.base, True, assignment.bundle

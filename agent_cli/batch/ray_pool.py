@@ -10,11 +10,12 @@ middle of a task is Ray's business: the task runs again elsewhere (``--retries``
 
 from __future__ import annotations
 
+import logging
 import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from agent_cli.batch.local_pool import Stop
 from agent_cli.batch.progress import Progress
@@ -56,7 +57,7 @@ def connect(address: str) -> None:
     except ImportError:
         raise RayUnavailable("--ray needs Ray: pip install 'agent-cli[ray]'") from None
     try:
-        ray.init(address=address, log_to_driver=False, logging_level="ERROR", configure_logging=True)
+        ray.init(address=address, log_to_driver=False, logging_level=logging.ERROR)
     except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ValueError...  # noqa: BLE001
         raise RayUnavailable(f"cannot connect to the Ray cluster at {address}: {exc}; no task was started") from None
 
@@ -85,8 +86,8 @@ def run_ray(
     if not assignments:
         return
     shipped = bundles(assignments)
-    board = ray.remote(Board).options(num_cpus=0, resources={"node:__internal_head__": 0.001}).remote()
-    remote = ray.remote(run_on_node).options(
+    board: Any = cast(Any, ray.remote(Board)).options(num_cpus=0, resources={"node:__internal_head__": 0.001}).remote()
+    remote: Any = cast(Any, ray.remote(run_on_node)).options(
         num_cpus=cpus,
         max_retries=retries,
         retry_exceptions=False,
@@ -129,13 +130,14 @@ def run_ray(
 def take(reference: Any, assignment: Assignment, out: Path, board: Any) -> TaskResult:
     """A finished Ray task's result, its files written into DIR; a task Ray gave up on is an error."""
     import ray
+    from ray.exceptions import RayError, TaskCancelledError
 
     try:
         result, files = ray.get(reference)
-    except ray.exceptions.TaskCancelledError:
+    except TaskCancelledError:
         return TaskResult(id=assignment.task.id, status=INTERRUPTED, error="interrupted before it started")
-    except ray.exceptions.RayError as exc:
-        attempts = ray.get(board.attempts_of.remote(assignment.task.id))
+    except RayError as exc:
+        attempts = int(ray.get(board.attempts_of.remote(assignment.task.id)))
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return TaskResult(id=assignment.task.id, status=ERROR, attempts=attempts, error=f"Ray gave up on it: {first}")
     folder = task_folder(out, assignment.task.id)

@@ -83,8 +83,8 @@ class ResultsFile:
                 file.seek(size - 1)
                 if file.read(1) == b"\n":
                     return
-                data = file.seek(0) or file.read()
-                file.truncate(data.rfind(b"\n") + 1)
+                file.seek(0)
+                file.truncate(file.read().rfind(b"\n") + 1)
         except FileNotFoundError:
             return
 

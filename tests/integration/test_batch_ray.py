@@ -20,7 +20,8 @@ from tests.worktree_helpers import committed_repo
 ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'agent-cli[ray]'; the test extra has it)")
 from ray.cluster_utils import Cluster  # noqa: E402
 
-LOOPBACK = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}  # Ray's nodes and driver talk over 127.0.0.1 only
+# Ray's nodes and driver talk over 127.0.0.1 only, and send no usage statistics anywhere
+LOOPBACK = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0"}
 FAST_FAILURE = {"health_check_initial_delay_ms": 0, "health_check_period_ms": 500, "health_check_failure_threshold": 4}
 
 
