@@ -182,7 +182,7 @@ def run_batch(argv: list[str], out: TextIO | None = None, err: TextIO | None = N
 
 
 def record(result: TaskResult, results: ResultsFile, progress: Progress, done: dict[str, TaskResult], config) -> None:
-    cost = cost_of(config)(result.usage) if result.usage else None
+    cost = cost_of(config, result.model)(result.usage) if result.usage else None
     if cost is not None:
         result.usage["cost_usd"] = round(cost, 6)
     results.append(result)  # first: a crash right after loses nothing
@@ -190,10 +190,11 @@ def record(result: TaskResult, results: ResultsFile, progress: Progress, done: d
     progress.finished(result)
 
 
-def cost_of(config):
-    """A task's usage in USD, at the price of the batch's model (None when no price is known)."""
+def cost_of(config, model: str | None = None):
+    """A task's usage in USD, at the price of its model (the batch's by default; None when no price
+    is known: `[model_prices]` gives one)."""
     try:
-        price = price_for(config.model, config.raw.get("model_prices"))
+        price = price_for(model or config.model, config.raw.get("model_prices"))
     except ValueError:
         price = None
 

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent_cli.batch.results import EVENTS, PATCH, STDERR, VERIFIER_LOG, TaskResult
+from agent_cli.batch.results import EVENTS, INTERRUPTED, PATCH, STDERR, VERIFIER_LOG, TaskResult
 from agent_cli.batch.runner import Assignment, Hooks, Settings, run_task
 
 ARTIFACTS = (EVENTS, STDERR, PATCH, VERIFIER_LOG)
@@ -88,9 +88,12 @@ def run_on_node(assignment: Assignment, settings: Settings, board: Any) -> tuple
         assignment = Assignment(
             assignment.task, assignment.repo, assignment.is_url, assignment.base, True, assignment.bundle
         )
+    stop = BoardStop(board)
+    if stop():  # the batch was stopped before this task's turn came: it does not start
+        return TaskResult(id=assignment.task.id, status=INTERRUPTED, error="stopped before it started", node=node), {}
     with tempfile.TemporaryDirectory(prefix="agent-batch-task-") as folder:
         place = Path(folder) / assignment.task.id
-        result = run_task(assignment, settings, place, Hooks(should_stop=BoardStop(board)), node=node)
+        result = run_task(assignment, settings, place, Hooks(should_stop=stop), node=node)
         result.attempts = attempt
         files = {name: (place / name).read_bytes() for name in ARTIFACTS if (place / name).is_file()}
     return result, files

@@ -41,6 +41,7 @@ class TaskResult:
     events: str | None = None  # relative to DIR
     session_id: str | None = None
     base: str | None = None  # the commit the worktree was made from
+    model: str | None = None  # the task's own model, when it has one
     error: str | None = None
     warnings: list[str] = field(default_factory=list)
     metadata: Any = None

@@ -109,7 +109,9 @@ def run_task(
     folder.mkdir(parents=True, exist_ok=True)
     for name in (EVENTS, STDERR, PATCH, VERIFIER_LOG):  # an earlier, unfinished run's
         (folder / name).unlink(missing_ok=True)
-    result = TaskResult(id=task.id, status=ERROR, node=node or socket.gethostname(), metadata=task.metadata)
+    result = TaskResult(
+        id=task.id, status=ERROR, node=node or socket.gethostname(), model=task.model, metadata=task.metadata
+    )
     try:
         run_in_worktree(assignment, settings, folder, hooks, result)
     except (GitError, OSError, ValueError) as exc:
