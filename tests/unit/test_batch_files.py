@@ -4,11 +4,13 @@ bundle, and the provider's variables (and nothing else) picked for a Ray task.""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import pytest
 
+from agent_cli.batch.progress import Progress
 from agent_cli.batch.provider_env import inline_toml, provider_options, provider_variables
 from agent_cli.batch.ray_pool import RayUnavailable, probe
 from agent_cli.batch.repos import checkout_for, make_bundle, resolve_base
@@ -148,3 +150,27 @@ def test_bundles_hold_every_ref(tmp_path):
     git(repo, "branch", "side")
     (tmp_path / "repo.bundle").write_bytes(make_bundle(repo))
     assert "refs/heads/side" in git(repo, "bundle", "list-heads", str(tmp_path / "repo.bundle"))
+
+
+def test_the_progress_lines_count_tokens_cost_and_an_eta():
+    out = io.StringIO()
+    progress = Progress(
+        total=3, workers=2, out=out, live=False, cost=lambda usage: usage.get("output_tokens", 0) / 1000
+    )
+    progress.started("a")
+    progress.started("b", node="n2", attempt=2)
+    progress.usage("b", {"input_tokens": 500, "output_tokens": 50})
+    progress.finished(
+        TaskResult(id="a", status="succeeded", duration_s=4.0, usage={"input_tokens": 1000, "output_tokens": 100})
+    )
+    progress.finished(TaskResult(id="b", status="failed", duration_s=2.0, error="exit 1", warnings=["stale"]))
+    assert out.getvalue().splitlines() == [
+        "started a",
+        "started b on n2 (attempt 2)",
+        "ok          a in 4.0s  [1/3 done, 0 failed, 1 running]",
+        "failed      b in 2.0s: exit 1  [2/3 done, 1 failed, 0 running]",
+        "warning: b: stale",
+    ]
+    progress.started("c")
+    progress.usage("c", {"input_tokens": 900, "output_tokens": 100})
+    assert progress.status() == "batch: 2/3 done, 1 failed, 1 running · 2.1k tokens · $0.20 · ETA 1s"
