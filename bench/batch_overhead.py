@@ -152,6 +152,12 @@ def main() -> None:
     print(
         f"  batch overhead per task      {statistics.median(overheads) * 1000:+.0f} ms  (batch / plain {statistics.median(ratios):.3f}x; rounds: {', '.join(f'{r:.3f}' for r in ratios)})"
     )
+    cpu_overheads = [(b - p) / args.tasks for b, p in zip(cpu["batch1"], cpu["plain"])]
+    cpu_ratio = statistics.median(b / p for b, p in zip(cpu["batch1"], cpu["plain"]))
+    print(
+        f"  CPU: plain per task {statistics.median(cpu['plain']) / args.tasks * 1000:.0f} ms, batch overhead per "
+        f"task {statistics.median(cpu_overheads) * 1000:+.0f} ms (batch / plain {cpu_ratio:.3f}x)"
+    )
     print(
         f"  {args.parallel_tasks} tasks, 2 workers / 1     {statistics.median(speedups):.3f}x  (rounds: {', '.join(f'{r:.3f}' for r in speedups)})"
     )

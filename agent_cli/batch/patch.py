@@ -36,13 +36,26 @@ def git(worktree: Path, *args: str, index: Path | None = None) -> str:
 
 def patch_of(worktree: Path, base: str) -> str:
     """``git diff --binary BASE`` of everything in ``worktree``, new files included ('' when none)."""
-    own_index = Path(git(worktree, "rev-parse", "--path-format=absolute", "--git-path", "index").strip())
+    own_index = index_of(worktree) or Path(
+        git(worktree, "rev-parse", "--path-format=absolute", "--git-path", "index").strip()
+    )
     with tempfile.TemporaryDirectory(prefix="agent-batch-") as folder:
         index = Path(folder) / "index"
         if own_index.is_file():
             shutil.copyfile(own_index, index)
         git(worktree, "add", "--all", index=index)
         return git(worktree, "diff", "--cached", "--binary", base or empty_tree(worktree), index=index)
+
+
+def index_of(worktree: Path) -> Path | None:
+    """A worktree's index, read from its ``.git`` file (``gitdir: …``) without running git."""
+    try:
+        text = (worktree / ".git").read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    if not text.startswith("gitdir:"):
+        return None
+    return (worktree / text.removeprefix("gitdir:").strip()) / "index"
 
 
 def empty_tree(worktree: Path) -> str:

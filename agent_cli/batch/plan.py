@@ -90,6 +90,7 @@ def make_plan(source: Path, out: Path, name: str | None, cwd: Path) -> Plan:
     finished = {task_id: record for task_id, record in results.finished().items()}
     default = default_repository(cwd)
     plan = Plan(batch, tasks, rejected, {}, [], [])
+    bases: dict[tuple[str, str | None], str] = {}
     for task in tasks:
         if task.id in finished:
             plan.finished[task.id] = finished[task.id]
@@ -99,7 +100,7 @@ def make_plan(source: Path, out: Path, name: str | None, cwd: Path) -> Plan:
             plan.unplaced.append((task, f"{cwd} is not in a git repository, and the task names no `repo`"))
             continue
         try:
-            base = task.base if is_url(repo) else resolve_local_base(repo, task.base)
+            base = task.base if is_url(repo) else resolve_local_base(repo, task.base, bases)
         except GitError as exc:
             plan.unplaced.append((task, str(exc)))
             continue
@@ -108,9 +109,12 @@ def make_plan(source: Path, out: Path, name: str | None, cwd: Path) -> Plan:
     return plan
 
 
-def resolve_local_base(repo: str, base: str | None) -> str | None:
-    """The commit a task in a local repository starts from, fixed now (HEAD may move meanwhile)."""
-    path = Path(repo)
-    if not is_checkout(path):
-        raise GitError(f"repo {repo}: not a git repository")
-    return resolve_base(path, base)
+def resolve_local_base(repo: str, base: str | None, known: dict[tuple[str, str | None], str]) -> str:
+    """The commit a task in a local repository starts from, fixed now (HEAD may move meanwhile);
+    looked up once per repository and ref."""
+    if (repo, base) not in known:
+        path = Path(repo)
+        if not is_checkout(path):
+            raise GitError(f"repo {repo}: not a git repository")
+        known[repo, base] = resolve_base(path, base)
+    return known[repo, base]
