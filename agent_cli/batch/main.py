@@ -121,6 +121,13 @@ def run_batch(argv: list[str], out: TextIO | None = None, err: TextIO | None = N
     if argv[:1] == ["report"]:
         return run_report(argv[1:], stdout, stderr)
     args = build_parser().parse_args(argv)
+    try:
+        return run(args, stdout, stderr)
+    except KeyboardInterrupt:  # before the tasks started (reading them, connecting to Ray): nothing ran
+        return INTERRUPTED_EXIT
+
+
+def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     cwd = Path(args.cd).expanduser().resolve() if args.cd else Path.cwd()
     args.cd = str(cwd)
     config = load_config_or_exit(args)

@@ -49,14 +49,14 @@ def batch_name(out: Path, given: str | None) -> str:
     """--name, else the name an earlier run of DIR used, else DIR's own name (made fit for a branch)."""
     saved = read_saved(out).get("name")
     if given is not None:
-        if not NAME_PATTERN.match(given):
+        if not NAME_PATTERN.match(given) or ".." in given:
             raise TaskFileError(f"--name {given!r}: use up to 40 letters, digits, '.', '_' or '-'")
         if saved and saved != given:
             raise TaskFileError(f"{out} holds batch {saved!r}; resume it with --name {saved} or use another --out")
         return given
     if isinstance(saved, str) and saved:
         return saved
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", out.resolve().name).strip("-.")[:40]
+    stem = re.sub(r"\.{2,}", ".", re.sub(r"[^A-Za-z0-9._-]+", "-", out.resolve().name)).strip("-.")[:40]
     return stem or "batch"
 
 

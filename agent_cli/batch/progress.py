@@ -81,20 +81,26 @@ class Progress:
         reward = f", reward {result.reward:g}" if result.reward is not None else ""
         why = f": {result.error}" if result.error and result.status != SUCCEEDED else ""
         line = f"{mark:<11} {result.id} in {result.duration_s:.1f}s{reward}{why}"
-        self.say(line if self.live else f"{line}  [{self.counts()}]")
+        with self.lock:
+            summary = self.summary()
+        self.say(line if self.live else f"{line}  [{summary}]")
         for warning in result.warnings:
             self.say(f"warning: {result.id}: {warning}")
 
     def counts(self) -> str:
         return f"{self.done}/{self.total} done, {self.failed} failed, {len(self.running)} running"
 
-    def status(self) -> str:
-        """The bottom line (the lock is held)."""
+    def summary(self) -> str:
+        """Done / running / failed, tokens and cost so far, the ETA (the lock is held)."""
         usages = self.finished_usage + list(self.running.values())
         tokens = sum(tokens_of(usage) for usage in usages)
         costs = [self.cost(usage) for usage in usages if usage]
         money = f" · ${sum(c for c in costs if c is not None):.2f}" if costs and None not in costs else ""
-        return f"batch: {self.counts()} · {short_count(tokens)} tokens{money} · ETA {self.eta()}"
+        return f"{self.counts()} · {short_count(tokens)} tokens{money} · ETA {self.eta()}"
+
+    def status(self) -> str:
+        """The bottom line on a terminal (the lock is held)."""
+        return f"batch: {self.summary()}"
 
     def eta(self) -> str:
         left = self.total - self.done

@@ -167,8 +167,8 @@ def test_the_progress_lines_count_tokens_cost_and_an_eta():
     assert out.getvalue().splitlines() == [
         "started a",
         "started b on n2 (attempt 2)",
-        "ok          a in 4.0s  [1/3 done, 0 failed, 1 running]",
-        "failed      b in 2.0s: exit 1  [2/3 done, 1 failed, 0 running]",
+        "ok          a in 4.0s  [1/3 done, 0 failed, 1 running · 1.6k tokens · $0.15 · ETA 4s]",
+        "failed      b in 2.0s: exit 1  [2/3 done, 1 failed, 0 running · 1.1k tokens · $0.10 · ETA 1s]",
         "warning: b: stale",
     ]
     progress.started("c")
