@@ -132,7 +132,9 @@ def recovery(cluster: Cluster, server, scratch: Path, home: Path, cpus: int) -> 
     result = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines() if f'"{moved}"' in line][-1]
     assert result["status"] == "succeeded" and result["attempts"] == 2, result
     finished = next(at for at, line in lines if line.startswith("ok") and f" {moved} " in line)
-    with_env(node_env(home), lambda: cluster.add_node(num_cpus=cpus, include_dashboard=False))
+    with_env(
+        node_env(home), lambda: cluster.add_node(num_cpus=cpus, include_dashboard=False, node_ip_address="127.0.0.1")
+    )
     cluster.wait_for_nodes()
     return restarted - killed, finished - killed
 
@@ -150,10 +152,18 @@ def main() -> None:
         node_env(home),
         lambda: Cluster(
             initialize_head=True,
-            head_node_args={"num_cpus": args.cpus, "include_dashboard": False, "_system_config": FAST_FAILURE},
+            head_node_args={
+                "num_cpus": args.cpus,
+                "include_dashboard": False,
+                "node_ip_address": "127.0.0.1",
+                "_system_config": FAST_FAILURE,
+            },
         ),
     )
-    with_env(node_env(home), lambda: cluster.add_node(num_cpus=args.cpus, include_dashboard=False))
+    with_env(
+        node_env(home),
+        lambda: cluster.add_node(num_cpus=args.cpus, include_dashboard=False, node_ip_address="127.0.0.1"),
+    )
     cluster.wait_for_nodes()
     print(f"cluster of 2 nodes up in {time.perf_counter() - started:.1f}s")
     rows: dict[str, list[float]] = {"local": [], "ray": [], "restart": [], "done": []}

@@ -20,7 +20,8 @@ from tests.worktree_helpers import committed_repo
 ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'agent-cli[ray]'; the test extra has it)")
 from ray.cluster_utils import Cluster  # noqa: E402
 
-# Ray's nodes and driver talk over 127.0.0.1 only, and send no usage statistics anywhere
+# Ray's nodes (node_ip_address) and driver talk over 127.0.0.1 only (without this the driver resolves
+# 127.0.0.1 to the machine's own address), and send no usage statistics anywhere
 LOOPBACK = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0"}
 FAST_FAILURE = {"health_check_initial_delay_ms": 0, "health_check_period_ms": 500, "health_check_failure_threshold": 4}
 
@@ -43,7 +44,7 @@ def add_node(cluster: Cluster, home: Path):
             patch.setenv(name, value)
         for name in PROVIDER_KEYS:
             patch.delenv(name, raising=False)
-        node = cluster.add_node(num_cpus=1, include_dashboard=False)
+        node = cluster.add_node(num_cpus=1, include_dashboard=False, node_ip_address="127.0.0.1")
     cluster.wait_for_nodes()
     return node
 
@@ -58,8 +59,14 @@ def cluster(tmp_path_factory) -> Iterator[Cluster]:
             patch.delenv(name, raising=False)
         started = Cluster(
             initialize_head=True,
-            head_node_args={"num_cpus": 1, "include_dashboard": False, "_system_config": FAST_FAILURE},
+            head_node_args={
+                "num_cpus": 1,
+                "include_dashboard": False,
+                "node_ip_address": "127.0.0.1",
+                "_system_config": FAST_FAILURE,
+            },
         )
+    assert started.address.startswith("127.0.0.1:")
     started.home = home  # type: ignore[attr-defined]
     add_node(started, home)
     yield started
