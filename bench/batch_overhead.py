@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from exec_latency import WarmServer  # noqa: E402
+from exec_latency import WarmServer  # noqa: E402  # pyright: ignore[reportImplicitRelativeImport]
 
 from tests.batch_helpers import CHAT, answer_by_prompt, write_tasks  # noqa: E402
 from tests.fake_server import FakeModelServer, RecordedRequest, Reply  # noqa: E402
@@ -82,7 +82,7 @@ def batch(texts: list[str], scratch: Path, env: dict[str, str], workers: int, la
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--tasks", type=int, default=8, help="tasks for the overhead (default 8)")
     parser.add_argument("--parallel-tasks", type=int, default=40, help="tasks for the 2-worker ratio (default 40)")
     parser.add_argument("--rounds", type=int, default=3)

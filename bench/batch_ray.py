@@ -101,7 +101,7 @@ def recovery(cluster: Cluster, server, scratch: Path, home: Path, cpus: int) -> 
     )
     out = scratch / "out-kill"
     driver = subprocess.Popen(
-        batch_argv(tasks, out, "--ray", cluster.address),
+        batch_argv(tasks, out, "--ray", str(cluster.address)),
         cwd=repo,
         env=driver_env(server, scratch),
         stdin=subprocess.DEVNULL,
@@ -110,9 +110,10 @@ def recovery(cluster: Cluster, server, scratch: Path, home: Path, cpus: int) -> 
         text=True,
     )
     lines: list[tuple[float, str]] = []
+    stderr = driver.stderr
+    assert stderr is not None
     threading.Thread(
-        target=lambda: [lines.append((time.perf_counter(), line)) for line in iter(driver.stderr.readline, "")],
-        daemon=True,
+        target=lambda: [lines.append((time.perf_counter(), line)) for line in iter(stderr.readline, "")], daemon=True
     ).start()
     victim = next(node for node in cluster.list_all_nodes() if not node.head)
     deadline = time.monotonic() + 180
@@ -140,7 +141,7 @@ def recovery(cluster: Cluster, server, scratch: Path, home: Path, cpus: int) -> 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--tasks", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--cpus", type=int, default=1, help="CPUs per node (default 1)")
@@ -175,7 +176,7 @@ def main() -> None:
                 rows["local"].append(
                     timed_batch(server, scratch, "local", args.tasks, ["--workers", str(2 * args.cpus)])
                 )
-                rows["ray"].append(timed_batch(server, scratch, "ray", args.tasks, ["--ray", cluster.address]))
+                rows["ray"].append(timed_batch(server, scratch, "ray", args.tasks, ["--ray", str(cluster.address)]))
                 restart, done = recovery(cluster, server, scratch, home, args.cpus)
                 rows["restart"].append(restart)
                 rows["done"].append(done)

@@ -23,6 +23,7 @@ from ray.cluster_utils import Cluster  # noqa: E402
 # Ray's nodes (node_ip_address) and driver talk over 127.0.0.1 only (without this the driver resolves
 # 127.0.0.1 to the machine's own address), and send no usage statistics anywhere
 LOOPBACK = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0"}
+HOMES: dict[Cluster, Path] = {}  # the folder the nodes' $HOME and $AGENT_HOME are in
 FAST_FAILURE = {"health_check_initial_delay_ms": 0, "health_check_period_ms": 500, "health_check_failure_threshold": 4}
 
 
@@ -66,9 +67,9 @@ def cluster(tmp_path_factory) -> Iterator[Cluster]:
                 "_system_config": FAST_FAILURE,
             },
         )
-    assert started.address.startswith("127.0.0.1:")
-    started.home = home  # type: ignore[attr-defined]
+    assert str(started.address).startswith("127.0.0.1:")
     add_node(started, home)
+    HOMES[started] = home
     yield started
     started.shutdown()
 
@@ -91,7 +92,13 @@ def test_tasks_spread_over_both_nodes_and_only_the_provider_travels(cluster, ser
     )
     out = tmp_path / "out"
     done = run_batch(
-        server, tasks, out, "--ray", cluster.address, cwd=repo, env={**LOOPBACK, "DRIVER_ONLY_MARK": "from-the-driver"}
+        server,
+        tasks,
+        out,
+        "--ray",
+        str(cluster.address),
+        cwd=repo,
+        env={**LOOPBACK, "DRIVER_ONLY_MARK": "from-the-driver"},
     )
     assert done.returncode == 0, done.stderr
     found = results(out)
@@ -113,11 +120,11 @@ def test_a_repository_given_by_url_is_cloned_on_the_node(cluster, server, tmp_pa
         tmp_path / "tasks.jsonl", [{"id": "u", "prompt": "run: echo u > u.txt", "repo": f"file://{origin}"}]
     )
     out = tmp_path / "out"
-    done = run_batch(server, tasks, out, "--ray", cluster.address, cwd=tmp_path, env=LOOPBACK)
+    done = run_batch(server, tasks, out, "--ray", str(cluster.address), cwd=tmp_path, env=LOOPBACK)
     assert done.returncode == 0, done.stderr
     record = results(out)["u"]
-    clones = [p for p in (cluster.home / "agent" / "batch" / "clones").glob("origin-*") if p.is_dir()]  # type: ignore[attr-defined]
-    assert len(clones) == 1 and record["worktree"].startswith(str(cluster.home))  # type: ignore[attr-defined]
+    clones = [p for p in (HOMES[cluster] / "agent" / "batch" / "clones").glob("origin-*") if p.is_dir()]
+    assert len(clones) == 1 and record["worktree"].startswith(str(HOMES[cluster]))
     assert "+++ b/u.txt" in (out / record["patch"]).read_text()
 
 
@@ -133,7 +140,7 @@ def test_a_node_killed_mid_task_costs_an_attempt_and_every_task_succeeds(cluster
     out = tmp_path / "out"
     env = agent_process_env(**provider_env(server, "chat"), **LOOPBACK)
     driver = subprocess.Popen(
-        batch_argv(tasks, out, "--ray", cluster.address, "--retries", "2"),
+        batch_argv(tasks, out, "--ray", str(cluster.address), "--retries", "2"),
         cwd=repo,
         env=env,
         stdin=subprocess.DEVNULL,
@@ -142,7 +149,9 @@ def test_a_node_killed_mid_task_costs_an_attempt_and_every_task_succeeds(cluster
         text=True,
     )
     lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(iter(driver.stderr.readline, "")), daemon=True)
+    stderr = driver.stderr
+    assert stderr is not None
+    reader = threading.Thread(target=lambda: lines.extend(iter(stderr.readline, "")), daemon=True)
     reader.start()
     (victim,) = [node for node in cluster.list_all_nodes() if not node.head]
     try:
@@ -158,7 +167,7 @@ def test_a_node_killed_mid_task_costs_an_attempt_and_every_task_succeeds(cluster
     finally:
         if driver.poll() is None:
             driver.kill()
-        add_node(cluster, cluster.home)  # type: ignore[attr-defined]
+        add_node(cluster, HOMES[cluster])
     reader.join(timeout=10)
     assert driver.returncode == 0, "".join(lines)
     found = results(out)
