@@ -22,6 +22,7 @@ from agent_cli.lsp.servers import check_lsp_table
 from agent_cli.mcp.config import check_servers_table
 from agent_cli.models.model_info import context_window_for, default_provider_for
 from agent_cli.models.registry import BUILTIN_PROVIDERS, ProviderConfig
+from agent_cli.ownership import own_file, own_folders
 from agent_cli.paths import agent_home
 from agent_cli.permissions.sources import check_permissions_table
 from agent_cli.tools.shell_env import EnvPolicy
@@ -227,12 +228,14 @@ KEYS: dict[str, Key] = {
 
 
 def find_project_config(cwd: Path) -> Path | None:
-    """The nearest .agent/config.toml from cwd up to the git root (or the filesystem root)."""
+    """The nearest .agent/config.toml from cwd up to the git root, among the user's own folders
+    (never above the home folder or where the owner changes; never in a folder, or a file, another
+    user can write: agent_cli/ownership.py)."""
     home_config = (agent_home() / "config.toml").resolve()
-    for directory in [cwd, *cwd.parents]:
+    for directory in own_folders(cwd):
         candidate = directory / ".agent" / "config.toml"
         if candidate.is_file() and candidate.resolve() != home_config:
-            return candidate
+            return candidate if own_file(candidate) else None
         if (directory / ".git").exists():
             break
     return None

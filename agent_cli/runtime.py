@@ -26,7 +26,7 @@ from agent_cli.agents.discovery import load_agents
 from agent_cli.agents.isolation import isolated_approvals, run_isolated
 from agent_cli.agents.task_tool import ChildOutcome, TaskTool
 from agent_cli.config import Config, without_repository_settings
-from agent_cli.context.project_doc import find_git_root
+from agent_cli.context.project_doc import find_git_root, repository_root
 from agent_cli.hooks.spec import HookSpec
 from agent_cli.lsp.checks import ProjectChecks
 from agent_cli.lsp.code_checks import CodeChecks
@@ -67,6 +67,7 @@ from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.shell_snapshot import ShellSnapshot
 from agent_cli.tools.web_search_api import search_api_tool
 from agent_cli.trust.gate import TrustState, trust_state, untrusted_raw
+from agent_cli.trust.inventory import unconfined_scripts
 from agent_cli.worktrees.store import containing
 
 
@@ -96,6 +97,8 @@ def open_session(
     if not trust.trusted and any(item.kind == "setting" for item in trust.inventory.items):
         config = without_repository_settings(config)  # nor does its config lift the sandbox
     approvals = Approvals.from_config(config, interactive)  # + sandbox and command env
+    if approvals.sandbox is not None:  # what hooks, the status line and MCP servers run stays read-only
+        approvals.sandbox = replace(approvals.sandbox, read_only_files=tuple(unconfined_scripts(config)))
     install_rules(approvals, config, trust)  # permission rules (permissions/)
     raw = config.raw if trust.trusted else untrusted_raw(config)  # hooks and MCP servers in force
     plugins = load_plugins_for(config, repository=trust.trusted)  # commands, skills, hooks, agents...
@@ -143,8 +146,12 @@ def open_session(
     )
     note_worktree(session)
     # PermissionRequest and Notification hooks, as the session's hooks are when the question comes
-    approvals.question_hooks = lambda tool, args, emit: permission_request(session.turn_context(), tool, args, emit)
-    approvals.question_shown = lambda tool, emit: approval_waiting(session.turn_context(), tool, emit)
+    approvals.question_hooks = lambda tool, args, emit: permission_request(
+        session.turn_context(), session.state, session.services, tool, args, emit
+    )
+    approvals.question_shown = lambda tool, emit: approval_waiting(
+        session.turn_context(), session.state, session.services, tool, emit
+    )
     return session
 
 
@@ -189,7 +196,6 @@ def open_child(
             mode=parent.mode,
             instructions=child_instructions(parent, definition),
             subagent=SubagentInfo(definition.name, depth, parent),
-            lean_tools=False,
             client=parent.client if model == parent.model else None,  # one connection pool per model
             borrowed=True,  # the parent closes its client and shell snapshot
         )
@@ -309,7 +315,7 @@ def mcp_toolset(
     trusted), the plugins' and ``extra`` ones (only these with ``only_extra``); None when there
     are none (the session then does no MCP work at all). A name already taken keeps its first
     definition."""
-    root = (find_git_root(config.cwd) or config.cwd) if trust.trusted else None  # .mcp.json waits for trust
+    root = repository_root(config.cwd) if trust.trusted else None  # .mcp.json waits for trust
     sources = ", ".join(str(path) for path in config.sources) or "config"
     servers = ServerList([], []) if only_extra else configured_servers(raw, root, sources, plugin_servers(plugins))
     if not servers.specs and not servers.warnings and not extra:
@@ -365,10 +371,12 @@ def claude_settings_hooks(config: Config, trusted: bool) -> tuple[list[HookSpec]
     """The hooks of ~/.claude/settings.json (the user's own: always) and of the project's
     .claude/settings.json and settings.local.json (once the folder is trusted); all of them run,
     as in Claude Code."""
-    project = find_git_root(config.cwd) or config.cwd
-    if (project / ".claude").resolve() == (Path.home() / ".claude").resolve():
-        trusted = False  # started in ~ without git: that is the user's own settings, read once
-    return settings_hooks(project, trusted, config.claude_settings)
+    project = repository_root(config.cwd)
+    if project is None or (project / ".claude").resolve() == (Path.home() / ".claude").resolve():
+        # started in ~ without git: that is the user's own settings, read once; in a folder another
+        # user can write: not read
+        trusted = False
+    return settings_hooks(project or config.cwd, trusted, config.claude_settings)
 
 
 def new_shell_snapshot(config: Config, env: dict[str, str] | None) -> ShellSnapshot | None:

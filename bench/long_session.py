@@ -91,7 +91,7 @@ def make_session(cwd: Path, model: str, history_items: int) -> tuple[Session, In
     session.tokens.load()  # --tokenizer tiktoken counts exactly from the start (exec would near a limit)
     session.start_context(lambda event: None)
     session.history.extend(synthetic_history(history_items))
-    session.record_usage(Usage(input_tokens=50 * len(session.history), output_tokens=20))
+    session.meter.record_usage(Usage(input_tokens=50 * len(session.history), output_tokens=20))
     return session, client
 
 

@@ -75,7 +75,7 @@ async def close_model_clients(monkeypatch):
     monkeypatch.setattr(Session, "__init__", tracking_init)
     yield
     for session in created:
-        for client in [session._client, *session._retired_clients]:
+        for client in session.services.clients.made():
             if hasattr(client, "aclose"):
                 with contextlib.suppress(RuntimeError):  # a sync test may have used it in a loop of its own
                     await client.aclose()

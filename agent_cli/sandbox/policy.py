@@ -66,7 +66,10 @@ class SandboxPolicy:
     mode: str
     writable_roots: tuple[Path, ...] = ()  # resolved; empty under read-only
     network_access: bool = False
-    workspace_roots: tuple[Path, ...] = ()  # the writable roots but the temp dirs: placeholders go there
+    workspace_roots: tuple[Path, ...] = ()  # the writable roots but the temp dirs
+    # Files the agent runs outside the sandbox (a hook's or status line's script in the repository):
+    # read-only like .claude/, so a command cannot rewrite what runs next unconfined.
+    read_only_files: tuple[Path, ...] = ()
 
     @classmethod
     def create(
@@ -101,6 +104,9 @@ class SandboxPolicy:
         writable root; a hooks folder, git config, a dotfile: sandbox_guard.py) that ``path`` is or lies in."""
         if self.mode != WORKSPACE_WRITE:
             return None
+        for file in self.read_only_files:
+            if path == file or path == Path(os.path.realpath(file)):
+                return file
         return protected_part(path, self.writable_roots) or guarded_part(
             path, self.workspace_roots, self.writable_roots
         )
@@ -113,7 +119,7 @@ class SandboxPolicy:
             return f"{path} is not writable: the sandbox is read-only"
         if (protected := self.protected(path)) is not None:
             where = "" if path == protected else f" (inside {protected})"
-            return f"{path}{where} is protected: it stays read-only in the sandbox (what is there runs later: config, hooks, MCP servers, git)"
+            return f"{path}{where} is protected: it stays read-only in the sandbox (what is there runs later: config, hooks and their scripts, MCP servers, git)"
         if any(is_within(path, root) for root in self.writable_roots):
             return None
         roots = ", ".join(str(root) for root in self.writable_roots)
@@ -235,7 +241,9 @@ def _bwrap_base(network: bool, outlive_agent: bool = False) -> list[str]:
 
 
 def _read_only_paths(policy: SandboxPolicy) -> list[str]:
-    return read_only_paths(policy.workspace_roots, policy.writable_roots) if policy.writable_roots else []
+    if not policy.writable_roots:
+        return []
+    return read_only_paths(policy.workspace_roots, policy.writable_roots, policy.read_only_files)
 
 
 def bwrap_argv(

@@ -31,7 +31,7 @@ from agent_cli.permissions.engine import NO_RULE, Permissions, Verdict
 from agent_cli.sandbox.policy import SandboxPolicy, detect_mechanism, is_within
 from agent_cli.session.safe_commands import approval_key, is_known_safe, suggest_rule
 from agent_cli.tools.apply_patch import patch_target
-from agent_cli.tools.base import ToolContext, ToolError, ToolResult
+from agent_cli.tools.base import ToolError, ToolResult
 from agent_cli.tools.mcp_names import PREFIX as MCP_PREFIX
 from agent_cli.tools.mcp_names import display_call
 from agent_cli.tools.patch_parser import AddFile, DeleteFile, UpdateFile, parse_patch
@@ -96,6 +96,16 @@ def keeps_alive(tool: str, args: dict[str, Any]) -> bool:
     return tool == "shell" and bool(args.get("keep_alive") and args.get("run_in_background"))
 
 
+@dataclass(frozen=True, slots=True)
+class Confinement:
+    """What one call may touch, as its ToolContext carries it (tools/base.py)."""
+
+    sandbox: SandboxPolicy | None  # None: not confined
+    writable_roots: tuple[Path, ...]  # where apply_patch may write; empty: anywhere
+    env: dict[str, str] | None  # the scrubbed environment; None: inherit
+    read_denied: Callable[[Path], Any] | None  # Read deny rules hide these paths
+
+
 class Approvals:
     def __init__(
         self,
@@ -146,14 +156,15 @@ class Approvals:
         """Commands really run confined: a sandbox is configured and a mechanism works here."""
         return self.confined and detect_mechanism().name != "none"
 
-    def prepare(self, ctx: ToolContext, call_id: str) -> ToolContext:
-        """Fill ``ctx`` with the environment and the sandbox this call runs under."""
+    def confinement(self, call_id: str) -> Confinement:
+        """The sandbox and environment ``call_id`` runs under: none for an approved escalation."""
         sandbox = None if call_id in self._unsandboxed_calls or not self.confined else self.sandbox
-        ctx.sandbox = sandbox
-        ctx.writable_roots = list(sandbox.writable_roots) if sandbox is not None else []
-        ctx.env = self.env
-        ctx.read_denied = self.permissions.read_denied if self.permissions.hides_any() else None
-        return ctx
+        return Confinement(
+            sandbox=sandbox,
+            writable_roots=tuple(sandbox.writable_roots) if sandbox is not None else (),
+            env=self.env,
+            read_denied=self.permissions.read_denied if self.permissions.hides_any() else None,
+        )
 
     def unsandbox(self, call_id: str) -> None:
         self._unsandboxed_calls.add(call_id)

@@ -27,6 +27,7 @@ from agent_cli.config import MODES
 from agent_cli.stream_json import messages as msg
 from agent_cli.stream_json.channel import Channel, ControlError
 from agent_cli.stream_json.host_hooks import hook_specs
+from agent_cli.stream_json.host_mode import mode_in_force, refusal
 from agent_cli.stream_json.prompt_content import PromptContent
 from agent_cli.stream_json.translate import TurnTranslator
 
@@ -130,6 +131,8 @@ class StreamJsonServer:
         turn = self.turn = TurnTranslator(session, self.channel.write, options.partial, options.schema)
         if not text.strip() and not images:
             turn.failure = ("the message has no text", None)
+        elif (refused := refusal(text)) is not None:
+            turn.render(ev.InputRejected(refused))
         else:
             async for event in submit(session, text, images):
                 if isinstance(event, ev.ApprovalRequest):
@@ -158,7 +161,8 @@ class StreamJsonServer:
         session = self.session
         tools = [msg.claude_tool(spec.name, {}, session.config.cwd)[0] for spec in session.tool_specs()]
         commands = [info.name for info in list_commands(session)]
-        return msg.system_init(session, self.options.permission_mode, tools, self._servers(), commands)
+        mode = mode_in_force(session.mode, self.options.permission_mode)
+        return msg.system_init(session, mode, tools, self._servers(), commands)
 
     def _servers(self) -> list[dict]:
         if self.session.mcp is None:

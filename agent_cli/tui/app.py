@@ -630,7 +630,14 @@ class AgentApp(App[int]):
             self.run_worker(self.renderer.render(event), group="show")
 
         self.run_worker(
-            notification(self.session.turn_context(), "idle_prompt", "agent is waiting for your input", show),
+            notification(
+                self.session.turn_context(),
+                self.session.state,
+                self.session.services,
+                "idle_prompt",
+                "agent is waiting for your input",
+                show,
+            ),
             group="hooks",
             exit_on_error=False,
         )

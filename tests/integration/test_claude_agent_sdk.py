@@ -597,3 +597,42 @@ def test_setting_sources_choose_which_claude_settings_load(server, tmp_path, age
     messages = asyncio.run(run())
     assert isinstance(messages[-1], ResultMessage)
     assert (workdir / "ran.txt").exists() == (sources == [])
+
+
+def test_plan_mode_is_left_only_as_the_host_says(server, tmp_path, agent_binary):
+    """Issue 45: a host started the session in plan mode; a user message `/mode agent` switched it
+    and the next shell call wrote a file while every system/init still said plan. Now the message
+    is refused with the reason, the call is refused by the mode, and system/init says the mode in
+    force; the host's own set_permission_mode is what leaves plan mode."""
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "touch planned.txt"})]),
+        lambda request: Reply(text="still planning"),
+        Reply(tool_calls=[ToolCall("shell", {"command": "touch built.txt"})]),
+        lambda request: Reply(text="built"),
+    )
+    work = tmp_path / "work"
+
+    async def run():
+        opts = options(server, "responses", agent_binary, work, permission_mode="plan")
+        async with ClaudeSDKClient(opts) as client:
+            await client.query("/mode agent")
+            switched = await collect(client)
+            await client.query("make the file")
+            planning = await collect(client)
+            await client.set_permission_mode("default")
+            await client.query("now build it")
+            return switched, planning, await collect(client)
+
+    switched, planning, building = asyncio.run(run())
+
+    def init_mode(messages: list) -> str:
+        (init,) = [m for m in messages if isinstance(m, SystemMessage) and m.subtype == "init"]
+        return init.data["permissionMode"]
+
+    refused = switched[-1]
+    assert refused.is_error and "set_permission_mode" in refused.result
+    assert init_mode(switched) == "plan" and init_mode(planning) == "plan"
+    assert not (work / "planned.txt").exists()
+    (denied,) = tool_results(planning)
+    assert denied.is_error
+    assert init_mode(building) == "default" and (work / "built.txt").exists()
