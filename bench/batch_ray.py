@@ -127,6 +127,8 @@ def recovery(cluster: Cluster, server, scratch: Path, home: Path, cpus: int) -> 
         time.sleep(0.05)
     killed = time.perf_counter()
     cluster.remove_node(victim, allow_graceful=False)
+    while not any(line.startswith(f"started {moved} ") and "(attempt 2)" in line for _, line in list(lines)):
+        time.sleep(0.02)  # told to finish only once it runs again (a dying worker must not finish it)
     gate.touch()
     driver.wait(timeout=300)
     restarted = next(at for at, line in lines if line.startswith(f"started {moved} ") and "(attempt 2)" in line)

@@ -162,6 +162,13 @@ def test_a_node_killed_mid_task_costs_an_attempt_and_every_task_succeeds(cluster
         )
         wait_for(lambda: (marks / started[0]).exists(), within=60, what="that task to be in its command")
         cluster.remove_node(victim, allow_graceful=False)
+        # told to finish only once it runs again: a worker of the dead node that lives on for a moment
+        # must not finish the first run (it could hand its result straight to the driver)
+        wait_for(
+            lambda: any(f"started {started[0]} on" in line and "(attempt 2)" in line for line in lines),
+            within=120,
+            what="the task to run again on the head",
+        )
         gate.touch()
         driver.wait(timeout=180)
     finally:
