@@ -10,7 +10,6 @@ without the folder runs them too.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +62,8 @@ def read_folder(folder: Path) -> Task:
 
 
 def read_toml(path: Path) -> dict[str, Any]:
+    import tomllib  # here: `agent exec` loads this module with cli.py and parses no TOML
+
     if not path.is_file():
         return {}
     try:
