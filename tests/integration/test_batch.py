@@ -15,6 +15,7 @@ import pytest
 
 from tests.batch_helpers import batch_server, prompts_seen, result_lines, results, run_batch, write_tasks
 from tests.conftest import agent_process_env
+from tests.processes import pids_running
 from tests.worktree_helpers import agent_branches, checkout_state, committed_repo, git
 
 FOLDERS = Path(__file__).parent / "batch_tasks"  # Terminal-Bench / Harbor task folders
@@ -157,3 +158,24 @@ def test_one_task_folder_alone_is_a_batch_of_one(server, tmp_path):
     done = run_batch(server, FOLDERS / "greet", tmp_path / "out", cwd=repo)
     assert done.returncode == 0, done.stderr
     assert list(results(tmp_path / "out")) == ["greet"]
+
+
+def test_a_task_past_its_timeout_is_interrupted_and_a_setup_command_runs_first(server, tmp_path):
+    repo = committed_repo(tmp_path / "repo")
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [
+            {"id": "slow", "prompt": "run: echo half > half.txt; exec sleep 4244", "timeout": 3},
+            {"id": "prepared", "prompt": "run: cat ready.txt > seen.txt", "setup": "echo ready > ready.txt"},
+        ],
+    )
+    out = tmp_path / "out"
+    done = run_batch(server, tasks, out, cwd=repo)
+    assert done.returncode == 1, done.stderr
+    found = results(out)
+    assert found["slow"]["status"] == "timed_out" and found["slow"]["exit_code"] == 130
+    assert "+half" in (out / found["slow"]["patch"]).read_text()  # what it did before, kept
+    assert not pids_running("sleep", "4244")
+    assert found["prepared"]["status"] == "succeeded"
+    patch = (out / found["prepared"]["patch"]).read_text()
+    assert "+++ b/seen.txt" in patch and "+ready" in patch  # the set-up ran before the agent's command
