@@ -11,6 +11,7 @@ import sys
 from agent_cli.acp.main import run_acp
 from agent_cli.app_server.main import run_app_server
 from agent_cli.arguments import add_session_options, add_worktree_options, build_tui_parser
+from agent_cli.batch.main import run_batch
 from agent_cli.headless import sessions_cmd
 from agent_cli.headless.common import check_api_key_or_exit, load_config_or_exit
 from agent_cli.headless.doctor_cmd import run_doctor
@@ -95,6 +96,7 @@ SUBCOMMANDS = (
     "login",
     "logout",
     "doctor",
+    "batch",
 )
 
 
@@ -122,6 +124,8 @@ def dispatch(argv: list[str]) -> int:
         exit_now(run_exec(parse_exec_args(argv[1:])))
     if argv and argv[0] == "plugin":
         return run_plugin(argv[1:])
+    if argv and argv[0] == "batch":
+        return run_batch(argv[1:])
     if argv and argv[0] == "sessions":
         return sessions_cmd.run_sessions(argv[1:])
     if argv and argv[0] == "resume":  # the TUI on a saved session
