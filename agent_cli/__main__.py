@@ -25,6 +25,10 @@ def main(argv: list[str] | None = None) -> int:
         return status  # a child of the warm server ran it (agent_cli/warm/)
     if argv[:1] == ["exec"] and argv[1:2] != ["undo"]:
         startup_gc.pause()  # before the program loads, until the first model request is ready
+    if argv[:1] == ["batch"]:  # it starts `agent exec` processes: it needs none of the program itself
+        from agent_cli.batch.main import run_batch
+
+        return run_batch(argv[1:])
     from agent_cli import cli  # the program: every front end and the session core
 
     return cli.main(argv)

@@ -81,7 +81,7 @@ def session_flags(args: argparse.Namespace) -> dict[str, object]:
 def build_tui_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agent",
-        description="An interactive terminal coding agent. Subcommands: exec (headless), acp (for editors), sessions, resume, worktree, memory, plugin, mcp.",
+        description="An interactive terminal coding agent. Subcommands: exec (headless), batch (many tasks), acp (for editors), app-server (Codex clients), sessions, resume, worktree, memory, plugin, mcp.",
     )
     parser.add_argument("--version", action="version", version=f"agent-cli {__version__}")
     add_session_options(parser)

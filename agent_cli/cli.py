@@ -9,7 +9,9 @@ import os
 import sys
 
 from agent_cli.acp.main import run_acp
+from agent_cli.app_server.main import run_app_server
 from agent_cli.arguments import add_session_options, add_worktree_options, build_tui_parser
+from agent_cli.batch.main import run_batch
 from agent_cli.headless import sessions_cmd
 from agent_cli.headless.common import check_api_key_or_exit, load_config_or_exit
 from agent_cli.headless.doctor_cmd import run_doctor
@@ -82,7 +84,20 @@ def main(argv: list[str] | None = None) -> int:
         return BROKEN_PIPE
 
 
-SUBCOMMANDS = ("exec", "resume", "sessions", "acp", "mcp", "memory", "plugin", "login", "logout", "doctor")
+SUBCOMMANDS = (
+    "exec",
+    "resume",
+    "sessions",
+    "acp",
+    "app-server",
+    "mcp",
+    "memory",
+    "plugin",
+    "login",
+    "logout",
+    "doctor",
+    "batch",
+)
 
 
 def subcommand_first(argv: list[str]) -> list[str]:
@@ -109,6 +124,8 @@ def dispatch(argv: list[str]) -> int:
         exit_now(run_exec(parse_exec_args(argv[1:])))
     if argv and argv[0] == "plugin":
         return run_plugin(argv[1:])
+    if argv and argv[0] == "batch":
+        return run_batch(argv[1:])
     if argv and argv[0] == "sessions":
         return sessions_cmd.run_sessions(argv[1:])
     if argv and argv[0] == "resume":  # the TUI on a saved session
@@ -122,6 +139,8 @@ def dispatch(argv: list[str]) -> int:
         return status
     if argv and (argv[0] == "acp" or "--acp" in argv):
         return run_acp(argv[1:] if argv[0] == "acp" else [word for word in argv if word != "--acp"])
+    if argv and argv[0] == "app-server":
+        return run_app_server(argv[1:])
     if argv and argv[0] == "mcp":
         return run_mcp(argv[1:])
     if argv and argv[0] == "memory":

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
+import shutil
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -21,10 +22,13 @@ from agent_cli.terminal_text import terminal_safe
 from agent_cli.trust.gate import trust_state
 from agent_cli.worktrees.entering import Entered, GitError, Left, leave_worktree, open_worktree, return_to, set_up
 from agent_cli.worktrees.settings import WorktreeSettings
+from agent_cli.worktrees.staleness import set_aside, stale_reason
 from agent_cli.worktrees.store import (
+    Repository,
     Worktree,
     check_name,
     find,
+    forget,
     held_worktrees,
     in_use,
     list_worktrees,
@@ -104,8 +108,10 @@ def return_to_worktree(args: argparse.Namespace, path: Path) -> Entered | None:
     if entered is None:
         return None
     args.cd = str(entered.cwd)
-    if entered.created:  # it was removed since: made again (from its kept branch, if any)
+    if entered.created:  # it was removed since (or went stale): made again (from its kept branch, if any)
         print(f"agent: {terminal_safe(entered.line())}", file=sys.stderr)
+        for warning in entered.warnings:
+            print(f"agent: warning: {terminal_safe(warning)}", file=sys.stderr)
         atexit.register(drop_if_unused, entered.worktree)
     else:
         worktree = entered.worktree
@@ -227,26 +233,58 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run_worktree(argv: list[str], out: TextIO | None = None) -> int:
-    stream: TextIO = out or sys.stdout
+    stream = out or sys.stdout
     args = build_parser().parse_args(argv)
     cwd = Path(args.cd).expanduser().resolve() if args.cd else Path.cwd()
     home = agent_home()
     try:
         if args.command == "list":
             return list_command(home, None if args.all else repository_of(cwd).main, stream)
-        main = repository_of(cwd).main
+        repository = repository_of(cwd)
         if args.command == "rm":
-            worktree = find(home, main, check_name(args.name))
+            worktree = find(home, repository.main, check_name(args.name))
             if worktree is None:
-                fail(f"no worktree named {args.name} in {main} (see `agent worktree list`)")
-            stream.write(remove(home, worktree, force=args.force) + "\n")
+                fail(f"no worktree named {args.name} in {repository.main} (see `agent worktree list`)")
+                return 2
+            stream.write(remove_command(home, worktree, repository, args.force) + "\n")
             return 0
-        done = prune(home, main)
+        done = prune_stale(home, repository) + prune(home, repository.main)
         stream.write("\n".join(done) + "\n" if done else "nothing to prune\n")
         return 0
     except (GitError, ValueError) as exc:
         print(f"agent: error: {terminal_safe(str(exc))}", file=sys.stderr)
         return 1
+
+
+def remove_command(home: Path, worktree: Worktree, repository: Repository, force: bool) -> str:
+    """``agent worktree rm``: a stale worktree (its repository cloned again) has no changes git can
+    show, so only ``--force`` deletes its folder; its branch, if the new clone has one, is not ours."""
+    reason = stale_reason(worktree, repository) if worktree.exists else None
+    if reason is None:
+        return remove(home, worktree, force=force)
+    if not force:
+        raise GitError(f"worktree {worktree.name} is stale ({reason}); delete its folder anyway with --force")
+    if in_use(home, worktree):
+        raise GitError(f"worktree {worktree.name} is in use by another running agent; it stays")
+    shutil.rmtree(worktree.path, ignore_errors=True)
+    forget(home, worktree)
+    return f"removed stale worktree {worktree.name} ({worktree.path})"
+
+
+def prune_stale(home: Path, repository: Repository) -> list[str]:
+    """``agent worktree prune`` also forgets stale worktrees, their folders set aside (not deleted)."""
+    done = []
+    for worktree in list_worktrees(home, repository.main):
+        if worktree.exists and (reason := stale_reason(worktree, repository)) is not None:
+            try:
+                moved = set_aside(home, worktree)
+            except ValueError as exc:
+                done.append(str(exc))
+                continue
+            done.append(
+                f"forgot stale worktree {worktree.name} ({reason})" + (f"; its folder is now {moved}" if moved else "")
+            )
+    return done
 
 
 def list_command(home: Path, main: Path | None, out: TextIO) -> int:
@@ -255,10 +293,28 @@ def list_command(home: Path, main: Path | None, out: TextIO) -> int:
         print("no worktrees" + (f" of {main}" if main else ""), file=sys.stderr)
         return 0
     out.write(f"{'NAME':<24}  {'BRANCH':<30}  {'STATE':<32}  PATH\n")
+    repositories: dict[Path, Repository | None] = {}
     for worktree in worktrees:
-        try:
-            shown = state(worktree).summary() if worktree.exists else "folder gone (prune)"
-        except GitError as exc:
-            shown = f"? ({exc})"
+        shown = "folder gone (prune)"
+        if worktree.exists:
+            shown = describe_state(worktree, repositories)
         out.write(terminal_safe(f"{worktree.name:<24}  {worktree.branch:<30}  {shown:<32}  {worktree.path}") + "\n")
     return 0
+
+
+def describe_state(worktree: Worktree, repositories: dict[Path, Repository | None]) -> str:
+    """A worktree's changes, or why it is stale (`agent worktree prune` sets it aside)."""
+    if worktree.repository not in repositories:
+        try:
+            repositories[worktree.repository] = repository_of(worktree.repository)
+        except GitError:
+            repositories[worktree.repository] = None
+    repository = repositories[worktree.repository]
+    if repository is None:
+        return "stale: its repository is gone (prune)"
+    if stale_reason(worktree, repository) is not None:
+        return "stale: repository cloned again (prune)"
+    try:
+        return state(worktree).summary()
+    except GitError as exc:
+        return f"? ({exc})"

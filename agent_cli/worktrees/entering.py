@@ -15,6 +15,7 @@ from pathlib import Path
 from agent_cli.paths import agent_home as default_agent_home
 from agent_cli.worktrees.git import run
 from agent_cli.worktrees.setup import copy_named_files
+from agent_cli.worktrees.staleness import aside_warning, set_aside, stale_reason
 from agent_cli.worktrees.store import (
     GitError,
     Worktree,
@@ -60,26 +61,33 @@ def open_worktree(
     name: str | None = None, base: str | None = None, cwd: Path | None = None, agent_home: Path | None = None
 ) -> Entered:
     """The worktree NAME (created from ``base``, default HEAD, when it does not exist; a generated
-    name when None) of the repository ``cwd`` is in. GitError or ValueError say what went wrong."""
+    name when None) of the repository ``cwd`` is in. A stale one (worktrees/staleness.py) is never
+    resumed: it is set aside and made fresh, and ``warnings`` says so. GitError or ValueError say what
+    went wrong."""
     home = Path(agent_home or default_agent_home())
     cwd = Path(cwd or Path.cwd()).resolve()
     repository = repository_of(cwd)
     relative = cwd.relative_to(repository.toplevel)
+    warnings: list[str] = []
     if name is not None:
         check_name(name)
         found = find(home, repository.main, name)
-        if found is not None and found.exists:
+        reason = stale_reason(found, repository) if found is not None and found.exists else None
+        if reason is not None and found is not None:  # never used: set aside, made fresh below
+            warnings.append(aside_warning(found, reason, set_aside(home, found)))
+            run(repository.main, "worktree", "prune", check=False)
+        elif found is not None and found.exists:
             if base is not None:
                 raise GitError(f"worktree {name} exists already; --base applies only to a new one")
             hold(home, found)  # in use by this process: no other agent removes it meanwhile
             return Entered(found, _inside(found.path, relative), created=False, source=repository.toplevel)
-        if found is not None:  # its folder was deleted by hand: forget it, then make it again
+        elif found is not None:  # its folder was deleted by hand: forget it, then make it again
             remove(home, found)
     name = name or generated_name()
-    worktree, warnings = create(home, repository, name, base)
+    worktree, made = create(home, repository, name, base)
     hold(home, worktree)
     return Entered(
-        worktree, _inside(worktree.path, relative), created=True, warnings=warnings, source=repository.toplevel
+        worktree, _inside(worktree.path, relative), created=True, warnings=warnings + made, source=repository.toplevel
     )
 
 
@@ -97,10 +105,10 @@ def return_to(recorded: dict[str, str] | None, cwd: str, agent_home: Path | None
     home = Path(agent_home or default_agent_home())
     folder = Path(cwd)
     found = containing(home, folder)
-    if found is not None and found.exists:
+    if found is not None and found.exists and stale_reason(found, repository_of(found.repository)) is None:
         hold(home, found)  # in use: no other agent removes it meanwhile
         return Entered(found, folder if folder.is_dir() else found.path, created=False)
-    return open_worktree(recorded["name"], None, Path(recorded["repository"]), home)
+    return open_worktree(recorded["name"], None, Path(recorded["repository"]), home)  # a stale one is set aside
 
 
 def set_up(entered: Entered, copy: tuple[str, ...]) -> list[str]:

@@ -38,6 +38,7 @@ ANIMALS = ("otter", "heron", "lynx", "finch", "badger", "wren", "ibis", "marten"
 class Repository:
     main: Path  # the main checkout (where .git is)
     toplevel: Path  # the checkout the command ran in (the main one, or a worktree)
+    common: Path  # the git directory its worktrees share (main/.git)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +101,7 @@ def repository_of(cwd: Path) -> Repository:
         raise GitError(f"{cwd} is not inside a git work tree: a worktree needs one")
     common = Path(lines[1]).resolve()
     main = common.parent if common.name == ".git" else Path(lines[0]).resolve()
-    return Repository(main=main, toplevel=Path(lines[0]).resolve())
+    return Repository(main=main, toplevel=Path(lines[0]).resolve(), common=common)
 
 
 def repository_folder(agent_home: Path, main: Path) -> Path:
@@ -297,14 +298,20 @@ def remove(agent_home: Path, worktree: Worktree, *, force: bool = False) -> str:
         commits = _commits_on_branch(worktree)
     if worktree.path.exists():  # what git left behind (an ignored folder of a submodule)
         shutil.rmtree(worktree.path, ignore_errors=True)
-    _record_path(agent_home, worktree.repository, worktree.name).unlink(missing_ok=True)
-    _lock_path(agent_home, worktree).unlink(missing_ok=True)
+    forget(agent_home, worktree)
     done = f"removed worktree {worktree.name} ({worktree.path})"
     if commits and branch_exists(worktree.repository, worktree.branch):
         return f"{done}; kept branch {worktree.branch} with its {commits} commit(s)"
     with contextlib.suppress(GitError):
         run(worktree.repository, "branch", "-D", "--quiet", worktree.branch)
     return f"{done} and its branch {worktree.branch}"
+
+
+def forget(agent_home: Path, worktree: Worktree) -> None:
+    """Drop the record of ``worktree`` and its lock file (its folder and branch are not touched)."""
+    release(agent_home, worktree)
+    _record_path(agent_home, worktree.repository, worktree.name).unlink(missing_ok=True)
+    _lock_path(agent_home, worktree).unlink(missing_ok=True)
 
 
 def _commits_on_branch(worktree: Worktree) -> int:

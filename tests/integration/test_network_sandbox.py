@@ -178,7 +178,7 @@ async def test_the_socket_outside_the_writable_roots_is_reachable_only_by_the_se
     agent_home = Path(os.path.realpath(home)) / f"agent-net-test-{os.getpid()}"
     monkeypatch.setenv("AGENT_HOME", str(agent_home))
     try:
-        socket_path = f"$(ls -d {agent_home}/run/agent-net-*)/proxy.sock"
+        socket_path = f"$(ls -d {agent_home}/network/agent-net-*)/proxy.sock"
         commands = [
             f"curl -sS http://pypi.test:{origin.port}/",
             f'PYTHONPATH={REPO} {sys.executable} -c "{KNOCK}" "{socket_path}" {"0" * 32} {origin.port}',
