@@ -200,7 +200,7 @@ class Interruption(asyncio.Event):
     signal: int = signal.SIGINT
 
 
-def stop_on_ctrl_c(session) -> Interruption:
+def stop_on_ctrl_c(session: Session) -> Interruption:
     """Ctrl+C, SIGTERM, SIGHUP and stdout's reader leaving stop the turn the way Esc does in the TUI: tools are killed, MCP
     servers closed, the history and the session file stay valid, and exec exits 128 + the signal
     (130 for Ctrl+C). A second one stops at once. Returns the event that records it happened."""
