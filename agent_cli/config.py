@@ -113,8 +113,8 @@ class Config:
 
     cwd: Path
     agent_home: Path
-    model: str = setting(of=str)
     provider: ProviderConfig = field()  # model_provider, [model_providers], openai_base_url
+    model: str = setting(of=str)  # no default either: setting() without one declares none
     # Configured, else config.model's in the model table (a session learns its own: session/window.py).
     context_window: int = setting(of=int, key="model_context_window", minimum=1_000)
     tool_output_token_limit: int = setting(10_000, of=int, minimum=100)

@@ -6,12 +6,18 @@ events by ``call_id`` so a front end can update a cell in place.
 
 from __future__ import annotations
 
-import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from agent_cli.models.base import Usage
 from agent_cli.models.web_search import WebSource
+
+# The questions a turn waits on and their answers live in questions.py; they are events like these.
+from agent_cli.questions import NETWORK_QUESTION as NETWORK_QUESTION
+from agent_cli.questions import ApprovalDecision as ApprovalDecision
+from agent_cli.questions import ApprovalRequest as ApprovalRequest
+from agent_cli.questions import ElicitationAnswer as ElicitationAnswer
+from agent_cli.questions import ElicitationRequest as ElicitationRequest
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,32 +261,6 @@ class CompactionFinished:
 
 
 @dataclass(frozen=True, slots=True)
-class ApprovalRequest:
-    """The policy asks the user. A front end resolves ``future`` with an ApprovalDecision
-    (:meth:`answer`); several may be shown one request, and the first answer wins."""
-
-    call_id: str
-    tool: str
-    summary: str  # the command, or the patch
-    reason: str | None = None
-    future: asyncio.Future[ApprovalDecision] = field(compare=False, repr=False, default=None)  # type: ignore[assignment]
-    agent: str | None = None  # the subagent whose call this is; None for the session's own
-    suggested_rule: str | None = None  # what "Yes, and don't ask again" saves (the user may edit it)
-    rule_files: tuple[str, ...] = ()  # where it may be saved ("agent", "claude"), the remembered choice alone
-
-    def answer(self, decision: ApprovalDecision) -> bool:
-        """Decide the request, unless it is decided already (another client answered first, or
-        the turn ended); returns whether this answer counted."""
-        if self.future is None or self.future.done():
-            return False
-        self.future.set_result(decision)
-        return True
-
-
-NETWORK_QUESTION = "network"  # ApprovalRequest.tool for "Network request outside of sandbox" (summary: the host)
-
-
-@dataclass(frozen=True, slots=True)
 class NetworkRequest:
     """A sandboxed command's connection through the network proxy was allowed or refused; told
     once per host, port and answer to each command running then (agent_cli/network/)."""
@@ -290,37 +270,6 @@ class NetworkRequest:
     port: int
     allowed: bool
     by: str  # what decided: the list entry and its file, the user's answer, why it was refused
-
-
-@dataclass(frozen=True, slots=True)
-class ApprovalDecision:
-    decision: Literal["approve", "approve_session", "approve_always", "deny"]
-    reason: str | None = None
-    rule: str | None = None  # approve_always: the allow rule to save
-    save_to: str | None = None  # approve_always: "agent" (.agent/config.toml) or "claude" (.claude/settings.local.json)
-    # approve: run the call with these arguments instead (the Claude Agent SDK's updatedInput)
-    arguments: dict[str, Any] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ElicitationRequest:
-    """An MCP server asks the user for input mid-call (``elicitation/create``). A front end that
-    can ask resolves ``future`` with an :class:`ElicitationAnswer`; ``schema`` is the form's
-    (flat, primitive fields) in form mode, ``url`` the page to open in URL mode."""
-
-    server: str
-    message: str
-    mode: Literal["form", "url"]
-    schema: dict[str, Any] = field(default_factory=dict)
-    url: str | None = None
-    future: asyncio.Future[ElicitationAnswer] = field(compare=False, repr=False, default=None)  # type: ignore[assignment]
-
-
-@dataclass(frozen=True, slots=True)
-class ElicitationAnswer:
-    action: Literal["accept", "decline", "cancel"]
-    content: dict[str, Any] | None = None  # accept in form mode: the validated values
-    open_url: bool = True  # accept in URL mode: the agent opens the page (False: the front end did)
 
 
 @dataclass(frozen=True, slots=True)

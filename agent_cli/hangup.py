@@ -14,7 +14,7 @@ from collections.abc import Callable
 GONE = select.POLLHUP | select.POLLERR | select.POLLNVAL
 
 
-def watch_for_hangup(fd: int, on_hangup: Callable[[], None], name: str = "hangup-watch") -> threading.Thread | None:
+def watch_for_hangup(fd: int, on_hangup: Callable[[], object], name: str = "hangup-watch") -> threading.Thread | None:
     """A daemon thread that sleeps in poll() on ``fd`` (a terminal or a pipe) and calls
     ``on_hangup`` once its other end is gone. No event is asked for, so only a hang-up or an error
     wakes it: nothing runs while it waits. Files and sockets are not watched (None)."""

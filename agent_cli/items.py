@@ -98,7 +98,7 @@ def developer(text: str) -> Message:
 
 
 def item_to_dict(item: Item) -> dict[str, Any]:
-    data = {"type": _NAMES[type(item)]}
+    data: dict[str, Any] = {"type": _NAMES[type(item)]}
     for item_field in dataclasses.fields(item):
         value = getattr(item, item_field.name)
         if item_field.name == "images":
@@ -129,12 +129,12 @@ def image_from_dict(data: Any) -> Image:
     return Image(sha256, mime_type, width, height, name)
 
 
-def item_from_dict(data: dict[str, Any]) -> Item:
+def item_from_dict(data: object) -> Item:
     """Inverse of :func:`item_to_dict`. Raises ``ValueError`` on anything malformed."""
     if not isinstance(data, dict):
         raise ValueError(f"item must be a JSON object, got {type(data).__name__}")
     kind = data.get("type")
-    cls = _TYPES.get(kind)  # type: ignore[arg-type]
+    cls = _TYPES.get(kind) if isinstance(kind, str) else None  # a list or an object would not even hash
     if cls is None:
         raise ValueError(f"unknown item type {kind!r}")
     names = {f.name for f in dataclasses.fields(cls)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import IO, Any, BinaryIO, Literal, TextIO, overload
 
 import agent_cli
 
@@ -49,7 +50,11 @@ def bundled_skills_dir() -> Path:
     return _bundled_dir("skills")
 
 
-def open_private(path: Path, mode: str = "wb"):
+@overload
+def open_private(path: Path, mode: Literal["wb", "ab"] = "wb") -> BinaryIO: ...
+@overload
+def open_private(path: Path, mode: Literal["w", "a"]) -> TextIO: ...
+def open_private(path: Path, mode: str = "wb") -> IO[Any]:
     """Create (or truncate) ``path`` readable by its owner only: it may hold secrets."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if mode.startswith("a") else os.O_TRUNC)

@@ -37,7 +37,7 @@ from agent_cli.mcp.config import ServerList, ServerSpec, configured_servers
 from agent_cli.mcp.toolset import McpToolset, budget_tokens, plugin_servers
 from agent_cli.memory.tools import memory_tools
 from agent_cli.models.base import ModelClient
-from agent_cli.models.chat_quirks import ChatQuirks, quirks_for
+from agent_cli.models.chat_quirks import ChatQuirks
 from agent_cli.models.model_info import supports_images as model_supports_images
 from agent_cli.models.pricing import price_for
 from agent_cli.models.registry import create_client, resolve_api_key
@@ -60,7 +60,8 @@ from agent_cli.session.session import Session, new_session_id
 from agent_cli.session.state import Emit
 from agent_cli.session.tool_use import ToolUseWatch
 from agent_cli.session.window import ContextWindow
-from agent_cli.store.rollout import RecordingHistory, RolloutWriter
+from agent_cli.store.recording_history import RecordingHistory
+from agent_cli.store.rollout import RolloutWriter
 from agent_cli.tools import default_tools
 from agent_cli.tools.background import BackgroundProcesses
 from agent_cli.tools.base import Tool
@@ -314,7 +315,7 @@ def client_factory(config: Config) -> ClientFactory:
     known: dict[tuple[str, str], ChatQuirks] = {}  # (server, model): what it rejected
 
     def create(model: str) -> ModelClient:
-        client = create_client(
+        return create_client(
             config.provider,
             model,
             api_key=resolve_api_key(config.provider),
@@ -322,10 +323,8 @@ def client_factory(config: Config) -> ClientFactory:
             max_output_tokens=config.max_output_tokens,
             reasoning_effort=config.reasoning_effort,
             limits=StreamLimits.from_ms(config.model_connect_timeout_ms, config.stream_idle_timeout_ms),
+            known_quirks=known,
         )
-        if client.quirks is not None:  # a chat server
-            client.quirks = quirks_for(known, client.url, model)
-        return client
 
     return create
 

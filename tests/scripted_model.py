@@ -34,7 +34,7 @@ class Reply:
 
 class ScriptedModel:
     provider = "scripted"
-    api_key = base_url = quirks = None  # the ModelClient protocol's; nothing to connect to
+    api_key = base_url = None  # the ModelClient protocol's; nothing to connect to
     url = "http://scripted.invalid"
 
     def __init__(self, *script: Any, model: str = "test-model"):

@@ -17,6 +17,7 @@ from acp.schema import (
     AllowedOutcome,
     AuthMethodAgent,
     AvailableCommand,
+    AvailableCommandInput,
     AvailableCommandsUpdate,
     ClientCapabilities,
     Implementation,
@@ -30,6 +31,7 @@ from acp.schema import (
     SessionMode,
     SessionModeState,
     SetSessionModeResponse,
+    StopReason,
     ToolCallUpdate,
     UnstructuredCommandInput,
 )
@@ -75,7 +77,7 @@ PERMISSION_OPTIONS = [
 ]
 Decision = Literal["approve", "approve_session", "deny"]
 DECISIONS: dict[str, Decision] = {"allow_once": "approve", "allow_always": "approve_session", "reject_once": "deny"}
-STOP_REASONS = {"max_turns": "max_turn_requests", "max_budget": "max_turn_requests"}
+STOP_REASONS: dict[str, StopReason] = {"max_turns": "max_turn_requests", "max_budget": "max_turn_requests"}
 
 
 def turn_usage(before: Usage, after: Usage) -> AcpUsage:
@@ -235,7 +237,8 @@ class AcpAgent:
             session.config.cwd, price=price_for(session.model, session.config.raw.get("model_prices"))
         )
         usage_before = session.total_usage
-        stop_reason, failure = "end_turn", None
+        stop_reason: StopReason = "end_turn"
+        failure = None
         try:
             async for event in self._inputs(session_id, session, given):
                 if isinstance(event, ev.ApprovalRequest):
@@ -336,7 +339,9 @@ class AcpAgent:
             AvailableCommand(
                 name=info.name,
                 description=info.description or info.name,
-                input=UnstructuredCommandInput(hint=info.argument_hint) if info.argument_hint else None,
+                input=AvailableCommandInput(root=UnstructuredCommandInput(hint=info.argument_hint))
+                if info.argument_hint
+                else None,
             )
             for info in list_commands(session)
         ]

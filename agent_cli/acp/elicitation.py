@@ -15,6 +15,7 @@ from acp.schema import (
     ElicitationSchema,
     ElicitationUrlSessionMode,
 )
+from pydantic import AnyUrl
 
 from agent_cli import events as ev
 
@@ -40,7 +41,7 @@ def ask_editor(conn: Any, capabilities: ClientCapabilities, session_id: str, req
             if supports(capabilities, request.mode):
                 if request.mode == "url":
                     mode: Any = ElicitationUrlSessionMode(
-                        session_id=session_id, elicitation_id=uuid.uuid4().hex, url=request.url or ""
+                        session_id=session_id, elicitation_id=uuid.uuid4().hex, url=AnyUrl(request.url or "")
                     )
                 else:
                     mode = ElicitationFormSessionMode(

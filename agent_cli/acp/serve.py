@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
-from acp import run_agent
+from acp import Agent, run_agent
 from acp.stdio import stdio_streams
 
 from agent_cli.acp.agent import AcpAgent
@@ -32,7 +32,9 @@ async def serve(overrides: list[str], flags: dict[str, Any], protocol_out: Binar
     watch_for_hangup(protocol_out.fileno(), lambda: loop.call_soon_threadsafe(done.set))  # the client closed our output
     messages = asyncio.StreamReader(limit=STREAM_LIMIT)  # only JSON objects: the library chokes on anything else
     filtering = asyncio.ensure_future(filter_lines(reader, messages, writer))
-    served = asyncio.ensure_future(run_agent(agent, writer, messages))
+    # The library routes each method by name and answers "method not found" for those an agent
+    # leaves out (session/list, fork, resume...); its Protocol lists them all.
+    served = asyncio.ensure_future(run_agent(cast(Agent, agent), writer, messages))
     try:
         await asyncio.wait([served, asyncio.ensure_future(done.wait())], return_when=asyncio.FIRST_COMPLETED)
     finally:

@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from acp.schema import ToolCallLocation
+from acp.schema import ToolCallLocation, ToolKind
 
 from agent_cli import events as ev
 from agent_cli.tools.mcp_names import split_name
 
-KINDS = {
+KINDS: dict[str, ToolKind] = {
     "shell": "execute",
     "read_file": "read",
     "grep": "search",
@@ -31,7 +31,7 @@ PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move
 class CallView:
     """What the client was told about one call."""
 
-    kind: str
+    kind: ToolKind
     title: str
     paths: list[Path]
 

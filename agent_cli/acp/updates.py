@@ -19,6 +19,7 @@ from acp import (
     update_tool_call,
     update_user_message_text,
 )
+from acp.helpers import ToolCallContentVariant
 from acp.schema import Cost, UsageUpdate
 
 from agent_cli import events as ev
@@ -102,6 +103,7 @@ class UpdateTranslator:
         self.calls.pop(event.call_id, None)
         status = "completed" if event.success else "failed"
         changed = tool_calls.diffs(event.changes, self.cwd)
+        content: list[ToolCallContentVariant]
         if changed:
             content = [tool_diff_content(path, new, old) for path, old, new in changed]
         else:

@@ -88,8 +88,8 @@ def read_setup(home: Path) -> Choice | None:
         or not isinstance(data.get("model"), str)
     ):
         return None
-    providers = data.get("providers") if isinstance(data.get("providers"), dict) else {}
-    return Choice(data["provider"], data["model"], None, providers)
+    providers = data.get("providers")
+    return Choice(data["provider"], data["model"], None, providers if isinstance(providers, dict) else {})
 
 
 def write_setup(home: Path, choice: Choice) -> Path:

@@ -76,7 +76,7 @@ class Git:
     def with_index(self, index: Path | None) -> Git:
         return Git(self.git_dir, self.work_tree, index, self.deadline)
 
-    def env(self, extra: Mapping[str, str] = ()) -> dict[str, str]:
+    def env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
         env = {name: value for name, value in os.environ.items() if name not in INHERITED_GIT}
         env.update(_IDENTITY)
         env.update(
@@ -89,7 +89,7 @@ class Git:
         )
         if self.index is not None:
             env["GIT_INDEX_FILE"] = str(self.index)
-        env.update(extra)
+        env.update(extra or {})
         return env
 
     def run(self, *args: str, input: bytes | None = None, check: bool = True) -> bytes:

@@ -7,6 +7,7 @@ from agent_cli import events as ev
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation
 from agent_cli.models.pricing import price_for
+from agent_cli.session.session import Session
 
 
 async def cost_command(inv: Invocation) -> None:
@@ -15,7 +16,7 @@ async def cost_command(inv: Invocation) -> None:
     inv.emit(ev.Notice(cost_text(inv.session), title="cost"))
 
 
-def cost_text(session) -> str:
+def cost_text(session: Session) -> str:
     usage = session.total_usage
     cached = f" ({usage.cached_input_tokens:,} cached)" if usage.cached_input_tokens else ""
     tokens = f"{usage.input_tokens:,} in{cached}, {usage.output_tokens:,} out"

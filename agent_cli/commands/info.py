@@ -20,6 +20,7 @@ from agent_cli.lsp.code_checks import CodeChecks
 from agent_cli.models.registry import provider_location
 from agent_cli.sandbox.policy import detect_mechanism
 from agent_cli.sandbox.report import unenforced
+from agent_cli.session.session import Session
 
 EXPANSION_HELP = (
     ("@path", 'attach a file (numbered, size-capped) or a folder\'s listing; quote paths with spaces: @"a b.txt"'),
@@ -116,7 +117,7 @@ async def status_command(inv: Invocation) -> None:
     inv.emit(ev.Notice(text, title="status"))
 
 
-def network_rows(session) -> list[tuple[str, str]]:
+def network_rows(session: Session) -> list[tuple[str, str]]:
     """The sandbox's network mode and the domains in force, each with where it is written."""
     network = session.approvals.network
     if network is None:
@@ -124,7 +125,7 @@ def network_rows(session) -> list[tuple[str, str]]:
     return [("network", network.summary()), *[("", line) for line in network.entry_lines()]]
 
 
-def checks_rows(session) -> list[tuple[str, str]]:
+def checks_rows(session: Session) -> list[tuple[str, str]]:
     """Language servers, what they reported, the lint/test commands (agent_cli/lsp/)."""
     if not isinstance(session.checks, CodeChecks):
         return []
@@ -132,7 +133,7 @@ def checks_rows(session) -> list[tuple[str, str]]:
     return [("checks", lines[0]), *[("", line) for line in lines[1:]]]
 
 
-def compaction_status(session) -> str:
+def compaction_status(session: Session) -> str:
     """The threshold, the profile (lean in small windows) and how many compactions so far."""
     limit = session.auto_compact_limit
     when = f"at {limit:,} tokens" if limit is not None else "auto off"
@@ -140,7 +141,7 @@ def compaction_status(session) -> str:
     return f"{when}; {profile} profile; {session.compaction.count} so far (/compact show, /autocompact)"
 
 
-def memory_status(session) -> str:
+def memory_status(session: Session) -> str:
     book = session.memory
     if book is None:
         return "off (memory = false)"

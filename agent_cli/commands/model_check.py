@@ -9,19 +9,20 @@ from __future__ import annotations
 
 from agent_cli.models.model_info import known_context_window
 from agent_cli.models.model_list import provider_models
+from agent_cli.session.session import Session
 
 
-async def served_models(session) -> list[str]:
+async def served_models(session: Session) -> list[str]:
     client = session.client
     return await provider_models(client.url, client.api_key, session.config.provider.wire_api)
 
 
-def used_models(session) -> list[str]:
+def used_models(session: Session) -> list[str]:
     """Models this session has run with: the configured one and every /model switch."""
-    return list(dict.fromkeys([session.config.model, session.model, *getattr(session, "models_used", ())]))
+    return list(dict.fromkeys([session.config.model, session.model, *session.services.clients.chosen]))
 
 
-async def model_choices(session) -> dict[str, str]:
+async def model_choices(session: Session) -> dict[str, str]:
     """What the /model picker offers, each with where it comes from: the configured model and
     what was used before, then the provider's list. Real names only: the model table's entries
     are prefixes (``claude-``), not models one can switch to."""
@@ -31,7 +32,7 @@ async def model_choices(session) -> dict[str, str]:
     return choices
 
 
-async def unknown_model_reason(session, model: str) -> str | None:
+async def unknown_model_reason(session: Session, model: str) -> str | None:
     """None when ``model`` is known; otherwise why it cannot be verified. The provider's list,
     when it gives one, decides; else the model table (a prefix like ``claude-`` is no model)."""
     if model in used_models(session):

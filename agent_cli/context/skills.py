@@ -170,13 +170,13 @@ def render_skills_list(
     if approx_tokens(build(skills, 0, names_note)) <= budget:
         warning = f"skills list shortened to fit {budget} tokens (2% of the context window): descriptions left out"
         return build(skills, 0, names_note), [warning]
-    kept = len(skills)
-    while kept > 0:
-        kept -= 1
+    kept = len(skills) - 1
+    while True:
         note = f"({len(skills) - kept} more skills are not listed to fit the context budget.)"
         text = build(skills[:kept], 0, note)
-        if approx_tokens(text) <= budget:
+        if kept == 0 or approx_tokens(text) <= budget:
             break
+        kept -= 1
     omitted = ", ".join(skill.name for skill in skills[kept:])
     warning = f"skills list over its budget of {budget} tokens (2% of the context window); not listed: {omitted}"
     return text, [warning]

@@ -69,10 +69,10 @@ NO_VISION_NOTE_TOKENS = 40  # a model without vision reads a one-line note inste
 def openai_image_tokens(width: int, height: int) -> int:
     """OpenAI's tiles: fit in 2048 x 2048, shortest side down to 768, 170 per 512-px tile + 85."""
     scale = min(1.0, 2048 / max(width, height, 1))
-    width, height = width * scale, height * scale
-    scale = min(1.0, 768 / max(min(width, height), 1))
-    width, height = width * scale, height * scale
-    tiles = math.ceil(width / OPENAI_TILE) * math.ceil(height / OPENAI_TILE)
+    fitted_width, fitted_height = width * scale, height * scale
+    scale = min(1.0, 768 / max(min(fitted_width, fitted_height), 1))
+    fitted_width, fitted_height = fitted_width * scale, fitted_height * scale
+    tiles = math.ceil(fitted_width / OPENAI_TILE) * math.ceil(fitted_height / OPENAI_TILE)
     return OPENAI_BASE_TOKENS + OPENAI_TILE_TOKENS * tiles
 
 

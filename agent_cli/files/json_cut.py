@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import json
 import re
-from json.decoder import scanstring  # type: ignore[attr-defined]
+from collections.abc import Callable
+from json.decoder import scanstring  # type: ignore[attr-defined]  # the C string scanner; typeshed leaves it out
 from typing import Any
 
 from agent_cli.files.prune import Cuts
 
 _DECODER = json.JSONDecoder()
+# The value scanner JSONDecoder.__init__ makes (the C one where built); typeshed does not declare it.
+_SCAN_ONCE: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _SPACE = " \t\n\r"
 _CLOSER = {"{": "}", "[": "]"}
@@ -88,6 +91,6 @@ def _container(text: str, index: int, depth: int, cuts: Cuts, keep: int) -> tupl
 def _scan(text: str, index: int) -> int:
     """The end of the value at ``index``, built by the C scanner and dropped at once."""
     try:
-        return _DECODER.scan_once(text, index)[1]
+        return _SCAN_ONCE(text, index)[1]
     except StopIteration as exc:
         raise ValueError(f"expected a value at char {exc.value}") from None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass
+from typing import TextIO
 
 from agent_cli.files.rows import count_csv_rows, past_the_end, render_rows, select
 from agent_cli.files.text import as_text, open_text
@@ -25,7 +26,7 @@ class _Cuts:
     columns: int = 0  # widest row's columns beyond the limit
 
 
-def _sniff_delimiter(handle: io.TextIOBase) -> str:
+def _sniff_delimiter(handle: TextIO) -> str:
     sample = handle.read(_SNIFF_CHARS)
     handle.seek(0)
     if len(sample) == _SNIFF_CHARS and "\n" in sample:

@@ -31,13 +31,13 @@ def build_doctor_parser() -> argparse.ArgumentParser:
 
 def run_doctor(argv: list[str], out: TextIO | None = None) -> int:
     args = build_doctor_parser().parse_args(argv)
-    out = out or sys.stdout
+    stream: TextIO = out or sys.stdout
     findings = asyncio.run(gather(args))
     width = max(len(finding.area) for finding in findings)
     for finding in findings:
-        out.write(terminal_safe(f"{finding.status:<4}  {finding.area:<{width}}  {finding.text}") + "\n")
+        stream.write(terminal_safe(f"{finding.status:<4}  {finding.area:<{width}}  {finding.text}") + "\n")
     broken = sum(finding.status == FAIL for finding in findings)
-    out.write(f"\n{broken} problem(s) found\n" if broken else "\nnothing broken\n")
+    stream.write(f"\n{broken} problem(s) found\n" if broken else "\nnothing broken\n")
     return 1 if broken else 0
 
 

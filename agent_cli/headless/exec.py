@@ -13,7 +13,7 @@ import sys
 import threading
 from dataclasses import replace
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, TextIO
 
 from agent_cli import events as ev
 from agent_cli.commands.context_usage import format_context_table
@@ -67,23 +67,23 @@ def stdin_ready(stdin, timeout: float) -> bool:
     return bool(ready)
 
 
-def read_prompt(prompt: str | None, stdin=None) -> str:
+def read_prompt(prompt: str | None, stdin: TextIO | None = None) -> str:
     """The prompt from the argument and/or piped stdin. A terminal on stdin is never read.
 
     With a prompt, stdin is appended only if it delivers data or EOF within a few seconds: a
     parent that leaves stdin open and silent must not hang us.
     """
-    stdin = stdin or sys.stdin
-    piped = stdin is not None and not stdin.isatty()
+    source = stdin or sys.stdin  # None where the process has no stdin at all
+    piped = source if source is not None and not source.isatty() else None  # never a terminal
     if prompt in (None, "-"):
-        if not piped:
+        if piped is None:
             fail("no prompt given: pass one as an argument, or pipe it on stdin (agent exec - < file)")
-        text = stdin.read()
+        text = piped.read()
         if not text.strip():
             fail("the prompt read from stdin is empty")
         return text
-    if piped and stdin_ready(stdin, STDIN_WAIT_SECONDS):
-        extra = stdin.read()
+    if piped is not None and stdin_ready(piped, STDIN_WAIT_SECONDS):
+        extra = piped.read()
         if extra.strip():
             return f"{prompt}\n\n<stdin>\n{extra.rstrip()}\n</stdin>"
     return prompt
@@ -200,7 +200,7 @@ class Interruption(asyncio.Event):
     signal: int = signal.SIGINT
 
 
-def stop_on_ctrl_c(session) -> Interruption:
+def stop_on_ctrl_c(session: Session) -> Interruption:
     """Ctrl+C, SIGTERM, SIGHUP and stdout's reader leaving stop the turn the way Esc does in the TUI: tools are killed, MCP
     servers closed, the history and the session file stay valid, and exec exits 128 + the signal
     (130 for Ctrl+C). A second one stops at once. Returns the event that records it happened."""

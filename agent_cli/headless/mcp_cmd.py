@@ -285,10 +285,11 @@ def remove_server(argv: list[str]) -> int:
 
 def read_document(path: Path):
     import tomlkit
+    from tomlkit.exceptions import ParseError
 
     try:
         return tomlkit.parse(path.read_text(encoding="utf-8")) if path.is_file() else tomlkit.document()
-    except (OSError, UnicodeDecodeError, tomlkit.exceptions.ParseError) as exc:
+    except (OSError, UnicodeDecodeError, ParseError) as exc:
         fail(f"{path}: cannot edit it: {exc}")
 
 

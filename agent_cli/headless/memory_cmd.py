@@ -49,58 +49,61 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run_memory(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -> int:
-    out, err = out or sys.stdout, err or sys.stderr
+    stdout: TextIO = out or sys.stdout
+    stderr: TextIO = err or sys.stderr
     args = build_parser().parse_args(argv)
     cwd = Path(args.cd).expanduser().resolve() if args.cd else Path.cwd()
     if not cwd.is_dir():
-        print(f"agent memory: error: {cwd} is not a directory", file=err)
+        print(f"agent memory: error: {cwd} is not a directory", file=stderr)
         return 2
     book = MemoryBook(agent_home(), cwd)
     scopes = (args.scope,) if getattr(args, "scope", None) and args.action != "add" else SCOPE_CHOICES[:2]
     status = 0
     try:
         if args.action == "list":
-            print(format_list(book, scopes, args.limit or None), file=out)
+            print(format_list(book, scopes, args.limit or None), file=stdout)
         elif args.action == "add":
             saved = book.save(args.text, args.scope, tags=args.tags, confidence=args.confidence, source="user")
-            print(f"{'updated' if saved.updated else 'saved'} {saved.memory.ref}", file=out)
+            print(f"{'updated' if saved.updated else 'saved'} {saved.memory.ref}", file=stdout)
         elif args.action == "forget":
             for ref in args.ids:
                 try:
-                    print(f"forgot {book.forget(ref).ref}", file=out)
+                    print(f"forgot {book.forget(ref).ref}", file=stdout)
                 except MemoryError as exc:
-                    print(f"agent memory: {exc}", file=err)
+                    print(f"agent memory: {exc}", file=stderr)
                     status = 1
         elif args.action == "search":
             if not args.query.strip():
-                print("agent memory: error: search needs words to look for", file=err)
+                print("agent memory: error: search needs words to look for", file=stderr)
                 return 2
             for item in book.search(args.query, scopes, limit=args.limit):
-                print(f"{format_memory(item.memory).strip()}  (score {item.score:.2f})", file=out)
+                print(f"{format_memory(item.memory).strip()}  (score {item.score:.2f})", file=stdout)
         elif args.action == "export":
-            target = open(args.output, "w", encoding="utf-8") if args.output else out  # noqa: SIM115
+            target = open(args.output, "w", encoding="utf-8") if args.output else stdout  # noqa: SIM115
             try:
                 for line in export_lines(book, scopes):
                     print(line, file=target)
             finally:
-                if target is not out:
+                if target is not stdout:
                     target.close()
         elif args.action == "import":
             source = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")  # noqa: SIM115
             with source:
                 report = import_lines(book, source, args.scope)
-            print(f"imported: {report.added} added, {report.updated} updated, {len(report.problems)} refused", file=out)
+            print(
+                f"imported: {report.added} added, {report.updated} updated, {len(report.problems)} refused", file=stdout
+            )
             for problem in report.problems:
-                print(f"  {problem}", file=err)
+                print(f"  {problem}", file=stderr)
             status = 1 if report.problems else 0
     except MemoryError as exc:
-        print(f"agent memory: {exc}", file=err)
+        print(f"agent memory: {exc}", file=stderr)
         status = 1
     except OSError as exc:
-        print(f"agent memory: error: {exc.filename or ''}: {exc.strerror}", file=err)
+        print(f"agent memory: error: {exc.filename or ''}: {exc.strerror}", file=stderr)
         status = 2
     finally:
         for warning in book.take_warnings():
-            print(f"agent memory: warning: {warning}", file=err)
+            print(f"agent memory: warning: {warning}", file=stderr)
         book.close()
     return status

@@ -15,6 +15,7 @@ from typing import IO, Any
 
 from agent_cli import events as ev
 from agent_cli.event_handlers import ByEventType
+from agent_cli.session.session import Session
 from agent_cli.tools.mcp_names import split_name
 
 renders: ByEventType[Callable[[JsonRenderer, Any], None]] = ByEventType()  # one method per event type below
@@ -47,7 +48,7 @@ class JsonRenderer:
     def item(self, kind: str, item: dict[str, Any]) -> None:
         self.emit(kind, item=item if self._permission is None else {**item, "permission": self._permission})
 
-    def session_started(self, session) -> None:
+    def session_started(self, session: Session) -> None:
         self.emit("thread.started", thread_id=session.id)
 
     def finished(self) -> None:
@@ -82,7 +83,7 @@ class JsonRenderer:
 
     @renders(ev.AgentMessage)
     def _agent_message(self, event: ev.AgentMessage) -> None:
-        message = {"id": self.new_id(), "type": "agent_message", "text": event.text}
+        message: dict[str, Any] = {"id": self.new_id(), "type": "agent_message", "text": event.text}
         if self._citations:
             message["citations"], self._citations = self._citations, []
         self.item("item.completed", message)

@@ -9,6 +9,7 @@ from agent_cli import events as ev
 from agent_cli.commands.context_usage import format_context_table
 from agent_cli.display import command_output, command_preview
 from agent_cli.event_handlers import ByEventType
+from agent_cli.session.session import Session
 from agent_cli.terminal_text import terminal_safe
 from agent_cli.tools.mcp_names import display_call
 
@@ -42,7 +43,7 @@ class TextRenderer:
         self.out.write(self.style(terminal_safe(text), style) + "\n")
         self.out.flush()
 
-    def session_started(self, session) -> None:
+    def session_started(self, session: Session) -> None:
         config = session.config
         self.line(f"agent · {session.model} via {config.provider.id} · {config.cwd} · mode {session.mode}", "dim")
 

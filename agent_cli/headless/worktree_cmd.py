@@ -182,12 +182,13 @@ def leave_after_tui(entered: Entered | None, stdin: TextIO | None = None, out: T
     """The TUI has closed: each worktree it worked in (``-w``, ``/worktree``, a subagent's kept
     one) is removed when clean; for a changed one the user chooses (kept without a terminal)."""
     atexit.unregister(drop_if_unused)
-    stdin, out = stdin or sys.stdin, out or sys.stderr
+    answers: TextIO = stdin or sys.stdin
+    messages: TextIO = out or sys.stderr
     seen: set[Path] = set()
     for worktree in ([entered.worktree] if entered is not None else []) + held_worktrees():
         if worktree.path not in seen and worktree.exists:
             seen.add(worktree.path)
-            leave_one(worktree, stdin, out)
+            leave_one(worktree, answers, messages)
 
 
 def leave_one(worktree: Worktree, stdin: TextIO, out: TextIO) -> None:

@@ -81,10 +81,10 @@ def _ls(args: dict[str, Any], cwd: Path) -> ToolView:
 
 
 def _todo_write(args: dict[str, Any], cwd: Path) -> ToolView:
-    plan = args.get("plan") if isinstance(args.get("plan"), list) else []
+    plan = args.get("plan")
     todos = [
         {"content": step.get("step"), "status": step.get("status"), "activeForm": step.get("step")}
-        for step in plan
+        for step in (plan if isinstance(plan, list) else [])
         if isinstance(step, dict)
     ]
     return "TodoWrite", {"todos": todos}

@@ -55,9 +55,8 @@ class ProjectChecks:
         shell: Callable[[], Tool | None],
         agent_home: Path | None = None,  # where prompts/ may override the failure note
     ):
-        self.commands: dict[Kind, str] = {
-            kind: command for kind, command in (("lint", lint_command), ("test", test_command)) if command
-        }
+        configured: tuple[tuple[Kind, str | None], ...] = (("lint", lint_command), ("test", test_command))
+        self.commands: dict[Kind, str] = {kind: command for kind, command in configured if command}
         self.rounds, self.timeout_ms, self._shell = rounds, timeout_ms, shell
         self.agent_home = agent_home
         self.changed = False  # files changed since the checks last ran

@@ -292,10 +292,10 @@ class LanguageServer:
                 # Without a version a list may be for the text before, or one stage of several
                 # (TypeScript: syntax, then types): the last of a burst counts.
                 while entry is not None and entry.version is None and not self.crashed:
-                    seen = entry.generation
+                    settling, seen = entry, entry.generation
                     try:
                         async with asyncio.timeout(SETTLE):
-                            await self._changed.wait_for(lambda: entry.generation > seen or self.crashed)
+                            await self._changed.wait_for(lambda: settling.generation > seen or self.crashed)
                     except TimeoutError:
                         break
         entry = self.published.get(uri)

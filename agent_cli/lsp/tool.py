@@ -148,7 +148,7 @@ class LspTool(Tool):
             for symbol in symbols:
                 if not isinstance(symbol, dict) or len(lines) > MAX_RESULTS * 4:
                     continue
-                kind = SYMBOL_KINDS.get(symbol.get("kind"), "symbol")
+                kind = SYMBOL_KINDS.get(symbol.get("kind", 0), "symbol")
                 where = symbol.get("location") or {}
                 start = ((symbol.get("selectionRange") or where.get("range") or {}).get("start")) or {}
                 line = start.get("line", 0) + 1

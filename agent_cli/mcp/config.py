@@ -131,7 +131,7 @@ def _check_entry(name: str, entry: Any, origin: str) -> None:
             wrong = wrong or not all(isinstance(item, str) for item in value.values())
         if wrong:
             raise McpConfigError(f"{at} must be {description}, got {value!r}")
-        if key.endswith("_sec") and value <= 0:
+        if key.endswith("_sec") and isinstance(value, (int, float)) and value <= 0:
             raise McpConfigError(f"{at} must be a positive number of seconds, got {value!r}")
     if "command" in entry and "url" in entry:
         raise McpConfigError(f"{where}: set `command` (a stdio server) or `url` (an HTTP server), not both")

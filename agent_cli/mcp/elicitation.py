@@ -161,8 +161,10 @@ async def ask(
             return ElicitResult(action="accept", content=content)
         return ElicitResult(action="decline")
     future: asyncio.Future[ev.ElicitationAnswer] = asyncio.get_running_loop().create_future()
-    schema = getattr(params, "requested_schema", None) or {}
-    schema = schema.model_dump(by_alias=True, exclude_none=True) if hasattr(schema, "model_dump") else dict(schema)
+    requested: Any = getattr(params, "requested_schema", None) or {}  # the SDK's model, or a plain dict
+    schema = (
+        requested.model_dump(by_alias=True, exclude_none=True) if hasattr(requested, "model_dump") else dict(requested)
+    )
     url = getattr(params, "url", None)
     emit(ev.ElicitationRequest(server, message, mode, schema, url, future=future))
     try:

@@ -98,11 +98,12 @@ class _Storage:
 
     async def get_client_info(self) -> Any:
         from mcp.shared.auth import OAuthClientInformationFull
+        from pydantic import AnyUrl
 
         if self.spec.oauth_client_id:  # pre-registered: nothing to register
             return OAuthClientInformationFull(
                 client_id=self.spec.oauth_client_id,
-                redirect_uris=[self.redirect_uri],
+                redirect_uris=[AnyUrl(self.redirect_uri)],
                 token_endpoint_auth_method="none",
                 scope=" ".join(self.spec.oauth_scopes) or None,
             )
@@ -187,11 +188,12 @@ def make_auth(
 ) -> Any:
     """The httpx auth for ``spec``; interactive when the handlers are given (a login)."""
     from mcp.shared.auth import OAuthClientMetadata
+    from pydantic import AnyUrl
 
     file = token_file(spec)
     metadata = OAuthClientMetadata(
         client_name=f"agent-cli {__version__}",
-        redirect_uris=[redirect_uri],
+        redirect_uris=[AnyUrl(redirect_uri)],
         grant_types=["authorization_code", "refresh_token"],
         response_types=["code"],
         token_endpoint_auth_method="none",

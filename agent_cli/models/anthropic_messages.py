@@ -99,7 +99,7 @@ def _block_for(item: Item) -> tuple[str, dict[str, Any]] | None:
             "input": _tool_input(item.arguments),
         }
     if isinstance(item, ToolOutput):
-        block = {"type": "tool_result", "tool_use_id": item.call_id, "content": item.output}
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": item.call_id, "content": item.output}
         if not item.success:
             block["is_error"] = True
         return "user", block

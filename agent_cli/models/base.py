@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agent_cli.items import Item
-from agent_cli.models.chat_quirks import ChatQuirks
+from agent_cli.models.web_search import WebCitations, WebSearchDone
 
 MAX_PLAUSIBLE_TOKENS = 100_000_000  # a usage figure above this is a server's error
 
@@ -138,7 +138,9 @@ class Completed:
     request_id: str | None = None  # the provider's id of the request (support asks for it)
 
 
-StreamEvent = TextDelta | ReasoningDelta | OutputItem | Retrying | ClientNotice | Completed
+StreamEvent = (
+    TextDelta | ReasoningDelta | OutputItem | Retrying | ClientNotice | WebSearchDone | WebCitations | Completed
+)
 
 
 class ModelClient(Protocol):
@@ -150,11 +152,18 @@ class ModelClient(Protocol):
     survived all retries.
     """
 
-    provider: str
-    model: str
-    api_key: str | None
-    base_url: str | None  # as configured; None: the provider's default
-    quirks: ChatQuirks | None  # what an OpenAI-compatible server turned out to reject; None for other wires
+    # Read only here (a client may keep them as plain attributes): a client's own `api_key: str`
+    # then meets the protocol's `str | None`.
+    @property
+    def provider(self) -> str: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def api_key(self) -> str | None: ...
+    @property
+    def base_url(self) -> str | None:
+        """As configured; None: the provider's default."""
+        ...
 
     @property
     def url(self) -> str:

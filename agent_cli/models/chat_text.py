@@ -79,8 +79,7 @@ class ContentSplitter:
                 self.state, self._after_think = "text", True
             else:
                 close = _TOOL_MARKERS[self.state]
-                index = buffer.find(close) if close else -1
-                if index < 0:
+                if close is None or (index := buffer.find(close)) < 0:
                     self._block.append(buffer)
                     return out
                 self._block.append(buffer[: index + len(close)])

@@ -8,12 +8,11 @@ attempt never yields an item twice). Raising ``TransientError`` from ``_attempt`
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, ClassVar
 
 from agent_cli import startup_gc
 from agent_cli.models.base import Prompt, StreamEvent
-from agent_cli.models.chat_quirks import ChatQuirks
 from agent_cli.models.error_mapping import ErrorContext, map_exception, stream_failure_of
 from agent_cli.models.errors import ModelError
 from agent_cli.models.retry import RetryPolicy, stream_with_retries
@@ -25,7 +24,6 @@ class StreamingClient:
     default_base_url: ClassVar[str]
     sdk: ClassVar[str]  # "openai" or "anthropic"
     path: ClassVar[str]  # the endpoint, after the base URL (the SDK client rewrites it for a cloud)
-    quirks: ChatQuirks | None = None  # the chat client's own (openai_chat.py); the others have none
 
     def __init__(
         self,
@@ -95,7 +93,7 @@ class StreamingClient:
             startup_gc.resume()  # start-up is over: the first request follows
         return self._sdk_client
 
-    async def events(self, params: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
+    async def events(self, params: dict[str, Any]) -> AsyncGenerator[dict[str, Any]]:
         """POST ``params`` through the SDK client and yield the streamed events as plain dicts.
 
         The SDK's generic request (``post`` with the SDK's own ``AsyncStream``) rather than

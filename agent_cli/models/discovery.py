@@ -211,7 +211,7 @@ def _fresh(entry: Any, now: float) -> bool:
 
 def read_cache(cache_dir: Path, key: tuple[str, str], now: float | None = None) -> DiscoveredWindow | None:
     entry = _load(cache_dir).get(_cache_key(key))
-    if not _fresh(entry, time.time() if now is None else now):
+    if not isinstance(entry, dict) or not _fresh(entry, time.time() if now is None else now):
         return None
     try:
         return DiscoveredWindow(int(entry["tokens"]), str(entry["server"]), str(entry["endpoint"]))

@@ -172,7 +172,7 @@ def map_exception(exc: BaseException, ctx: ErrorContext) -> ModelError:
         return stream_failure_of(body, ctx)
     if isinstance(status, int) and hasattr(exc, "response"):
         message, code, kind = error_fields(body)
-        headers = getattr(exc.response, "headers", None)
+        headers = getattr(getattr(exc, "response", None), "headers", None)
         error = error_for_status(status, message or getattr(exc, "message", None), ctx, code=code, headers=headers)
         return with_window(error, body)
     name = type(exc).__name__

@@ -8,6 +8,7 @@ Names are matched by their longest known prefix after normalizing, so dated snap
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 DEFAULT_CONTEXT_WINDOW = 128_000
 
@@ -102,7 +103,7 @@ def normalize_model_name(model: str) -> str:
     return name.rsplit("/", 1)[-1]
 
 
-def _longest_prefix(name: str, table: dict[str, object]) -> str | None:
+def _longest_prefix(name: str, table: Iterable[str]) -> str | None:
     best: str | None = None
     for prefix in table:
         if name.startswith(prefix) and (best is None or len(prefix) > len(best)):

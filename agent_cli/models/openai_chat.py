@@ -8,7 +8,7 @@ never sent back, and usage, call ids and tool-call indexes may all be missing fr
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
@@ -76,8 +76,9 @@ def chat_messages(instructions: str, items: list[Item]) -> list[dict[str, Any]]:
     rest = list(items)
     # Harness messages that precede the conversation join the first system message: several
     # chat templates (Qwen's among them) reject a system message anywhere but first.
-    while rest and isinstance(rest[0], Message) and rest[0].role == "developer":
-        system.append(rest.pop(0).text)
+    while rest and isinstance(first := rest[0], Message) and first.role == "developer":
+        system.append(first.text)
+        rest.pop(0)
     messages: list[dict[str, Any]] = []
     if system:
         messages.append({"role": "system", "content": "\n\n".join(system)})
@@ -117,7 +118,7 @@ def chat_messages(instructions: str, items: list[Item]) -> list[dict[str, Any]]:
 
 
 def _content_parts(text: str, images: tuple[Image, ...]) -> list[dict[str, Any]]:
-    parts = [{"type": "text", "text": text}] if text else []
+    parts: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
     for image in images:
         url = data_url(image)
         parts.append(
@@ -233,7 +234,7 @@ class OpenAIChatClient(StreamingClient):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.quirks = ChatQuirks()  # what this server turned out not to support
+        self.quirks = ChatQuirks()  # what this server turned out not to support (shared: registry.py)
         self._incomplete_streams = 0
 
     def stream(self, prompt: Prompt) -> AsyncIterator[StreamEvent]:
@@ -317,7 +318,7 @@ class OpenAIChatClient(StreamingClient):
             acc.add_tool_deltas(delta["tool_calls"])
         return out
 
-    async def _events(self, prompt: Prompt) -> AsyncIterator[dict[str, Any] | ClientNotice]:
+    async def _events(self, prompt: Prompt) -> AsyncGenerator[dict[str, Any] | ClientNotice]:
         """The answer's chunks; a server that rejects ``stream_options`` or ``tools`` is asked
         again without them (before anything was streamed)."""
         while True:

@@ -12,6 +12,7 @@ from typing import Literal
 from agent_cli.auth.keys import stored_key
 from agent_cli.models.anthropic_messages import AnthropicMessagesClient
 from agent_cli.models.base import ModelClient
+from agent_cli.models.chat_quirks import ChatQuirks, quirks_for
 from agent_cli.models.errors import ModelError
 from agent_cli.models.openai_chat import OpenAIChatClient
 from agent_cli.models.openai_responses import OpenAIResponsesClient
@@ -146,8 +147,10 @@ def create_client(
     reasoning_effort: str | None = None,
     timeout: float = 600,
     limits: StreamLimits | None = None,
+    known_quirks: dict[tuple[str, str], ChatQuirks] | None = None,
 ) -> ModelClient:
-    """A streaming client for ``model`` at ``provider``. Raises ``ModelError`` if a key is missing."""
+    """A streaming client for ``model`` at ``provider``. Raises ``ModelError`` if a key is missing.
+    A chat client shares what its server rejected with the others made with the same ``known_quirks``."""
     if not api_key and uses_entra_token(provider):
         api_key = ""  # an Entra ID token instead of a key (sdk_clients)
     elif not api_key:
@@ -166,7 +169,7 @@ def create_client(
         client_class = AnthropicMessagesClient
     else:
         raise ModelError(f"provider {provider.id} has unknown wire_api {provider.wire_api!r}")
-    return client_class(
+    client = client_class(
         model,
         api_key=api_key,
         base_url=resolve_base_url(provider, base_url),
@@ -181,3 +184,6 @@ def create_client(
         http_headers=provider.http_headers,
         query_params=provider.query_params,
     )
+    if isinstance(client, OpenAIChatClient) and known_quirks is not None:
+        client.quirks = quirks_for(known_quirks, client.url, model)
+    return client

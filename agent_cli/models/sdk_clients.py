@@ -194,7 +194,7 @@ def as_dict(obj: Any) -> dict[str, Any]:
     the fields compatible servers add (``reasoning_content``, list-typed ``content``) survive."""
     if isinstance(obj, dict):
         return obj
-    to_dict = getattr(obj, "to_dict", None)
-    if callable(to_dict):
+    to_dict = getattr(obj, "to_dict", None)  # the SDK model's method: a plain dict
+    if to_dict is not None:
         return to_dict(warnings=False)
     return obj.model_dump(exclude_unset=True)

@@ -31,11 +31,12 @@ class StreamLimits:
 
     def connect_error(self, exc: BaseException, url: str) -> TransientError | None:
         """The retry reason when ``exc`` is the HTTP client giving up on connecting, else None."""
-        while exc is not None:
-            if type(exc).__name__ == "ConnectTimeout":
+        cause: BaseException | None = exc
+        while cause is not None:
+            if type(cause).__name__ == "ConnectTimeout":
                 limit = seconds(self.connect_s)
                 return TransientError(f"could not connect to {url} within {limit} (model_connect_timeout_ms)")
-            exc = exc.__cause__ or exc.__context__
+            cause = cause.__cause__ or cause.__context__
         return None
 
 
@@ -47,8 +48,9 @@ async def within_limits(events: AsyncIterator[StreamEvent], limits: StreamLimits
     first = True
     try:
         while True:
+            timer = asyncio.timeout(limits.idle_s)
             try:
-                async with asyncio.timeout(limits.idle_s) as timer:
+                async with timer:
                     event = await anext(iterator)
             except StopAsyncIteration:
                 return

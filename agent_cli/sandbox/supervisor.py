@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 try:  # the C module itself: ``signal`` wraps it in enums, whose import costs more than the rest
-    import _signal as signal
+    import _signal as signal  # type: ignore[import-not-found]  # no stub; the functions signal re-exports
 except ImportError:  # another interpreter
     import signal  # type: ignore[no-redef]
 

@@ -28,8 +28,9 @@ from agent_cli.display import human_size
 from agent_cli.items import Message, user
 from agent_cli.session.compaction_state import CompactionState
 from agent_cli.session.state import Emit
+from agent_cli.store.recording_history import RecordingHistory
 from agent_cli.store.replay import SHELL_RECORD
-from agent_cli.store.rollout import RecordingHistory, RolloutWriter
+from agent_cli.store.rollout import RolloutWriter
 from agent_cli.tools.registry import ToolRegistry
 
 NEVER_CHANGE_FILES = frozenset({"update_plan", "memory_save"})  # they write only under $AGENT_HOME
@@ -165,12 +166,12 @@ class TurnCheckpoints:
         self.ledger.add(checkpoint)
         self._rollout.append_checkpoint("checkpoint", **checkpoint.record())
         if skipped:
-            names = ", ".join(f"{path} ({human_size(size)})" for path, size in skipped[:10])
+            listed = ", ".join(f"{path} ({human_size(size)})" for path, size in skipped[:10])
             more = f" and {len(skipped) - 10} more" if len(skipped) > 10 else ""
             emit(
                 ev.Warning(
                     f"checkpoint left out files over {human_size(config.checkpoint_max_file_bytes)}: "
-                    f"{names}{more}; /undo will not restore them"
+                    f"{listed}{more}; /undo will not restore them"
                 )
             )
         emit(

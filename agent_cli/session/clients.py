@@ -17,6 +17,7 @@ class ModelClients:
     def __init__(self, factory: ClientFactory, model: str, first: ModelClient | None = None, borrowed: bool = False):
         self.factory = factory  # another model's client (a prompt hook's, a subagent's): its user closes it
         self._model = model
+        self.chosen = [model]  # every model used, in order (the /model picker offers them again)
         self._client = first
         self._borrowed = first if borrowed else None
         self._retired: list[ModelClient] = []  # replaced by switch(); closed with the session
@@ -31,6 +32,7 @@ class ModelClients:
         """Use ``model``'s client from the next request on; the current one is closed with the session
         (while the event loop still runs, not when it is collected)."""
         self._model = model
+        self.chosen.append(model)
         if self._client is not None:
             self._retired.append(self._client)
         self._client = None

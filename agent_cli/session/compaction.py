@@ -44,7 +44,7 @@ from agent_cli.session.services import SessionServices
 from agent_cli.session.session_state import SessionState, fresh_initial_context
 from agent_cli.session.state import Emit
 from agent_cli.session.turn_context import TurnContext
-from agent_cli.store.rollout import RecordingHistory
+from agent_cli.store.recording_history import RecordingHistory
 
 Trigger = Literal["manual", "auto", "overflow"]
 MAX_TRIM_ROUNDS = 8  # summarizing requests sent while trimming an overflow, before falling back

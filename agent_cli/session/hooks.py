@@ -28,7 +28,6 @@ from agent_cli.context.fragments import HOOK_CONTEXT
 from agent_cli.hooks.run import HookRun
 from agent_cli.hooks.spec import HookSpec, hook_calls
 from agent_cli.items import ToolCall, user
-from agent_cli.sandbox.policy import supervised_argv
 from agent_cli.session import hook_kinds
 from agent_cli.session.approvals import Approvals
 from agent_cli.session.hook_state import HookState
@@ -37,7 +36,7 @@ from agent_cli.session.session_state import SessionState
 from agent_cli.session.state import Emit
 from agent_cli.session.turn_context import TurnContext
 from agent_cli.tools.base import ToolResult
-from agent_cli.tools.process import communicate_or_kill
+from agent_cli.tools.process import run_supervised
 
 BLOCK_EXIT_CODE = 2
 MAX_STOP_BLOCKS = 3  # consecutive Stop blocks in one turn before the agent stops anyway
@@ -151,23 +150,15 @@ async def execute(spec: HookSpec, stdin: bytes, cwd: Path, base_env: Mapping[str
         return await run_in_host(spec, stdin)
     base = os.environ if base_env is None else base_env
     env = {**base, "AGENT_PROJECT_DIR": str(cwd), "AGENT_HOOK_EVENT": spec.event, **dict(spec.env)}
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            *supervised_argv(["/bin/sh", "-c", spec.command]),  # ends with the agent, leaves nothing running
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            cwd=cwd,
-            env=env,
-            start_new_session=True,  # its own process group, so a timeout kills its children too
+    try:  # killed also when the turn is stopped
+        run = await run_supervised(
+            ["/bin/sh", "-c", spec.command], cwd=cwd, env=env, timeout_s=spec.timeout, stdin=stdin
         )
+    except TimeoutError:  # an OSError too: first
+        return HookRun(spec, None, timed_out=True)
     except OSError as exc:
         return HookRun(spec, None, error=exc.strerror or str(exc))
-    try:
-        out, err = await communicate_or_kill(proc, spec.timeout, stdin)  # killed also when the turn is stopped
-    except TimeoutError:
-        return HookRun(spec, None, timed_out=True)
-    return HookRun(spec, proc.returncode, _text(out), _text(err))
+    return HookRun(spec, run.returncode, _text(run.stdout), _text(run.stderr))
 
 
 async def run_in_host(spec: HookSpec, stdin: bytes) -> HookRun:

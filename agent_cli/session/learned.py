@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from agent_cli import events as ev
 from agent_cli.context.tokens import Calibration
@@ -125,7 +125,8 @@ def _shown_compaction(value: Any) -> ev.CompactionFinished | None:
     """The summary and dropped list a compaction line kept (None when absent or malformed)."""
     if not isinstance(value, dict) or not isinstance(value.get("summary"), str):
         return None
-    trigger = value.get("trigger") if value.get("trigger") in ("manual", "auto", "overflow") else "manual"
+    trigger = value.get("trigger")
+    trigger = trigger if trigger in ("manual", "auto", "overflow") else "manual"
     dropped = []
     for entry in value.get("dropped") or []:
         if (
@@ -140,7 +141,7 @@ def _shown_compaction(value: Any) -> ev.CompactionFinished | None:
     return ev.CompactionFinished(trigger, 0, 0, 0, 0, summary=value["summary"], dropped=tuple(dropped))
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 

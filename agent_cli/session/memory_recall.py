@@ -18,7 +18,7 @@ from agent_cli.context.fragments import MEMORIES, is_real_user_message
 from agent_cli.items import Item, Message, user
 from agent_cli.memory.model import as_model_text
 from agent_cli.session.state import Emit
-from agent_cli.store.rollout import RecordingHistory
+from agent_cli.store.recording_history import RecordingHistory
 
 if TYPE_CHECKING:
     from agent_cli.memory.book import MemoryBook

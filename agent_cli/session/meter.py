@@ -29,7 +29,7 @@ from agent_cli.session.learned import Learned, LearnedState
 from agent_cli.session.request_parts import RequestParts
 from agent_cli.session.state import Emit
 from agent_cli.session.window import TRUNCATION_SHARE, ContextWindow
-from agent_cli.store.rollout import RecordingHistory
+from agent_cli.store.recording_history import RecordingHistory
 
 
 class ContextMeter:

@@ -9,18 +9,15 @@ repository's own ``notify`` runs only once the folder is trusted.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
 from typing import Any
 
 from agent_cli import events as ev
 from agent_cli.config import Config
-from agent_cli.sandbox.policy import supervised_argv
 from agent_cli.session.hook_state import HookState
 from agent_cli.session.state import Emit
 from agent_cli.session.turn_context import TurnContext
-from agent_cli.tools.process import communicate_or_kill
+from agent_cli.tools.process import run_supervised
 
 TIMEOUT = 30.0
 
@@ -67,23 +64,13 @@ def after_turn(
 
 async def _run(argv: list[str], turn: TurnContext, env: dict[str, str] | None, emit: Emit) -> None:
     try:
-        proc = await asyncio.create_subprocess_exec(
-            *supervised_argv(argv),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE,
-            cwd=turn.config.cwd,
-            env=dict(os.environ if env is None else env),
-            start_new_session=True,
-        )
+        run = await run_supervised(argv, cwd=turn.config.cwd, env=env, timeout_s=TIMEOUT)
+    except TimeoutError:  # an OSError too: first
+        emit(ev.Warning(f"notify program `{argv[0]}` took longer than {TIMEOUT:g} s and was stopped"))
+        return
     except OSError as exc:
         emit(ev.Warning(f"notify program `{argv[0]}` could not be started: {exc.strerror or exc}"))
         return
-    try:
-        _, err = await communicate_or_kill(proc, TIMEOUT)
-    except TimeoutError:
-        emit(ev.Warning(f"notify program `{argv[0]}` took longer than {TIMEOUT:g} s and was stopped"))
-        return
-    if proc.returncode:
-        detail = err.decode("utf-8", "replace").strip()
-        emit(ev.Warning(f"notify program `{argv[0]}` failed with exit code {proc.returncode}: {detail[:300]}"))
+    if run.returncode:
+        detail = run.stderr.decode("utf-8", "replace").strip()
+        emit(ev.Warning(f"notify program `{argv[0]}` failed with exit code {run.returncode}: {detail[:300]}"))

@@ -25,7 +25,8 @@ from agent_cli.session.run_limits import RunLimits
 from agent_cli.session.state import CodeChecks, McpTools, TerminalFactory
 from agent_cli.session.tool_use import ToolUseWatch
 from agent_cli.session.window import ContextWindow
-from agent_cli.store.rollout import RecordingHistory, RolloutWriter
+from agent_cli.store.recording_history import RecordingHistory
+from agent_cli.store.rollout import RolloutWriter
 from agent_cli.tools.background import BackgroundProcesses
 from agent_cli.tools.editor_files import EditorFiles
 from agent_cli.tools.registry import ToolRegistry

@@ -9,6 +9,7 @@ output (the process died while they ran) are closed with an "aborted" output.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from xml.sax.saxutils import unescape
@@ -68,7 +69,7 @@ def record_environment_change(
     """Append a fragment with the environment fields that differ from the saved ones."""
     saved = saved_environment(items)
     # Fields the saved history never stated are taken as unchanged.
-    previous = EnvironmentContext(**{name: saved.get(name, getattr(current, name)) for name in FIELD_ORDER})
+    previous = dataclasses.replace(current, **{name: saved[name] for name in FIELD_ORDER if name in saved})
     fragment = diff(previous, current)
     if fragment is None:
         return ()

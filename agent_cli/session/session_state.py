@@ -26,7 +26,7 @@ from agent_cli.session.meter import ContextMeter
 from agent_cli.session.request_parts import RequestParts, RequestShape
 from agent_cli.session.state import Emit
 from agent_cli.session.turn_context import TurnContext
-from agent_cli.store.rollout import RecordingHistory
+from agent_cli.store.recording_history import RecordingHistory
 
 
 @dataclass(eq=False)

@@ -29,6 +29,7 @@ from agent_cli.paths import agent_home
 from agent_cli.runtime import RunOptions, RunOptionsError, open_session
 from agent_cli.session.forking import fork_file
 from agent_cli.session.resume import restore
+from agent_cli.session.session import Session
 from agent_cli.session.structured_output import load_schema
 from agent_cli.store.catalog import find_session, latest_session
 from agent_cli.store.rollout import RolloutError
@@ -220,7 +221,7 @@ class BuiltinTools(frozenset):
         return (isinstance(name, str) and name.startswith("mcp__")) or super().__contains__(name)
 
 
-def instructions(session, args: argparse.Namespace) -> None:
+def instructions(session: Session, args: argparse.Namespace) -> None:
     """--system-prompt (non-empty) replaces our instructions; --append-system-prompt adds to them."""
     text = args.system_prompt or None
     if args.system_prompt_file:
@@ -276,7 +277,9 @@ def stdin_lines() -> AsyncIterator[bytes]:
     return lines()
 
 
-async def serve(session, channel: Channel, options: ServeOptions, output: str, lines, prompt: str | None) -> int:
+async def serve(
+    session: Session, channel: Channel, options: ServeOptions, output: str, lines, prompt: str | None
+) -> int:
     server = StreamJsonServer(session, channel, options)
     task = asyncio.current_task()
     loop = asyncio.get_running_loop()

@@ -11,6 +11,7 @@ from typing import Any
 from agent_cli import __version__
 from agent_cli.hooks.vocabulary import claude_views
 from agent_cli.models.base import Usage
+from agent_cli.session.session import Session
 
 CLAUDE_CODE_VERSION = __version__  # what system/init reports as the CLI's version
 # Why a turn failed -> the result's subtype.
@@ -63,7 +64,9 @@ def claude_usage(usage: Usage) -> dict[str, Any]:
     }
 
 
-def system_init(session, permission_mode: str, tools: list[str], servers: list[dict], commands: list[str]) -> dict:
+def system_init(
+    session: Session, permission_mode: str, tools: list[str], servers: list[dict], commands: list[str]
+) -> dict:
     return {
         "type": "system",
         "subtype": "init",

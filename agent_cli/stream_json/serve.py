@@ -39,6 +39,7 @@ from agent_cli.operations import (
     SetSandbox,
     UserInput,
 )
+from agent_cli.session.session import Session
 from agent_cli.stream_json import messages as msg
 from agent_cli.stream_json.channel import Channel, ControlError
 from agent_cli.stream_json.flags import PERMISSION_MODES
@@ -64,7 +65,7 @@ class ServeOptions:
 
 
 class StreamJsonServer:
-    def __init__(self, session, channel: Channel, options: ServeOptions):
+    def __init__(self, session: Session, channel: Channel, options: ServeOptions):
         self.session, self.channel, self.options = session, channel, options
         self.turn: TurnTranslator | None = None
         self.status = 0

@@ -13,6 +13,7 @@ from typing import Any
 from agent_cli import events as ev
 from agent_cli.models.base import Usage
 from agent_cli.models.pricing import price_for
+from agent_cli.session.session import Session
 from agent_cli.stream_json import messages as msg
 
 Write = Callable[[dict], None]
@@ -21,7 +22,7 @@ Write = Callable[[dict], None]
 class TurnTranslator:
     """Writes the messages of one prompt; ``result()`` closes it."""
 
-    def __init__(self, session, write: Write, partial: bool = False, schema: bool = False):
+    def __init__(self, session: Session, write: Write, partial: bool = False, schema: bool = False):
         self.session, self.write, self.partial, self.schema = session, write, partial, schema
         self.cwd = Path(session.config.cwd)
         self.started = time.monotonic()

@@ -31,7 +31,7 @@ from agent_cli import events as ev
 from agent_cli.paths import open_private
 from agent_cli.tools import bg_watchdog
 from agent_cli.tools.capture import decode_tail, new_spill_path
-from agent_cli.tools.process import TERM_GRACE_S, signal_group
+from agent_cli.tools.process import TERM_GRACE_S, WatchedProcess, signal_group
 
 LOG_MAX_BYTES = 256 * 1024 * 1024  # a process printing forever stops filling the disk here
 TAIL_BYTES = 8 * 1024  # kept in memory for "last lines" in /ps and exit notices
@@ -101,17 +101,15 @@ class BackgroundProcess:
         )
 
 
-class _Recorder(asyncio.SubprocessProtocol):
+class _Recorder(WatchedProcess):
     """Appends the pipe's bytes to the log file and keeps a short tail."""
 
     def __init__(self, proc: BackgroundProcess, log: BinaryIO, on_exit: Callable[[], None]):
+        super().__init__()
         self.proc = proc
         self.log = log
         self.on_exit = on_exit
-        loop = asyncio.get_running_loop()
         self.output = asyncio.Event()  # some output arrived (the start waits briefly for it)
-        self.exited: asyncio.Future[None] = loop.create_future()
-        self.drained: asyncio.Future[None] = loop.create_future()
 
     def pipe_data_received(self, fd: int, data: bytes) -> None:
         proc = self.proc
@@ -129,13 +127,9 @@ class _Recorder(asyncio.SubprocessProtocol):
         del proc.tail[: max(0, len(proc.tail) - TAIL_BYTES)]
         self.output.set()
 
-    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        if not self.drained.done():
-            self.drained.set_result(None)
-
     def process_exited(self) -> None:
         if not self.exited.done():
-            self.exited.set_result(None)
+            super().process_exited()
             self.on_exit()
 
 

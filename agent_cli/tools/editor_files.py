@@ -11,6 +11,8 @@ from typing import Protocol
 class EditorFiles(Protocol):
     async def read_text(self, path: Path) -> str | None:
         """The text the editor has for ``path`` (its buffer, saved or not); None: read the disk."""
+        ...
 
     async def write_text(self, path: Path, text: str) -> bool:
         """Write ``text`` to ``path`` through the editor; False: it could not, write the disk."""
+        ...

@@ -4,7 +4,8 @@ Output goes chunk by chunk into an ``OutputCapture`` (bounded memory) and an opt
 (live display). stdin is closed so a command waiting for input gets EOF instead of hanging.
 On timeout or cancellation the whole group (children and grandchildren) is killed.
 :func:`communicate_or_kill` does the same for a short command whose whole output is wanted at once
-(hooks, ``!cmd`` without a shell tool, git queries).
+(``!cmd`` without a shell tool, git queries), and :func:`run_supervised` starts such a command
+under the launcher's supervision (hooks, the status line, notify).
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ import fcntl
 import os
 import signal
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_cli.sandbox.policy import supervised_argv
 from agent_cli.tools.capture import CapturedOutput, OutputCapture
 
 TERM_GRACE_S = 0.5  # between SIGTERM and SIGKILL on timeout
@@ -35,18 +37,22 @@ class ProcessResult:
     output: CapturedOutput
 
 
-class _Collector(asyncio.SubprocessProtocol):
-    def __init__(self, capture: OutputCapture, on_output: Callable[[bytes], None] | None):
+@dataclass(frozen=True, slots=True)
+class Finished:
+    """How a supervised command ended: its exit code and what it wrote."""
+
+    returncode: int | None
+    stdout: bytes
+    stderr: bytes
+
+
+class WatchedProcess(asyncio.SubprocessProtocol):
+    """A child's protocol that knows when it exited and when its output pipe closed."""
+
+    def __init__(self) -> None:
         loop = asyncio.get_running_loop()
-        self.capture = capture
-        self.on_output = on_output
         self.exited: asyncio.Future[None] = loop.create_future()
         self.drained: asyncio.Future[None] = loop.create_future()
-
-    def pipe_data_received(self, fd: int, data: bytes) -> None:
-        self.capture.feed(data)
-        if self.on_output is not None:
-            self.on_output(data)
 
     def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
         if not self.drained.done():
@@ -55,6 +61,18 @@ class _Collector(asyncio.SubprocessProtocol):
     def process_exited(self) -> None:
         if not self.exited.done():
             self.exited.set_result(None)
+
+
+class _Collector(WatchedProcess):
+    def __init__(self, capture: OutputCapture, on_output: Callable[[bytes], None] | None):
+        super().__init__()
+        self.capture = capture
+        self.on_output = on_output
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        self.capture.feed(data)
+        if self.on_output is not None:
+            self.on_output(data)
 
 
 async def run_process(
@@ -173,6 +191,26 @@ async def communicate_or_kill(
             signal_group(process.pid, signal.SIGKILL)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(process.wait(), TERM_GRACE_S)
+
+
+async def run_supervised(
+    argv: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None, timeout_s: float, stdin: bytes | None = None
+) -> Finished:
+    """``argv`` under the launcher's supervision, so that it and whatever it leaves running end with
+    it or with the agent; in its own process group, in ``env`` (else this process's), reading
+    ``stdin`` (else nothing). Raises OSError when it cannot start, TimeoutError at ``timeout_s``;
+    at the limit or on cancellation its whole group is killed first."""
+    process = await asyncio.create_subprocess_exec(
+        *supervised_argv(argv),
+        stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=cwd,
+        env=dict(os.environ if env is None else env),
+        start_new_session=True,
+    )
+    out, err = await communicate_or_kill(process, timeout_s, stdin)
+    return Finished(process.returncode, out, err)
 
 
 def signal_group(pgid: int, sig: int) -> None:

@@ -64,10 +64,10 @@ def shell_argv(command: str | Path, snapshot: Path | None = None, *, login: bool
     """How to run ``command`` (text, or a script file holding it): with the login snapshot loaded
     through ``BASH_ENV`` (see :func:`shell_env`), else as a login shell unless ``login`` is False."""
     bash = shutil.which("bash")
-    login = ["-l"] if (snapshot is None if login is None else login) else []
+    login_flag = ["-l"] if (snapshot is None if login is None else login) else []
     if isinstance(command, Path):
-        return [bash, *login, str(command)] if bash else ["sh", str(command)]
-    return [bash, *login, "-c", command] if bash else ["sh", "-c", command]
+        return [bash, *login_flag, str(command)] if bash else ["sh", str(command)]
+    return [bash, *login_flag, "-c", command] if bash else ["sh", "-c", command]
 
 
 def shell_env(env: dict[str, str] | None, snapshot: Path | None) -> dict[str, str] | None:

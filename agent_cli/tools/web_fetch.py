@@ -88,7 +88,7 @@ async def resolve_public(host: str, port: int, allow_private: bool, allow_loopba
         infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
         raise ToolError(f"cannot resolve {host}: {exc.strerror}") from None
-    addresses = [info[4][0] for info in infos]
+    addresses = [str(info[4][0]) for info in infos]  # the host part of an IPv4 or IPv6 sockaddr
     if not allow_private:
         for address in addresses:
             if allow_loopback and ipaddress.ip_address(address.split("%", 1)[0]).is_loopback:

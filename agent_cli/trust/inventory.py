@@ -71,8 +71,8 @@ def _hook_items(hooks: Any, origin: str) -> list[RepoItem]:
         for entry in entries if isinstance(entries, list) else [entries]:
             if not isinstance(entry, dict):
                 continue
-            inner = entry.get("hooks") if isinstance(entry.get("hooks"), list) else [entry]
-            for hook in inner:
+            inner = entry.get("hooks")
+            for hook in inner if isinstance(inner, list) else [entry]:
                 # a command runs here, an http hook sends the session's data out, a prompt one a request
                 target = isinstance(hook, dict) and (hook.get("command") or hook.get("url") or hook.get("prompt"))
                 if target:

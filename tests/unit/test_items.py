@@ -29,6 +29,7 @@ def test_optional_fields_are_omitted():
     "data, error",
     [
         ({"type": "nope"}, "unknown item type"),
+        ({"type": ["message"]}, "unknown item type"),  # unhashable: once a TypeError that resume did not catch
         ({"type": "message", "role": "user"}, "malformed message"),
         ({"type": "message", "role": "robot", "text": "x"}, "unknown message role"),
         (["not", "a", "dict"], "must be a JSON object"),

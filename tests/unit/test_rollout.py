@@ -13,10 +13,10 @@ from agent_cli.context.history import ABORTED_OUTPUT
 from agent_cli.items import Message, Reasoning, ToolCall, ToolOutput, assistant, user
 from agent_cli.session.hooks import hook_context_text
 from agent_cli.store.catalog import find_session, first_prompt, latest_session, list_sessions
+from agent_cli.store.recording_history import RecordingHistory
 from agent_cli.store.rollout import (
     FORMAT_VERSION,
     NewerFormatError,
-    RecordingHistory,
     RolloutError,
     RolloutWriter,
     SessionBusyError,
