@@ -11,8 +11,10 @@ the hang-up on the terminal tells the app the moment it happens, whatever the ap
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
+import signal
 import sys
 import threading
 from collections.abc import Callable
@@ -22,6 +24,7 @@ from textual.drivers.linux_driver import LinuxDriver
 
 from agent_cli.hangup import watch_for_hangup
 
+QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 EXIT_GRACE_SECONDS = 10.0  # for the app's own way out (turn stopped, session closed) before a hard exit
 HANGUP_EXIT_CODE = 129  # as for SIGHUP
 
@@ -99,3 +102,19 @@ def print_if_possible(text: str) -> None:
     """Print to a terminal that may be gone (then nothing is printed and nothing raised)."""
     with contextlib.suppress(OSError, ValueError):
         print(text, file=sys.stdout, flush=True)
+
+
+def quit_on_signals(exit_app: Callable[[int], object]) -> None:
+    """SIGTERM and SIGHUP (the terminal closed) quit as Ctrl+C twice does, so the running command
+    stops with the session: by default they ended the process at once and, outside a sandbox,
+    left the command running. ``exit_app`` gets 128 + the signal's number."""
+    loop = asyncio.get_running_loop()
+    for signum in QUIT_SIGNALS:
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
+            loop.add_signal_handler(signum, exit_app, 128 + signum)
+
+
+def stop_quitting_on_signals() -> None:
+    for signum in QUIT_SIGNALS:
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            asyncio.get_running_loop().remove_signal_handler(signum)
