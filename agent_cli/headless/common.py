@@ -11,6 +11,7 @@ import argparse
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import NoReturn
 
 from agent_cli.arguments import session_flags
 from agent_cli.config import ConfigError, load_config
@@ -40,6 +41,6 @@ def check_api_key_or_exit(config) -> None:
         fail(problem)
 
 
-def fail(message: str) -> None:
+def fail(message: str) -> NoReturn:
     print(f"agent: error: {terminal_safe(message)}", file=sys.stderr)
     raise SystemExit(USAGE_ERROR)
