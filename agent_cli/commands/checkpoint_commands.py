@@ -14,6 +14,7 @@ from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation
 from agent_cli.session.checkpointing import PromptEntry
 from agent_cli.session.forking import fork_session
+from agent_cli.store.replay import shown_prompt
 from agent_cli.store.rollout import RolloutError
 
 MODES = ("both", "conversation", "code")
@@ -40,7 +41,7 @@ async def restore_code(inv: Invocation, checkpoints, what: str, tell_model: bool
         plan = await tracker.plan(checkpoints)
     except CheckpointError as exc:
         raise InputError(f"/{inv.name}: {exc}") from None
-    turns = ", ".join(repr(c.prompt[:60]) for c in checkpoints)
+    turns = ", ".join(repr(shown_prompt(c.prompt)[:60]) for c in checkpoints)
     if not plan.changes:
         note = "the files are already as they were before " + turns
         if plan.conflicts:
