@@ -15,16 +15,19 @@ commands only a front end carries out (``command_actions.py``) and the turn's qu
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.driver import Driver
 from textual.drivers.linux_driver import LinuxDriver
 from textual.screen import Screen
+from textual.widget import Widget
 
 from agent_cli import events as ev
 from agent_cli.commands.dispatch import route, submit
@@ -140,7 +143,9 @@ class AgentApp(App[int]):
         self.composer.take_queued = self.queue.take_last
         self.status = StatusBar(self.session.model, config.provider.id, self.session.mode)
         self.status_facts = StatusFacts()  # what the status line command reads that the session does not keep
-        self.status_line = StatusLine(find_status_line(config, self.session.trust.trusted)[0], self._status_context)
+        self.status_line = StatusLine(
+            find_status_line(config, self.session.trust.trusted)[0], partial(status_context, self)
+        )
         self.attention = Attention(config.raw.get("tui"), self._terminal_write, self.set_timer)  # title, notifications
         self.attention.on_idle = self._idle_notification
         self.background = BackgroundWork(self, self.mcp_indicator, self.sources)
@@ -178,13 +183,22 @@ class AgentApp(App[int]):
         default = super().get_driver_class()
         return TerminalDriver if default is LinuxDriver else default  # not when TEXTUAL_DRIVER names another
 
+    def escape_read(self) -> bool:
+        """Esc, as the terminal's input thread reads it (terminal_driver.py), before Textual
+        queues the key: with a turn running on the main screen and no menu open, the answer
+        stops showing now and the turn stops as soon as the event loop is free, not after the
+        key has waited behind the answer's drawing. Off the event loop: it only sets flags."""
+        loop = self._loop
+        if loop is None or not self.busy or self.screen is not self.chat or self.menu.is_open:
+            return False
+        self.renderer.halt()
+        loop.call_soon_threadsafe(self.interrupt)
+        return True
+
     def terminal_lost(self) -> None:
         """The terminal hung up or stopped taking output (often with no SIGHUP: that went to a
         shell around the agent): quit as Ctrl+C twice does."""
         self.exit(HANGUP_EXIT_CODE)
-
-    def _status_context(self) -> tuple[dict, Path, dict[str, str] | None]:
-        return session_json(self.session, self.status_facts), self.config.cwd, self.session.approvals.env
 
     # --- the session ----------------------------------------------------------------------
 
@@ -343,6 +357,10 @@ class AgentApp(App[int]):
                 self.push_screen(ProcessesScreen(self.session.background))
             case ev.TurnAborted():
                 self._aborted = True
+                # Said first where saying it costs one line's repaint: the notice below makes the
+                # screen lay out again, which behind a long answer takes a while.
+                self.activity.set_label("interrupted")
+                await painted(self.activity)
             case ev.CommandAction():
                 if await carry_out(self, event):
                     return
@@ -432,6 +450,20 @@ class AgentApp(App[int]):
         yield SystemCommand(
             "Toggle tool output", "Expand or collapse every tool cell", self.chat.action_toggle_tool_output
         )
+
+
+async def painted(widget: Widget, within: float = 0.5) -> None:
+    """Until the screen has refreshed once (at most ``within`` seconds: an app that is closing
+    refreshes no more)."""
+    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    widget.call_after_refresh(lambda: done.done() or done.set_result(None))
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(done, within)
+
+
+def status_context(app: AgentApp) -> tuple[dict[str, Any], Path, dict[str, str] | None]:
+    """What the status line command is run with: the session as JSON, where, its environment."""
+    return session_json(app.session, app.status_facts), app.config.cwd, app.session.approvals.env
 
 
 def interactive_session(config: Config) -> Session:

@@ -44,8 +44,15 @@ class EventRenderer:
         self.pending_user: str | None = None  # shown when typed; its UserMessage event is not shown again
         self.muted = False  # Esc: the answer and reasoning being streamed show nothing more
 
+    def halt(self) -> None:
+        """Esc was read (on the terminal's input thread): flags only, so that nothing more of
+        the answer is drawn from now on; :meth:`stop_streaming` follows on the event loop."""
+        self.muted = True
+        if (message := self.message) is not None:
+            message.halt()
+
     def stop_streaming(self) -> None:
-        """Esc was read: show nothing more of what streams, from this moment (the turn's own end,
+        """Esc: show nothing more of what streams, from this moment (the turn's own end,
         TurnAborted, comes after the session has stopped it)."""
         self.muted = True
         if self.message is not None:

@@ -121,6 +121,10 @@ class AssistantMessage(Vertical):
         text = "".join(self._pending)
         self._pending.clear()
         while text:
+            if self._stopped:  # halted (Esc): what is left is never shown
+                self._pending.insert(0, text)
+                self.stop()
+                return
             cut = split_point("".join(self._segment), text, SEGMENT_CHARS)
             head, text = (text, "") if cut is None else (text[:cut], text[cut:])
             await self._write_segment(head)
@@ -141,9 +145,14 @@ class AssistantMessage(Vertical):
         self._segment.clear()
         self._segment_chars = 0
 
+    def halt(self) -> None:
+        """Show nothing more from now on (safe off the event loop: it only sets a flag); an
+        update under way ends after the segment it is drawing."""
+        self._stopped = True
+
     def stop(self) -> None:
         """Esc: show nothing more, at once. What arrived but is not on screen yet is dropped (the
-        answer keeps the text shown); an update already under way still ends as it began."""
+        answer keeps the text shown); an update under way ends after the segment it is drawing."""
         self._stopped = True
         unshown = sum(map(len, self._pending))
         if unshown:
