@@ -119,7 +119,7 @@ def dispatch(argv: list[str]) -> int:
 
         status = run_app(config, prompt, session=session, first_input=setup)
         leave_after_tui(entered)  # a session that went back to its worktree: keep it or not
-        return status
+        exit_now(status)  # without the interpreter's teardown of the app's widgets (seconds after a long answer)
     if argv and (argv[0] == "acp" or "--acp" in argv):
         return run_acp(argv[1:] if argv[0] == "acp" else [word for word in argv if word != "--acp"])
     if argv and argv[0] == "mcp":
@@ -143,4 +143,4 @@ def dispatch(argv: list[str]) -> int:
 
     status = run_app(config, args.prompt, inline=args.inline, first_input=setup)
     leave_after_tui(entered)
-    return status
+    exit_now(status)  # freeing a long session's widgets one by one took seconds, with nobody waiting
