@@ -197,7 +197,7 @@ async def test_escape_stops_showing_the_answer_the_moment_it_is_read(make_app, s
     (terminal_driver.py), ahead of the key queue."""
     import asyncio
 
-    server.script(Reply(text="A paragraph of the answer that goes on.\n\n" * 400, chunk_size=8, delay=0.002))
+    server.script(Reply(text="A paragraph of the answer that goes on.\n\n" * 400, chunk_size=8, delay=0.01))
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         app.send("write a lot")

@@ -74,7 +74,7 @@ class ApprovalScreen(DialogScreen[ApprovalDecision]):
     ApprovalScreen #arming { color: $text-muted; height: 1; }
     ApprovalScreen.-armed #arming { display: none; }
     /* An option longer than the dialog wraps (60 columns cut "…for commands startin"). */
-    ApprovalScreen #buttons Button { margin: 0; max-width: 100%; height: auto; text-align: left; content-align: left middle; }
+    ApprovalScreen #buttons Button { margin: 0; max-width: 100%; height: auto; }
     ApprovalScreen #save-to Button { margin: 0; }
     ApprovalScreen #deny-reason { display: none; margin: 1 0 0 0; }
     ApprovalScreen.-asking-reason #deny-reason { display: block; }
