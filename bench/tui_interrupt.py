@@ -1,6 +1,6 @@
 """How long Esc takes to stop a streamed answer, as a person sees it: the real TUI in tmux.
 
-    .venv/bin/python bench/tui_interrupt.py [--kb 30] [--rate 800] [--rounds 5] [--after 8]
+    .venv/bin/python bench/tui_interrupt.py [--kb 30] [--rate 800] [--rounds 5] [--after 8] [--compare TREE]
 
 The fake model server streams KB of markdown (headings, lists, code, tables) at RATE characters
 a second on the Anthropic wire and on the Chat Completions wire. ``--after`` seconds into the
@@ -10,7 +10,8 @@ notice "interrupted by the user"). Also measured: how long text kept appearing a
 key (the last time the answer's lines changed before "interrupted" showed).
 
 The baseline, in the same run and on the same wires: Esc during a shell command (`sleep 30`),
-where nothing streams. Each case is a fresh agent; the cases alternate, so a slow spell of the
+where nothing streams. With ``--compare TREE`` (another checkout, e.g. main's) every case runs
+with that tree's agent too. Each case is a fresh agent; the cases alternate, so a slow spell of the
 shared machine hits every case. Medians are printed, with the ratio to the baseline. Textual
 reads a lone Escape only after 100 ms (ESCDELAY, waiting for the rest of a key sequence), in
 every case alike.
@@ -44,7 +45,7 @@ def answer_lines(screen: str) -> list[str]:
 
 
 def one_run(
-    server: FakeModelServer, home: Path, wire: str, streaming: bool, args: argparse.Namespace
+    server: FakeModelServer, home: Path, wire: str, streaming: bool, tree: str, args: argparse.Namespace
 ) -> tuple[float, float]:
     """(seconds from Esc to "interrupted" on screen, seconds text kept changing after Esc)."""
     if streaming:
@@ -56,6 +57,8 @@ def one_run(
         started = "sleep 30"
     work = Path(tempfile.mkdtemp(dir=home))
     env = {"AGENT_HOME": str(home / "agent-home"), "HOME": str(home), **provider_env(server, wire)}
+    if tree:  # the other checkout's agent
+        env["PYTHONPATH"] = tree
     argv = ["--provider", wire, "-m", "bench-model", "-s", "danger-full-access", "-a", "never", "go"]
     terminal = TmuxTerminal(agent_command(argv), work, env, name="bench-esc")
     try:
@@ -86,6 +89,7 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=800.0, help="characters a second")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--after", type=float, default=8.0, help="seconds into the answer when Esc is pressed")
+    parser.add_argument("--compare", default="", help="another checkout whose agent runs every case too")
     args = parser.parse_args()
     load = os.getloadavg()
     print(
@@ -93,26 +97,31 @@ def main() -> None:
         f"{args.after:g} s; {args.rounds} rounds; load average {load[0]:.1f} on {os.cpu_count()} CPUs"
     )
     home = Path(tempfile.mkdtemp(prefix="agent-bench-esc-"))
-    results: dict[tuple[str, bool], list[tuple[float, float]]] = {}
+    trees = ["", str(Path(args.compare).resolve())] if args.compare else [""]
+    results: dict[tuple[str, str, bool], list[tuple[float, float]]] = {}
     with FakeModelServer() as server:
         for round_ in range(args.rounds):
             for wire in WIRES:
-                for streaming in (True, False) if round_ % 2 == 0 else (False, True):
-                    seconds = one_run(server, home, wire, streaming, args)
-                    results.setdefault((wire, streaming), []).append(seconds)
+                for tree in trees if round_ % 2 == 0 else trees[::-1]:
+                    for streaming in (True, False) if round_ % 2 == 0 else (False, True):
+                        seconds = one_run(server, home, wire, streaming, tree, args)
+                        results.setdefault((tree, wire, streaming), []).append(seconds)
             print(f"  round {round_ + 1} done (load {os.getloadavg()[0]:.1f})", flush=True)
-    print(f"\n  {'':34}{'Esc -> shown':>14}{'text after Esc':>16}{'/ baseline':>12}   all (ms)")
-    for wire in WIRES:
-        base = statistics.median(shown for shown, _ in results[(wire, False)])
-        for streaming in (False, True):
-            runs = results[(wire, streaming)]
-            shown = statistics.median(s for s, _ in runs)
-            after = statistics.median(a for _, a in runs)
-            label = f"{wire}: {'streamed answer' if streaming else 'shell command (baseline)'}"
-            print(
-                f"  {label:34}{shown * 1000:11.0f} ms{after * 1000:13.0f} ms{shown / base:11.2f}x   "
-                + ", ".join(f"{s * 1000:.0f}" for s, _ in runs)
-            )
+    print(f"\n  {'':44}{'Esc -> shown':>14}{'text after Esc':>16}{'/ baseline':>12}   all (ms)")
+    for tree in trees:
+        for wire in WIRES:
+            base = statistics.median(shown for shown, _ in results[(tree, wire, False)])
+            for streaming in (False, True):
+                runs = results[(tree, wire, streaming)]
+                shown = statistics.median(s for s, _ in runs)
+                after = statistics.median(a for _, a in runs)
+                label = f"{'this tree' if not tree else Path(tree).name}, {wire}: " + (
+                    "streamed answer" if streaming else "shell (baseline)"
+                )
+                print(
+                    f"  {label:44}{shown * 1000:11.0f} ms{after * 1000:13.0f} ms{shown / base:11.2f}x   "
+                    + ", ".join(f"{s * 1000:.0f}" for s, _ in runs)
+                )
     print(f"\n  load average at the end: {os.getloadavg()[0]:.1f}")
 
 
