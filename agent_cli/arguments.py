@@ -21,6 +21,7 @@ SUBCOMMANDS = {
     "memory": "what the agent remembers: list, add, forget, search, export, import",
     "plugin": "the Claude Code plugins found here: list",
     "acp": "serve an editor over the Agent Client Protocol (stdio)",
+    "app-server": "serve Codex's app-server protocol to Codex clients (stdio, a Unix socket or a WebSocket)",
 }
 
 

@@ -9,6 +9,7 @@ import os
 import sys
 
 from agent_cli.acp.main import run_acp
+from agent_cli.app_server.main import run_app_server
 from agent_cli.arguments import SUBCOMMANDS, add_session_options, add_worktree_options, build_tui_parser
 from agent_cli.headless import sessions_cmd
 from agent_cli.headless.common import check_api_key_or_exit, load_config_or_exit
@@ -117,11 +118,13 @@ def dispatch(argv: list[str]) -> int:
         )
         from agent_cli.tui.app import run_app
 
-        status = run_app(config, prompt, session=session, first_input=setup)
+        status = run_app(config, prompt, session=session, setup=setup)
         leave_after_tui(entered)  # a session that went back to its worktree: keep it or not
         exit_now(status)  # without the interpreter's teardown of the app's widgets (seconds after a long answer)
     if argv and (argv[0] == "acp" or "--acp" in argv):
         return run_acp(argv[1:] if argv[0] == "acp" else [word for word in argv if word != "--acp"])
+    if argv and argv[0] == "app-server":
+        return run_app_server(argv[1:])
     if argv and argv[0] == "mcp":
         return run_mcp(argv[1:])
     if argv and argv[0] == "memory":
@@ -141,6 +144,6 @@ def dispatch(argv: list[str]) -> int:
     setup = prepare(entered, config, args)
     from agent_cli.tui.app import run_app
 
-    status = run_app(config, args.prompt, inline=args.inline, first_input=setup)
+    status = run_app(config, args.prompt, inline=args.inline, setup=setup)
     leave_after_tui(entered)
     exit_now(status)  # freeing a long session's widgets one by one took seconds, with nobody waiting

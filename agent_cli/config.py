@@ -22,6 +22,8 @@ from agent_cli.lsp.servers import check_lsp_table
 from agent_cli.mcp.config import check_servers_table
 from agent_cli.models.model_info import context_window_for, default_provider_for
 from agent_cli.models.registry import BUILTIN_PROVIDERS, ProviderConfig
+from agent_cli.network.lists import check_sandbox_table
+from agent_cli.ownership import own_file, own_folders
 from agent_cli.paths import agent_home
 from agent_cli.permissions.sources import check_permissions_table
 from agent_cli.tools.shell_env import EnvPolicy
@@ -207,6 +209,9 @@ RAW_KEYS = (
     Key("model_prices", dict),  # agent exec --max-budget-usd (models/pricing.py)
     Key("openai_base_url", str),  # Codex's key: where the built-in OpenAI providers send requests
     Key("sandbox_workspace_write", dict),  # Codex's table: network_access, writable_roots
+    # [sandbox.network]: allowed_domains, denied_domains, hosts; read layer by layer (network/lists.py)
+    # so that every entry keeps where it is written, and a repository's allowed ones wait for trust
+    Key("sandbox", dict, parse=check_sandbox_table),
     Key("web_search_api", dict),  # tools/web_search_api.py: a search API for servers without their own
     Key("worktree", dict, parse=check_worktree_table),  # worktrees/settings.py: set-up of a new worktree
     Key("notify", list),  # Codex's: a program run after each turn, the event's JSON as its last argument
@@ -228,12 +233,14 @@ KEYS: dict[str, Key] = {
 
 
 def find_project_config(cwd: Path) -> Path | None:
-    """The nearest .agent/config.toml from cwd up to the git root (or the filesystem root)."""
+    """The nearest .agent/config.toml from cwd up to the git root, among the user's own folders
+    (never above the home folder or where the owner changes; never in a folder, or a file, another
+    user can write: agent_cli/ownership.py)."""
     home_config = (agent_home() / "config.toml").resolve()
-    for directory in [cwd, *cwd.parents]:
+    for directory in own_folders(cwd):
         candidate = directory / ".agent" / "config.toml"
         if candidate.is_file() and candidate.resolve() != home_config:
-            return candidate
+            return candidate if own_file(candidate) else None
         if (directory / ".git").exists():
             break
     return None

@@ -207,8 +207,9 @@ class ContextUsage:
 class CommandAction:
     """A slash command only a front end can carry out. `agent exec` ends on "quit"."""
 
-    # copy: the argument is the text; worktree: the folder to go on in, ``then`` an input to send there first
-    action: Literal["quit", "new", "resume", "rewind", "copy", "worktree"]
+    # copy, export: the argument is the text for the clipboard; resume: the session (a fork's new
+    # file); worktree: the folder to go on in, ``then`` a set-up command to run there first
+    action: Literal["quit", "new", "resume", "rewind", "copy", "export", "login", "worktree"]
     argument: str | None = None
     then: str | None = None
 
@@ -255,7 +256,8 @@ class CompactionFinished:
 
 @dataclass(frozen=True, slots=True)
 class ApprovalRequest:
-    """The policy asks the user. A front end resolves ``future`` with an ApprovalDecision."""
+    """The policy asks the user. A front end resolves ``future`` with an ApprovalDecision
+    (:meth:`answer`); several may be shown one request, and the first answer wins."""
 
     call_id: str
     tool: str
@@ -265,6 +267,29 @@ class ApprovalRequest:
     agent: str | None = None  # the subagent whose call this is; None for the session's own
     suggested_rule: str | None = None  # what "Yes, and don't ask again" saves (the user may edit it)
     rule_files: tuple[str, ...] = ()  # where it may be saved ("agent", "claude"), the remembered choice alone
+
+    def answer(self, decision: ApprovalDecision) -> bool:
+        """Decide the request, unless it is decided already (another client answered first, or
+        the turn ended); returns whether this answer counted."""
+        if self.future is None or self.future.done():
+            return False
+        self.future.set_result(decision)
+        return True
+
+
+NETWORK_QUESTION = "network"  # ApprovalRequest.tool for "Network request outside of sandbox" (summary: the host)
+
+
+@dataclass(frozen=True, slots=True)
+class NetworkRequest:
+    """A sandboxed command's connection through the network proxy was allowed or refused; told
+    once per host, port and answer to each command running then (agent_cli/network/)."""
+
+    call_id: str  # the shell call that was running
+    host: str
+    port: int
+    allowed: bool
+    by: str  # what decided: the list entry and its file, the user's answer, why it was refused
 
 
 @dataclass(frozen=True, slots=True)
@@ -464,6 +489,7 @@ Event = (
     | CompactionStarted
     | CompactionFinished
     | ApprovalRequest
+    | NetworkRequest
     | ElicitationRequest
     | SubagentEvent
     | SubagentFinished

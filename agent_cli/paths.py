@@ -1,4 +1,5 @@
-"""Where the agent's own files live: the user's $AGENT_HOME and the bundled prompts and skills."""
+"""Where the agent's own files live: the user's $AGENT_HOME, the bundled prompts and skills, and
+the warm exec server's socket folder (which the sandbox masks: sandbox/policy.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,22 @@ _PACKAGE_DIR = Path(agent_cli.__file__).resolve().parent
 def agent_home() -> Path:
     """The user's agent folder: ``$AGENT_HOME`` or ``~/.agent``."""
     return Path(os.environ.get("AGENT_HOME") or Path.home() / ".agent").expanduser()
+
+
+def warm_server_dir() -> Path:
+    """The warm exec server's folder (agent_cli/warm/): ``$XDG_RUNTIME_DIR/agent-cli-UID``, else
+    ``$AGENT_HOME/run``; never a temp folder, which every workspace-write sandbox may write."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime and os.path.isabs(runtime):
+        return Path(runtime) / f"agent-cli-{os.getuid()}"
+    return agent_home() / "run"
+
+
+def warm_server_dirs() -> list[Path]:
+    """Every folder where a warm server of this user may listen: this environment's, the one of a
+    launcher without ``XDG_RUNTIME_DIR``, and ``/tmp``'s, where earlier versions put theirs."""
+    found = [warm_server_dir(), agent_home() / "run", Path("/tmp") / f"agent-cli-{os.getuid()}"]
+    return list(dict.fromkeys(found))
 
 
 def _bundled_dir(kind: str) -> Path:
@@ -36,4 +53,4 @@ def open_private(path: Path, mode: str = "wb"):
     """Create (or truncate) ``path`` readable by its owner only: it may hold secrets."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if mode.startswith("a") else os.O_TRUNC)
-    return open(os.open(path, flags, 0o600), mode, **({} if "b" in mode else {"encoding": "utf-8"}))
+    return open(os.open(path, flags, 0o600), mode, encoding=None if "b" in mode else "utf-8")

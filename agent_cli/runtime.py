@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ from agent_cli.agents.discovery import load_agents
 from agent_cli.agents.isolation import isolated_approvals, run_isolated
 from agent_cli.agents.task_tool import ChildOutcome, TaskTool
 from agent_cli.config import Config, without_repository_settings
-from agent_cli.context.project_doc import find_git_root
+from agent_cli.context.project_doc import find_git_root, repository_root
 from agent_cli.hooks.spec import HookSpec
 from agent_cli.lsp.checks import ProjectChecks
 from agent_cli.lsp.code_checks import CodeChecks
@@ -39,6 +39,7 @@ from agent_cli.memory.tools import memory_tools
 from agent_cli.models.base import ModelClient
 from agent_cli.models.chat_quirks import ChatQuirks, quirks_for
 from agent_cli.models.model_info import supports_images as model_supports_images
+from agent_cli.models.pricing import price_for
 from agent_cli.models.registry import create_client, resolve_api_key
 from agent_cli.models.retry import RetryPolicy
 from agent_cli.models.stream_limits import StreamLimits
@@ -51,6 +52,7 @@ from agent_cli.session.counters import TokenCounters
 from agent_cli.session.hook_events import approval_waiting, permission_request
 from agent_cli.session.hook_state import HookState
 from agent_cli.session.learned import LearnedState
+from agent_cli.session.network_access import log_decisions, session_network
 from agent_cli.session.parts import ClientFactory, SessionParts, StateParts, SubagentInfo, TerminalFactory
 from agent_cli.session.permission_rules import install_rules
 from agent_cli.session.run_limits import RunLimits
@@ -67,36 +69,56 @@ from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.shell_snapshot import ShellSnapshot
 from agent_cli.tools.web_search_api import search_api_tool
 from agent_cli.trust.gate import TrustState, trust_state, untrusted_raw
+from agent_cli.trust.inventory import unconfined_scripts
 from agent_cli.worktrees.store import containing
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What one run asks of its session beyond the config: ``agent exec``'s flags, the Claude
+    Agent SDK's (``agent -p``). :func:`open_session` builds the parts they mean."""
+
+    max_requests: int | None = None  # --max-turns: model requests
+    max_budget_usd: float | None = None  # --max-budget-usd: needs a price for the model
+    output_schema: dict[str, Any] | None = None  # the final answer is JSON that fits it
+    ephemeral: bool = False  # no session file (nothing to resume)
+    tool_limit: frozenset[str] | None = None  # the tools the Claude Agent SDK allows
+
+
+class RunOptionsError(ValueError):
+    """Options that cannot run as given (a budget for a model without a known price)."""
 
 
 def open_session(
     config: Config,
     *,
     interactive: bool,
+    run: RunOptions = RunOptions(),
     mcp_servers: Iterable[ServerSpec] = (),
     only_these_mcp_servers: bool = False,
     clients: ClientFactory | None = None,
     session_id: str | None = None,
-    limits: RunLimits | None = None,
-    output_schema: dict[str, Any] | None = None,
     editor_files: EditorFiles | None = None,
     client_terminal: TerminalFactory | None = None,
-    tool_limit: frozenset[str] | None = None,
 ) -> Session:
     """A new top-level session for ``config``. ``interactive``: a person answers approvals (the TUI,
-    an editor); otherwise the configured policy does (``agent exec``). ``mcp_servers`` join the
-    configured ones (an editor's, over ACP), or replace them with ``only_these_mcp_servers``
-    (Claude's ``--strict-mcp-config``). ``clients`` makes a model's client (default: the
-    configured provider's; a benchmark passes a scripted model). The rest are a front end's options
-    for the run: ``agent exec``'s ``limits`` and ``output_schema``, an editor's files and terminal
-    (ACP), the tools the Claude Agent SDK allows (``tool_limit``); ``session_id`` when the front end
-    names the session before it exists."""
+    an editor); otherwise the configured policy does (``agent exec``). ``run``: the run's own
+    options (limits, an output schema, no session file, fewer tools; raises RunOptionsError for
+    ones that cannot hold). ``mcp_servers`` join the configured ones (an editor's, over ACP), or
+    replace them with ``only_these_mcp_servers`` (Claude's ``--strict-mcp-config``). ``clients``
+    makes a model's client (default: the configured provider's; a benchmark passes a scripted
+    model). An editor's files and terminal (ACP) are the front end's; ``session_id`` when the
+    front end names the session before it exists."""
+    limits = run_limits(config, run)
     trust = trust_state(config)  # until the folder is trusted, none of its own code runs (trust/)
     if not trust.trusted and any(item.kind == "setting" for item in trust.inventory.items):
         config = without_repository_settings(config)  # nor does its config lift the sandbox
     approvals = Approvals.from_config(config, interactive)  # + sandbox and command env
+    if approvals.sandbox is not None:  # what hooks, the status line and MCP servers run stays read-only
+        approvals.sandbox = replace(approvals.sandbox, read_only_files=tuple(unconfined_scripts(config)))
     install_rules(approvals, config, trust)  # permission rules (permissions/)
+    # allowed and denied domains, the network proxy (network/)
+    approvals.network = session_network(config, approvals, trust.trusted, interactive, client_terminal is None)
     raw = config.raw if trust.trusted else untrusted_raw(config)  # hooks and MCP servers in force
     plugins = load_plugins_for(config, repository=trust.trusted)  # commands, skills, hooks, agents...
     agents = load_agents(config.cwd, config.agent_home, plugins.agent_sources())
@@ -121,7 +143,7 @@ def open_session(
         SessionParts(
             config=config,
             session_id=session_id,
-            state=state_parts(config, session_id, config.model, registry, limits=limits),
+            state=state_parts(config, session_id, config.model, registry, limits=limits, ephemeral=run.ephemeral),
             trust=trust,
             approvals=approvals,
             tools=registry,
@@ -135,16 +157,20 @@ def open_session(
             checks=checks,
             shell_snapshot=new_shell_snapshot(config, approvals.env),
             load_warnings=(*hook_warnings, *search_warnings),
-            output_schema=output_schema,
+            output_schema=run.output_schema,
             editor_files=editor_files,
             client_terminal=client_terminal,
-            tool_limit=tool_limit,
+            tool_limit=run.tool_limit,
         )
     )
-    note_worktree(session)
+    log_decisions(approvals.network, session.rollout)
     # PermissionRequest and Notification hooks, as the session's hooks are when the question comes
-    approvals.question_hooks = lambda tool, args, emit: permission_request(session.turn_context(), tool, args, emit)
-    approvals.question_shown = lambda tool, emit: approval_waiting(session.turn_context(), tool, emit)
+    approvals.question_hooks = lambda tool, args, emit: permission_request(
+        session.turn_context(), session.state, session.services, tool, args, emit
+    )
+    approvals.question_shown = lambda tool, emit: approval_waiting(
+        session.turn_context(), session.state, session.services, tool, emit
+    )
     return session
 
 
@@ -189,12 +215,10 @@ def open_child(
             mode=parent.mode,
             instructions=child_instructions(parent, definition),
             subagent=SubagentInfo(definition.name, depth, parent),
-            lean_tools=False,
             client=parent.client if model == parent.model else None,  # one connection pool per model
             borrowed=True,  # the parent closes its client and shell snapshot
         )
     )
-    note_worktree(child)
     return child
 
 
@@ -207,12 +231,20 @@ async def run_subagent(
     return await run_child(parent, open_child(parent, definition), definition, description, prompt, call_id, emit)
 
 
-def note_worktree(session: Session) -> None:
-    """A session started in one of the agent's worktrees says so in its file's header (`agent
-    sessions` shows it; resume goes back there)."""
-    worktree = containing(session.config.agent_home, session.config.cwd)
-    if worktree is not None:
-        session.rollout.header = replace(session.rollout.header, worktree=worktree.describe())
+def run_limits(config: Config, run: RunOptions) -> RunLimits:
+    """The run's request and budget limits; a budget needs a price for the model."""
+    price = None
+    if run.max_budget_usd is not None:
+        try:
+            price = price_for(config.model, config.raw.get("model_prices"))
+        except ValueError as exc:
+            raise RunOptionsError(f"configuration error: model_prices.{config.model}: {exc}") from None
+        if price is None:
+            raise RunOptionsError(
+                f"--max-budget-usd: no price is known for model {config.model!r}; give one in config: "
+                f'[model_prices."{config.model}"] input = USD, cached_input = USD, output = USD (per million tokens)'
+            )
+    return RunLimits(max_requests=run.max_requests, max_cost_usd=run.max_budget_usd, price=price)
 
 
 # --- the parts --------------------------------------------------------------------------------
@@ -227,14 +259,26 @@ def state_parts(
     limits: RunLimits | None = None,
     rollout_path: Path | None = None,
     parent: Session | None = None,
+    ephemeral: bool = False,
 ) -> StateParts:
     """What a session keeps its state in: its file, history, counters, window, checkpoints... A
     subagent's (``parent``) starts from what its parent learned of windows and its /autocompact;
-    its file changes are its parent's turn's, so it takes no checkpoints of its own."""
+    its file changes are its parent's turn's, so it takes no checkpoints of its own. A session
+    started in one of the agent's worktrees says so in its file's header (`agent sessions` shows
+    it; resume goes back there); an ``ephemeral`` one writes no file."""
     wire_api = config.provider.wire_api
+    worktree = containing(config.agent_home, config.cwd)
     rollout = RolloutWriter.for_new_session(
-        config.agent_home, session_id, config.cwd, model, config.provider.id, rollout_path
+        config.agent_home,
+        session_id,
+        config.cwd,
+        model,
+        config.provider.id,
+        rollout_path,
+        worktree=worktree.describe() if worktree is not None else None,
     )
+    if ephemeral:
+        rollout.write_nothing()
     learned = LearnedState(rollout)
     counters = TokenCounters(wire_api, lambda name: sees_images(config, name), model)
     history = RecordingHistory(rollout, estimate=counters.item_tokens)  # switch_model recounts once
@@ -309,7 +353,7 @@ def mcp_toolset(
     trusted), the plugins' and ``extra`` ones (only these with ``only_extra``); None when there
     are none (the session then does no MCP work at all). A name already taken keeps its first
     definition."""
-    root = (find_git_root(config.cwd) or config.cwd) if trust.trusted else None  # .mcp.json waits for trust
+    root = repository_root(config.cwd) if trust.trusted else None  # .mcp.json waits for trust
     sources = ", ".join(str(path) for path in config.sources) or "config"
     servers = ServerList([], []) if only_extra else configured_servers(raw, root, sources, plugin_servers(plugins))
     if not servers.specs and not servers.warnings and not extra:
@@ -365,10 +409,12 @@ def claude_settings_hooks(config: Config, trusted: bool) -> tuple[list[HookSpec]
     """The hooks of ~/.claude/settings.json (the user's own: always) and of the project's
     .claude/settings.json and settings.local.json (once the folder is trusted); all of them run,
     as in Claude Code."""
-    project = find_git_root(config.cwd) or config.cwd
-    if (project / ".claude").resolve() == (Path.home() / ".claude").resolve():
-        trusted = False  # started in ~ without git: that is the user's own settings, read once
-    return settings_hooks(project, trusted, config.claude_settings)
+    project = repository_root(config.cwd)
+    if project is None or (project / ".claude").resolve() == (Path.home() / ".claude").resolve():
+        # started in ~ without git: that is the user's own settings, read once; in a folder another
+        # user can write: not read
+        trusted = False
+    return settings_hooks(project or config.cwd, trusted, config.claude_settings)
 
 
 def new_shell_snapshot(config: Config, env: dict[str, str] | None) -> ShellSnapshot | None:

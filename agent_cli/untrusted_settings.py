@@ -4,7 +4,7 @@ Only what makes the agent more careful: an allow-list of keys with the values th
 (``sandbox_mode = "read-only"``, ``checkpoints = true``...). Every other key, a new one too, waits
 for trust and is listed in the trust question (agent_cli/trust/). The repository's permission
 rules, hooks and MCP servers are judged on their own: deny and ask rules apply at once, allow
-rules, hooks and servers wait (permissions/engine.py, trust/gate.py).
+rules, hooks and servers wait (permissions/engine.py, trust/gate.py); so are its domains.
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ TIGHTENING: dict[str, Callable[[Any], bool]] = {
     "web_search": lambda value: value in ("off", "disabled"),
     "memory": lambda value: value is False,
 }
-# Judged elsewhere, rule by rule, hook by hook and server by server.
-JUDGED_ELSEWHERE = frozenset({"permissions", "hooks", "mcp_servers"})
+# Judged elsewhere, rule by rule, hook by hook and server by server ([sandbox.network]: domain by
+# domain, network/lists.py: denied ones at once, allowed ones once trusted, hosts never).
+JUDGED_ELSEWHERE = frozenset({"permissions", "hooks", "mcp_servers", "sandbox"})
 
 
 def waits_for_trust(key: str, value: Any) -> bool:

@@ -29,7 +29,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from agent_cli.commands.dispatch import submit  # noqa: E402
+from agent_cli.commands.conversation import submit  # noqa: E402
 from agent_cli.config import load_config  # noqa: E402
 from agent_cli.items import Item, ToolCall, ToolOutput, assistant, user  # noqa: E402
 from agent_cli.models import base as stream  # noqa: E402
@@ -91,7 +91,7 @@ def make_session(cwd: Path, model: str, history_items: int) -> tuple[Session, In
     session.tokens.load()  # --tokenizer tiktoken counts exactly from the start (exec would near a limit)
     session.start_context(lambda event: None)
     session.history.extend(synthetic_history(history_items))
-    session.record_usage(Usage(input_tokens=50 * len(session.history), output_tokens=20))
+    session.meter.record_usage(Usage(input_tokens=50 * len(session.history), output_tokens=20))
     return session, client
 
 

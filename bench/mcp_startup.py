@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from agent_cli import events as ev  # noqa: E402
-from agent_cli.commands.dispatch import submit  # noqa: E402
+from agent_cli.commands.conversation import submit  # noqa: E402
 from agent_cli.config import load_config  # noqa: E402
 from agent_cli.runtime import open_session  # noqa: E402
 from tests.fake_server import FakeModelServer, Reply  # noqa: E402

@@ -25,7 +25,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from agent_cli.commands.dispatch import submit  # noqa: E402
+from agent_cli.commands.conversation import submit  # noqa: E402
 from agent_cli.config import load_config  # noqa: E402
 from agent_cli.items import Item, ToolCall, ToolOutput, assistant, item_to_dict  # noqa: E402
 from agent_cli.models import base as stream  # noqa: E402

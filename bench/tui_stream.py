@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from textual import events  # noqa: E402
 
 from agent_cli import events as ev  # noqa: E402
-from agent_cli.commands.dispatch import submit  # noqa: E402
+from agent_cli.commands.conversation import submit  # noqa: E402
 from agent_cli.config import load_config  # noqa: E402
 from agent_cli.runtime import open_session  # noqa: E402
 from agent_cli.tui.app import AgentApp  # noqa: E402

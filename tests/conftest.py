@@ -45,7 +45,8 @@ def isolated_home(tmp_path_factory, monkeypatch):
     for name in PROVIDER_KEYS:
         monkeypatch.delenv(name, raising=False)
     # `agent exec` starts cold in tests (each test's own process); tests/integration/test_warm_exec.py
-    # runs it through a warm server of its own. AGENT_TEST_WARM=1 runs every test's exec warm.
+    # runs it through a warm server of its own. AGENT_TEST_WARM=1 runs every test's exec warm (with
+    # XDG_RUNTIME_DIR set, through one server; without it, each test's AGENT_HOME holds its own).
     if os.environ.get("AGENT_TEST_WARM") != "1":
         monkeypatch.setenv("AGENT_NO_DAEMON", "1")
     return home
@@ -75,7 +76,7 @@ async def close_model_clients(monkeypatch):
     monkeypatch.setattr(Session, "__init__", tracking_init)
     yield
     for session in created:
-        for client in [session._client, *session._retired_clients]:
+        for client in session.services.clients.made():
             if hasattr(client, "aclose"):
                 with contextlib.suppress(RuntimeError):  # a sync test may have used it in a loop of its own
                     await client.aclose()

@@ -77,8 +77,11 @@ def estimated_usage(prompt: Prompt) -> Usage:
     return Usage(input_tokens=size // 4 + 1, output_tokens=10)
 
 
-def scripted_session(repo: Path, model: ScriptedModel, *overrides: str, interactive: bool = False) -> Session:
-    """A session in ``repo`` whose every request ``model`` answers; ``overrides``: `-c` settings."""
+def scripted_session(
+    repo: Path, model: ScriptedModel, *overrides: str, interactive: bool = False, trust: bool = True
+) -> Session:
+    """A session in ``repo`` whose every request ``model`` answers; ``overrides``: `-c` settings;
+    ``trust``: the repository's own settings apply (as ``agent exec --trust``)."""
     config = load_config(repo, ['model_provider="openai-chat"', f'model="{model.model}"', *overrides])
     clients: Callable[[str], ScriptedModel] = lambda name: model  # noqa: E731 - one model, whatever is asked
-    return open_session(replace(config, trust_repository=True), interactive=interactive, clients=clients)
+    return open_session(replace(config, trust_repository=trust), interactive=interactive, clients=clients)

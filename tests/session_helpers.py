@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from agent_cli import events as ev
-from agent_cli.commands.dispatch import submit
+from agent_cli.commands.conversation import submit
 from agent_cli.config import load_config
 from agent_cli.runtime import open_session
 from agent_cli.session import Session

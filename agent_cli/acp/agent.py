@@ -8,7 +8,7 @@ import contextlib
 import logging
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from acp import PROTOCOL_VERSION, RequestError
 from acp.helpers import update_agent_thought_text, update_current_mode
@@ -46,12 +46,13 @@ from agent_cli.acp.prompt_blocks import PromptInput
 from agent_cli.acp.tool_calls import KINDS
 from agent_cli.acp.updates import UpdateTranslator
 from agent_cli.acp.worktree_options import enter_for_session, leave, resumed_in, set_up_session
-from agent_cli.commands.dispatch import submit
+from agent_cli.commands.conversation import Conversation
 from agent_cli.commands.registry import list_commands
 from agent_cli.config import MODES, Config, ConfigError, load_config
 from agent_cli.models.base import Usage
 from agent_cli.models.pricing import price_for
 from agent_cli.models.registry import resolve_api_key
+from agent_cli.operations import Interrupt, SetMode, ShellCommand, UserInput, is_mode
 from agent_cli.runtime import open_session
 from agent_cli.session import Session
 from agent_cli.session.resume import restore
@@ -72,7 +73,8 @@ PERMISSION_OPTIONS = [
     PermissionOption(option_id="allow_always", name="Allow for this session", kind="allow_always"),
     PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
 ]
-DECISIONS = {"allow_once": "approve", "allow_always": "approve_session", "reject_once": "deny"}
+Decision = Literal["approve", "approve_session", "deny"]
+DECISIONS: dict[str, Decision] = {"allow_once": "approve", "allow_always": "approve_session", "reject_once": "deny"}
 STOP_REASONS = {"max_turns": "max_turn_requests", "max_budget": "max_turn_requests"}
 
 
@@ -98,7 +100,7 @@ class AcpAgent:
         self.client_capabilities = ClientCapabilities()
         self.initialized = False  # sessions only after `initialize` (the protocol's order)
         self.worktrees: dict[str, Any] = {}  # session id -> the worktree it runs in (_meta.worktree)
-        self.first_inputs: dict[str, str] = {}  # session id -> a new worktree's set-up `!command`
+        self.first_inputs: dict[str, str] = {}  # session id -> a new worktree's set-up command
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -210,11 +212,11 @@ class AcpAgent:
 
     async def set_session_mode(self, session_id: str, mode_id: str, **_: Any) -> SetSessionModeResponse:
         session = self._session(session_id)
-        if mode_id not in MODES:
+        if not is_mode(mode_id):
             raise RequestError.invalid_params({"mode_id": mode_id, "known": list(MODES)})
         if session.running:
             raise RequestError.invalid_request({"message": "a prompt is running; cancel it or wait"})
-        async for _event in submit(session, f"/mode {mode_id}"):
+        async for _event in Conversation(session).submit(SetMode(mode_id)):
             pass
         await self._send(session_id, [update_current_mode(session.mode)])
         return SetSessionModeResponse()
@@ -265,21 +267,23 @@ class AcpAgent:
 
     async def _inputs(self, session_id: str, session: Session, given: PromptInput):
         """The prompt's events, after those of a new worktree's set-up command (first prompt only)."""
+        conversation = Conversation(session)
         if (setup := self.first_inputs.pop(session_id, None)) is not None:
-            async for event in submit(session, setup):
+            async for event in conversation.submit(ShellCommand(setup)):
                 yield event
-        async for event in submit(session, given.text, given.images):
+        async for event in conversation.submit(UserInput(given.text, tuple(given.images))):
             yield event
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         if (session := self.sessions.get(session_id)) is not None:
-            session.interrupt()  # as Esc: the running tool and the request stop
+            async for _event in Conversation(session).submit(Interrupt()):  # as Esc: the tool and the request stop
+                pass
 
     def _ask_permission(self, session_id: str, request: ev.ApprovalRequest) -> None:
         """Ask the client without blocking the event stream; the turn waits on the request's future."""
 
         async def ask() -> None:
-            decision = "deny"
+            decision: Decision = "deny"
             try:
                 answer = await self.conn.request_permission(
                     session_id=session_id,
@@ -295,8 +299,7 @@ class AcpAgent:
                     decision = DECISIONS.get(answer.outcome.option_id, "deny")
             except Exception as exc:  # a client that cannot answer denies
                 log.warning("permission request failed: %s", exc)
-            if request.future is not None and not request.future.done():
-                request.future.set_result(ev.ApprovalDecision(decision))
+            request.answer(ev.ApprovalDecision(decision))
 
         asyncio.ensure_future(ask())
 

@@ -48,11 +48,11 @@ def resumed_in(session_id: str, cwd: Path) -> Entered | None:
 
 
 def set_up_session(entered: Entered, raw: dict[str, Any]) -> str | None:
-    """Copy the ignored files ``[worktree] copy`` names; the set-up `!command` to run first, if any."""
+    """Copy the ignored files ``[worktree] copy`` names; the set-up command to run first, if any."""
     settings = WorktreeSettings.from_raw(raw)
     for line in set_up(entered, settings.copy):
         log.info("%s", line)
-    return f"!{settings.setup}" if entered.created and settings.setup else None
+    return settings.setup if entered.created and settings.setup else None
 
 
 def leave(entered: Entered) -> None:

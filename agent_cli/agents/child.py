@@ -29,7 +29,6 @@ from agent_cli.session.hook_state import HookState
 from agent_cli.session.hooks import MAX_STOP_BLOCKS, run_hooks
 from agent_cli.session.session import Session
 from agent_cli.session.state import Emit
-from agent_cli.session.turn import run_turn
 from agent_cli.tools.base import Tool
 from agent_cli.tools.mcp_names import CALL_TOOL, SEARCH_TOOL
 from agent_cli.tools.mcp_names import PREFIX as MCP_PREFIX
@@ -149,15 +148,19 @@ async def run_child(
     relay = _Relay(parent, call_id, definition.name, emit)
     outcome = ChildOutcome(transcript=str(child.rollout.path))
     try:
-        await subagent_start(parent.turn_context(), child.turn_context(), definition.name, emit)
+        await subagent_start(
+            parent.turn_context(), parent.state, parent.services, child.id, child.hooks, definition.name, emit
+        )
         text, blocks = prompt, 0
         while True:
-            await run_turn(child.turn_context(), text, relay)
+            await child.run_turn(text, relay)
             outcome = _ending(relay.ended, outcome)
             if outcome.status != "completed" or blocks >= MAX_STOP_BLOCKS:
                 break
             hook = await run_hooks(
                 parent.turn_context(),
+                parent.state,
+                parent.services,
                 "SubagentStop",
                 emit,
                 agent=definition.name,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_cli.agents.definition import AgentDefinition, parse_agent_file
-from agent_cli.context.project_doc import find_git_root
+from agent_cli.context.project_doc import repository_root
 from agent_cli.paths import bundled_prompts_dir
 
 AGENTS_DIR = Path(".agent") / "agents"
@@ -40,11 +40,9 @@ def agent_roots(
     cwd: Path, agent_home: Path, extra: Iterable[tuple[str, Path]] = ()
 ) -> list[tuple[str, Path, str | None]]:
     """(source, folder, namespace) in precedence order."""
-    project = find_git_root(Path(cwd).resolve()) or Path(cwd).resolve()
-    roots: list[tuple[str, Path, str | None]] = [
-        ("repo", project / AGENTS_DIR, None),
-        ("user", Path(agent_home) / "agents", None),
-    ]
+    project = repository_root(Path(cwd))
+    roots: list[tuple[str, Path, str | None]] = [("repo", project / AGENTS_DIR, None)] if project else []
+    roots.append(("user", Path(agent_home) / "agents", None))
     roots += [(f"plugin {namespace}", Path(folder), namespace) for namespace, folder in extra]
     roots.append(("bundled", bundled_agents_dir(), None))
     return roots

@@ -22,8 +22,8 @@ from agent_cli.agents.definition import AgentDefinition
 from agent_cli.agents.task_tool import ChildOutcome
 from agent_cli.sandbox.policy import SandboxPolicy
 from agent_cli.session.approvals import Approvals
-from agent_cli.session.parts import Emit
 from agent_cli.session.session import Session
+from agent_cli.session.state import Emit
 from agent_cli.worktrees.entering import Entered, GitError, leave_worktree, open_worktree, set_up
 from agent_cli.worktrees.settings import WorktreeSettings
 
@@ -46,7 +46,10 @@ def isolated_approvals(
     isolated.permissions = permissions
     if approvals.sandbox is not None:
         sandbox = approvals.sandbox
-        isolated.sandbox = SandboxPolicy.create(sandbox.mode, cwd, writable_roots, sandbox.network_access)
+        isolated.sandbox = replace(
+            SandboxPolicy.create(sandbox.mode, cwd, writable_roots, sandbox.network_access),
+            read_only_files=sandbox.read_only_files,
+        )
     return isolated
 
 

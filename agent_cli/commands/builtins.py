@@ -124,17 +124,16 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin(
         "rewind",
         "go back to an earlier prompt: code and conversation, conversation only, or code only",
-        "[N [both|conversation|code]]",
+        "[N|-N [both|conversation|code]]",
         rewind_command,
     ),
     Builtin("fork", "continue this conversation (up to before prompt N) in a new session", "[N]", fork_command),
     Builtin("copy", "copy the last answer to the clipboard", "", copy_command, needs_idle=False),
-    Builtin(
+    Builtin(  # waits for a running turn: writing FILE may ask (command_writes.py), and only a turn's task can
         "export",
         "the conversation as Markdown, tool calls folded: to FILE, or to the clipboard",
         "[FILE]",
         export_command,
-        needs_idle=False,
     ),
     Builtin("new", "start a new conversation with the same settings", "", new_command, aliases=("clear",)),
     Builtin("resume", "resume a saved session", "[session id]", resume_command, busy_refusal=RESUME_WHILE_BUSY),

@@ -29,7 +29,11 @@ class CommandCatalog(Protocol):
 
     warnings: tuple[str, ...]
     custom: dict[str, CustomCommand]  # command files and plugins' commands, by name
-    aliases: Mapping[str, CustomCommand]  # a plugin command's plain name, when nothing else has it
+
+    @property
+    def aliases(self) -> Mapping[str, CustomCommand]:
+        """A plugin command's plain name, when nothing else has it."""
+        ...
 
     def infos(self) -> list[CommandInfo]: ...
 

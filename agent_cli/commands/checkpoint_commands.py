@@ -10,15 +10,19 @@ from __future__ import annotations
 
 from agent_cli import events as ev
 from agent_cli.checkpoints.gitcmd import CheckpointError
+from agent_cli.checkpoints.ledger import Checkpoint
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation
+from agent_cli.operations import REWIND_PARTS, Fork, Rewind, is_rewind_part
 from agent_cli.session.checkpointing import PromptEntry
 from agent_cli.session.forking import fork_session
+from agent_cli.session.session import Emit, Session
 from agent_cli.store.replay import shown_prompt
 from agent_cli.store.rollout import RolloutError
 
-MODES = ("both", "conversation", "code")
+MODES = REWIND_PARTS
 YES = "--yes"
+NOTHING_TO_REWIND = "nothing to rewind: no prompt since the start (or the last compaction)"
 
 
 async def undo_command(inv: Invocation) -> None:
@@ -29,51 +33,52 @@ async def undo_command(inv: Invocation) -> None:
     if not checkpoints:
         inv.emit(ev.Notice("nothing to undo: no turn of this session changed files since the last undo", title="undo"))
         return
-    restored = await restore_code(inv, checkpoints, "undo", tell_model=True, ask=inv.args != YES)
+    restored = await restore_code(inv.session, inv.emit, checkpoints, "undo", tell_model=True, ask=inv.args != YES)
     if restored is not None:
         inv.emit(ev.Rewound("undo", tuple(restored[0]), tuple(restored[1])))
 
 
-async def restore_code(inv: Invocation, checkpoints, what: str, tell_model: bool, ask: bool):
-    """Plan, show, ask, restore. Returns (restored paths, conflicts), or None when the user said no."""
-    tracker = inv.session.checkpoints
+async def restore_code(
+    session: Session, emit: Emit, checkpoints: list[Checkpoint], what: str, tell_model: bool, ask: bool
+) -> tuple[list[str], list[str]] | None:
+    """Plan, show, ask, restore (``what``: undo or rewind). Returns (restored paths, conflicts),
+    or None when the user said no."""
+    tracker = session.checkpoints
     try:
         plan = await tracker.plan(checkpoints)
     except CheckpointError as exc:
-        raise InputError(f"/{inv.name}: {exc}") from None
+        raise InputError(f"/{what}: {exc}") from None
     turns = ", ".join(repr(shown_prompt(c.prompt)[:60]) for c in checkpoints)
     if not plan.changes:
         note = "the files are already as they were before " + turns
         if plan.conflicts:
             note += f"\nchanged by hand since, left as they are: {', '.join(plan.conflicts)}"
-        inv.emit(ev.Notice(note, title=what))
+        emit(ev.Notice(note, title=what))
         await tracker.restore(plan, checkpoints, tell_model=False)  # nothing left to take back there
         return [], plan.conflicts
-    inv.emit(ev.Notice(f"{what}: taking back {turns}\n{plan.summary()}\n\n{plan.diff}", title=what))
+    emit(ev.Notice(f"{what}: taking back {turns}\n{plan.summary()}\n\n{plan.diff}", title=what))
     if ask:
-        session = inv.session
         if not session.approvals.interactive:
             raise InputError(
-                f"/{inv.name} asks before it restores files; add {YES} to restore without asking, "
-                "or use `agent exec undo`"
+                f"/{what} asks before it restores files; add {YES} to restore without asking, or use `agent exec undo`"
             )
         count = len(plan.changes)
         question = f"restore {'this file' if count == 1 else f'these {count} files'} to before {turns}"
         reason = "files changed by hand since are left as they are" if plan.conflicts else None
-        decision = await session.approvals.request_decision(what, what, question, reason, inv.emit)
+        decision = await session.approvals.request_decision(what, what, question, reason, emit)
         if decision.decision == "deny":
-            inv.emit(ev.Notice("nothing was restored", title=what))
+            emit(ev.Notice("nothing was restored", title=what))
             return None
     try:
         restored = await tracker.restore(plan, checkpoints, tell_model)
     except CheckpointError as exc:
-        raise InputError(f"/{inv.name}: {exc}") from None
+        raise InputError(f"/{what}: {exc}") from None
     lines = [f"restored {len(restored)} file(s): {', '.join(restored)}"]
     if plan.conflicts:
         lines.append(f"not restored, changed by hand since the turn: {', '.join(plan.conflicts)}")
     if plan.skipped:
         lines.append(f"not restored, over the size limit: {', '.join(plan.skipped)}")
-    inv.emit(ev.Notice("\n".join(lines), title=what))
+    emit(ev.Notice("\n".join(lines), title=what))
     return restored, plan.conflicts
 
 
@@ -85,24 +90,23 @@ def prompt_list(entries: list[PromptEntry]) -> str:
     return "\n".join(lines)
 
 
-def parse_rewind(args: str, count: int) -> tuple[int, str]:
+def rewind_form(args: str) -> Rewind | None:
+    """``/rewind N [both|conversation|code] [--yes]`` as an operation (``-N``: N prompts back);
+    None when it is not that."""
     words = args.split()
-    mode = "both"
-    if len(words) == 2 and words[1] in MODES:
-        mode = words[1]
-    elif len(words) != 1:
-        raise InputError(f"usage: /rewind N [{'|'.join(MODES)}]")
-    if not words[0].isdigit() or not 1 <= int(words[0]) <= count:
-        raise InputError(f"/rewind: choose a prompt from 1 to {count}")
-    return int(words[0]), mode
+    confirmed = bool(words) and words[-1] == YES
+    words = words[:-1] if confirmed else words
+    if len(words) not in (1, 2) or not words[0].removeprefix("-").isdigit():
+        return None
+    part = words[1] if len(words) == 2 else "both"
+    return Rewind(int(words[0]), part, confirmed) if is_rewind_part(part) else None
 
 
 async def rewind_command(inv: Invocation) -> None:
     session = inv.session
-    tracker = session.checkpoints
-    entries = tracker.prompts()
+    entries = session.checkpoints.prompts()
     if not entries:
-        inv.emit(ev.Notice("nothing to rewind: no prompt since the start (or the last compaction)", title="rewind"))
+        inv.emit(ev.Notice(NOTHING_TO_REWIND, title="rewind"))
         return
     if not inv.args:
         if session.approvals.interactive:
@@ -112,45 +116,78 @@ async def rewind_command(inv: Invocation) -> None:
                 ev.Notice(prompt_list(entries) + f"\n\ngo back with /rewind N [{'|'.join(MODES)}]", title="rewind")
             )
         return
-    yes = inv.args.split()[-1] == YES
-    number, mode = parse_rewind(inv.args.removesuffix(YES).strip() if yes else inv.args, len(entries))
+    if (op := rewind_form(inv.args)) is None:
+        words = inv.args.removesuffix(YES).split()
+        if len(words) == 1 or (len(words) == 2 and words[1] in MODES):
+            raise InputError(f"/rewind: choose a prompt from 1 to {len(entries)}")
+        raise InputError(f"usage: /rewind N [{'|'.join(MODES)}]")
+    await rewind(session, op, inv.emit)
+
+
+async def rewind(session: Session, op: Rewind, emit: Emit) -> None:
+    """Back to before prompt ``op.prompt``: its files, its conversation or both."""
+    tracker = session.checkpoints
+    entries = tracker.prompts()
+    if not entries:
+        emit(ev.Notice(NOTHING_TO_REWIND, title="rewind"))
+        return
+    if not is_rewind_part(op.part):
+        raise InputError(f"usage: /rewind N [{'|'.join(MODES)}]")
+    number = op.prompt if op.prompt > 0 else len(entries) + 1 + op.prompt  # -1: the last prompt
+    if not 1 <= number <= len(entries):
+        raise InputError(f"/rewind: choose a prompt from 1 to {len(entries)}")
     entry = entries[number - 1]
     restored: list[str] = []
     conflicts: list[str] = []
-    if mode in ("code", "both"):
+    if op.part in ("code", "both"):
         checkpoints = tracker.ledger.since_prompt(entry.index, session.compaction.count)
         if checkpoints:
-            outcome = await restore_code(inv, checkpoints, "rewind", tell_model=mode == "code", ask=not yes)
+            outcome = await restore_code(
+                session, emit, checkpoints, "rewind", tell_model=op.part == "code", ask=not op.confirmed
+            )
             if outcome is None:
                 return
             restored, conflicts = outcome
         else:
-            inv.emit(ev.Notice("no file changes to take back since that prompt", title="rewind"))
+            emit(ev.Notice("no file changes to take back since that prompt", title="rewind"))
     prompt = None
-    if mode in ("conversation", "both"):
+    if op.part in ("conversation", "both"):
         prompt = session.rewind(entry.index)
-        inv.emit(
+        emit(
             ev.Notice(f"the conversation is back before prompt {number}; it is in the composer to edit", title="rewind")
         )
-    inv.emit(ev.Rewound(mode, tuple(restored), tuple(conflicts), prompt, len(session.history)))
+    emit(ev.Rewound(op.part, tuple(restored), tuple(conflicts), prompt, len(session.history)))
+
+
+def fork_form(args: str) -> Fork | None:
+    """``/fork`` or ``/fork N`` as an operation."""
+    if not args:
+        return Fork()
+    return Fork(int(args)) if args.isdigit() else None
 
 
 async def fork_command(inv: Invocation) -> None:
-    session = inv.session
+    if (op := fork_form(inv.args)) is None:
+        count = len(inv.session.checkpoints.prompts())
+        raise InputError(f"/fork takes a prompt number from 1 to {count} (or nothing: the whole conversation)")
+    fork(inv.session, op, inv.emit)
+
+
+def fork(session: Session, op: Fork, emit: Emit) -> None:
+    """The conversation (up to before prompt ``op.prompt``) as a new session file, to switch to."""
     entries = session.checkpoints.prompts()
     length = None
-    if inv.args:
-        if not inv.args.isdigit() or not 1 <= int(inv.args) <= len(entries):
+    if op.prompt is not None:
+        if not 1 <= op.prompt <= len(entries):
             raise InputError(
                 f"/fork takes a prompt number from 1 to {len(entries)} (or nothing: the whole conversation)"
             )
-        length = entries[int(inv.args) - 1].index
+        length = entries[op.prompt - 1].index
     if not len(session.history):
         raise InputError("/fork: nothing to fork yet")
-
     try:
         path = fork_session(session, length)
     except (RolloutError, OSError) as exc:
         raise InputError(f"/fork: {exc}") from None
-    inv.emit(ev.Notice(f"forked into a new session; the original stays as it was\n{path}", title="fork"))
-    inv.emit(ev.CommandAction("resume", str(path)))
+    emit(ev.Notice(f"forked into a new session; the original stays as it was\n{path}", title="fork"))
+    emit(ev.CommandAction("resume", str(path)))

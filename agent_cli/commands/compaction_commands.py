@@ -10,6 +10,8 @@ from agent_cli.commands.invocation import Invocation
 from agent_cli.context.compact import real_user_messages
 from agent_cli.context.dropped import render_dropped
 from agent_cli.context.fragments import summary_prefix
+from agent_cli.operations import Compact
+from agent_cli.session.session import Emit, Session
 
 AUTOCOMPACT_USAGE = (
     "/autocompact [PERCENT | TOKENS | on | off], e.g. /autocompact 70%, /autocompact 12000, /autocompact 12k"
@@ -18,17 +20,27 @@ MIN_COMPACT_GAIN = 500  # tokens a compaction must be able to replace: a summary
 _AMOUNT = re.compile(r"(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>%|k)?", re.IGNORECASE)
 
 
+def compact_form(args: str) -> Compact | None:
+    """``/compact [focus]`` as an operation (``/compact show`` only reports: no operation)."""
+    return None if args.strip().lower() == "show" else Compact(args or None)
+
+
 async def compact_command(inv: Invocation) -> None:
-    if inv.args.strip().lower() == "show":
+    if (op := compact_form(inv.args)) is None:
         show_last_compaction(inv)
         return
-    if (short := too_short_to_compact(inv.session)) is not None:
-        inv.emit(ev.Notice(short, title="compact"))
+    await compact(inv.session, op, inv.emit)
+
+
+async def compact(session: Session, op: Compact, emit: Emit) -> None:
+    """Summarize the conversation now, unless it is too short for a summary to make it smaller."""
+    if (short := too_short_to_compact(session)) is not None:
+        emit(ev.Notice(short, title="compact"))
         return
-    await inv.session.compact_now(inv.emit, inv.args or None)
+    await session.compact_now(emit, op.focus or None)
 
 
-def too_short_to_compact(session) -> str | None:
+def too_short_to_compact(session: Session) -> str | None:
     """Why ``/compact`` would not make the context smaller, before a summary is paid for: a
     compaction keeps the initial context and your own messages, and replaces the rest (answers,
     tool calls and outputs) with a summary that is about this long itself."""

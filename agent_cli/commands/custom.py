@@ -22,7 +22,7 @@ from pathlib import Path
 import yaml
 
 from agent_cli.commands.text import Piece, Template
-from agent_cli.context.project_doc import find_git_root
+from agent_cli.context.project_doc import repository_root
 from agent_cli.tools.claude_names import our_tool_name
 
 COMMANDS_DIR = Path(".agent") / "commands"
@@ -54,9 +54,9 @@ class CustomCommandSet:
 
 def command_roots(cwd: Path, agent_home: Path) -> list[tuple[str, Path]]:
     """Where command files live, highest precedence first."""
-    cwd = Path(cwd).resolve()
-    project = find_git_root(cwd) or cwd
-    return [("repo", project / COMMANDS_DIR), ("user", Path(agent_home) / "commands")]
+    project = repository_root(cwd)
+    repo = [("repo", project / COMMANDS_DIR)] if project else []
+    return [*repo, ("user", Path(agent_home) / "commands")]
 
 
 def load_custom_commands(

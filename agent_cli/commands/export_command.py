@@ -1,11 +1,13 @@
 """``/export [FILE]``: the conversation as Markdown (agent_cli/export/markdown.py), written to
-FILE (relative to the session's folder) or, without one, put on the clipboard by the front end."""
+FILE (relative to the session's folder) or, without one, put on the clipboard by the front end.
+Writing FILE is decided as a model's write of it would be (command_writes.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from agent_cli import events as ev
+from agent_cli.commands.command_writes import approve_writes, write_file
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation
 from agent_cli.display import home_relative
@@ -30,9 +32,9 @@ async def export_command(inv: Invocation) -> None:
     target = target if target.is_absolute() else Path(session.config.cwd) / target
     if target.is_dir():
         raise InputError(f"/export: {inv.args} is a folder; name a file, e.g. /export conversation.md")
+    (target,) = await approve_writes(session, inv.emit, f"/export {inv.args}", [(target, text)])
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        write_file(target, text)
     except OSError as exc:
         raise InputError(f"/export: cannot write {inv.args}: {exc.strerror or exc}") from None
     lines = text.count("\n")

@@ -2,7 +2,7 @@
 
 A few commands want a person at a screen: ``/memory edit ID`` opens their editor on the memory,
 ``/model`` alone lists the models to pick from, and ``# text`` saves a memory (as Claude Code
-does). The TUI passes itself to :func:`agent_cli.commands.dispatch.submit` as a :class:`FrontEnd`;
+does). The TUI passes itself to :class:`agent_cli.commands.conversation.Conversation` as a :class:`FrontEnd`;
 ``agent exec`` and ``agent acp`` pass none, and those commands do there what they always did
 (``/model`` names the model, ``/memory edit`` wants its text, ``# text`` is a prompt).
 """
@@ -16,6 +16,7 @@ class FrontEnd(Protocol):
     @property
     def memory_shortcut(self) -> bool:
         """Whether ``# text`` saves a project memory here (the TUI's shortcut)."""
+        ...
 
     async def edit_text(self, text: str, name: str) -> str | None:
         """``text`` opened in the user's editor (``name``: a file name for it); the text as saved,

@@ -70,7 +70,9 @@ async def status_command(inv: Invocation) -> None:
         for doc in docs
     ] or ["none"]
     skills = ", ".join(skill.name for skill in initial.skills) or "none"
-    sandbox = f"{config.sandbox_mode} (network {'on' if config.network_access else 'off'}{sandbox_mechanism()})"
+    network = session.approvals.network
+    mode = network.mode if network is not None else "all" if config.network_access else "off"
+    sandbox = f"{config.sandbox_mode} (network {mode}{sandbox_mechanism()})"
     rows = [
         ("model", session.model),
         ("provider", provider_text),
@@ -83,6 +85,7 @@ async def status_command(inv: Invocation) -> None:
             if config.sandbox_mode != "danger-full-access"
             else []
         ),
+        *network_rows(session),
         ("AGENTS.md", doc_lines[0]),
         *[("", line) for line in doc_lines[1:]],
         ("skills", f"{len(initial.skills)}: {skills}" if initial.skills else "none"),
@@ -111,6 +114,14 @@ async def status_command(inv: Invocation) -> None:
     if initial.warnings:
         text += "\n\nwarnings:\n" + "\n".join(f"  {warning}" for warning in initial.warnings)
     inv.emit(ev.Notice(text, title="status"))
+
+
+def network_rows(session) -> list[tuple[str, str]]:
+    """The sandbox's network mode and the domains in force, each with where it is written."""
+    network = session.approvals.network
+    if network is None:
+        return []
+    return [("network", network.summary()), *[("", line) for line in network.entry_lines()]]
 
 
 def checks_rows(session) -> list[tuple[str, str]]:

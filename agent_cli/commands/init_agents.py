@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from agent_cli import events as ev
+from agent_cli.commands.command_writes import approve_writes, write_file
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.expand import workspace_root
 from agent_cli.commands.invocation import Invocation, read_only_tool_names, run_model_turn
@@ -65,8 +66,13 @@ async def init_command(inv: Invocation) -> None:
         if ask and not await confirm_overwrite(inv, path, content):
             inv.emit(ev.Notice(f"kept the existing {path}", title="init"))
             return ev.TurnComplete(answer)
+        try:  # decided as a model's write of AGENTS.md would be (rules, policy, sandbox, the question)
+            (target,) = await approve_writes(session, inv.emit, "/init", [(path, content + "\n")])
+        except InputError as exc:
+            inv.emit(ev.Error(exc.message))
+            return ev.TurnFailed(exc.message)
         try:
-            path.write_text(content + "\n", encoding="utf-8")
+            write_file(target, content + "\n")
         except OSError as exc:
             inv.emit(ev.Error(f"cannot write {path}: {exc.strerror or exc}"))
             return ev.TurnFailed(str(exc))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from agent_cli import events as ev
 from agent_cli.commands.invocation import Invocation
 from agent_cli.display import home_relative
+from agent_cli.network.session_network import SessionNetwork
 from agent_cli.permissions.engine import Permissions
 from agent_cli.trust.gate import TrustState
 
@@ -16,7 +17,20 @@ HOW_TO_ADD = (
 
 async def permissions_command(inv: Invocation) -> None:
     session = inv.session
-    inv.emit(ev.Notice(format_permissions(session.approvals.permissions, session.trust), title="permissions"))
+    text = format_permissions(session.approvals.permissions, session.trust)
+    if session.approvals.network is not None:
+        text += "\n\n" + format_network(session.approvals.network)
+    inv.emit(ev.Notice(text, title="permissions"))
+
+
+def format_network(network: SessionNetwork) -> str:
+    """The sandbox's network: the mode, the domains in force and where each is written, and the
+    hosts commands were let through to or refused this session."""
+    lines = [f"network: {network.summary()}"]
+    lines += [f"  {line}" for line in network.entry_lines()]
+    if decided := network.decision_lines():
+        lines += ["hosts this session:", *(f"  {line}" for line in decided)]
+    return "\n".join(lines)
 
 
 def format_permissions(permissions: Permissions, trust: TrustState | None = None) -> str:

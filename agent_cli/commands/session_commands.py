@@ -1,5 +1,8 @@
 """Commands that change the session: ``/model``, ``/mode``, ``/new``, ``/resume``, ``/quit``.
 
+``/model NAME`` and ``/mode NAME`` are the operations ``SetModel`` and ``SetMode`` (operations.py):
+:func:`set_model` and :func:`set_mode` apply them, whether typed or sent by a front end.
+
 Model and mode changes are appended to the history as developer fragments, never edited into the
 system prompt, so every request's prefix stays byte-identical to the one before.
 """
@@ -10,50 +13,66 @@ from agent_cli import events as ev
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation
 from agent_cli.commands.model_check import model_choices, unknown_model_reason
-from agent_cli.context.modes import MODES, mode_change_fragment
+from agent_cli.context.modes import mode_change_fragment
 from agent_cli.context.prompts import prompt_library
 from agent_cli.items import Message, developer
+from agent_cli.operations import MODES, SetMode, SetModel, is_mode
+from agent_cli.session.session import Emit, Session
 
 MODE_SUMMARY = "agent: every tool · ask: read-only tools · plan: read-only tools and update_plan"
 
 
+def model_form(args: str) -> SetModel | None:
+    """``/model NAME`` as an operation; None for anything else (the command says what it wants)."""
+    return SetModel(args, verify=True) if len(args.split()) == 1 else None
+
+
+def mode_form(args: str) -> SetMode | None:
+    mode = args.strip().lower()
+    return SetMode(mode) if is_mode(mode) else None
+
+
 async def model_command(inv: Invocation) -> None:
     session = inv.session
-    provider = session.config.provider.id
     model = inv.args
     if not model and inv.front_end is not None:  # the TUI: pick from what the provider serves
         model = await inv.front_end.pick_model(session.model, await model_choices(session)) or ""
         if not model or model == session.model:
             return
     if not model:
-        inv.emit(ev.Notice(f"{session.model} via {provider}\nswitch with /model NAME", title="model"))
+        inv.emit(ev.Notice(f"{session.model} via {session.config.provider.id}\nswitch with /model NAME", title="model"))
         return
+    await set_model(session, SetModel(model, verify=True), inv.emit)
+
+
+async def set_model(session: Session, op: SetModel, emit: Emit) -> None:
+    """Switch to ``op.model`` from the next request on; the model reads the change as a fragment."""
+    model, provider, previous = op.model, session.config.provider.id, session.model
     if len(model.split()) != 1:
         raise InputError("/model takes one model name, e.g. /model gpt-5")
-    previous = session.model
     if model == previous:
-        inv.emit(ev.Notice(f"already using {model}", title="model"))
+        emit(ev.Notice(f"already using {model}", title="model"))
         return
-    if (unknown := await unknown_model_reason(session, model)) is not None:
+    if op.verify and (unknown := await unknown_model_reason(session, model)) is not None:
         if session.approvals.interactive:
             decision = await session.approvals.request_decision(
-                "model", "model", f"switch to {model}", f"{unknown}; switch anyway?", inv.emit
+                "model", "model", f"switch to {model}", f"{unknown}; switch anyway?", emit
             )
             if decision.decision == "deny":
-                inv.emit(ev.Notice(f"kept {previous}", title="model"))
+                emit(ev.Notice(f"kept {previous}", title="model"))
                 return
         else:
-            inv.emit(ev.Warning(f"{unknown}; switching to it unverified"))
-    session.start_context(inv.emit)  # the fragment must come after the initial context
+            emit(ev.Warning(f"{unknown}; switching to it unverified"))
+    session.start_context(emit)  # the fragment must come after the initial context
     session.switch_model(model)  # the TUI's /new and /resume keep it: they open the next session on it
     text = prompt_library(session.config.agent_home).render("model_change.md", previous=previous, model=model)
     session.record(developer(text.strip()))
-    inv.emit(
+    emit(
         ev.Notice(
             f"{previous} → {model} via {provider} (context window {session.window.tokens:,} tokens)", title="model"
         )
     )
-    inv.emit(session.token_count_event())
+    emit(session.token_count_event())
 
 
 async def mode_command(inv: Invocation) -> None:
@@ -61,16 +80,22 @@ async def mode_command(inv: Invocation) -> None:
     if not inv.args:
         inv.emit(ev.Notice(f"{session.mode} mode\n{MODE_SUMMARY}\nswitch with /mode agent|ask|plan", title="mode"))
         return
-    mode = inv.args.strip().lower()
-    if mode not in MODES:
+    if (op := mode_form(inv.args)) is None:
         raise InputError(f"unknown mode {inv.args!r}; choose one of: {', '.join(MODES)}")
-    if mode == session.mode:
-        inv.emit(ev.Notice(f"already in {mode} mode", title="mode"))
+    set_mode(session, op, inv.emit)
+
+
+def set_mode(session: Session, op: SetMode, emit: Emit) -> None:
+    """Switch to ``op.mode`` from the next request on; the model reads the change as a fragment."""
+    if not is_mode(op.mode):
+        raise InputError(f"unknown mode {op.mode!r}; choose one of: {', '.join(MODES)}")
+    if op.mode == session.mode:
+        emit(ev.Notice(f"already in {op.mode} mode", title="mode"))
         return
-    session.start_context(inv.emit)
-    session.switch_mode(mode)
-    session.record(mode_change_fragment(mode, prompt_library(session.config.agent_home)))
-    inv.emit(ev.Notice(f"switched to {mode} mode ({MODE_SUMMARY})", title="mode"))
+    session.start_context(emit)
+    session.switch_mode(op.mode)
+    session.record(mode_change_fragment(op.mode, prompt_library(session.config.agent_home)))
+    emit(ev.Notice(f"switched to {op.mode} mode ({MODE_SUMMARY})", title="mode"))
 
 
 async def new_command(inv: Invocation) -> None:

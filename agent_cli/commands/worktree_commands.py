@@ -2,8 +2,10 @@
 
 ``/worktree`` shows the worktree this session runs in and the repository's others; ``/worktree
 NAME`` goes on in worktree NAME (created from HEAD when new: ignored files of ``[worktree] copy``
-copied, its ``setup`` command sent there first as a ``!command``) as a new session, which only a
-front end can do (a ``CommandAction``). ``/rename NAME`` names this session (``agent resume NAME``).
+copied, its ``setup`` command run there first) as a new session, which only a
+front end can do (a ``CommandAction``). Making a new one writes the repository's ``.git`` and a
+folder under the agent's home, so it is decided as a model's write of those would be
+(command_writes.py). ``/rename NAME`` names this session (``agent resume NAME``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from agent_cli import events as ev
+from agent_cli.commands.command_writes import approve_writes
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.invocation import Invocation
 from agent_cli.config import Config, ConfigError, load_config
@@ -21,7 +24,16 @@ from agent_cli.trust.inventory import take_inventory
 from agent_cli.trust.store import TrustStore
 from agent_cli.worktrees.entering import GitError, open_worktree, set_up
 from agent_cli.worktrees.settings import WorktreeSettings
-from agent_cli.worktrees.store import containing, list_worktrees, repository_of, state
+from agent_cli.worktrees.store import (
+    BRANCH_PREFIX,
+    check_name,
+    containing,
+    find,
+    list_worktrees,
+    repository_folder,
+    repository_of,
+    state,
+)
 
 
 def config_in(config: Config, folder: Path) -> Config:
@@ -90,6 +102,7 @@ async def worktree_command(inv: Invocation) -> None:
         return
     config = inv.session.config
     name = inv.args.strip()
+    await approve_new_worktree(inv, name)
     try:
         entered = await asyncio.to_thread(open_worktree, name, None, config.cwd, config.agent_home)
     except (GitError, ValueError) as exc:
@@ -99,8 +112,29 @@ async def worktree_command(inv: Invocation) -> None:
     lines += await asyncio.to_thread(set_up, entered, settings.copy)
     await asyncio.to_thread(carry_trust, config, config_in(config, entered.cwd))
     inv.emit(ev.Notice("\n".join(lines), title="worktree"))
-    setup = f"!{settings.setup}" if entered.created and settings.setup else None
+    setup = settings.setup if entered.created and settings.setup else None  # the front end runs it there first
     inv.emit(ev.CommandAction("worktree", str(entered.cwd), then=setup))
+
+
+async def approve_new_worktree(inv: Invocation, name: str) -> None:
+    """A worktree that does not exist yet is made only as a write of its branch and folder would be."""
+    config = inv.session.config
+    try:
+        check_name(name)
+        repository = await asyncio.to_thread(repository_of, config.cwd)
+    except (GitError, ValueError) as exc:
+        raise InputError(f"/worktree: {exc}") from None
+    found = find(config.agent_home, repository.main, name)
+    if found is not None and found.exists:
+        return  # resumed: nothing is made
+    folder = repository_folder(config.agent_home, repository.main) / name
+    git_dir = repository.main / ".git"
+    branch = BRANCH_PREFIX + name
+    writes = [
+        (git_dir / "worktrees" / name / "gitdir", f"git worktree add -b {branch} {folder}\n"),
+        (folder / ".git", f"gitdir: {git_dir / 'worktrees' / name}\n"),
+    ]
+    await approve_writes(inv.session, inv.emit, f"/worktree {name}", writes)
 
 
 async def rename_command(inv: Invocation) -> None:

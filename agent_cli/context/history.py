@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from agent_cli.items import Item, ToolCall, ToolOutput
+from agent_cli.items import Item, Message, ToolCall, ToolOutput
 
 ABORTED_OUTPUT = "aborted: the tool call was interrupted before it finished"
 
@@ -23,6 +23,7 @@ class History:
         self._open_calls: set[str] = set()  # calls recorded without an output yet
         self._orphans: set[str] = set()  # outputs recorded without their call
         self._calls: set[str] = set()
+        self._with_images = 0  # items carrying images: a model without vision needs notes for them
         for item in items:
             self.record(item)
 
@@ -33,6 +34,10 @@ class History:
     def items(self) -> list[Item]:
         """A copy of the recorded items, as recorded."""
         return list(self._items)
+
+    @property
+    def has_images(self) -> bool:
+        return self._with_images > 0
 
     @property
     def estimated_tokens(self) -> int:
@@ -57,6 +62,8 @@ class History:
         self._token_total = sum(self._tokens)
 
     def _track(self, item: Item) -> None:
+        if isinstance(item, (Message, ToolOutput)) and item.images:
+            self._with_images += 1
         if isinstance(item, ToolCall):
             self._calls.add(item.call_id)
             if item.call_id in self._orphans:
@@ -71,6 +78,7 @@ class History:
 
     def _retrack(self) -> None:
         self._open_calls, self._orphans, self._calls = set(), set(), set()
+        self._with_images = 0
         for item in self._items:
             self._track(item)
 
@@ -82,6 +90,7 @@ class History:
         """Swap in a new history (after compaction)."""
         self._items, self._tokens, self._token_total = [], [], 0
         self._open_calls, self._orphans, self._calls = set(), set(), set()
+        self._with_images = 0
         self.extend(items)
 
     def for_request(self) -> list[Item]:

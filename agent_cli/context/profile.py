@@ -2,8 +2,8 @@
 
 A short system prompt written for it (``prompts/lean/system.md``), terse descriptions of the four
 tools that earn their place (``prompts/lean/tool_<name>.md``), and every other tool (memory,
-``task``, MCP servers' tools) behind one ``tool_search`` / ``tool_call`` pair, so the tool list
-stays small and never changes. The choice of tools is the three tables below and nothing else:
+``task``, MCP servers' tools) behind one ``tool_search`` / ``tool_call`` pair (the door's lean
+face, tools/door.py), so the tool list stays small and never changes. The choice of tools is the three tables below and nothing else:
 a new tool is behind the pair unless it is named here.
 """
 
@@ -24,8 +24,8 @@ LEAN_TOOLS: dict[str, tuple[str, ...]] = {
 }
 # Not offered at all: the direct tools do their job (list_dir; shell_output and shell_kill serve
 # background commands, which the lean shell does not start), they cost more than they give in a
-# small window (update_plan, web_fetch, web_search: pages do not fit), or the pair replaces them (MCP's own
-# mcp_search / mcp_call: tool_search finds the MCP tools themselves).
+# small window (update_plan, web_fetch, web_search: pages do not fit), or the pair replaces them (the
+# door's MCP face, mcp_search / mcp_call, is never shown beside it: tool_search finds the MCP tools).
 LEAN_LEFT_OUT = frozenset(
     {"list_dir", "update_plan", "shell_output", "shell_kill", "web_fetch", "web_search", "mcp_search", "mcp_call"}
 )

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_cli.context.fragments import agents_md_text
+from agent_cli.ownership import is_own_folder, own_folders
 
 DEFAULT_MAX_BYTES = 32 * 1024
 OVERRIDE_NAME = "AGENTS.override.md"
@@ -43,11 +44,20 @@ class ProjectDocs:
 
 
 def find_git_root(start: Path) -> Path | None:
-    """The nearest folder at or above ``start`` holding ``.git`` (a folder, or a worktree file)."""
-    for directory in (start, *start.parents):
+    """The nearest folder at or above ``start`` holding ``.git`` (a folder, or a worktree file),
+    among the user's own folders (agent_cli/ownership.py: another user's `/tmp/.git` is none)."""
+    for directory in own_folders(start):
         if os.path.lexists(directory / ".git"):
             return directory
     return None
+
+
+def repository_root(cwd: Path) -> Path | None:
+    """The folder whose repository files apply (`.agent/`, `.claude/`, `.mcp.json`, plugins,
+    agent, command and skill files): the git root, else ``cwd``; None when ``cwd`` is a folder
+    another user can write, whose files are then never read."""
+    cwd = Path(cwd).resolve()
+    return find_git_root(cwd) or (cwd if is_own_folder(cwd) else None)
 
 
 def is_plain_name(name: str) -> bool:

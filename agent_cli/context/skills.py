@@ -15,7 +15,7 @@ from pathlib import Path
 import yaml
 
 from agent_cli.context.fragments import SKILLS_LIST, skill_body_text
-from agent_cli.context.project_doc import find_git_root
+from agent_cli.context.project_doc import repository_root
 from agent_cli.context.prompts import PromptLibrary, prompt_library
 from agent_cli.context.tokens import approx_text_tokens as approx_tokens
 from agent_cli.paths import bundled_skills_dir
@@ -48,13 +48,9 @@ class SkillSet:
 
 def skill_roots(cwd: Path, agent_home: Path) -> list[tuple[str, Path]]:
     """Where skills are looked for, highest precedence first."""
-    cwd = Path(cwd).resolve()
-    project = find_git_root(cwd) or cwd
-    return [
-        ("repo", project / ".agent" / "skills"),
-        ("user", Path(agent_home) / "skills"),
-        ("bundled", bundled_skills_dir()),
-    ]
+    project = repository_root(cwd)
+    repo = [("repo", project / ".agent" / "skills")] if project else []
+    return [*repo, ("user", Path(agent_home) / "skills"), ("bundled", bundled_skills_dir())]
 
 
 def load_skills(

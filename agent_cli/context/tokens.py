@@ -18,6 +18,7 @@ import hashlib
 import importlib.util
 import math
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -360,7 +361,7 @@ class TokenCounter:
             + images_tokens(item, self.image_formula, self.vision)
         )
 
-    def items_tokens(self, items: list[Item]) -> int:
+    def items_tokens(self, items: Iterable[Item]) -> int:
         return sum(self.item_tokens(item) for item in items)
 
     def prompt_overhead(self, instructions: str, tools: list[ToolSpec]) -> int:

@@ -142,9 +142,20 @@ def trust(config: Config) -> Finding:
     return Finding("trust", WARN, f"not trusted ({asked}); would run: {names}")
 
 
+def network(session: Session) -> list[Finding]:
+    """The sandbox's network: the mode, and each domain in force with where it is written."""
+    network = session.approvals.network
+    if network is None:
+        return []
+    rows = [Finding("network", WARN if network.unavailable else OK, network.summary())]
+    rows += [Finding("network", OK, line) for line in network.entry_lines()]
+    return rows + [Finding("network", WARN, warning) for warning in network.lists.warnings]
+
+
 async def session_parts(session: Session) -> list[Finding]:
     """What a session built here loads: warnings, hooks, plugins, MCP servers (started)."""
     rows = [Finding("load", WARN, warning) for warning in session.take_load_warnings()]
+    rows += network(session)
     hooks = sum(len(specs) for specs in session.hooks.table.values())
     rows.append(Finding("hooks", OK, f"{hooks} hook(s)" + (f": {', '.join(session.hooks.table)}" if hooks else "")))
     plugins = session.plugins.active

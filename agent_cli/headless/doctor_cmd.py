@@ -60,8 +60,7 @@ async def gather(args: argparse.Namespace) -> list[Finding]:
     try:
         findings += await checks.session_parts(session)
         findings += checks.language_servers(session)
-    finally:
-        session.hooks.ended = True  # a check, not a session: the user's SessionEnd hooks do not run
+    finally:  # no prompt ran, so no SessionEnd hook runs either (SessionEnd only follows a SessionStart)
         await session.aclose()
     findings.append(checks.disk_use(home))
     return findings

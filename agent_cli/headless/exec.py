@@ -17,7 +17,7 @@ from typing import NoReturn
 
 from agent_cli import events as ev
 from agent_cli.commands.context_usage import format_context_table
-from agent_cli.commands.dispatch import submit
+from agent_cli.commands.conversation import Conversation
 from agent_cli.commands.ps_command import exit_notice
 from agent_cli.hangup import watch_for_hangup
 from agent_cli.headless.common import USAGE_ERROR, check_api_key_or_exit, fail, load_config_or_exit
@@ -27,12 +27,12 @@ from agent_cli.headless.render_text import TextRenderer
 from agent_cli.headless.sessions_cmd import prepare_exec_resume, restore_or_exit
 from agent_cli.headless.worktree_cmd import enter_from_args, leave_after_exec, prepare
 from agent_cli.models.base import STOP_REFUSAL
-from agent_cli.models.pricing import price_for
 from agent_cli.models.registry import SDK_OF_WIRE
 from agent_cli.models.sdk_clients import start_import
-from agent_cli.runtime import open_session
+from agent_cli.operations import ShellCommand, UserInput
+from agent_cli.runtime import RunOptions, RunOptionsError, open_session
+from agent_cli.session import Session
 from agent_cli.session.approvals import use_exec_default
-from agent_cli.session.run_limits import RunLimits
 from agent_cli.session.structured_output import load_schema
 from agent_cli.terminal_text import terminal_safe
 
@@ -111,17 +111,16 @@ def run_exec(args: argparse.Namespace) -> int:
             start_import(sdk)
         prompt = read_prompt(args.prompt)
     images = image_paths(getattr(args, "images", []))
-    output_schema = read_output_schema(args.output_schema)
-    limits = run_limits(args, config)
+    run = run_options(args)
     config = use_exec_default(config)  # approval_policy "never" unless the user set one
     setup = prepare(entered, config, args)  # a new worktree's copied files and set-up command
-
-    if resume_path is None:
-        session = open_session(config, interactive=False, limits=limits, output_schema=output_schema)
-    else:
-        session = restore_or_exit(config, resume_path, interactive=False, limits=limits, output_schema=output_schema)
-    if args.ephemeral:
-        session.rollout.write_nothing()
+    try:
+        if resume_path is None:
+            session = open_session(config, interactive=False, run=run)
+        else:
+            session = restore_or_exit(config, resume_path, interactive=False, run=run)
+    except RunOptionsError as exc:
+        fail(str(exc))
     if args.json:
         renderer = JsonRenderer(sys.stdout)
     else:
@@ -168,19 +167,14 @@ def extra_writable_roots(names: list[str]) -> tuple[Path, ...]:
     return tuple(paths)
 
 
-def run_limits(args: argparse.Namespace, config):
-    price = None
-    if args.max_budget_usd is not None:
-        try:
-            price = price_for(config.model, config.raw.get("model_prices"))
-        except ValueError as exc:
-            fail(f"configuration error: model_prices.{config.model}: {exc}")
-        if price is None:
-            fail(
-                f"--max-budget-usd: no price is known for model {config.model!r}; give one in config: "
-                f'[model_prices."{config.model}"] input = USD, cached_input = USD, output = USD (per million tokens)'
-            )
-    return RunLimits(max_requests=args.max_turns, max_cost_usd=args.max_budget_usd, price=price)
+def run_options(args: argparse.Namespace) -> RunOptions:
+    """This run's own options, for runtime.open_session to build into the session."""
+    return RunOptions(
+        max_requests=args.max_turns,
+        max_budget_usd=args.max_budget_usd,
+        output_schema=read_output_schema(args.output_schema),
+        ephemeral=args.ephemeral,
+    )
 
 
 def exit_now(status: int) -> NoReturn:
@@ -244,7 +238,7 @@ def show_background_exit(renderer, event: ev.Event) -> None:
         renderer.render(ev.Notice(exit_notice(event.process), title="background"))
 
 
-def image_paths(names: list[str]) -> list[Path]:
+def image_paths(names: list[str]) -> tuple[Path, ...]:
     """The files of ``-i``, relative to where agent was started; a missing one is a usage error."""
     paths = [Path(name).expanduser().resolve() for name in names]
     for name, path in zip(names, paths):
@@ -254,7 +248,11 @@ def image_paths(names: list[str]) -> list[Path]:
 
 
 async def drive(
-    session, prompt: str, renderer, images: list[Path] = (), setup: str | None = None
+    session: Session,
+    prompt: str,
+    renderer: TextRenderer | JsonRenderer,
+    images: tuple[Path, ...] = (),
+    setup: str | None = None,
 ) -> tuple[str | None, int]:
     """Run the input (a prompt or a slash command) and return the last message and exit status.
 
@@ -269,11 +267,12 @@ async def drive(
     status = 0
     interrupted = stop_on_ctrl_c(session)
     session.background.add_listener(lambda event: show_background_exit(renderer, event))
+    conversation = Conversation(session)
     try:
-        if setup is not None:  # a new worktree's set-up `!command` (worktrees/): sandboxed, approved
-            async for event in submit(session, setup):
+        if setup is not None:  # a new worktree's set-up command (worktrees/): sandboxed, approved
+            async for event in conversation.submit(ShellCommand(setup)):
                 renderer.render(event)
-        async for event in submit(session, prompt, images):
+        async for event in conversation.submit(UserInput(prompt, images)):
             if isinstance(event, ev.CommandAction) and event.action in INTERACTIVE_ONLY:
                 event = ev.InputRejected(INTERACTIVE_ONLY[event.action])
             renderer.render(event)
@@ -284,7 +283,7 @@ async def drive(
             elif isinstance(event, ev.ContextUsage):
                 notices.append(format_context_table(event))
             elif isinstance(event, ev.TurnFailed):
-                status = LIMIT_EXIT_CODES.get(event.reason, TURN_FAILED)
+                status = LIMIT_EXIT_CODES.get(event.reason or "", TURN_FAILED)
             elif isinstance(event, ev.TurnAborted):
                 status = TURN_FAILED
             elif isinstance(event, ev.InputRejected):

@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from agent_cli.config import ConfigError, load_config
-from agent_cli.context.project_doc import find_git_root
+from agent_cli.context.project_doc import repository_root
 from agent_cli.headless.common import USAGE_ERROR, fail
 from agent_cli.mcp.config import McpConfigError, check_servers_table, configured_servers
 from agent_cli.mcp.connection import describe_error
@@ -66,7 +66,7 @@ def session_servers(plugin_dirs: Iterable[str] = ()):
         )
         sources = ", ".join(str(path) for path in config.sources) or "config"
         plugins = plugin_servers(load_plugins_for(config))
-        return configured_servers(config.raw, find_git_root(config.cwd) or config.cwd, sources, plugins)
+        return configured_servers(config.raw, repository_root(config.cwd), sources, plugins)
     except (ConfigError, McpConfigError) as exc:
         fail(f"configuration error: {exc}")
 

@@ -62,6 +62,20 @@ class JsonRenderer:
         self._turn_usage_start = self._usage.total if self._usage else None
         self.emit("turn.started")
 
+    @renders(ev.NetworkRequest)
+    def _network_request(self, event: ev.NetworkRequest) -> None:
+        """A sandboxed command's request through the network proxy, once per host, port and answer."""
+        request = {
+            "id": self.new_id(),
+            "type": "network_request",
+            "host": event.host,
+            "port": event.port,
+            "decision": "allowed" if event.allowed else "refused",
+            "reason": event.by,
+            "call_id": event.call_id,
+        }
+        self.item("item.completed", request)
+
     @renders(ev.Refusal)
     def _refusal(self, event: ev.Refusal) -> None:  # as the SDKs keep it: beside the answer, not in it
         self.item("item.completed", {"id": self.new_id(), "type": "refusal", "text": event.text})

@@ -99,6 +99,11 @@ class TextRenderer:
         if round(event.seconds) % WAITING_EVERY_S == 0:
             self.line(f"waiting for the model… {event.seconds:.0f} s", "dim")
 
+    @renders(ev.NetworkRequest)
+    def _network_request(self, event: ev.NetworkRequest) -> None:
+        if not event.allowed:  # what was allowed is the lists' business; a refusal, the reader's
+            self.line(f"network: refused {event.host}:{event.port} ({event.by})", "yellow")
+
     @renders(ev.Warning)
     def _warning(self, event: ev.Warning) -> None:
         self.line(f"warning: {event.message}", "yellow")

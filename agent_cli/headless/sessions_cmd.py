@@ -169,7 +169,7 @@ def use_recorded_model(args: argparse.Namespace, path: Path) -> None:
 
 
 def restore_or_exit(config, path: Path, *, interactive: bool, **options: Any):
-    """The session saved in ``path``; ``options`` are ``open_session``'s (a run's limits...)."""
+    """The session saved in ``path``; ``options`` are ``open_session``'s (the run's options...)."""
     try:
         return restore(open_session(config, interactive=interactive, **options), path)
     except RolloutError as exc:

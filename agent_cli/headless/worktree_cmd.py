@@ -116,8 +116,8 @@ def return_to_worktree(args: argparse.Namespace, path: Path) -> Entered | None:
 def prepare(entered: Entered | None, config, args: argparse.Namespace, out: TextIO | None = None) -> str | None:
     """After the config of the worktree is loaded: the trust answer of the checkout it was made
     from carries over (same content), the ignored files ``[worktree] copy`` names are copied into
-    a new one, and its ``setup`` command is returned (as a ``!command``) for the front end to run
-    first. None when there is nothing to run."""
+    a new one, and its ``setup`` command is returned for the front end to run first (a
+    ``ShellCommand``). None when there is nothing to run."""
     if entered is None:
         return None
     out = out or sys.stderr
@@ -131,7 +131,7 @@ def prepare(entered: Entered | None, config, args: argparse.Namespace, out: Text
     settings = WorktreeSettings.from_raw(config.raw)
     for line in set_up(entered, settings.copy):
         print(f"agent: {terminal_safe(line)}", file=out)
-    return f"!{settings.setup}" if entered.created and settings.setup else None
+    return settings.setup if entered.created and settings.setup else None
 
 
 def inherit_trust(entered: Entered, config, args: argparse.Namespace) -> None:

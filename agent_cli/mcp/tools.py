@@ -31,9 +31,10 @@ class McpTool(Tool):
         self.manager = manager
         self.server = server
         self.tool = tool  # the server's own name for it
+        self.server_address = (server, tool)  # how the door's MCP face names it (tools/door_faces.py)
         self.spec = spec
         self.read_only = read_only
-        self.listed = listed  # False in search mode: callable through mcp_call, not in the tool list
+        self.listed = listed  # False in search mode: behind the door (mcp_search / mcp_call), not listed
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         try:

@@ -19,9 +19,9 @@ from agent_cli.context.prompts import render_prompt
 from agent_cli.context.tokens import TOOL_OVERHEAD_TOKENS, TokenCounter
 from agent_cli.mcp.config import ServerList, ServerSpec, parse_mcp_json
 from agent_cli.mcp.manager import McpManager
-from agent_cli.mcp.search import McpCallTool, McpSearchTool
 from agent_cli.mcp.tools import McpTool, build_tools
 from agent_cli.models.base import ToolSpec
+from agent_cli.tools import door_faces
 from agent_cli.tools.base import Tool
 from agent_cli.tools.registry import ToolRegistry
 
@@ -192,13 +192,11 @@ def budget_tokens(context_window: int, percent: int) -> int:
 
 
 def registry_entries(tools: list[McpTool], search_mode: bool) -> list[Tool]:
-    """The tool-registry entries for ``tools``: the tools, or in search mode ``mcp_search`` and
-    ``mcp_call`` over them followed by the tools unlisted (the calls ``mcp_call`` routes run them)."""
+    """The tool-registry entries for ``tools``: listed, or in search mode unlisted, so they stand
+    behind the door (``mcp_search`` / ``mcp_call``, tools/door.py) each request offers for them."""
     for tool in tools:
         tool.listed = not search_mode
-    if not search_mode:
-        return list(tools)
-    return [McpSearchTool(lambda: tools), McpCallTool(lambda: tools), *tools]
+    return list(tools)
 
 
 def subagent_entries(tools: list[McpTool], budget: int, count: Callable[[str], int]) -> list[Tool]:
@@ -210,5 +208,5 @@ def subagent_entries(tools: list[McpTool], budget: int, count: Callable[[str], i
 
 
 def search_specs() -> list[ToolSpec]:
-    """The two tools search mode lists instead of the servers' own."""
-    return [McpSearchTool.spec, McpCallTool.spec]
+    """The two tools search mode lists instead of the servers' own: the door's MCP face."""
+    return [door_faces.MCP.search, door_faces.MCP.call]

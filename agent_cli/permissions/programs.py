@@ -17,12 +17,15 @@ class Walker(Protocol):
     """What see_through.Walk offers the functions here."""
 
     found: list[Target]
+    resolve: bool
 
     def unknown(self, words: tuple[str, ...] | str, why: str) -> None: ...
 
     def target(self, words: tuple[str, ...], literal: bool) -> None: ...
 
-    def line(self, text: str, depth: int, strict: bool = True, appended: bool = False) -> None: ...
+    def line(
+        self, text: str, depth: int, strict: bool = True, appended: bool = False, stdin: tuple[str, str] = ("", "")
+    ) -> None: ...
 
     def spell(self, words: tuple[str, ...], literal: bool, depth: int) -> None: ...
 
@@ -183,8 +186,9 @@ def _git_config(walk: Walker, words: tuple[str, ...], setting: str, aliases: dic
 
 
 def is_device(path: str) -> bool:
-    """Standard input, a descriptor or a device rather than a file (`-f /dev/stdin`, `-`)."""
-    return path == "-" or path.startswith(("/dev/", "/proc/"))
+    """Standard input, a descriptor or a device rather than a file (`-f /dev/stdin`, `-`, a process
+    substitution `<(…)`, which the program sees as `/dev/fd/N`)."""
+    return path == "-" or path.startswith(("/dev/", "/proc/", "<(", ">("))
 
 
 def awk(walk: Walker, words: tuple[str, ...]) -> None:

@@ -23,8 +23,10 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent_cli.permissions.code_files import code_files
 from agent_cli.permissions.programs import AWKS, awk, exact_command_start, git, interpreter, option_values, sed
 from agent_cli.permissions.rules import Target
+from agent_cli.permissions.runners import parallel_without_command, socat, subcommand_start
 from agent_cli.permissions.shell_parse import ParsedLine, parse_command_line
 from agent_cli.permissions.vocabulary import (
     APPENDING,
@@ -159,7 +161,7 @@ def spell(
     program = words[0]
     base = program.rsplit("/", 1)[-1]
     args = words[1:]
-    if not literal and (program == "" or "$" in program or "`" in program):
+    if not literal and (program == "" or "$" in program or "`" in program or program.startswith(("<(", ">("))):
         walk.unknown(words, "runs a program known only when it runs")
         return
     if base != program:
@@ -195,14 +197,20 @@ def spell(
         sed(walk, words)
     elif base in COMMAND_OPTIONS:
         for value in option_values(args, COMMAND_OPTIONS[base]):
-            walk.line(value.removeprefix("exec="), depth, strict=False)
+            # what runs reads the program's data (an archive member, a socket), never the tool's input
+            walk.line(value.removeprefix("exec="), depth, strict=False, stdin=("pipe", ""))
+    elif base == "socat":
+        socat(walk, words, depth)
     elif base == "ssh":
         for value in option_values(args, ("-o",)):
             key, _, command = value.partition("=")
             if key.strip().lower() in ("proxycommand", "localcommand", "knownhostscommand"):
                 walk.line(command, depth, strict=False)
     else:
+        if (start := subcommand_start(base, args)) is not None:
+            _wrapper(walk, (base, *args[start:]), literal, depth, (stdin, stdin_text))
         interpreter(walk, words, stdin)
+        code_files(walk, words, stdin, depth)
 
 
 # --- programs ------------------------------------------------------------------------------------
@@ -369,8 +377,8 @@ def _wrapper(walk: Walk, words: tuple[str, ...], literal: bool, depth: int, stdi
         walk.unknown(words, "splits a string into a command (env -S)")
         return
     appended = base in APPENDING
-    if base == "parallel" and not any(not a.startswith("-") for a in args):
-        walk.unknown(words, "runs commands read from its input")
+    if base == "parallel" and parallel_without_command(args):
+        walk.unknown(words, "runs commands read from its input or a file")
         return
     # The wrapped command reads the wrapper's input, except under xargs and parallel (that is their
     # input); with none given, su, sudo, script… start a shell that reads it.

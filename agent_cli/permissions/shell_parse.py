@@ -187,6 +187,8 @@ def parse_command_line(line: str) -> ParsedLine:
                     readable = False  # > "$OUT": where it writes is unknown
                 elif target not in HARMLESS_TARGETS and not target.isdigit() and target != "-":
                     writes.append(target)
+        if node.type == "process_substitution" and _text(node).startswith(">("):
+            stdin = ("pipe", "")  # `tee >(sh)`: what runs inside reads what the outer command writes
         piped = node.type == "pipeline" or (node.type == "heredoc_redirect")
         first = True
         for child in node.children:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from agent_cli.context.project_doc import find_git_root
+from agent_cli.context.project_doc import find_git_root, repository_root
 from agent_cli.permissions.rules import KINDS, Rule, RuleError, parse_rule
 
 CLAUDE_SETTINGS = (".claude", "settings.json")
@@ -108,7 +108,7 @@ def _add(loaded: LoadedRules, table: Any, source: str, base: Path, rank: int, re
 
 def load_rules(config: Settings) -> LoadedRules:
     """Every rule in force for ``config``'s folder, in source order."""
-    cwd, root = config.cwd, project_root(config.cwd)
+    cwd, root = config.cwd, repository_root(config.cwd)
     loaded = LoadedRules()
     layers = {
         kind: [layer for layer in config.layers if layer.kind == kind] for kind in ("user", "project", "override")
@@ -119,7 +119,8 @@ def load_rules(config: Settings) -> LoadedRules:
     if "user" in claude:
         order += [("claude-user", cwd, False, Path.home().joinpath(*CLAUDE_SETTINGS))]
     order += [(layer.origin, cwd, False, layer) for layer in layers["user"]]
-    if (root / ".claude").resolve() != (Path.home() / ".claude").resolve():  # in ~ they are the user's own
+    # In ~ they are the user's own; in a folder another user can write (root None) they are not read.
+    if root is not None and (root / ".claude").resolve() != (Path.home() / ".claude").resolve():
         if "project" in claude:
             order += [("claude-project", root, True, root.joinpath(*CLAUDE_SETTINGS))]
         if "local" in claude:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.config import Config
-from agent_cli.context.project_doc import find_git_root
+from agent_cli.context.project_doc import repository_root
 from agent_cli.context.skills import SKILL_FILE, Skill, parse_skill
 from agent_cli.hooks.spec import HookSpec
 from agent_cli.plugins.claude_hooks import expand_root, parse_plugin_hooks, root_variables
@@ -157,8 +157,9 @@ def plugin_folders(
             found += [("--plugin-dir", child) for child in children]
         else:
             warnings.append(f"--plugin-dir {folder}: no plugin there (no {MANIFEST}); skipped")
-    project = find_git_root(cwd) or cwd
-    for source, parent in (("repo", project / PLUGINS_DIR), ("user", agent_home / "plugins")):
+    project = repository_root(cwd)
+    folders = [("repo", project / PLUGINS_DIR)] if project else []
+    for source, parent in [*folders, ("user", agent_home / "plugins")]:
         try:
             children = sorted(parent.iterdir()) if parent.is_dir() else []
         except OSError as exc:

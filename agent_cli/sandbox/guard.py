@@ -9,10 +9,12 @@ a root (sandbox_protected.py): whatever the user's programs later read code or c
   and Codex's folders: in ``$HOME`` and at the top of each workspace root.
 
 Those that exist are bound read-only (both mechanisms, like the rest). One that does not exist
-(or is a symbolic link, which a mount cannot cover) is checked when the command ends: if it
-appeared or changed, it is moved to a quarantine folder and the tool's output says so. A
-repository that appeared during the command is sanitized (repo_sanitize.py) and protected from
-then on.
+(or is a symbolic link, which a mount cannot cover), ``.agent``/``.claude``/``.mcp.json``/``.git``
+missing at a workspace root included, is checked when the command ends: if it appeared or changed,
+it is moved to a quarantine folder and the tool's output says so. So is a file an unsandboxed
+command of the agent runs (a hook's script, bound read-only) whose folder was swapped for another
+(``mv scripts old; mkdir scripts``). A repository that appeared during the command is sanitized
+(repo_sanitize.py) and protected from then on.
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ HOME_NAMES = (
     ".codex",
 )
 PROJECT_EXEMPT = (".docker",)
+# At the top of each writable root, existing or not: what the agent, Claude Code and git load.
+PROTECTED_NAMES = (".git", ".agent", ".claude", ".mcp.json")
 QUARANTINE = "refused"  # under the agent's home
 MAX_INDEXES = 8  # workspace roots indexed at once in one process
 
@@ -181,23 +185,50 @@ def _fingerprint(path: Path) -> tuple | None:
     return ("entry", info.st_dev, info.st_ino)
 
 
+def _placed(path: Path, roots: Iterable[Path]) -> tuple | None:
+    """Where a file bound read-only sits: its folders from the writable root down (a bound file
+    cannot be replaced, but its folder can be renamed away and made again); None when missing.
+    The file's own inode is left out: an editor saving it makes a new one."""
+    root = next((r for r in roots if _within(path, [r])), None)
+    if root is None or not os.path.lexists(path):
+        return None
+    chain = []
+    for folder in [*reversed(path.relative_to(root).parents)][1:]:
+        with contextlib.suppress(OSError):
+            info = os.lstat(root / folder)
+            chain.append((info.st_dev, info.st_ino))
+    return ("placed", tuple(chain))
+
+
 @dataclass
 class Guard:
     """One sandboxed command's protections: what to audit when it ends, and what was refused."""
 
     workspace_roots: tuple[Path, ...]
     roots: tuple[Path, ...]
+    files: tuple[Path, ...] = ()  # what the agent runs outside the sandbox (hooks' scripts)
     audited: dict[Path, tuple | None] = field(default_factory=dict)
+    placed: dict[Path, tuple | None] = field(default_factory=dict)
     refused: list[str] = field(default_factory=list)
 
     def before(self) -> None:
-        for path in protected_paths(self.workspace_roots, self.roots):
+        at_roots = [root / name for root in self.workspace_roots for name in PROTECTED_NAMES]
+        for path in [*protected_paths(self.workspace_roots, self.roots), *at_roots]:
             fingerprint = _fingerprint(path)
             if fingerprint is None or fingerprint[0] == "link":
                 self.audited[path] = fingerprint
+        for path in self.files:
+            self.placed[path] = _placed(path, self.roots)
 
     def after(self) -> None:
         folder = agent_home() / QUARANTINE
+        for path, was in self.placed.items():
+            now = _placed(path, self.roots)
+            if was is not None and now is not None and now != was:
+                where = quarantine(path, folder)
+                self.refused.append(
+                    f"{path} is run outside the sandbox by the agent: the copy made in a replaced folder was undone ({where})"
+                )
         for path, was in self.audited.items():
             now = _fingerprint(path)
             if now == was:
@@ -229,9 +260,9 @@ class Guard:
 
 
 @contextlib.contextmanager
-def guarded(workspace_roots: Iterable[Path], all_roots: Iterable[Path]) -> Iterator[Guard]:
+def guarded(workspace_roots: Iterable[Path], all_roots: Iterable[Path], files: Iterable[Path] = ()) -> Iterator[Guard]:
     """Around one sandboxed command: fingerprints before, undo and report after."""
-    guard = Guard(tuple(workspace_roots), tuple(all_roots))
+    guard = Guard(tuple(workspace_roots), tuple(all_roots), tuple(files))
     if not guard.roots:
         yield guard
         return
@@ -242,11 +273,13 @@ def guarded(workspace_roots: Iterable[Path], all_roots: Iterable[Path]) -> Itera
         guard.after()
 
 
-def background_audit(workspace_roots: Iterable[Path], all_roots: Iterable[Path]) -> Callable[[], list[str]]:
+def background_audit(
+    workspace_roots: Iterable[Path], all_roots: Iterable[Path], files: Iterable[Path] = ()
+) -> Callable[[], list[str]]:
     """A background command's protections: fingerprints now, undo and report when it ends (its
     refusals reach the model with its exit note). What it plants while running is also caught by
     any foreground command that ends meanwhile."""
-    guard = Guard(tuple(workspace_roots), tuple(all_roots))
+    guard = Guard(tuple(workspace_roots), tuple(all_roots), tuple(files))
     if not guard.roots:
         return list
     guard.before()

@@ -5,6 +5,8 @@ a D-Bus or an ssh-agent socket the user) is reachable through a read-only mount,
 Landlock (up to ABI 7) nor seccomp can refuse ``connect()`` by path. The sandbox covers each one
 with ``/dev/null`` instead. The list comes from ``/proc/net/unix`` (every bound socket of this
 network namespace), read when each command starts: a socket bound later is not covered.
+Sockets under the writable roots are left alone (a command may use its own); the warm exec
+server's folder is masked as a whole wherever it lies (policy.masked_dirs), not by this list.
 """
 
 from __future__ import annotations

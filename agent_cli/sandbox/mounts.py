@@ -3,8 +3,8 @@
 Landlock cannot deny a path beneath one it allows, nor connecting to a filesystem Unix socket
 (on kernels up to ABI 7). A mount namespace can: protected paths inside the workspace are bound
 read-only over themselves (a mountpoint can be neither written, removed nor renamed, so
-``mv .git .gitx`` fails too), and host sockets outside the writable roots are covered by
-``/dev/null``. Root gets one directly; another user through a user namespace when the kernel lets
+``mv .git .gitx`` fails too), host sockets outside the writable roots are covered by
+``/dev/null``, and the warm exec server's folder by an empty read-only tmpfs, wherever it lies. Root gets one directly; another user through a user namespace when the kernel lets
 unprivileged users create one. Whatever cannot be done is returned, never silently skipped.
 """
 
@@ -80,3 +80,13 @@ def hide(paths: Iterable[str]) -> None:
     for path in paths:
         if os.path.lexists(path) and libc.mount(b"/dev/null", os.fsencode(path), None, MS_BIND, None) != 0:
             raise _fail(f"cover {path}")
+
+
+def mask(paths: Iterable[str]) -> None:
+    """Cover each folder with an empty, read-only tmpfs: nothing in it can be reached, removed or
+    replaced from here (the host's folder is left as it is)."""
+    libc = _libc()
+    flags = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC
+    for path in paths:
+        if os.path.isdir(path) and libc.mount(b"tmpfs", os.fsencode(path), b"tmpfs", flags, b"mode=0755,size=4k") != 0:
+            raise _fail(f"mask {path}")

@@ -8,7 +8,8 @@ dotfiles (guard.py); no network unless enabled) and ``danger-full-access`` (no s
 On Linux a command is confined by bubblewrap when it works here (a user namespace without
 capabilities, a read-only bind of ``/``, writable binds for the roots, a private network
 namespace), otherwise by Landlock through the ``launcher.py`` launcher (plus a mount
-namespace, no capabilities and a seccomp socket filter). Which one is probed once, lazily;
+namespace, no capabilities and a seccomp socket filter). Both mask the warm exec server's
+folder (agent_cli/warm/: it runs outside every sandbox). Which one is probed once, lazily;
 ``AGENT_SANDBOX_MECHANISM=bubblewrap|landlock|none`` forces a choice. Every command runs through
 the launcher or bubblewrap, sandboxed or not, so none outlives its end or the agent.
 ``apply_patch`` checks every resolved target with :meth:`SandboxPolicy.write_denial`.
@@ -20,15 +21,18 @@ import functools
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_cli.paths import warm_server_dirs
 from agent_cli.sandbox import landlock
 from agent_cli.sandbox.guard import guarded_part
 from agent_cli.sandbox.host_sockets import host_sockets
+from agent_cli.sandbox.network import ProxyRoute
 from agent_cli.sandbox.protected import PROTECTED_NAMES, protected_part, read_only_paths
 
 READ_ONLY, WORKSPACE_WRITE, FULL_ACCESS = "read-only", "workspace-write", "danger-full-access"
@@ -66,7 +70,11 @@ class SandboxPolicy:
     mode: str
     writable_roots: tuple[Path, ...] = ()  # resolved; empty under read-only
     network_access: bool = False
-    workspace_roots: tuple[Path, ...] = ()  # the writable roots but the temp dirs: placeholders go there
+    workspace_roots: tuple[Path, ...] = ()  # the writable roots but the temp dirs
+    # Files the agent runs outside the sandbox (a hook's or status line's script in the repository):
+    # read-only like .claude/, so a command cannot rewrite what runs next unconfined.
+    read_only_files: tuple[Path, ...] = ()
+    network_proxy: ProxyRoute | None = None  # allow-list network: the way to the agent's proxy (network.py)
 
     @classmethod
     def create(
@@ -89,6 +97,11 @@ class SandboxPolicy:
         return cls(mode, tuple(roots), network_access or mode == FULL_ACCESS, tuple(workspace))
 
     @property
+    def proxied(self) -> bool:
+        """Commands reach the network only through the agent's proxy (allow-list mode)."""
+        return self.network_proxy is not None and not self.network_access
+
+    @property
     def confines(self) -> bool:
         """True when commands must run confined (anything but danger-full-access)."""
         return self.mode != FULL_ACCESS
@@ -101,6 +114,9 @@ class SandboxPolicy:
         writable root; a hooks folder, git config, a dotfile: sandbox_guard.py) that ``path`` is or lies in."""
         if self.mode != WORKSPACE_WRITE:
             return None
+        for file in self.read_only_files:
+            if path == file or path == Path(os.path.realpath(file)):
+                return file
         return protected_part(path, self.writable_roots) or guarded_part(
             path, self.workspace_roots, self.writable_roots
         )
@@ -113,7 +129,7 @@ class SandboxPolicy:
             return f"{path} is not writable: the sandbox is read-only"
         if (protected := self.protected(path)) is not None:
             where = "" if path == protected else f" (inside {protected})"
-            return f"{path}{where} is protected: it stays read-only in the sandbox (what is there runs later: config, hooks, MCP servers, git)"
+            return f"{path}{where} is protected: it stays read-only in the sandbox (what is there runs later: config, hooks and their scripts, MCP servers, git)"
         if any(is_within(path, root) for root in self.writable_roots):
             return None
         roots = ", ".join(str(root) for root in self.writable_roots)
@@ -235,22 +251,50 @@ def _bwrap_base(network: bool, outlive_agent: bool = False) -> list[str]:
 
 
 def _read_only_paths(policy: SandboxPolicy) -> list[str]:
-    return read_only_paths(policy.workspace_roots, policy.writable_roots) if policy.writable_roots else []
+    if not policy.writable_roots:
+        return []
+    return read_only_paths(policy.workspace_roots, policy.writable_roots, policy.read_only_files)
+
+
+def _hidden_sockets(policy: SandboxPolicy, masked: list[str]) -> list[str]:
+    """Host sockets to cover: all outside the writable roots and the masked folders but the proxy's own."""
+    own = policy.network_proxy.socket if policy.proxied else None  # type: ignore[union-attr]
+    return [path for path in host_sockets([*policy.writable_roots, *map(Path, masked)]) if path != own]
+
+
+def masked_dirs() -> list[str]:
+    """The warm exec server's folders that exist (agent_cli/warm/): covered in every sandbox by an
+    empty read-only tmpfs, wherever they lie, so no sandboxed command reaches, removes or replaces
+    its socket. Only real folders of this user: a symlink another user planted masks nothing."""
+    found: list[str] = []
+    for folder in warm_server_dirs():
+        try:
+            info = os.lstat(folder)
+            parent = folder.parent.resolve(strict=True)  # a mount covers the folder whatever path leads there
+        except OSError:
+            continue
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid():
+            found.append(str(parent / folder.name))
+    return list(dict.fromkeys(found))
 
 
 def bwrap_argv(
     argv: Sequence[str], policy: SandboxPolicy, bwrap: str = "bwrap", outlive_agent: bool = False
 ) -> list[str]:
-    """bubblewrap: everything read-only, then the writable roots, then the protected paths, and
-    host sockets covered."""
-    args = [bwrap, *_bwrap_base(policy.network_access, outlive_agent)]
+    """bubblewrap: everything read-only, then the writable roots, then the protected paths, host
+    sockets covered and the warm server's folders masked (last: over whatever came before).
+    Proxied, it keeps the network namespace the launcher made."""
+    args = [bwrap, *_bwrap_base(policy.network_access or policy.proxied, outlive_agent)]
     for root in policy.writable_roots:
         if root.exists():
             args += ["--bind", str(root), str(root)]
     for path in _read_only_paths(policy):
         args += ["--ro-bind", path, path]
-    for path in host_sockets(policy.writable_roots):
+    masked = masked_dirs()
+    for path in _hidden_sockets(policy, masked):
         args += ["--ro-bind", "/dev/null", path]
+    for path in masked:
+        args += ["--tmpfs", path, "--remount-ro", path]
     return [*args, "--", *argv]
 
 
@@ -272,8 +316,12 @@ def landlock_argv(argv: Sequence[str], policy: SandboxPolicy, outlive_agent: boo
         "outlive_agent": outlive_agent,
     }
     if landlock_mounts_work():
+        masked = masked_dirs()
         spec["read_only"] = _read_only_paths(policy)
-        spec["hide"] = host_sockets(policy.writable_roots)
+        spec["hide"] = _hidden_sockets(policy, masked)
+        spec["mask"] = masked
+    if policy.proxied:
+        spec["proxy"] = policy.network_proxy.spec()  # type: ignore[union-attr]
     return _launcher(argv, spec)
 
 
@@ -292,7 +340,10 @@ def confine(
         return list(argv)
     mechanism = mechanism or detect_mechanism().name
     if mechanism == "bubblewrap":
-        return bwrap_argv(argv, policy, shutil.which("bwrap") or "bwrap", outlive_agent)
+        sandboxed = bwrap_argv(argv, policy, shutil.which("bwrap") or "bwrap", outlive_agent)
+        if policy.proxied:  # the launcher makes the namespace and the bridge, bubblewrap keeps it
+            return [*_launcher_prefix(), policy.network_proxy.launcher_policy(outlive_agent), "--", *sandboxed]  # type: ignore[union-attr]
+        return sandboxed
     if mechanism == "landlock":
         return landlock_argv(argv, policy, outlive_agent)
     return list(argv)
@@ -313,6 +364,19 @@ def landlock_mounts_work() -> bool:
     spec = {"writable": [], "network": True, "read_only": ["/"]}
     try:
         done = subprocess.run(_launcher(["true"], spec), capture_output=True, timeout=PROBE_TIMEOUT_S)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
+@functools.cache
+def proxy_route_works(mechanism: str) -> bool:
+    """Whether the launcher can give a command its own network namespace with a bridge here
+    (root, or unprivileged user namespaces): what allow-list mode needs."""
+    probe = SandboxPolicy("workspace-write", network_proxy=ProxyRoute("/nonexistent/agent-proxy-probe"))
+    try:
+        argv = confine(["true"], probe, mechanism)
+        done = subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT_S, start_new_session=True)
     except (OSError, subprocess.SubprocessError):
         return False
     return done.returncode == 0

@@ -21,6 +21,7 @@ import struct
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 MAX_DIRS = 100_000  # past this the index stops growing (and says so): a home folder, a disk
@@ -33,9 +34,11 @@ EVENT = struct.Struct("iIII")  # wd, mask, cookie, len (then the name)
 
 
 class Watcher:
-    """inotify through ctypes: which watched folders changed since the last :meth:`changed`."""
+    """inotify through ctypes: which watched folders changed since the last :meth:`changed`
+    (``mask``: which changes; entries made, removed or moved unless told)."""
 
-    def __init__(self) -> None:
+    def __init__(self, mask: int = IN_MODIFY_DIR) -> None:
+        self.mask = mask
         self.libc = ctypes.CDLL(None, use_errno=True)
         self.fd = self.libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
         if self.fd < 0:
@@ -45,7 +48,7 @@ class Watcher:
         self.overflowed = False
 
     def add(self, folder: str) -> bool:
-        wd = self.libc.inotify_add_watch(self.fd, os.fsencode(folder), IN_MODIFY_DIR | IN_ONLYDIR | IN_DONT_FOLLOW)
+        wd = self.libc.inotify_add_watch(self.fd, os.fsencode(folder), self.mask | IN_ONLYDIR | IN_DONT_FOLLOW)
         if wd < 0:
             return False
         self.paths[wd] = folder  # a folder moved inside the tree keeps its watch: it now has this path
@@ -63,30 +66,36 @@ class Watcher:
             os.close(self.fd)
 
     def changed(self) -> set[str]:
-        folders: set[str] = set()
+        return {folder for folder, mask, _name in self.events() if not mask & IN_IGNORED}
+
+    def events(self) -> Iterator[tuple[str, int, bytes]]:
+        """Each event since the last read: its folder, mask and the name in the folder (b"" for
+        the folder itself). A watch the kernel dropped (its folder gone) comes as IN_IGNORED."""
         while True:
             try:
                 data = os.read(self.fd, 256 * 1024)
             except BlockingIOError:
-                return folders
+                return
             offset = 0
             while offset < len(data):
                 wd, mask, _, size = EVENT.unpack_from(data, offset)
+                name = data[offset + EVENT.size : offset + EVENT.size + size].rstrip(b"\0")
                 offset += EVENT.size + size
                 if mask & IN_Q_OVERFLOW:
                     self.overflowed = True
                 elif mask & IN_IGNORED:
                     if (gone := self.paths.pop(wd, None)) is not None:
                         self.wds.pop(gone, None)
+                        yield gone, mask, name
                 elif wd in self.paths:
-                    folders.add(self.paths[wd])
+                    yield self.paths[wd], mask, name
 
 
-def _watcher() -> Watcher | None:
+def new_watcher(mask: int = IN_MODIFY_DIR) -> Watcher | None:
     if not sys.platform.startswith("linux"):
         return None
     try:
-        return Watcher()
+        return Watcher(mask)
     except (OSError, AttributeError):
         return None
 
@@ -99,7 +108,7 @@ class RepoIndex:
         self.repos: set[str] = set()  # paths of .git entries (folders or files)
         self.full = False  # MAX_DIRS reached: folders beyond it are not watched
         self.scanned = False
-        self.watcher = _watcher()  # None: stat every folder on refresh
+        self.watcher = new_watcher()  # None: stat every folder on refresh
         self.unwatched: set[str] = set()
         self.lock = threading.Lock()  # the first walk may run in a thread at session start
 

@@ -15,6 +15,10 @@ import os
 import sys
 import time
 
+TYPE_CHECKING = False  # no ``typing`` at run time: the launcher stays a bare interpreter
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 try:  # the C module itself: ``signal`` wraps it in enums, whose import costs more than the rest
     import _signal as signal
 except ImportError:  # another interpreter
@@ -60,8 +64,10 @@ def _raise_stopped(sig: int, _frame) -> None:
     raise _Stopped(sig)
 
 
-def run(argv: list[str]) -> int:
-    """Run ``argv`` as a child, wait for it, clean up after it; the exit status to pass on."""
+def run(argv: list[str], started: Callable[[], None] | None = None) -> int:
+    """Run ``argv`` as a child, wait for it, clean up after it; the exit status to pass on.
+    ``started`` is called once the child runs (the network bridge starts its threads then: no
+    fork ever happens with other threads about)."""
     for sig in STOP_SIGNALS:
         signal.signal(sig, _raise_stopped)
     # Blocked across the fork: a stop signal must reach the child with its default action, not
@@ -83,6 +89,8 @@ def run(argv: list[str]) -> int:
     try:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
         _stand_aside()
+        if started is not None:
+            started()
         status = _wait_for(child)
     except _Stopped as stop:  # the agent stopped the command, or died
         stopped = stop.sig
@@ -130,7 +138,7 @@ def _signal_all(sig: int) -> None:
     """``sig`` to our process group (the command's, which we ignore) and to each of our children
     (adopted ones have left the group: ``setsid``)."""
     targets = list(_children())
-    if sig != signal.SIGKILL:
+    if sig != signal.SIGKILL and os.getpgid(0) == os.getpid():  # only a group we lead: never our caller's
         try:
             os.killpg(os.getpgid(0), sig)
         except (ProcessLookupError, PermissionError):

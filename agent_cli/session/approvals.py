@@ -20,18 +20,20 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from agent_cli import events as ev
-from agent_cli.config import Config
+from agent_cli.config import APPROVAL_POLICIES, Config
+from agent_cli.network.gate import NetworkGate
+from agent_cli.network.session_network import SessionNetwork
 from agent_cli.permissions.engine import NO_RULE, Permissions, Verdict
 from agent_cli.sandbox.policy import SandboxPolicy, detect_mechanism, is_within
 from agent_cli.session.safe_commands import approval_key, is_known_safe, suggest_rule
 from agent_cli.tools.apply_patch import patch_target
-from agent_cli.tools.base import ToolContext, ToolError, ToolResult
+from agent_cli.tools.base import ToolError, ToolResult
 from agent_cli.tools.mcp_names import PREFIX as MCP_PREFIX
 from agent_cli.tools.mcp_names import display_call
 from agent_cli.tools.patch_parser import AddFile, DeleteFile, UpdateFile, parse_patch
@@ -96,6 +98,17 @@ def keeps_alive(tool: str, args: dict[str, Any]) -> bool:
     return tool == "shell" and bool(args.get("keep_alive") and args.get("run_in_background"))
 
 
+@dataclass(frozen=True, slots=True)
+class Confinement:
+    """What one call may touch, as its ToolContext carries it (tools/base.py)."""
+
+    sandbox: SandboxPolicy | None  # None: not confined
+    writable_roots: tuple[Path, ...]  # where apply_patch may write; empty: anywhere
+    env: dict[str, str] | None  # the scrubbed environment; None: inherit
+    read_denied: Callable[[Path], Any] | None  # Read deny rules hide these paths
+    network: NetworkGate | None = None  # the domain lists and this session's answers (network/)
+
+
 class Approvals:
     def __init__(
         self,
@@ -120,6 +133,7 @@ class Approvals:
         self.save_rule: Callable[[str, str | None], str] | None = None
         self.rule_files: Callable[[], tuple[str, ...]] = lambda: ()  # where a rule may be saved
         self.memory_user_writes = "ask"  # the model's memory_save to the user scope (every project)
+        self.network: SessionNetwork | None = None  # allowed and denied domains, the proxy (network/)
         self.updated_arguments: dict[str, dict[str, Any]] = {}  # call id -> arguments an approval replaced
         # PermissionRequest hooks answer a question before the user sees it; Notification hooks
         # hear that one waits (the session sets both: session/hook_events.py)
@@ -134,6 +148,26 @@ class Approvals:
         approvals.memory_user_writes = config.memory_user_writes
         return approvals
 
+    # --- what a front end changes for the session (commands/conversation.py) -------------
+
+    def set_policy(self, policy: str) -> None:
+        """When calls ask, from the next call on."""
+        if policy not in APPROVAL_POLICIES:
+            raise ValueError(f"unknown approval policy {policy!r}; choose one of: {', '.join(APPROVAL_POLICIES)}")
+        self.policy = policy
+
+    def set_sandbox(self, sandbox: SandboxPolicy) -> None:
+        """Where later commands and patches run; a call already running keeps its own."""
+        self.sandbox = sandbox
+
+    def grant(self, keys: Iterable[str]) -> None:
+        """Approved for the rest of the session, as a "yes, for this session" (``apply_patch``:
+        every edit inside the sandbox; an MCP tool's name; a command's approval key)."""
+        self.session_approved.update(keys)
+
+    def withdraw(self, keys: Iterable[str]) -> None:
+        self.session_approved.difference_update(keys)
+
     # --- the sandbox as it applies here --------------------------------------------------
 
     @property
@@ -146,14 +180,20 @@ class Approvals:
         """Commands really run confined: a sandbox is configured and a mechanism works here."""
         return self.confined and detect_mechanism().name != "none"
 
-    def prepare(self, ctx: ToolContext, call_id: str) -> ToolContext:
-        """Fill ``ctx`` with the environment and the sandbox this call runs under."""
+    def confinement(self, call_id: str) -> Confinement:
+        """The sandbox and environment ``call_id`` runs under: none for an approved escalation."""
         sandbox = None if call_id in self._unsandboxed_calls or not self.confined else self.sandbox
-        ctx.sandbox = sandbox
-        ctx.writable_roots = list(sandbox.writable_roots) if sandbox is not None else []
-        ctx.env = self.env
-        ctx.read_denied = self.permissions.read_denied if self.permissions.hides_any() else None
-        return ctx
+        env = self.env
+        if sandbox is not None and self.network is not None and (route := self.network.route()) is not None:
+            sandbox = replace(sandbox, network_proxy=route)  # the one way out: the proxy
+            env = {**(os.environ if env is None else env), **self.network.command_env(route)}
+        return Confinement(
+            sandbox=sandbox,
+            writable_roots=tuple(sandbox.writable_roots) if sandbox is not None else (),
+            env=env,
+            read_denied=self.permissions.read_denied if self.permissions.hides_any() else None,
+            network=self.network.gate if self.network is not None else None,
+        )
 
     def unsandbox(self, call_id: str) -> None:
         self._unsandboxed_calls.add(call_id)
@@ -205,17 +245,22 @@ class Approvals:
         return Need(ask=True, key="memory_save:user", reason="Save a memory for every project (user scope)")
 
     def _assess_web_fetch(self, args: dict[str, Any]) -> Need:
-        """Without network in the sandbox, the user may approve a domain (once or for the session)."""
-        if self.sandbox is None or self.sandbox.network_access:
-            return Need()
+        """By the sandbox's domain lists: a denied domain is refused, an allowed one fetched; else,
+        without network in the sandbox, the user may approve the domain (once or for the session)."""
         from urllib.parse import urlsplit
 
         try:
-            domain = (urlsplit(str(args.get("url", ""))).hostname or "").lower()
+            url = urlsplit(str(args.get("url", "")))
+            domain, port = (url.hostname or "").lower(), url.port or (443 if url.scheme == "https" else 80)
         except ValueError:
-            domain = ""
+            domain, port = "", 0
         if not domain:
             return Need()  # the tool reports the bad URL
+        if self.network is not None and (verdict := self.network.fetch_verdict(domain, port)) is not None:
+            why = f"web_fetch was not run: {domain} was refused ({verdict.by})"
+            return Need(unsandboxed=True) if verdict.allowed else Need(denial=why)  # the lists lift the sandbox
+        if self.sandbox is None or self.sandbox.network_access:
+            return Need()
         key = f"web_fetch:{domain}"
         if key in self.session_approved:
             return Need(unsandboxed=True)
@@ -223,7 +268,8 @@ class Approvals:
             return Need(
                 denial=(
                     f"web_fetch was not run: network access is off in the {self.sandbox.mode} sandbox "
-                    f"(network_access = false) and approval policy '{self.policy}' cannot ask to fetch from {domain}."
+                    f"(network_access = false), {domain} is not in the allowed domains, and approval policy "
+                    f"'{self.policy}' cannot ask to fetch from it."
                 )
             )
         return Need(

@@ -18,50 +18,53 @@ from collections.abc import Sequence
 
 from agent_cli.context.truncate import TruncationPolicy, truncate_middle
 from agent_cli.items import Item, ToolOutput
-from agent_cli.session.turn_context import TurnContext
+from agent_cli.session.meter import ContextMeter
+from agent_cli.session.request_parts import RequestParts
+from agent_cli.session.session_state import SessionState
 
 SUMMARY_RESERVE_TOKENS = 2_000  # the summary the model writes, at most (shorter in small windows)
 SUMMARY_RESERVE_SHARE = 8  # ...and never more than 1/8 of the window
 MIN_KEPT_OUTPUT_TOKENS = 64  # a shortened output keeps at least this much
 
 
-def summary_reserve(turn: TurnContext) -> int:
+def summary_reserve(meter: ContextMeter) -> int:
     """Tokens (the server's) kept free for the summary the model writes."""
-    return min(SUMMARY_RESERVE_TOKENS, max(128, turn.state.effective_window // SUMMARY_RESERVE_SHARE))
+    return min(SUMMARY_RESERVE_TOKENS, max(128, meter.effective_window // SUMMARY_RESERVE_SHARE))
 
 
-def summary_room(turn: TurnContext, prompt_tokens: int) -> int:
+def summary_room(meter: ContextMeter, prompt_tokens: int) -> int:
     """Tokens the summarizing request needs beyond the context: its prompt and the summary."""
-    return turn.tokens.calibrated(prompt_tokens) + summary_reserve(turn)
+    return meter.tokens.calibrated(prompt_tokens) + summary_reserve(meter)
 
 
-def step_too_large_for_room(turn: TurnContext, prompt_tokens: int) -> bool:
+def step_too_large_for_room(state: SessionState, parts: RequestParts, prompt_tokens: int) -> bool:
     """True when one more step as large as the last would leave no room to summarize in the window."""
-    growth = last_step_tokens(turn)
+    growth = last_step_tokens(state)
     if growth <= 0:
         return False
-    ahead = turn.state.context_tokens() + turn.tokens.calibrated(growth) + summary_room(turn, prompt_tokens)
-    return ahead > turn.state.effective_window
+    meter = state.meter
+    ahead = meter.context_tokens(parts) + meter.tokens.calibrated(growth) + summary_room(meter, prompt_tokens)
+    return ahead > meter.effective_window
 
 
-def note_request(turn: TurnContext) -> None:
+def note_request(state: SessionState) -> None:
     """Before a request goes out: remember which items joined the history since the last one."""
-    sent, now = turn.window.sent_items, len(turn.history)
+    sent, now = state.meter.window.sent_items, len(state.history)
     if 0 < sent <= now:
-        turn.compaction.last_step = (sent, now)
+        state.compaction.last_step = (sent, now)
 
 
-def last_step_tokens(turn: TurnContext) -> int:
+def last_step_tokens(state: SessionState) -> int:
     """Tokens (our count, as it is now: exact once the tokenizer is loaded) of the last step."""
-    step, history = turn.compaction.last_step, turn.history
+    step, history = state.compaction.last_step, state.history
     if step is None or step[1] > len(history):
         return 0
     return history.estimated_tokens_since(step[0]) - history.estimated_tokens_since(step[1])
 
 
-def summarizer_budget(turn: TurnContext) -> int:
+def summarizer_budget(meter: ContextMeter) -> int:
     """Tokens (our count) the summarizing request may carry, prompt and tools included."""
-    return turn.tokens.uncalibrated(turn.state.effective_window - summary_reserve(turn))
+    return meter.tokens.uncalibrated(meter.effective_window - summary_reserve(meter))
 
 
 def shorten_newest_outputs(

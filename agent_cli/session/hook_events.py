@@ -26,6 +26,8 @@ from agent_cli.items import ToolCall
 from agent_cli.session.hook_state import HookState
 from agent_cli.session.hooks import queue_context, run_hooks
 from agent_cli.session.safe_commands import suggest_rule
+from agent_cli.session.services import SessionServices
+from agent_cli.session.session_state import SessionState
 from agent_cli.session.state import Emit
 from agent_cli.session.turn_context import TurnContext
 
@@ -46,45 +48,61 @@ def cleared(old: HookState, new: HookState) -> None:
         new.pending_start = "clear"
 
 
-async def session_end(turn: TurnContext, emit: Emit | None = None) -> None:
+async def session_end(
+    turn: TurnContext, state: SessionState, services: SessionServices, emit: Emit | None = None
+) -> None:
     """SessionEnd, once, for a top-level session; then waits for the hook work still running
     beside it (Notification and async hooks, the notify program), a subagent's too."""
-    state = turn.hooks
-    if not state.ended and turn.agent_name is None and state.pending_start is None:
-        state.ended = True
+    hooks = state.hooks
+    if not hooks.ended and turn.agent_name is None and hooks.pending_start is None:
+        hooks.ended = True
         unseen: list[ev.Event] = []
-        await run_hooks(turn, "SessionEnd", emit or unseen.append, reason=state.end_reason)
-    if state.background:
-        await asyncio.gather(*state.background, return_exceptions=True)
+        await run_hooks(turn, state, services, "SessionEnd", emit or unseen.append, reason=hooks.end_reason)
+    if hooks.background:
+        await asyncio.gather(*hooks.background, return_exceptions=True)
 
 
 async def notification(
-    turn: TurnContext, notification_type: str, message: str, emit: Emit, title: str = "agent"
+    turn: TurnContext,
+    state: SessionState,
+    services: SessionServices,
+    notification_type: str,
+    message: str,
+    emit: Emit,
+    title: str = "agent",
 ) -> None:
     """Notification hooks, waited for."""
-    await run_hooks(turn, "Notification", emit, notification_type=notification_type, message=message, title=title)
+    await run_hooks(
+        turn, state, services, "Notification", emit, notification_type=notification_type, message=message, title=title
+    )
 
 
-def notify_soon(turn: TurnContext, notification_type: str, message: str, emit: Emit) -> None:
+def notify_soon(
+    turn: TurnContext, state: SessionState, services: SessionServices, notification_type: str, message: str, emit: Emit
+) -> None:
     """Notification hooks, started beside whatever waits (they end with the session)."""
-    if not turn.hooks.table.get("Notification"):
+    if not state.hooks.table.get("Notification"):
         return
-    turn.hooks.keep(notification(turn, notification_type, message, emit))
+    state.hooks.keep(notification(turn, state, services, notification_type, message, emit))
 
 
-def approval_waiting(turn: TurnContext, tool: str, emit: Emit) -> None:
+def approval_waiting(turn: TurnContext, state: SessionState, services: SessionServices, tool: str, emit: Emit) -> None:
     """An approval question is about to be shown."""
-    notify_soon(turn, "permission_prompt", f"agent needs your permission to use {tool}", emit)
+    notify_soon(turn, state, services, "permission_prompt", f"agent needs your permission to use {tool}", emit)
 
 
-async def permission_request(turn: TurnContext, tool: str, args: dict[str, Any], emit: Emit) -> tuple[str | None, str]:
+async def permission_request(
+    turn: TurnContext, state: SessionState, services: SessionServices, tool: str, args: dict[str, Any], emit: Emit
+) -> tuple[str | None, str]:
     """(allow | deny | None, the hook's message) for a question about to be asked."""
-    if not turn.hooks.table.get("PermissionRequest"):
+    if not state.hooks.table.get("PermissionRequest"):
         return None, ""
     rule = suggest_rule(tool, args)
     suggestions = [{"type": "addRules", "rules": [rule], "behavior": "allow", "destination": "localSettings"}]
     outcome = await run_hooks(
         turn,
+        state,
+        services,
         "PermissionRequest",
         emit,
         tool_name=tool,
@@ -97,13 +115,23 @@ async def permission_request(turn: TurnContext, tool: str, args: dict[str, Any],
 
 
 async def post_tool_use_failure(
-    turn: TurnContext, call: ToolCall, args: dict[str, Any], error: str, emit: Emit, *, interrupted: bool = False
+    turn: TurnContext,
+    state: SessionState,
+    services: SessionServices,
+    call: ToolCall,
+    args: dict[str, Any],
+    error: str,
+    emit: Emit,
+    *,
+    interrupted: bool = False,
 ) -> None:
     """After a call failed. Its additional context reaches the model with the next request."""
-    if not turn.hooks.table.get("PostToolUseFailure"):
+    if not state.hooks.table.get("PostToolUseFailure"):
         return
     outcome = await run_hooks(
         turn,
+        state,
+        services,
         "PostToolUseFailure",
         emit,
         tool_name=call.name,
@@ -112,12 +140,21 @@ async def post_tool_use_failure(
         error=error,
         is_interrupt=interrupted,
     )
-    queue_context(turn, "PostToolUseFailure", outcome.context)
+    queue_context(state.hooks, "PostToolUseFailure", outcome.context)
 
 
-async def subagent_start(parent: TurnContext, child: TurnContext, agent_type: str, emit: Emit) -> None:
-    """Before a subagent runs: the parent's SubagentStart hooks; their context is the child's."""
-    if not parent.hooks.table.get("SubagentStart"):
+async def subagent_start(
+    turn: TurnContext,
+    state: SessionState,
+    services: SessionServices,
+    child_id: str,
+    child_hooks: HookState,
+    agent_type: str,
+    emit: Emit,
+) -> None:
+    """Before a subagent runs: the parent's SubagentStart hooks (the parent's turn, state and
+    services); their context is the child's (``child_hooks``)."""
+    if not state.hooks.table.get("SubagentStart"):
         return
-    outcome = await run_hooks(parent, "SubagentStart", emit, agent_id=child.session_id, agent_type=agent_type)
-    queue_context(child, "SubagentStart", outcome.context)
+    outcome = await run_hooks(turn, state, services, "SubagentStart", emit, agent_id=child_id, agent_type=agent_type)
+    queue_context(child_hooks, "SubagentStart", outcome.context)

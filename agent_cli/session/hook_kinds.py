@@ -31,6 +31,8 @@ from agent_cli.items import Message, user
 from agent_cli.models import base as stream
 from agent_cli.models.base import Prompt
 from agent_cli.models.errors import ModelError
+from agent_cli.session.clients import ModelClients
+from agent_cli.session.meter import ContextMeter
 from agent_cli.session.turn_context import TurnContext
 from agent_cli.tools.base import ToolError
 from agent_cli.tools.web_fetch import check_url, resolve_public
@@ -97,11 +99,14 @@ def prompt_text(spec: HookSpec, payload: dict[str, Any]) -> str:
     return f"{spec.command}\n\n{arguments}"
 
 
-async def ask_model(turn: TurnContext, spec: HookSpec, payload: dict[str, Any]) -> HookRun:
-    """A prompt hook: one request without tools; its ``{"ok", "reason"}`` as a command's JSON reply."""
+async def ask_model(
+    turn: TurnContext, meter: ContextMeter, clients: ModelClients, spec: HookSpec, payload: dict[str, Any]
+) -> HookRun:
+    """A prompt hook: one request without tools; its ``{"ok", "reason"}`` as a command's JSON reply.
+    Its tokens count in the session's totals (``meter``)."""
     model = spec.model or turn.model
-    own = turn.state.client
-    client = own if model == turn.model else turn.state.client_factory(model)
+    own = clients.current()
+    client = own if model == turn.model else clients.factory(model)
     instructions = prompt_library(turn.config.agent_home).render("hook_prompt.md").strip()
     prompt = Prompt(instructions, [user(prompt_text(spec, payload))])
     texts: list[str] = []
@@ -111,7 +116,7 @@ async def ask_model(turn: TurnContext, spec: HookSpec, payload: dict[str, Any]) 
                 if isinstance(event, stream.OutputItem) and isinstance(event.item, Message):
                     texts.append(event.item.text)
                 elif isinstance(event, stream.Completed) and event.usage is not None:
-                    turn.state.count_usage(event.usage)
+                    meter.count_usage(event.usage)
     except TimeoutError:
         return HookRun(spec, None, timed_out=True)
     except ModelError as exc:

@@ -23,6 +23,11 @@ class HookState:
     ended: bool = False  # SessionEnd ran
     background: set[asyncio.Task] = field(default_factory=set)  # Notification, async hooks and notify still running
 
+    def register(self, specs: Iterable[HookSpec]) -> None:
+        """Hooks that join for the rest of the session (a host's), after those it has."""
+        for spec in specs:
+            self.table[spec.event] = (*self.table.get(spec.event, ()), spec)
+
     def keep(self, work: Coroutine[Any, Any, None]) -> None:
         """Run ``work`` beside the session; SessionEnd waits for it, so it never outlives it."""
         task = asyncio.ensure_future(work)
@@ -32,7 +37,6 @@ class HookState:
     @classmethod
     def from_config(cls, config: Config, plugin_hooks: Iterable[HookSpec] = (), raw: dict | None = None) -> HookState:
         """The config's hooks (``raw``: the tables an untrusted folder may use), then the plugins'."""
-        table = parse_hooks((config.raw if raw is None else raw).get("hooks"), "config")
-        for spec in plugin_hooks:
-            table[spec.event] = (*table.get(spec.event, ()), spec)
-        return cls(table)
+        state = cls(parse_hooks((config.raw if raw is None else raw).get("hooks"), "config"))
+        state.register(plugin_hooks)
+        return state

@@ -30,6 +30,10 @@ from agent_cli.hooks.spec import HookSpec, hook_calls
 from agent_cli.items import ToolCall, user
 from agent_cli.sandbox.policy import supervised_argv
 from agent_cli.session import hook_kinds
+from agent_cli.session.approvals import Approvals
+from agent_cli.session.hook_state import HookState
+from agent_cli.session.services import SessionServices
+from agent_cli.session.session_state import SessionState
 from agent_cli.session.state import Emit
 from agent_cli.session.turn_context import TurnContext
 from agent_cli.tools.base import ToolResult
@@ -64,61 +68,78 @@ class HookOutcome:
 # --- running -------------------------------------------------------------------------------
 
 
-async def run_hooks(turn: TurnContext, event: str, emit: Emit, **fields: Any) -> HookOutcome:
+async def run_hooks(
+    turn: TurnContext, state: SessionState, services: SessionServices, event: str, emit: Emit, **fields: Any
+) -> HookOutcome:
     """Run the hooks of ``event`` that match, report problems and messages, return the verdict.
 
     ``fields`` are the event's own payload fields (``tool_name``, ``tool_input``, ``prompt``,
     ``source``, ``trigger``...). With no matching hook this returns at once.
     """
     cwd = Path(turn.config.cwd)
-    calls = hook_calls(turn.hooks.table, event, fields, cwd)
+    calls = hook_calls(state.hooks.table, event, fields, cwd)
     if not calls:
         return HookOutcome()
     common = {
         "session_id": turn.session_id,
-        "transcript_path": str(turn.rollout.path),
+        "transcript_path": str(services.rollout.path),
         "cwd": str(cwd),
         "hook_event_name": event,
-        "permission_mode": permission_mode(turn),
+        "permission_mode": permission_mode(turn.mode, services.approvals),
     }
     if turn.agent_name is not None:  # a hook can tell a subagent's calls from the session's own
         common["agent"] = turn.agent_name
     for spec, own in [(spec, own) for spec, own in calls if spec.background]:
-        start_background(turn, spec, {**common, **own}, cwd, emit)
+        start_background(turn, state, services, spec, {**common, **own}, cwd, emit)
     calls = [(spec, own) for spec, own in calls if not spec.background]
-    runs = await asyncio.gather(*(run_one(turn, spec, {**common, **own}, cwd) for spec, own in calls))
+    runs = await asyncio.gather(*(run_one(turn, state, services, spec, {**common, **own}, cwd) for spec, own in calls))
     outcome = HookOutcome(runs=list(runs))
     for run in runs:
         interpret(run, outcome, emit)
     return outcome
 
 
-def start_background(turn: TurnContext, spec: HookSpec, payload: dict[str, Any], cwd: Path, emit: Emit) -> None:
+def start_background(
+    turn: TurnContext,
+    state: SessionState,
+    services: SessionServices,
+    spec: HookSpec,
+    payload: dict[str, Any],
+    cwd: Path,
+    emit: Emit,
+) -> None:
     """An ``async`` hook: nothing waits for it and it decides nothing; its problems and messages are
     shown. It ends with the session (SessionEnd waits for it)."""
 
     async def run() -> None:
-        interpret(await run_one(turn, spec, payload, cwd), HookOutcome(), emit)
+        interpret(await run_one(turn, state, services, spec, payload, cwd), HookOutcome(), emit)
 
-    turn.hooks.keep(run())
+    state.hooks.keep(run())
 
 
-def permission_mode(turn: TurnContext) -> str:
+def permission_mode(mode: str, approvals: Approvals) -> str:
     """Claude Code's name for how freely tools run here: plan, bypassPermissions or default."""
-    if turn.mode == "plan":
+    if mode == "plan":
         return "plan"
-    if turn.approvals.policy == "never" and turn.approvals.sandbox is None:
+    if approvals.policy == "never" and not approvals.confined:
         return "bypassPermissions"
     return "default"
 
 
-async def run_one(turn: TurnContext, spec: HookSpec, payload: dict[str, Any], cwd: Path) -> HookRun:
+async def run_one(
+    turn: TurnContext,
+    state: SessionState,
+    services: SessionServices,
+    spec: HookSpec,
+    payload: dict[str, Any],
+    cwd: Path,
+) -> HookRun:
     """One hook of any type: a command, an http POST or a prompt to a small model."""
     if spec.kind == "http":
-        return await hook_kinds.post(spec, payload, turn.approvals.env)
+        return await hook_kinds.post(spec, payload, services.approvals.env)
     if spec.kind == "prompt":
-        return await hook_kinds.ask_model(turn, spec, payload)
-    return await execute(spec, json.dumps(payload).encode("utf-8"), cwd, turn.approvals.env)
+        return await hook_kinds.ask_model(turn, state.meter, services.clients, spec, payload)
+    return await execute(spec, json.dumps(payload).encode("utf-8"), cwd, services.approvals.env)
 
 
 async def execute(spec: HookSpec, stdin: bytes, cwd: Path, base_env: Mapping[str, str] | None = None) -> HookRun:
@@ -267,59 +288,75 @@ def permission_answer(decision: dict[str, Any], outcome: HookOutcome, emit: Emit
 # --- the points where the session calls hooks ----------------------------------------------
 
 
-def queue_context(turn: TurnContext, event: str, context: list[str]) -> None:
-    turn.hooks.queued_context.extend(hook_context_text(event, text) for text in context)
+def queue_context(hooks: HookState, event: str, context: list[str]) -> None:
+    hooks.queued_context.extend(hook_context_text(event, text) for text in context)
 
 
-def flush_hook_context(turn: TurnContext) -> None:
+def flush_hook_context(state: SessionState) -> None:
     """Record queued hook context. Called before each model request, where no call is open."""
-    queued, turn.hooks.queued_context = turn.hooks.queued_context, []
+    queued, state.hooks.queued_context = state.hooks.queued_context, []
     for text in queued:
-        turn.record(user(text))
+        state.record(user(text))
 
 
-async def run_session_start(turn: TurnContext, source: str, emit: Emit) -> HookOutcome:
+async def run_session_start(
+    turn: TurnContext, state: SessionState, services: SessionServices, source: str, emit: Emit
+) -> HookOutcome:
     """SessionStart (source: startup, resume or compact). Its context joins the next request."""
-    outcome = await run_hooks(turn, "SessionStart", emit, source=source)
+    outcome = await run_hooks(turn, state, services, "SessionStart", emit, source=source)
     if outcome.blocked:  # SessionStart cannot block; show why it tried
         emit(ev.Warning(f"SessionStart hook: {outcome.reason}"))
-    queue_context(turn, "SessionStart", outcome.context)
+    queue_context(state.hooks, "SessionStart", outcome.context)
     return outcome
 
 
-async def before_prompt(turn: TurnContext, text: str, emit: Emit) -> bool:
+async def before_prompt(
+    turn: TurnContext, state: SessionState, services: SessionServices, text: str, emit: Emit
+) -> bool:
     """SessionStart (once, if pending), then UserPromptSubmit. False when the prompt is dropped."""
-    state = turn.hooks
-    state.stop_blocks = 0
-    if state.pending_start is not None:
-        source, state.pending_start = state.pending_start, None
-        await run_session_start(turn, source, emit)
-        flush_hook_context(turn)  # before the prompt: the session's context comes first
-    outcome = await run_hooks(turn, "UserPromptSubmit", emit, prompt=text)
+    hooks = state.hooks
+    hooks.stop_blocks = 0
+    if hooks.pending_start is not None:
+        source, hooks.pending_start = hooks.pending_start, None
+        await run_session_start(turn, state, services, source, emit)
+        flush_hook_context(state)  # before the prompt: the session's context comes first
+    outcome = await run_hooks(turn, state, services, "UserPromptSubmit", emit, prompt=text)
     if outcome.blocked:
         emit(ev.Warning(f"Your prompt was blocked by a UserPromptSubmit hook and not sent: {outcome.reason}"))
         emit(ev.TurnAborted("prompt blocked by a UserPromptSubmit hook"))
         return False
-    queue_context(turn, "UserPromptSubmit", outcome.context)
+    queue_context(hooks, "UserPromptSubmit", outcome.context)
     return True
 
 
-async def pre_tool_use(turn: TurnContext, call: ToolCall, args: dict[str, Any], emit: Emit) -> HookOutcome:
+async def pre_tool_use(
+    turn: TurnContext, state: SessionState, services: SessionServices, call: ToolCall, args: dict[str, Any], emit: Emit
+) -> HookOutcome:
     """PreToolUse. ``blocked`` means: do not run, ``reason`` is the tool's output."""
-    outcome = await run_hooks(turn, "PreToolUse", emit, tool_name=call.name, tool_input=args, tool_use_id=call.call_id)
+    outcome = await run_hooks(
+        turn, state, services, "PreToolUse", emit, tool_name=call.name, tool_input=args, tool_use_id=call.call_id
+    )
     if outcome.blocked:
         outcome.reasons.insert(0, f"{call.name} was not run: a PreToolUse hook blocked it.")
-    queue_context(turn, "PreToolUse", outcome.context)
+    queue_context(state.hooks, "PreToolUse", outcome.context)
     return outcome
 
 
 async def post_tool_use(
-    turn: TurnContext, call: ToolCall, args: dict[str, Any], result: ToolResult, emit: Emit
+    turn: TurnContext,
+    state: SessionState,
+    services: SessionServices,
+    call: ToolCall,
+    args: dict[str, Any],
+    result: ToolResult,
+    emit: Emit,
 ) -> ToolResult:
     """PostToolUse. The tool already ran; a block adds the hook's reason to what the model reads."""
     response = {"output": result.output, "success": result.success, "exit_code": result.exit_code}
     outcome = await run_hooks(
         turn,
+        state,
+        services,
         "PostToolUse",
         emit,
         tool_name=call.name,
@@ -327,25 +364,27 @@ async def post_tool_use(
         tool_response=response,
         tool_use_id=call.call_id,
     )
-    queue_context(turn, "PostToolUse", outcome.context)
+    queue_context(state.hooks, "PostToolUse", outcome.context)
     if not outcome.blocked:
         return result
     output = f"{result.output}\n\nPostToolUse hook feedback: {outcome.reason}"
     return replace(result, output=output)
 
 
-async def stop_blocked(turn: TurnContext, emit: Emit, last_message: str | None = None) -> bool:
+async def stop_blocked(
+    turn: TurnContext, state: SessionState, services: SessionServices, emit: Emit, last_message: str | None = None
+) -> bool:
     """Stop. True when a hook keeps the agent working (its reason was added to the context)."""
-    state = turn.hooks
-    if not state.table.get("Stop"):
+    hooks = state.hooks
+    if not hooks.table.get("Stop"):
         return False
     outcome = await run_hooks(
-        turn, "Stop", emit, stop_hook_active=state.stop_blocks > 0, last_assistant_message=last_message
+        turn, state, services, "Stop", emit, stop_hook_active=hooks.stop_blocks > 0, last_assistant_message=last_message
     )
-    queue_context(turn, "Stop", outcome.context)
+    queue_context(hooks, "Stop", outcome.context)
     if not outcome.blocked:
         return False
-    if state.stop_blocks >= MAX_STOP_BLOCKS:
+    if hooks.stop_blocks >= MAX_STOP_BLOCKS:
         emit(
             ev.Warning(
                 f"A Stop hook blocked stopping {MAX_STOP_BLOCKS} times in a row; the agent stops anyway. "
@@ -353,17 +392,26 @@ async def stop_blocked(turn: TurnContext, emit: Emit, last_message: str | None =
             )
         )
         return False
-    state.stop_blocks += 1
+    hooks.stop_blocks += 1
     emit(ev.Notice(f"A Stop hook asked the agent to keep working: {outcome.reason}", title="Stop hook"))
-    state.queued_context.append(hook_context_text("Stop", f"Do not stop yet. {outcome.reason}"))
+    hooks.queued_context.append(hook_context_text("Stop", f"Do not stop yet. {outcome.reason}"))
     return True
 
 
-async def run_pre_compact(turn: TurnContext, trigger: str, emit: Emit, custom_instructions: str = "") -> HookOutcome:
+async def run_pre_compact(
+    turn: TurnContext,
+    state: SessionState,
+    services: SessionServices,
+    trigger: str,
+    emit: Emit,
+    custom_instructions: str = "",
+) -> HookOutcome:
     """PreCompact (trigger: manual or auto; an overflow counts as auto). It cannot block."""
     trigger = "manual" if trigger == "manual" else "auto"
-    outcome = await run_hooks(turn, "PreCompact", emit, trigger=trigger, custom_instructions=custom_instructions)
+    outcome = await run_hooks(
+        turn, state, services, "PreCompact", emit, trigger=trigger, custom_instructions=custom_instructions
+    )
     if outcome.blocked:
         emit(ev.Warning(f"PreCompact hook: {outcome.reason}"))
-    queue_context(turn, "PreCompact", outcome.context)
+    queue_context(state.hooks, "PreCompact", outcome.context)
     return outcome

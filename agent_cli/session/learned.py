@@ -100,7 +100,7 @@ class LearnedState:
 
     def restore(self, records: Iterable[dict[str, Any]], saved_items: int) -> Learned:
         """Read the lines a resumed file kept; ``saved_items`` is its history's length. Lines that
-        make no sense are skipped with a warning; the session applies the rest (``apply_learned``)."""
+        make no sense are skipped with a warning; the session applies the rest (``ContextMeter.restore``)."""
         learned = Learned()
         for record in records:
             what = record.get("what")

@@ -13,11 +13,12 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from agent_cli import events as ev
+from agent_cli.config import Config
 from agent_cli.context.fragments import MEMORIES, is_real_user_message
 from agent_cli.items import Item, Message, user
 from agent_cli.memory.model import as_model_text
 from agent_cli.session.state import Emit
-from agent_cli.session.turn_context import TurnContext
+from agent_cli.store.rollout import RecordingHistory
 
 if TYPE_CHECKING:
     from agent_cli.memory.book import MemoryBook
@@ -42,17 +43,17 @@ def injected_refs(items: Iterable[Item]) -> set[str]:
     return refs
 
 
-def recall_into_history(turn: TurnContext, message: str, emit: Emit) -> None:
-    """Recall for ``message`` and append the fragment (when anything scores high enough)."""
-    book = turn.memory
+def recall_into_history(
+    config: Config, history: RecordingHistory, book: MemoryBook | None, message: str, emit: Emit
+) -> None:
+    """Recall for ``message`` and append the fragment to ``history`` (when anything scores high enough)."""
     if book is None:
         return
     book.last_query = message
     if not message.strip():
         return
     if book.injected is None:  # first recall of this session (or of a resumed one)
-        book.injected = injected_refs(turn.history.items)
-    config = turn.config
+        book.injected = injected_refs(history.items)
     try:
         recalled = book.recall(
             message,
@@ -66,21 +67,20 @@ def recall_into_history(turn: TurnContext, message: str, emit: Emit) -> None:
         emit(ev.Warning(f"memory recall failed: {type(exc).__name__}: {exc}"))
     report_warnings(book, emit)
     if recalled:
-        turn.record(user(render_fragment(recalled)))
+        history.record(user(render_fragment(recalled)))
         book.injected.update(item.memory.ref for item in recalled)
 
 
-def recall_after_compaction(turn: TurnContext, emit: Emit) -> None:
+def recall_after_compaction(config: Config, history: RecordingHistory, book: MemoryBook | None, emit: Emit) -> None:
     """The compacted history has no memory fragments: recall again for the latest message."""
-    book = turn.memory
     if book is None:
         return
     book.injected = set()
     query = book.last_query
     if query is None:  # resumed and compacted before a turn: the latest message is all there is
-        messages = [item for item in turn.history.items if is_real_user_message(item)]
+        messages = [item for item in history.items if is_real_user_message(item)]
         query = messages[-1].text if messages else ""  # type: ignore[union-attr]
-    recall_into_history(turn, query, emit)
+    recall_into_history(config, history, book, query, emit)
 
 
 def report_warnings(book: MemoryBook, emit: Emit) -> None:

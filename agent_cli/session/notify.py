@@ -17,6 +17,7 @@ from typing import Any
 from agent_cli import events as ev
 from agent_cli.config import Config
 from agent_cli.sandbox.policy import supervised_argv
+from agent_cli.session.hook_state import HookState
 from agent_cli.session.state import Emit
 from agent_cli.session.turn_context import TurnContext
 from agent_cli.tools.process import communicate_or_kill
@@ -46,17 +47,25 @@ def turn_complete_event(turn: TurnContext, prompt: str, answer: str | None) -> d
     }
 
 
-def after_turn(turn: TurnContext, trusted: bool, prompt: str, answer: str | None, emit: Emit) -> None:
-    """Start the notify program for a completed turn (nothing when none is configured)."""
+def after_turn(
+    turn: TurnContext,
+    hooks: HookState,
+    env: dict[str, str] | None,
+    trusted: bool,
+    prompt: str,
+    answer: str | None,
+    emit: Emit,
+) -> None:
+    """Start the notify program for a completed turn (nothing when none is configured), in the
+    session's scrubbed environment ``env``; it ends with the session's hook work (``hooks``)."""
     argv = notify_argv(turn.config, trusted)
     if argv is None or turn.agent_name is not None:
         return
     payload = json.dumps(turn_complete_event(turn, prompt, answer))
-    turn.hooks.keep(_run([*argv, payload], turn, emit))  # it never outlives the session
+    hooks.keep(_run([*argv, payload], turn, env, emit))  # it never outlives the session
 
 
-async def _run(argv: list[str], turn: TurnContext, emit: Emit) -> None:
-    env = turn.approvals.env
+async def _run(argv: list[str], turn: TurnContext, env: dict[str, str] | None, emit: Emit) -> None:
     try:
         proc = await asyncio.create_subprocess_exec(
             *supervised_argv(argv),

@@ -7,7 +7,7 @@ protocols here name. The command layer and the front ends know the concrete clas
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -16,12 +16,13 @@ from agent_cli.context.skills import Skill
 from agent_cli.models.base import ModelClient, Usage
 from agent_cli.session.approvals import Approvals
 from agent_cli.session.checkpointing import TurnCheckpoints
+from agent_cli.session.clients import ClientFactory
 from agent_cli.session.compaction_state import CompactionState
 from agent_cli.session.counters import TokenCounters
 from agent_cli.session.hook_state import HookState
 from agent_cli.session.learned import LearnedState
 from agent_cli.session.run_limits import RunLimits
-from agent_cli.session.state import CodeChecks, Emit, McpTools
+from agent_cli.session.state import CodeChecks, McpTools, TerminalFactory
 from agent_cli.session.tool_use import ToolUseWatch
 from agent_cli.session.window import ContextWindow
 from agent_cli.store.rollout import RecordingHistory, RolloutWriter
@@ -30,9 +31,6 @@ from agent_cli.tools.editor_files import EditorFiles
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.shell_snapshot import ShellSnapshot
 from agent_cli.trust.gate import TrustState
-
-ClientFactory = Callable[[str], ModelClient]  # a model's name -> a new client for it
-TerminalFactory = Callable[[str, Emit], Any]  # (call_id, emit) -> the command runner of that call (ACP)
 
 
 class PluginContent(Protocol):
@@ -111,7 +109,6 @@ class SessionParts:
     mode: str | None = None  # the config's mode unless given (a subagent runs its parent's)
     instructions: str | None = None  # a subagent's own system prompt
     subagent: SubagentInfo | None = None
-    lean_tools: bool = True  # the lean profile may add tool_search / tool_call (not to a subagent's list)
     client: ModelClient | None = None  # a client to start with (a parent's, for a child on its model)
     borrowed: bool = False  # ``client`` and ``shell_snapshot`` are a parent's: used here, closed there
     # What a front end sets for its run (runtime.open_session's arguments):

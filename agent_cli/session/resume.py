@@ -38,7 +38,7 @@ def restore(session: Session, path: Path) -> Session:
     session.compaction.count = loaded.compactions  # the accuracy warning counts every compaction so far
     session.checkpoints.restore_lines(loaded.checkpoints)  # /undo and /rewind reach turns before the resume
     learned = session.learned.restore(loaded.learned, len(loaded.items))  # window, calibration...
-    session.apply_learned(learned)
+    session.meter.restore(learned)
     changed: tuple[str, ...] = ()
     if loaded.items:
         # Kept for later environment diffs and compaction; its items are not recorded again.

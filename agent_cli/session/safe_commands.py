@@ -13,6 +13,8 @@ from urllib.parse import urlsplit
 
 from agent_cli.permissions.rules import canonical_tool
 from agent_cli.permissions.shell_parse import parse_command_line
+from agent_cli.permissions.vocabulary import RUNNER_SUBCOMMANDS, SHELLS
+from agent_cli.permissions.vocabulary import WRAPPERS as RUNS_ITS_ARGUMENTS
 
 SAFE_COMMANDS = frozenset(
     {
@@ -73,6 +75,17 @@ WRAPPERS = frozenset(
         "ssh",
     }
 )
+
+
+def _runs_a_command(words: list[str] | tuple[str, ...]) -> bool:
+    """Whether the first word runs a command given by the later ones (`ssh-agent rm x`, `npm exec
+    rm`): approving its prefix would approve any command."""
+    head = words[0].rsplit("/", 1)[-1]
+    if head in WRAPPERS or head in RUNS_ITS_ARGUMENTS or head in SHELLS:
+        return True
+    return bool(RUNNER_SUBCOMMANDS.get(head, frozenset()) & set(words[1:]))
+
+
 TWO_WORD_HEADS = frozenset(
     {"git", "npm", "pnpm", "yarn", "cargo", "uv", "pip", "python", "python3", "make", "go", "docker", "kubectl"}
 )
@@ -137,7 +150,7 @@ def command_prefix(command: str) -> str:
     if not segments or len(segments) != 1:
         return "=" + command.strip()
     words = segments[0]
-    if words[0] in WRAPPERS or "-c" in words[1:3] or "-e" in words[1:3] or "=" in words[0]:
+    if _runs_a_command(words) or "-c" in words[1:3] or "-e" in words[1:3] or "=" in words[0]:
         return "=" + command.strip()
     return " ".join(words[:2] if words[0] in TWO_WORD_HEADS else words[:1])
 
@@ -165,7 +178,7 @@ def suggest_rule(tool: str, args: dict[str, Any]) -> str | None:
     if not line.readable or len(line.commands) != 1 or line.writes or not line.commands[0].literal:
         return None
     words = line.commands[0].words
-    if words[0] in WRAPPERS or "=" in words[0]:
+    if _runs_a_command(words) or "=" in words[0]:
         return f"Bash({' '.join(words)})"
     count = 2 if words[0] in TWO_WORD_HEADS and len(words) > 1 and not words[1].startswith("-") else 1
     return f"Bash({' '.join(words[:count])}:*)"

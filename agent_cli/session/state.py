@@ -1,26 +1,18 @@
-"""The session's own state, as the parts of a turn read and change it (``Session`` implements it).
-
-The turn's steps (turn.py, tool_call.py, compaction.py...) get a :class:`TurnContext` holding the
-session's parts; what only the session can answer (the system prompt it caches, the context's size
-since the last usage report, the tools its mode and limit allow) they ask through this protocol,
-so none of them imports ``Session`` and session.py sits above them all.
-"""
+"""What the session's parts are held as: ``Emit``, and the protocols of the parts runtime.py builds
+from packages above session/ (mcp/, lsp/) or hands in for a front end (ACP's terminals)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from agent_cli import events as ev
-from agent_cli.context.initial import InitialContext
 from agent_cli.context.tokens import TokenCounter
-from agent_cli.items import Item
-from agent_cli.models.base import ModelClient, ToolSpec, Usage
-from agent_cli.store.rollout import RecordingHistory
 from agent_cli.tools.base import ToolContext, ToolResult
 
 Emit = Callable[[ev.Event], None]
+TerminalFactory = Callable[[str, Emit], Any]  # (call_id, emit) -> the command runner of that call (ACP)
 
 
 class McpTools(Protocol):
@@ -43,72 +35,3 @@ class CodeChecks(Protocol):
     async def after_turn(self, turn: int, context: Callable[[], ToolContext], emit: Emit) -> str | None: ...
 
     async def aclose(self) -> None: ...
-
-
-class SessionState(Protocol):
-    """What a turn's steps ask the session (session/session.py's ``Session``)."""
-
-    @property
-    def history(self) -> RecordingHistory: ...
-
-    @property
-    def tokens(self) -> TokenCounter: ...
-
-    @property
-    def client_factory(self) -> Callable[[str], ModelClient]: ...
-
-    @property
-    def client(self) -> ModelClient: ...
-
-    @property
-    def instructions(self) -> str: ...
-
-    @property
-    def lean(self) -> bool: ...
-
-    @property
-    def web_search_mode(self) -> str: ...
-
-    @property
-    def effective_window(self) -> int: ...
-
-    @property
-    def auto_compact_limit(self) -> int | None: ...
-
-    @property
-    def initial(self) -> InitialContext | None: ...
-
-    @property
-    def initial_tokens(self) -> int: ...
-
-    def tool_specs(self) -> list[ToolSpec]: ...
-
-    def tool_allowed(self, name: str) -> bool: ...
-
-    def tool_context(self, call_id: str, emit: Emit) -> ToolContext: ...
-
-    def request_items(self, emit: Emit) -> list[Item]: ...
-
-    def start_context(self, emit: Emit) -> None: ...
-
-    def skill_fragments(self, text: str) -> list[str]: ...
-
-    def build_initial_context(self) -> InitialContext: ...
-
-    def restart_context(self, initial: InitialContext) -> None: ...
-
-    def replace_history(self, items: list[Item]) -> None: ...
-
-    def record_usage(self, usage: Usage | None) -> None: ...
-
-    def count_usage(self, usage: Usage) -> None: ...
-
-    def distrust_last_usage(self) -> None: ...
-
-    def context_tokens(self) -> int: ...
-
-    def token_count_event(self) -> ev.TokenCount: ...
-
-    async def count_exactly(self) -> None: ...
-
-    async def count_exactly_near(self, limit: int | None, extra: int = 0) -> None: ...

@@ -14,11 +14,13 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from agent_cli import events as ev
+from agent_cli.context.history import History
 from agent_cli.context.prompts import render_prompt
 from agent_cli.items import Item, Message, ToolCall, ToolOutput, user
 from agent_cli.models.base import OUTPUT_SCHEMA_NAME, ToolSpec
 
 Sample = Callable[[ToolSpec | None], Awaitable[list[Item]]]
+Emit = Callable[[ev.Event], None]
 
 
 class StructuredOutputFailed(Exception):
@@ -27,7 +29,7 @@ class StructuredOutputFailed(Exception):
 
 def load_schema(text: str) -> dict[str, Any]:
     """The schema in ``text``; ValueError with the reason when it is not a usable JSON Schema."""
-    import jsonschema
+    from jsonschema import SchemaError, validators
 
     try:
         schema = json.loads(text)
@@ -36,15 +38,15 @@ def load_schema(text: str) -> dict[str, Any]:
     if not isinstance(schema, dict):
         raise ValueError("a JSON Schema must be a JSON object")
     try:
-        jsonschema.validators.validator_for(schema).check_schema(schema)
-    except jsonschema.SchemaError as exc:
+        validators.validator_for(schema).check_schema(schema)
+    except SchemaError as exc:
         raise ValueError(f"not a valid JSON Schema: {exc.message}") from None
     return schema
 
 
 def problem_with(answer: str | None, schema: dict[str, Any]) -> str | None:
     """Why ``answer`` is not JSON valid against ``schema``, or None when it is."""
-    import jsonschema
+    from jsonschema import exceptions, validators
 
     if answer is None or not answer.strip():
         return "there is no answer"
@@ -52,7 +54,7 @@ def problem_with(answer: str | None, schema: dict[str, Any]) -> str | None:
         value = json.loads(answer)
     except json.JSONDecodeError as exc:
         return f"the answer is not JSON ({exc})"
-    error = jsonschema.exceptions.best_match(jsonschema.validators.validator_for(schema)(schema).iter_errors(value))
+    error = exceptions.best_match(validators.validator_for(schema)(schema).iter_errors(value))
     if error is None:
         return None
     where = "/".join(str(part) for part in error.absolute_path) or "the top level"
@@ -63,12 +65,14 @@ def answer_tool(schema: dict[str, Any]) -> ToolSpec:
     return ToolSpec(OUTPUT_SCHEMA_NAME, "Give the final answer: the input is the answer.", schema)
 
 
-async def settle(session, answer: str | None, emit, sample: Sample, forced_tool: bool) -> str:
-    """The final answer as validated JSON text; StructuredOutputFailed after one failed repair."""
-    schema = session.output_schema
+async def settle(
+    schema: dict[str, Any], history: History, answer: str | None, emit: Emit, sample: Sample, forced_tool: bool
+) -> str:
+    """The final answer as validated JSON text; StructuredOutputFailed after one failed repair.
+    A repair request is recorded in ``history``."""
     if forced_tool:
         answer = await _answer_through_tool(
-            session, emit, sample, render_prompt("output_schema_tool.md", tool=OUTPUT_SCHEMA_NAME)
+            schema, history, emit, sample, render_prompt("output_schema_tool.md", tool=OUTPUT_SCHEMA_NAME)
         )
     problem = problem_with(answer, schema)
     if problem is None:
@@ -76,9 +80,9 @@ async def settle(session, answer: str | None, emit, sample: Sample, forced_tool:
     emit(ev.Warning(f"the answer does not match --output-schema ({problem}); asking the model to correct it"))
     repair = render_prompt("output_schema_repair.md", problem=problem)
     if forced_tool:
-        answer = await _answer_through_tool(session, emit, sample, repair)
+        answer = await _answer_through_tool(schema, history, emit, sample, repair)
     else:
-        session.record(user(repair))
+        history.record(user(repair))
         answer = _last_text(await sample(None))
     problem = problem_with(answer, schema)
     if problem is not None:
@@ -86,13 +90,15 @@ async def settle(session, answer: str | None, emit, sample: Sample, forced_tool:
     return answer  # type: ignore[return-value]
 
 
-async def _answer_through_tool(session, emit, sample: Sample, request: str) -> str | None:
-    session.record(user(request))
-    output = await sample(answer_tool(session.output_schema))
+async def _answer_through_tool(
+    schema: dict[str, Any], history: History, emit: Emit, sample: Sample, request: str
+) -> str | None:
+    history.record(user(request))
+    output = await sample(answer_tool(schema))
     calls = [item for item in output if isinstance(item, ToolCall) and item.name == OUTPUT_SCHEMA_NAME]
     for item in output:  # every call gets its output, so the history stays valid for a resume
         if isinstance(item, ToolCall):
-            session.record(ToolOutput(item.call_id, "Answer recorded.", True))
+            history.record(ToolOutput(item.call_id, "Answer recorded.", True))
     if not calls:
         return _last_text(output)
     answer = calls[-1].arguments

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 
 from agent_cli import events as ev
 from agent_cli.config import Config, window_for
-from agent_cli.models.base import Usage
+from agent_cli.models.base import ModelClient, Usage
 from agent_cli.models.discovery import DiscoveredWindow, discover_window, should_probe
 from agent_cli.models.errors import ContextWindowExceeded
 from agent_cli.models.model_info import known_context_window
 from agent_cli.session.learned import LearnedState
-from agent_cli.session.state import Emit, SessionState
+from agent_cli.session.state import Emit
 
 # A report below this share of what we estimate we sent means the server cut the prompt.
 TRUNCATION_SHARE = 0.5
@@ -87,20 +88,12 @@ class ContextWindow:
     def configured(self) -> bool:
         return self.source == "config"
 
-    def before_request(self, state: SessionState) -> None:
-        """Note what is being sent; on the first request, start asking the server (concurrently)."""
-        self.sent_items = len(state.history)
-        self.sent_tokens = self.count_sent(state)
-        self.sent_exactly = state.tokens.exact
+    def start_discovery(self, client: Callable[[], ModelClient]) -> None:
+        """On the first request, start asking the server its window (concurrently); ``client``
+        makes the model's client, which a request needs anyway."""
         if self._discovery is None and not self._discovery_done and not self.configured:
             self._discovery_done = True
-            self._discovery = start_discovery(self._config, state, self.model)
-
-    def count_sent(self, state: SessionState) -> int:
-        """Our count of the request in flight: the fixed prompt and the history it carried."""
-        history = state.history
-        overhead = state.tokens.prompt_overhead(state.instructions, state.tool_specs())
-        return overhead + history.estimated_tokens - history.estimated_tokens_since(self.sent_items)
+            self._discovery = start_discovery(self._config, client, self.model)
 
     async def settle_discovery(self, emit: Emit) -> None:
         """Apply the server's answer, once it is in (each probe has a short timeout)."""
@@ -135,36 +128,14 @@ class ContextWindow:
             )
         return None
 
-    async def after_response(self, state: SessionState, usage: Usage | None, emit: Emit) -> None:
-        """Check a usage report against what was sent: calibrate, or detect a silent cut."""
-        await self.settle_discovery(emit)
-        if usage is None or self.sent_tokens <= 0:
-            return
-        if usage.input_tokens <= 0:  # no count (some local servers send zeros): estimate the context
-            state.distrust_last_usage()
-            return
-        counter = state.tokens
-        reported = usage.input_tokens
-        if reported < counter.calibrated(self.sent_tokens) * TRUNCATION_SHARE and self.would_shrink(reported):
-            # Confirmed with exact counts before the window shrinks. A cut the estimate misses is
-            # seen a request or two later (the server keeps as much of a growing prompt), or at
-            # once after the tokenizer loads near the compaction threshold.
-            await state.count_exactly()
-        if counter.exact and not self.sent_exactly:  # counting turned exact while the request was out
-            self.sent_tokens = self.count_sent(state)  # never an estimate against exact counts
-        expected = counter.calibrated(self.sent_tokens)
-        if reported < expected * TRUNCATION_SHARE:
-            if self.would_shrink(reported):
-                if not self._truncation_warned:
-                    self._truncation_warned = True
-                    emit(ev.Warning(TRUNCATION_WARNING.format(reported=reported, sent=expected, window=self.tokens)))
-                self.set(reported, "server usage report (the prompt was cut)")
-            # Either way it counted less than we send: the context is estimated, so a report far
-            # too small never keeps a compaction from starting.
-            state.distrust_last_usage()
-            return  # a cut prompt says nothing about the tokenizer
-        counter.observe(reported, self.sent_tokens)
-        self._learned.calibration_changed(self.model, counter.calibration)
+    def prompt_was_cut(self, reported: int, expected: int, emit: Emit) -> None:
+        """A usage report says the server kept ``reported`` of the ``expected`` tokens sent: when
+        that makes the window smaller, plan with it from now on (warned once)."""
+        if self.would_shrink(reported):
+            if not self._truncation_warned:
+                self._truncation_warned = True
+                emit(ev.Warning(TRUNCATION_WARNING.format(reported=reported, sent=expected, window=self.tokens)))
+            self.set(reported, "server usage report (the prompt was cut)")
 
     def would_shrink(self, reported: int) -> bool:
         """Whether a cut prompt with ``reported`` tokens kept makes the window that small."""
@@ -190,13 +161,16 @@ class ContextWindow:
         self._learned.window_learned(self.model, tokens, source)  # a resume starts from it
 
 
-def start_discovery(config: Config, state: SessionState, model: str) -> asyncio.Task[DiscoveredWindow | None] | None:
+def start_discovery(
+    config: Config, client: Callable[[], ModelClient], model: str
+) -> asyncio.Task[DiscoveredWindow | None] | None:
     """Ask the server in the background; None when the provider is not OpenAI-compatible."""
     if config.provider.wire_api != "chat":
         return None
-    client = state.client  # made here, not before: another provider's may need what this one does not
-    if not should_probe(client.base_url):
+    made = client()  # made here, not before: another provider's may need what this one does not
+    base_url = made.base_url
+    if base_url is None or not should_probe(base_url):
         return None
     return asyncio.create_task(
-        discover_window(client.base_url, model, api_key=client.api_key, cache_dir=config.agent_home / "cache")
+        discover_window(base_url, model, api_key=made.api_key, cache_dir=config.agent_home / "cache")
     )

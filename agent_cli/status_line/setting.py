@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.config import Config
-from agent_cli.context.project_doc import find_git_root
+from agent_cli.context.project_doc import repository_root
 from agent_cli.plugins.claude_hooks import hooks_disabled, read_settings, settings_files
 
 
@@ -50,8 +50,9 @@ def find_status_line(config: Config, trusted: bool) -> tuple[StatusLineSetting |
     warnings: list[str] = []
     if (ours := our_setting(config, trusted)) is not None:
         return _parse(ours[0], ours[1], warnings), warnings
-    project = find_git_root(config.cwd) or config.cwd
+    project = repository_root(config.cwd) or config.cwd
     in_home = (project / ".claude").resolve() == (Path.home() / ".claude").resolve()
+    trusted = trusted and repository_root(config.cwd) is not None  # another user's folder: never read
     if hooks_disabled(
         project, trusted and not in_home, config.claude_settings
     ):  # Claude's disableAllHooks: no status line either

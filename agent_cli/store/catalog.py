@@ -15,6 +15,7 @@ from agent_cli.context.fragments import is_real_user_message
 from agent_cli.items import Message
 from agent_cli.store.names import session_names
 from agent_cli.store.rollout import HEADER_TYPE, RolloutError, sessions_root
+from agent_cli.store.thread_ids import looks_like_uuid, session_uuid
 
 FIRST_PROMPT_SCAN_BYTES = 256 * 1024  # the first prompt follows the initial context, near the top
 
@@ -32,6 +33,7 @@ class SessionSummary:
     first_prompt: str | None
     worktree: dict[str, str] | None = None  # the agent's worktree it ran in (worktrees/)
     name: str | None = None  # /rename, agent sessions rename
+    provider: str = ""  # the model provider's id
 
     @property
     def short_id(self) -> str:
@@ -109,6 +111,7 @@ def summarize(path: Path, mtime: float, size: int, names: dict[str, str] | None 
         first_prompt=first_prompt(path),
         worktree={str(k): str(v) for k, v in worktree.items()} if isinstance(worktree, dict) else None,
         name=(names or {}).get(header["id"]),
+        provider=str(header.get("provider", "")),
     )
 
 
@@ -150,8 +153,8 @@ def latest_session(agent_home: Path, cwd: Path | str) -> tuple[Path, bool] | Non
 
 
 def find_session(agent_home: Path, ref: str) -> Path:
-    """A session named by a file path, its full id, its name (/rename), or a prefix of its id or
-    of its random part."""
+    """A session named by a file path, its full id, its UUID (store/thread_ids.py: how Codex's
+    clients name it), its name (/rename), or a prefix of its id or of its random part."""
     ref = ref.strip()
     if not ref:
         raise RolloutError("no session id given")
@@ -159,12 +162,15 @@ def find_session(agent_home: Path, ref: str) -> Path:
     if ref.endswith(".jsonl") and candidate.is_file():
         return candidate
     named = {session_id for session_id, name in session_names(agent_home).items() if name == ref}
+    by_uuid = looks_like_uuid(ref)
     matches: list[tuple[Path, str]] = []
     for path, _, _ in session_files(agent_home):
         header = raw_header(path)
         session_id = header["id"] if header else path.stem
         short = session_id.rsplit("-", 1)[-1]
         if session_id == ref or (session_id in named and len(named) == 1):
+            return path
+        if by_uuid and session_uuid(session_id) == ref.lower():
             return path
         if session_id.startswith(ref) or short.startswith(ref) or path.stem.startswith(ref):
             matches.append((path, session_id))

@@ -50,6 +50,7 @@ HEADER_TYPE = "session"
 LEARNED_TYPE = "learned"
 CHECKPOINT_TYPES = ("checkpoint", "checkpoint_after", "checkpoint_undone")
 REWIND_TYPE = "rewind"
+NETWORK_TYPE = "network"  # a decision of the network proxy (session/network_access.py): a record, not history
 
 
 class RolloutError(Exception):
@@ -197,6 +198,8 @@ def load_session_file(path: Path) -> LoadedSession:
             learned.append(record)
         elif isinstance(record, dict) and record.get("type") in CHECKPOINT_TYPES:
             checkpoints.append(record)
+        elif isinstance(record, dict) and record.get("type") == NETWORK_TYPE:
+            pass  # read by people and tools, not replayed
         else:
             if isinstance(record, dict) and record.get("type") == REWIND_TYPE:
                 checkpoints.append(record)
@@ -294,11 +297,21 @@ class RolloutWriter:
 
     @classmethod
     def for_new_session(
-        cls, agent_home: Path, session_id: str, cwd: Path, model: str, provider: str, path: Path | None = None
+        cls,
+        agent_home: Path,
+        session_id: str,
+        cwd: Path,
+        model: str,
+        provider: str,
+        path: Path | None = None,
+        worktree: dict[str, str] | None = None,
     ) -> RolloutWriter:
-        """A writer for a new session file; ``path`` overrides where it goes (a subagent's transcript)."""
+        """A writer for a new session file; ``path`` overrides where it goes (a subagent's
+        transcript); ``worktree``: the agent's worktree it runs in."""
         now = datetime.now().astimezone()
-        header = SessionHeader(session_id, str(cwd), model, provider, now.isoformat(timespec="seconds"))
+        header = SessionHeader(
+            session_id, str(cwd), model, provider, now.isoformat(timespec="seconds"), worktree=worktree
+        )
         return cls(path or session_path(agent_home, session_id, now), header)
 
     @property

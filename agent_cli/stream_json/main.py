@@ -25,12 +25,10 @@ from agent_cli.headless.common import check_api_key_or_exit, fail
 from agent_cli.headless.sessions_cmd import use_recorded_model
 from agent_cli.headless.worktree_cmd import enter_from_args, leave_after_exec, prepare
 from agent_cli.mcp.config import McpConfigError, ServerSpec, parse_mcp_json
-from agent_cli.models.pricing import price_for
 from agent_cli.paths import agent_home
-from agent_cli.runtime import open_session
+from agent_cli.runtime import RunOptions, RunOptionsError, open_session
 from agent_cli.session.forking import fork_file
 from agent_cli.session.resume import restore
-from agent_cli.session.run_limits import RunLimits
 from agent_cli.session.structured_output import load_schema
 from agent_cli.store.catalog import find_session, latest_session
 from agent_cli.store.rollout import RolloutError
@@ -99,38 +97,31 @@ def open_for(args: argparse.Namespace, channel: Channel, entered: Entered | None
             schema = load_schema(json.dumps(flags.read_json_or_file(args.json_schema, "--json-schema")))
         except ValueError as exc:
             fail(f"--json-schema: {exc}")
-    price = None
-    if args.max_budget_usd is not None:
-        price = price_for(config.model, config.raw.get("model_prices"))
-        if price is None:
-            fail(f"--max-budget-usd: no price is known for model {config.model!r}; give one in [model_prices]")
-    limits = RunLimits(max_requests=args.max_turns, max_cost_usd=args.max_budget_usd, price=price)  # per prompt
+    run = RunOptions(  # the limits count per prompt, as in claude (serve.py restarts them)
+        max_requests=args.max_turns,
+        max_budget_usd=args.max_budget_usd,
+        output_schema=schema,
+        tool_limit=tool_limit(args),
+    )
     try:
         session = open_session(
             config,
             interactive=prompt_tool,
+            run=run,
             mcp_servers=servers,
             only_these_mcp_servers=args.strict_mcp_config,
             session_id=new_id,
-            limits=limits,
-            output_schema=schema,
-            tool_limit=tool_limit(args),
         )
         if path is not None:
             session = restore(session, path)
-    except RolloutError as exc:
+    except (RolloutError, RunOptionsError) as exc:
         fail(str(exc))
-    if mode == "acceptEdits":  # the policy, sandbox and mode came with the config (an -a / -s of the user's wins)
-        session.approvals.session_approved.add("apply_patch")
     instructions(session, args)
     options = ServeOptions(
         permission_mode=mode,
         prompt_tool=prompt_tool,
         partial=args.include_partial_messages,
         schema=bool(args.json_schema),
-        max_turns=args.max_turns,
-        max_budget_usd=args.max_budget_usd,
-        price=price,
         replay=args.replay_user_messages,
         states=os.environ.get("CLAUDE_CODE_SDK_READS_SESSION_STATE", "") not in ("", "0", "false"),
         states_shown=os.environ.get("CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS", "") not in ("", "0", "false"),
@@ -300,6 +291,7 @@ async def serve(session, channel: Channel, options: ServeOptions, output: str, l
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(sig, on_signal, sig)
     session.start_mcp()
+    await server.begin()
     if lines is None:
         channel.close()  # one prompt, no protocol on stdin: nobody can answer a question (it is a no)
     try:

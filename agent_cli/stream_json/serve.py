@@ -2,9 +2,11 @@
 ``control_request``; ``control_response``), drives the session through the command layer like
 the other front ends, and writes the messages of each turn and its ``result`` on stdout.
 
-It owns no turn loop: each user message goes to ``commands.dispatch.submit``. The host's
-control requests are answered while a turn runs (``interrupt`` among them); anything it asks
-that we do not do is answered with an error, never left waiting."""
+It owns no turn loop: each user message is a ``UserInput`` operation and each control request
+the operations it stands for (``set_permission_mode``: the approval policy, sandbox, edits and
+mode; ``rewind_files``: ``Rewind``), sent through ``commands.conversation`` as every front end
+sends them. The host's control requests are answered while a turn runs (``interrupt`` among
+them); anything it asks that we do not do is answered with an error, never left waiting."""
 
 from __future__ import annotations
 
@@ -21,17 +23,33 @@ from agent_cli import events as ev
 from agent_cli.agents.definition import agent_from_fields
 from agent_cli.agents.task_tool import TASK_TOOL, TaskTool
 from agent_cli.commands.context_usage import context_usage
-from agent_cli.commands.dispatch import submit
+from agent_cli.commands.conversation import Conversation
+from agent_cli.commands.errors import InputError
 from agent_cli.commands.registry import list_commands
-from agent_cli.config import MODES
+from agent_cli.commands.typed_input import read_input
+from agent_cli.operations import (
+    AddHooks,
+    ApproveForSession,
+    Interrupt,
+    Operation,
+    Rewind,
+    SetApprovalPolicy,
+    SetMode,
+    SetModel,
+    SetSandbox,
+    UserInput,
+)
 from agent_cli.stream_json import messages as msg
 from agent_cli.stream_json.channel import Channel, ControlError
+from agent_cli.stream_json.flags import PERMISSION_MODES
 from agent_cli.stream_json.host_hooks import hook_specs
+from agent_cli.stream_json.host_mode import mode_in_force, refusal
 from agent_cli.stream_json.prompt_content import PromptContent
 from agent_cli.stream_json.translate import TurnTranslator
 
 log = logging.getLogger("agent_cli.stream_json")
 INTERACTIVE_ONLY = ("quit", "new", "resume", "rewind", "copy")
+EDITS = "apply_patch"  # approved for the session in acceptEdits
 
 
 @dataclass
@@ -40,9 +58,6 @@ class ServeOptions:
     prompt_tool: bool = False  # --permission-prompt-tool stdio: approvals go to can_use_tool
     partial: bool = False  # --include-partial-messages
     schema: bool = False  # --json-schema: the result carries structured_output
-    max_turns: int | None = None
-    max_budget_usd: float | None = None
-    price: Any = None
     replay: bool = False  # --replay-user-messages: each user message comes back with its uuid (rewind_files)
     states: bool = False  # CLAUDE_CODE_SDK_READS_SESSION_STATE: system/session_state_changed frames
     states_shown: bool = False  # CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS: the caller sees them too
@@ -55,6 +70,12 @@ class StreamJsonServer:
         self.status = 0
         self._tasks: set[asyncio.Task] = set()
         self.prompt_ids: dict[str, int] = {}  # a user message's uuid -> its prompt's index in the history
+
+    async def begin(self) -> None:
+        """What the permission mode grants from the start (its policy, sandbox and mode came with
+        the config, where an -a / -s of the user's wins)."""
+        if self.options.permission_mode == "acceptEdits":
+            await self.apply(ApproveForSession(tools=(EDITS,)))
 
     # --- input ------------------------------------------------------------------------------
 
@@ -128,10 +149,13 @@ class StreamJsonServer:
             self.channel.write({**msg.user_text(session.id, text), "uuid": prompt_id, "isReplay": True})
         prompts_before = len(session.checkpoints.prompts())
         turn = self.turn = TurnTranslator(session, self.channel.write, options.partial, options.schema)
+        op = read_message(text, images)
         if not text.strip() and not images:
             turn.failure = ("the message has no text", None)
+        elif (refused := refusal(op)) is not None:
+            turn.render(ev.InputRejected(refused))
         else:
-            async for event in submit(session, text, images):
+            async for event in Conversation(session).submit(op):
                 if isinstance(event, ev.ApprovalRequest):
                     self._spawn(self._can_use_tool(event, turn))
                 elif isinstance(event, ev.CommandAction) and event.action in INTERACTIVE_ONLY:
@@ -158,7 +182,8 @@ class StreamJsonServer:
         session = self.session
         tools = [msg.claude_tool(spec.name, {}, session.config.cwd)[0] for spec in session.tool_specs()]
         commands = [info.name for info in list_commands(session)]
-        return msg.system_init(session, self.options.permission_mode, tools, self._servers(), commands)
+        mode = mode_in_force(session.mode, self.options.permission_mode)
+        return msg.system_init(session, mode, tools, self._servers(), commands)
 
     def _servers(self) -> list[dict]:
         if self.session.mcp is None:
@@ -192,7 +217,7 @@ class StreamJsonServer:
                 changed = msg.our_arguments(name, updated, arguments) if isinstance(updated, dict) else None
                 changed = changed if changed != arguments else None
                 decision = ev.ApprovalDecision("approve", arguments=changed)
-                self._apply_permission_updates(answer.get("updatedPermissions"))
+                await self._apply_permission_updates(answer.get("updatedPermissions"))
                 verdict = self.session.approvals.permissions.decide(name, changed) if changed else None
                 if verdict is not None and verdict.decision == "deny":  # a deny rule holds for the new input too
                     decision = ev.ApprovalDecision(
@@ -202,16 +227,15 @@ class StreamJsonServer:
                 decision = ev.ApprovalDecision("deny", reason=str(answer.get("message") or "") or None)
                 turn.denied(request.call_id, claude_input)
                 if answer.get("interrupt"):
-                    self.session.interrupt()
+                    await self.apply(Interrupt())
         except ControlError as exc:
             log.warning("can_use_tool: %s", exc)
             decision = ev.ApprovalDecision("deny", reason=str(exc))
         finally:
             self.state("running")
-            if request.future is not None and not request.future.done():
-                request.future.set_result(decision)
+            request.answer(decision)
 
-    def _apply_permission_updates(self, updates: Any) -> None:
+    async def _apply_permission_updates(self, updates: Any) -> None:
         """``updatedPermissions`` (Claude's PermissionUpdate: the host's "always allow"): rules
         added and the mode set, for this session whatever ``destination`` says (no settings file
         is written); the other kinds are logged and left."""
@@ -225,13 +249,14 @@ class StreamJsonServer:
                             if rule.get("ruleContent")
                             else rule["toolName"]
                         )
-                        self.session.approvals.permissions.add_session_rule(text, update["behavior"], "the SDK host")
+                        await self.apply(
+                            ApproveForSession(rule=text, behavior=update["behavior"], source="the SDK host")
+                        )
                 elif kind == "setMode":
-                    apply_permission_mode(self.session, str(update.get("mode")), self.options.prompt_tool)
-                    self.options.permission_mode = str(update.get("mode"))
+                    await self.set_permission_mode(str(update.get("mode")))
                 else:
                     log.warning("updatedPermissions: %s is not applied", kind)
-            except (KeyError, TypeError, ValueError) as exc:  # RuleError is a ValueError
+            except (KeyError, TypeError, ValueError) as exc:  # a rule that cannot be read among them
                 log.warning("updatedPermissions: %r not applied: %s", update, exc)
 
     # --- control requests from the host -------------------------------------------------------
@@ -254,9 +279,7 @@ class StreamJsonServer:
 
     async def _on_initialize(self, request: dict) -> dict:
         session = self.session
-        specs = hook_specs(request.get("hooks"), self.channel)
-        for spec in specs:
-            session.hooks.table[spec.event] = (*session.hooks.table.get(spec.event, ()), spec)
+        await self.apply(AddHooks(tuple(hook_specs(request.get("hooks"), self.channel))))
         self._define_agents(request.get("agents"))
         commands = [
             {"name": info.name, "description": info.description, "argumentHint": info.argument_hint}
@@ -278,7 +301,7 @@ class StreamJsonServer:
         }
 
     async def _on_interrupt(self, request: dict) -> dict:
-        self.session.interrupt()  # as Esc: the running tool and the request stop
+        await self.apply(Interrupt())  # as Esc: the running tool and the request stop
         return {}
 
     def _define_agents(self, table: Any) -> None:
@@ -300,15 +323,45 @@ class StreamJsonServer:
         task.define(definitions)
 
     async def _on_set_permission_mode(self, request: dict) -> dict:
-        mode = request.get("mode")
-        apply_permission_mode(self.session, str(mode), self.options.prompt_tool)
-        self.options.permission_mode = str(mode)
+        await self.set_permission_mode(str(request.get("mode")))
         return {}
 
     async def _on_set_model(self, request: dict) -> dict:
-        model = request.get("model") or self.session.config.model
-        self.session.switch_model(str(model))
+        await self.apply_or_queue(SetModel(str(request.get("model") or self.session.config.model)))
         return {}
+
+    # --- operations ---------------------------------------------------------------------------
+
+    async def apply(self, op: Operation) -> list[ev.Event]:
+        """One operation the host asked for, and its events (its answer says how it went, no
+        message does); a rejected one raises ValueError, which answers the request with an error."""
+        events = [event async for event in Conversation(self.session).submit(op)]
+        if rejected := [event for event in events if isinstance(event, ev.InputRejected)]:
+            raise ValueError(rejected[0].message)
+        return events
+
+    async def apply_or_queue(self, op: Operation) -> None:
+        """``op`` now, or, when it must wait for the running turn (a mode or model switch: the model
+        reads it as a note between turns), after that turn: the host's request is answered at
+        once, as claude answers it (and an approval that asks for it need not wait for its own turn)."""
+        if Conversation(self.session).route(op).when != "queue":
+            await self.apply(op)
+            return
+
+        async def later() -> None:
+            try:
+                await self.apply(op)
+            except ValueError as exc:
+                log.warning("%s not applied: %s", op, exc)
+
+        self._spawn(later())
+
+    async def set_permission_mode(self, mode: str) -> None:
+        """Claude's permission mode as our operations: the approval policy, the sandbox, edits
+        approved for the session, and the plan mode."""
+        for op in permission_mode_operations(mode, self.options.prompt_tool, self.session.mode):
+            await self.apply_or_queue(op)
+        self.options.permission_mode = mode
 
     async def _on_mcp_status(self, request: dict) -> dict:
         servers = []
@@ -338,12 +391,8 @@ class StreamJsonServer:
             )
         if session.running:
             raise ValueError("a turn is running: interrupt it or wait for its result")
-        restored: list[str] = []
-        async for event in submit(session, f"/rewind {numbers[0]} code --yes"):
-            if isinstance(event, ev.InputRejected):
-                raise ValueError(event.message)
-            if isinstance(event, ev.Rewound):
-                restored = list(event.restored)
+        events = await self.apply(Rewind(numbers[0], "code", confirmed=True))
+        restored = [path for event in events if isinstance(event, ev.Rewound) for path in event.restored]
         return {"canRewind": True, "filesChanged": restored}
 
     async def _on_get_context_usage(self, request: dict) -> dict:
@@ -364,22 +413,31 @@ class StreamJsonServer:
         }
 
 
+def read_message(text: str, images: list) -> Operation:
+    """What a user message asks for (the slash commands' parser); as typed when it cannot be read,
+    for the command layer to say what is wrong with it."""
+    try:
+        return read_input(text, images)
+    except InputError:
+        return UserInput(text, tuple(images))
+
+
 _MCP_STATUS = {"ready": "connected", "starting": "pending", "failed": "failed", "stopped": "failed"}
 
 
-def apply_permission_mode(session, mode: str, prompt_tool: bool) -> None:
-    """``set_permission_mode`` while the session runs: policy, mode and edits as the flag would set them."""
-    approvals = session.approvals
-    if mode not in ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"):
+def permission_mode_operations(mode: str, prompt_tool: bool, current_mode: str) -> list[Operation]:
+    """What ``set_permission_mode`` sets, as the flag sets it at the start: the approval policy
+    (the host is asked through can_use_tool unless it bypasses), the sandbox for bypassPermissions,
+    edits approved for acceptEdits (withdrawn otherwise), plan mode for plan (agent mode again
+    when it leaves plan)."""
+    if mode not in PERMISSION_MODES:
         raise ValueError(f"unknown permission mode {mode!r}")
     asks = prompt_tool and mode not in ("bypassPermissions", "dontAsk")
-    approvals.policy = "untrusted" if asks else "never"
+    ops: list[Operation] = [SetApprovalPolicy("untrusted" if asks else "never")]
     if mode == "bypassPermissions":
-        approvals.sandbox = None  # what --permission-mode bypassPermissions starts with: danger-full-access
-    if mode == "acceptEdits":
-        approvals.session_approved.add("apply_patch")
-    else:
-        approvals.session_approved.discard("apply_patch")
-    wanted = "plan" if mode == "plan" else ("agent" if session.mode == "plan" else session.mode)
-    if wanted in MODES and wanted != session.mode:
-        session.switch_mode(wanted)
+        ops.append(SetSandbox("danger-full-access"))
+    ops.append(ApproveForSession(tools=(EDITS,), withdraw=mode != "acceptEdits"))
+    wanted = "plan" if mode == "plan" else ("agent" if current_mode == "plan" else current_mode)
+    if wanted != current_mode and wanted in ("agent", "plan"):
+        ops.append(SetMode(wanted))
+    return ops

@@ -195,11 +195,7 @@ class BackgroundProcesses:
         self.token = uuid.uuid4().hex  # this session's marker value
         self._watchdog = _Watchdog(self.token)
         self._count = 0
-        self._on_close: list[Callable[[], None]] = []  # placeholders held while the processes run
         self._audits: dict[str, Callable[[], list[str]]] = {}  # sandbox_guard: run when a process ends
-
-    def release_on_close(self, release: Callable[[], None]) -> None:
-        self._on_close.append(release)
 
     # --- what front ends use ------------------------------------------------------------
 
@@ -355,9 +351,6 @@ class BackgroundProcesses:
         for poller in self._detached.values():
             poller.cancel()  # keep_alive processes go on; we stop watching them
         self._listeners.clear()
-        for release in self._on_close:  # keep_alive processes lose the placeholders' cover (documented)
-            release()
-        self._on_close.clear()
         await asyncio.to_thread(self._watchdog.close)
 
     @staticmethod

@@ -14,6 +14,7 @@ from agent_cli.items import Image
 from agent_cli.models.base import ToolSpec
 
 if TYPE_CHECKING:
+    from agent_cli.network.gate import NetworkGate
     from agent_cli.sandbox.policy import SandboxPolicy
     from agent_cli.tools.editor_files import EditorFiles
     from agent_cli.tools.process import ProcessResult
@@ -24,9 +25,11 @@ class ToolError(Exception):
     """A failure the model should read and can fix (bad path, hunk mismatch, bad regex...)."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class ToolContext:
-    """What a tool may use. One per session; tools must not keep state of their own."""
+    """What a tool may use for one call, built once for it (session/services.py) and never changed:
+    the sandbox and environment the approval step chose are in it from the start. Tools keep no
+    state of their own."""
 
     cwd: Path
     data_dir: Path  # the agent's data folder; spilled outputs go to data_dir / "tool-outputs"
@@ -35,7 +38,7 @@ class ToolContext:
     output_token_limit: int = 10_000  # budget for one output in the model's context
     shell_timeout_ms: int = 120_000
     env: dict[str, str] | None = None  # environment for commands; None = inherit
-    writable_roots: list[Path] = field(default_factory=list)  # where apply_patch may write; empty = anywhere
+    writable_roots: tuple[Path, ...] = ()  # where apply_patch may write; empty = anywhere
     sandbox: SandboxPolicy | None = None  # confines shell commands and apply_patch; None = unconfined
     shell_snapshot: ShellSnapshot | None = None  # the login shell's environment; None = `bash -lc`
     memory: Any = None  # the session's MemoryBook for the memory tools; None when memory is off
@@ -43,6 +46,7 @@ class ToolContext:
     read_denied: Callable[[Path], Any] | None = None  # a Read deny rule hides the path (grep, list_dir skip it)
     background: Any = None  # the session's BackgroundProcesses (tools/background.py); None: none allowed
     web: Any = None  # the session's WebSettings for web_fetch (tools/web_fetch.py)
+    network: NetworkGate | None = None  # the session's domain lists and answers (network/gate.py)
     editor: EditorFiles | None = None  # the client editor's buffers (ACP); None: the disk
     command_runner: Callable[..., Awaitable[ProcessResult]] | None = None  # run_process's stand-in (ACP terminals)
 
@@ -65,7 +69,8 @@ class Tool(ABC):
 
     spec: ToolSpec
     read_only: bool = False
-    listed: bool = True  # False: callable, but not in the tool list sent to the model (MCP search mode)
+    listed: bool = True  # False: behind the door (tools/door.py), not in the tool list (MCP search mode)
+    server_address: tuple[str, str] | None = None  # (server, the server's name for it): an MCP server's tool
 
     @property
     def name(self) -> str:

@@ -94,6 +94,10 @@ class ToolRegistry:
         return self._tools.get(name)
 
     @property
+    def tools(self) -> list[Tool]:
+        return list(self._tools.values())
+
+    @property
     def specs(self) -> list[ToolSpec]:
         return [tool.spec for tool in self._tools.values() if tool.listed]
 
@@ -116,9 +120,15 @@ class ToolRegistry:
         tool = self._tools.get(call.name)
         if tool is None:
             return ToolResult(f"unknown tool {call.name!r}; available tools: {', '.join(self._tools)}", success=False)
-        try:
-            args = parse_arguments(call.arguments)
-            check_arguments(args, tool.spec.parameters)
-            return await tool.run(args, ctx)
-        except Exception as exc:  # a bad call, a bug in a tool or the file system: the model reads it
-            return failure_result(call.name, exc)
+        return await run_tool(tool, call, ctx)
+
+
+async def run_tool(tool: Tool, call: ToolCall, ctx: ToolContext) -> ToolResult:
+    """Run ``call`` with ``tool``: its arguments checked against the schema; whatever goes wrong
+    becomes an output the model reads."""
+    try:
+        args = parse_arguments(call.arguments)
+        check_arguments(args, tool.spec.parameters)
+        return await tool.run(args, ctx)
+    except Exception as exc:  # a bad call, a bug in a tool or the file system: the model reads it
+        return failure_result(call.name, exc)

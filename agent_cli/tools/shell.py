@@ -20,9 +20,9 @@ from typing import Any
 from agent_cli.events import ToolOutputDelta
 from agent_cli.events import Warning as WarningEvent
 from agent_cli.models.base import ToolSpec
+from agent_cli.network.gate import Watch
 from agent_cli.sandbox.guard import background_audit, guarded
 from agent_cli.sandbox.policy import ESCALATION_PARAMETERS, command_argv, confine
-from agent_cli.sandbox.protected import hold, placeholders
 from agent_cli.tools.background_tools import start_in_background
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.capture import CapturedOutput, OutputCapture, decode_tail, new_spill_path
@@ -93,6 +93,16 @@ def command_source(command: str, ctx: ToolContext) -> Iterator[str | Path]:
         Path(name).unlink(missing_ok=True)
 
 
+@contextlib.contextmanager
+def watching_network(ctx: ToolContext) -> Iterator[Watch | None]:
+    """While a command runs through the network proxy: what it decided (and a way to ask the user)."""
+    if ctx.network is None or ctx.sandbox is None or not ctx.sandbox.proxied:
+        yield None
+        return
+    with ctx.network.watch(ctx.call_id, ctx.emit) as watch:
+        yield watch
+
+
 class _LiveOutput:
     """Throttled, bounded ToolOutputDelta events for front ends."""
 
@@ -145,8 +155,8 @@ class ShellTool(Tool):
         if args.get("run_in_background"):
             audit = None
             if ctx.sandbox is not None and ctx.sandbox.confines and ctx.background is not None:
-                ctx.background.release_on_close(hold(ctx.sandbox.workspace_roots))  # missing .git etc. stay read-only
-                audit = background_audit(ctx.sandbox.workspace_roots, ctx.sandbox.writable_roots)
+                sandbox = ctx.sandbox
+                audit = background_audit(sandbox.workspace_roots, sandbox.writable_roots, sandbox.read_only_files)
             with command_source(command, ctx) as source:
                 argv = confine(
                     shell_argv(source, snapshot, login=ctx.shell_snapshot is None),
@@ -169,11 +179,16 @@ class ShellTool(Tool):
             new_spill_path(ctx.data_dir, ctx.call_id), count_chars=output_policy(ctx).kind == "bytes"
         )
         try:
-            confined = ctx.sandbox is not None and ctx.sandbox.confines
-            roots = ctx.sandbox.workspace_roots if confined else ()
-            writable = ctx.sandbox.writable_roots if confined else ()
-            # missing .git etc. stay read-only; what a command planted in protected places is undone
-            with command_source(command, ctx) as source, placeholders(roots), guarded(roots, writable) as guard:
+            sandbox = ctx.sandbox if ctx.sandbox is not None and ctx.sandbox.confines else None
+            roots = sandbox.workspace_roots if sandbox else ()
+            writable = sandbox.writable_roots if sandbox else ()
+            files = sandbox.read_only_files if sandbox else ()
+            # what a command planted in protected places (a missing .agent/, .git...) is undone
+            with (
+                command_source(command, ctx) as source,
+                guarded(roots, writable, files) as guard,
+                watching_network(ctx) as network,
+            ):
                 # a failed snapshot means no login profile either
                 argv = shell_argv(source, snapshot, login=ctx.shell_snapshot is None)
                 # sandbox.py: bubblewrap / Landlock, under a supervisor; the client's terminal under ACP
@@ -191,6 +206,7 @@ class ShellTool(Tool):
         for refusal in guard.refused:  # sandbox_guard.py: the model and the user both see it
             ctx.emit(WarningEvent(refusal))
         notes += [f"refused: {refusal}" for refusal in guard.refused]
+        notes += network.notes() if network is not None else []  # hosts the proxy refused, and how to allow them
         note = "".join(f"{line}\n" for line in notes)
         note += f"command timed out after {timeout_ms} ms\n" if result.timed_out else ""
         text = format_output(ctx, result.output, result.exit_code, result.duration, note)

@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from agent_cli.sandbox.network import PROXIED_MARK, PROXY_VARIABLES
 from agent_cli.tools.process import signal_group
 
 SNAPSHOT_TIMEOUT_S = 10.0
@@ -188,14 +189,17 @@ def _group_alive(pgid: int) -> bool:
 
 def render(login: Mapping[str, str], shell: str, base: Mapping[str, str], scrub: Scrub) -> str:
     """The snapshot script: shell options, aliases and functions, then the variables the profile
-    set or changed (secrets scrubbed as for any command), then ``BASH_ENV`` as it was, so nested
-    bash scripts the command runs do not load the snapshot again."""
+    set or changed (secrets scrubbed as for any command; a proxy variable only for commands that
+    do not go through the sandbox's proxy), then ``BASH_ENV`` as it was, so nested bash scripts the
+    command runs do not load the snapshot again."""
     lines = ["# agent-cli: the login shell's environment, loaded through BASH_ENV"]
     lines += [line for line in shell.splitlines() if not (line.startswith("shopt") and line.endswith(READ_ONLY_SHOPTS))]
     lines.append("shopt -s expand_aliases")
     for name, value in sorted(scrub(login).items()):
         if NAME.match(name) and name not in SKIPPED_NAMES and base.get(name) != value:
-            lines.append(f"export {name}={shlex.quote(value)}")
+            export = f"export {name}={shlex.quote(value)}"
+            # behind the network proxy, the proxy's variables win over the profile's own
+            lines.append(f'[ -n "${{{PROXIED_MARK}-}}" ] || {export}' if name.upper() in PROXY_VARIABLES else export)
     user_bash_env = base.get("BASH_ENV")
     lines.append(f"export BASH_ENV={shlex.quote(user_bash_env)}" if user_bash_env else "unset BASH_ENV")
     return "\n".join(lines) + "\n"

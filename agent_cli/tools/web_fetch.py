@@ -1,12 +1,14 @@
 """The ``web_fetch`` tool: GET a URL and show it as Markdown (HTML) or through the file processors.
 
 Safety: http and https only; at most ``MAX_REDIRECTS`` redirects, each checked like the first
-URL; ``MAX_BYTES`` and ``TIMEOUT_S`` limits. Every host is resolved first and refused when any
-address is loopback, private, link-local or otherwise not public (unless
-``web_fetch_allow_private``), and the connection goes to the address that was checked, so a DNS
-answer that changes between the check and the request cannot slip through. Whether the network
-may be used at all is the sandbox's and the approval policy's call (session/approvals.py): the
-tool runs with ``ctx.sandbox`` lifted only when the user approved the domain.
+URL; ``MAX_BYTES`` and ``TIMEOUT_S`` limits. Every host (each redirect's too) is refused when a
+denied domain matches it (network/lists.py), resolved first and refused when any address is
+loopback, private, link-local or otherwise not public (unless ``web_fetch_allow_private``, or an
+allowed domain names the host exactly, as for commands), and the connection goes to the address
+that was checked, so a DNS answer that changes between the check and the request cannot slip
+through. Whether the network may be used at all is the sandbox's, the allowed domains' and the
+approval policy's call (session/approvals.py): the tool runs with ``ctx.sandbox`` lifted only
+when an allowed domain or the user let it fetch from the domain.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from urllib.parse import urljoin, urlsplit
 from agent_cli.files.reading import read_view, sniff
 from agent_cli.files.view import FileReadError, Reading
 from agent_cli.models.base import ToolSpec
-from agent_cli.tools.addresses import is_public
+from agent_cli.network.addresses import is_public
+from agent_cli.network.domains import DomainError, normalize_host
+from agent_cli.network.gate import NetworkGate
 from agent_cli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent_cli.tools.capture import OutputCapture, new_spill_path
 from agent_cli.tools.captured_text import format_captured
@@ -114,13 +118,28 @@ class Fetched:
             return self.body.decode("utf-8", "replace")
 
 
-async def fetch(url: str, allow_private: bool) -> Fetched:
+def listed_exactly(network: NetworkGate | None, host: str, port: int) -> bool:
+    """Refuses a host a denied domain matches; whether an allowed one names it exactly (it may then
+    resolve to a private address, as for commands)."""
+    if network is None:
+        return False
+    try:
+        name = normalize_host(host)
+    except DomainError as exc:
+        raise ToolError(f"refused: {exc}") from None
+    if (denied := network.lists.denial(name, port)) is not None:
+        raise ToolError(f"refused: {name} is denied by {denied.describe()}")
+    return network.verdict(name, port).exact
+
+
+async def fetch(url: str, allow_private: bool, network: NetworkGate | None = None) -> Fetched:
     import httpx2  # with the first fetch, not with the tool list
 
     async with httpx2.AsyncClient(follow_redirects=False, timeout=TIMEOUT_S, trust_env=False) as client:
         for _ in range(MAX_REDIRECTS + 1):
             scheme, host, port = check_url(url)
-            address = await resolve_public(host, port, allow_private)
+            exact = listed_exactly(network, host, port)
+            address = await resolve_public(host, port, allow_private or exact)
             request = _pinned_request(client, url, scheme, host, port, address)
             response = await client.send(request, stream=True)
             try:
@@ -235,7 +254,7 @@ class WebFetchTool(Tool):
             )
         settings = ctx.web if isinstance(ctx.web, WebSettings) else WebSettings()
         try:
-            fetched = await asyncio.wait_for(fetch(url, settings.allow_private), TIMEOUT_S)
+            fetched = await asyncio.wait_for(fetch(url, settings.allow_private, ctx.network), TIMEOUT_S)
         except TimeoutError:
             raise ToolError(f"timed out after {TIMEOUT_S:.0f} s fetching {url}") from None
         except ToolError:

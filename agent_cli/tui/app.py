@@ -1,9 +1,10 @@
 """The interactive app: a transcript over a composer, driving one :class:`Session`
 (built by :func:`agent_cli.runtime.open_session`).
 
-Each turn runs in a worker that iterates ``commands.dispatch.submit`` and renders its events; input sent
-while a turn runs is queued and sent when it ends. The provider SDK is imported in a thread
-after the first paint so the screen shows up at once.
+What the user types goes to the session as an operation (``UserInput``; Shift+Tab, the rewind
+picker and the palette send operations of their own) through ``commands.conversation``; each runs
+in a worker that renders its events, and input sent while a turn runs is queued and sent when it
+ends. The provider SDK is imported in a thread after the first paint so the screen shows up at once.
 
 The app owns the session and the send path; its parts live beside it: the keys on the main
 screen (``chat_screen.py``), what starts with each session (``background_work.py``), what the
@@ -15,7 +16,6 @@ commands only a front end carries out (``command_actions.py``) and the turn's qu
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from functools import partial
@@ -27,21 +27,21 @@ from textual.binding import Binding
 from textual.driver import Driver
 from textual.drivers.linux_driver import LinuxDriver
 from textual.screen import Screen
-from textual.widget import Widget
 
 from agent_cli import events as ev
-from agent_cli.commands.dispatch import route, submit
+from agent_cli.commands.conversation import Conversation
 from agent_cli.config import Config, with_model
+from agent_cli.operations import Compact, Operation, RunCommand, ShellCommand
 from agent_cli.runtime import open_session
 from agent_cli.session import Session
-from agent_cli.session.hook_events import end_reason, notification
+from agent_cli.session.hook_events import end_reason
 from agent_cli.status_line.payload import StatusFacts, session_json
 from agent_cli.status_line.setting import find_status_line
 from agent_cli.store.catalog import first_prompt
 from agent_cli.terminal_text import terminal_safe, terminal_safe_event
 from agent_cli.tui import rewinding
 from agent_cli.tui.attention import Attention
-from agent_cli.tui.background_work import BackgroundWork
+from agent_cli.tui.background_work import BackgroundWork, idle_notification
 from agent_cli.tui.chat_screen import ChatScreen
 from agent_cli.tui.checks_status import checks_part
 from agent_cli.tui.command_actions import carry_out
@@ -57,7 +57,9 @@ from agent_cli.tui.questions import Questions
 from agent_cli.tui.resuming import restored_session
 from agent_cli.tui.screens.approval import ApprovalScreen
 from agent_cli.tui.screens.model_picker import ModelPickerScreen
+from agent_cli.tui.screens.network_question import NetworkQuestionScreen
 from agent_cli.tui.screens.processes import ProcessesScreen
+from agent_cli.tui.sent_input import QueuedOperation, operation_of
 from agent_cli.tui.session_switching import show_conversation
 from agent_cli.tui.terminal_driver import (
     HANGUP_EXIT_CODE,
@@ -82,15 +84,15 @@ COMMAND_PROVIDER: Callable[[CommandHost], CommandProvider] = SharedCommands
 QUIT_WINDOW_SECONDS = 2.0
 WAITING_LABEL = "waiting for the model"  # the activity line while a request gets no answer
 STREAMED = (ev.TextDelta, ev.ReasoningDelta)  # what an interrupted turn still had in flight
-# The command palette's entries that type a slash command: (title, help, command).
-PALETTE_COMMANDS = (
-    ("New session", "Start a fresh conversation with the same settings", "/new"),
-    ("Resume session", "Continue a saved conversation", "/resume"),
-    ("Compact", "Summarize the conversation to free context", "/compact"),
-    ("Status", "Model, provider, policy and token usage", "/status"),
-    ("Context", "What fills the context window", "/context"),
-    ("Diff", "git diff of the working tree", "/diff"),
-    ("Help", "Slash commands and keys", "/help"),
+# The command palette's entries that run a slash command: (title, help, operation).
+PALETTE_COMMANDS: tuple[tuple[str, str, Operation], ...] = (
+    ("New session", "Start a fresh conversation with the same settings", RunCommand("new")),
+    ("Resume session", "Continue a saved conversation", RunCommand("resume")),
+    ("Compact", "Summarize the conversation to free context", Compact()),
+    ("Status", "Model, provider, policy and token usage", RunCommand("status")),
+    ("Context", "What fills the context window", RunCommand("context")),
+    ("Diff", "git diff of the working tree", RunCommand("diff")),
+    ("Help", "Slash commands and keys", RunCommand("help")),
 )
 
 
@@ -147,7 +149,7 @@ class AgentApp(App[int]):
             find_status_line(config, self.session.trust.trusted)[0], partial(status_context, self)
         )
         self.attention = Attention(config.raw.get("tui"), self._terminal_write, self.set_timer)  # title, notifications
-        self.attention.on_idle = self._idle_notification
+        self.attention.on_idle = partial(idle_notification, self)
         self.background = BackgroundWork(self, self.mcp_indicator, self.sources)
         self.questions = Questions(self.push_screen, self.activity, self.attention, self.composer.insert)
         self.chat = ChatScreen(self)
@@ -242,21 +244,29 @@ class AgentApp(App[int]):
     async def on_composer_help_asked(self, message: Composer.HelpAsked) -> None:
         await self.renderer.notice(keys_help(), "info", "keys")
 
-    def send(self, text: str) -> None:
-        """Send what the user typed now, queue it while a turn runs, or run a command that only
-        reports beside the turn: commands.dispatch.route decides, for every front end alike."""
-        plan = route(self.session, text, busy=self.busy, front_end=self)
+    @property
+    def conversation(self) -> Conversation:
+        """The session as the app drives it: operations in, events out."""
+        return Conversation(self.session, self)
+
+    def send(self, text: str | Operation) -> None:
+        """Send what the user typed (or an operation of the app's own) now, queue it while a turn
+        runs, or run a command that only reports beside the turn: Conversation.route decides, for
+        every front end alike."""
+        sent = text if isinstance(text, str) else QueuedOperation(text)
+        op = operation_of(sent)
+        plan = self.conversation.route(op, busy=self.busy)
         if plan.when == "refused":
             self.run_worker(partial(self.renderer.notice, plan.reason, "warning", plan.command), group="show")
         elif plan.when == "beside":
-            command = partial(self.commands.run, self, text, beside_turn=True)
+            command = partial(self.commands.run, self, op, beside_turn=True)
             self.run_worker(command, group="command", exit_on_error=False)
         elif plan.when == "queue":
-            self.queue.add(text)
+            self.queue.add(sent)
         elif plan.command is not None:
-            self._run_busy(partial(self.commands.run, self, text, beside_turn=False), "working")
+            self._run_busy(partial(self.commands.run, self, op, beside_turn=False), "working")
         else:
-            self._run_busy(partial(self._run_prompt, text, getattr(text, "images", ())), "working")
+            self._run_busy(partial(self._run_prompt, sent, op), "working")
 
     def send_queued_now(self) -> None:
         """Ctrl+S: stop the running turn and send what is queued right after it."""
@@ -291,9 +301,9 @@ class AgentApp(App[int]):
         )
         return await picked
 
-    async def _run_prompt(self, text: str, images: tuple[Path, ...] = ()) -> None:
-        await self.renderer.user_message(text, images)
-        await self.render_events(submit(self.session, str(text), images))
+    async def _run_prompt(self, text: str, op: Operation) -> None:
+        await self.renderer.user_message(text, getattr(text, "images", ()))
+        await self.render_events(self.conversation.submit(op))
 
     def _run_busy(self, body: Callable[[], Awaitable[None]], label: str) -> None:
         self.busy = True
@@ -315,7 +325,7 @@ class AgentApp(App[int]):
             self.status.set_session(self.session.model, self.config.provider.id, self.session.mode)  # /model, /mode
             self.status_line.request()  # a model or mode switch changes what it shows
             self.composer.remove_class("-queueing")
-            while isinstance(self.screen, ApprovalScreen):  # the turn that asked is over
+            while isinstance(self.screen, (ApprovalScreen, NetworkQuestionScreen)):  # the turn that asked is over
                 self.pop_screen()
             self.queue.after_turn(self._aborted, self.send)
 
@@ -359,8 +369,7 @@ class AgentApp(App[int]):
                 self._aborted = True
                 # Said first where saying it costs one line's repaint: the notice below makes the
                 # screen lay out again, which behind a long answer takes a while.
-                self.activity.set_label("interrupted")
-                await painted(self.activity)
+                await self.activity.say_now("interrupted")
             case ev.CommandAction():
                 if await carry_out(self, event):
                     return
@@ -385,18 +394,6 @@ class AgentApp(App[int]):
         """Title and notification sequences, straight to the terminal (none in a headless run)."""
         if self._driver is not None and not self.is_headless:
             self._driver.write(text)
-
-    def _idle_notification(self) -> None:
-        """Notification hooks: the prompt has been idle for 60 s after a turn."""
-
-        def show(event: ev.Event) -> None:
-            self.run_worker(self.handle_event(event), group="show")
-
-        self.run_worker(
-            notification(self.session.turn_context(), "idle_prompt", "agent is waiting for your input", show),
-            group="hooks",
-            exit_on_error=False,
-        )
 
     async def on_unmount(self) -> None:
         self.attention.stop()
@@ -452,15 +449,6 @@ class AgentApp(App[int]):
         )
 
 
-async def painted(widget: Widget, within: float = 0.5) -> None:
-    """Until the screen has refreshed once (at most ``within`` seconds: an app that is closing
-    refreshes no more)."""
-    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-    widget.call_after_refresh(lambda: done.done() or done.set_result(None))
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(done, within)
-
-
 def status_context(app: AgentApp) -> tuple[dict[str, Any], Path, dict[str, str] | None]:
     """What the status line command is run with: the session as JSON, where, its environment."""
     return session_json(app.session, app.status_facts), app.config.cwd, app.session.approvals.env
@@ -471,17 +459,13 @@ def interactive_session(config: Config) -> Session:
 
 
 def run_app(
-    config: Config,
-    prompt: str | None,
-    session: Session | None = None,
-    inline: bool = False,
-    first_input: str | None = None,
+    config: Config, prompt: str | None, session: Session | None = None, inline: bool = False, setup: str | None = None
 ) -> int:
     """Run the interactive app until the user quits; returns the exit code. ``inline``: below the
-    shell prompt, leaving the last screen in the scrollback (no alternate screen). ``first_input``
-    goes before ``prompt`` (a new worktree's set-up `!command`)."""
-    app = AgentApp(config, first_input or prompt, session=session)
-    if first_input and prompt:
+    shell prompt, leaving the last screen in the scrollback (no alternate screen). ``setup`` (a
+    new worktree's set-up command) runs before ``prompt``."""
+    app = AgentApp(config, QueuedOperation(ShellCommand(setup)) if setup else prompt, session=session)
+    if setup and prompt:
         app.queue.append(prompt)  # sent when the set-up command is done
     result = app.run(inline=inline, inline_no_clear=inline)
     if (note := resume_note(app.session)) is not None:

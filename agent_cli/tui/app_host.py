@@ -10,6 +10,7 @@ from typing import Any, Protocol, TypeVar
 from textual.screen import Screen
 from textual.worker import Worker
 
+from agent_cli import events as ev
 from agent_cli.config import Config
 from agent_cli.session import Session
 from agent_cli.tui.event_renderer import EventRenderer
@@ -52,6 +53,9 @@ class AppHost(Protocol):
 
     def switch_to(self, session: Session, config: Config | None = None) -> None:
         """Carry on with ``session`` (and ``config``, when it changed: another folder, another provider)."""
+
+    async def handle_event(self, event: ev.Event) -> None:
+        """Show an event (made terminal-safe there) as the app shows a turn's."""
 
     def next_config(self) -> Config:
         """The config a new or resumed session opens with."""

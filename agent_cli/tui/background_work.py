@@ -1,7 +1,8 @@
 """What starts with each session beside the conversation, after the first paint: its load
 warnings, MCP servers (the indicator follows them), background processes (the status bar counts
 them), the model SDK's import and the tokenizer (in a thread), and the first request's size, which
-the status bar shows until the first turn reports its own count."""
+the status bar shows until the first turn reports its own count. And the Notification hooks of a
+prompt left idle."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from agent_cli.commands.context_usage import token_count
 from agent_cli.commands.ps_command import exit_notice
 from agent_cli.models.registry import SDK_OF_WIRE
 from agent_cli.session import Session
+from agent_cli.session.hook_events import notification
 from agent_cli.tui.app_host import AppHost
 from agent_cli.tui.completion_sources import CompletionSources
 from agent_cli.tui.widgets.mcp_indicator import McpIndicator
@@ -111,3 +113,24 @@ class BackgroundWork:
         if status.count is None or status.count is self._first_count:  # never over a count the session reported
             self._first_count = count
             status.set_tokens(count)
+
+
+def idle_notification(app: AppHost) -> None:
+    """Notification hooks: the prompt has been idle for 60 s after a turn."""
+
+    def show(event: ev.Event) -> None:
+        app.run_worker(app.handle_event(event), group="show")
+
+    session = app.session
+    app.run_worker(
+        notification(
+            session.turn_context(),
+            session.state,
+            session.services,
+            "idle_prompt",
+            "agent is waiting for your input",
+            show,
+        ),
+        group="hooks",
+        exit_on_error=False,
+    )

@@ -15,6 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from agent_cli.context.modes import MODES
+from agent_cli.operations import Operation, RunCommand, SetMode
 from agent_cli.session import Session
 from agent_cli.tui import draft_editor
 from agent_cli.tui.rewinding import DoubleEscape
@@ -35,7 +36,7 @@ class ChatHost(Protocol):
     @property
     def composer(self) -> Composer: ...
 
-    def send(self, text: str) -> None: ...
+    def send(self, text: str | Operation) -> None: ...
     def send_queued_now(self) -> None: ...
     def interrupt(self) -> None: ...
 
@@ -66,12 +67,12 @@ class ChatScreen(Screen[None]):
         if host.busy:
             host.interrupt()
         elif not host.composer.text and self._escapes.pressed():
-            host.send("/rewind")
+            host.send(RunCommand("rewind"))
 
     def action_cycle_mode(self) -> None:
-        """Shift+Tab: agent → ask → plan → agent, through ``/mode`` like a typed switch."""
+        """Shift+Tab: agent → ask → plan → agent, the same ``SetMode`` a typed ``/mode`` is."""
         mode = self.host.session.mode
-        self.host.send(f"/mode {MODES[(MODES.index(mode) + 1) % len(MODES)]}")
+        self.host.send(SetMode(MODES[(MODES.index(mode) + 1) % len(MODES)]))
 
     def action_send_queued_now(self) -> None:
         """Ctrl+S: stop the running turn and send what is queued right after it."""

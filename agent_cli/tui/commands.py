@@ -1,9 +1,9 @@
 """Slash commands as the composer sees them: a list for completion, and a way to run one.
 
 The app talks to a :class:`CommandProvider`. :class:`SharedCommands` adapts the shared command
-system (``agent_cli/commands/``, the same one ``agent exec`` uses): ``commands.dispatch.submit`` runs
-a command, and commands that only report may also run beside a running turn. Another provider
-plugs in by changing ``COMMAND_PROVIDER`` in ``app.py``.
+system (``agent_cli/commands/``, the same one ``agent exec`` uses): ``commands.conversation`` runs
+a command's operation, and commands that only report may also run beside a running turn. Another
+provider plugs in by changing ``COMMAND_PROVIDER`` in ``app.py``.
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from agent_cli import events as ev
-from agent_cli.commands.dispatch import submit, submit_beside
+from agent_cli.commands.conversation import Conversation
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.front_end import FrontEnd
 from agent_cli.commands.registry import list_commands, parse_slash
+from agent_cli.operations import Operation
 from agent_cli.session import Session
 
 LIST_CACHE_SECONDS = 5.0  # command files are rescanned at most this often while typing
@@ -46,8 +47,8 @@ class CommandHost(FrontEnd, Protocol):
 class CommandProvider(Protocol):
     def list_commands(self) -> list[SlashCommand]: ...
 
-    async def run(self, host: CommandHost, text: str, *, beside_turn: bool) -> None:
-        """Run the command line ``text``; ``beside_turn`` when a turn is running meanwhile."""
+    async def run(self, host: CommandHost, op: Operation, *, beside_turn: bool) -> None:
+        """Run the command ``op``; ``beside_turn`` when a turn is running meanwhile."""
 
 
 def parse_command(text: str) -> tuple[str, str] | None:
@@ -81,8 +82,6 @@ class SharedCommands:
             self._cache = (now, session, commands)
         return self._cache[2]
 
-    async def run(self, host: CommandHost, text: str, *, beside_turn: bool) -> None:
-        if beside_turn:  # a command that only reports, while a turn runs (commands.dispatch.route)
-            await host.render_events(submit_beside(host.session, text, host))
-        else:
-            await host.render_events(submit(host.session, text, front_end=host))
+    async def run(self, host: CommandHost, op: Operation, *, beside_turn: bool) -> None:
+        # beside_turn: a command that only reports, while a turn runs (Conversation.route)
+        await host.render_events(Conversation(host.session, host).submit(op, busy=True if beside_turn else None))

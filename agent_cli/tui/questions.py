@@ -1,5 +1,6 @@
 """Questions a running turn asks the user, each a dialog whose answer settles the request's
-future: an approval (a command, a patch, a yes/no of a command) and an MCP server's form. The
+future: an approval (a command, a patch, a yes/no of a command), the network question (a
+sandboxed command reaching a host no list names) and an MCP server's form. The
 turn waits meanwhile; the activity line and the terminal's title say what it waits for."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from agent_cli import events as ev
 from agent_cli.tui.attention import Attention
 from agent_cli.tui.screens.approval import ApprovalScreen
 from agent_cli.tui.screens.elicitation import ElicitationScreen, elicitation_answered
+from agent_cli.tui.screens.network_question import NetworkQuestionScreen
 from agent_cli.tui.widgets.activity_indicator import ActivityIndicator
 
 WAITING_FOR_APPROVAL = "waiting for approval"
@@ -38,6 +40,9 @@ class Questions:
                 request.future.set_result(decision or ev.ApprovalDecision("deny"))
 
         self.activity.set_label(WAITING_FOR_APPROVAL)
+        if request.tool == ev.NETWORK_QUESTION:  # a sandboxed command waits on a host no list names
+            self.push_screen(NetworkQuestionScreen(request, typed_early=self.typed_early), callback=answer)
+            return
         self.push_screen(ApprovalScreen(request, typed_early=self.typed_early, cwd=cwd), callback=answer)
 
     def ask_form(self, request: ev.ElicitationRequest) -> None:

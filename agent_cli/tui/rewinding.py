@@ -6,9 +6,11 @@ from __future__ import annotations
 import time
 
 from agent_cli import events as ev
+from agent_cli.operations import Rewind, is_rewind_part
 from agent_cli.store.replay import replay_events
 from agent_cli.tui.app_host import AppHost
 from agent_cli.tui.screens.rewind_picker import RewindPickerScreen
+from agent_cli.tui.sent_input import QueuedOperation
 from agent_cli.tui.session_switching import banner
 
 DOUBLE_ESCAPE_SECONDS = 0.8
@@ -29,13 +31,15 @@ class DoubleEscape:
 
 
 async def pick_and_rewind(app: AppHost) -> None:
-    """``/rewind`` without arguments: the picker; the choice runs as ``/rewind N MODE`` next."""
+    """``/rewind`` without arguments: the picker; the choice runs as a ``Rewind`` next."""
     entries = app.session.checkpoints.prompts()
     app.activity.stop()
     choice = await app.push_screen_wait(RewindPickerScreen(entries))
-    if choice is not None:
-        number, mode = choice
-        app.queue.insert(0, f"/rewind {number} {mode}")  # sent as soon as this command's worker ends
+    if choice is None:
+        return
+    number, mode = choice
+    if is_rewind_part(mode):
+        app.queue.insert(0, QueuedOperation(Rewind(number, mode)))  # sent as soon as this command's worker ends
 
 
 async def show_rewound(app: AppHost, event: ev.Rewound) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from agent_cli.commands.worktree_commands import config_in
 from agent_cli.config import Config
 from agent_cli.display import home_relative
+from agent_cli.operations import ShellCommand
 from agent_cli.session import Session
 from agent_cli.session.hook_events import cleared
 from agent_cli.store.catalog import SessionSummary
@@ -19,6 +20,7 @@ from agent_cli.store.rollout import RolloutError
 from agent_cli.tui import resuming
 from agent_cli.tui.app_host import AppHost
 from agent_cli.tui.screens.session_picker import SessionPickerScreen
+from agent_cli.tui.sent_input import QueuedOperation
 from agent_cli.tui.welcome import welcome_notes
 from agent_cli.tui.widgets.welcome_banner import WelcomeBanner
 
@@ -83,14 +85,14 @@ async def resume_session(app: AppHost, restorer: SessionRestorer, ref: str | Non
         await app.renderer.notice(note, "info", "model")
 
 
-async def go_to_folder(app: AppHost, factory: SessionFactory, folder: Path, first_input: str | None = None) -> None:
-    """``/worktree NAME``: a new session in ``folder`` with this one's settings; ``first_input``
-    (a new worktree's set-up `!command`) is sent there first."""
+async def go_to_folder(app: AppHost, factory: SessionFactory, folder: Path, setup: str | None = None) -> None:
+    """``/worktree NAME``: a new session in ``folder`` with this one's settings; ``setup`` (a new
+    worktree's set-up command) runs there first."""
     config = config_in(app.next_config(), folder)
     app.switch_to(factory(config), config)
     await fresh_transcript(app)
-    if first_input:
-        app.queue.insert(0, first_input)
+    if setup:
+        app.queue.insert(0, QueuedOperation(ShellCommand(setup)))
 
 
 async def pick_session(app: AppHost, sessions: list[SessionSummary]) -> Path | None:

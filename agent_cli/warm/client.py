@@ -2,9 +2,14 @@
 forks (signals relayed to it, its exit status or its death by a signal made this process's), and
 start a server for next time when there is none.
 
+Before it hands over anything, the launcher makes sure the server is the user's and confined
+exactly as the launcher is (peer.py): a launcher inside a sandbox never reaches a server outside it,
+and a sandboxed process that took the socket's place gets nothing. Then it says what it needs
+(nothing secret) and sends its environment, arguments and descriptors only once the server said yes.
+
 Everything unusual falls back to a cold start, silently: no server yet (it is started once this
 cold run has ended, so it never competes with it), a server of other code (it refuses and quits),
-a socket folder that is not private, no Unix sockets."""
+a server it cannot vouch for, a socket folder that is not private, no Unix sockets."""
 
 from __future__ import annotations
 
@@ -14,7 +19,9 @@ import os
 import signal
 import socket
 import sys
+import time
 
+from agent_cli.warm import peer
 from agent_cli.warm.protocol import (
     DEFAULT_IDLE_SECONDS,
     GO,
@@ -104,64 +111,76 @@ def run(argv: list[str]) -> int | None:
         atexit.register(start_server, path)
         return None
     try:
+        if not peer.trusted(sock):  # not the user's server, or not in this launcher's sandbox: nothing sent
+            return None
         return _hand_over(sock, argv, fingerprint, path)
     finally:
         sock.close()
 
 
 def _hand_over(sock: socket.socket, argv: list[str], fingerprint: str, path) -> int | None:
-    cwd = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
-    umask = os.umask(0o22)
-    os.umask(umask)
-    request = {
-        "fingerprint": fingerprint,
-        "argv": argv,
-        "argv0": sys.argv[0],
-        "env": dict(os.environ),
-        "umask": umask,
-        "limits": limits(),
-        "nice": os.getpriority(os.PRIO_PROCESS, 0),
-    }
-    request["ignored"] = [int(sig) for sig in (*RELAYED, signal.SIGTSTP) if signal.getsignal(sig) == signal.SIG_IGN]
-    request["blocked"] = [int(sig) for sig in signal.pthread_sigmask(signal.SIG_BLOCK, [])]
+    ignored = [int(sig) for sig in (*RELAYED, signal.SIGTSTP) if signal.getsignal(sig) == signal.SIG_IGN]
     relay = Relay()  # an ignored signal (nohup's SIGHUP) stays ignored here, and in the child
-    previous = {sig: signal.signal(sig, relay.forward) for sig in RELAYED if sig not in request["ignored"]}
-    if signal.SIGTSTP not in request["ignored"]:
+    previous = {sig: signal.signal(sig, relay.forward) for sig in RELAYED if sig not in ignored}
+    if signal.SIGTSTP not in ignored:
         previous[signal.SIGTSTP] = signal.signal(signal.SIGTSTP, relay.suspend)
     try:
-        try:
-            send_message(sock, request, [0, 1, 2, cwd])
-            messages = Messages(sock)
-            reply, _ = messages.next()
-            if reply and "pid" in reply:
-                sock.sendall(GO)
-        except OSError:
-            return None  # the child, if there is one, ends when this socket closes: it never started
-        finally:
-            os.close(cwd)
-        if not reply or "pid" not in reply:  # refused (other code: it quits; limits it cannot give) or gone
-            if not reply or not reply.get("cold"):
-                atexit.register(start_server, path)
-            return None
-        sock.settimeout(None)
-        relay.started(reply["pid"])
-        while True:
-            try:
-                outcome, _ = messages.next()
-            except InterruptedError:
-                continue
-            break
+        outcome = _run_there(sock, argv, fingerprint, path, relay, ignored)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    if not outcome:  # the server died under the child: its status is lost
-        return 1
+        if relay.child is None:  # no run there: a signal that came meanwhile is this process's (it runs cold)
+            for signum in relay.pending:
+                os.kill(os.getpid(), signum)
+    if outcome is None or not outcome:  # cold; or the server died under the child: its status is lost
+        return None if outcome is None else 1
     if "signal" in outcome:  # die the same way, as the shell would have seen the child die
         sys.stdout.flush()
         signal.signal(outcome["signal"], signal.SIG_DFL)
         os.kill(os.getpid(), outcome["signal"])
         return 128 + outcome["signal"]
     return outcome["exit"]
+
+
+def _run_there(sock: socket.socket, argv: list[str], fingerprint: str, path, relay: Relay, ignored: list[int]):
+    """How the child ended (an empty dict: unknown), or None to run cold. First what the run needs
+    (nothing secret); its environment and descriptors only once the server said yes."""
+    messages = Messages(sock)
+    hello = {"fingerprint": fingerprint, "limits": limits(), "nice": os.getpriority(os.PRIO_PROCESS, 0)}
+    try:
+        send_message(sock, hello)
+        answer, _ = messages.next()
+    except (OSError, ValueError):
+        answer = None
+    if not answer or not answer.get("ready"):  # other code (it quits), limits it cannot give, or gone
+        if not answer or not answer.get("cold"):
+            atexit.register(start_server, path)
+        return None
+    umask = os.umask(0o22)
+    os.umask(umask)
+    request = {"argv": argv, "argv0": sys.argv[0], "env": dict(os.environ), "umask": umask, "ignored": ignored}
+    request["blocked"] = [int(sig) for sig in signal.pthread_sigmask(signal.SIG_BLOCK, [])]
+    cwd = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        send_message(sock, request, [0, 1, 2, cwd])  # the environment and descriptors: last
+        reply, _ = messages.next()
+        if reply and "pid" in reply:
+            sock.sendall(GO)
+    except (OSError, ValueError):
+        return None  # the child, if there is one, ends when this socket closes: it never started
+    finally:
+        os.close(cwd)
+    if not reply or "pid" not in reply:  # gone meanwhile
+        atexit.register(start_server, path)
+        return None
+    sock.settimeout(None)
+    relay.started(reply["pid"])
+    while True:
+        try:
+            outcome, _ = messages.next()
+        except InterruptedError:
+            continue
+        return outcome or {}
 
 
 class Relay:
@@ -210,13 +229,14 @@ def start_server(path) -> None:
         return
     env = {name: os.environ[name] for name in SERVER_ENV if name in os.environ}
     env.setdefault(IDLE_ENV, os.environ.get(IDLE_ENV, str(DEFAULT_IDLE_SECONDS)))
-    actions = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]  # never our pipes
+    since = ["--since", repr(time.time())]  # a file it loads changed after this: stale (loaded.py)
+    actions: list[tuple] = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]  # never our pipes
     actions.append((os.POSIX_SPAWN_DUP2, lock, LOCK_FD))  # inheritable in the server alone
     try:
         os.posix_spawn(
             sys.executable,
             # -P: the caller's folder is not on sys.path (a repository's openai.py is never imported)
-            [sys.executable, "-P", "-m", "agent_cli.warm.server", str(path), "--lock-fd", str(LOCK_FD)],
+            [sys.executable, "-P", "-m", "agent_cli.warm.server", str(path), "--lock-fd", str(LOCK_FD), *since],
             env,
             file_actions=actions,
             setsid=True,

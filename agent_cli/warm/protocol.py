@@ -11,9 +11,11 @@ import resource
 import socket
 import struct
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import agent_cli
+from agent_cli.paths import warm_server_dir
 
 PACKAGE_DIR = Path(agent_cli.__file__).resolve().parent
 HEADER = struct.Struct("!I")
@@ -46,9 +48,8 @@ READ_AT_IMPORT = ("OPENAI_LOG", "ANTHROPIC_LOG", "PYTHONWARNINGS", "PYTHONDEVMOD
 
 
 def socket_dir() -> Path:
-    runtime = os.environ.get("XDG_RUNTIME_DIR")
-    base = Path(runtime) if runtime and os.path.isabs(runtime) else Path("/tmp")
-    return base / f"agent-cli-{os.getuid()}"
+    """Out of every sandbox's reach: not in a temp folder, and masked in every sandbox (paths.py)."""
+    return warm_server_dir()
 
 
 def socket_path() -> Path:
@@ -60,7 +61,7 @@ def socket_path() -> Path:
 def private_dir(path: Path) -> bool:
     """Create the socket folder 0700, or check that an existing one is ours and private."""
     try:
-        path.mkdir(mode=0o700, exist_ok=True)
+        path.mkdir(mode=0o700, exist_ok=True)  # not its parents: a runtime folder is the system's to make
         info = os.lstat(path)
     except OSError:
         return False
@@ -93,7 +94,7 @@ def limits() -> dict[str, list[int]]:
     return {name: list(resource.getrlimit(getattr(resource, name))) for name in LIMITS if hasattr(resource, name)}
 
 
-def send_message(sock: socket.socket, message: dict, fds: list[int] = ()) -> None:
+def send_message(sock: socket.socket, message: dict, fds: Sequence[int] = ()) -> None:
     data = json.dumps(message).encode()
     framed = HEADER.pack(len(data)) + data
     if fds:

@@ -4,9 +4,13 @@ provider SDKs, and forks a child for each `agent exec` a launcher hands it.
     python -m agent_cli.warm.server SOCKET
 
 It stays single-threaded (forking a process with threads can copy a lock some thread held), keeps
-nothing secret (its environment holds no keys; each run brings its own), answers only its own
-user (SO_PEERCRED), refuses a launcher of other code (and quits, so the next run starts a fresh
-one), and ends itself after an idle time or when its socket is taken away.
+nothing secret (its environment holds no keys; each run brings its own), answers only a launcher of
+its own user confined exactly as it is (peer.py: never a sandboxed command), refuses a launcher of
+other code or once a file it loaded changed on disk (loaded.py; it quits, so the next run starts a
+fresh one), and ends itself after an idle time or when its socket is taken away.
+
+A launcher first says who it is and what it needs (fingerprint, limits, priority; nothing secret),
+and only once the server has said yes sends its environment, arguments and descriptors.
 
 A child becomes the launcher's run: its standard streams and working folder (passed as
 descriptors), environment, umask and arguments, default signal handling, then the same `cli.main`
@@ -25,7 +29,6 @@ import resource
 import selectors
 import signal
 import socket
-import struct
 import sys
 import threading
 import time
@@ -37,6 +40,8 @@ import httpcore2  # noqa: F401
 import openai  # noqa: F401
 
 from agent_cli import cli
+from agent_cli.warm import peer
+from agent_cli.warm.loaded import LoadedCode
 from agent_cli.warm.protocol import (
     DEFAULT_IDLE_SECONDS,
     GO,
@@ -54,10 +59,12 @@ SERVER_STREAMS = (sys.stdin, sys.stdout, sys.stderr)
 
 
 class Server:
-    def __init__(self, path: Path, idle_seconds: float) -> None:
+    def __init__(self, path: Path, idle_seconds: float, loaded: LoadedCode) -> None:
         self.path = path
         self.idle_seconds = idle_seconds
         self.fingerprint = install_fingerprint()
+        self.loaded = loaded
+        self.confinement = peer.confinement()
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.children: dict[int, socket.socket] = {}
         self.wakeup_read, self.wakeup_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
@@ -92,6 +99,8 @@ class Server:
         selector = selectors.DefaultSelector()
         selector.register(self.listener, selectors.EVENT_READ)
         selector.register(self.wakeup_read, selectors.EVENT_READ)
+        if self.loaded.fileno() >= 0:
+            selector.register(self.loaded.fileno(), selectors.EVENT_READ)
         self.running = True
         while True:
             ready = selector.select(timeout=5.0)
@@ -99,11 +108,13 @@ class Server:
                 if key.fileobj is self.wakeup_read:
                     while _drain(self.wakeup_read):
                         pass
-                elif self.running:
+                elif key.fileobj is self.listener and self.running:
                     self._accept()
             self._reap()
-            if not self._still_ours() or (
-                not self.children and time.monotonic() - self.last_active > self.idle_seconds
+            if (
+                not self._still_ours()
+                or not self.loaded.unchanged()  # an SDK upgraded or patched: quit, not wait for a run
+                or (not self.children and time.monotonic() - self.last_active > self.idle_seconds)
             ):
                 self.running = False
             if not self.running and self.listener.fileno() != -1:  # no new runs; those going on end first
@@ -128,45 +139,47 @@ class Server:
             return
         self.last_active = time.monotonic()
         try:
-            uid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))[1]
             conn.settimeout(REQUEST_TIMEOUT)
-            request, fds = Messages(conn).next(max_fds=STREAMS)
+            if peer.trusted(conn, self.confinement):  # this user, and not inside a sandbox this server is not in
+                self._serve(conn, Messages(conn))
         except (OSError, ValueError):
+            pass
+        if conn.fileno() != -1 and conn not in self.children.values():
             conn.close()
+
+    def _serve(self, conn: socket.socket, messages: Messages) -> None:
+        """First what the launcher needs (nothing secret): a yes or no; then, after a yes, its
+        environment, arguments and descriptors, and a child forked for them."""
+        hello, _ = messages.next()
+        if hello is None:
             return
-        if uid != os.getuid() or request is None or len(fds) != STREAMS:
-            _close_all(fds)
-            conn.close()
-            return
-        if request.get("fingerprint") != self.fingerprint:  # other code: this server is stale
-            _close_all(fds)
+        if hello.get("fingerprint") != self.fingerprint or not self.loaded.unchanged():  # other code: stale
             self.running = False
-            self._release()  # before the caller hears no: at its end it starts a server for its code
-            conn.close()
+            self._release()  # before the caller hears it: at its end it starts a server for its code
+            send_message(conn, {"stale": True})
             return
         if threading.active_count() != 1:  # something started a thread: forking is no longer safe
-            _close_all(fds)
-            conn.close()
             self.running = False
             return
-        if not can_give(request):  # this caller's limits or priority are beyond the server's: cold
-            _close_all(fds)
-            try:
-                send_message(conn, {"cold": True})
-            except OSError:
-                pass
-            conn.close()
+        if not can_give(hello):  # this caller's limits or priority are beyond the server's: cold
+            send_message(conn, {"cold": True})
             return
+        send_message(conn, {"ready": True})
+        request, fds = messages.next(max_fds=STREAMS)
+        if request is None or len(fds) != STREAMS:
+            _close_all(fds)
+            return
+        request = {**request, **hello}
         pid = os.fork()
         if pid == 0:
             self._become_child(conn, fds, request)  # never returns
         _close_all(fds)
+        self.children[pid] = conn
         try:
             conn.settimeout(None)
             send_message(conn, {"pid": pid})
         except OSError:
             pass
-        self.children[pid] = conn
 
     def _reap(self) -> None:
         while self.children:
@@ -199,6 +212,7 @@ class Server:
             for fd in (self.wakeup_read, self.wakeup_write, self.lock):
                 if fd != -1:
                     os.close(fd)
+            self.loaded.close()
             become_run(conn, fds, request)
         except KeyboardInterrupt:  # Ctrl+C before the run began
             signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -354,12 +368,15 @@ def _close_all(fds: list[int]) -> None:
 
 
 def main(argv: list[str]) -> int:
+    """``SOCKET [--lock-fd FD] [--since TIME]``: the lock its launcher took, and when the launcher
+    started it (a loaded file changed after that is stale; without it, now)."""
     path = Path(argv[0])
+    options = dict(zip(argv[1::2], argv[2::2]))
     idle = float(os.environ.get(IDLE_ENV) or DEFAULT_IDLE_SECONDS)
     os.chdir("/")  # not the folder of the run that started it, kept busy for the idle time
     platform.platform()  # openai's request headers run `uname -p` once: here, not in every run
-    server = Server(path, idle)
-    lock = int(argv[2]) if argv[1:2] == ["--lock-fd"] else None
+    server = Server(path, idle, LoadedCode(float(options.get("--since") or time.time())))
+    lock = int(options["--lock-fd"]) if "--lock-fd" in options else None
     if not server.bind(lock):
         return 0
     gc.freeze()  # what the imports made is shared with every child, never walked again

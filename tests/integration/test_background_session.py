@@ -170,20 +170,24 @@ async def test_keep_alive_approved_by_the_user_outlives_the_session(server, tmp_
     assert await gone(pid)
 
 
-async def test_the_placeholders_a_background_command_holds_go_when_the_session_closes(server, tmp_path, monkeypatch):
-    """A background command keeps the workspace's missing .git/.agent/... read-only placeholders
-    while it runs; the session's end releases them (they once stayed for the whole process)."""
-    from agent_cli.sandbox.policy import detect_mechanism
-
-    if detect_mechanism() is None:
+async def test_a_background_command_sees_the_tree_as_it_is_and_what_it_plants_is_undone(server, tmp_path, monkeypatch):
+    """No placeholder folders while a background command runs (issue 51: they showed the model an
+    `.agent/` and an `.mcp.json/` the user did not have); an `.agent/` it makes is moved away when it
+    ends, and the model hears so with its exit note."""
+    if detect_mechanism().name == "none":
         pytest.skip("no sandbox mechanism on this machine")
+    command = "ls -a; mkdir .agent && echo '[[hooks.Stop]]' > .agent/config.toml; sleep 0.3"
     server.script(
-        Reply(tool_calls=[ToolCall("shell", {"command": "sleep 30", "run_in_background": True})]), Reply(text="started")
+        Reply(tool_calls=[ToolCall("shell", {"command": command, "run_in_background": True})]), Reply(text="started")
     )
     session = make_session(server, tmp_path, monkeypatch, 'sandbox_mode="workspace-write"')
     try:
         await collect_events(session, "start it")
-        assert (tmp_path / ".agent").is_dir() and (tmp_path / ".mcp.json").is_dir()  # held while it runs
+        assert not (tmp_path / ".mcp.json").exists() and not (tmp_path / ".claude").exists()
+        process = session.background.get("bg1")
+        await until(lambda: process.exit_code is not None and process.refused, within=20, what="the command to end")
+        assert not (tmp_path / ".agent").exists()
+        assert any(".agent is protected" in line for line in process.refused)
     finally:
         await session.aclose()
     assert not (tmp_path / ".agent").exists() and not (tmp_path / ".mcp.json").exists()

@@ -367,6 +367,37 @@ def test_an_always_allow_from_can_use_tool_holds_for_the_session(server, tmp_pat
     assert messages[-1].result == "done"
 
 
+def test_an_approval_that_switches_to_plan_mode_applies_after_its_turn(server, tmp_path, agent_binary):
+    """`updatedPermissions` with setMode plan, answered mid-turn: the turn goes on (it never waits
+    for itself) and the next turn runs in plan mode, told so by a note."""
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "touch one.txt"})]),
+        lambda request: Reply(text="done"),
+        lambda request: Reply(text="a plan"),
+    )
+
+    async def can_use_tool(name, tool_input, context):
+        return PermissionResultAllow(updated_permissions=[PermissionUpdate(type="setMode", mode="plan")])
+
+    work = tmp_path / "work"
+
+    async def run():
+        async with ClaudeSDKClient(
+            options(server, "responses", agent_binary, work, can_use_tool=can_use_tool)
+        ) as client:
+            await client.query("touch a file")
+            first = await collect(client)
+            await client.query("now plan the rest")
+            return first, await collect(client)
+
+    first, second = asyncio.run(run())
+    assert first[-1].result == "done" and second[-1].result == "a plan"
+    assert (work / "one.txt").exists()
+    tools = {tool.get("name") for tool in server.requests[-1].body.get("tools", [])}
+    assert "update_plan" in tools and not {"shell", "apply_patch"} & tools
+    assert "switched to plan mode" in json.dumps(server.requests[-1].body)
+
+
 def test_agents_defined_by_the_host_run_as_subagents(server, tmp_path, agent_binary):
     """`agents=` (sent in `initialize`): the model is offered them and one runs with its own prompt
     and tools."""
@@ -597,3 +628,42 @@ def test_setting_sources_choose_which_claude_settings_load(server, tmp_path, age
     messages = asyncio.run(run())
     assert isinstance(messages[-1], ResultMessage)
     assert (workdir / "ran.txt").exists() == (sources == [])
+
+
+def test_plan_mode_is_left_only_as_the_host_says(server, tmp_path, agent_binary):
+    """Issue 45: a host started the session in plan mode; a user message `/mode agent` switched it
+    and the next shell call wrote a file while every system/init still said plan. Now the message
+    is refused with the reason, the call is refused by the mode, and system/init says the mode in
+    force; the host's own set_permission_mode is what leaves plan mode."""
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "touch planned.txt"})]),
+        lambda request: Reply(text="still planning"),
+        Reply(tool_calls=[ToolCall("shell", {"command": "touch built.txt"})]),
+        lambda request: Reply(text="built"),
+    )
+    work = tmp_path / "work"
+
+    async def run():
+        opts = options(server, "responses", agent_binary, work, permission_mode="plan")
+        async with ClaudeSDKClient(opts) as client:
+            await client.query("/mode agent")
+            switched = await collect(client)
+            await client.query("make the file")
+            planning = await collect(client)
+            await client.set_permission_mode("default")
+            await client.query("now build it")
+            return switched, planning, await collect(client)
+
+    switched, planning, building = asyncio.run(run())
+
+    def init_mode(messages: list) -> str:
+        (init,) = [m for m in messages if isinstance(m, SystemMessage) and m.subtype == "init"]
+        return init.data["permissionMode"]
+
+    refused = switched[-1]
+    assert refused.is_error and "set_permission_mode" in refused.result
+    assert init_mode(switched) == "plan" and init_mode(planning) == "plan"
+    assert not (work / "planned.txt").exists()
+    (denied,) = tool_results(planning)
+    assert denied.is_error
+    assert init_mode(building) == "default" and (work / "built.txt").exists()

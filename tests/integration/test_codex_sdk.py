@@ -22,9 +22,7 @@ SDK = NODE_DIR / "node_modules" / "@openai" / "codex-sdk"
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed"),
-    pytest.mark.skipif(
-        not SDK.is_dir(), reason="the Codex SDK is not installed: npm install --prefix tests/node --omit=optional"
-    ),
+    pytest.mark.skipif(not SDK.is_dir(), reason="the Codex SDK is not installed: npm install --prefix tests/node"),
 ]
 
 

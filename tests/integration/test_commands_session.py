@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli import events as ev
-from agent_cli.commands.dispatch import submit
+from agent_cli.commands.conversation import submit
 from tests.fake_server import Reply, ToolCall
 from tests.processes import gone, started
 from tests.session_helpers import collect_events, make_session

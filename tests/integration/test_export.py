@@ -7,7 +7,7 @@ import re
 from html.parser import HTMLParser
 
 from agent_cli import events as ev
-from agent_cli.commands.dispatch import submit
+from agent_cli.commands.conversation import submit
 from tests import session_helpers
 from tests.conftest import run_agent
 from tests.fake_server import Reply, ToolCall

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from agent_cli import events as ev
-from agent_cli.commands.dispatch import submit
+from agent_cli.commands.conversation import submit
 from agent_cli.hooks.spec import HOOK_EVENTS
 from agent_cli.session import Session
 from agent_cli.session.hook_events import end_reason

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli import events as ev
-from agent_cli.commands.dispatch import submit
+from agent_cli.commands.conversation import submit
 from tests import session_helpers
 from tests.fake_server import Reply, ToolCall
 

@@ -317,7 +317,7 @@ async def test_learned_lines_apply_to_their_own_model_and_bad_ones_are_skipped(r
         file.write('{"type":"learned","what":"something newer","value":1}\n')
     resumed = restore(open_session(session.config, interactive=False), session.rollout.path)
     assert resumed.tokens.calibration.ratio == pytest.approx(ratio, rel=0.05)  # the malformed line is skipped
-    assert resumed.counter_for("other:3b").calibration.ratio == 3.5
+    assert resumed.meter.counter_for("other:3b").calibration.ratio == 3.5
     assert resumed.resumed.warnings == ("skipped a malformed learned calibration line in the session file",)
     await resumed.aclose()
 

@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from agent_cli import events as ev
-from agent_cli.commands.dispatch import submit
+from agent_cli.commands.conversation import submit
 from agent_cli.config import load_config
 from agent_cli.headless.render_text import TextRenderer
 from agent_cli.models.base import TextDelta

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from agent_cli import events as ev
-from agent_cli.commands.dispatch import submit
+from agent_cli.commands.conversation import submit
 from tests.conftest import git_init, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
 from tests.session_helpers import collect_events, make_session

@@ -7,7 +7,9 @@ import json
 import pytest
 
 from agent_cli import events as ev
+from agent_cli.commands.conversation import Conversation
 from agent_cli.context.fragments import is_real_user_message
+from agent_cli.operations import Rewind
 from agent_cli.runtime import open_session
 from agent_cli.session.resume import restore
 from agent_cli.store.rollout import load_session_file
@@ -141,3 +143,14 @@ async def test_agent_sessions_shows_the_abandoned_branch(server, tmp_path, monke
         "      ↩ rewound: the conversation went back here",
         "   5  second prompt, edited",
     ]
+
+
+async def test_a_rollback_of_the_last_turns_counts_prompts_from_the_end(server, tmp_path, monkeypatch):
+    """``Rewind(-N, "conversation")`` is Codex's ``thread/rollback`` of N turns: before prompt 3 of 4."""
+    session = make_session(server, git_init(tmp_path / "work"), monkeypatch, *SETTINGS)
+    await four_turns(server, session)
+    events = [event async for event in Conversation(session).submit(Rewind(-2, "conversation"))]
+    rewound = next(e for e in events if isinstance(e, ev.Rewound))
+    assert rewound.prompt == "third prompt" and (tmp_path / "work" / "f4.txt").exists()  # files stay
+    assert [m.text for m in session.history.items if is_real_user_message(m)] == PROMPTS[:2]
+    await session.aclose()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli import events as ev
-from agent_cli.commands.dispatch import submit
+from agent_cli.commands.conversation import submit
 from agent_cli.config import load_config
 from agent_cli.runtime import open_session
 from agent_cli.sandbox.policy import detect_mechanism, working_mechanisms

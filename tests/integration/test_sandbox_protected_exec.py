@@ -1,13 +1,13 @@
 """Config planted for the next session (issue 27, item 2), end to end: neither a sandboxed command
 nor apply_patch may create or change .mcp.json, .agent/, .claude/ or .git/, existing or not,
-unless the user approves that very write; placeholders do not outlive the session."""
+unless the user approves that very write (what a command creates there is undone when it ends)."""
 
 from __future__ import annotations
 
 import pytest
 
 from agent_cli import events as ev
-from agent_cli.commands.dispatch import submit
+from agent_cli.commands.conversation import submit
 from agent_cli.config import load_config
 from agent_cli.runtime import open_session
 from agent_cli.sandbox.policy import landlock_mounts_work, working_mechanisms
@@ -52,7 +52,7 @@ def test_exec_plants_nothing_for_the_next_session(server, tmp_path, mechanism):
     shell, mcp, hook = tool_outputs(server)
     assert "ok" in shell and (tmp_path / "AGENTS.md").read_text() == "written\n"
     assert "protected path" in mcp and "cannot approve" in mcp and "protected path" in hook
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".git", "AGENTS.md"]  # no placeholder left either
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".git", "AGENTS.md"]  # what the command made there was undone
     assert list((tmp_path / ".git").iterdir()) == []
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent_cli import events as ev
-from agent_cli.commands.dispatch import submit
+from agent_cli.commands.conversation import submit
 from agent_cli.config import load_config
 from agent_cli.context.history import ABORTED_OUTPUT, normalize
 from agent_cli.items import ToolOutput

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli import events as ev
-from agent_cli.commands.dispatch import submit
+from agent_cli.commands.conversation import submit
 from agent_cli.context.history import ABORTED_OUTPUT
 from agent_cli.items import ToolOutput
 from agent_cli.runtime import open_session

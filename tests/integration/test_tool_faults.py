@@ -65,7 +65,7 @@ async def test_a_failure_outside_the_tools_own_code_is_its_error(server, session
     def broken(*args, **kwargs):
         raise OSError(22, "Invalid argument")
 
-    monkeypatch.setattr(session.approvals, "prepare", broken)
+    monkeypatch.setattr(session.approvals, "confinement", broken)
     server.script(Reply(tool_calls=[ToolCall("shell", {"command": "true"})]), Reply(text="went on"))
     events = await collect_events(session, "run it")
     [output] = tool_outputs(events)

@@ -90,8 +90,9 @@ def test_help_and_version_are_answered_without_loading_the_program():
         assert done.returncode == 0, done.stderr
         assert done.stdout.startswith(answer)
         assert (
-            done.stderr.strip() == "['agent_cli', 'agent_cli.__main__', 'agent_cli.arguments', 'agent_cli.startup_gc', "
-            "'agent_cli.warm', 'agent_cli.warm.client', 'agent_cli.warm.protocol']"
+            done.stderr.strip() == "['agent_cli', 'agent_cli.__main__', 'agent_cli.arguments', 'agent_cli.paths', "
+            "'agent_cli.startup_gc', 'agent_cli.warm', 'agent_cli.warm.client', 'agent_cli.warm.peer', "
+            "'agent_cli.warm.protocol']"
         )
 
 
@@ -211,7 +212,7 @@ def test_nothing_imports_cli_but_the_entry_point():
 
 # Third-party packages slow or optional enough that the agent_cli modules built on them (the Textual
 # app, the ACP server...) are imported inside the function that needs them. Nothing else is.
-HEAVY = ("textual", "rich", "acp", "mcp", "openai", "anthropic", "PIL", "markitdown", "tiktoken")
+HEAVY = ("textual", "rich", "acp", "mcp", "openai", "anthropic", "PIL", "markitdown", "tiktoken", "websockets")
 
 
 def heavy_packages(name: str) -> set[str]:

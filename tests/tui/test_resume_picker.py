@@ -7,7 +7,7 @@ import os
 import time
 from pathlib import Path
 
-from agent_cli.commands.dispatch import submit
+from agent_cli.commands.conversation import submit
 from agent_cli.config import load_config
 from agent_cli.runtime import open_session
 from agent_cli.session import Session

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent_cli import events as ev
-from agent_cli.commands.dispatch import submit
+from agent_cli.commands.conversation import submit
 from agent_cli.runtime import open_session
 from agent_cli.session.resume import restore
 from agent_cli.tui.screens.approval import ApprovalScreen

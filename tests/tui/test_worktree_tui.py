@@ -18,6 +18,17 @@ def notices(app) -> list[str]:
     return [cell.text for cell in app.transcript.query(NoticeCell)]
 
 
+async def approve_the_write(app, pilot) -> str:
+    """A new worktree writes the repository's .git: asked as a patch writing it would be (issue 45)."""
+    from agent_cli.tui.screens.approval import ApprovalScreen
+
+    await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the question")
+    await wait_until(pilot, lambda: app.screen.armed, what="the question to take keys")
+    summary = app.screen.request.summary
+    await pilot.press("y")
+    return summary
+
+
 async def test_worktree_shows_switches_and_sets_up_and_rename_names_the_session(
     make_app, repo, isolated_home, monkeypatch
 ):
@@ -31,6 +42,7 @@ async def test_worktree_shows_switches_and_sets_up_and_rename_names_the_session(
         assert any("runs in the checkout itself" in text for text in notices(app))
         old = app.session
         app.send("/worktree feat")
+        assert "git worktree add -b agent/feat" in await approve_the_write(app, pilot)
         await wait_until(pilot, lambda: app.session is not old, what="the switch")
         await wait_idle(pilot)
         path = isolated_home / "worktrees"
@@ -91,6 +103,7 @@ async def test_worktree_carries_the_trust_answer_over(make_app, repo, isolated_h
     async with app.run_test(size=SIZE) as pilot:
         old = app.session
         app.send("/worktree trusted")
+        await approve_the_write(app, pilot)
         await wait_until(pilot, lambda: app.session is not old, what="the switch")
         await wait_idle(pilot)
         assert app.config.cwd.name == "trusted"
@@ -99,7 +112,7 @@ async def test_worktree_carries_the_trust_answer_over(make_app, repo, isolated_h
 
 
 async def test_resume_follows_the_session_into_its_worktree(make_app, make_config, repo, server, monkeypatch):
-    from agent_cli.commands.dispatch import submit
+    from agent_cli.commands.conversation import submit
     from agent_cli.commands.worktree_commands import config_in
     from agent_cli.runtime import open_session
     from tests.fake_server import Reply

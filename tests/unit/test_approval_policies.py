@@ -50,7 +50,16 @@ def patch_adding(path: str) -> dict:
 
 
 def context(gate: Approvals, call_id: str, ws: Path) -> ToolContext:
-    return gate.prepare(ToolContext(cwd=ws, data_dir=ws), call_id)
+    """The context a call gets, made once with what the approval step chose for it (session/services.py)."""
+    confinement = gate.confinement(call_id)
+    return ToolContext(
+        cwd=ws,
+        data_dir=ws,
+        sandbox=confinement.sandbox,
+        writable_roots=confinement.writable_roots,
+        env=confinement.env,
+        read_denied=confinement.read_denied,
+    )
 
 
 @pytest.fixture
@@ -101,6 +110,12 @@ def test_session_keys_are_prefixes_only_for_plain_commands():
     assert approval_key("shell", shell("bash -c 'anything'")) == "shell:=bash -c 'anything'"
     assert approval_key("shell", shell("echo x#; rm -rf ~")).startswith("shell:=")  # not `echo`: rm runs too
     assert approval_key("apply_patch", patch_adding("a")) == "apply_patch"
+
+
+@pytest.mark.parametrize("command", ["ssh-agent curl x", "chronic make", "npm exec -- eslint .", "flock /tmp/l make"])
+def test_a_program_that_runs_its_arguments_is_remembered_only_as_that_exact_text(command):
+    """Approving `ssh-agent curl x` for the session must not approve `ssh-agent rm -rf ~`."""
+    assert approval_key("shell", shell(command)) == "shell:=" + command
 
 
 # --- untrusted --------------------------------------------------------------------------------
@@ -154,7 +169,7 @@ async def test_on_request_runs_sandboxed_without_asking(ws):
     assert await gate.check("c1", "shell", shell("make build"), user) is None
     assert user.requests == []
     ctx = context(gate, "c1", ws)
-    assert ctx.sandbox is gate.sandbox and ctx.writable_roots == [ws.resolve()] and ctx.env == {"PATH": "/bin"}
+    assert ctx.sandbox is gate.sandbox and ctx.writable_roots == (ws.resolve(),) and ctx.env == {"PATH": "/bin"}
 
 
 async def test_on_request_asks_for_escalation_and_lifts_the_sandbox(ws):
@@ -163,7 +178,7 @@ async def test_on_request_asks_for_escalation_and_lifts_the_sandbox(ws):
     assert await gate.check("c1", "shell", args, user) is None
     assert user.requests[0].reason == "Run outside the sandbox: needs the network"
     ctx = context(gate, "c1", ws)
-    assert ctx.sandbox is None and ctx.writable_roots == []
+    assert ctx.sandbox is None and ctx.writable_roots == ()
     gate.forget("c1")
     assert context(gate, "c1", ws).sandbox is not None  # only that call
 

@@ -1,5 +1,5 @@
 from agent_cli.context.history import ABORTED_OUTPUT, History, normalize
-from agent_cli.items import Message, ToolCall, ToolOutput, assistant, user
+from agent_cli.items import Image, Message, ToolCall, ToolOutput, assistant, user
 
 
 def call(n):
@@ -83,3 +83,19 @@ def test_for_request_matches_normalize_after_every_kind_of_change():
     assert history.for_request() == normalize(history.items)
     history.replace([call(4), user("x")])
     assert history.for_request() == normalize(history.items)
+
+
+def test_the_history_knows_whether_any_item_carries_an_image():
+    """A model without vision gets notes for images; with none in the history, no pass over every item."""
+
+    shot = Image("0" * 64, "image/png", 30, 20, "shot.png")
+    history = History([user("hi"), call(1), out(1)])
+    assert not history.has_images
+    history.record(ToolOutput("c2", "a screenshot", images=(shot,)))
+    assert history.has_images
+    history.replace([user("summary")])  # a compaction drops it
+    assert not history.has_images
+    history.replace([Message("user", "see", images=(shot,)), assistant("seen")])
+    assert history.has_images
+    history.remove_oldest()
+    assert not history.has_images

@@ -35,7 +35,7 @@ def hook(event: str, command: str, matcher: str | None = None, timeout: float | 
 
 async def run(session: Session, event: str, **fields):
     events: list[ev.Event] = []
-    outcome = await run_hooks(session.turn_context(), event, events.append, **fields)
+    outcome = await run_hooks(session.turn_context(), session.state, session.services, event, events.append, **fields)
     return outcome, events
 
 

@@ -236,7 +236,7 @@ def test_the_tool_output_helper_builds_an_image_result_from_bytes(tmp_path):
 
 def test_sessions_that_attach_no_image_never_import_pillow():
     code = (
-        "import sys; import agent_cli.session, agent_cli.commands.dispatch, agent_cli.tools.read_file; "
+        "import sys; import agent_cli.session, agent_cli.commands.conversation, agent_cli.tools.read_file; "
         "from agent_cli.session import Session; print('PIL' in sys.modules)"
     )
     done = subprocess.run(

@@ -12,9 +12,11 @@ from agent_cli.items import ToolCall as ItemToolCall
 from agent_cli.mcp.prompts import McpPrompt, PromptArgument, PromptUsageError, parse_arguments
 from agent_cli.mcp.results import result_text
 from agent_cli.mcp.schema import SchemaError, adapt_schema
-from agent_cli.mcp.search import McpCallTool, McpTool, search
+from agent_cli.mcp.tools import McpTool
 from agent_cli.models.base import ToolSpec
 from agent_cli.session.approvals import Approvals
+from agent_cli.tools.door import Door, rank
+from agent_cli.tools.door_faces import MCP
 from agent_cli.tools.mcp_names import display_call, exposed_name, split_name
 
 
@@ -95,9 +97,9 @@ def test_search_ranks_name_matches_before_description_matches():
         tool("gh", "create_pr", "Open a pull request"),
         tool("jira", "search", "Find issues and pull request links"),
     ]
-    assert [t.tool for t in search(tools, "pull request", 5)] == ["create_pr", "search"]
-    assert [t.tool for t in search(tools, "issues", 1)] == ["list_issues"]
-    assert search(tools, "weather", 5) == []
+    assert [t.tool for t in rank(tools, "pull request", 5, MCP)] == ["create_pr", "search"]  # type: ignore[attr-defined]
+    assert [t.tool for t in rank(tools, "issues", 1, MCP)] == ["list_issues"]  # type: ignore[attr-defined]
+    assert rank(tools, "weather", 5, MCP) == []
 
 
 def test_prompt_arguments_positional_or_named_with_a_usage_line():
@@ -125,7 +127,7 @@ def test_untrusted_asks_before_mcp_writes_but_not_read_only_tools():
 
 
 def test_mcp_call_is_routed_to_the_tool_it_names():
-    router = McpCallTool(lambda: [tool("gh", "create_pr", "Open a pull request")])
+    router = Door(MCP, (tool("gh", "create_pr", "Open a pull request"),))
 
     def call(args) -> ItemToolCall:
         return ItemToolCall("c1", "mcp_call", args if isinstance(args, str) else json.dumps(args))

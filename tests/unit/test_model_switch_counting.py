@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from agent_cli.agents.definition import AgentDefinition
-from agent_cli.commands.dispatch import submit
+from agent_cli.commands.conversation import submit
 from agent_cli.config import load_config
 from agent_cli.context import tokens
 from agent_cli.context.tokens import ESTIMATE_METHOD, TokenCounter
@@ -62,7 +62,7 @@ async def test_from_gpt_5_to_claude_counts_bytes_and_anthropic_image_tokens(make
     session = make_session("gpt-5")
     await session.count_exactly()  # o200k, as near a limit or after /status
     assert session.tokens.exact
-    session.record_usage(Usage(input_tokens=50_000))  # gpt-5's server counted the request
+    session.meter.record_usage(Usage(input_tokens=50_000))  # gpt-5's server counted the request
     await switch(session, CLAUDE)
     claude = TokenCounter.for_model(CLAUDE, "responses")
     assert session.tokens.counting_method == ESTIMATE_METHOD and session.tokens.image_formula == "anthropic"

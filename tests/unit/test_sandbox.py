@@ -196,7 +196,7 @@ def test_landlock_launcher_also_blocks_udp_and_refuses_a_bad_policy(workspace):
 
 
 async def patch(ws: Path, text: str, policy: SandboxPolicy):
-    ctx = ToolContext(cwd=ws, data_dir=ws.parent / "data", sandbox=policy, writable_roots=list(policy.writable_roots))
+    ctx = ToolContext(cwd=ws, data_dir=ws.parent / "data", sandbox=policy, writable_roots=tuple(policy.writable_roots))
     call = ToolCall("c1", "apply_patch", json.dumps({"patch": text}))
     return await ToolRegistry([ApplyPatchTool()]).dispatch(call, ctx)
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from agent_cli.sandbox import landlock
+from agent_cli.sandbox.guard import guarded
 from agent_cli.sandbox.policy import SandboxPolicy, confine, landlock_mounts_work, working_mechanisms
-from agent_cli.sandbox.protected import placeholders
 
 MECHANISMS = list(working_mechanisms())
 pytestmark = pytest.mark.skipif(not MECHANISMS, reason="no sandbox mechanism here (no working bubblewrap, no Landlock)")
@@ -30,11 +30,13 @@ def ws(tmp_path):
 
 
 def run(command: str, ws: Path, mechanism: str, **policy) -> subprocess.CompletedProcess:
-    """``command`` in bash, confined the way the shell tool confines it (placeholders included)."""
+    """``command`` in bash, confined the way the shell tool confines it (what it plants undone after)."""
     sandbox = SandboxPolicy.create("workspace-write", ws, include_temp=False, **policy)
-    with placeholders(sandbox.workspace_roots):
+    with guarded(sandbox.workspace_roots, sandbox.writable_roots) as guard:
         argv = confine(["bash", "-c", command], sandbox, mechanism)
-        return subprocess.run(argv, cwd=ws, capture_output=True, text=True, timeout=60)
+        done = subprocess.run(argv, cwd=ws, capture_output=True, text=True, timeout=60)
+    done.stderr += "".join(f"refused: {line}\n" for line in guard.refused)
+    return done
 
 
 def needs_mounts(mechanism: str) -> None:

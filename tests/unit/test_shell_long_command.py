@@ -33,10 +33,11 @@ def forced_mechanism(monkeypatch):
 @pytest.mark.parametrize("mechanism", [None, *working_mechanisms()])
 async def test_a_heredoc_of_hundreds_of_kilobytes_runs(tmp_path, forced_mechanism, mechanism):
     assert len(HEREDOC.encode()) > 300_000
-    ctx = ToolContext(cwd=tmp_path, data_dir=tmp_path / "data")
+    sandbox = None
     if mechanism is not None:
         forced_mechanism(mechanism)
-        ctx.sandbox = SandboxPolicy.create("workspace-write", tmp_path, [])
+        sandbox = SandboxPolicy.create("workspace-write", tmp_path, [])
+    ctx = ToolContext(cwd=tmp_path, data_dir=tmp_path / "data", sandbox=sandbox)
     result = await ShellTool().run({"command": HEREDOC}, ctx)
     assert result.exit_code == 0, result.output
     assert result.output.rstrip().endswith("8000")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import shutil
@@ -167,3 +168,16 @@ async def test_a_session_closed_mid_profile_leaves_no_lock(home):
     snapshot.close()
     assert wait_gone(int((home / "rehash-pid").read_text()))
     assert not (home / ".pyenv-shim").exists()
+
+
+async def test_a_profiles_proxy_does_not_override_the_sandboxs(home):
+    """A corporate `https_proxy` from the login profile applies to commands outside the network
+    proxy; behind it (allow-list mode), the proxy's own variables win."""
+    (home / ".profile").write_text("export https_proxy=http://corp:8080\nexport NO_PROXY=corp.local\n")
+    ctx, _ = session_tools(home, [])
+    plain = await run(ctx, 'echo "[$https_proxy] [$NO_PROXY]"')
+    assert "[http://corp:8080] [corp.local]" in plain
+    assert ctx.env is not None
+    env = {**ctx.env, "AGENT_SANDBOX_PROXY": "1", "https_proxy": "http://127.0.0.1:3128", "NO_PROXY": "localhost"}
+    proxied = await run(dataclasses.replace(ctx, env=env), 'echo "[$https_proxy] [$NO_PROXY]"')
+    assert "[http://127.0.0.1:3128] [localhost]" in proxied

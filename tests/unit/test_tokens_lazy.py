@@ -75,12 +75,13 @@ async def test_count_exactly_loads_once_and_recounts_the_history_once(session):
 async def test_a_cut_seen_by_the_estimate_is_confirmed_exactly_before_the_window_shrinks(session):
     session.record(user(WHITESPACE))
     window = session.window.tokens
-    session.window.before_request(session)
+    parts = session.request_parts()  # what the request sends besides the conversation
+    session.meter.before_request(parts, session.services.clients.current)
     sent_estimate = session.window.sent_tokens
     reported = exact_request_tokens(session)  # the server kept everything
     assert reported < sent_estimate / 2  # by the estimate alone, half the prompt was dropped
     warnings: list = []
-    await session.window.after_response(session, Usage(input_tokens=reported), warnings.append)
+    await session.meter.after_response(parts, Usage(input_tokens=reported), warnings.append)
     assert session.tokens.exact and session.window.sent_tokens == reported
     assert session.window.tokens == window and not warnings
     assert session.tokens.calibration.reports == 0
@@ -88,18 +89,20 @@ async def test_a_cut_seen_by_the_estimate_is_confirmed_exactly_before_the_window
 
 async def test_counting_that_turns_exact_during_a_request_is_not_calibrated_with_the_estimate(session):
     session.record(user("a question " * 50))
-    session.window.before_request(session)
+    parts = session.request_parts()  # what the request sends besides the conversation
+    session.meter.before_request(parts, session.services.clients.current)
     await session.count_exactly()  # /status while the request is out
     reported = exact_request_tokens(session) + 7
-    await session.window.after_response(session, Usage(input_tokens=reported), lambda event: None)
+    await session.meter.after_response(parts, Usage(input_tokens=reported), lambda event: None)
     assert session.window.sent_tokens == reported - 7
     assert session.tokens.calibration.reports == 0 and session.tokens.accuracy == "exact"
 
 
 async def test_before_the_load_usage_reports_calibrate_the_estimate(session):
     session.record(user("a question " * 50))
-    session.window.before_request(session)
+    parts = session.request_parts()  # what the request sends besides the conversation
+    session.meter.before_request(parts, session.services.clients.current)
     sent = session.window.sent_tokens
-    await session.window.after_response(session, Usage(input_tokens=sent * 2), lambda event: None)
+    await session.meter.after_response(parts, Usage(input_tokens=sent * 2), lambda event: None)
     assert not session.tokens.exact and tokens._loaded == {}
     assert session.tokens.accuracy == "calibrated ×2.00 (1 usage report)"

@@ -158,7 +158,7 @@ async def test_escapes_outside_writable_roots_refused(tmp_path):
     (outside / "target.txt").write_text("safe\n")
     (work / "link").symlink_to(outside)
     (work / "inside.txt").write_text("in\n")
-    ctx = ToolContext(cwd=work, data_dir=tmp_path / "data", writable_roots=[work])
+    ctx = ToolContext(cwd=work, data_dir=tmp_path / "data", writable_roots=(work,))
     for path in ["../outside/target.txt", "link/target.txt", str(outside / "target.txt")]:
         with pytest.raises(ToolError, match="outside the writable roots"):
             await apply(ctx, patch(f"*** Update File: {path}", "@@", "-safe", "+pwned"))

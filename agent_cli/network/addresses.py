@@ -1,4 +1,4 @@
-"""Whether an address that web_fetch would connect to is public.
+"""Whether an address that web_fetch or the network proxy would connect to is public.
 
 An IPv6 address can carry an IPv4 address inside it (IPv4-compatible ``::127.0.0.1``, IPv4-mapped
 ``::ffff:127.0.0.1``, SIIT ``::ffff:0:127.0.0.1``, 6to4 ``2002:7f00:1::``, NAT64 ``64:ff9b::7f00:1``,
