@@ -136,7 +136,7 @@ def resolve_session_file(
 def pick_session(home: Path, cwd: Path, stdin: TextIO | None = None, out: TextIO | None = None) -> Path:
     """A numbered list on the terminal; the user types a number."""
     stdin, out = stdin or sys.stdin, out or sys.stderr
-    if not stdin.isatty():
+    if stdin is None or out is None or not stdin.isatty():
         fail("agent resume needs a terminal to pick a session; use --last or a session id")
     sessions = list_sessions(home, limit=PICKER_SIZE)
     if not sessions:
@@ -182,6 +182,8 @@ def restore_or_exit(config, path: Path, *, interactive: bool, **options: Any):
 def run_sessions(argv: list[str], out: TextIO | None = None) -> int:
     """`agent sessions`: time, id, size, directory and first prompt of saved sessions."""
     out = out or sys.stdout
+    if out is None:  # a process without standard output: nothing to list to
+        return 1
     if argv[:1] == ["repair"]:
         return run_repair(argv[1:], out)
     if argv[:1] == ["rename"]:

@@ -5,7 +5,7 @@ esc cancels; the server is told which."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from textual import on
 from textual.app import ComposeResult
@@ -18,7 +18,7 @@ from agent_cli.events import ElicitationAnswer, ElicitationRequest
 from agent_cli.mcp.elicitation import FormField, form_fields, validate
 from agent_cli.tui.screens.dialog import DialogScreen
 
-INPUT_TYPES = {"integer": "integer", "number": "number"}
+INPUT_TYPES: dict[str, Literal["integer", "number", "text"]] = {"integer": "integer", "number": "number"}
 
 
 def elicitation_answered(request: ElicitationRequest) -> Callable[[ElicitationAnswer | None], None]:
