@@ -8,6 +8,22 @@ import argparse
 from agent_cli import __version__
 
 CONFIG_HELP = "override a config key; VALUE is parsed as TOML (repeatable)"
+# Every subcommand of `agent` (cli.py dispatches them), as `agent --help` lists them.
+SUBCOMMANDS = {
+    "exec": "run headless: one prompt, text or JSONL events out (exec resume, exec undo)",
+    "resume": "open a saved session in the app (no id: pick from a list)",
+    "sessions": "saved sessions: list, rename, export, repair, rm",
+    "worktree": "the agent's git worktrees of this repository: list, rm, prune",
+    "login": "store a provider's API key (readable by you only)",
+    "logout": "forget the stored API key(s)",
+    "doctor": "check the set-up: config, keys, provider and model, sandbox, MCP servers",
+    "mcp": "MCP servers: list, get, add, remove, login, logout",
+    "memory": "what the agent remembers: list, add, forget, search, export, import",
+    "plugin": "the Claude Code plugins found here: list",
+    "batch": "run many tasks, each `agent exec` in a worktree of its own (a JSONL file or Terminal-Bench tasks)",
+    "acp": "serve an editor over the Agent Client Protocol (stdio)",
+    "app-server": "serve Codex's app-server protocol to Codex clients (stdio, a Unix socket or a WebSocket)",
+}
 
 
 def add_place_options(
@@ -79,9 +95,14 @@ def session_flags(args: argparse.Namespace) -> dict[str, object]:
 
 
 def build_tui_parser() -> argparse.ArgumentParser:
+    width = max(len(name) for name in SUBCOMMANDS)
     parser = argparse.ArgumentParser(
         prog="agent",
-        description="An interactive terminal coding agent. Subcommands: exec (headless), batch (many tasks), acp (for editors), app-server (Codex clients), sessions, resume, worktree, memory, plugin, mcp.",
+        description="An interactive terminal coding agent.",
+        epilog="subcommands (agent SUBCOMMAND --help for each):\n"
+        + "\n".join(f"  {name:<{width}}  {text}" for name, text in SUBCOMMANDS.items())
+        + "\n\n`agent -p` speaks Claude Code's stream-json for the Claude Agent SDK.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"agent-cli {__version__}")
     add_session_options(parser)

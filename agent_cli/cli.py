@@ -10,7 +10,7 @@ import sys
 
 from agent_cli.acp.main import run_acp
 from agent_cli.app_server.main import run_app_server
-from agent_cli.arguments import add_session_options, add_worktree_options, build_tui_parser
+from agent_cli.arguments import SUBCOMMANDS, add_session_options, add_worktree_options, build_tui_parser
 from agent_cli.batch.main import run_batch
 from agent_cli.headless import sessions_cmd
 from agent_cli.headless.common import check_api_key_or_exit, load_config_or_exit
@@ -84,22 +84,6 @@ def main(argv: list[str] | None = None) -> int:
         return BROKEN_PIPE
 
 
-SUBCOMMANDS = (
-    "exec",
-    "resume",
-    "sessions",
-    "acp",
-    "app-server",
-    "mcp",
-    "memory",
-    "plugin",
-    "login",
-    "logout",
-    "doctor",
-    "batch",
-)
-
-
 def subcommand_first(argv: list[str]) -> list[str]:
     """``agent --provider X -m Y resume --last`` as ``agent resume --provider X -m Y --last``: the
     global options may come before a subcommand too, and its name is never taken for a prompt."""
@@ -130,13 +114,16 @@ def dispatch(argv: list[str]) -> int:
         return sessions_cmd.run_sessions(argv[1:])
     if argv and argv[0] == "resume":  # the TUI on a saved session
         from agent_cli.tui.first_run import set_up_if_needed  # no key: the set-up screen, as for `agent`
+        from agent_cli.tui.resume_picker import pick_session_to_resume  # no id: the app's picker
 
-        config, prompt, session, entered, setup = sessions_cmd.prepare_resume(argv[1:], set_up_if_needed)
+        config, prompt, session, entered, setup = sessions_cmd.prepare_resume(
+            argv[1:], set_up_if_needed, pick_session_to_resume
+        )
         from agent_cli.tui.app import run_app
 
         status = run_app(config, prompt, session=session, setup=setup)
         leave_after_tui(entered)  # a session that went back to its worktree: keep it or not
-        return status
+        exit_now(status)  # without the interpreter's teardown of the app's widgets (seconds after a long answer)
     if argv and (argv[0] == "acp" or "--acp" in argv):
         return run_acp(argv[1:] if argv[0] == "acp" else [word for word in argv if word != "--acp"])
     if argv and argv[0] == "app-server":
@@ -162,4 +149,4 @@ def dispatch(argv: list[str]) -> int:
 
     status = run_app(config, args.prompt, inline=args.inline, setup=setup)
     leave_after_tui(entered)
-    return status
+    exit_now(status)  # freeing a long session's widgets one by one took seconds, with nobody waiting

@@ -189,6 +189,7 @@ class Config:
     raw: dict[str, Any] = field(default_factory=dict)  # the merged tables, for hooks and the like
     sources: tuple[Path, ...] = ()  # config files that were read
     warnings: tuple[str, ...] = ()  # shown when the session starts (unknown keys)
+    provider_reason: str = ""  # why this provider when no layer named one (auth/choice.py; `agent doctor`)
     plugin_dirs: tuple[Path, ...] = ()  # --plugin-dir (agent_cli/plugins/loader.py)
     layers: tuple[ConfigLayer, ...] = ()  # each table merged, in order
     trust_repository: bool = False  # --trust: run the repository's own servers and hooks (agent_cli/trust/)
@@ -442,8 +443,9 @@ def _build(
     _codex_sandbox_table(merged)
     if merged.get("web_search") == "disabled":
         merged["web_search"] = "off"
-    if note := apply_choice(merged, home):  # no provider or model configured (auth/choice.py)
-        warnings = (*warnings, note)
+    choice = apply_choice(merged, home)  # no provider or model configured (auth/choice.py)
+    if choice is not None and choice.note:
+        warnings = (*warnings, choice.note)
     model = merged.get("model", DEFAULT_MODEL)
     provider = _provider(merged.get("model_provider") or default_provider_for(model), merged.get("model_providers", {}))
     if merged.get("openai_base_url") and provider.id in ("openai", "openai-chat"):
@@ -471,6 +473,7 @@ def _build(
             "raw": merged,
             "sources": tuple(sources),
             "warnings": tuple(warnings),
+            "provider_reason": choice.reason if choice is not None else "",
             "layers": tuple(layers),
         }
     )

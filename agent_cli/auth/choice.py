@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,46 +22,97 @@ KEYED_PROVIDERS = (
     ("anthropic", "Anthropic", ("ANTHROPIC_API_KEY",), "claude-sonnet-4-5"),
 )
 DEFAULT_MODELS = {provider: model for provider, _, _, model in KEYED_PROVIDERS}
+KEYED_IDS = [provider for provider, _, _, _ in KEYED_PROVIDERS]
 
 
 @dataclass(frozen=True)
 class Choice:
     provider: str
     model: str
-    note: str | None = None  # why, when it could have been another
+    note: str | None = None  # a warning: another provider had a key too, and how to choose it
     providers: dict[str, Any] = field(default_factory=dict)  # [model_providers] tables it needs
+    reason: str = ""  # why this provider (`agent doctor` says it)
+
+
+@dataclass(frozen=True)
+class KeyedProvider:
+    provider: str
+    name: str
+    variable: str  # the key's variable that is set (or stored)
+    model: str
+    exported: bool  # in this shell's environment (else stored by `agent login`)
+
+    @property
+    def where(self) -> str:
+        return "exported in this shell" if self.exported else "stored by `agent login`"
 
 
 def choose(merged: dict[str, Any], home: Path) -> Choice | None:
     """The provider and model for a config whose layers set neither; None when they set one
-    (a model alone picks its provider as before; a provider alone gets its default model)."""
+    (a model alone picks its provider as before; a provider alone gets its default model).
+
+    A key exported in this shell wins over what is stored (a key `agent login` saved, and the
+    provider it chose): with OpenAI's key stored and ANTHROPIC_API_KEY exported, Anthropic. A
+    set-up choice of a server that needs none of these keys stays. Whenever another provider has
+    a key too, the note says which one was taken and how to choose the other."""
     if "model_provider" in merged:
         provider = merged["model_provider"]
         if "model" not in merged and provider in DEFAULT_MODELS:
-            return Choice(provider, DEFAULT_MODELS[provider])
+            return Choice(provider, DEFAULT_MODELS[provider], reason=f"model_provider names {provider}")
         return None
     if "model" in merged:
         return None
+    found = keyed_providers(home)
+    exported = [keyed for keyed in found if keyed.exported]
     saved = read_setup(home)
     if saved is not None:
-        return saved
-    found = [(pid, name, model) for pid, name, env, model in KEYED_PROVIDERS if has_key(env, home)]
+        saved_key = next((keyed for keyed in found if keyed.provider == saved.provider), None)
+        keyless = saved.provider not in DEFAULT_MODELS  # a local or custom server
+        if keyless or (saved_key is not None and saved_key.exported) or not exported:
+            others = [keyed for keyed in exported if keyed.provider != saved.provider]
+            note = None
+            if others:
+                note = (
+                    f"{others[0].variable} is {others[0].where}, but the set-up choice wins: {saved.model} via "
+                    f"{saved.provider}. Use --provider {others[0].provider} for {others[0].name}"
+                )
+            return replace(saved, note=note, reason=f"the set-up choice in {home_relative(home / SETUP_FILE)}")
+        pick = exported[0]
+        note = (
+            f"{pick.variable} is {pick.where}: using {pick.name} ({pick.model}) rather than the saved choice, "
+            f"{saved.model} via {saved.provider}. Choose that with --provider {saved.provider}"
+        )
+        return Choice(pick.provider, pick.model, note, reason=f"{pick.variable} is {pick.where}")
     if not found:
         return None
-    provider, name, model = found[0]
+    ordered = sorted(found, key=lambda keyed: not keyed.exported)  # exported first, else in KEYED_PROVIDERS order
+    pick, others = ordered[0], ordered[1:]
     note = None
-    if len(found) > 1:
-        others = ", ".join(f"--provider {pid}" for pid, _, _ in found[1:])
-        note = (
-            f"keys for {' and '.join(n for _, n, _ in found)} are set; using {name} ({model}). "
-            f"Choose with {others}, or model_provider in {home_relative(home / 'config.toml')}"
+    if others:
+        mixed = any(keyed.exported != pick.exported for keyed in others)
+        names = " and ".join(
+            f"{keyed.name} ({keyed.where})" if mixed else keyed.name
+            for keyed in sorted(found, key=lambda keyed: KEYED_IDS.index(keyed.provider))
         )
-    return Choice(provider, model, note)
+        why = ": a key exported in this shell wins over a stored one" if mixed else ""
+        note = (
+            f"keys for {names} are set; using {pick.name} ({pick.model}){why}. "
+            f"Choose with {', '.join(f'--provider {keyed.provider}' for keyed in others)}, "
+            f"or model_provider in {home_relative(home / 'config.toml')}"
+        )
+    return Choice(pick.provider, pick.model, note, reason=f"{pick.variable} is {pick.where}")
 
 
-def has_key(names: tuple[str, ...], home: Path) -> bool:
+def keyed_providers(home: Path) -> list[KeyedProvider]:
+    """The providers a key alone selects whose key is exported or stored, in preference order."""
     stored = stored_keys(home)
-    return any(os.environ.get(name, "").strip() or stored.get(name) for name in names)
+    found = []
+    for provider, name, variables, model in KEYED_PROVIDERS:
+        exported = next((variable for variable in variables if os.environ.get(variable, "").strip()), None)
+        kept = next((variable for variable in variables if stored.get(variable)), None)
+        if exported or kept:
+            found.append(KeyedProvider(provider, name, exported or kept or "", model, exported is not None))
+    return found
 
 
 def key_sources(home: Path) -> list[tuple[str, str]]:
@@ -88,8 +139,8 @@ def read_setup(home: Path) -> Choice | None:
         or not isinstance(data.get("model"), str)
     ):
         return None
-    providers = data.get("providers") if isinstance(data.get("providers"), dict) else {}
-    return Choice(data["provider"], data["model"], None, providers)
+    providers = data.get("providers")
+    return Choice(data["provider"], data["model"], None, providers if isinstance(providers, dict) else {})
 
 
 def write_setup(home: Path, choice: Choice) -> Path:
@@ -108,9 +159,9 @@ def forget_setup(home: Path) -> bool:
     return True
 
 
-def apply_choice(merged: dict[str, Any], home: Path) -> str | None:
+def apply_choice(merged: dict[str, Any], home: Path) -> Choice | None:
     """Fill ``model_provider`` and ``model`` (and the provider table a local server needs) into
-    the merged config when its layers left them out; the note to show, if any."""
+    the merged config when its layers left them out; the choice (its note, its reason), if any."""
     choice = choose(merged, home)
     if choice is None:
         return None
@@ -120,4 +171,4 @@ def apply_choice(merged: dict[str, Any], home: Path) -> str | None:
         tables = merged.setdefault("model_providers", {})
         for provider_id, table in choice.providers.items():
             tables.setdefault(provider_id, table)
-    return choice.note
+    return choice

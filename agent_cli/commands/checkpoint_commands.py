@@ -17,6 +17,7 @@ from agent_cli.operations import REWIND_PARTS, Fork, Rewind, is_rewind_part
 from agent_cli.session.checkpointing import PromptEntry
 from agent_cli.session.forking import fork_session
 from agent_cli.session.session import Emit, Session
+from agent_cli.store.replay import shown_prompt
 from agent_cli.store.rollout import RolloutError
 
 MODES = REWIND_PARTS
@@ -47,7 +48,7 @@ async def restore_code(
         plan = await tracker.plan(checkpoints)
     except CheckpointError as exc:
         raise InputError(f"/{what}: {exc}") from None
-    turns = ", ".join(repr(c.prompt[:60]) for c in checkpoints)
+    turns = ", ".join(repr(shown_prompt(c.prompt)[:60]) for c in checkpoints)
     if not plan.changes:
         note = "the files are already as they were before " + turns
         if plan.conflicts:

@@ -6,20 +6,22 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from agent_cli.auth.choice import key_sources
+from agent_cli.auth.keys import auth_path, stored_key
 from agent_cli.config import Config, ConfigError, find_project_config, read_toml
 from agent_cli.display import home_relative, human_size
 from agent_cli.items import Message
 from agent_cli.lsp.code_checks import CodeChecks
 from agent_cli.lsp.manager import PROJECT_LANGUAGES
-from agent_cli.lsp.servers import servers_for
+from agent_cli.lsp.servers import language_of, servers_for
 from agent_cli.models.base import Completed, Prompt, TextDelta
 from agent_cli.models.errors import ModelError
-from agent_cli.models.registry import create_client, provider_location, resolve_api_key
+from agent_cli.models.registry import KEY_FALLBACKS, create_client, provider_location, resolve_api_key
 from agent_cli.models.retry import RetryPolicy
 from agent_cli.sandbox.policy import detect_mechanism
 from agent_cli.sandbox.report import unenforced
@@ -29,6 +31,7 @@ from agent_cli.trust.gate import trust_state
 OK, WARN, FAIL = "ok", "warn", "FAIL"
 REQUEST_TIMEOUT = 30.0
 MCP_START_TIMEOUT = 20.0
+LANGUAGE_SCAN_FILES = 20_000  # files looked at for the project's languages
 
 
 @dataclass(frozen=True)
@@ -54,10 +57,34 @@ def config_files(cwd: Path, home: Path) -> list[Finding]:
 
 
 def keys(config: Config) -> list[Finding]:
-    sources = key_sources(config.agent_home)
-    if not sources:
+    """Every key found (by variable and place, never its value), and the one in use and why."""
+    rows = [Finding("keys", OK, f"{name}: {where}") for name, where in key_sources(config.agent_home)]
+    provider = config.provider
+    if not provider.requires_key or not provider.env_key:
+        return [*rows, Finding("keys", OK, f"{provider.id} needs no API key{provider_reason(config)}")]
+    if not rows:
         return [Finding("keys", WARN, "no API key in the environment or stored (`agent login`)")]
-    return [Finding("keys", OK, f"{name}: {where}") for name, where in sources]
+    names = (provider.env_key, KEY_FALLBACKS.get(provider.env_key, ""))
+    exported = next((name for name in names if name and os.environ.get(name, "").strip()), None)
+    if exported is not None:
+        used = f"{exported}, exported in this shell"
+    elif stored_key(provider.env_key, config.agent_home):
+        used = f"{provider.env_key}, stored in {home_relative(auth_path(config.agent_home))}"
+    else:
+        return rows  # the model row says what is missing
+    return [*rows, Finding("keys", OK, f"in use: {used}, for {provider.id}{provider_reason(config)}")]
+
+
+def provider_reason(config: Config) -> str:
+    """Why the run uses its provider: the layer that named it or its model, or the key found."""
+    if config.provider_reason:
+        return f" ({config.provider_reason})"
+    for layer in reversed(config.layers):
+        for key in ("model_provider", "model"):
+            if key in layer.table:
+                where = {"flags": "a flag", "override": layer.origin}.get(layer.kind, home_relative(Path(layer.origin)))
+                return f" ({key} = {layer.table[key]!r}, from {where})"
+    return " (the default)"
 
 
 async def model_request(config: Config) -> Finding:
@@ -153,8 +180,9 @@ async def session_parts(session: Session) -> list[Finding]:
 
 
 def language_servers(session: Session) -> list[Finding]:
-    """The servers an edit would start, found on PATH or named by ``[lsp.NAME]`` (none is started
-    here), the project's languages that have none, and the lint/test commands."""
+    """The servers an edit here would start, for the languages this project has (by its marker
+    files and its files' extensions), found on PATH or named by ``[lsp.NAME]`` (none is started
+    here); the project's languages that have none; and the lint/test commands."""
     code = session.checks
     if not isinstance(code, CodeChecks):
         return []
@@ -169,25 +197,31 @@ def language_servers(session: Session) -> list[Finding]:
                 rows.append(
                     Finding("lsp", WARN, f"{spec.name}: `{spec.command[0]}` is not on PATH ([lsp.{spec.name}])")
                 )
+        autodetect = os.environ.get("AGENT_LSP_AUTODETECT") != "0"
+        specs = settings.specs if autodetect else [spec for spec in settings.specs if spec.configured]
+        languages = project_languages(settings.project_root)
         found: dict[str, list[str]] = {}
-        for language in sorted({language for spec in settings.specs for language in spec.languages}):
-            for spec in servers_for(language, settings.specs, which):
+        for language in languages:
+            for spec in servers_for(language, specs, which):
                 found.setdefault(spec.name, []).append(language)
         by_name = {spec.name: spec for spec in settings.specs}
-        for name, languages in found.items():
+        for name, served in found.items():
             path = which(by_name[name].command[0]) or by_name[name].command[0]
-            rows.append(Finding("lsp", OK, f"{name} for {', '.join(languages)}: {home_relative(Path(path))}"))
-        root = settings.project_root
-        served = {language for languages in found.values() for language in languages}
-        autodetect = os.environ.get("AGENT_LSP_AUTODETECT") != "0"
+            rows.append(Finding("lsp", OK, f"{name} for {', '.join(served)}: {home_relative(Path(path))}"))
         if not autodetect:
             rows.append(
                 Finding("lsp", OK, "servers on PATH are left out (AGENT_LSP_AUTODETECT=0): only [lsp.NAME] ones")
             )
-        for marker, language in PROJECT_LANGUAGES.items():
-            if autodetect and (root / marker).exists() and language not in served:
+        served_languages = {language for served in found.values() for language in served}
+        for language, evidence in languages.items():
+            if autodetect and language not in served_languages:
+                known = ", ".join(spec.name for spec in settings.specs if language in spec.languages) or "none known"
                 rows.append(
-                    Finding("lsp", WARN, f"no {language} language server on PATH ({marker}): edits get no diagnostics")
+                    Finding(
+                        "lsp",
+                        WARN,
+                        f"no {language} language server on PATH ({evidence}; known: {known}): edits get no diagnostics",
+                    )
                 )
         if not rows:
             rows.append(Finding("lsp", OK, "no language server found on PATH ([lsp.NAME] in config.toml names one)"))
@@ -195,6 +229,35 @@ def language_servers(session: Session) -> list[Finding]:
     text = ", ".join(f"{kind}_command: {commands.get(kind) or 'not set'}" for kind in ("lint", "test"))  # type: ignore[call-overload]
     rows.append(Finding("checks", OK, text))
     return rows
+
+
+def project_languages(root: Path) -> dict[str, str]:
+    """The languages of the project at ``root`` -> what shows it (a marker file, or the first file
+    of the language found), from its marker files and the extensions of its files (git's list,
+    else a walk of at most ``LANGUAGE_SCAN_FILES`` files)."""
+    languages = {language: marker for marker, language in PROJECT_LANGUAGES.items() if (root / marker).exists()}
+    for name in project_files(root):
+        language = language_of(Path(name))
+        if language is not None and language not in languages:
+            languages[language] = f"{Path(name).suffix} files"
+    return dict(sorted(languages.items()))
+
+
+def project_files(root: Path) -> list[str]:
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "-z"], cwd=root, capture_output=True, timeout=10, check=True
+        ).stdout.decode(errors="replace")
+        return listed.split("\0")[:LANGUAGE_SCAN_FILES]
+    except (OSError, subprocess.SubprocessError):
+        pass
+    names: list[str] = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in ("node_modules", "target", "venv")]
+        names += [os.path.join(folder, name) for name in files]
+        if len(names) >= LANGUAGE_SCAN_FILES:
+            break
+    return names[:LANGUAGE_SCAN_FILES]
 
 
 def disk_use(home: Path) -> Finding:

@@ -11,7 +11,7 @@ import getpass
 import os
 import sys
 
-from agent_cli.auth.choice import DEFAULT_MODELS, Choice, forget_setup, write_setup
+from agent_cli.auth.choice import DEFAULT_MODELS, SETUP_FILE, Choice, forget_setup, read_setup, write_setup
 from agent_cli.auth.keys import auth_path, remove_keys, store_key
 from agent_cli.display import home_relative
 from agent_cli.headless.common import fail
@@ -69,11 +69,17 @@ def run_logout(argv: list[str]) -> int:
     args = build_logout_parser().parse_args(argv)
     home = agent_home()
     env_key = BUILTIN_PROVIDERS[args.provider].env_key if args.provider else None
+    saved = read_setup(home) if args.provider is None else None
     removed = remove_keys(env_key, home)
-    if args.provider is None:
-        forget_setup(home)
+    if saved is not None and forget_setup(home):
+        where = f" at {saved.providers[saved.provider].get('base_url')}" if saved.provider in saved.providers else ""
+        print(
+            f"forgot the set-up choice: {saved.model} via {saved.provider}{where} ({home_relative(home / SETUP_FILE)})"
+        )
     if removed:
         print(f"removed the stored {', '.join(removed)} from {home_relative(auth_path(home))}")
+    elif saved is None:
+        print("no stored key or set-up choice to remove")
     else:
         print("no stored key to remove")
     still = [name for name in (removed or ([env_key] if env_key else [])) if os.environ.get(name, "").strip()]

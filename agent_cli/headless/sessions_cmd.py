@@ -36,6 +36,7 @@ from agent_cli.worktrees.entering import Entered
 
 # the first-run set-up: (arguments, config, how to load it again) -> the config to run with
 SetUp = Callable[[argparse.Namespace, Config, Callable[[argparse.Namespace], Config]], Config]
+Pick = Callable[[Path, Path], Path | None]  # (agent home, this directory) -> the session file picked
 
 PICKER_SIZE = 20
 
@@ -101,8 +102,11 @@ def working_dir(args: argparse.Namespace) -> Path:
 # --- finding the session -------------------------------------------------------------------
 
 
-def resolve_session_file(args: argparse.Namespace, ref: str | None, *, picker: bool, out: TextIO) -> Path:
-    """The session file named by ``--last``, an id, or (if allowed) picked by the user."""
+def resolve_session_file(
+    args: argparse.Namespace, ref: str | None, *, picker: bool, out: TextIO, pick: Pick | None = None
+) -> Path:
+    """The session file named by ``--last``, an id, or (if allowed) picked by the user: with
+    ``pick`` (the TUI's picker, passed in by cli.py) in a terminal, else from a numbered list."""
     home = agent_home()
     if args.last:
         found = latest_session(home, working_dir(args))
@@ -119,6 +123,13 @@ def resolve_session_file(args: argparse.Namespace, ref: str | None, *, picker: b
             fail(str(exc))
     if not picker:
         fail("say which session: --last or a session id (see `agent sessions`)")
+    if pick is not None and sys.stdin.isatty() and sys.stdout.isatty():
+        if not list_sessions(home, limit=1):
+            fail("there is no saved session to resume")
+        path = pick(home, working_dir(args))
+        if path is None:
+            raise SystemExit(0)  # left the picker: nothing to resume
+        return path
     return pick_session(home, working_dir(args))
 
 
@@ -321,15 +332,15 @@ def run_export(argv: list[str], out: TextIO) -> int:
 
 
 def prepare_resume(
-    argv: list[str], set_up: SetUp | None = None
+    argv: list[str], set_up: SetUp | None = None, pick: Pick | None = None
 ) -> tuple[Config, str | None, Session, Entered | None, str | None]:
     """`agent resume [--last | ID] [PROMPT]`: the config, the prompt, the restored session the TUI
     reopens, the worktree it went back to and that worktree's set-up input (cli.py starts the TUI:
     no subcommand here imports it). ``set_up``: the first-run screen when there is no key (the
-    TUI's, passed in by cli.py)."""
+    TUI's, passed in by cli.py); ``pick``: the TUI's session picker, for no id."""
     args = build_resume_parser().parse_intermixed_args(argv)  # options before and after the id
     ref, prompt = split_words(args)
-    path = fork_if_asked(args, resolve_session_file(args, ref, picker=True, out=sys.stderr))
+    path = fork_if_asked(args, resolve_session_file(args, ref, picker=True, out=sys.stderr, pick=pick))
     use_recorded_model(args, path)
     entered = return_to_worktree(args, path)  # a session that ran in a worktree goes on there
     config = load_config_or_exit(args)

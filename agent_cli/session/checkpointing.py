@@ -28,7 +28,7 @@ from agent_cli.display import human_size
 from agent_cli.items import Message, user
 from agent_cli.session.compaction_state import CompactionState
 from agent_cli.session.state import Emit
-from agent_cli.store.replay import SHELL_RECORD
+from agent_cli.store.replay import shown_prompt
 from agent_cli.store.rollout import RecordingHistory, RolloutWriter
 from agent_cli.tools.registry import ToolRegistry
 
@@ -47,8 +47,7 @@ class PromptEntry:
     @property
     def shown(self) -> str:
         """The prompt as the user typed it: ``!git status`` for a shell command's record."""
-        shell = SHELL_RECORD.match(self.text)
-        return f"!{shell.group('command')}" if shell else self.text
+        return shown_prompt(self.text)
 
     def changes(self) -> str:
         if not self.checkpoints:

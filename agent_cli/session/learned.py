@@ -108,8 +108,9 @@ class LearnedState:
                 learned.calibrations[record["model"]] = (float(record["ratio"]), record["reports"])
             elif what == "window" and _valid_window(record):
                 learned.windows[record["model"]] = (record["tokens"], record["source"])
-            elif what == "compaction" and _valid_compaction(record, saved_items):
-                learned.compaction = (record["history_len_after"], record["tokens_after"])
+            elif what == "compaction" and _valid_compaction(record):
+                if record["history_len_after"] <= saved_items:  # else /rewind went back past it (older files)
+                    learned.compaction = (record["history_len_after"], record["tokens_after"])
                 learned.shown = _shown_compaction(record.get("shown")) or learned.shown
             elif what == "usage" and all(_is_int(record.get(key)) for key in USAGE_KEYS):
                 learned.usage = Usage(*(record[key] for key in USAGE_KEYS))
@@ -165,6 +166,5 @@ def _valid_window(record: dict[str, Any]) -> bool:
     )
 
 
-def _valid_compaction(record: dict[str, Any], saved_items: int) -> bool:
-    length = record.get("history_len_after")
-    return _is_int(length) and length <= saved_items and _is_int(record.get("tokens_after"))
+def _valid_compaction(record: dict[str, Any]) -> bool:
+    return _is_int(record.get("history_len_after")) and _is_int(record.get("tokens_after"))

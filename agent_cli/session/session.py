@@ -442,6 +442,12 @@ class Session:
         """Take the conversation back to just before the prompt at ``index`` (/rewind); returns it."""
         prompt = self.checkpoints.rewind_conversation(index)
         self.meter.distrust_last_usage()
+        compaction = self.compaction
+        if compaction.history_len_after is not None and index < compaction.history_len_after:
+            # Back into what the last compaction kept: its length is the history's now, so the
+            # file's learned line stays true (a resume checks it against the history it loads).
+            compaction.history_len_after = index
+            self.learned.compaction_finished(compaction)
         return prompt
 
     def record(self, item: Item) -> None:

@@ -25,6 +25,12 @@ SHELL_RECORD = re.compile(
 )
 
 
+def shown_prompt(text: str) -> str:
+    """A prompt as the user typed it: ``!git status`` for a shell command's record."""
+    shell = SHELL_RECORD.match(text)
+    return f"!{shell.group('command')}" if shell else text
+
+
 def replay_events(items: list[Item], limit: int | None = MAX_REPLAYED_ITEMS) -> list[ev.Event]:
     """``limit``: the most recent items shown (None: all of them, for an export)."""
     shown = items[-limit:] if limit is not None else list(items)

@@ -3,72 +3,72 @@
 
 What the user types goes to the session as an operation (``UserInput``; Shift+Tab, the rewind
 picker and the palette send operations of their own) through ``commands.conversation``; each runs
-in a worker that renders its events, and input sent while a turn runs is queued and sent when it ends. The provider SDK is imported in a thread
-after the first paint so the screen shows up at once.
+in a worker that renders its events, and input sent while a turn runs is queued and sent when it
+ends. The provider SDK is imported in a thread after the first paint so the screen shows up at once.
+
+The app owns the session and the send path; its parts live beside it: the keys on the main
+screen (``chat_screen.py``), what starts with each session (``background_work.py``), what the
+composer completes (``completion_sources.py``), switching sessions (``session_switching.py``),
+commands only a front end carries out (``command_actions.py``) and the turn's questions
+(``questions.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import importlib
-import signal
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import ClassVar
+from typing import Any
 
-from textual import events
 from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import Binding, BindingType
+from textual.binding import Binding
 from textual.driver import Driver
 from textual.drivers.linux_driver import LinuxDriver
-from textual.screen import ModalScreen, Screen
-from textual.worker import Worker, get_current_worker
+from textual.screen import Screen
 
 from agent_cli import events as ev
-from agent_cli.commands.context_usage import token_count
 from agent_cli.commands.conversation import Conversation
-from agent_cli.commands.ps_command import exit_notice
-from agent_cli.commands.worktree_commands import config_in
 from agent_cli.config import Config, with_model
-from agent_cli.context.modes import MODES
-from agent_cli.context.skills import load_skills, skill_roots
-from agent_cli.display import home_relative
-from agent_cli.mcp.prompts import resource_mentions
-from agent_cli.models.registry import SDK_OF_WIRE
-from agent_cli.operations import Compact, Operation, RunCommand, SetMode, ShellCommand
+from agent_cli.operations import Compact, Operation, RunCommand, ShellCommand
 from agent_cli.runtime import open_session
 from agent_cli.session import Session
-from agent_cli.session.hook_events import cleared, end_reason, notification
+from agent_cli.session.hook_events import end_reason
 from agent_cli.status_line.payload import StatusFacts, session_json
 from agent_cli.status_line.setting import find_status_line
-from agent_cli.store.catalog import SessionSummary, first_prompt
-from agent_cli.store.replay import replay_events
-from agent_cli.store.rollout import RolloutError
+from agent_cli.store.catalog import first_prompt
 from agent_cli.terminal_text import terminal_safe, terminal_safe_event
-from agent_cli.tui import draft_editor, first_run, resuming, rewinding
+from agent_cli.tui import rewinding
 from agent_cli.tui.attention import Attention
+from agent_cli.tui.background_work import BackgroundWork, idle_notification
+from agent_cli.tui.chat_screen import ChatScreen
 from agent_cli.tui.checks_status import checks_part
+from agent_cli.tui.command_actions import carry_out
 from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands
+from agent_cli.tui.completion_sources import CompletionSources
 from agent_cli.tui.event_renderer import EventRenderer
 from agent_cli.tui.input_history import InputHistory
 from agent_cli.tui.keys_help import keys_help
 from agent_cli.tui.memory_editor import run_editor
 from agent_cli.tui.pasted_images import PromptWithImages
-from agent_cli.tui.repo_files import list_files
+from agent_cli.tui.prompt_queue import PromptQueue
+from agent_cli.tui.questions import Questions
 from agent_cli.tui.resuming import restored_session
 from agent_cli.tui.screens.approval import ApprovalScreen
-from agent_cli.tui.screens.elicitation import ElicitationScreen, elicitation_answered
 from agent_cli.tui.screens.model_picker import ModelPickerScreen
 from agent_cli.tui.screens.network_question import NetworkQuestionScreen
 from agent_cli.tui.screens.processes import ProcessesScreen
-from agent_cli.tui.screens.session_picker import SessionPickerScreen
 from agent_cli.tui.sent_input import QueuedOperation, operation_of
-from agent_cli.tui.terminal_driver import HANGUP_EXIT_CODE, TerminalDriver, print_if_possible
+from agent_cli.tui.session_switching import show_conversation
+from agent_cli.tui.terminal_driver import (
+    HANGUP_EXIT_CODE,
+    TerminalDriver,
+    print_if_possible,
+    quit_on_signals,
+    stop_quitting_on_signals,
+)
 from agent_cli.tui.trust_prompt import ask_trust
-from agent_cli.tui.welcome import welcome_notes
 from agent_cli.tui.widgets.activity_indicator import ActivityIndicator
 from agent_cli.tui.widgets.attachment_chips import AttachmentChips
 from agent_cli.tui.widgets.completion_menu import CompletionMenu
@@ -77,15 +77,13 @@ from agent_cli.tui.widgets.mcp_indicator import McpIndicator
 from agent_cli.tui.widgets.queued_messages import QueuedMessages
 from agent_cli.tui.widgets.status_bar import StatusBar
 from agent_cli.tui.widgets.status_line import StatusLine
-from agent_cli.tui.widgets.tool_cell import ToolCell
 from agent_cli.tui.widgets.transcript import Transcript
-from agent_cli.tui.widgets.welcome_banner import WelcomeBanner
 
 # Where slash commands come from: the one line to change for another command system.
 COMMAND_PROVIDER: Callable[[CommandHost], CommandProvider] = SharedCommands
-FILES_REFRESH_SECONDS = 30.0
 QUIT_WINDOW_SECONDS = 2.0
 WAITING_LABEL = "waiting for the model"  # the activity line while a request gets no answer
+STREAMED = (ev.TextDelta, ev.ReasoningDelta)  # what an interrupted turn still had in flight
 # The command palette's entries that run a slash command: (title, help, operation).
 PALETTE_COMMANDS: tuple[tuple[str, str, Operation], ...] = (
     ("New session", "Start a fresh conversation with the same settings", RunCommand("new")),
@@ -101,19 +99,10 @@ PALETTE_COMMANDS: tuple[tuple[str, str, Operation], ...] = (
 class AgentApp(App[int]):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses elsewhere find it
     TITLE = "agent"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "interrupt", "interrupt", show=False),
+    # Keys that act over a dialog too; the others are the main screen's (chat_screen.py).
+    BINDINGS = [
         Binding("ctrl+c", "ctrl_c", "quit", show=False, priority=True),
         Binding("ctrl+d", "ctrl_d", "quit", show=False, priority=True),
-        Binding("shift+tab", "cycle_mode", "mode", show=False, priority=True),
-        Binding("ctrl+s", "send_queued_now", "send now", show=False),
-        Binding("ctrl+g", "edit_draft", "edit in $EDITOR", show=False, priority=True),
-        Binding("ctrl+o", "expand_latest", "expand the latest tool output", show=False, priority=True),
-        # The composer keeps focus; these scroll the transcript above it.
-        Binding("pageup", "scroll_transcript('page_up')", "scroll up", show=False, priority=True),
-        Binding("pagedown", "scroll_transcript('page_down')", "scroll down", show=False, priority=True),
-        Binding("ctrl+home", "scroll_transcript('home')", "top", show=False, priority=True),
-        Binding("ctrl+end", "scroll_transcript('end')", "bottom", show=False, priority=True),
     ]
 
     def __init__(
@@ -132,34 +121,41 @@ class AgentApp(App[int]):
         self.session = session if session is not None else self.session_factory(config)
         self.commands: CommandProvider = COMMAND_PROVIDER(self)
         self.history = InputHistory(config.agent_home / "history.jsonl")
-        self.queue: list[str] = []
         self.busy = False
         self._aborted = False
         self._last_ctrl_c = 0.0
-        self._escapes = rewinding.DoubleEscape()  # Esc Esc on an empty composer opens /rewind
-        self._files: list[str] = []
-        self._files_loaded_at = float("-inf")
-        self._warned: set[str] = set()  # load warnings shown: a session that replaces one repeats them
-        self._files_loading = False
-        self._first_count: ev.TokenCount | None = None  # the status bar's count before the first turn
         self.transcript = Transcript()
         self.renderer = EventRenderer(self.transcript)
         self.activity = ActivityIndicator()
         self.queued = QueuedMessages()
         self.mcp_indicator = McpIndicator()
         self.menu = CompletionMenu()
+        self.sources = CompletionSources(self)
         self.composer = Composer(
-            self.menu, self.history, self.commands.list_commands, self._repo_files, self._skills, id="composer"
+            self.menu,
+            self.history,
+            self.commands.list_commands,
+            self.sources.repo_files,
+            self.sources.skills,
+            id="composer",
         )
         self.composer.cwd = config.cwd
-        self.composer.take_queued = self._take_last_queued
-        self._send_now = False  # Ctrl+S: the queue goes out as soon as the interrupted turn ends
         self.attachments = AttachmentChips()
+        self.queue = PromptQueue(self.queued, self.composer, self.attachments)
+        self.composer.take_queued = self.queue.take_last
         self.status = StatusBar(self.session.model, config.provider.id, self.session.mode)
         self.status_facts = StatusFacts()  # what the status line command reads that the session does not keep
-        self.status_line = StatusLine(find_status_line(config, self.session.trust.trusted)[0], self._status_context)
+        self.status_line = StatusLine(
+            find_status_line(config, self.session.trust.trusted)[0], partial(status_context, self)
+        )
         self.attention = Attention(config.raw.get("tui"), self._terminal_write, self.set_timer)  # title, notifications
-        self.attention.on_idle = self._idle_notification
+        self.attention.on_idle = partial(idle_notification, self)
+        self.background = BackgroundWork(self, self.mcp_indicator, self.sources)
+        self.questions = Questions(self.push_screen, self.activity, self.attention, self.composer.insert)
+        self.chat = ChatScreen(self)
+
+    def get_default_screen(self) -> Screen:
+        return self.chat
 
     def compose(self) -> ComposeResult:
         yield self.transcript
@@ -174,172 +170,63 @@ class AgentApp(App[int]):
         yield self.status
 
     async def on_mount(self) -> None:
-        self._quit_on_signals()
-        await self.transcript.add(self._banner())
-        await self._replay_history()
+        quit_on_signals(self.exit)
+        await show_conversation(self)
         self.composer.focus()
         self.status_line.request()
         self.attention.start(first_prompt(self.session.rollout.path))  # a resumed session's name
-        self.call_after_refresh(self._start_background_work)
+        self.call_after_refresh(self.background.start)
         if ask_trust(self):  # a folder with code of its own, never asked about (tui/trust_prompt.py)
             return  # the first prompt waits for the answer
         if self.initial_prompt:
             self.send(self.initial_prompt)
 
-    def _quit_on_signals(self) -> None:
-        """SIGTERM and SIGHUP (the terminal closed) quit as Ctrl+C twice does, so the running
-        command stops with the session: by default they ended the process at once and, outside
-        a sandbox, left the command running."""
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGTERM, signal.SIGHUP):
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
-                loop.add_signal_handler(signum, self.exit, 128 + signum)
-
     def get_driver_class(self) -> type[Driver]:
         default = super().get_driver_class()
         return TerminalDriver if default is LinuxDriver else default  # not when TEXTUAL_DRIVER names another
+
+    def escape_read(self) -> bool:
+        """Esc, as the terminal's input thread reads it (terminal_driver.py), before Textual
+        queues the key: with a turn running on the main screen and no menu open, the answer
+        stops showing now and the turn stops as soon as the event loop is free, not after the
+        key has waited behind the answer's drawing. Off the event loop: it only sets flags."""
+        loop = self._loop
+        if loop is None or not self.busy or self.screen is not self.chat or self.menu.is_open:
+            return False
+        self.renderer.halt()
+        loop.call_soon_threadsafe(self.interrupt)
+        return True
 
     def terminal_lost(self) -> None:
         """The terminal hung up or stopped taking output (often with no SIGHUP: that went to a
         shell around the agent): quit as Ctrl+C twice does."""
         self.exit(HANGUP_EXIT_CODE)
 
-    def _status_context(self) -> tuple[dict, Path, dict[str, str] | None]:
-        return session_json(self.session, self.status_facts), self.config.cwd, self.session.approvals.env
+    # --- the session ----------------------------------------------------------------------
 
-    def _banner(self) -> WelcomeBanner:
-        notes = welcome_notes(self.config)  # what runs without asking; /init when there is no AGENTS.md
-        return WelcomeBanner(self.session.model, self.config.provider.id, home_relative(self.config.cwd), notes)
+    def next_config(self) -> Config:
+        """The config a new or resumed session opens with: on the model ``/model`` chose, if it did."""
+        return with_model(self.config, self.session.model)
 
-    async def _replay_history(self) -> None:
-        """A resumed session shows its conversation and what resuming found."""
-        items = list(self.session.history.items)
-        if not items and getattr(self.session, "resumed", None) is None:
-            return
-
-        for event in replay_events(items):
-            await self.renderer.render(event)
-        resumed = getattr(self.session, "resumed", None)
-        for event in resumed.events() if resumed is not None else ():
-            await self.renderer.render(event)
-        self.status.set_tokens(self.session.token_count_event())
-
-    # --- background work ----------------------------------------------------------------
-
-    def _start_background_work(self) -> None:
-        for warning in self.session.take_load_warnings():  # a broken plugin or agent file, before the first turn
-            if warning not in self._warned:  # once per run: not again after the trust answer or /new
-                self._warned.add(warning)
-                self.run_worker(self.renderer.notice(warning, "warning"), group="show")
-        self._start_mcp()
-        self._watch_background()
-        self.run_worker(self._warm_up, thread=True, group="warm-up", exit_on_error=False)
-
-    def _watch_background(self) -> None:
-        """Background processes: the status bar counts the running ones; an exit is shown at once."""
-        session = self.session
-        self.status.set_background(0)
-
-        def changed(event: ev.Event) -> None:
-            if session is not self.session:
-                return
-            self.status.set_background(session.background.running_count)
-            if isinstance(event, ev.BackgroundProcessExited):
-                self.run_worker(self.renderer.notice(exit_notice(event.process), "info", "background"), group="show")
-
-        session.background.add_listener(changed)
-
-    def _start_mcp(self) -> None:
-        """MCP servers start in the background; the indicator follows them."""
-        session = self.session
-        if session.mcp is None:
-            return
-        manager = session.mcp.manager
-
-        def changed() -> None:
-            if session is self.session:
-                self.mcp_indicator.show_states(manager.states())
-                self._count_first_request()  # a ready server's tools join the first request
-
-        manager.add_listener(changed)
-        manager.allow_questions()  # elicitation forms: ElicitationScreen
-        session.start_mcp()
-        for note in session.mcp.take_start_notes():
-            self.run_worker(self.renderer.notice(note, "warning", "mcp"), group="show")
-
-    def _warm_up(self) -> None:
-        """Import the model SDK and build the prompt off the UI thread, then show the context size."""
-        session = self.session
-        try:
-            # The first request would wait for it (openai ~0.5 s, anthropic 1-2.5 s); the user is typing.
-            importlib.import_module("httpx2")
-            importlib.import_module(SDK_OF_WIRE.get(self.config.provider.wire_api, "openai"))
-            session.tokens.preload()  # the tokenizer, while the user types (exec loads it near a limit)
-            self.call_from_thread(session.count_exactly)  # switched on the event loop, between counts
-            self.call_from_thread(self._count_first_request)
-            if session.memory is not None:
-                session.memory.warm()  # sqlite3 and the memory databases, before the first turn needs them
-        except Exception:  # noqa: BLE001 - the first turn reports a broken setup properly
-            return
-        self._load_files()
-
-    def _count_first_request(self) -> None:
-        """Until the first turn starts, the status bar shows what its request will carry, as
-        ``/context`` counts it (counted off the UI thread; a newer count replaces one in progress)."""
-        if self.session.initial is None:
-            self.run_worker(
-                partial(self._first_request_tokens, self.session),
-                thread=True,
-                group="first-count",
-                exclusive=True,
-                exit_on_error=False,
-            )
-
-    def _first_request_tokens(self, session: Session) -> None:
-        worker = get_current_worker()
-        count = token_count(session)
-        self.call_from_thread(self._initial_tokens, session, count, worker)
-
-    def _initial_tokens(self, session: Session, count: ev.TokenCount, worker: Worker) -> None:
-        shown = self.status.count
-        if session is not self.session or session.initial is not None or worker.is_cancelled:
-            return
-        if shown is None or shown is self._first_count:  # never over a count the session reported
-            self._first_count = count
-            self.status.set_tokens(count)
-
-    def _skills(self) -> list[tuple[str, str]]:
-        """The skills `$name` completes: the session's, or found afresh before its first turn."""
-        initial = self.session.initial
-        if initial is not None:
-            found = initial.skills
-        else:
-            found = load_skills(
-                skill_roots(self.config.cwd, self.config.agent_home), self.session.plugins.skills
-            ).skills
-        return [(skill.name, skill.description) for skill in found]
-
-    def _repo_files(self) -> list[str]:
-        if time.monotonic() - self._files_loaded_at > FILES_REFRESH_SECONDS and not self._files_loading:
-            self._files_loading = True
-            self.run_worker(self._load_files, thread=True, group="files", exit_on_error=False)
-        if self.session.mcp is not None:  # @server:uri completes MCP resources too
-            return self._files + resource_mentions(self.session.mcp.manager)
-        return self._files
-
-    def _load_files(self) -> None:
-        self._files_loading = True
-        try:
-            files = list_files(self.config.cwd)
-        finally:
-            self._files_loading = False
-        self.call_from_thread(self._files_loaded, files)
-
-    def _files_loaded(self, files: list[str]) -> None:
-        self._files = files
-        self._files_loaded_at = time.monotonic()
-        if self.menu.kind == "file" or "@" in self.composer.text:
-            self.composer.refresh_completion()
+    def switch_to(self, session: Session, config: Config | None = None) -> None:
+        """Carry on with ``session`` (on ``config`` when that changed: another folder, another
+        provider); the old one's connections and session file are closed."""
+        self.run_worker(self.session.aclose(), group="close")
+        if config is not None:
+            if config.cwd != self.config.cwd:
+                self.composer.cwd = config.cwd
+                self.sources.forget_files()  # @path completion lists the new folder's files
+            self.config = config
+        self.session = session
+        self.renderer = EventRenderer(self.transcript)
+        self.status.count = None
+        self.status.context_event = ""
+        self.status.set_session(session.model, self.config.provider.id, session.mode)
+        self.status.set_part("checks", checks_part(session), order=36, priority=55)  # the old one's are gone
+        self.status_facts = StatusFacts()
+        self.status_line.request()
+        self.attention.new_session(first_prompt(session.rollout.path))
+        self.background.start()
 
     # --- sending ------------------------------------------------------------------------
 
@@ -375,12 +262,26 @@ class AgentApp(App[int]):
             command = partial(self.commands.run, self, op, beside_turn=True)
             self.run_worker(command, group="command", exit_on_error=False)
         elif plan.when == "queue":
-            self.queue.append(sent)
-            self.queued.show_queue(self.queue)
+            self.queue.add(sent)
         elif plan.command is not None:
             self._run_busy(partial(self.commands.run, self, op, beside_turn=False), "working")
         else:
             self._run_busy(partial(self._run_prompt, sent, op), "working")
+
+    def send_queued_now(self) -> None:
+        """Ctrl+S: stop the running turn and send what is queued right after it."""
+        if self.busy and self.queue:
+            self.queue.send_now = True
+            self.interrupt()
+
+    def interrupt(self) -> None:
+        """Stop the running turn (Esc, Ctrl+C, Ctrl+S, the palette); the history stays valid.
+        Nothing more of the answer shows from this moment: the screen does not wait for the
+        stream to be cancelled, nor for what was already received to be drawn."""
+        if self.busy:
+            self.renderer.stop_streaming()
+            self.activity.set_label("interrupting")
+            self.session.interrupt()
 
     # --- what commands may ask of the front end (commands/front_end.py) --------------------
 
@@ -407,6 +308,7 @@ class AgentApp(App[int]):
     def _run_busy(self, body: Callable[[], Awaitable[None]], label: str) -> None:
         self.busy = True
         self._aborted = False
+        self.renderer.unmute()
         self.activity.start(label)
         self.composer.add_class("-queueing")
         self.run_worker(partial(self._busy_worker, body), group="turn", exit_on_error=False)
@@ -423,36 +325,9 @@ class AgentApp(App[int]):
             self.status.set_session(self.session.model, self.config.provider.id, self.session.mode)  # /model, /mode
             self.status_line.request()  # a model or mode switch changes what it shows
             self.composer.remove_class("-queueing")
-            self._close_approvals()
-            self._after_turn()
-
-    def _take_last_queued(self) -> str | None:
-        if not self.queue:
-            return None
-        text = self.queue.pop()
-        self.queued.show_queue(self.queue)
-        return text
-
-    def action_send_queued_now(self) -> None:
-        """Ctrl+S: stop the running turn and send what is queued right after it."""
-        if self.busy and self.queue:
-            self._send_now = True
-            self.action_interrupt()
-
-    def _after_turn(self) -> None:
-        send_now, self._send_now = self._send_now, False
-        if not self.queue:
-            return
-        if self._aborted and not send_now:  # after an interrupt nothing is sent behind the user's back
-            restored = "\n\n".join(self.queue)
-            self.run_worker(self.attachments.add([p for text in self.queue for p in getattr(text, "images", ())]))
-            current = self.composer.text
-            self.composer.load_text(f"{restored}\n\n{current}" if current.strip() else restored)
-            self.composer.move_cursor(self.composer.document.end)
-            self.queue.clear()
-        else:
-            self.send(self.queue.pop(0))
-        self.queued.show_queue(self.queue)
+            while isinstance(self.screen, (ApprovalScreen, NetworkQuestionScreen)):  # the turn that asked is over
+                self.pop_screen()
+            self.queue.after_turn(self._aborted, self.send)
 
     # --- events -------------------------------------------------------------------------
 
@@ -461,7 +336,11 @@ class AgentApp(App[int]):
             await self.handle_event(event)
 
     async def handle_event(self, event: ev.Event) -> None:
-        event = terminal_safe_event(event)  # the approval modal shows commands as they came
+        if self.renderer.muted and isinstance(event, STREAMED):
+            return  # Esc was pressed: what is left of the stream is dropped unread
+        # Made terminal-safe here, once on its way to the screen: the approval dialog shows the
+        # command as the transcript does.
+        event = terminal_safe_event(event)
         if self.status_facts.observe(event):
             self.status_line.request()
         self.attention.observe(event)
@@ -481,148 +360,26 @@ class AgentApp(App[int]):
             case ev.Diagnostics() | ev.ProjectCheck():
                 self.status.set_part("checks", checks_part(self.session), order=36, priority=55)
             case ev.ApprovalRequest():
-                self._ask_approval(event)
+                self.questions.ask_approval(event, self.config.cwd)
             case ev.ElicitationRequest():
-                self.push_screen(ElicitationScreen(event), callback=elicitation_answered(event))
+                self.questions.ask_form(event)
             case ev.BackgroundProcessList(processes=processes) if processes:
                 self.push_screen(ProcessesScreen(self.session.background))
             case ev.TurnAborted():
                 self._aborted = True
-            case ev.CommandAction(action="quit"):
-                end_reason(self.session.hooks, "prompt_input_exit")  # SessionEnd's reason
-                self.exit(0)
-            case ev.CommandAction(action="copy", argument=text):
-                self.copy_to_clipboard(text or "")
-                lines = (text or "").count("\n") + 1
-                await self.renderer.notice(
-                    f"copied the last answer ({lines} lines, {len(text or '')} characters)", "info", "copy"
-                )
-                return
-            case ev.CommandAction(action="export", argument=text):
-                self.copy_to_clipboard(text or "")
-                await self.renderer.notice(
-                    f"copied the conversation as Markdown ({(text or '').count(chr(10))} lines)", "info", "export"
-                )
-                return
-            case ev.CommandAction(action="new"):
-                self.new_session()
-            case ev.CommandAction(action="resume", argument=argument):
-                await self.resume_session(argument)
-                return
-            case ev.CommandAction(action="login"):
-                await first_run.log_in(self)  # the set-up screen, then a session on its choice
-                return
-            case ev.CommandAction(action="rewind"):
-                await rewinding.pick_and_rewind(self)  # the picker instead of the text list
-                return
-            case ev.CommandAction(action="worktree", argument=folder, then=then) if folder:
-                await self.go_to_folder(Path(folder), then)
-                return
+                # Said first where saying it costs one line's repaint: the notice below makes the
+                # screen lay out again, which behind a long answer takes a while.
+                await self.activity.say_now("interrupted")
+            case ev.CommandAction():
+                if await carry_out(self, event):
+                    return
             case ev.Rewound(prompt=prompt) if prompt is not None:
                 await rewinding.show_rewound(self, event)
         await self.renderer.render(event)
         if isinstance(event, ev.Notice) and event.title == "help":
             await self.renderer.notice(keys_help(), "info", "keys")
 
-    def _ask_approval(self, request: ev.ApprovalRequest) -> None:
-        def answer(decision: ev.ApprovalDecision | None) -> None:
-            self.attention.answered()
-            if self.activity.label == "waiting for approval":
-                self.activity.set_label("working")  # the wait ends with the answer
-            if request.future is not None and not request.future.done():
-                request.future.set_result(decision or ev.ApprovalDecision("deny"))
-
-        self.activity.set_label("waiting for approval")
-        if request.tool == ev.NETWORK_QUESTION:  # a sandboxed command waits on a host no list names
-            self.push_screen(NetworkQuestionScreen(request, typed_early=self.composer.insert), callback=answer)
-            return
-        self.push_screen(
-            ApprovalScreen(request, typed_early=self.composer.insert, cwd=self.config.cwd), callback=answer
-        )
-
-    def _close_approvals(self) -> None:
-        while isinstance(self.screen, (ApprovalScreen, NetworkQuestionScreen)):
-            self.pop_screen()
-
-    # --- session lifecycle --------------------------------------------------------------
-
-    def next_config(self) -> Config:
-        """The config a new or resumed session opens with: on the model ``/model`` chose, if it did."""
-        return with_model(self.config, self.session.model)
-
-    def new_session(self, config: Config | None = None, note: str = "new session started") -> None:
-        """``/new`` (``/clear``), or a session on another config (``/login``'s choice)."""
-        session = self.session_factory(config or self.next_config())
-        cleared(self.session.hooks, session.hooks)  # SessionEnd and the next SessionStart say "clear"
-        self._switch_to(session)
-        self.run_worker(self._fresh_transcript(note), group="show")
-
-    def _switch_to(self, session: Session) -> None:
-        """Carry on with ``session``; the old one's connections and session file are closed."""
-        self.run_worker(self.session.aclose(), group="close")
-        self.session = session
-        self.renderer = EventRenderer(self.transcript)
-        self.status.count = None
-        self.status.context_event = ""
-        self.status.set_session(self.session.model, self.config.provider.id, self.session.mode)
-        self.status.set_part("checks", checks_part(session), order=36, priority=55)  # the old one's are gone
-        self.status_facts = StatusFacts()
-        self.status_line.request()
-        self.attention.new_session(first_prompt(session.rollout.path))
-        self._start_background_work()
-
-    async def resume_session(self, ref: str | None) -> None:
-        """``/resume [id]``: continue a saved session (picked from a list without an id) instead of this one.
-
-        Runs inside the command's busy worker, so nothing is sent while the user picks.
-        """
-        home, current = self.config.agent_home, self.session.rollout.path
-        try:
-            if ref is not None:
-                path = await asyncio.to_thread(resuming.find_saved, home, ref, current)
-            else:
-                path = await self._pick_session(await asyncio.to_thread(resuming.saved_sessions, home, current))
-                if path is None:
-                    return
-            self.activity.start("resuming")
-            session = await asyncio.to_thread(self.session_restorer, self.next_config(), path)
-        except (RolloutError, OSError) as exc:
-            await self.renderer.notice(resuming.failure_text(exc), "error", "resume")
-            return
-        if session.config.cwd != self.config.cwd:  # it ran in a worktree: the app goes there with it
-            self.config = config_in(self.config, session.config.cwd)
-            self.composer.cwd = session.config.cwd
-        self._switch_to(session)
-        await self.transcript.clear()
-        await self.transcript.add(self._banner())
-        await self._replay_history()
-        if note := resuming.model_note(session, path, self.config):
-            await self.renderer.notice(note, "info", "model")
-
-    async def go_to_folder(self, folder: Path, setup: str | None = None) -> None:
-        """``/worktree NAME``: a new session in ``folder`` with this one's settings; ``setup`` (a new
-        worktree's set-up command) runs there first."""
-        self.config = config_in(self.next_config(), folder)
-        self.composer.cwd = folder
-        self._files_loaded_at = float("-inf")  # @path completion lists the new folder's files
-        self._switch_to(self.session_factory(self.config))
-        await self._fresh_transcript()
-        if setup:
-            self.queue.insert(0, QueuedOperation(ShellCommand(setup)))
-            self.queued.show_queue(self.queue)
-
-    async def _pick_session(self, sessions: list[SessionSummary]) -> Path | None:
-        if not sessions:
-            await self.renderer.notice("there is no other saved session to resume", "info", "resume")
-            return None
-
-        self.activity.stop()  # no "esc to interrupt" spinner under the picker
-        return await self.push_screen(SessionPickerScreen(sessions, self.config.cwd), wait_for_dismiss=True)
-
-    async def _fresh_transcript(self, note: str = "new session started") -> None:
-        await self.transcript.clear()
-        await self.transcript.add(self._banner())
-        await self.renderer.notice(note, "info")
+    # --- the terminal -------------------------------------------------------------------
 
     def on_app_focus(self) -> None:
         self.attention.focused = True  # the terminal reports focus (Textual turns reporting on)
@@ -638,40 +395,12 @@ class AgentApp(App[int]):
         if self._driver is not None and not self.is_headless:
             self._driver.write(text)
 
-    def _idle_notification(self) -> None:
-        """Notification hooks: the prompt has been idle for 60 s after a turn."""
-
-        def show(event: ev.Event) -> None:
-            self.run_worker(self.renderer.render(event), group="show")
-
-        self.run_worker(
-            notification(
-                self.session.turn_context(),
-                self.session.state,
-                self.session.services,
-                "idle_prompt",
-                "agent is waiting for your input",
-                show,
-            ),
-            group="hooks",
-            exit_on_error=False,
-        )
-
     async def on_unmount(self) -> None:
         self.attention.stop()
-        for signum in (signal.SIGTERM, signal.SIGHUP):
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                asyncio.get_running_loop().remove_signal_handler(signum)
+        stop_quitting_on_signals()
         await self.session.aclose()  # while the loop still runs, so HTTP connections close cleanly
 
-    # --- keys and palette ---------------------------------------------------------------
-
-    def action_interrupt(self) -> None:
-        if self.busy:
-            self.activity.set_label("interrupting")
-            self.session.interrupt()
-        elif not self.composer.text and self._escapes.pressed():
-            self.send(RunCommand("rewind"))
+    # --- keys that act over a dialog too, and the palette ---------------------------------
 
     def action_ctrl_c(self) -> None:
         """Clear the draft, or interrupt the turn; two presses in a row with nothing to clear quit.
@@ -706,75 +435,23 @@ class AgentApp(App[int]):
             self.exit(0)
             return
         self._last_ctrl_c = now
-        if self.busy:
-            self.action_interrupt()
+        self.interrupt()
         self.status.show_hint(f"press {key} again to quit", QUIT_WINDOW_SECONDS)
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("cycle_mode", "scroll_transcript") and isinstance(self.screen, ModalScreen):
-            return False  # in a dialog these keys do what they do there
-        return True
-
-    def action_scroll_transcript(self, where: str) -> None:
-        transcript = self.transcript
-        if where == "page_up":
-            transcript.scroll_page_up(animate=False)
-        elif where == "page_down":
-            transcript.scroll_page_down(animate=False)
-        elif where == "home":
-            transcript.scroll_home(animate=False)
-        else:
-            transcript.scroll_end(animate=False)  # back to following the newest output
-
-    def action_cycle_mode(self) -> None:
-        """Shift+Tab: agent → ask → plan → agent, the same ``SetMode`` a typed ``/mode`` is."""
-        self.send(SetMode(MODES[(MODES.index(self.session.mode) + 1) % len(MODES)]))
-
-    def on_key(self, event: events.Key) -> None:
-        """A letter typed while a transcript cell has focus goes to the composer, never nowhere."""
-        if self.focused is self.composer or isinstance(self.screen, ModalScreen):
-            return
-        if event.is_printable and event.character:
-            event.stop()
-            self.composer.focus()
-            self.composer.insert(event.character)
-
-    def action_edit_draft(self) -> None:
-        """Ctrl+G: the draft in $VISUAL/$EDITOR (tui/draft_editor.py)."""
-        if not isinstance(self.screen, ModalScreen):
-            self.run_worker(draft_editor.edit_draft(self), group="editor", exclusive=True, exit_on_error=False)
-
-    def action_expand_latest(self) -> None:
-        """Ctrl+O (Claude Code's key): expand or collapse the newest tool cell's output."""
-        if cells := list(self.transcript.query(ToolCell)):
-            cells[-1].expanded = not cells[-1].expanded
-            if cells[-1].expanded:
-                cells[-1].scroll_visible(animate=False)
-
-    def action_focus_next(self) -> None:
-        """Tab from the composer goes to the newest tool cell, then to older ones, then back."""
-        cells = list(self.transcript.query(ToolCell)) if not isinstance(self.screen, ModalScreen) else []
-        if self.focused is self.composer and cells:
-            cells[-1].focus()
-        elif cells and self.focused in cells:
-            at = cells.index(self.focused)
-            (cells[at - 1] if at > 0 else self.composer).focus()
-        else:
-            super().action_focus_next()
-
-    def action_toggle_tool_output(self) -> None:
-        cells = list(self.transcript.query(ToolCell))
-        expand = not any(cell.expanded for cell in cells)
-        for cell in cells:
-            cell.expanded = expand
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         if self.busy:
-            yield SystemCommand("Interrupt", "Stop the running turn (esc)", self.action_interrupt)
+            yield SystemCommand("Interrupt", "Stop the running turn (esc)", self.interrupt)
         for title, help_text, command in PALETTE_COMMANDS:
             yield SystemCommand(title, help_text, partial(self.send, command))
-        yield SystemCommand("Toggle tool output", "Expand or collapse every tool cell", self.action_toggle_tool_output)
+        yield SystemCommand(
+            "Toggle tool output", "Expand or collapse every tool cell", self.chat.action_toggle_tool_output
+        )
+
+
+def status_context(app: AgentApp) -> tuple[dict[str, Any], Path, dict[str, str] | None]:
+    """What the status line command is run with: the session as JSON, where, its environment."""
+    return session_json(app.session, app.status_facts), app.config.cwd, app.session.approvals.env
 
 
 def interactive_session(config: Config) -> Session:

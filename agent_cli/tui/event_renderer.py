@@ -2,6 +2,9 @@
 
 The app owns lifecycle (running state, approvals, the status bar); this class owns only what
 the transcript shows, so it can be driven by any event stream (a turn, /compact, a benchmark).
+Events are made terminal-safe once on their way to the screen (``agent_cli/terminal_text.py``):
+a live event by the app as it arrives (the approval dialog shows it too), so :meth:`render`
+takes it as it is; events replayed from a session file go through :meth:`replay`, which does it.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from agent_cli.terminal_text import terminal_safe, terminal_safe_event
 from agent_cli.tui.formatting import compaction_text
 from agent_cli.tui.widgets.assistant_message import AssistantMessage
 from agent_cli.tui.widgets.context_usage_view import ContextUsageView
+from agent_cli.tui.widgets.diff_view import DiffView
 from agent_cli.tui.widgets.notice_cell import NoticeCell
 from agent_cli.tui.widgets.plan_view import PlanView
 from agent_cli.tui.widgets.reasoning_cell import ReasoningCell
@@ -25,6 +29,7 @@ from agent_cli.tui.widgets.transcript import Transcript
 from agent_cli.tui.widgets.user_message import UserMessage
 
 HIDDEN_TOOL_CELLS = ("update_plan",)  # shown as the plan checklist instead
+DIFF_NOTICES = ("diff", "undo", "rewind")  # notices that end with a git diff (/diff, what /undo takes back)
 
 
 renders: ByEventType[Callable[[EventRenderer, Any], Awaitable[None]]] = ByEventType()  # one method per event type
@@ -37,11 +42,35 @@ class EventRenderer:
         self.reasoning: ReasoningCell | None = None
         self.tools: dict[str, ToolCell] = {}  # a SubagentCell for a task call
         self.pending_user: str | None = None  # shown when typed; its UserMessage event is not shown again
+        self.muted = False  # Esc: the answer and reasoning being streamed show nothing more
+
+    def halt(self) -> None:
+        """Esc was read (on the terminal's input thread): flags only, so that nothing more of
+        the answer is drawn from now on; :meth:`stop_streaming` follows on the event loop."""
+        self.muted = True
+        if (message := self.message) is not None:
+            message.halt()
+
+    def stop_streaming(self) -> None:
+        """Esc: show nothing more of what streams, from this moment (the turn's own end,
+        TurnAborted, comes after the session has stopped it)."""
+        self.muted = True
+        if self.message is not None:
+            self.message.stop()
+
+    def unmute(self) -> None:
+        """Work starts again (a new prompt or command): what it streams is shown."""
+        self.muted = False
 
     async def render(self, event: ev.Event) -> None:
-        event = terminal_safe_event(event)  # no escape sequence of a model, file or command reaches the terminal
+        """Show ``event``, already made terminal-safe (``AgentApp.handle_event`` does it)."""
         if (handler := renders.get(event)) is not None:
             await handler(self, event)
+
+    async def replay(self, events: Iterable[ev.Event]) -> None:
+        """Show events read back from a session file: no escape sequence in them reaches the terminal."""
+        for event in events:
+            await self.render(terminal_safe_event(event))
 
     @renders(ev.UserMessage)
     async def _user_message(self, event: ev.UserMessage) -> None:
@@ -53,6 +82,8 @@ class EventRenderer:
 
     @renders(ev.TextDelta)
     async def _text_delta(self, event: ev.TextDelta) -> None:
+        if self.muted:
+            return
         await self._close_reasoning()
         if self.message is None:
             self.message = AssistantMessage()
@@ -85,6 +116,8 @@ class EventRenderer:
 
     @renders(ev.ReasoningDelta)
     async def _reasoning_delta(self, event: ev.ReasoningDelta) -> None:
+        if self.muted:
+            return
         if self.reasoning is None:
             self.reasoning = ReasoningCell()
             await self.transcript.add(self.reasoning)
@@ -148,7 +181,10 @@ class EventRenderer:
 
     @renders(ev.Notice)
     async def _notice(self, event: ev.Notice) -> None:
-        await self.notice(event.text, "info", event.title)
+        head, diff = split_diff(event.text) if event.title in DIFF_NOTICES else (event.text, "")
+        await self.notice(head, "info", event.title)
+        if diff:  # numbered and coloured as every other diff
+            await self.transcript.add(DiffView(diff, classes="notice-diff"))
 
     @renders(ev.InputRejected)
     async def _rejected(self, event: ev.InputRejected) -> None:
@@ -234,6 +270,14 @@ def project_check_notice(event: ev.ProjectCheck) -> tuple[str, str, str]:
     then = "; sent to the model" if event.sent_to_model else ""
     tail = "\n".join(event.tail.splitlines()[-12:])
     return f"`{event.command}` {verdict}{then}\n{tail}", "error", event.kind
+
+
+def split_diff(text: str) -> tuple[str, str]:
+    """A notice's words and the git diff that follows them ("" when there is none)."""
+    at = 0 if text.startswith("diff --git ") else text.find("\ndiff --git ") + 1
+    if at == 0 and not text.startswith("diff --git "):
+        return text, ""
+    return text[:at].rstrip(), text[at:]
 
 
 def attached_names(names: Iterable[str]) -> str:

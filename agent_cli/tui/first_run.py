@@ -17,6 +17,7 @@ from agent_cli.config import Config, ConfigError, load_config
 from agent_cli.models.key_check import LOCAL_SERVERS, LocalServer
 from agent_cli.models.registry import missing_key
 from agent_cli.tui.screens.setup import SetupScreen
+from agent_cli.tui.session_switching import new_session
 
 
 def set_up_if_needed(args: argparse.Namespace, config: Config, load: Callable[[argparse.Namespace], Config]) -> Config:
@@ -49,6 +50,7 @@ def run_setup(home: Path, reason: str) -> Choice | None:
 
 async def log_in(app: Any) -> None:
     """``/login`` in the app: the set-up screen, then a new session on what was chosen."""
+    app.activity.stop()  # no "working" spinner under the set-up screen
     choice = await app.push_screen_wait(SetupScreen(app.config.agent_home, "Choose where the model runs:"))
     if choice is None:
         await app.renderer.notice("set-up left; nothing changed", "info", "login")
@@ -61,8 +63,7 @@ async def log_in(app: Any) -> None:
     if (problem := missing_key(config.provider)) is not None:
         await app.renderer.notice(problem, "error", "login")
         return
-    app.config = config
-    app.new_session(config, f"new session: now using {config.model} via {config.provider.id}")
+    new_session(app, app.session_factory, config, f"new session: now using {config.model} via {config.provider.id}")
 
 
 def config_after_setup(config: Config) -> Config:

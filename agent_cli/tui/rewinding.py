@@ -4,15 +4,14 @@ conversation the transcript shown again from the history with the prompt back in
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from agent_cli import events as ev
-from agent_cli.operations import Rewind
+from agent_cli.operations import Rewind, is_rewind_part
 from agent_cli.store.replay import replay_events
+from agent_cli.tui.app_host import AppHost
 from agent_cli.tui.screens.rewind_picker import RewindPickerScreen
 from agent_cli.tui.sent_input import QueuedOperation
-
-AgentApp = Any  # the app (tui/app.py imports this module, so it is not imported back)
+from agent_cli.tui.session_switching import banner
 
 DOUBLE_ESCAPE_SECONDS = 0.8
 
@@ -31,24 +30,26 @@ class DoubleEscape:
         return twice
 
 
-async def pick_and_rewind(app: AgentApp) -> None:
+async def pick_and_rewind(app: AppHost) -> None:
     """``/rewind`` without arguments: the picker; the choice runs as a ``Rewind`` next."""
     entries = app.session.checkpoints.prompts()
     app.activity.stop()
-    choice = await app.push_screen(RewindPickerScreen(entries), wait_for_dismiss=True)
-    if choice is not None:
-        number, mode = choice
+    choice = await app.push_screen_wait(RewindPickerScreen(entries))
+    if choice is None:
+        return
+    number, mode = choice
+    if is_rewind_part(mode):
         app.queue.insert(0, QueuedOperation(Rewind(number, mode)))  # sent as soon as this command's worker ends
 
 
-async def show_rewound(app: AgentApp, event: ev.Rewound) -> None:
+async def show_rewound(app: AppHost, event: ev.Rewound) -> None:
     """The conversation went back: show it as it now is, with the prompt ready to edit."""
     if event.prompt is None:
         return
     await app.transcript.clear()
-    await app.transcript.add(app._banner())
-    for replayed in replay_events(app.session.history.items):
-        await app.renderer.render(replayed)
+    await app.transcript.add(banner(app))
+    await app.renderer.replay(replay_events(app.session.history.items))
     app.composer.load_text(event.prompt)
     app.composer.move_cursor(app.composer.document.end)
     app.status.set_tokens(app.session.token_count_event())
+    app.status.set_context_event("")  # "compacted 8.6k → 4.5k" may describe a context that is gone

@@ -20,7 +20,7 @@ def ask_trust(app: Any) -> bool:  # the AgentApp (not imported: no cycle)
     def answer(trusted: bool | None) -> None:
         record_answer(app.config, bool(trusted))
         if trusted and not app.session.history.items:  # nothing ran yet: start over with its code
-            app._switch_to(app.session_factory(app.config))
+            app.switch_to(app.session_factory(app.config))
         elif trusted:  # a resumed conversation is kept
             app.run_worker(app.renderer.notice(RESUMED_NOTE), group="show")
         elif line := app.session.trust.skipped_line():

@@ -207,3 +207,100 @@ def test_doctor_runs_no_session_end_hook(tmp_path, isolated_home):
     result = run_agent(["doctor", "--no-request"], cwd=git_init(tmp_path / "repo"))
     assert "1 hook(s): SessionEnd" in result.stdout, result.stdout
     assert not mark.exists()
+
+
+def test_a_key_exported_in_this_shell_wins_over_a_stored_one_and_says_so(server, tmp_path, isolated_home):
+    """Issue 51, item 2: after `agent login` (OpenAI), `ANTHROPIC_API_KEY=… agent` started on
+    OpenAI without a word. What the user exported wins, the warning names both, and doctor says
+    which key is used and why."""
+    login = run_agent(["login", "--with-api-key", "--no-check"], cwd=tmp_path, stdin=SECRET)
+    assert login.returncode == 0, login.stderr
+    assert (isolated_home / "setup.json").exists()  # login saved OpenAI as the choice too
+    server.script(Reply(text="answered by claude"))
+    exported = {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": server.base_url}
+    result = run_agent(["exec", "hi"], cwd=tmp_path, env=exported)
+    assert result.returncode == 0, result.stderr
+    assert server.requests[-1].protocol == "anthropic" and "answered by claude" in result.stdout
+    assert "ANTHROPIC_API_KEY is exported in this shell: using Anthropic (claude-sonnet-4-5)" in result.stderr
+    assert "--provider openai" in result.stderr
+
+    doctor = run_agent(["doctor", "--no-request"], cwd=tmp_path, env=exported)
+    keys = [line for line in doctor.stdout.splitlines() if "  keys " in line]
+    assert any("OPENAI_API_KEY: stored" in line for line in keys), keys
+    assert any(
+        "in use: ANTHROPIC_API_KEY, exported in this shell, for anthropic (ANTHROPIC_API_KEY is exported" in line
+        for line in keys
+    ), keys
+    assert SECRET not in doctor.stdout
+
+
+def test_with_a_stored_and_an_exported_key_the_warning_names_both_sources(server, tmp_path, isolated_home):
+    """No set-up choice saved (only auth.json): the exported key still wins, and the warning
+    that both exist comes whatever their source."""
+    run_agent(["login", "--provider", "anthropic", "--with-api-key", "--no-check"], cwd=tmp_path, stdin=SECRET)
+    (isolated_home / "setup.json").unlink()
+    server.script(Reply(text="ok"))
+    env = {"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.openai_base_url}
+    result = run_agent(["exec", "hi"], cwd=tmp_path, env=env)
+    assert result.returncode == 0, result.stderr
+    assert server.requests[-1].protocol != "anthropic"
+    assert (
+        "keys for OpenAI (exported in this shell) and Anthropic (stored by `agent login`) are set; using OpenAI"
+        in result.stderr
+    )
+    assert "--provider anthropic" in result.stderr
+
+
+def test_doctor_wants_no_key_for_a_keyless_local_server(server, tmp_path):
+    result = run_agent(["doctor", "--provider", "ollama", "-m", "fake-model", "--no-request"], cwd=tmp_path)
+    keys = [line for line in result.stdout.splitlines() if "  keys " in line]
+    assert keys and not any(line.startswith("warn") for line in keys), keys
+    assert any("ollama needs no API key" in line for line in keys), keys
+
+
+def test_doctor_finds_python_in_a_repository_of_py_files(tmp_path, isolated_home):
+    """Issue 51, item 12: a repository of .py files without pyproject.toml: doctor listed the
+    servers of other languages and nothing for Python; it names Python's, or says there is none."""
+    repo = git_init(tmp_path / "repo")
+    (repo / "main.py").write_text("print('hi')\n")
+    subprocess.run(["git", "add", "main.py"], cwd=repo, check=True)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name in ("pylsp", "rust-analyzer"):
+        (bin_dir / name).write_text("#!/bin/sh\nexit 0\n")
+        (bin_dir / name).chmod(0o755)
+    env = {"PATH": f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin", "AGENT_LSP_AUTODETECT": "1"}
+    lsp = [
+        line
+        for line in run_agent(["doctor", "--no-request"], cwd=repo, env=env).stdout.splitlines()
+        if "  lsp " in line
+    ]
+    assert any(line.startswith("ok") and "pylsp for python" in line for line in lsp), lsp
+    assert not any("rust-analyzer" in line for line in lsp), lsp  # no Rust here
+    (bin_dir / "pylsp").unlink()
+    lsp = [
+        line
+        for line in run_agent(["doctor", "--no-request"], cwd=repo, env=env).stdout.splitlines()
+        if "  lsp " in line
+    ]
+    assert any(
+        line.startswith("warn") and "no python language server" in line and ".py files" in line for line in lsp
+    ), lsp
+
+
+def test_logout_says_it_forgot_the_set_up_choice(server, tmp_path, isolated_home):
+    """Issue 51, item 12: `agent logout` said "no stored key to remove" while it deleted the saved
+    server (set-up's setup.json)."""
+    (isolated_home / "setup.json").write_text(
+        json.dumps(
+            {
+                "provider": "llamacpp",
+                "model": "fake-model",
+                "providers": {"llamacpp": {"base_url": server.openai_base_url}},
+            }
+        )
+    )
+    result = run_agent(["logout"], cwd=tmp_path)
+    assert result.returncode == 0
+    assert "forgot the set-up choice: fake-model via llamacpp at " + server.openai_base_url in result.stdout
+    assert "no stored key to remove" in result.stdout and not (isolated_home / "setup.json").exists()

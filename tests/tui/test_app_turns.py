@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from agent_cli.tui.widgets.assistant_message import AssistantMessage
 from agent_cli.tui.widgets.notice_cell import NoticeCell
 from agent_cli.tui.widgets.tool_cell import ToolCell
@@ -180,3 +182,38 @@ async def test_a_failed_turn_shows_the_error(make_app, server):
         errors = [n for n in app.transcript.query(NoticeCell) if n.kind == "error"]
         assert errors and "bad request from the test" in errors[0].text
         assert not app.busy
+
+
+def shown_source(message: AssistantMessage) -> str:
+    """The answer's text as its markdown widgets hold it: what is drawn, or being drawn."""
+    return "".join(getattr(child, "source", "") for child in message.children)
+
+
+@pytest.mark.parametrize("how", ["key", "terminal thread"])
+async def test_escape_stops_showing_the_answer_the_moment_it_is_read(make_app, server, how):
+    """Issue 51, item 3: text kept appearing for a second after Esc (what had arrived was drawn
+    first, and only then was "interrupted" shown). Nothing that was not on screen when Esc was
+    read is drawn after it; "terminal thread": Esc as the terminal's input thread hands it over
+    (terminal_driver.py), ahead of the key queue."""
+    import asyncio
+
+    server.script(Reply(text="A paragraph of the answer that goes on.\n\n" * 400, chunk_size=8, delay=0.01))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.send("write a lot")
+        await wait_until(pilot, lambda: bool(app.transcript.query(AssistantMessage)), what="the answer")
+        message = app.transcript.query_one(AssistantMessage)
+        message._update_seconds = 10.0  # updates a second apart: text waits to be drawn meanwhile
+        await wait_until(pilot, lambda: bool(shown_source(message)), what="a first update")
+        drawn = shown_source(message)
+        await wait_until(pilot, lambda: shown_source(message) != drawn, what="the next update")
+        await wait_until(pilot, lambda: bool(message._pending), what="text waiting to be drawn")
+        at_escape = shown_source(message)  # the next update is most of a second away
+        if how == "key":
+            await pilot.press("escape")
+        else:
+            assert await asyncio.to_thread(app.escape_read)
+        await wait_idle(pilot)
+        assert any("interrupted" in notice.text for notice in app.transcript.query(NoticeCell))
+        assert shown_source(message) == at_escape  # nothing more was drawn
+        assert message.text == at_escape  # and what never showed is not kept as shown

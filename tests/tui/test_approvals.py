@@ -88,7 +88,7 @@ async def test_interrupting_while_the_modal_is_open_closes_it(make_app, server, 
     app = make_app(UNTRUSTED)
     async with app.run_test(size=SIZE) as pilot:
         await ask(app, pilot)
-        app.action_interrupt()
+        app.interrupt()
         await wait_idle(pilot)
         assert not isinstance(app.screen, ApprovalScreen)
         assert "interrupted" in screen_text(app)
@@ -146,3 +146,23 @@ async def test_the_waiting_label_ends_with_the_answer_and_the_wait_is_not_the_du
         await wait_idle(pilot)
         cell = app.transcript.query_one(ToolCell)
         assert 1.0 <= cell.result.duration < 2.0
+
+
+async def test_at_60_columns_every_option_of_the_dialog_reads_whole(make_app, server, repo):
+    """Issue 51, item 6: at 60 columns the options were cut ("…for commands startin"); they wrap."""
+    from textual.widgets import Button
+
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": "touch made-at-sixty.txt"})]), Reply(text="ok"))
+    app = make_app(UNTRUSTED)
+    async with app.run_test(size=(60, 30)) as pilot:
+        modal = await ask(app, pilot)
+        await pilot.pause()
+        lines = screen_text(app).splitlines()
+        for button in modal.query("#buttons Button").results(Button):
+            region = button.region
+            assert region.width <= 60 and region.right <= 60, button.id
+            shown = " ".join(line[region.x : region.right].strip() for line in lines[region.y : region.bottom])
+            assert " ".join(shown.split()) == " ".join(button.label.plain.split()), button.id
+        assert "commands starting with `touch` this session" in " ".join(" ".join(lines).replace("█", " ").split())
+        await pilot.press("n", "enter")
+        await wait_idle(pilot)

@@ -206,3 +206,52 @@ async def test_a_resumed_session_shows_its_conversation(make_app, make_config, s
         second.send("and now?")
         await wait_idle(pilot)
     assert "list things" in str(server.requests[2].body["messages"])
+
+
+async def test_rewind_to_before_a_compaction_then_resume_loads_cleanly(make_app, server):
+    """Issue 51, item 7: /compact, /rewind to a prompt it kept, then resume: the session file
+    loads without a "malformed learned compaction line" warning about the agent's own file, and
+    the status bar no longer says "compacted …" about a context that is gone."""
+    from agent_cli.tui.resuming import restored_session
+
+    server.script(
+        Reply(text="a long answer " * 200),
+        Reply(text="another long answer " * 200),
+        Reply(text="SUMMARY: the user asked for long answers."),
+    )
+    app = make_app("model_context_window=100000")
+    async with app.run_test(size=(140, 36)) as pilot:
+        app.send("talk")
+        await wait_idle(pilot)
+        app.send("talk more")
+        await wait_idle(pilot)
+        app.send("/compact")
+        await wait_idle(pilot)
+        assert "compacted" in app.status.context_event
+        app.send("/rewind 1 conversation")
+        await wait_idle(pilot)
+        await wait_until(pilot, lambda: app.composer.text == "talk", what="the prompt back in the composer")
+        assert "compacted" not in app.status.context_event and "compacted" not in screen_text(app).splitlines()[-1]
+        path, config = app.session.rollout.path, app.config
+    resumed = restored_session(config, path)
+    try:
+        assert resumed.resumed is not None
+        assert not [w for w in resumed.resumed.warnings if "learned" in w], resumed.resumed.warnings
+    finally:
+        await resumed.aclose()
+
+
+def test_the_context_bar_fills_as_much_as_its_percentage():
+    """Issue 51, item 12: 3% used filled about 10% of the bar (a cell for every small part)."""
+    from agent_cli.events import ContextPart, ContextUsage
+    from agent_cli.tui.widgets.context_usage_view import BAR_WIDTH, render_usage
+
+    names = ("system prompt", "tool schemas", "AGENTS.md", "skills", "environment", "conversation")
+    usage = ContextUsage(
+        tuple(ContextPart(name, 600) for name in names), used=3_600, window=120_000, counting_method="x"
+    )
+    bar = render_usage(usage).plain.splitlines()[1]
+    assert "3% used" in render_usage(usage).plain
+    assert bar.count("█") == round(BAR_WIDTH * 0.03) and len(bar) == BAR_WIDTH
+    half = ContextUsage((ContextPart("conversation", 60_000),), used=60_000, window=120_000, counting_method="x")
+    assert render_usage(half).plain.splitlines()[1].count("█") == BAR_WIDTH // 2

@@ -46,7 +46,7 @@ async def test_input_history_survives_a_restart(make_app, server, isolated_home)
 
 
 async def wait_for_files(app, pilot) -> None:
-    await wait_until(pilot, lambda: bool(app._files), what="the file list")
+    await wait_until(pilot, lambda: bool(app.sources.files), what="the file list")
 
 
 async def test_at_completes_git_files_fuzzily_and_skips_ignored_ones(make_app, server, repo):
@@ -54,7 +54,7 @@ async def test_at_completes_git_files_fuzzily_and_skips_ignored_ones(make_app, s
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_files(app, pilot)
-        assert "ignored.txt" not in app._files and "untracked_note.md" in app._files
+        assert "ignored.txt" not in app.sources.files and "untracked_note.md" in app.sources.files
         await type_text(pilot, "look at @hlp")
         assert app.menu.is_open and app.menu.kind == "file"
         assert app.menu.items[0].label == "src/helpers.py"

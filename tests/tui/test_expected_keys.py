@@ -161,3 +161,24 @@ def test_inline_is_an_option_of_the_tui():
 
     assert build_tui_parser().parse_args(["--inline"]).inline
     assert not build_tui_parser().parse_args([]).inline
+
+
+async def test_a_name_typed_in_the_picker_that_matches_nothing_is_checked_as_model_name_is(make_app, server):
+    """Issue 51, item 9: Enter on a typed name no list holds did nothing and said nothing; now it
+    does what `/model NAME` does: checks it and asks before switching."""
+    from agent_cli.tui.screens.model_picker import ModelPickerScreen
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "/model")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ModelPickerScreen), what="the picker")
+        await type_text(pilot, "my-own-model")
+        await wait_until(pilot, lambda: "enter switches to my-own-model" in screen_text(app), what="the hint")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "switch anyway?" in screen_text(app), what="the question")
+        assert "does not list a model named 'my-own-model'" in screen_text(app)
+        await wait_until(pilot, lambda: app.screen.armed, what="the question to take keys")
+        await pilot.press("y")
+        await wait_idle(pilot)
+        assert app.session.model == "my-own-model"

@@ -76,6 +76,8 @@ async def test_login_opens_the_set_up_screen_and_logout_forgets_the_key(make_app
     async with app.run_test(size=SIZE) as pilot:
         app.send("/login")
         await wait_until(pilot, lambda: isinstance(app.screen, SetupScreen), what="the set-up screen")
+        await pilot.pause()
+        assert not app.activity.has_class("-busy")  # no "working" spinner under the dialog (issue 51, item 12)
         await pilot.press("enter")
         await type_text(pilot, SECRET)
         await pilot.press("enter")
@@ -97,3 +99,18 @@ async def test_clear_starts_a_new_conversation_and_an_unknown_command_names_the_
         app.send("/stauts")
         await wait_until(pilot, lambda: "unknown command /stauts" in screen_text(app), what="the error")
         assert "did you mean /status" in screen_text(app)
+
+
+async def test_a_network_failure_is_not_called_a_refused_key(isolated_home, monkeypatch):
+    """Issue 51, item 12: nothing answering said "OpenAI did not accept it"; it says the key could
+    not be checked, and why."""
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # the discard port: nothing answers
+    app = SetupApp(isolated_home, "", NOWHERE)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await type_text(pilot, "sk-maybe-fine")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "could not check the key" in screen_text(app), what="the failure")
+        shown = " ".join(screen_text(app).replace("█", " ").split())  # wrapped lines, without the frame
+        assert "did not accept" not in shown and "nothing answered at" in shown and "Nothing was stored" in shown
+    assert not (isolated_home / "auth.json").exists()

@@ -52,9 +52,15 @@ def test_the_first_screen_paints_before_the_http_library_and_the_sdk_are_importe
         seen = {}
 
         class Probe(AgentApp):
-            def _start_background_work(self):
-                seen['http_at_first_paint'] = 'httpx2' in sys.modules
-                super()._start_background_work()
+            def __init__(self, config):
+                super().__init__(config)
+                start = self.background.start
+
+                def probe():
+                    seen.setdefault('http_at_first_paint', 'httpx2' in sys.modules)
+                    start()
+
+                self.background.start = probe
 
         async def main():
             config = load_config(Path.cwd(), ['model_provider="openai-chat"', 'model="test-model"'])

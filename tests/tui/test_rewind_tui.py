@@ -37,7 +37,9 @@ async def test_escape_twice_rewinds_code_and_conversation_to_a_prompt(make_app, 
         await wait_until(pilot, lambda: "Code and conversation" in screen_text(app), what="the modes")
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the question")
-        assert "f2.txt" in screen_text(app) or "restore 2 file(s)" in screen_text(app)
+        await wait_until(
+            pilot, lambda: "f2.txt" in (shown := screen_text(app)) or "restore 2 file(s)" in shown, what="the files"
+        )
         await wait_until(pilot, lambda: app.screen.armed, what="the question to take keys")  # it ignores keys at first
         await pilot.press("y")
         await wait_idle(pilot)
@@ -76,3 +78,35 @@ async def test_escape_twice_does_nothing_while_typing_and_undo_can_be_refused(ma
         await pilot.press("y")
         await wait_idle(pilot)
         assert (repo / "README.md").read_text() == "# demo\n"
+
+
+async def test_rewind_names_a_shell_prompt_as_typed_and_undo_numbers_its_diff(make_app, server, repo):
+    """Issue 51, item 10: /rewind's confirm line named a `!command` prompt by its raw record
+    (`<user_shell_command>...`), and /undo's diff was raw git text, without line numbers."""
+    app = make_app(*SETTINGS)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.send("!echo hello > said.txt")
+        await wait_idle(pilot)
+        server.script(
+            Reply(tool_calls=[ToolCall("shell", {"command": "printf 'one\\ntwo\\n' > notes.txt"})]), Reply(text="done")
+        )
+        app.send("write the notes")
+        await wait_idle(pilot)
+        assert (repo / "notes.txt").read_text() == "one\ntwo\n"
+        await app.session.checkpoints._settle()
+        await pilot.press("escape", "escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, RewindPickerScreen), what="the picker")
+        await pilot.press("up", "enter")  # the first prompt: the shell command
+        await wait_until(pilot, lambda: "Code and conversation" in screen_text(app), what="the modes")
+        shown = screen_text(app)
+        assert "Rewind to before: !echo hello > said.txt" in shown
+        assert "user_shell_command" not in shown
+        await pilot.press("escape")
+        await wait_idle(pilot)
+        app.send("/undo")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the undo question")
+        await wait_until(pilot, lambda: app.screen.armed, what="the question to take keys")
+        await pilot.press("escape")  # no
+        await wait_idle(pilot)
+        lines = [line.strip() for line in screen_text(app).splitlines()]
+        assert "1 +one" in lines and "2 +two" in lines, lines  # numbered, as the patch cell numbers

@@ -73,7 +73,9 @@ class ApprovalScreen(DialogScreen[ApprovalDecision]):
     ApprovalScreen #buttons { height: auto; }
     ApprovalScreen #arming { color: $text-muted; height: 1; }
     ApprovalScreen.-armed #arming { display: none; }
-    ApprovalScreen Button { margin: 0; }
+    /* An option longer than the dialog wraps (60 columns cut "…for commands startin"). */
+    ApprovalScreen #buttons Button { margin: 0; max-width: 100%; height: auto; }
+    ApprovalScreen #save-to Button { margin: 0; }
     ApprovalScreen #deny-reason { display: none; margin: 1 0 0 0; }
     ApprovalScreen.-asking-reason #deny-reason { display: block; }
     ApprovalScreen #rule, ApprovalScreen #save-to { display: none; margin: 1 0 0 0; height: auto; }
@@ -89,7 +91,7 @@ class ApprovalScreen(DialogScreen[ApprovalDecision]):
     ]
 
     def __init__(
-        self, request: ApprovalRequest, typed_early: Callable[[str], None] | None = None, cwd: Path | None = None
+        self, request: ApprovalRequest, typed_early: Callable[[str], object] | None = None, cwd: Path | None = None
     ) -> None:
         super().__init__()
         self.request = request

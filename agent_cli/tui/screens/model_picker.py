@@ -1,7 +1,9 @@
 """The ``/model`` picker: the provider's models, the model table's and the ones used before.
 
-Keyboard first: type to filter, Up/Down to move, Enter to switch, Esc to cancel. The screen
-only returns the chosen name; the switch itself goes through ``/model NAME``.
+Keyboard first: type to filter, Up/Down to move, Enter to switch, Esc to cancel. A typed name
+that matches none of them is taken as it is (Enter), as ``/model NAME`` takes it: checked, and
+asked about when the provider does not list it. The screen only returns the chosen name; the
+switch itself goes through ``/model NAME``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ class ModelPickerScreen(DialogScreen[str | None]):
     ModelPickerScreen { align: center middle; }
     ModelPickerScreen > #dialog { border: thick $primary; }
     ModelPickerScreen OptionList { height: auto; max-height: 20; margin: 1 0 0 0; }
+    ModelPickerScreen #typed { display: none; margin: 1 0 0 0; color: $text-muted; }
+    ModelPickerScreen.-none-matches #typed { display: block; }
+    ModelPickerScreen.-none-matches OptionList { display: none; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -43,8 +48,9 @@ class ModelPickerScreen(DialogScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static(f"Switch the model (now {self.current})", id="title")
-            yield Input(placeholder="type to filter · enter switches · esc cancels", id="filter")
+            yield Input(placeholder="type to filter, or a model's name · enter switches · esc cancels", id="filter")
             yield OptionList(*self._options(), id="models")
+            yield Static(id="typed")
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
@@ -67,6 +73,11 @@ class ModelPickerScreen(DialogScreen[str | None]):
         options = self.query_one(OptionList)
         options.set_options(self._options())
         options.highlighted = 0 if self.shown else None
+        typed = event.value.strip()
+        self.set_class(bool(typed) and not self.shown, "-none-matches")
+        self.query_one("#typed", Static).update(
+            Content.assemble("no model listed matches; enter switches to ", (typed, "bold"), " (checked first)")
+        )
 
     def action_move(self, delta: int) -> None:
         options = self.query_one(OptionList)
@@ -74,10 +85,12 @@ class ModelPickerScreen(DialogScreen[str | None]):
             options.highlighted = ((options.highlighted or 0) + delta) % len(self.shown)
 
     @on(Input.Submitted, "#filter")
-    def choose_highlighted(self) -> None:
+    def choose_highlighted(self, event: Input.Submitted) -> None:
         highlighted = self.query_one(OptionList).highlighted
         if highlighted is not None and self.shown:
             self.dismiss(self.shown[highlighted])
+        elif typed := event.value.strip():
+            self.dismiss(typed)  # a name no list holds: /model checks it and asks
 
     @on(OptionList.OptionSelected)
     def choose(self, event: OptionList.OptionSelected) -> None:

@@ -64,7 +64,7 @@ class RewindPickerScreen(DialogScreen[tuple[int, str] | None]):
         if self.number is None:
             self.number = int(event.option.id or "0")
             entry = self.entries[self.number - 1]
-            self.query_one("#title", Static).update(f"Rewind to before: {one_line(entry.text, 80)}")
+            self.query_one("#title", Static).update(f"Rewind to before: {one_line(entry.shown, 80)}")
             choices = self.query_one("#choices", OptionList)
             choices.clear_options()
             choices.add_options(

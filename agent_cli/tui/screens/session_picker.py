@@ -28,10 +28,15 @@ from agent_cli.tui.screens.dialog import DialogScreen
 NO_PROMPT = "(no prompt yet)"
 
 
+def is_here(summary: SessionSummary, cwd: Path | str) -> bool:
+    """Started in this directory, or in one of the agent's worktrees of the repository here."""
+    return summary.cwd == str(cwd) or (summary.worktree or {}).get("repository") == str(cwd)
+
+
 def ordered(sessions: Sequence[SessionSummary], cwd: Path | str) -> list[SessionSummary]:
-    """This directory's sessions first, each group most recent first (as given)."""
-    here = [s for s in sessions if s.cwd == str(cwd)]
-    return here + [s for s in sessions if s.cwd != str(cwd)]
+    """This directory's sessions (its worktrees' too) first, each group most recent first (as given)."""
+    here = [s for s in sessions if is_here(s, cwd)]
+    return here + [s for s in sessions if not is_here(s, cwd)]
 
 
 def age(updated: float, now: float | None = None) -> str:
@@ -55,7 +60,11 @@ def matches(summary: SessionSummary, query: str) -> bool:
 def row(summary: SessionSummary, here: bool, width: int = 100) -> Content:
     """Two lines: the first prompt, then when, where, size and id (dimmed)."""
     prompt = one_line(terminal_safe(summary.first_prompt or NO_PROMPT), width)
-    where = "this directory" if here else terminal_safe(short_path(summary.cwd, 40))
+    worktree = (summary.worktree or {}).get("name")
+    if worktree:
+        where = f"worktree {terminal_safe(worktree)}"
+    else:
+        where = "this directory" if here else terminal_safe(short_path(summary.cwd, 40))
     details = f"{age(summary.updated)} · {where} · {human_size(summary.size)} · {summary.short_id}"
     return Content.assemble((prompt, "bold" if summary.first_prompt else "italic"), "\n", (details, "dim"))
 
@@ -100,7 +109,7 @@ class SessionPickerScreen(DialogScreen[Path | None]):
         self.query_one("#sessions", OptionList).highlighted = 0 if self.shown else None
 
     def _options(self) -> list[Option]:
-        return [Option(row(s, s.cwd == self.cwd), id=str(index)) for index, s in enumerate(self.shown)]
+        return [Option(row(s, is_here(s, self.cwd)), id=str(index)) for index, s in enumerate(self.shown)]
 
     @on(Input.Changed, "#filter")
     def filter_sessions(self, event: Input.Changed) -> None:

@@ -161,9 +161,16 @@ class SetupScreen(DialogScreen[Choice | None]):
             name, env_key, wire, default_url = KEYED[self.provider]
             base = resolve_base_url(BUILTIN_PROVIDERS[self.provider]) or default_url
             check = await check_models(base, value, wire)
-            if not check.ok:
+            if check.status in (401, 403):
                 self._status(f"{name} did not accept it: {check.message}. Paste another key, or esc.", error=True)
                 self.query_one("#entry", Input).value = ""
+                return
+            if not check.ok:  # the key was never judged: the network, the URL or the server failed
+                self._status(
+                    f"could not check the key with {name}: {check.message}. Nothing was stored; "
+                    "enter tries again, esc goes back.",
+                    error=True,
+                )
                 return
             store_key(env_key, value, self.home)
             self._save(Choice(self.provider, DEFAULT_MODELS[self.provider]))

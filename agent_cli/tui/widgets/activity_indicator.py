@@ -6,6 +6,8 @@ tests can freeze time.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 
@@ -42,6 +44,15 @@ class ActivityIndicator(Static):
     def set_label(self, label: str) -> None:
         self.label = label
         self.tick()
+
+    async def say_now(self, label: str, within: float = 0.5) -> None:
+        """Show ``label`` and wait until the screen has been painted with it (at most ``within``
+        seconds: an app that is closing paints no more)."""
+        self.set_label(label)
+        painted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.call_after_refresh(lambda: painted.done() or painted.set_result(None))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(painted, within)
 
     def stop(self) -> None:
         self.remove_class("-busy")

@@ -76,6 +76,7 @@ class AssistantMessage(Vertical):
         # One flush at a time: a flush awaits mounting (slow behind a long transcript) while the
         # next timer fires; two interleaved flushes sealed each other's segment mid-mount.
         self._lock = asyncio.Lock()
+        self._stopped = False  # Esc: nothing more of this answer is shown
 
     def compose(self):
         if self._received:
@@ -97,7 +98,7 @@ class AssistantMessage(Vertical):
         return min(MAX_FLUSH_SECONDS, max(MIN_FLUSH_SECONDS, paced))
 
     async def write(self, delta: str) -> None:
-        if not delta:
+        if not delta or self._stopped:
             return
         self._received.append(delta)
         self._pending.append(delta)
@@ -120,6 +121,10 @@ class AssistantMessage(Vertical):
         text = "".join(self._pending)
         self._pending.clear()
         while text:
+            if self._stopped:  # halted (Esc): what is left is never shown
+                self._pending.insert(0, text)
+                self.stop()
+                return
             cut = split_point("".join(self._segment), text, SEGMENT_CHARS)
             head, text = (text, "") if cut is None else (text[:cut], text[cut:])
             await self._write_segment(head)
@@ -140,8 +145,25 @@ class AssistantMessage(Vertical):
         self._segment.clear()
         self._segment_chars = 0
 
+    def halt(self) -> None:
+        """Show nothing more from now on (safe off the event loop: it only sets a flag); an
+        update under way ends after the segment it is drawing."""
+        self._stopped = True
+
+    def stop(self) -> None:
+        """Esc: show nothing more, at once. What arrived but is not on screen yet is dropped (the
+        answer keeps the text shown); an update under way ends after the segment it is drawing."""
+        self._stopped = True
+        unshown = sum(map(len, self._pending))
+        if unshown:
+            self._received = [self.text[:-unshown]]
+            self._pending.clear()
+
     async def finish(self, final_text: str | None = None) -> None:
         """Stop streaming; when the final text differs from what streamed, show the final text."""
+        if self._stopped:  # never wait for an update under way: seal the segment once it is done
+            self.run_worker(self._seal_when_free(), exit_on_error=False)
+            return
         async with self._lock:
             await self._flush_pending()
             await self._seal()
@@ -149,6 +171,10 @@ class AssistantMessage(Vertical):
             self._received = [final_text]
             await self.remove_children()
             await self.mount(AnswerMarkdown(final_text))
+
+    async def _seal_when_free(self) -> None:
+        async with self._lock:
+            await self._seal()
 
     def freeze(self) -> FrozenAnswer | None:
         """A single-widget stand-in for this finished answer (see ``Transcript``)."""

@@ -15,7 +15,7 @@ from textual.widgets import TextArea
 from agent_cli.tui.commands import SlashCommand
 from agent_cli.tui.input_history import InputHistory
 from agent_cli.tui.pasted_images import pasted_image_paths
-from agent_cli.tui.pasted_text import PastedTexts, is_long
+from agent_cli.tui.pasted_text import PastedTexts, is_long, with_lf_ends
 from agent_cli.tui.repo_files import fuzzy_filter
 from agent_cli.tui.widgets.completion_menu import Completion, CompletionMenu
 
@@ -88,15 +88,18 @@ class Composer(TextArea):
         self.pasted = PastedTexts()  # long pastes, folded into placeholders until sent
 
     async def _on_paste(self, event: events.Paste) -> None:
-        # Textual runs TextArea's own paste handler after this one unless the default is prevented.
-        if paths := pasted_image_paths(event.text, self.cwd):
-            event.stop()
-            event.prevent_default()
+        # TextArea's own paste handler is left out: it would insert the terminal's CR line ends.
+        event.stop()
+        event.prevent_default()
+        if self.read_only:
+            return
+        text = with_lf_ends(event.text)
+        if paths := pasted_image_paths(text, self.cwd):
             self.post_message(self.ImagesPasted(paths))
-        elif is_long(event.text):
-            event.stop()
-            event.prevent_default()
-            self.insert(self.pasted.fold(event.text))
+            return
+        if is_long(text):
+            text = self.pasted.fold(text)
+        self.move_cursor(self.replace(text, *self.selection).end_location)
 
     # --- keys ---------------------------------------------------------------------------
 

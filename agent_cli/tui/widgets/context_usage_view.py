@@ -29,14 +29,19 @@ def render_usage(usage: ContextUsage) -> Content:
         f"  {tokens(usage.used)} / {tokens(usage.window)} tokens"
         f" ({usage.percent(usage.used):.0f}% used, {usage.counting_method}, {usage.accuracy})\n",
     ]
+    # Each part ends where the running total ends, so the bar fills as much as the percentage
+    # says (a cell for each small part filled 10% of it for 3% used); a part too small for a cell
+    # of its own still has its row below.
     used_cells = 0
+    total = 0
     for index, part in enumerate(usage.parts):
-        cells = round(BAR_WIDTH * part.tokens / window)
-        if part.tokens and not cells:
-            cells = 1  # every part that holds tokens shows up
-        cells = min(cells, BAR_WIDTH - used_cells)
-        used_cells += cells
-        parts.append(("█" * cells, COLORS[index % len(COLORS)]))
+        total += part.tokens
+        end = min(BAR_WIDTH, round(BAR_WIDTH * total / window))
+        parts.append(("█" * (end - used_cells), COLORS[index % len(COLORS)]))
+        used_cells = max(used_cells, end)
+    if usage.used and not used_cells:  # something is there: one cell says so
+        parts.append(("█", COLORS[0]))
+        used_cells = 1
     parts.append(("░" * (BAR_WIDTH - used_cells), "$text-muted"))
     width = max((len(part.name) for part in usage.parts), default=0) + 2
     for index, part in enumerate(usage.parts):

@@ -69,6 +69,7 @@ def render_diff(text: str, max_lines: int | None = None) -> Content:
 class DiffView(Static):
     DEFAULT_CSS = """
     DiffView { padding: 0 1; background: $surface; }
+    DiffView.notice-diff { margin: 0 0 1 0; }
     """
 
     def __init__(self, diff: str, max_lines: int | None = None, **kwargs) -> None:

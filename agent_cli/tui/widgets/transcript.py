@@ -36,6 +36,7 @@ class Transcript(VerticalScroll, can_focus=False):
         self._cells: list[Widget] = []  # in order, without the marker
         self.below = NewOutputMarker()  # the app places it under the transcript
         self._seen_height = 0  # the content's height when the user last saw the bottom
+        self._scrolled_away = False  # by the user, since the view was last at the bottom
 
     def on_mount(self) -> None:
         self.anchor()
@@ -43,15 +44,24 @@ class Transcript(VerticalScroll, can_focus=False):
 
     @property
     def at_bottom(self) -> bool:
-        return self.scroll_y >= self.max_scroll_y - 1
+        # Content shorter than the view leaves nothing below, whatever ``scroll_y`` says: Textual
+        # keeps an anchored view's ``scroll_y`` negative then (content bottom minus view height).
+        return self.max_scroll_y <= 0 or self.scroll_y >= self.max_scroll_y - 1
+
+    def release_anchor(self) -> None:
+        """The user scrolled away from the bottom (Textual calls this for their scrolls only)."""
+        super().release_anchor()
+        self._scrolled_away = True
 
     def check_below(self) -> None:
-        """Show the marker when the content grew under a view the user scrolled up."""
+        """Show the marker when the content grew under a view the user scrolled up; while the
+        view follows the bottom, output is never below it for longer than one layout."""
         height = self.virtual_size.height
         if self.at_bottom:
             self._seen_height = height
+            self._scrolled_away = False
             self.below.show(False)
-        elif height > self._seen_height:
+        elif self._scrolled_away and height > self._seen_height:
             self.below.show(True)
 
     def follow(self) -> None:
