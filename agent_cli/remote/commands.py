@@ -25,7 +25,7 @@ REMOTE_COMMANDS: dict[str, tuple[str, str, bool]] = {
     "quit": ("leave; the session goes on in the host", "", True),
 }
 ALIASES = {"exit": "quit"}
-SHELL_HERE = "!command runs in the session's own shell: the app-server protocol carries no shell command"
+SHELL_HERE = "a shell command typed after ! runs in the session's own shell: the app-server protocol carries none"
 
 
 def remote_commands() -> list[CommandInfo]:
@@ -54,7 +54,7 @@ def review_target(arguments: str) -> dict[str, Any]:
     if request.rest and request.target is None:
         return {"type": "custom", "instructions": request.rest}
     if request.rest:
-        raise InputError("/review --uncommitted takes no text over the app-server protocol")
+        raise InputError("over the app-server protocol, /review --uncommitted takes no text")
     return {"type": "uncommittedChanges"}
 
 

@@ -291,7 +291,7 @@ class RemoteConversation:
                 yield ev.Notice(f"sandbox: {mode} (from the next prompt)", title="sandbox")
             case Compact(focus=focus):
                 if focus:
-                    raise InputError("/compact takes no focus over the app-server protocol")
+                    raise InputError("over the app-server protocol, /compact takes no focus")
                 self.events.compact_trigger = "manual"
                 async for event in self._run_turn("thread/compact/start", {"threadId": self.thread.id}):
                     yield event

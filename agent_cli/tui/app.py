@@ -48,7 +48,9 @@ from agent_cli.tui.command_actions import carry_out
 from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands
 from agent_cli.tui.completion_sources import CompletionSources
 from agent_cli.tui.event_renderer import EventRenderer
-from agent_cli.tui.hosted import Hosted, detached_note
+from agent_cli.tui.exit_notes import exit_note
+from agent_cli.tui.host_link import follow_host
+from agent_cli.tui.hosted import Hosted
 from agent_cli.tui.input_history import InputHistory
 from agent_cli.tui.keys_help import keys_help
 from agent_cli.tui.memory_editor import run_editor
@@ -147,11 +149,9 @@ class AgentApp(App[int]):
         self.attachments = AttachmentChips()
         self.queue = PromptQueue(self.queued, self.composer, self.attachments)
         self.composer.take_queued = self.queue.take_last
-        conversation = self.conversation
-        self.status = StatusBar(conversation.model, conversation.provider, conversation.mode)
+        self.status = StatusBar(self.conversation.model, self.conversation.provider, self.conversation.mode)
         self.status_facts = StatusFacts()  # what the status line command reads that the session does not keep
-        # The status line command reads the session's JSON: a session in this process only.
-        command = find_status_line(config, self.session.trust.trusted)[0] if remote is None else None
+        command = find_status_line(config, self.session.trust.trusted)[0] if remote is None else None  # reads a Session
         self.status_line = StatusLine(command, partial(status_context, self))
         self.attention = Attention(config.raw.get("tui"), self._terminal_write, self.set_timer)  # title, notifications
         self.attention.on_idle = partial(idle_notification, self)
@@ -181,8 +181,7 @@ class AgentApp(App[int]):
         self.status_line.request()
         if self.remote is not None:
             self.attention.start(self.remote.thread.name or self.remote.thread.preview or None)
-            self.remote.on_gone = self.host_gone
-            self.remote.follow_elsewhere(self.follow_turn)  # another client's turn, or the one running now
+            follow_host(self, self.remote)  # another client's turn, the one running now, the host leaving
         else:
             self.attention.start(first_prompt(self.session.rollout.path))  # a resumed session's name
             self.call_after_refresh(self.background.start)
@@ -216,25 +215,10 @@ class AgentApp(App[int]):
 
     @property
     def session(self) -> Session:
-        """The session in this process. An app on a session in a host has none (``remote``):
-        what needs one (MCP, background processes, hooks, checkpoints) is never reached there."""
+        """The session in this process; none on a session in a host (``remote``), where nothing asks for it."""
         if self._session is None:
             raise RuntimeError("this app drives a session in a host: it has no session in this process")
         return self._session
-
-    @session.setter
-    def session(self, session: Session) -> None:
-        self._session = session
-
-    def follow_turn(self, events: AsyncIterator[ev.Event]) -> None:
-        """A turn this app did not start (another client's, or the one running when it attached):
-        shown live, and what is typed meanwhile waits for it as for the app's own."""
-        self._run_busy(partial(self.render_events, events), "working")
-
-    def host_gone(self, why: str) -> None:
-        """The host closed the connection (or the session): said, then the app leaves."""
-        self.run_worker(self.renderer.notice(why, "error", "host"), group="show")
-        self.set_timer(1.5, lambda: self.exit(1))
 
     def next_config(self) -> Config:
         """The config a new or resumed session opens with: on the model ``/model`` chose, if it did."""
@@ -249,7 +233,7 @@ class AgentApp(App[int]):
                 self.composer.cwd = config.cwd
                 self.sources.forget_files()  # @path completion lists the new folder's files
             self.config = config
-        self.session = session
+        self._session = session
         self.renderer = EventRenderer(self.transcript)
         self.status.count = None
         self.status.context_event = ""
@@ -296,9 +280,9 @@ class AgentApp(App[int]):
         elif plan.when == "queue":
             self.queue.add(sent)
         elif plan.command is not None:
-            self._run_busy(partial(self.commands.run, self, op, beside_turn=False), "working")
+            self.run_busy(partial(self.commands.run, self, op, beside_turn=False), "working")
         else:
-            self._run_busy(partial(self._run_prompt, sent, op), "working")
+            self.run_busy(partial(self._run_prompt, sent, op), "working")
 
     def send_queued_now(self) -> None:
         """Ctrl+S: stop the running turn and send what is queued right after it."""
@@ -337,7 +321,8 @@ class AgentApp(App[int]):
         await self.renderer.user_message(text, getattr(text, "images", ()))
         await self.render_events(self.conversation.submit(op))
 
-    def _run_busy(self, body: Callable[[], Awaitable[None]], label: str) -> None:
+    def run_busy(self, body: Callable[[], Awaitable[None]], label: str) -> None:
+        """Run ``body`` as the app's work: what is typed meanwhile is queued."""
         self.busy = True
         self._aborted = False
         self.renderer.unmute()
@@ -354,8 +339,8 @@ class AgentApp(App[int]):
         finally:
             self.busy = False
             self.activity.stop()
-            conversation = self.conversation
-            self.status.set_session(conversation.model, conversation.provider, conversation.mode)  # /model, /mode
+            status, now = self.status, self.conversation
+            status.set_session(now.model, now.provider, now.mode)  # /model, /mode
             self.status_line.request()  # a model or mode switch changes what it shows
             self.composer.remove_class("-queueing")
             while isinstance(self.screen, (ApprovalScreen, NetworkQuestionScreen)):  # the turn that asked is over
@@ -508,30 +493,8 @@ def run_app(
     return finish(app, app.run(inline=inline, inline_no_clear=inline))
 
 
-def run_hosted(config: Config, remote: Hosted, loop: asyncio.AbstractEventLoop, prompt: str | None = None) -> int:
-    """The app on a session in a host, until the user leaves it (running there). ``loop``: the
-    one ``remote`` was connected in (its connection belongs to it)."""
-    app = AgentApp(config, prompt, remote=remote)
-    return finish(app, app.run(loop=loop))
-
-
 def finish(app: AgentApp, result: int | None) -> int:
-    """After the app: how to get back to the session, and the exit code."""
-    if app.remote is not None:
-        print_if_possible(detached_note(app.remote))
-    elif app.detached is not None:
-        print_if_possible(app.detached)
-    elif (note := resume_note(app.session)) is not None:
-        print_if_possible(note)  # the terminal is back to normal (or gone): the way back into this conversation
-    if isinstance(result, int):
-        return result
-    return app.return_code or 0
-
-
-def resume_note(session: Session) -> str | None:
-    """What to print on exit: the session id and how to continue it; None when nothing was saved."""
-    rollout = session.rollout
-    if not rollout.path.exists():
-        return None
-    session_id = rollout.header.id
-    return f"session {session_id}\ncontinue it with: agent resume {session_id}   (headless: agent exec resume {session_id} PROMPT)"
+    """After the app: how to get back to the session (the terminal is back to normal, or gone), and the exit code."""
+    if (note := exit_note(app.remote, app.detached, app._session)) is not None:
+        print_if_possible(note)
+    return result if isinstance(result, int) else app.return_code or 0

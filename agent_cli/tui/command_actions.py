@@ -10,7 +10,7 @@ from typing import Protocol
 from agent_cli import events as ev
 from agent_cli.session.hook_events import end_reason
 from agent_cli.tui import first_run, rewinding
-from agent_cli.tui.detaching import DetachHost, detach
+from agent_cli.tui.host_link import DetachHost, detach
 from agent_cli.tui.session_switching import SessionFactory, go_to_folder, new_session, resume_session
 
 

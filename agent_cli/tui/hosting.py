@@ -20,8 +20,16 @@ from agent_cli.remote.conversation import RemoteConversation
 from agent_cli.remote.host import HostError, connect_host, connect_url
 from agent_cli.remote.live import LiveSession, live_sessions
 from agent_cli.remote.start_options import OptionError, first_mode, thread_params
-from agent_cli.tui.app import run_hosted
+from agent_cli.tui.app import AgentApp, finish
+from agent_cli.tui.hosted import Hosted
 from agent_cli.tui.screens.live_picker import LivePickerScreen
+
+
+def run_hosted(config: Config, remote: Hosted, loop: asyncio.AbstractEventLoop, prompt: str | None = None) -> int:
+    """The app on a session in a host, until the user leaves it (running there). ``loop``: the
+    one ``remote`` was connected in (its connection belongs to it)."""
+    app = AgentApp(config, prompt, remote=remote)
+    return finish(app, app.run(loop=loop))
 
 
 def token_of(args: argparse.Namespace) -> str | None:

@@ -1,15 +1,21 @@
-"""``/detach [PROMPT]``: the app leaves and the session goes on in the per-user host
-(remote/host.py, started on demand). A session in this process moves there: its file is synced
-and let go, and the host takes it up (``thread/resume``; PROMPT, if given, is its next turn, so
-the work goes on while nobody watches). A session in a host already just stays there."""
+"""The app and a host. ``/detach [PROMPT]``: the app leaves and the session goes on in the
+per-user host (remote/host.py, started on demand). A session in this process moves there: its
+file is synced and let go, and the host takes it up (``thread/resume``; PROMPT, if given, is its
+next turn, so the work goes on while nobody watches). A session in a host already just stays
+there. And on a session in a host, what the host sends unasked: a turn another client started
+(or the one running when the app attached), shown live; the host going away."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import partial
+from typing import Any, Protocol
 
+from agent_cli import events as ev
 from agent_cli.app_server.client import ServerError
 from agent_cli.remote.host import HostError, connect_host
 from agent_cli.tui.app_host import AppHost
+from agent_cli.tui.hosted import Hosted
 from agent_cli.tui.session_switching import SessionRestorer
 
 NOTHING_YET = "nothing to detach yet: no prompt was sent (/detach PROMPT starts it in the background host)"
@@ -20,6 +26,32 @@ class DetachHost(AppHost, Protocol):
     detached: str | None  # what to print once the app has left: how to get back to the session
 
     def exit(self, result: int | None = None, return_code: int = 0) -> None: ...
+
+
+class FollowingHost(AppHost, Protocol):
+    def run_busy(self, body: Callable[[], Awaitable[None]], label: str) -> None: ...
+    async def render_events(self, events: AsyncIterator[ev.Event]) -> None: ...
+    def set_timer(self, delay: float, callback: Callable[[], Any]) -> object: ...
+    def exit(self, result: int | None = None, return_code: int = 0) -> None: ...
+
+
+GONE_SECONDS = 1.5  # the reason stays on screen this long before the app leaves
+
+
+def follow_host(app: FollowingHost, remote: Hosted) -> None:
+    """A turn the app did not start is shown live, and what is typed meanwhile waits for it as
+    for the app's own; when the host closes the connection (or the session), the app says so
+    and leaves."""
+
+    def follow(events: AsyncIterator[ev.Event]) -> None:
+        app.run_busy(partial(app.render_events, events), "working")
+
+    def gone(why: str) -> None:
+        app.run_worker(app.renderer.notice(why, "error", "host"), group="show")
+        app.set_timer(GONE_SECONDS, lambda: app.exit(1))
+
+    remote.on_gone = gone
+    remote.follow_elsewhere(follow)
 
 
 def note(thread_id: str) -> str:
