@@ -218,8 +218,10 @@ class RemoteConversation:
                 return Route("queue" if busy else "now")
             case Steer():
                 return Route("beside", "steer") if busy else Route("refused", "steer", NO_TURN_TO_STEER)
-            case Interrupt() | SetMode() | SetModel() | SetApprovalPolicy() | SetSandbox():
-                return Route("beside", type(op).__name__.lower())
+            case Interrupt():
+                return Route("beside", "interrupt")
+            case SetMode() | SetModel() | SetApprovalPolicy() | SetSandbox():  # for the next prompt, as locally
+                return Route("queue" if busy else "now", type(op).__name__.lower())
             case Compact():
                 return Route("queue" if busy else "now", "compact")
             case RunCommand(name=name):
