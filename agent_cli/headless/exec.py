@@ -212,7 +212,7 @@ def stop_on_ctrl_c(session) -> Interruption:
         if not interrupted.is_set():
             interrupted.signal = sig
         interrupted.set()
-        session.interrupt()
+        Conversation(session).interrupt()  # the Interrupt operation, from a handler that cannot wait
 
     def on_signal(sig: int) -> None:
         stop(sig)

@@ -60,8 +60,11 @@ async def connect_host(start: bool = True) -> AppServerClient | None:
     sock = await asyncio.to_thread(reach_host, start)
     if sock is None:
         return None
-    client = await AppServerClient.connect("unix://" + str(host_socket()), sock=sock)
-    await client.initialize(CLIENT_NAME)
+    try:
+        client = await AppServerClient.connect("unix://" + str(host_socket()), sock=sock)
+        await client.initialize(CLIENT_NAME)
+    except Exception as exc:  # noqa: BLE001 - the handshake's failures come in the WebSocket library's kinds
+        raise HostError(refusal(exc) or f"the host did not answer as an app-server: {exc}") from None
     return client
 
 

@@ -63,7 +63,9 @@ def test_a_background_session_is_attached_to_seen_live_detached_and_stopped(serv
         Reply(text="all done after the release"),
         Reply(text="slept", tool_calls=[ToolCall("shell", {"command": "sleep 31.7"})]),
     )
-    started = run_agent(["--bg", *MODEL, "-a", "never", "-s", "danger-full-access", "wait for the go"], cwd=repo, env=env)
+    started = run_agent(
+        ["--bg", *MODEL, "-a", "never", "-s", "danger-full-access", "wait for the go"], cwd=repo, env=env
+    )
     assert started.returncode == 0, started.stderr
     thread_id = started.stdout.strip()
     assert len(thread_id) == 36 and "created worktree" in started.stderr  # a worktree of its own

@@ -104,7 +104,9 @@ async def test_a_turn_another_client_starts_shows_live_and_what_is_typed_waits_f
         await pilot.press("enter")
         await wait_until(pilot, lambda: list(app.queue) == ["typed meanwhile"], what="the prompt to wait")
         (repo / "go").touch()
-        await wait_until(pilot, lambda: "the queued prompt's answer" in screen_text(app), 60, "the queued prompt's turn")
+        await wait_until(
+            pilot, lambda: "the queued prompt's answer" in screen_text(app), 60, "the queued prompt's turn"
+        )
         assert "released by the test" in screen_text(app)
         await other.close()
     assert [m["content"] for m in server.requests[-1].body["messages"] if m["role"] == "user"][-1].endswith(
