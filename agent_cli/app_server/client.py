@@ -21,12 +21,12 @@ import socket
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
-
-from websockets.asyncio.client import ClientConnection, connect, unix_connect
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_cli.app_server import rpc
+
+if TYPE_CHECKING:
+    from websockets.asyncio.client import ClientConnection
 
 MAX_MESSAGE = 64 * 1024 * 1024
 
@@ -63,6 +63,8 @@ class WebSocketChannel:
         await self.websocket.send(text)
 
     async def texts(self) -> AsyncIterator[str]:
+        from websockets.exceptions import ConnectionClosed  # noqa: PLC0415 - loaded with the connection
+
         with contextlib.suppress(ConnectionClosed):
             async for message in self.websocket:
                 yield message if isinstance(message, str) else message.decode("utf-8")
@@ -117,7 +119,10 @@ class AppServerClient:
         cls, url: str, token: str | None = None, origin: str | None = None, sock: socket.socket | None = None
     ) -> AppServerClient:
         """``ws://HOST:PORT`` or ``unix://PATH``; ``sock``: that Unix socket, connected already
-        (its peer checked before a byte is sent)."""
+        (its peer checked before a byte is sent). The WebSocket library loads here: a front end
+        that never connects (`agent sessions` with no host running) never loads it."""
+        from websockets.asyncio.client import connect, unix_connect  # noqa: PLC0415
+
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         if origin is not None:
             headers["Origin"] = origin
@@ -242,6 +247,8 @@ HANDSHAKE_REFUSALS = {
 
 def refusal(exc: BaseException) -> str | None:
     """Why the server turned the connection away, when ``exc`` says it did (None otherwise)."""
+    from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI  # noqa: PLC0415
+
     if isinstance(exc, InvalidStatus):
         status = exc.response.status_code
         return f"the server refused the connection ({status}): {HANDSHAKE_REFUSALS.get(status, 'see its log')}"
