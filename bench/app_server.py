@@ -4,7 +4,7 @@ a 30 KB answer streams (every client must get every delta, in order).
 
 Run: python bench/app_server.py [--turns N] [--threads N]
 
-In-process means what the TUI does: `commands.dispatch.submit` on a session of
+In-process means what the TUI does: `commands.conversation.submit` on a session of
 `runtime.open_session`, in this interpreter. Through the server means a client of ours
 (agent_cli/app_server/client.py) over `ws://127.0.0.1` with a token, from `turn/start` until
 `turn/completed`. Through the TUI's client means what `agent --remote` does: a prompt submitted to
@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from agent_cli.app_server.client import AppServerClient, thread_text  # noqa: E402
-from agent_cli.commands.dispatch import submit  # noqa: E402
+from agent_cli.commands.conversation import submit  # noqa: E402
 from agent_cli.config import load_config  # noqa: E402
 from agent_cli.operations import UserTurn  # noqa: E402
 from agent_cli.remote.conversation import RemoteConversation  # noqa: E402

@@ -16,6 +16,7 @@ printed, with each case's ratio to the local one.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import statistics
 import subprocess
@@ -33,11 +34,14 @@ from tests.tmux_terminal import TmuxTerminal, agent_command  # noqa: E402
 TOKEN = "bench-first-paint-token"
 SHOWN = "Ask anything"
 MODEL = ["--provider", "openai-chat", "-m", "test-model"]
+RUNS = itertools.count()
 
 
 def first_paint(args: list[str], cwd: Path, env: dict[str, str]) -> float:
     start = time.perf_counter()
-    terminal = TmuxTerminal(agent_command(args), cwd, env, width=110, height=36, name="first-paint")
+    command = agent_command(args) + "; sleep 60"  # what it said, if it ends, stays on screen
+    name = f"first-paint-{next(RUNS)}"  # a tmux server of its own each time (one closing is never reused)
+    terminal = TmuxTerminal(command, cwd, env, width=110, height=36, name=name)
     try:
         while SHOWN not in terminal.screen():
             if time.perf_counter() - start > 60:
@@ -52,7 +56,7 @@ def start_server(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[subpr
     server = subprocess.Popen(
         [sys.executable, "-m", "agent_cli", "app-server", *MODEL, *argv],
         cwd=cwd,
-        env=env,
+        env={**os.environ, **env},
         stderr=subprocess.PIPE,
         text=True,
     )
@@ -74,7 +78,6 @@ def main(rounds: int) -> None:
     token_file.chmod(0o600)
     with FakeModelServer() as fake:
         env = {
-            **os.environ,
             **provider_env(fake, "openai-chat"),
             "AGENT_HOME": str(home / "agent-home"),
             "XDG_RUNTIME_DIR": str(runtime),

@@ -138,16 +138,23 @@ class RemoteConversation:
         """A new thread in ``cwd`` (``settings``: thread/start's model, modelProvider,
         approvalPolicy, sandbox)."""
         conversation = cls(client, RemoteThread("", cwd, "", "", "", ""), [])
-        answer = await client.request("thread/start", {"cwd": str(cwd), **settings})
-        conversation.adopt(answer)
+        try:
+            conversation.adopt(await client.request("thread/start", {"cwd": str(cwd), **settings}))
+        except BaseException:
+            await conversation.aclose()
+            raise
         return conversation
 
     @classmethod
     async def resume(cls, client: AppServerClient, thread_id: str) -> RemoteConversation:
         """The thread ``thread_id``, live: its history, then the turn running now (if one is)."""
         conversation = cls(client, RemoteThread(thread_id, Path.cwd(), "", "", "", ""), [])
-        answer = await client.request("thread/resume", {"threadId": thread_id})
-        conversation.adopt(answer)
+        try:
+            answer = await client.request("thread/resume", {"threadId": thread_id})
+            conversation.adopt(answer)
+        except BaseException:
+            await conversation.aclose()
+            raise
         conversation.history = history_events(answer["thread"].get("turns") or [])
         return conversation
 
@@ -491,3 +498,4 @@ class RemoteConversation:
             await self.client.close()
         for task in list(self._tasks):
             task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -91,14 +91,20 @@ def run_attach(argv: list[str]) -> int:
     loop = asyncio.new_event_loop()
     try:
         client = loop.run_until_complete(attach_client(args.remote, token))
-        ref = args.session or pick(client, loop)
-        if ref is None:
-            loop.run_until_complete(client.close())
-            return 0
-        remote = loop.run_until_complete(RemoteConversation.resume(client, ref))
     except (HostError, ServerError, ConnectionError, OSError) as exc:
         loop.close()
         fail(f"attach: {exc}")
+    try:
+        ref = args.session or pick(client, loop)
+        remote = loop.run_until_complete(RemoteConversation.resume(client, ref)) if ref is not None else None
+    except (HostError, ServerError, ConnectionError, OSError) as exc:
+        loop.run_until_complete(client.close())
+        loop.close()
+        fail(f"attach: {exc}")
+    if remote is None:  # left the picker
+        loop.run_until_complete(client.close())
+        loop.close()
+        return 0
     remote.url = args.remote or ""
     return run_hosted(local_config(remote.thread.cwd), remote, loop)
 
