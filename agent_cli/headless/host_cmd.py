@@ -15,13 +15,15 @@ from typing import TextIO
 from agent_cli.app_server.client import AppServerClient, ServerError
 from agent_cli.display import short_path
 from agent_cli.headless.common import fail, load_config_or_exit
-from agent_cli.headless.worktree_cmd import prepare, worktree_request
+from agent_cli.headless.worktree_cmd import drop_if_unused, prepare, worktree_request
+from agent_cli.paths import agent_home
 from agent_cli.remote import live
 from agent_cli.remote.conversation import CODEX_MODES
 from agent_cli.remote.host import HostError, connect_host
 from agent_cli.remote.start_options import OptionError, first_mode, thread_params
 from agent_cli.terminal_text import terminal_safe
 from agent_cli.worktrees.entering import Entered, GitError, open_worktree
+from agent_cli.worktrees.store import containing
 
 STATE_WIDTH = 20
 
@@ -39,21 +41,22 @@ def run_background(args: argparse.Namespace, out: TextIO | None = None) -> int:
     except OptionError as exc:
         fail(f"--bg: {exc}")
     cwd = Path(args.cd).expanduser().resolve() if args.cd else Path.cwd()
-    if not args.no_worktree:
-        cwd = in_own_worktree(args, cwd)
+    entered = None if args.no_worktree else in_own_worktree(args, cwd)
     try:
-        thread_id = asyncio.run(start_in_host(cwd, params, mode, prompt))
+        thread_id = asyncio.run(start_in_host(entered.cwd if entered else cwd, params, mode, prompt))
     except (HostError, ServerError, ConnectionError, OSError) as exc:
+        if entered is not None and entered.created:
+            drop_if_unused(entered.worktree)  # made for nothing: gone again
         fail(f"--bg: {exc}")
     print(thread_id, file=out or sys.stdout, flush=True)
     print(f"agent: running in the background; watch it with: agent attach {thread_id}", file=sys.stderr)
     return 0
 
 
-def in_own_worktree(args: argparse.Namespace, cwd: Path) -> Path:
+def in_own_worktree(args: argparse.Namespace, cwd: Path) -> Entered:
     """A worktree for the session (``-w NAME``, else a generated name): made, set up as `agent -w`
     sets one up (the ignored files it names copied, the trust answer carried over, its set-up
-    command run here first). Where the session is to start in it."""
+    command run here first)."""
     request = worktree_request(args) or (None, getattr(args, "base", None))
     try:
         entered = open_worktree(*request, cwd=cwd)
@@ -65,7 +68,7 @@ def in_own_worktree(args: argparse.Namespace, cwd: Path) -> Path:
     args.cd = str(entered.cwd)
     if (setup := prepare(entered, load_config_or_exit(args), args)) is not None:
         run_setup(entered, setup)
-    return entered.cwd
+    return entered
 
 
 def run_setup(entered: Entered, command: str) -> None:
@@ -107,9 +110,18 @@ def print_live(out: TextIO) -> None:
         prompt = " ".join((session.preview or "(no prompt yet)").split())
         if session.name:
             prompt = f"[{session.name}] {prompt}"
-        line = f"{session.state:<{STATE_WIDTH}}  {session.short_id:<8}  {short_path(session.cwd):<28}  {prompt[:80]}"
+        line = f"{session.state:<{STATE_WIDTH}}  {session.short_id:<8}  {folder(session.cwd):<28}  {prompt[:80]}"
         out.write(terminal_safe(line) + "\n")
     out.write("Watch one with `agent attach ID`; end one with `agent sessions stop ID`.\n\n")
+
+
+def folder(cwd: str) -> str:
+    """Where it runs, as the saved list shows it: a worktree of the agent's as its repository @NAME."""
+    worktree = containing(agent_home(), Path(cwd))
+    if worktree is None:
+        return short_path(cwd)
+    label = f"@{worktree.name}"
+    return short_path(worktree.repository, limit=27 - len(label)) + " " + label
 
 
 async def _live() -> list[live.LiveSession]:

@@ -154,3 +154,28 @@ def test_detach_moves_a_terminal_session_to_the_host_and_attach_finds_it(server,
 
 def _running(env: dict[str, str], repo: Path) -> bool:
     return any(row.startswith("running") for row in live_rows(env, repo))
+
+
+def test_what_cannot_start_says_why_and_starts_nothing(repo, env, tmp_path):
+    plain = tmp_path / "not-a-repository"
+    plain.mkdir()
+    outside = run_agent(["--bg", *MODEL, "do it"], cwd=plain, env=env)
+    assert outside.returncode == 2 and "--no-worktree runs it here" in outside.stderr
+    empty = run_agent(["--bg", *MODEL], cwd=repo, env=env)
+    assert empty.returncode == 2 and "--bg needs a prompt" in empty.stderr
+    unsupported = run_agent(["--bg", *MODEL, "--mode", "ask", "do it"], cwd=repo, env=env)
+    assert unsupported.returncode == 2 and "agent or plan mode" in unsupported.stderr
+    assert host_pid(env) is None  # none of them started a host
+    nothing = run_agent(["attach"], cwd=repo, env=env)
+    assert nothing.returncode == 2 and "no host runs" in nothing.stderr
+    assert run_agent(["sessions", "stop", "abc"], cwd=repo, env=env).returncode == 2
+    assert host_pid(env) is None  # asking about live sessions never starts one
+
+
+def test_a_session_the_host_refuses_leaves_no_worktree_behind(repo, env):
+    no_key = {name: value for name, value in env.items() if name != "OPENAI_API_KEY"}
+    refused = run_agent(["--bg", *MODEL, "do it"], cwd=repo, env=no_key)
+    assert refused.returncode == 2 and "OPENAI_API_KEY is not set" in refused.stderr
+    assert "created worktree" in refused.stderr
+    listed = subprocess.run(["git", "worktree", "list"], cwd=repo, capture_output=True, text=True, check=True)
+    assert len(listed.stdout.splitlines()) == 1, listed.stdout  # the one it made went again
