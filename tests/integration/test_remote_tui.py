@@ -144,3 +144,28 @@ def test_a_host_on_a_websocket_refuses_a_client_without_its_token(repo, host):
     unset = run_agent(["--remote", host.url, "--remote-auth-token-env", "NOT_SET_ANYWHERE"], cwd=repo)
     assert unset.returncode == 2 and "NOT_SET_ANYWHERE is empty or not set" in unset.stderr
     assert "NOT_SET_ANYWHERE" not in os.environ
+
+
+async def test_an_approval_answered_in_another_window_closes_the_apps_dialog(server, repo, host):
+    server.script(
+        Reply(text="asking", tool_calls=[ToolCall("shell", {"command": f"touch approved.txt; {RELEASE}"})]),
+        Reply(text="approved elsewhere"),
+    )
+    app = await hosted_app(host.url, repo, approvalPolicy="untrusted")
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.remote is not None
+        other = await AppServerClient.connect(host.url, token=TOKEN)
+        await other.initialize("another-window")
+        await other.request("thread/resume", {"threadId": app.remote.thread.id})
+        await type_text(pilot, "make the file")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval dialog")
+        asked = await other.server_request()
+        await other.respond(asked, {"decision": "accept"})
+        await wait_until(pilot, lambda: (repo / "approved.txt").exists(), 30, "the approved command to run")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ApprovalScreen), 30, "the dialog to close")
+        assert app.busy  # closed by the other window's answer, not by the turn's end
+        (repo / "go").touch()
+        await wait_idle(pilot, timeout=60)
+        assert "approved elsewhere" in screen_text(app) and (repo / "approved.txt").exists()
+        await other.close()
