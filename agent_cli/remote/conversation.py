@@ -2,8 +2,8 @@
 process: ``route(op)`` and ``async for event in submit(op)`` with the operations of
 ``operations.py``, typed events back. So the TUI runs on a host unchanged (``agent --remote``,
 ``agent attach``): what it sends becomes the protocol's requests, the thread's notifications
-become events (notifications.py), the host's questions become approval and elicitation events
-whose answers go back as the requests' results (questions.py).
+become events and the host's questions approval and elicitation events whose answers go back as
+the requests' results (thread_feed.py, notifications.py, questions.py).
 
 What the protocol carries: a prompt (``turn/start``, with the mode, model, approval policy and
 sandbox chosen since the last one, as Codex's TUI sends them), ``Steer``, ``Interrupt``,
@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli import events as ev
-from agent_cli.app_server import rpc
 from agent_cli.app_server.client import AppServerClient, ServerError
 from agent_cli.commands.catalog import CommandInfo
 from agent_cli.commands.conversation import NO_TURN_TO_STEER, Route
@@ -46,8 +45,8 @@ from agent_cli.operations import (
     UserTurn,
 )
 from agent_cli.remote import commands
-from agent_cli.remote.notifications import ThreadEvents, history_events
-from agent_cli.remote.questions import ASKED, answer_of, question_event, withdrawn
+from agent_cli.remote.notifications import history_events
+from agent_cli.remote.thread_feed import HOST_GONE, ThreadFeed
 
 log = logging.getLogger("agent_cli.remote")
 CODEX_MODES = {"agent": "default", "plan": "plan"}  # ours -> Codex's collaboration modes
@@ -56,22 +55,6 @@ CODEX_SANDBOXES = {
     "workspace-write": "workspaceWrite",
     "danger-full-access": "dangerFullAccess",
 }
-THREAD_EVENTS = (
-    "turn/started",
-    "turn/completed",
-    "item/started",
-    "item/completed",
-    "item/agentMessage/delta",
-    "item/reasoning/summaryTextDelta",
-    "item/reasoning/textDelta",
-    "item/commandExecution/outputDelta",
-    "turn/plan/updated",
-    "thread/tokenUsage/updated",
-    "warning",
-    "error",
-)
-HOST_GONE = "the host closed the connection: the session goes on there if the host does (agent attach)"
-_END = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,28 +71,6 @@ class RemoteThread:
     preview: str = ""
 
 
-class TurnStream:
-    """One turn's events, as they arrive, for whoever renders them."""
-
-    def __init__(self) -> None:
-        self.id: str | None = None
-        self.queue: asyncio.Queue[Any] = asyncio.Queue()
-        self.ended = False
-
-    def put(self, events: list[ev.Event]) -> None:
-        for event in events:
-            self.queue.put_nowait(event)
-
-    def end(self) -> None:
-        if not self.ended:
-            self.ended = True
-            self.queue.put_nowait(_END)
-
-    async def events(self) -> AsyncIterator[ev.Event]:
-        while (event := await self.queue.get()) is not _END:
-            yield event
-
-
 class RemoteConversation:
     memory_shortcut = False  # `# text` saves a memory where the session runs: not from here
 
@@ -119,17 +80,8 @@ class RemoteConversation:
         self.history = history  # the conversation so far, as events to show
         self.mode = "agent"
         self.pending: dict[str, Any] = {}  # what the next turn/start carries: chosen since the last one
-        self.tokens: ev.TokenCount | None = None
-        self.events = ThreadEvents()
-        self.turn: TurnStream | None = None
-        self._elsewhere: Callable[[AsyncIterator[ev.Event]], None] | None = None
-        self._unfollowed: TurnStream | None = None  # a turn that came before anyone followed
-        self._asked: dict[rpc.RequestId, ev.Event] = {}
-        self._tasks: set[asyncio.Future[Any]] = set()
-        self.on_gone: Callable[[str], None] | None = None  # the host closed the connection, or the thread
-        self._early: list[dict[str, Any]] | None = []  # what came before the thread was known (adopt)
-        client.on_message = self._received
-        self._spawn(self._watch_connection())
+        self.feed = ThreadFeed(client)  # what the host sends about the thread
+        self.feed.on_renamed = lambda name: setattr(self, "thread", replace(self.thread, name=name))
 
     # --- opening -----------------------------------------------------------------------------
 
@@ -172,9 +124,7 @@ class RemoteConversation:
             name=thread.get("name"),
             preview=str(thread.get("preview") or ""),
         )
-        early, self._early = self._early or [], None
-        for message in early:  # the reader went on while the answer waited for its reader
-            self._received(message)
+        self.feed.known(self.thread.id)
 
     # --- what a front end reads -----------------------------------------------------------------
 
@@ -192,10 +142,18 @@ class RemoteConversation:
 
     @property
     def busy(self) -> bool:
-        return self.turn is not None
+        return self.feed.turn is not None
+
+    @property
+    def on_gone(self) -> Callable[[str], None] | None:
+        return self.feed.on_gone
+
+    @on_gone.setter
+    def on_gone(self, callback: Callable[[str], None] | None) -> None:
+        self.feed.on_gone = callback
 
     def token_count(self) -> ev.TokenCount | None:
-        return self.tokens
+        return self.feed.tokens
 
     def commands(self) -> list[CommandInfo]:
         return commands.remote_commands()
@@ -206,10 +164,11 @@ class RemoteConversation:
     def follow_elsewhere(self, follow: Callable[[AsyncIterator[ev.Event]], None]) -> None:
         """``follow`` gets the events of each turn this client did not start (another client's,
         or the one running when it attached)."""
-        self._elsewhere = follow
-        if self._unfollowed is not None:
-            stream, self._unfollowed = self._unfollowed, None
-            follow(stream.events())
+        self.feed.follow_elsewhere(follow)
+
+    async def aclose(self) -> None:
+        """Leave: the session and its turn go on in the host."""
+        await self.feed.aclose()
 
     # --- operations -------------------------------------------------------------------------
 
@@ -275,10 +234,11 @@ class RemoteConversation:
                 async for event in self._run_turn("turn/start", params):
                     yield event
             case Steer(text=text):
-                if self.turn is None or self.turn.id is None:
+                turn = self.feed.turn
+                if turn is None or turn.id is None:
                     raise InputError(NO_TURN_TO_STEER)
                 items = [{"type": "text", "text": text, "text_elements": []}]
-                params = {"threadId": self.thread.id, "input": items, "expectedTurnId": self.turn.id}
+                params = {"threadId": self.thread.id, "input": items, "expectedTurnId": turn.id}
                 await self.client.request("turn/steer", params)
             case Interrupt():
                 await self._interrupt()
@@ -301,7 +261,7 @@ class RemoteConversation:
             case Compact(focus=focus):
                 if focus:
                     raise InputError("over the app-server protocol, /compact takes no focus")
-                self.events.compact_trigger = "manual"
+                self.feed.events.compact_trigger = "manual"
                 async for event in self._run_turn("thread/compact/start", {"threadId": self.thread.id}):
                     yield event
             case RunCommand(name=name, arguments=arguments):
@@ -329,9 +289,9 @@ class RemoteConversation:
             case "help":
                 yield ev.Notice(commands.help_text(), title="help")
             case "copy":
-                if self.events.last_answer is None:
+                if (answer := self.feed.events.last_answer) is None:
                     raise InputError("there is no answer to copy yet")
-                yield ev.CommandAction("copy", self.events.last_answer)
+                yield ev.CommandAction("copy", answer)
             case "quit" | "detach":
                 yield ev.CommandAction("detach")
 
@@ -350,8 +310,8 @@ class RemoteConversation:
             f"approvals: {thread.approval}",
             f"sandbox: {thread.sandbox}",
         ]
-        if self.tokens is not None:
-            total = self.tokens.total
+        if (tokens := self.feed.tokens) is not None:
+            total = tokens.total
             lines.append(
                 f"tokens: {total.input_tokens} in ({total.cached_input_tokens} cached), {total.output_tokens} out"
             )
@@ -363,21 +323,18 @@ class RemoteConversation:
 
     async def _run_turn(self, method: str, params: dict[str, Any]) -> AsyncIterator[ev.Event]:
         """Start a turn with ``method`` and yield its events until it ends."""
-        stream = TurnStream()
-        self.turn = stream
+        stream = self.feed.begin()
         try:
             answer = await self.client.request(method, params)
         except ServerError as exc:
             if stream.id is None:  # nothing started
-                if self.turn is stream:
-                    self.turn = None
+                self.feed.abandon(stream)
                 raise
             # Another client's turn started just before: this one was refused; show that one instead.
             yield ev.InputRejected(f"the host refused it: {exc.message}")
             answer = None
         except BaseException:
-            if self.turn is stream and stream.id is None:
-                self.turn = None
+            self.feed.abandon(stream)
             raise
         if stream.id is None and isinstance(answer, dict) and isinstance(answer.get("turn"), dict):
             stream.id = str(answer["turn"]["id"])
@@ -386,10 +343,10 @@ class RemoteConversation:
 
     def interrupt(self) -> None:
         """Stop the running turn (a key handler's call: the request goes out in the background)."""
-        self._spawn(self._interrupt())
+        self.feed.spawn(self._interrupt())
 
     async def _interrupt(self) -> None:
-        turn = self.turn
+        turn = self.feed.turn
         if turn is None:
             return
         params: dict[str, Any] = {"threadId": self.thread.id}
@@ -397,105 +354,3 @@ class RemoteConversation:
             params["turnId"] = turn.id
         with contextlib.suppress(ServerError, ConnectionError, asyncio.TimeoutError):
             await self.client.request("turn/interrupt", params, timeout=30)
-
-    # --- what the host sends ----------------------------------------------------------------
-
-    def _received(self, message: dict[str, Any]) -> None:
-        if self._early is not None:
-            self._early.append(message)
-            return
-        method, params = str(message.get("method")), message.get("params") or {}
-        if "id" in message:
-            self._asked_by_host(message["id"], method, params)
-            return
-        if params.get("threadId") not in (None, self.thread.id):
-            return
-        match method:
-            case "turn/started":
-                self._turn_started(params)
-            case "serverRequest/resolved":
-                if (event := self._asked.pop(params.get("requestId"), None)) is not None:  # type: ignore[arg-type]
-                    withdrawn(event)
-            case "thread/closed":
-                self._gone("the host closed this session (agent sessions stop, or it was unloaded)")
-            case "thread/name/updated":
-                self.thread = replace(self.thread, name=params.get("threadName"))
-            case _ if method in THREAD_EVENTS:
-                self._thread_event(method, params)
-
-    def _turn_started(self, params: dict[str, Any]) -> None:
-        turn_id = str((params.get("turn") or {}).get("id", ""))
-        stream = self.turn
-        if stream is None or (stream.id is not None and stream.id != turn_id):
-            stream = self.turn = TurnStream()  # another client's turn, or the one running when we attached
-            stream.id = turn_id
-            self._follow(stream)
-        stream.id = turn_id
-        stream.put(self.events.read("turn/started", params))
-
-    def _follow(self, stream: TurnStream) -> None:
-        if self._elsewhere is not None:
-            self._elsewhere(stream.events())
-        else:
-            self._unfollowed = stream
-
-    def _thread_event(self, method: str, params: dict[str, Any]) -> None:
-        events = self.events.read(method, params)
-        for event in events:
-            if isinstance(event, ev.TokenCount):
-                self.tokens = event
-        stream = self.turn
-        if stream is None:
-            return  # a notification of no turn we know of (it ended before we attached)
-        stream.put(events)
-        if method == "turn/completed":
-            self.turn = None
-            stream.end()
-
-    def _asked_by_host(self, request_id: rpc.RequestId, method: str, params: dict[str, Any]) -> None:
-        if method not in ASKED:
-            message = rpc.error_reply(request_id, rpc.RpcError(rpc.METHOD_NOT_FOUND, f"{method} is not handled here"))
-            self._spawn(self.client.send(message))
-            return
-        item = self.events.started.get(str(params.get("itemId", "")))
-        event = question_event(method, params, item)
-        self._asked[request_id] = event
-        future: asyncio.Future[Any] = event.future  # type: ignore[attr-defined]
-        future.add_done_callback(lambda _: self._answered(request_id, event))
-        if self.turn is None:
-            self.turn = TurnStream()
-            self._follow(self.turn)
-        self.turn.put([event])
-
-    def _answered(self, request_id: rpc.RequestId, event: ev.Event) -> None:
-        if self._asked.pop(request_id, None) is None:
-            return  # answered elsewhere first: the host knows
-        self._spawn(self.client.send(rpc.result_reply(request_id, answer_of(event))))
-
-    # --- the connection ---------------------------------------------------------------------
-
-    async def _watch_connection(self) -> None:
-        await self.client.closed.wait()
-        self._gone(HOST_GONE)
-
-    def _gone(self, why: str) -> None:
-        if (stream := self.turn) is not None:
-            self.turn = None
-            stream.put([ev.Error(why, fatal=True), ev.TurnAborted("disconnected")])
-            stream.end()
-        if self.on_gone is not None:
-            self.on_gone(why)
-
-    def _spawn(self, work: Any) -> None:
-        task = asyncio.ensure_future(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def aclose(self) -> None:
-        """Leave: the session and its turn go on in the host."""
-        self.on_gone = None
-        with contextlib.suppress(Exception):
-            await self.client.close()
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -29,8 +29,15 @@ class Hosted(Driven, Protocol):
     @property
     def thread(self) -> HostedThread: ...
 
-    on_gone: Callable[[str], None] | None  # the host closed the connection, or the session
     url: str  # where the host was reached ("": the per-user host)
+
+    @property
+    def on_gone(self) -> Callable[[str], None] | None:
+        """Called when the host closes the connection, or the session."""
+        ...
+
+    @on_gone.setter
+    def on_gone(self, callback: Callable[[str], None] | None) -> None: ...
 
     def history_events(self) -> list[ev.Event]:
         """The conversation so far, as events to show."""
