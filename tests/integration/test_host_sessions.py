@@ -179,3 +179,27 @@ def test_a_session_the_host_refuses_leaves_no_worktree_behind(repo, env):
     assert "created worktree" in refused.stderr
     listed = subprocess.run(["git", "worktree", "list"], cwd=repo, capture_output=True, text=True, check=True)
     assert len(listed.stdout.splitlines()) == 1, listed.stdout  # the one it made went again
+
+
+def test_a_background_session_waiting_for_approval_is_answered_from_the_picker(server, repo, env):
+    server.script(
+        Reply(text="asking", tool_calls=[ToolCall("shell", {"command": "touch made-by-the-host.txt"})]),
+        Reply(text="made it after the yes"),
+    )
+    started = run_agent(["--bg", *MODEL, "-a", "untrusted", "make the file"], cwd=repo, env=env)
+    assert started.returncode == 0, started.stderr
+    wait_for(lambda: any(r.startswith("waiting for approval") for r in live_rows(env, repo)), 60, "the question")
+    terminal = in_terminal(["attach"], repo, env)
+    try:
+        terminal.wait_for_text("Attach to a session running in the host (1)")
+        assert "waiting for approval" in terminal.screen()
+        terminal.keys("Enter")
+        terminal.wait_for_text("Allow the agent to run this shell command?")  # the question it left open
+        terminal.wait_for_text("touch made-by-the-host.txt")
+        wait_for(lambda: "keys wait until you stop typing" not in terminal.screen(), 30, "the dialog to take keys")
+        terminal.keys("y")
+        terminal.wait_for_text("made it after the yes")
+    finally:
+        terminal.close()
+    (row,) = live_rows(env, repo)
+    assert row.startswith("idle")
