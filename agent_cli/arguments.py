@@ -13,7 +13,8 @@ SUBCOMMANDS = {
     "exec": "run headless: one prompt, text or JSONL events out (exec resume, exec undo)",
     "batch": "run many tasks (JSONL or Terminal-Bench folders), each in its own worktree; here or on Ray",
     "resume": "open a saved session in the app (no id: pick from a list)",
-    "sessions": "saved sessions: list, rename, export, repair, rm",
+    "attach": "open the app on a session running in the background host (no id: pick one)",
+    "sessions": "live and saved sessions: list, stop, rename, export, repair, rm",
     "worktree": "the agent's git worktrees of this repository: list, rm, prune",
     "login": "store a provider's API key (readable by you only)",
     "logout": "forget the stored API key(s)",
@@ -21,6 +22,7 @@ SUBCOMMANDS = {
     "mcp": "MCP servers: list, get, add, remove, login, logout",
     "memory": "what the agent remembers: list, add, forget, search, export, import",
     "plugin": "the Claude Code plugins found here: list",
+    "batch": "run many tasks, each `agent exec` in a worktree of its own (a JSONL file or Terminal-Bench tasks)",
     "acp": "serve an editor over the Agent Client Protocol (stdio)",
     "app-server": "serve Codex's app-server protocol to Codex clients (stdio, a Unix socket or a WebSocket)",
 }
@@ -107,6 +109,22 @@ def build_tui_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"agent-cli {__version__}")
     add_session_options(parser)
     add_worktree_options(parser)
+    parser.add_argument(
+        "--bg",
+        action="store_true",
+        help="start the session in the background host (in a worktree of its own) and print its id; "
+        "agent attach ID shows it",
+    )
+    parser.add_argument("--no-worktree", action="store_true", help="with --bg: run it in this folder")
+    parser.add_argument(
+        "--remote",
+        metavar="URL",
+        help="open the app on a new session in the host at URL (ws://HOST:PORT, unix:// or unix://PATH): "
+        "an `agent app-server`",
+    )
+    parser.add_argument(
+        "--remote-auth-token-env", metavar="VAR", help="with --remote: the environment variable holding its token"
+    )
     parser.add_argument(
         "--inline",
         action="store_true",

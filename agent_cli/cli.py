@@ -13,10 +13,11 @@ from agent_cli.app_server.main import run_app_server
 from agent_cli.arguments import SUBCOMMANDS, add_session_options, add_worktree_options, build_tui_parser
 from agent_cli.batch.main import run_batch
 from agent_cli.headless import sessions_cmd
-from agent_cli.headless.common import check_api_key_or_exit, load_config_or_exit
+from agent_cli.headless.common import check_api_key_or_exit, fail, load_config_or_exit
 from agent_cli.headless.doctor_cmd import run_doctor
 from agent_cli.headless.exec import exit_now, run_exec
 from agent_cli.headless.exec_options import add_exec_options
+from agent_cli.headless.host_cmd import run_background
 from agent_cli.headless.login_cmd import run_login, run_logout
 from agent_cli.headless.mcp_cmd import run_mcp
 from agent_cli.headless.memory_cmd import run_memory
@@ -124,6 +125,10 @@ def dispatch(argv: list[str]) -> int:
         status = run_app(config, prompt, session=session, setup=setup)
         leave_after_tui(entered)  # a session that went back to its worktree: keep it or not
         exit_now(status)  # without the interpreter's teardown of the app's widgets (seconds after a long answer)
+    if argv and argv[0] == "attach":  # the app on a live session of a host
+        from agent_cli.tui.hosting import run_attach
+
+        exit_now(run_attach(argv[1:]))
     if argv and (argv[0] == "acp" or "--acp" in argv):
         return run_acp(argv[1:] if argv[0] == "acp" else [word for word in argv if word != "--acp"])
     if argv and argv[0] == "app-server":
@@ -139,6 +144,16 @@ def dispatch(argv: list[str]) -> int:
     if argv and argv[0] in HEADLESS_COMMANDS:
         return HEADLESS_COMMANDS[argv[0]](argv[1:])
     args = build_tui_parser().parse_args(argv)
+    if args.bg:  # the session starts in the background host; this command only prints its id
+        return run_background(args)
+    if args.remote:
+        if args.worktree is not None:
+            fail("--worktree with --remote: the host works in its own folders; give -C DIR (or agent --bg -w NAME)")
+        from agent_cli.tui.hosting import run_remote
+
+        exit_now(run_remote(args))
+    if args.remote_auth_token_env or args.no_worktree:
+        fail("--remote-auth-token-env goes with --remote, --no-worktree with --bg")
     entered = enter_from_args(args)  # -w/--worktree: the session starts in it
     from agent_cli.tui.first_run import set_up_if_needed  # Textual, which `agent exec` never loads
 

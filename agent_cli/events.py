@@ -214,8 +214,9 @@ class CommandAction:
     """A slash command only a front end can carry out. `agent exec` ends on "quit"."""
 
     # copy, export: the argument is the text for the clipboard; resume: the session (a fork's new
-    # file); worktree: the folder to go on in, ``then`` a set-up command to run there first
-    action: Literal["quit", "new", "resume", "rewind", "copy", "export", "login", "worktree"]
+    # file); worktree: the folder to go on in, ``then`` a set-up command to run there first;
+    # detach: leave the session running in the host, ``argument`` a prompt to start there first
+    action: Literal["quit", "new", "resume", "rewind", "copy", "export", "login", "worktree", "detach"]
     argument: str | None = None
     then: str | None = None
 

@@ -33,6 +33,16 @@ def warm_server_dirs() -> list[Path]:
     return list(dict.fromkeys(found))
 
 
+def private_dir(path: Path) -> bool:
+    """Create the socket folder 0700, or check that an existing one is ours and private."""
+    try:
+        path.mkdir(mode=0o700, exist_ok=True)  # not its parents: a runtime folder is the system's to make
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return info.st_uid == os.getuid() and (info.st_mode & 0o777) == 0o700 and not os.path.islink(path)
+
+
 def _bundled_dir(kind: str) -> Path:
     # A wheel carries the files as package data; a source checkout or editable install keeps
     # them at the repository's top level, next to the package.

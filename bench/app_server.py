@@ -4,10 +4,13 @@ a 30 KB answer streams (every client must get every delta, in order).
 
 Run: python bench/app_server.py [--turns N] [--threads N]
 
-In-process means what the TUI does: `commands.dispatch.submit` on a session of
+In-process means what the TUI does: `commands.conversation.submit` on a session of
 `runtime.open_session`, in this interpreter. Through the server means a client of ours
 (agent_cli/app_server/client.py) over `ws://127.0.0.1` with a token, from `turn/start` until
-`turn/completed`. Both run the same one-line answer, interleaved, after a warm-up turn each.
+`turn/completed`. Through the TUI's client means what `agent --remote` does: a prompt submitted to
+agent_cli/remote/conversation.py's RemoteConversation (the same `UserTurn` a local app submits),
+its notifications read back as typed events until the turn's end. All run the same one-line
+answer, interleaved, after a warm-up turn each.
 """
 
 from __future__ import annotations
@@ -27,8 +30,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from agent_cli.app_server.client import AppServerClient, thread_text  # noqa: E402
-from agent_cli.commands.dispatch import submit  # noqa: E402
+from agent_cli.commands.conversation import submit  # noqa: E402
 from agent_cli.config import load_config  # noqa: E402
+from agent_cli.operations import UserTurn  # noqa: E402
+from agent_cli.remote.conversation import RemoteConversation  # noqa: E402
 from agent_cli.runtime import open_session  # noqa: E402
 from tests.fake_server import FakeModelServer, Reply  # noqa: E402
 
@@ -66,6 +71,16 @@ async def server_turns(client: AppServerClient, thread_id: str, turns: int) -> l
             lambda p, turn_id=turn["id"]: p["turn"]["id"] == turn_id,
             after=len(client.notifications) - 1,
         )
+        times.append(time.perf_counter() - start)
+    return times[1:]
+
+
+async def conversation_turns(remote: RemoteConversation, turns: int) -> list[float]:
+    times = []
+    for _ in range(turns + 1):
+        start = time.perf_counter()
+        async for _event in remote.submit(UserTurn("hello")):
+            pass
         times.append(time.perf_counter() - start)
     return times[1:]
 
@@ -121,12 +136,17 @@ async def main(turns: int, idle_threads: int) -> None:
             client = await AppServerClient.connect(url, token=TOKEN)
             await client.initialize()
             thread_id = (await client.request("thread/start", {"cwd": str(repo)}))["thread"]["id"]
-            local, remote = [], []
+            tui_client = await AppServerClient.connect(url, token=TOKEN)
+            await tui_client.initialize()
+            conversation = await RemoteConversation.start(tui_client, repo, {})
+            local, remote, tui = [], [], []
             for _ in range(turns):  # interleaved, one turn each at a time
                 local += await in_process_turns(fake, repo, 1)
                 remote += await server_turns(client, thread_id, 1)
-            one_thread_rss = rss_kb(server.pid)
-            for _ in range(idle_threads - 1):
+                tui += await conversation_turns(conversation, 1)
+            await conversation.aclose()
+            two_threads_rss = rss_kb(server.pid)
+            for _ in range(idle_threads - 2):  # two are loaded already
                 other = (await client.request("thread/start", {"cwd": str(repo)}))["thread"]["id"]
                 await server_turns(client, other, 0)
             many_rss = rss_kb(server.pid)
@@ -144,9 +164,13 @@ async def main(turns: int, idle_threads: int) -> None:
     print(f"| in-process (submit) | {local_ms:.1f} |")
     print(f"| through ws:// (turn/start to turn/completed) | {remote_ms:.1f} |")
     print(f"| difference | {remote_ms - local_ms:+.1f} ({remote_ms / local_ms:.2f}x) |")
+    tui_ms = statistics.median(tui) * 1000
+    print(
+        f"| through ws:// with the TUI's client (RemoteConversation.submit) | {tui_ms:.1f} ({tui_ms - local_ms:+.1f}) |"
+    )
     print()
-    per_thread = (many_rss - one_thread_rss) / max(1, idle_threads - 1)
-    print(f"server RSS: {started_rss / 1024:.1f} MB at start, {one_thread_rss / 1024:.1f} MB with one thread, "
+    per_thread = (many_rss - two_threads_rss) / max(1, idle_threads - 2)
+    print(f"server RSS: {started_rss / 1024:.1f} MB at start, {two_threads_rss / 1024:.1f} MB with two threads, "
           f"{many_rss / 1024:.1f} MB with {idle_threads} idle threads ({per_thread / 1024:.2f} MB per idle thread)")  # fmt: skip
     print(f"30 KB answer in {len(ANSWER) // 8} deltas: one client {single * 1000:.0f} ms, five clients "
           f"{five * 1000:.0f} ms ({five / single:.2f}x); every client got every delta in order: {whole}")  # fmt: skip

@@ -362,7 +362,7 @@ class AcpAgent:
 
     async def aclose(self) -> None:
         for session in self.sessions.values():
-            session.interrupt()
+            Conversation(session).interrupt()  # the Interrupt operation, from a handler that cannot wait
             with contextlib.suppress(Exception):
                 await session.aclose()
         self.sessions.clear()

@@ -17,15 +17,16 @@ import asyncio
 import contextlib
 import itertools
 import json
+import socket
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
-
-from websockets.asyncio.client import ClientConnection, connect, unix_connect
-from websockets.exceptions import ConnectionClosed
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_cli.app_server import rpc
+
+if TYPE_CHECKING:
+    from websockets.asyncio.client import ClientConnection
 
 MAX_MESSAGE = 64 * 1024 * 1024
 
@@ -62,6 +63,8 @@ class WebSocketChannel:
         await self.websocket.send(text)
 
     async def texts(self) -> AsyncIterator[str]:
+        from websockets.exceptions import ConnectionClosed  # noqa: PLC0415 - loaded with the connection
+
         with contextlib.suppress(ConnectionClosed):
             async for message in self.websocket:
                 yield message if isinstance(message, str) else message.decode("utf-8")
@@ -104,18 +107,29 @@ class AppServerClient:
         self._ids = itertools.count(1)
         self._arrived = asyncio.Event()
         self.closed = asyncio.Event()
+        # A front end's own handling: each notification and server request as it comes, then
+        # nothing is kept (a long session would keep every delta otherwise).
+        self.on_message: Callable[[dict[str, Any]], None] | None = None
         self._reader = asyncio.ensure_future(self._read())
 
     # --- connecting ----------------------------------------------------------------------
 
     @classmethod
-    async def connect(cls, url: str, token: str | None = None, origin: str | None = None) -> AppServerClient:
-        """``ws://HOST:PORT`` or ``unix://PATH``."""
+    async def connect(
+        cls, url: str, token: str | None = None, origin: str | None = None, sock: socket.socket | None = None
+    ) -> AppServerClient:
+        """``ws://HOST:PORT`` or ``unix://PATH``; ``sock``: that Unix socket, connected already
+        (its peer checked before a byte is sent). The WebSocket library loads here: a front end
+        that never connects (`agent sessions` with no host running) never loads it."""
+        from websockets.asyncio.client import connect, unix_connect  # noqa: PLC0415
+
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         if origin is not None:
             headers["Origin"] = origin
         options: dict[str, Any] = {"additional_headers": headers, "max_size": MAX_MESSAGE, "compression": None}
-        if url.startswith("unix://"):
+        if sock is not None:
+            websocket = await unix_connect(uri="ws://localhost/", sock=sock, **options)
+        elif url.startswith("unix://"):
             websocket = await unix_connect(url[len("unix://") :], uri="ws://localhost/", **options)
         else:
             websocket = await connect(url, **options)
@@ -205,7 +219,11 @@ class AppServerClient:
         try:
             async for text in self.channel.texts():
                 message = json.loads(text)
-                self.received.append(message)
+                if self.on_message is not None and "method" in message:
+                    self.on_message(message)
+                    continue
+                if self.on_message is None:
+                    self.received.append(message)
                 if "method" in message and "id" in message:
                     self.requests.put_nowait(ServerRequest(message["id"], message["method"], message.get("params", {})))
                 elif "method" in message:
@@ -219,6 +237,24 @@ class AppServerClient:
             for future in self._answers.values():
                 if not future.done():
                     future.set_exception(ConnectionError("the server closed the connection"))
+
+
+HANDSHAKE_REFUSALS = {
+    401: "a valid token is needed (--remote-auth-token-env VAR names the variable that holds it)",
+    403: "this client may not connect (another user, a sandbox, or a request from a web page)",
+}
+
+
+def refusal(exc: BaseException) -> str | None:
+    """Why the server turned the connection away, when ``exc`` says it did (None otherwise)."""
+    from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI  # noqa: PLC0415
+
+    if isinstance(exc, InvalidStatus):
+        status = exc.response.status_code
+        return f"the server refused the connection ({status}): {HANDSHAKE_REFUSALS.get(status, 'see its log')}"
+    if isinstance(exc, (InvalidHandshake, InvalidURI)):
+        return f"no app-server answered there: {exc}"
+    return None
 
 
 def thread_text(text: str) -> list[dict[str, Any]]:

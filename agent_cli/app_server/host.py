@@ -50,6 +50,11 @@ class ThreadHost:
             if thread.unsubscribe(connection):
                 self.maybe_idle(thread)
 
+    @property
+    def in_use(self) -> bool:
+        """A thread is loaded (or loading), or a client is connected."""
+        return bool(self.threads or self._loading or self.connections)
+
     # --- loading ----------------------------------------------------------------------------
 
     def add(self, session: Session) -> LoadedThread:
@@ -143,6 +148,17 @@ class ThreadHost:
         await self.door.close(thread.session)
         self.lifecycle("thread/status/changed", {"threadId": thread.id, "status": {"type": "notLoaded"}})
         self.lifecycle("thread/closed", {"threadId": thread.id})
+
+    async def stop(self, thread: LoadedThread) -> None:
+        """End a thread now (``agent sessions stop``): its turn interrupted, its session closed
+        with every process it started, its clients told (``thread/closed``)."""
+        await thread.interrupt()
+        if thread.turn is not None and thread.turn.task is not None:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(thread.turn.task), timeout=30)
+        if thread.unload_timer is not None:
+            thread.unload_timer.cancel()
+        await self.unload(thread, forced=True)
 
     async def aclose(self) -> None:
         """The server stops: every running turn is interrupted, every session closed (twice is harmless)."""

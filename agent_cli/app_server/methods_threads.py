@@ -21,6 +21,7 @@ from agent_cli.app_server.shapes import SOURCE, stored_thread, thread_settings
 from agent_cli.app_server.thread import LoadedThread
 
 DEFAULT_PAGE = 50
+STOP = "agent/thread/stop"  # an extension of ours: Codex's protocol has no way to end a loaded thread
 
 
 def after_reply(callback: Callable[[], None]) -> None:
@@ -145,6 +146,15 @@ def thread_methods(host: ThreadHost) -> dict[str, Method]:
         host.begin(thread, [lambda: door.compact(thread.session)], "compact")
         return {}
 
+    async def stop(connection: Connection, params: dict[str, Any]) -> dict[str, Any]:
+        """Ours, not Codex's (``agent sessions stop``): end a loaded thread now."""
+        ref = str(text_param(params, "threadId"))
+        thread = host.find(ref) or host.threads.get(await asyncio.to_thread(door.resolve_id, ref))
+        if thread is None:
+            raise rpc.invalid_request(f"{ref} is not running in this host")
+        await host.stop(thread)
+        return {}
+
     async def turns_list(connection: Connection, params: dict[str, Any]) -> dict[str, Any]:
         turns = await stored_or_loaded_turns(host, str(text_param(params, "threadId")))
         if params.get("itemsView") == "notLoaded":
@@ -176,6 +186,7 @@ def thread_methods(host: ThreadHost) -> dict[str, Method]:
         "thread/compact/start": compact,
         "thread/turns/list": turns_list,
         "thread/items/list": items_list,
+        STOP: stop,
     }
 
 

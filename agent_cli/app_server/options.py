@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -14,7 +13,7 @@ from urllib.parse import urlsplit
 from agent_cli.app_server.auth import AuthSetupError, TokenCheck
 from agent_cli.app_server.page_options import add_page_options
 from agent_cli.arguments import add_session_options
-from agent_cli.paths import agent_home
+from agent_cli.paths import warm_server_dir
 
 DEFAULT_IDLE_UNLOAD = 30 * 60  # seconds a thread without subscribers stays loaded (Codex's 30 minutes)
 SOCKET_NAME = "app-server.sock"
@@ -66,6 +65,13 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"how long a thread nobody watches stays loaded before it is saved and unloaded (default {DEFAULT_IDLE_UNLOAD})",
     )
     parser.add_argument(
+        "--idle-exit",
+        type=float,
+        metavar="SECONDS",
+        help="end once no thread has been loaded and no client connected for SECONDS (the per-user host "
+        "that `agent --bg` starts: 300); by default the server runs until it is stopped",
+    )
+    parser.add_argument(
         "--trust",
         action="store_true",
         help="run the repository's own MCP servers, hooks and plugins without the trust question "
@@ -99,12 +105,9 @@ def parse_listen(url: str) -> Listen:
 
 
 def default_socket_path() -> Path:
-    """In a 0700 folder of the user's: under $XDG_RUNTIME_DIR, else under $AGENT_HOME (never /tmp,
-    which sandboxed commands may write)."""
-    runtime = os.environ.get("XDG_RUNTIME_DIR")
-    if runtime and os.path.isabs(runtime):
-        return Path(runtime) / f"agent-cli-{os.getuid()}" / SOCKET_NAME
-    return agent_home() / "run" / SOCKET_NAME
+    """In the warm exec server's 0700 folder: under $XDG_RUNTIME_DIR, else under $AGENT_HOME (never
+    /tmp, which sandboxed commands may write), which every sandbox masks (paths.py)."""
+    return warm_server_dir() / SOCKET_NAME
 
 
 def token_check(args: argparse.Namespace, listen: Listen) -> TokenCheck | None:

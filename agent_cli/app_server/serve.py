@@ -11,6 +11,7 @@ import os
 import signal
 import socket
 import sys
+import time
 from pathlib import Path
 from typing import BinaryIO
 
@@ -81,6 +82,7 @@ async def serve_socket(
     print(f"agent app-server: listening on {where}", file=sys.stderr, flush=True)
     if page_url:
         print(f"agent app-server: the web page: {page_url} (with the token)", file=sys.stderr, flush=True)
+    idle = asyncio.ensure_future(exit_when_idle(dispatcher.host, args.idle_exit, stop)) if args.idle_exit else None
     try:
         await stop.wait()
         await dispatcher.host.aclose()  # turns and their commands end first, whatever the clients do
@@ -91,6 +93,21 @@ async def serve_socket(
         if listen.path is not None:
             with contextlib.suppress(OSError):
                 listen.path.unlink()
+        if idle is not None:
+            idle.cancel()
+
+
+async def exit_when_idle(host: ThreadHost, seconds: float, stop: asyncio.Event) -> None:
+    """``--idle-exit``: stop once no thread has been loaded and no client connected for ``seconds``."""
+    idle_from = time.monotonic()
+    while not stop.is_set():
+        if host.in_use:
+            idle_from = time.monotonic()
+        elif time.monotonic() - idle_from >= seconds:
+            log.info("no session for %.0f s: the host ends", seconds)
+            stop.set()
+            return
+        await asyncio.sleep(min(1.0, max(0.05, seconds / 4)))
 
 
 def prepare_socket_path(path: Path, private_folder: bool) -> None:

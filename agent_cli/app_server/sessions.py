@@ -56,6 +56,7 @@ from agent_cli.store.names import session_names, set_session_name
 from agent_cli.store.rollout import LoadedSession, RolloutError, load_session_file, read_header
 from agent_cli.store.thread_ids import session_uuid
 from agent_cli.trust.gate import provider_in_force
+from agent_cli.worktrees.store import containing, hold
 
 CODEX_APPROVAL = {"untrusted": "untrusted", "on-request": "on-request", "on-failure": "on-request", "never": "never"}
 OUR_APPROVAL = {"untrusted": "untrusted", "on-request": "on-request", "never": "never"}
@@ -189,6 +190,8 @@ class SessionDoor:
         raise DoorError(refusal)
 
     def _started(self, session: Session) -> None:
+        if (worktree := containing(self.home, session.config.cwd)) is not None:
+            hold(self.home, worktree)  # in use while the server runs: a client leaving never removes it
         if session.mcp is not None:
             session.mcp.manager.allow_questions()  # MCP elicitations reach the client
         session.start_mcp()

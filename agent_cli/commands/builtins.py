@@ -24,6 +24,7 @@ from agent_cli.commands.review import review_command
 from agent_cli.commands.session_commands import (
     RESUME_WHILE_BUSY,
     copy_command,
+    detach_command,
     mode_command,
     model_command,
     new_command,
@@ -150,4 +151,10 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("logout", "forget the stored API keys", "", logout_command),
     Builtin("help", "list the commands, or describe one", "[command]", help_command, needs_idle=False),
     Builtin("quit", "leave", "", quit_command, aliases=("exit",), needs_idle=False),
+    Builtin(
+        "detach",
+        "leave; the session goes on in the background host (agent attach brings it back), PROMPT first",
+        "[prompt]",
+        detach_command,
+    ),
 )

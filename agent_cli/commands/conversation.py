@@ -22,9 +22,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from agent_cli import events as ev
+from agent_cli.commands.catalog import CommandInfo
 from agent_cli.commands.checkpoint_commands import fork, rewind
 from agent_cli.commands.compaction_commands import compact
 from agent_cli.commands.dispatch import load_images, run_command, run_prompt
@@ -37,6 +38,7 @@ from agent_cli.commands.session_commands import set_mode, set_model
 from agent_cli.commands.typed_input import command_line, read_input
 from agent_cli.commands.user_shell import run_user_shell
 from agent_cli.operations import (
+    MODES,
     AddHooks,
     ApproveForSession,
     Compact,
@@ -85,12 +87,70 @@ class Route:
     reason: str = ""  # why it was refused
 
 
+class Driven(Protocol):
+    """What a front end drives: a session in this process (:class:`Conversation`) or one in a host
+    (``remote/conversation.py``, over the app-server protocol), through the same operations."""
+
+    @property
+    def model(self) -> str: ...
+    @property
+    def mode(self) -> str: ...
+    @property
+    def provider(self) -> str: ...
+    @property
+    def modes(self) -> tuple[str, ...]:
+        """The modes it can switch to (Shift+Tab cycles them)."""
+        ...
+
+    def route(self, op: Operation, *, busy: bool | None = None) -> Route: ...
+
+    def submit(self, op: Operation, *, busy: bool | None = None) -> AsyncIterator[ev.Event]: ...
+
+    def commands(self) -> list[CommandInfo]:
+        """The slash commands it runs, for completion and /help."""
+        ...
+
+    def interrupt(self) -> None:
+        """Stop the running work now (a key handler cannot wait for an operation's events)."""
+
+    def token_count(self) -> ev.TokenCount | None:
+        """What the context holds now, as the status bar shows it."""
+        ...
+
+
 class Conversation:
     """A session as front ends drive it. Cheap: make one where needed; what lasts is the session's."""
 
     def __init__(self, session: Session, front_end: FrontEnd | None = None):
         self.session = session
         self.front_end = front_end  # what commands may ask of it beyond events (commands/front_end.py)
+
+    # --- what it is now ----------------------------------------------------------------------
+
+    @property
+    def model(self) -> str:
+        return self.session.model
+
+    @property
+    def mode(self) -> str:
+        return self.session.mode
+
+    @property
+    def provider(self) -> str:
+        return self.session.config.provider.id
+
+    @property
+    def modes(self) -> tuple[str, ...]:
+        return MODES
+
+    def commands(self) -> list[CommandInfo]:
+        return list_commands(self.session)
+
+    def interrupt(self) -> None:
+        self.session.interrupt()
+
+    def token_count(self) -> ev.TokenCount | None:
+        return self.session.token_count_event()
 
     # --- when ------------------------------------------------------------------------------
 

@@ -108,6 +108,11 @@ async def quit_command(inv: Invocation) -> None:
     inv.emit(ev.CommandAction("quit"))
 
 
+async def detach_command(inv: Invocation) -> None:
+    """``/detach [PROMPT]``: the front end leaves; the session goes on in the per-user host."""
+    inv.emit(ev.CommandAction("detach", inv.args or None))
+
+
 async def copy_command(inv: Invocation) -> None:
     """``/copy``: the last answer, for the front end to put on the clipboard."""
     _no_arguments(inv)

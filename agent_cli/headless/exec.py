@@ -52,6 +52,7 @@ INTERACTIVE_ONLY = {
     "login": "/login needs the TUI; here use `agent login --with-api-key` (the key on stdin)",
     "copy": "/copy needs the TUI; `agent exec` prints the last answer on stdout (or to -o FILE)",
     "worktree": "/worktree NAME needs the TUI; here use `agent exec --worktree NAME PROMPT`",
+    "detach": "/detach needs the TUI; here use `agent --bg PROMPT` to start a session in the background host",
 }
 
 
@@ -211,7 +212,7 @@ def stop_on_ctrl_c(session: Session) -> Interruption:
         if not interrupted.is_set():
             interrupted.signal = sig
         interrupted.set()
-        session.interrupt()
+        Conversation(session).interrupt()  # the Interrupt operation, from a handler that cannot wait
 
     def on_signal(sig: int) -> None:
         stop(sig)

@@ -20,6 +20,7 @@ from agent_cli.config import Config
 from agent_cli.display import home_relative, human_size, short_path
 from agent_cli.export.markdown import ExportHeader, conversation_markdown
 from agent_cli.headless.common import check_api_key_or_exit, fail, load_config_or_exit
+from agent_cli.headless.host_cmd import print_live, run_stop
 from agent_cli.headless.worktree_cmd import prepare, return_to_worktree
 from agent_cli.paths import agent_home
 from agent_cli.runtime import open_session
@@ -71,7 +72,8 @@ def build_resume_parser() -> argparse.ArgumentParser:
 def build_sessions_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agent sessions",
-        description="List saved sessions, most recent first. `agent sessions repair --last | ID | FILE` keeps "
+        description="List the sessions live in the background host, then the saved ones, most recent first. "
+        "`agent sessions stop ID` ends a live one; `agent sessions repair --last | ID | FILE` keeps "
         "the lines of a damaged session file that parse, so it can be resumed; `agent sessions rename ID NAME` "
         "names one (resume it by its name); `agent sessions rm ID` deletes one; `agent sessions export ID` "
         "writes one as Markdown.",
@@ -192,9 +194,12 @@ def run_sessions(argv: list[str], out: TextIO | None = None) -> int:
         return run_rm(argv[1:], out)
     if argv[:1] == ["export"]:
         return run_export(argv[1:], out)
+    if argv[:1] == ["stop"]:
+        return run_stop(argv[1:], out)
     args = build_sessions_parser().parse_args(argv)
     if args.session:
         return show_session(args.session, out)
+    print_live(out)  # those running in the background host first
     cwd = working_dir(args) if args.here else None
     sessions = list_sessions(agent_home(), cwd=cwd, limit=args.limit or None)
     if not sessions:

@@ -77,7 +77,7 @@ def apply(policy: dict) -> None:
     capabilities.drop_all()
     landlock.restrict_writes(policy.get("writable", []), policy.get("files", []), deny_tcp=not network and not proxy)
     if network:
-        seccomp.mark()  # the warm exec server knows a sandboxed process by it (agent_cli/warm/peer.py)
+        seccomp.mark()  # the warm exec server knows a sandboxed process by it (agent_cli/socket_peer.py)
     else:
         seccomp.deny_sockets_but_unix(allow_inet=bool(proxy))
 

@@ -263,9 +263,9 @@ def _hidden_sockets(policy: SandboxPolicy, masked: list[str]) -> list[str]:
 
 
 def masked_dirs() -> list[str]:
-    """The warm exec server's folders that exist (agent_cli/warm/): covered in every sandbox by an
-    empty read-only tmpfs, wherever they lie, so no sandboxed command reaches, removes or replaces
-    its socket. Only real folders of this user: a symlink another user planted masks nothing."""
+    """The warm exec server's folders that exist (agent_cli/warm/), where the per-user host's socket
+    is too (agent_cli/remote/host.py): covered in every sandbox by an empty read-only tmpfs,
+    wherever they lie, so no sandboxed command reaches, removes or replaces either socket. Only real folders of this user: a symlink another user planted masks nothing."""
     found: list[str] = []
     for folder in warm_server_dirs():
         try:

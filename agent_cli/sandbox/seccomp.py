@@ -9,7 +9,7 @@ since io_uring can open sockets without the syscall.
 
 With the network allowed, the launcher installs a filter that allows everything (:func:`mark`): a
 mark on the process that it cannot remove and /proc shows (``Seccomp_filters``), by which the warm
-exec server and its launcher tell a sandboxed process from the user's (agent_cli/warm/peer.py).
+exec server and its launcher tell a sandboxed process from the user's (agent_cli/socket_peer.py).
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from agent_cli.arguments import session_flags
+from agent_cli.commands.conversation import Conversation
 from agent_cli.config import ConfigError, load_config
 from agent_cli.headless.common import check_api_key_or_exit, fail
 from agent_cli.headless.sessions_cmd import use_recorded_model
@@ -287,7 +288,7 @@ async def serve(
 
     def on_signal(sig: int) -> None:
         stopped.append(sig)
-        session.interrupt()
+        Conversation(session).interrupt()  # the Interrupt operation, from a handler that cannot wait
         if task is not None:
             task.cancel()
 

@@ -49,7 +49,7 @@ from agent_cli.stream_json.prompt_content import PromptContent
 from agent_cli.stream_json.translate import TurnTranslator
 
 log = logging.getLogger("agent_cli.stream_json")
-INTERACTIVE_ONLY = ("quit", "new", "resume", "rewind", "copy")
+INTERACTIVE_ONLY = ("quit", "new", "resume", "rewind", "copy", "detach")
 EDITS = "apply_patch"  # approved for the session in acceptEdits
 
 

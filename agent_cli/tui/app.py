@@ -29,7 +29,7 @@ from textual.drivers.linux_driver import LinuxDriver
 from textual.screen import Screen
 
 from agent_cli import events as ev
-from agent_cli.commands.conversation import Conversation
+from agent_cli.commands.conversation import Conversation, Driven
 from agent_cli.config import Config, with_model
 from agent_cli.operations import Compact, Operation, RunCommand, ShellCommand
 from agent_cli.runtime import open_session
@@ -48,6 +48,9 @@ from agent_cli.tui.command_actions import carry_out
 from agent_cli.tui.commands import CommandHost, CommandProvider, SharedCommands
 from agent_cli.tui.completion_sources import CompletionSources
 from agent_cli.tui.event_renderer import EventRenderer
+from agent_cli.tui.exit_notes import exit_note
+from agent_cli.tui.host_link import follow_host
+from agent_cli.tui.hosted import Hosted
 from agent_cli.tui.input_history import InputHistory
 from agent_cli.tui.keys_help import keys_help
 from agent_cli.tui.memory_editor import run_editor
@@ -112,13 +115,16 @@ class AgentApp(App[int]):
         *,
         session_factory: Callable[[Config], Session] | None = None,
         session: Session | None = None,  # a restored session (agent resume)
+        remote: Hosted | None = None,  # a session in a host (agent --remote, agent attach)
     ):
         super().__init__()
         self.config = config
         self.initial_prompt = prompt
         self.session_factory = session_factory or interactive_session
         self.session_restorer: Callable[[Config, Path], Session] = restored_session
-        self.session = session if session is not None else self.session_factory(config)
+        self.remote = remote
+        self.detached: str | None = None  # /detach moved the session to the host: how to get back to it
+        self._session = None if remote is not None else session or self.session_factory(config)
         self.commands: CommandProvider = COMMAND_PROVIDER(self)
         self.history = InputHistory(config.agent_home / "history.jsonl")
         self.busy = False
@@ -143,11 +149,10 @@ class AgentApp(App[int]):
         self.attachments = AttachmentChips()
         self.queue = PromptQueue(self.queued, self.composer, self.attachments)
         self.composer.take_queued = self.queue.take_last
-        self.status = StatusBar(self.session.model, config.provider.id, self.session.mode)
+        self.status = StatusBar(self.conversation.model, self.conversation.provider, self.conversation.mode)
         self.status_facts = StatusFacts()  # what the status line command reads that the session does not keep
-        self.status_line = StatusLine(
-            find_status_line(config, self.session.trust.trusted)[0], partial(status_context, self)
-        )
+        command = find_status_line(config, self.session.trust.trusted)[0] if remote is None else None  # reads a Session
+        self.status_line = StatusLine(command, partial(status_context, self))
         self.attention = Attention(config.raw.get("tui"), self._terminal_write, self.set_timer)  # title, notifications
         self.attention.on_idle = partial(idle_notification, self)
         self.background = BackgroundWork(self, self.mcp_indicator, self.sources)
@@ -174,10 +179,14 @@ class AgentApp(App[int]):
         await show_conversation(self)
         self.composer.focus()
         self.status_line.request()
-        self.attention.start(first_prompt(self.session.rollout.path))  # a resumed session's name
-        self.call_after_refresh(self.background.start)
-        if ask_trust(self):  # a folder with code of its own, never asked about (tui/trust_prompt.py)
-            return  # the first prompt waits for the answer
+        if self.remote is not None:
+            self.attention.start(self.remote.thread.name or self.remote.thread.preview or None)
+            follow_host(self, self.remote)  # another client's turn, the one running now, the host leaving
+        else:
+            self.attention.start(first_prompt(self.session.rollout.path))  # a resumed session's name
+            self.call_after_refresh(self.background.start)
+            if ask_trust(self):  # a folder with code of its own, never asked about (tui/trust_prompt.py)
+                return  # the first prompt waits for the answer
         if self.initial_prompt:
             self.send(self.initial_prompt)
 
@@ -204,6 +213,13 @@ class AgentApp(App[int]):
 
     # --- the session ----------------------------------------------------------------------
 
+    @property
+    def session(self) -> Session:
+        """The session in this process; none on a session in a host (``remote``), where nothing asks for it."""
+        if self._session is None:
+            raise RuntimeError("this app drives a session in a host: it has no session in this process")
+        return self._session
+
     def next_config(self) -> Config:
         """The config a new or resumed session opens with: on the model ``/model`` chose, if it did."""
         return with_model(self.config, self.session.model)
@@ -217,7 +233,7 @@ class AgentApp(App[int]):
                 self.composer.cwd = config.cwd
                 self.sources.forget_files()  # @path completion lists the new folder's files
             self.config = config
-        self.session = session
+        self._session = session
         self.renderer = EventRenderer(self.transcript)
         self.status.count = None
         self.status.context_event = ""
@@ -245,9 +261,9 @@ class AgentApp(App[int]):
         await self.renderer.notice(keys_help(), "info", "keys")
 
     @property
-    def conversation(self) -> Conversation:
-        """The session as the app drives it: operations in, events out."""
-        return Conversation(self.session, self)
+    def conversation(self) -> Driven:
+        """The session as the app drives it: operations in, events out; in this process or in a host."""
+        return self.remote if self.remote is not None else Conversation(self.session, self)
 
     def send(self, text: str | Operation) -> None:
         """Send what the user typed (or an operation of the app's own) now, queue it while a turn
@@ -264,9 +280,9 @@ class AgentApp(App[int]):
         elif plan.when == "queue":
             self.queue.add(sent)
         elif plan.command is not None:
-            self._run_busy(partial(self.commands.run, self, op, beside_turn=False), "working")
+            self.run_busy(partial(self.commands.run, self, op, beside_turn=False), "working")
         else:
-            self._run_busy(partial(self._run_prompt, sent, op), "working")
+            self.run_busy(partial(self._run_prompt, sent, op), "working")
 
     def send_queued_now(self) -> None:
         """Ctrl+S: stop the running turn and send what is queued right after it."""
@@ -281,7 +297,7 @@ class AgentApp(App[int]):
         if self.busy:
             self.renderer.stop_streaming()
             self.activity.set_label("interrupting")
-            self.session.interrupt()
+            self.conversation.interrupt()
 
     # --- what commands may ask of the front end (commands/front_end.py) --------------------
 
@@ -305,7 +321,8 @@ class AgentApp(App[int]):
         await self.renderer.user_message(text, getattr(text, "images", ()))
         await self.render_events(self.conversation.submit(op))
 
-    def _run_busy(self, body: Callable[[], Awaitable[None]], label: str) -> None:
+    def run_busy(self, body: Callable[[], Awaitable[None]], label: str) -> None:
+        """Run ``body`` as the app's work: what is typed meanwhile is queued."""
         self.busy = True
         self._aborted = False
         self.renderer.unmute()
@@ -322,7 +339,8 @@ class AgentApp(App[int]):
         finally:
             self.busy = False
             self.activity.stop()
-            self.status.set_session(self.session.model, self.config.provider.id, self.session.mode)  # /model, /mode
+            status, now = self.status, self.conversation
+            status.set_session(now.model, now.provider, now.mode)  # /model, /mode
             self.status_line.request()  # a model or mode switch changes what it shows
             self.composer.remove_class("-queueing")
             while isinstance(self.screen, (ApprovalScreen, NetworkQuestionScreen)):  # the turn that asked is over
@@ -356,7 +374,8 @@ class AgentApp(App[int]):
             case ev.CompactionFinished():
                 self.status.compaction_finished(event)
                 self.activity.set_label("working")
-                self.status.set_tokens(self.session.token_count_event())
+                if (count := self.conversation.token_count()) is not None:
+                    self.status.set_tokens(count)
             case ev.Diagnostics() | ev.ProjectCheck():
                 self.status.set_part("checks", checks_part(self.session), order=36, priority=55)
             case ev.ApprovalRequest():
@@ -398,7 +417,10 @@ class AgentApp(App[int]):
     async def on_unmount(self) -> None:
         self.attention.stop()
         stop_quitting_on_signals()
-        await self.session.aclose()  # while the loop still runs, so HTTP connections close cleanly
+        if self.remote is not None:
+            await self.remote.aclose()  # the session goes on in the host
+        elif self.detached is None:  # a detached session was closed here before it moved
+            await self.session.aclose()  # while the loop still runs, so HTTP connections close cleanly
 
     # --- keys that act over a dialog too, and the palette ---------------------------------
 
@@ -431,7 +453,8 @@ class AgentApp(App[int]):
     def _quit_press(self, key: str) -> None:
         now = time.monotonic()
         if now - self._last_ctrl_c < QUIT_WINDOW_SECONDS:
-            end_reason(self.session.hooks, "prompt_input_exit")  # SessionEnd's reason
+            if self.remote is None:
+                end_reason(self.session.hooks, "prompt_input_exit")  # SessionEnd's reason
             self.exit(0)
             return
         self._last_ctrl_c = now
@@ -467,18 +490,11 @@ def run_app(
     app = AgentApp(config, QueuedOperation(ShellCommand(setup)) if setup else prompt, session=session)
     if setup and prompt:
         app.queue.append(prompt)  # sent when the set-up command is done
-    result = app.run(inline=inline, inline_no_clear=inline)
-    if (note := resume_note(app.session)) is not None:
-        print_if_possible(note)  # the terminal is back to normal (or gone): the way back into this conversation
-    if isinstance(result, int):
-        return result
-    return app.return_code or 0
+    return finish(app, app.run(inline=inline, inline_no_clear=inline))
 
 
-def resume_note(session: Session) -> str | None:
-    """What to print on exit: the session id and how to continue it; None when nothing was saved."""
-    rollout = session.rollout
-    if not rollout.path.exists():
-        return None
-    session_id = rollout.header.id
-    return f"session {session_id}\ncontinue it with: agent resume {session_id}   (headless: agent exec resume {session_id} PROMPT)"
+def finish(app: AgentApp, result: int | None) -> int:
+    """After the app: how to get back to the session (the terminal is back to normal, or gone), and the exit code."""
+    if (note := exit_note(app.remote, app.detached, app._session)) is not None:
+        print_if_possible(note)
+    return result if isinstance(result, int) else app.return_code or 0

@@ -11,9 +11,11 @@ from textual.screen import Screen
 from textual.worker import Worker
 
 from agent_cli import events as ev
+from agent_cli.commands.conversation import Driven
 from agent_cli.config import Config
 from agent_cli.session import Session
 from agent_cli.tui.event_renderer import EventRenderer
+from agent_cli.tui.hosted import Hosted
 from agent_cli.tui.prompt_queue import PromptQueue
 from agent_cli.tui.widgets.activity_indicator import ActivityIndicator
 from agent_cli.tui.widgets.composer import Composer
@@ -24,14 +26,24 @@ ResultType = TypeVar("ResultType")
 
 
 class AppHost(Protocol):
-    session: Session
     config: Config
+    remote: Hosted | None  # a session in a host (agent --remote, agent attach); None: in this process
     renderer: EventRenderer
     transcript: Transcript
     composer: Composer
     status: StatusBar
     activity: ActivityIndicator
     queue: PromptQueue
+
+    @property
+    def session(self) -> Session:
+        """The session in this process (none when ``remote`` is set)."""
+        ...
+
+    @property
+    def conversation(self) -> Driven:
+        """The session as it is driven: operations in, events out, wherever it runs."""
+        ...
 
     def run_worker(
         self,

@@ -14,9 +14,8 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from agent_cli.context.modes import MODES
-from agent_cli.operations import Operation, RunCommand, SetMode
-from agent_cli.session import Session
+from agent_cli.commands.conversation import Driven
+from agent_cli.operations import Mode, Operation, RunCommand, SetMode, is_mode
 from agent_cli.tui import draft_editor
 from agent_cli.tui.rewinding import DoubleEscape
 from agent_cli.tui.widgets.composer import Composer
@@ -28,7 +27,7 @@ class ChatHost(Protocol):
     """What the keys reach in the app."""
 
     @property
-    def session(self) -> Session: ...
+    def conversation(self) -> Driven: ...
     @property
     def busy(self) -> bool: ...
     @property
@@ -71,8 +70,10 @@ class ChatScreen(Screen[None]):
 
     def action_cycle_mode(self) -> None:
         """Shift+Tab: agent → ask → plan → agent, the same ``SetMode`` a typed ``/mode`` is."""
-        mode = self.host.session.mode
-        self.host.send(SetMode(MODES[(MODES.index(mode) + 1) % len(MODES)]))
+        conversation = self.host.conversation
+        modes: list[Mode] = [mode for mode in conversation.modes if is_mode(mode)]
+        at = modes.index(conversation.mode) if conversation.mode in modes else -1
+        self.host.send(SetMode(modes[(at + 1) % len(modes)]))
 
     def action_send_queued_now(self) -> None:
         """Ctrl+S: stop the running turn and send what is queued right after it."""

@@ -1,6 +1,6 @@
 """What the TUI does for a slash command only a front end can carry out (``CommandAction``):
 quit, copy, export to the clipboard, ``/new``, ``/resume``, ``/login``, ``/rewind``'s picker,
-``/worktree NAME``."""
+``/worktree NAME``, ``/detach``."""
 
 from __future__ import annotations
 
@@ -10,16 +10,14 @@ from typing import Protocol
 from agent_cli import events as ev
 from agent_cli.session.hook_events import end_reason
 from agent_cli.tui import first_run, rewinding
-from agent_cli.tui.app_host import AppHost
-from agent_cli.tui.session_switching import SessionFactory, SessionRestorer, go_to_folder, new_session, resume_session
+from agent_cli.tui.host_link import DetachHost, detach
+from agent_cli.tui.session_switching import SessionFactory, go_to_folder, new_session, resume_session
 
 
-class ActionHost(AppHost, Protocol):
+class ActionHost(DetachHost, Protocol):
     session_factory: SessionFactory
-    session_restorer: SessionRestorer
 
     def copy_to_clipboard(self, text: str) -> None: ...
-    def exit(self, result: int | None = None, return_code: int = 0) -> None: ...
 
 
 async def carry_out(app: ActionHost, event: ev.CommandAction) -> bool:
@@ -27,8 +25,12 @@ async def carry_out(app: ActionHost, event: ev.CommandAction) -> bool:
     text = event.argument or ""
     match event.action:
         case "quit":
-            end_reason(app.session.hooks, "prompt_input_exit")  # SessionEnd's reason
+            if app.remote is None:
+                end_reason(app.session.hooks, "prompt_input_exit")  # SessionEnd's reason
             app.exit(0)
+        case "detach":
+            await detach(app, event.argument)
+            return True
         case "copy":
             app.copy_to_clipboard(text)
             lines = text.count("\n") + 1

@@ -14,12 +14,11 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from agent_cli import events as ev
-from agent_cli.commands.conversation import Conversation
+from agent_cli.commands.conversation import Driven
 from agent_cli.commands.errors import InputError
 from agent_cli.commands.front_end import FrontEnd
-from agent_cli.commands.registry import list_commands, parse_slash
+from agent_cli.commands.registry import parse_slash
 from agent_cli.operations import Operation
-from agent_cli.session import Session
 
 LIST_CACHE_SECONDS = 5.0  # command files are rescanned at most this often while typing
 
@@ -36,7 +35,7 @@ class CommandHost(FrontEnd, Protocol):
     """What a command provider may use in the app (and what commands may ask of it: FrontEnd)."""
 
     @property
-    def session(self) -> Session: ...
+    def conversation(self) -> Driven: ...
 
     async def render_events(self, events: AsyncIterator[ev.Event]) -> None:
         """Show a stream of core events as the transcript shows a turn."""
@@ -71,17 +70,18 @@ class SharedCommands:
         self._cache: tuple[float, object, list[SlashCommand]] | None = None
 
     def list_commands(self) -> list[SlashCommand]:
-        session = self.host.session
+        conversation = self.host.conversation
+        where = getattr(conversation, "session", conversation)  # a new session lists its own commands
         now = time.monotonic()
-        if self._cache is None or self._cache[1] is not session or now - self._cache[0] > LIST_CACHE_SECONDS:
+        if self._cache is None or self._cache[1] is not where or now - self._cache[0] > LIST_CACHE_SECONDS:
             try:
-                infos = list_commands(session)
+                infos = conversation.commands()
             except Exception:  # noqa: BLE001 - a broken command file must not break typing
                 infos = []
             commands = [SlashCommand(i.name, i.description, i.argument_hint, i.needs_idle) for i in infos]
-            self._cache = (now, session, commands)
+            self._cache = (now, where, commands)
         return self._cache[2]
 
     async def run(self, host: CommandHost, op: Operation, *, beside_turn: bool) -> None:
         # beside_turn: a command that only reports, while a turn runs (Conversation.route)
-        await host.render_events(Conversation(host.session, host).submit(op, busy=True if beside_turn else None))
+        await host.render_events(host.conversation.submit(op, busy=True if beside_turn else None))

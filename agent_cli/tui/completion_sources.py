@@ -23,6 +23,8 @@ class CompletionSources:
 
     def skills(self) -> list[tuple[str, str]]:
         """The skills `$name` completes: the session's, or found afresh before its first turn."""
+        if self.app.remote is not None:
+            return []  # the host's skills: `$name` still reaches the model as typed
         session, config = self.app.session, self.app.config
         if session.initial is not None:
             found = session.initial.skills
@@ -34,7 +36,7 @@ class CompletionSources:
         if time.monotonic() - self._files_loaded_at > FILES_REFRESH_SECONDS and not self._files_loading:
             self._files_loading = True
             self.app.run_worker(self.load_files, thread=True, group="files", exit_on_error=False)
-        if self.app.session.mcp is not None:  # @server:uri completes MCP resources too
+        if self.app.remote is None and self.app.session.mcp is not None:  # @server:uri completes MCP resources too
             return self.files + resource_mentions(self.app.session.mcp.manager)
         return self.files
 

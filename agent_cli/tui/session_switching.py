@@ -29,13 +29,21 @@ SessionRestorer = Callable[[Config, Path], Session]
 
 
 def banner(app: AppHost) -> WelcomeBanner:
+    conversation = app.conversation
+    if app.remote is not None:  # where it runs: the host's folder
+        return WelcomeBanner(conversation.model, conversation.provider, home_relative(app.remote.thread.cwd), [])
     notes = welcome_notes(app.config)  # what runs without asking; /init when there is no AGENTS.md
-    return WelcomeBanner(app.session.model, app.config.provider.id, home_relative(app.config.cwd), notes)
+    return WelcomeBanner(conversation.model, conversation.provider, home_relative(app.config.cwd), notes)
 
 
 async def show_conversation(app: AppHost) -> None:
     """The banner, then a resumed session's conversation and what resuming found."""
     await app.transcript.add(banner(app))
+    if app.remote is not None:  # a session in a host: its history as the host tells it
+        await app.renderer.replay(app.remote.history_events())
+        if (count := app.remote.token_count()) is not None:
+            app.status.set_tokens(count)
+        return
     session = app.session
     resumed = getattr(session, "resumed", None)
     if not session.history.items and resumed is None:

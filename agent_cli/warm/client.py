@@ -21,7 +21,8 @@ import socket
 import sys
 import time
 
-from agent_cli.warm import peer
+from agent_cli import socket_peer as peer
+from agent_cli.paths import private_dir
 from agent_cli.warm.protocol import (
     DEFAULT_IDLE_SECONDS,
     GO,
@@ -32,7 +33,6 @@ from agent_cli.warm.protocol import (
     Messages,
     install_fingerprint,
     limits,
-    private_dir,
     send_message,
     socket_dir,
     socket_path,

@@ -58,16 +58,6 @@ def socket_path() -> Path:
     return socket_dir() / f"warm-{key}.sock"
 
 
-def private_dir(path: Path) -> bool:
-    """Create the socket folder 0700, or check that an existing one is ours and private."""
-    try:
-        path.mkdir(mode=0o700, exist_ok=True)  # not its parents: a runtime folder is the system's to make
-        info = os.lstat(path)
-    except OSError:
-        return False
-    return info.st_uid == os.getuid() and (info.st_mode & 0o777) == 0o700 and not os.path.islink(path)
-
-
 def install_fingerprint() -> str:
     """The version, the interpreter, and every module file of the program with its size and
     modification time, plus the site-packages folders (an SDK upgraded or removed): a server

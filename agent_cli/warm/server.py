@@ -40,7 +40,7 @@ import httpcore2  # noqa: F401
 import openai  # noqa: F401
 
 from agent_cli import cli
-from agent_cli.warm import peer
+from agent_cli import socket_peer as peer
 from agent_cli.warm.loaded import LoadedCode
 from agent_cli.warm.protocol import (
     DEFAULT_IDLE_SECONDS,

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.warm.protocol import private_dir, socket_path
+from agent_cli.paths import private_dir
+from agent_cli.warm.protocol import socket_path
 from tests.conftest import REPO
 from tests.fake_server import Reply, ToolCall
 from tests.processes import alive, pids_running

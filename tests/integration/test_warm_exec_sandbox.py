@@ -234,14 +234,14 @@ def test_the_server_serves_no_sandboxed_launcher(warm, server, outside, mechanis
     assert not target.exists(), "a sandboxed launcher had a run started outside the sandbox"
 
 
-PROBE = [sys.executable, "-c", "from agent_cli.warm.peer import confinement; print(confinement())"]
+PROBE = [sys.executable, "-c", "from agent_cli.socket_peer import confinement; print(confinement())"]
 
 
 @pytest.mark.skipif(not shutil.which("setpriv"), reason="no setpriv (util-linux) here")
 @pytest.mark.parametrize("mechanism", MECHANISMS)
 @pytest.mark.parametrize("network", [False, True])
 def test_a_sandboxed_process_never_looks_like_the_user(tmp_path, mechanism, network, monkeypatch):
-    """What both ends compare (agent_cli/warm/peer.py) tells a sandboxed process from the user's,
+    """What both ends compare (agent_cli/socket_peer.py) tells a sandboxed process from the user's,
     also where the user's session has no_new_privs already and the Landlock launcher can make no
     mount namespace: then only its seccomp filter (a mark, with the network allowed) shows."""
     monkeypatch.setattr(policy, "landlock_mounts_work", lambda: False)

@@ -3,7 +3,7 @@ the way back into a session printed on exit (issue 28)."""
 
 from __future__ import annotations
 
-from agent_cli.tui.app import resume_note
+from agent_cli.tui.exit_notes import resume_note
 from agent_cli.tui.widgets.user_message import UserMessage
 from tests.fake_server import Reply
 from tests.tui.conftest import SIZE

@@ -91,7 +91,7 @@ def test_help_and_version_are_answered_without_loading_the_program():
         assert done.stdout.startswith(answer)
         assert (
             done.stderr.strip() == "['agent_cli', 'agent_cli.__main__', 'agent_cli.arguments', 'agent_cli.paths', "
-            "'agent_cli.startup_gc', 'agent_cli.warm', 'agent_cli.warm.client', 'agent_cli.warm.peer', "
+            "'agent_cli.socket_peer', 'agent_cli.startup_gc', 'agent_cli.warm', 'agent_cli.warm.client', "
             "'agent_cli.warm.protocol']"
         )
 

@@ -18,7 +18,7 @@ from tests.conftest import REPO
 
 SOURCE = REPO / "agent_cli"
 # The front ends, and what assembles and checks sessions for them.
-FRONT_ENDS = ("tui", "headless", "acp", "stream_json", "app_server", "warm", "doctor", "cli.py", "runtime.py")
+FRONT_ENDS = ("tui", "headless", "acp", "stream_json", "app_server", "remote", "warm", "doctor", "cli.py", "runtime.py")
 COMMAND_NAMES = sorted({name for builtin in BUILTINS for name in (builtin.name, *builtin.aliases)}, key=len)
 PLACEHOLDER = "\0"  # an f-string's {...}
 # A whole command line: the command, then placeholders or option-like words (never a sentence).

@@ -45,6 +45,7 @@ BUILTIN_NAMES = [
     "logout",
     "help",
     "quit",
+    "detach",
 ]
 
 

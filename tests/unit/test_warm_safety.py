@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from agent_cli import socket_peer as peer
 from agent_cli.paths import warm_server_dir
 from agent_cli.sandbox.policy import masked_dirs, temp_dirs
-from agent_cli.warm import peer
 from agent_cli.warm.loaded import LoadedCode
 
 

@@ -172,6 +172,12 @@ class ApprovalScreen(DialogScreen[ApprovalDecision]):
 
     def on_mount(self) -> None:
         self.call_after_refresh(self._restart_arming)  # counted from the first paint
+        if self.request.future is not None:  # answered elsewhere (another window on the same host)
+            self.request.future.add_done_callback(lambda _: self._answered_elsewhere())
+
+    def _answered_elsewhere(self) -> None:
+        if self.is_attached and self.app.screen is self:
+            self.dismiss(None)
 
     def _restart_arming(self) -> None:
         if self._arm_timer is not None:

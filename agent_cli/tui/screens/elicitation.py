@@ -92,6 +92,12 @@ class ElicitationScreen(DialogScreen[ElicitationAnswer]):
     def on_mount(self) -> None:
         first = self.query("#fields Input, #fields Select, #fields Checkbox").first() if self.fields else None
         (first or self.query_one("#accept", Button)).focus()
+        if self.request.future is not None:  # answered elsewhere (another window on the same host)
+            self.request.future.add_done_callback(lambda _: self._answered_elsewhere())
+
+    def _answered_elsewhere(self) -> None:
+        if self.is_attached and self.app.screen is self:
+            self.dismiss(None)
 
     def values(self) -> dict[str, Any]:
         values: dict[str, Any] = {}

@@ -1,5 +1,6 @@
-"""Who is at the other end of the warm socket: the launcher checks its server, and the server its
-launcher, before either hands the other anything.
+"""Who is at the other end of a private Unix socket: the warm exec server's launcher checks its
+server, and the server its launcher, before either hands the other anything; a client of the
+per-user host (remote/host.py) checks the host the same way.
 
 The same user is not enough: a sandboxed command is the same user. What tells them apart is what
 the kernel reports about each process and no process can undo: its namespaces (bubblewrap makes new
