@@ -4,7 +4,8 @@ A socket outside the writable roots (``/run/docker.sock`` would make a command r
 a D-Bus or an ssh-agent socket the user) is reachable through a read-only mount, and neither
 Landlock (up to ABI 7) nor seccomp can refuse ``connect()`` by path. The sandbox covers each one
 with ``/dev/null`` instead. The list comes from ``/proc/net/unix`` (every bound socket of this
-network namespace), read when each command starts: a socket bound later is not covered.
+network namespace), read when each command starts: a socket bound later is not covered, and one
+gone before the mount needs no cover (mounts.hide skips it, bwrap_retry.py runs bubblewrap again).
 Sockets under the writable roots are left alone (a command may use its own); the warm exec
 server's folder is masked as a whole wherever it lies (policy.masked_dirs), not by this list.
 """

@@ -157,6 +157,21 @@ def _bwrap_runs(argv: list[str]) -> bool:
 
 
 @functools.cache
+def bwrap_reports_status(bwrap: str) -> bool:
+    """Whether this bubblewrap writes ``--json-status-fd`` (0.4 and later), by which the launcher
+    tells a sandbox that could not be built from a command that failed (bwrap_retry.py)."""
+    try:
+        done = subprocess.run(
+            [bwrap, "--json-status-fd", "1", "--ro-bind", "/", "/", "true"],
+            capture_output=True,
+            timeout=PROBE_TIMEOUT_S,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0 and b'"exit-code"' in done.stdout
+
+
+@functools.cache
 def _bwrap_user_namespace() -> list[str]:
     """``--unshare-user`` where bubblewrap can make a user namespace (a setuid bubblewrap on a
     kernel without unprivileged ones cannot); ``--cap-drop ALL`` holds either way."""
@@ -340,9 +355,14 @@ def confine(
         return list(argv)
     mechanism = mechanism or detect_mechanism().name
     if mechanism == "bubblewrap":
-        sandboxed = bwrap_argv(argv, policy, shutil.which("bwrap") or "bwrap", outlive_agent)
+        bwrap = shutil.which("bwrap") or "bwrap"
+        sandboxed = bwrap_argv(argv, policy, bwrap, outlive_agent)
+        retry = bwrap_reports_status(bwrap)  # the launcher runs it again if a path to cover vanished
         if policy.proxied:  # the launcher makes the namespace and the bridge, bubblewrap keeps it
-            return [*_launcher_prefix(), policy.network_proxy.launcher_policy(outlive_agent), "--", *sandboxed]  # type: ignore[union-attr]
+            route = policy.network_proxy.launcher_policy(outlive_agent, retry)  # type: ignore[union-attr]
+            return [*_launcher_prefix(), route, "--", *sandboxed]
+        if retry:
+            return [*_launcher_prefix(), "bwrap+outlive" if outlive_agent else "bwrap", "--", *sandboxed]
         return sandboxed
     if mechanism == "landlock":
         return landlock_argv(argv, policy, outlive_agent)

@@ -150,6 +150,25 @@ def test_host_unix_sockets_are_out_of_reach(ws, mechanism, host_socket):
 
 
 @pytest.mark.parametrize("mechanism", MECHANISMS)
+@pytest.mark.parametrize("gone", ["removed", "replaced by a dangling link"])
+def test_a_host_socket_that_goes_while_the_sandbox_is_built_fails_nothing(ws, mechanism, host_socket, gone):
+    """The race of a busy machine, made to happen: the socket is listed when the command's argv is
+    made and gone when the sandbox is built. Bubblewrap stopped there ("Can't create file at …",
+    "Can't bind mount /dev/null on …") and the launcher's mount failed; the command must run."""
+    needs_mounts(mechanism)
+    path, server = host_socket
+    sandbox = SandboxPolicy.create("workspace-write", ws, include_temp=False)
+    argv = confine(["bash", "-c", "read line; echo ran $line"], sandbox, mechanism)
+    assert str(path) in " ".join(argv)  # listed to be covered
+    server.close()
+    path.unlink()
+    if gone != "removed":
+        path.symlink_to(ws / "nowhere")
+    done = subprocess.run(argv, cwd=ws, input="with stdin\n", capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, "ran with stdin\n"), done
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
 def test_abstract_sockets_and_signals_outside_are_out_of_reach(ws, mechanism):
     if mechanism == "landlock" and landlock.abi_version() < landlock.SCOPE_ABI:
         pytest.skip("Landlock ABI < 6 cannot scope abstract sockets and signals (/status says so)")
