@@ -13,11 +13,11 @@ import pytest
 from agent_cli.batch.progress import Progress
 from agent_cli.batch.provider_env import inline_toml, provider_options, provider_variables
 from agent_cli.batch.ray_pool import RayUnavailable, probe
-from agent_cli.batch.repos import checkout_for, make_bundle, resolve_base
+from agent_cli.batch.repos import checkout_for, clone_folder, make_bundle, resolve_base
 from agent_cli.batch.results import ResultsFile, TaskResult
 from agent_cli.batch.runner import worktree_name
 from agent_cli.batch.task_folder import read_folders
-from agent_cli.batch.tasks import TaskFileError, read_jsonl, refuse_duplicates
+from agent_cli.batch.tasks import TaskFileError, parse_line, read_jsonl, refuse_duplicates
 from agent_cli.config import load_config
 from agent_cli.worktrees.git import GitError
 from tests.worktree_helpers import committed_repo, git
@@ -108,6 +108,27 @@ def test_a_node_without_the_repository_clones_it_from_the_drivers_bundle(tmp_pat
     assert resolve_base(clone, newer) == newer
     with pytest.raises(GitError, match="is not a git repository on this machine"):
         checkout_for(elsewhere, tmp_path / "home2", False, None, head)
+
+
+def test_a_repo_that_git_would_read_as_an_option_is_refused(tmp_path):
+    for repo in ("--upload-pack=touch /tmp/x;#x://y", " -c://x", "-ufoo"):
+        with pytest.raises(ValueError, match="must not start with '-'"):
+            parse_line(json.dumps({"id": "t", "prompt": "p", "repo": repo}), "line 1", tmp_path)
+
+
+def test_a_task_url_never_reaches_git_as_an_option(tmp_path):
+    """``--upload-pack=CMD;#…://y`` went to `git clone` and `git fetch` as an option. A fetch runs
+    when the URL's clone folder is already a checkout (its name has 48 bits of hash: two task
+    lines of a hostile file can be made to share one); the refspec is then read as the repository,
+    and a folder of that name in the checkout made git run CMD outside any sandbox."""
+    home = tmp_path / "home"
+    mark = tmp_path / "ran-outside"
+    url = f"--upload-pack=touch {mark};#x://y"
+    folder = committed_repo(clone_folder(home, url))
+    git(tmp_path, "init", "-q", "--bare", str(folder / "+refs" / "heads" / "*:refs" / "remotes" / "origin" / "*"))
+    with pytest.raises(GitError):
+        checkout_for(url, home, True, None, "0" * 40)
+    assert not mark.exists()
 
 
 def test_names_of_worktrees_stay_valid_and_distinct():
