@@ -8,7 +8,8 @@ stdio: requests with their answers, the notifications as they come, the server's
         await client.request("turn/start", {"threadId": thread["id"], "input": [{"type": "text", "text": "hi"}]})
         completed = await client.notification("turn/completed")
 
-Every message received stays in ``received`` (a test checks them against Codex's schema).
+Every message received stays in ``received`` (a test checks them against Codex's schema). Over a
+Unix socket it first checks who listens (``checked_unix_socket``) and sends nothing to a sandbox.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import socket
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
@@ -25,7 +27,7 @@ from typing import Any, Protocol
 from websockets.asyncio.client import ClientConnection, connect, unix_connect
 from websockets.exceptions import ConnectionClosed
 
-from agent_cli.app_server import rpc
+from agent_cli.app_server import peer, rpc
 
 MAX_MESSAGE = 64 * 1024 * 1024
 
@@ -116,7 +118,8 @@ class AppServerClient:
             headers["Origin"] = origin
         options: dict[str, Any] = {"additional_headers": headers, "max_size": MAX_MESSAGE, "compression": None}
         if url.startswith("unix://"):
-            websocket = await unix_connect(url[len("unix://") :], uri="ws://localhost/", **options)
+            sock = await checked_unix_socket(url[len("unix://") :])
+            websocket = await unix_connect(sock=sock, uri="ws://localhost/", **options)
         else:
             websocket = await connect(url, **options)
         return cls(WebSocketChannel(websocket))
@@ -219,6 +222,28 @@ class AppServerClient:
             for future in self._answers.values():
                 if not future.done():
                     future.set_exception(ConnectionError("the server closed the connection"))
+
+
+class ServerRefused(ConnectionError):
+    """The process listening on a Unix socket is not the user's unconfined server; nothing was sent."""
+
+
+async def checked_unix_socket(path: str) -> socket.socket:
+    """A connection to ``path`` once the process listening there is known to be the user's own,
+    confined no more than we are (peer.py, as the warm exec launcher checks its server): a
+    sandboxed command that took the socket's place where sandboxes may write (``/tmp``, a
+    workspace) would otherwise get the handshake, then every prompt and answer. Nothing is sent
+    before the check."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.setblocking(False)
+    try:
+        await asyncio.get_running_loop().sock_connect(sock, path)
+        if (why := peer.refusal(sock)) is not None:
+            raise ServerRefused(f"unix://{path}: not this user's app-server ({why}); nothing was sent")
+    except BaseException:
+        sock.close()
+        raise
+    return sock
 
 
 def thread_text(text: str) -> list[dict[str, Any]]:

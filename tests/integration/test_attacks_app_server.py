@@ -7,11 +7,14 @@ import os
 import resource
 import selectors
 import socket
+import subprocess
+import sys
 import threading
 
 import pytest
 
 from agent_cli.app_server.client import AppServerClient, thread_text
+from agent_cli.sandbox.policy import SandboxPolicy, confine, working_mechanisms
 from tests.app_server_helpers import TOKEN, AppServers
 from tests.conftest import git_init
 from tests.fake_server import Reply, ToolCall
@@ -106,3 +109,49 @@ async def test_a_flood_of_idle_connections_never_hangs_a_turn(server, tmp_path, 
     commands = [p["item"] for p in client.seen("item/completed") if p["item"]["type"] == "commandExecution"]
     assert commands and "ran-in-the-flood" in commands[0]["aggregatedOutput"]
     await client.close()
+
+
+IMPOSTOR = """
+import socket, sys
+listener = socket.socket(socket.AF_UNIX)
+listener.bind(sys.argv[1])
+listener.listen()
+print("listening", flush=True)
+client, _ = listener.accept()
+client.settimeout(20)
+data = b""
+try:
+    while chunk := client.recv(4096):
+        data += chunk
+        if b"\\r\\n\\r\\n" in data:
+            break
+except OSError:
+    pass
+print("received", len(data), data[:200], flush=True)
+"""
+
+
+@pytest.mark.parametrize("mechanism", list(working_mechanisms()))
+async def test_our_client_tells_nothing_to_a_sandboxed_server_on_a_unix_socket(tmp_path, mechanism):
+    """`--listen unix://PATH` with PATH where sandboxes may write (/tmp, a workspace): a command in
+    a sandbox removes the socket and listens there itself. Our client (`agent --remote`, `attach`)
+    sent it its handshake and then the user's prompts and answers. It now checks who listens, as
+    the warm exec launcher does, and sends nothing to a process more confined than itself."""
+    path = tmp_path / "app-server.sock"
+    sandbox = SandboxPolicy.create("workspace-write", tmp_path / "work")
+    (tmp_path / "work").mkdir()
+    impostor = subprocess.Popen(
+        confine([sys.executable, "-c", IMPOSTOR, str(path)], sandbox, mechanism),
+        cwd=tmp_path / "work",
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert impostor.stdout is not None and impostor.stdout.readline() == "listening\n"
+        with pytest.raises(ConnectionError, match="confined|namespace"):
+            await AppServerClient.connect(f"unix://{path}")
+        told = impostor.communicate(timeout=30)[0]
+    finally:
+        impostor.kill()
+        impostor.wait()
+    assert told.startswith("received 0 "), told
