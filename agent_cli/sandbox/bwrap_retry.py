@@ -8,8 +8,8 @@ the command ran, with "Can't create file at PATH" (the path is gone, and the rea
 hold a new one) or "Can't bind mount /dev/null on PATH" (it went between bubblewrap's own check
 and its mount). So the launcher asks bubblewrap for its status (``--json-status-fd``: an
 ``exit-code`` line only once the sandbox was built and the command started) and, when the sandbox
-was not built and a path it was to cover is no longer what was covered (a socket, a folder,
-anything at all), runs it again without that path: what is gone needs no cover. Nothing of the
+was not built and a path it was to cover is no longer what was covered (a socket or file, a
+folder, anything at all), runs it again without that path: what is gone needs no cover. Nothing of the
 command ran in a failed attempt, so running it again repeats nothing.
 """
 
@@ -98,7 +98,7 @@ def without_vanished(argv: list[str]) -> tuple[list[str], list[str]]:
         word = argv[i]
         if word == "--ro-bind" and i + 2 < end:
             source, target = argv[i + 1], argv[i + 2]
-            if (source == "/dev/null" and not _is(target, stat.S_ISSOCK)) or (
+            if (source == "/dev/null" and not _is(target, _coverable)) or (
                 source == target and not os.path.lexists(target)
             ):
                 gone.append(target)
@@ -112,6 +112,10 @@ def without_vanished(argv: list[str]) -> tuple[list[str], list[str]]:
         kept.append(word)
         i += 1
     return kept + argv[end:], gone
+
+
+def _coverable(mode: int) -> bool:
+    return stat.S_ISSOCK(mode) or stat.S_ISREG(mode)  # a socket, or a secret file (hidden.py)
 
 
 def _is(path: str, kind) -> bool:

@@ -3,8 +3,8 @@
 Landlock cannot deny a path beneath one it allows, nor connecting to a filesystem Unix socket
 (on kernels up to ABI 7). A mount namespace can: protected paths inside the workspace are bound
 read-only over themselves (a mountpoint can be neither written, removed nor renamed, so
-``mv .git .gitx`` fails too), host sockets outside the writable roots are covered by
-``/dev/null``, and the warm exec server's folder by an empty read-only tmpfs, wherever it lies. Root gets one directly; another user through a user namespace when the kernel lets
+``mv .git .gitx`` fails too), host sockets outside the writable roots and the agent's secret files
+are covered by ``/dev/null``, and the warm exec server's folder by an empty read-only tmpfs, wherever it lies. Root gets one directly; another user through a user namespace when the kernel lets
 unprivileged users create one. Whatever cannot be done is returned, never silently skipped.
 """
 
@@ -78,16 +78,21 @@ def bind_read_only(paths: Iterable[str]) -> None:
 
 
 def hide(paths: Iterable[str]) -> None:
-    """Cover each path (a host socket) with /dev/null, so connecting to it is refused. One that is
-    no longer a socket when its turn comes (its server ended since it was listed) needs no cover."""
+    """Cover each path (a host socket, a secret file) with /dev/null: connecting to it is refused,
+    reading it gives nothing. One gone when its turn comes (its server ended since it was listed)
+    needs no cover."""
     libc = _libc()
     for path in paths:
-        if not _is(path, stat.S_ISSOCK):
+        if not _is(path, _coverable):
             continue
         if libc.mount(b"/dev/null", os.fsencode(path), None, MS_BIND, None) != 0:
-            if not _is(path, stat.S_ISSOCK):
+            if not _is(path, _coverable):
                 continue  # it went between the look and the mount
             raise _fail(f"cover {path}")
+
+
+def _coverable(mode: int) -> bool:
+    return stat.S_ISSOCK(mode) or stat.S_ISREG(mode)
 
 
 def mask(paths: Iterable[str]) -> None:

@@ -8,8 +8,8 @@ dotfiles (guard.py); no network unless enabled) and ``danger-full-access`` (no s
 On Linux a command is confined by bubblewrap when it works here (a user namespace without
 capabilities, a read-only bind of ``/``, writable binds for the roots, a private network
 namespace), otherwise by Landlock through the ``launcher.py`` launcher (plus a mount
-namespace, no capabilities and a seccomp socket filter). Both mask the warm exec server's
-folder (agent_cli/warm/: it runs outside every sandbox). Which one is probed once, lazily;
+namespace, no capabilities and a seccomp socket filter). Both cover the agent's own servers and
+secrets wherever they lie (hidden.py: the warm exec server's folder, stored keys and tokens). Which one is probed once, lazily;
 ``AGENT_SANDBOX_MECHANISM=bubblewrap|landlock|none`` forces a choice. Every command runs through
 the launcher or bubblewrap, sandboxed or not, so none outlives its end or the agent.
 ``apply_patch`` checks every resolved target with :meth:`SandboxPolicy.write_denial`.
@@ -21,16 +21,15 @@ import functools
 import json
 import os
 import shutil
-import stat
 import subprocess
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_cli.paths import warm_server_dirs
 from agent_cli.sandbox import landlock
 from agent_cli.sandbox.guard import guarded_part
+from agent_cli.sandbox.hidden import masked_dirs, secret_files
 from agent_cli.sandbox.host_sockets import host_sockets
 from agent_cli.sandbox.network import ProxyRoute
 from agent_cli.sandbox.protected import PROTECTED_NAMES, protected_part, read_only_paths
@@ -271,33 +270,19 @@ def _read_only_paths(policy: SandboxPolicy) -> list[str]:
     return read_only_paths(policy.workspace_roots, policy.writable_roots, policy.read_only_files)
 
 
-def _hidden_sockets(policy: SandboxPolicy, masked: list[str]) -> list[str]:
-    """Host sockets to cover: all outside the writable roots and the masked folders but the proxy's own."""
+def _hidden(policy: SandboxPolicy, masked: list[str]) -> list[str]:
+    """What to cover with /dev/null: host sockets outside the writable roots and the masked
+    folders (but the proxy's own), and the agent's own secret files (hidden.py)."""
     own = policy.network_proxy.socket if policy.proxied else None  # type: ignore[union-attr]
-    return [path for path in host_sockets([*policy.writable_roots, *map(Path, masked)]) if path != own]
-
-
-def masked_dirs() -> list[str]:
-    """The warm exec server's folders that exist (agent_cli/warm/): covered in every sandbox by an
-    empty read-only tmpfs, wherever they lie, so no sandboxed command reaches, removes or replaces
-    its socket. Only real folders of this user: a symlink another user planted masks nothing."""
-    found: list[str] = []
-    for folder in warm_server_dirs():
-        try:
-            info = os.lstat(folder)
-            parent = folder.parent.resolve(strict=True)  # a mount covers the folder whatever path leads there
-        except OSError:
-            continue
-        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid():
-            found.append(str(parent / folder.name))
-    return list(dict.fromkeys(found))
+    sockets = [path for path in host_sockets([*policy.writable_roots, *map(Path, masked)]) if path != own]
+    return [*sockets, *secret_files()]
 
 
 def bwrap_argv(
     argv: Sequence[str], policy: SandboxPolicy, bwrap: str = "bwrap", outlive_agent: bool = False
 ) -> list[str]:
     """bubblewrap: everything read-only, then the writable roots, then the protected paths, host
-    sockets covered and the warm server's folders masked (last: over whatever came before).
+    sockets and the agent's secrets covered and its folders masked (last: over whatever came before).
     Proxied, it keeps the network namespace the launcher made."""
     args = [bwrap, *_bwrap_base(policy.network_access or policy.proxied, outlive_agent)]
     for root in policy.writable_roots:
@@ -306,7 +291,7 @@ def bwrap_argv(
     for path in _read_only_paths(policy):
         args += ["--ro-bind", path, path]
     masked = masked_dirs()
-    for path in _hidden_sockets(policy, masked):
+    for path in _hidden(policy, masked):
         args += ["--ro-bind", "/dev/null", path]
     for path in masked:
         args += ["--tmpfs", path, "--remount-ro", path]
@@ -333,7 +318,7 @@ def landlock_argv(argv: Sequence[str], policy: SandboxPolicy, outlive_agent: boo
     if landlock_mounts_work():
         masked = masked_dirs()
         spec["read_only"] = _read_only_paths(policy)
-        spec["hide"] = _hidden_sockets(policy, masked)
+        spec["hide"] = _hidden(policy, masked)
         spec["mask"] = masked
     if policy.proxied:
         spec["proxy"] = policy.network_proxy.spec()  # type: ignore[union-attr]

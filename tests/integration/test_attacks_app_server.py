@@ -14,6 +14,7 @@ import threading
 import pytest
 
 from agent_cli.app_server.client import AppServerClient, thread_text
+from agent_cli.app_server.options import build_parser, token_file_warning
 from agent_cli.sandbox.policy import SandboxPolicy, confine, working_mechanisms
 from tests.app_server_helpers import TOKEN, AppServers
 from tests.conftest import git_init
@@ -155,3 +156,18 @@ async def test_our_client_tells_nothing_to_a_sandboxed_server_on_a_unix_socket(t
         impostor.kill()
         impostor.wait()
     assert told.startswith("received 0 "), told
+
+
+def test_a_token_file_sandboxed_commands_can_read_is_warned_about(tmp_path, isolated_home):
+    """Every sandbox hides $AGENT_HOME/*.token (the place docs/app-server.md keeps it); a token
+    file elsewhere is one a sandboxed command can read, and with the network use on this server."""
+
+    def options(path):
+        argv = ["--listen", "ws://127.0.0.1:0", "--ws-auth", "capability-token", "--ws-token-file", str(path)]
+        return build_parser().parse_args(argv)
+
+    elsewhere, hidden = tmp_path / "token", isolated_home / "app-server.token"
+    for path in (elsewhere, hidden):
+        path.write_text(TOKEN + "\n")
+    assert "sandboxed commands can read" in (token_file_warning(options(elsewhere)) or "")
+    assert token_file_warning(options(hidden)) is None

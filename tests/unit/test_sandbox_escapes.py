@@ -169,6 +169,24 @@ def test_a_host_socket_that_goes_while_the_sandbox_is_built_fails_nothing(ws, me
 
 
 @pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_the_agents_own_keys_and_tokens_are_out_of_reach(ws, mechanism, isolated_home):
+    """Commands never inherit the key variables, yet `cat ~/.agent/auth.json` gave a command the
+    keys `agent login` stored, the MCP servers' OAuth tokens and the app-server's token (with which
+    a command that has the network drives the server, whose turns run outside the sandbox)."""
+    needs_mounts(mechanism)
+    (isolated_home / "auth.json").write_text('{"keys": {"OPENAI_API_KEY": "sk-stored-key"}}')
+    (isolated_home / "app-server.token").write_text("ws-token-secret\n")
+    (isolated_home / "mcp-auth").mkdir()
+    (isolated_home / "mcp-auth" / "server.json").write_text('{"access_token": "oauth-secret"}')
+    (isolated_home / "config.toml").write_text("# not a secret\n")
+    names = ("auth.json", "app-server.token", "mcp-auth/server.json", "config.toml")
+    done = run(f"cd {isolated_home} && cat {' '.join(names)}", ws, mechanism)
+    for secret in ("sk-stored-key", "ws-token-secret", "oauth-secret"):
+        assert secret not in done.stdout, done
+    assert "# not a secret" in done.stdout  # the rest of the home reads as before
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
 def test_abstract_sockets_and_signals_outside_are_out_of_reach(ws, mechanism):
     if mechanism == "landlock" and landlock.abi_version() < landlock.SCOPE_ABI:
         pytest.skip("Landlock ABI < 6 cannot scope abstract sockets and signals (/status says so)")
