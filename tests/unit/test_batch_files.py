@@ -14,6 +14,7 @@ import pytest
 from agent_cli.batch.progress import Progress
 from agent_cli.batch.provider_env import inline_toml, provider_options, provider_variables
 from agent_cli.batch.ray_pool import RayUnavailable, probe
+from agent_cli.batch.report import table
 from agent_cli.batch.repos import checkout_for, clone_folder, make_bundle, resolve_base
 from agent_cli.batch.results import ResultsFile, TaskResult
 from agent_cli.batch.runner import worktree_name
@@ -84,6 +85,23 @@ def test_results_are_appended_whole_and_a_torn_last_line_is_cut_before_the_next(
     assert [json.loads(line)["id"] for line in lines] == ["a", "b", "b"]
     assert results.read()["b"]["status"] == "failed"  # the last line of an id is its result
     assert list(results.finished()) == ["a", "b"]
+
+
+def test_a_results_line_with_figures_of_the_wrong_kind_is_shown_not_a_crash():
+    """`agent batch report DIR` (and the summary of a batch resumed in DIR) read every line of
+    results.jsonl: one with a string for its tokens, reward or time ended in a traceback."""
+    odd = {"id": "odd", "status": "succeeded", "reward": "1", "duration_s": "fast", "usage": {"input_tokens": "x"}}
+    fine = {
+        "id": "ok",
+        "status": "succeeded",
+        "reward": 1.0,
+        "duration_s": 2,
+        "usage": {"input_tokens": 5, "output_tokens": 1},
+    }
+    shown = table([odd, fine, {"id": "bare", "usage": [1, 2]}])
+    assert (
+        "odd" in shown and "3 tasks: 2 succeeded" in shown and "mean reward 1 over 1" in shown and "6 tokens" in shown
+    )
 
 
 def test_an_interrupted_task_is_not_finished(tmp_path):
