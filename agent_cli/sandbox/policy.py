@@ -271,10 +271,20 @@ def _read_only_paths(policy: SandboxPolicy) -> list[str]:
 
 
 def _hidden(policy: SandboxPolicy, masked: list[str]) -> list[str]:
-    """What to cover with /dev/null: host sockets outside the writable roots and the masked
-    folders (but the proxy's own), and the agent's own secret files (hidden.py)."""
+    """What to cover with /dev/null: the agent's own secret files (hidden.py), and every host
+    socket bound when the command starts (but the proxy's own, and those in masked folders) save
+    the project's own: one in the workspace (an earlier command's server), unless it lies in a
+    protected place (``.git``, ``~/.gnupg`` when the workspace is your home). One in ``/tmp`` is
+    any program's: the user's tmux server there ran whatever a sandboxed command asked it to."""
     own = policy.network_proxy.socket if policy.proxied else None  # type: ignore[union-attr]
-    sockets = [path for path in host_sockets([*policy.writable_roots, *map(Path, masked)]) if path != own]
+    temp = temp_dirs()
+    projects = [root for root in policy.workspace_roots if not any(is_within(t, root) for t in temp)]
+    sockets: list[str] = []
+    for path in host_sockets(map(Path, masked)):
+        where = Path(path)
+        if path == own or (any(is_within(where, root) for root in projects) and policy.protected(where) is None):
+            continue
+        sockets.append(path)
     return [*sockets, *secret_files()]
 
 
