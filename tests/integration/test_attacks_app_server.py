@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import resource
 import selectors
+import shlex
 import socket
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from agent_cli.app_server.client import AppServerClient, thread_text
 from agent_cli.app_server.options import build_parser, token_file_warning
 from agent_cli.sandbox.policy import SandboxPolicy, confine, working_mechanisms
 from tests.app_server_helpers import TOKEN, AppServers
+from tests.browser import browser_missing, chromium
 from tests.conftest import git_init
 from tests.fake_server import Reply, ToolCall
 from tests.waiting import until
@@ -171,3 +173,45 @@ def test_a_token_file_sandboxed_commands_can_read_is_warned_about(tmp_path, isol
         path.write_text(TOKEN + "\n")
     assert "sandboxed commands can read" in (token_file_warning(options(elsewhere)) or "")
     assert token_file_warning(options(hidden)) is None
+
+
+HTML = "<img src=x onerror=\"document.title='pwned'\"><script>alert(1)</script>"
+
+
+@pytest.mark.skipif(browser_missing() is not None, reason=str(browser_missing()))
+async def test_html_in_a_title_a_file_name_or_a_commands_output_is_shown_as_text(
+    server, tmp_path, app_server_factory, token_file
+):
+    """What a model, a command or a repository names reaches the page as text: a session title, a
+    file the model made, a command's output, all holding markup meant to run there."""
+    repo = git_init(tmp_path / "repo")
+    running = app_server_factory(
+        repo, "--listen", "ws://127.0.0.1:0", "--ws-auth", "capability-token", "--ws-token-file", str(token_file)
+    )
+    name = "<img src=x onerror=alert(1)>.txt"
+    patch = f"*** Begin Patch\n*** Add File: {name}\n+{HTML}\n*** End Patch\n"
+    server.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": f"printf '%s\\n' {shlex.quote(HTML)}; echo the-output-ends"})]),
+        Reply(tool_calls=[ToolCall("apply_patch", {"patch": patch})]),
+        Reply(text="done"),
+    )
+    client = await AppServerClient.connect(running.url, token=TOKEN)
+    await client.initialize()
+    thread = (await client.request("thread/start", {"cwd": str(repo), "approvalPolicy": "never"}))["thread"]
+    await client.request("thread/name/set", {"threadId": thread["id"], "name": HTML})
+    await client.request("turn/start", {"threadId": thread["id"], "input": thread_text("go")})
+    await client.notification("turn/completed", timeout=90)
+    assert (repo / name).is_file()
+    await client.close()
+    async with chromium() as browser:
+        page = await (await browser.new_context()).new_page()
+        await page.goto(running.url.replace("ws://", "http://") + "/?token=" + TOKEN)
+        row = page.locator("li.session")
+        await row.wait_for()
+        assert HTML in await row.inner_text()
+        await row.locator("a").click()
+        await page.locator(".tool.command .output", has_text="the-output-ends").wait_for()
+        await page.locator(".tool.patch .path", has_text=name).wait_for()
+        assert HTML in await page.inner_text(".tool.command .output")
+        assert await page.locator("#app img, #app script").count() == 0
+        assert await page.title() != "pwned"
