@@ -1,16 +1,13 @@
-"""`agent app-server` attacked from outside: by whoever can reach its port without the token
-(another local user, the LAN). A real server process, the fake model server, our client."""
+"""`agent app-server` attacked: a sandboxed command in the place of its Unix socket, a token kept
+where sandboxes read, markup for its web page from a model, a command and a file name. A real
+server process, the fake model server, our client, Debian's Chromium. (What anyone who reaches the
+port without the token may try is in tests/unit/test_app_server_page.py.)"""
 
 from __future__ import annotations
 
-import os
-import resource
-import selectors
 import shlex
-import socket
 import subprocess
 import sys
-import threading
 
 import pytest
 
@@ -21,57 +18,8 @@ from tests.app_server_helpers import TOKEN, AppServers
 from tests.browser import browser_missing, chromium
 from tests.conftest import git_init
 from tests.fake_server import Reply, ToolCall
-from tests.waiting import until
 
 pytestmark = pytest.mark.timeout(180)
-FD_LIMIT = 256  # a server's descriptors, made few so that the flood below is small
-
-
-class Flood:
-    """An attacker holding ``size`` connections open that never send a handshake: each one the
-    server closes is opened again at once, until ``stop``."""
-
-    def __init__(self, port: int, size: int) -> None:
-        self.port, self.size = port, size
-        self.stopped = threading.Event()
-        self.closed = 0  # connections the server closed
-        self.thread = threading.Thread(target=self._hold, daemon=True)
-
-    def __enter__(self) -> Flood:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.stopped.set()
-        self.thread.join(30)
-
-    def _open(self, selector: selectors.DefaultSelector) -> None:
-        sock = socket.socket()
-        sock.setblocking(False)
-        sock.connect_ex(("127.0.0.1", self.port))  # in progress while the backlog is full: held anyway
-        selector.register(sock, selectors.EVENT_READ)
-
-    def _hold(self) -> None:
-        with selectors.DefaultSelector() as selector:
-            for _ in range(self.size):
-                self._open(selector)
-            while not self.stopped.is_set():
-                for key, _ in selector.select(0.1):
-                    sock = key.fileobj
-                    assert isinstance(sock, socket.socket)
-                    try:
-                        more = sock.recv(1)
-                    except BlockingIOError:
-                        continue
-                    except OSError:
-                        more = b""
-                    if not more:  # closed by the server: open another
-                        self.closed += 1
-                        selector.unregister(sock)
-                        sock.close()
-                        self._open(selector)
-            for key in list(selector.get_map().values()):
-                key.fileobj.close()  # type: ignore[union-attr]
 
 
 @pytest.fixture
@@ -86,32 +34,6 @@ def token_file(tmp_path):
     path.write_text(TOKEN + "\n")
     path.chmod(0o600)
     return path
-
-
-async def test_a_flood_of_idle_connections_never_hangs_a_turn(server, tmp_path, app_server_factory, token_file):
-    """Connections that never send their handshake, more than the server has descriptors: the
-    model request and the command of the turn running meanwhile failed for want of them, and the
-    turn hung. Now they are closed at once past a bound, and the turn ends as it would have."""
-    repo = git_init(tmp_path / "repo")
-    running = app_server_factory(
-        repo, "--listen", "ws://127.0.0.1:0", "--ws-auth", "capability-token", "--ws-token-file", str(token_file)
-    )
-    resource.prlimit(running.pid, resource.RLIMIT_NOFILE, (FD_LIMIT, FD_LIMIT))
-    client = await AppServerClient.connect(running.url, token=TOKEN)
-    await client.initialize()
-    thread = (await client.request("thread/start", {"cwd": str(repo), "approvalPolicy": "never"}))["thread"]
-    port = int(running.url.rsplit(":", 1)[1])
-    with Flood(port, FD_LIMIT + 100) as flood:
-        # the server has met it: closed its connections at once, or run out of descriptors
-        descriptors = f"/proc/{running.pid}/fd"
-        await until(lambda: flood.closed >= 100 or len(os.listdir(descriptors)) >= FD_LIMIT - 1, 60, "the flood")
-        server.script(Reply(tool_calls=[ToolCall("shell", {"command": "echo ran-in-the-flood"})]), Reply(text="done"))
-        await client.request("turn/start", {"threadId": thread["id"], "input": thread_text("go")})
-        completed = await client.notification("turn/completed", timeout=90)
-    assert completed["turn"]["status"] == "completed"
-    commands = [p["item"] for p in client.seen("item/completed") if p["item"]["type"] == "commandExecution"]
-    assert commands and "ran-in-the-flood" in commands[0]["aggregatedOutput"]
-    await client.close()
 
 
 IMPOSTOR = """
