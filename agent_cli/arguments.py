@@ -11,7 +11,7 @@ CONFIG_HELP = "override a config key; VALUE is parsed as TOML (repeatable)"
 # Every subcommand of `agent` (cli.py dispatches them), as `agent --help` lists them.
 SUBCOMMANDS = {
     "exec": "run headless: one prompt, text or JSONL events out (exec resume, exec undo)",
-    "batch": "run many tasks (JSONL or Terminal-Bench folders), each in its own worktree; here or on Ray",
+    "batch": "run many tasks, each `agent exec` in a worktree of its own (a JSONL file or Terminal-Bench tasks)",
     "resume": "open a saved session in the app (no id: pick from a list)",
     "attach": "open the app on a session running in the background host (no id: pick one)",
     "sessions": "live and saved sessions: list, stop, rename, export, repair, rm",
@@ -22,7 +22,6 @@ SUBCOMMANDS = {
     "mcp": "MCP servers: list, get, add, remove, login, logout",
     "memory": "what the agent remembers: list, add, forget, search, export, import",
     "plugin": "the Claude Code plugins found here: list",
-    "batch": "run many tasks, each `agent exec` in a worktree of its own (a JSONL file or Terminal-Bench tasks)",
     "acp": "serve an editor over the Agent Client Protocol (stdio)",
     "app-server": "serve Codex's app-server protocol to Codex clients (stdio, a Unix socket or a WebSocket)",
 }

@@ -8,7 +8,8 @@ stdio: requests with their answers, the notifications as they come, the server's
         await client.request("turn/start", {"threadId": thread["id"], "input": [{"type": "text", "text": "hi"}]})
         completed = await client.notification("turn/completed")
 
-Every message received stays in ``received`` (a test checks them against Codex's schema).
+Every message received stays in ``received`` (a test checks them against Codex's schema). Over a
+Unix socket it first checks who listens (``checked_unix_socket``) and sends nothing to a sandbox.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from agent_cli import socket_peer
 from agent_cli.app_server import rpc
 
 if TYPE_CHECKING:
@@ -127,10 +129,10 @@ class AppServerClient:
         if origin is not None:
             headers["Origin"] = origin
         options: dict[str, Any] = {"additional_headers": headers, "max_size": MAX_MESSAGE, "compression": None}
+        if sock is None and url.startswith("unix://"):
+            sock = await checked_unix_socket(url[len("unix://") :])
         if sock is not None:
             websocket = await unix_connect(uri="ws://localhost/", sock=sock, **options)
-        elif url.startswith("unix://"):
-            websocket = await unix_connect(url[len("unix://") :], uri="ws://localhost/", **options)
         else:
             websocket = await connect(url, **options)
         return cls(WebSocketChannel(websocket))
@@ -255,6 +257,28 @@ def refusal(exc: BaseException) -> str | None:
     if isinstance(exc, (InvalidHandshake, InvalidURI)):
         return f"no app-server answered there: {exc}"
     return None
+
+
+class ServerRefused(ConnectionError):
+    """The process listening on a Unix socket is not the user's unconfined server; nothing was sent."""
+
+
+async def checked_unix_socket(path: str) -> socket.socket:
+    """A connection to ``path`` once the process listening there is known to be the user's own,
+    confined exactly as we are (socket_peer.py, as the warm exec launcher checks its server): a
+    sandboxed command that took the socket's place where sandboxes may write (``/tmp``, a
+    workspace) would otherwise get the handshake, then every prompt and answer. Nothing is sent
+    before the check."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.setblocking(False)
+    try:
+        await asyncio.get_running_loop().sock_connect(sock, path)
+        if not socket_peer.trusted(sock):
+            raise ServerRefused(f"unix://{path}: not this user's app-server, or one in a sandbox; nothing was sent")
+    except BaseException:
+        sock.close()
+        raise
+    return sock
 
 
 def thread_text(text: str) -> list[dict[str, Any]]:

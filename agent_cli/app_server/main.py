@@ -13,7 +13,7 @@ import logging
 import os
 import sys
 
-from agent_cli.app_server.options import OptionsError, build_parser, parse_listen, token_check
+from agent_cli.app_server.options import OptionsError, build_parser, parse_listen, token_check, token_file_warning
 from agent_cli.paths import agent_home
 
 USAGE_ERROR = 2
@@ -29,7 +29,13 @@ def run_app_server(argv: list[str]) -> int:
         print(f"agent app-server: error: {exc}", file=sys.stderr)
         return USAGE_ERROR
     if listen.kind == "ws" and tokens is None:
-        print("agent app-server: warning: --ws-auth none: any local user can drive your sessions", file=sys.stderr)
+        print(
+            "agent app-server: warning: --ws-auth none: any local user, and any sandboxed command that has the "
+            "network, can drive your sessions (and run commands outside the sandbox)",
+            file=sys.stderr,
+        )
+    if (warning := token_file_warning(args)) is not None:
+        print(f"agent app-server: warning: {warning}", file=sys.stderr)
     protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     setup_logging()

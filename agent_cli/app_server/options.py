@@ -13,7 +13,8 @@ from urllib.parse import urlsplit
 from agent_cli.app_server.auth import AuthSetupError, TokenCheck
 from agent_cli.app_server.page_options import add_page_options
 from agent_cli.arguments import add_session_options
-from agent_cli.paths import warm_server_dir
+from agent_cli.paths import agent_home, warm_server_dir
+from agent_cli.sandbox.hidden import secret_files
 
 DEFAULT_IDLE_UNLOAD = 30 * 60  # seconds a thread without subscribers stays loaded (Codex's 30 minutes)
 SOCKET_NAME = "app-server.sock"
@@ -108,6 +109,20 @@ def default_socket_path() -> Path:
     """In the warm exec server's 0700 folder: under $XDG_RUNTIME_DIR, else under $AGENT_HOME (never
     /tmp, which sandboxed commands may write), which every sandbox masks (paths.py)."""
     return warm_server_dir() / SOCKET_NAME
+
+
+def token_file_warning(args: argparse.Namespace) -> str | None:
+    """A warning when the token file is one sandboxed commands can read: with the token and the
+    network, a command would drive this server, whose turns run outside its sandbox."""
+    if args.ws_token_file is None:
+        return None
+    path = Path(args.ws_token_file).expanduser()
+    if str(path.resolve()) in secret_files():
+        return None
+    return (
+        f"sandboxed commands can read {path}: keep the token in {agent_home()}/NAME.token, which every "
+        "sandbox hides, or give its SHA-256 with --ws-token-sha256"
+    )
 
 
 def token_check(args: argparse.Namespace, listen: Listen) -> TokenCheck | None:

@@ -81,6 +81,8 @@ def decode(text: str | bytes) -> Incoming:
         message = json.loads(text)
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadMessage(error_reply(None, RpcError(PARSE_ERROR, f"Parse error: {exc}"))) from None
+    except RecursionError:  # [[[[… nested deeper than the parser goes: an error, not the connection's end
+        raise BadMessage(error_reply(None, RpcError(PARSE_ERROR, "Parse error: nested too deeply"))) from None
     if not isinstance(message, dict):
         raise BadMessage(error_reply(None, RpcError(INVALID_REQUEST, "Invalid request: expected a JSON object")))
     raw_id = message.get("id")

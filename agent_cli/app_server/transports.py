@@ -6,7 +6,9 @@ a request with an ``Origin`` header (a web page) gets 403, a missing or wrong to
 socket peer that is not the user unconfined 403 (peer.py). ``GET /readyz`` and ``/healthz``
 answer 200 without a token: they say only that the server is up. With a page of its own (page.py,
 issue #48) the listener also serves the page's files, and admits a browser from exactly that page,
-which offers the token as a subprotocol.
+which offers the token as a subprotocol. At most ``MAX_OPENING`` connections wait in their
+handshake at once (``bounded``): a flood of idle ones may keep new clients out while it lasts, never
+take the descriptors the sessions need.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ log = logging.getLogger("agent_cli.app_server")
 MAX_MESSAGE = 16 * 1024 * 1024  # bytes of one incoming message (a frame, or a stdio line)
 HEALTH_PATHS = ("/readyz", "/healthz")
 CLOSE_TOO_SLOW = 1008  # policy violation: the client does not read what it is sent
+MAX_OPENING = 64  # connections still in their HTTP handshake; past this, a new one is closed at once
+SINGLE_HEADERS = ("Host", "Origin", "Authorization", "Upgrade", "Sec-WebSocket-Protocol")
 
 
 # --- stdio ------------------------------------------------------------------------------------
@@ -127,6 +131,8 @@ class Gate:
         self.ready = False
 
     def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
+        if twice := [name for name in SINGLE_HEADERS if len(request.headers.get_all(name)) > 1]:
+            return refuse(connection, http.HTTPStatus.BAD_REQUEST, f"the {twice[0]} header is given more than once\n")
         if self.page is not None and (answer := self.page.answer(connection, request)) is not None:
             return answer  # a GET of the page's files (they hold no data), or 404
         origin = request.headers.get("Origin")
@@ -158,6 +164,39 @@ def refuse(connection: ServerConnection, status: http.HTTPStatus, text: str) -> 
     return connection.respond(status, text)
 
 
+def bounded(limit: int = MAX_OPENING) -> type[ServerConnection]:
+    """Connections that close at once while ``limit`` others are still in their handshake. Each
+    costs a file descriptor until it finishes or websockets' 10 s handshake timeout ends it; anyone
+    who can reach the port (another local user, the LAN) could otherwise hold a thousand of them,
+    and the sessions' model requests and commands would fail for want of descriptors."""
+    opening: set[ServerConnection] = set()
+    told = [False]
+
+    class Bounded(ServerConnection):
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            super().connection_made(transport)
+            if len(opening) >= limit:
+                if not told[0]:
+                    log.warning("%d connections are opening at once: new ones are closed until they finish", limit)
+                    told[0] = True
+                self.transport.abort()  # the asyncio.Transport websockets keeps
+                return
+            told[0] = told[0] and len(opening) > limit // 2
+            opening.add(self)
+
+        async def handshake(self, *args: Any, **kwargs: Any) -> None:
+            try:
+                await super().handshake(*args, **kwargs)
+            finally:
+                opening.discard(self)
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            opening.discard(self)
+            super().connection_lost(exc)
+
+    return Bounded
+
+
 async def start_websocket(
     handler: Handler,
     *,
@@ -178,6 +217,7 @@ async def start_websocket(
         "max_size": MAX_MESSAGE,
         "compression": None,  # JSON frames are small; no deflate state per client
         "server_header": None,
+        "create_connection": bounded(),
     }
     if page is not None:
         options["select_subprotocol"] = page.select_subprotocol

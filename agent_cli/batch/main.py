@@ -25,6 +25,7 @@ from agent_cli.headless.exec_options import positive_float, positive_int
 from agent_cli.models.base import Usage
 from agent_cli.models.pricing import price_for
 from agent_cli.terminal_text import terminal_safe
+from agent_cli.trust.gate import config_in_force
 
 INTERRUPTED_EXIT = 130
 
@@ -130,7 +131,7 @@ def run_batch(argv: list[str], out: TextIO | None = None, err: TextIO | None = N
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     cwd = Path(args.cd).expanduser().resolve() if args.cd else Path.cwd()
     args.cd = str(cwd)
-    config = load_config_or_exit(args)
+    config = config_in_force(load_config_or_exit(args))  # a repository's own provider and prices wait for trust
     check_api_key_or_exit(config)  # before any task: forty tasks failing one by one say it worse
     out_dir = Path(args.out).expanduser().resolve()
     try:

@@ -3,7 +3,9 @@
 A path that is a git checkout here is used as it is (its worktrees go beside the user's own, as
 `agent exec --worktree` makes them). A git URL, or a path that this machine (a Ray node) does not
 have, is cloned once into ``$AGENT_HOME/batch/clones/`` and reused by the tasks that follow: from
-the URL, or from a bundle of the driver's repository that travels with the task.
+the URL, or from a bundle of the driver's repository that travels with the task. A URL reaches
+git after ``--`` (tasks.py refuses one that starts with ``-``): never as an option such as
+``--upload-pack``, which git runs as a command.
 """
 
 from __future__ import annotations
@@ -60,11 +62,11 @@ def checkout_for(
                 fetch(folder, repo if is_url else None, bundle)
             return folder
         if is_url:
-            run(agent_home, "clone", "--quiet", "--no-checkout", repo, str(folder))
+            run(agent_home, "clone", "--quiet", "--no-checkout", "--", repo, str(folder))
         else:
             assert bundle is not None
             with bundle_file(bundle()) as path:
-                run(agent_home, "clone", "--quiet", "--no-checkout", str(path), str(folder))
+                run(agent_home, "clone", "--quiet", "--no-checkout", "--", str(path), str(folder))
         run(folder, "checkout", "--quiet", "--detach", check=False)
     return folder
 
@@ -75,10 +77,10 @@ def has_commit(folder: Path, commit: str) -> bool:
 
 def fetch(folder: Path, url: str | None, bundle: Callable[[], bytes] | None) -> None:
     if url is not None:
-        run(folder, "fetch", "--quiet", url, "+refs/heads/*:refs/remotes/origin/*")
+        run(folder, "fetch", "--quiet", "--", url, "+refs/heads/*:refs/remotes/origin/*")
     elif bundle is not None:
         with bundle_file(bundle()) as path:
-            run(folder, "fetch", "--quiet", str(path), "+refs/*:refs/remotes/driver/*")
+            run(folder, "fetch", "--quiet", "--", str(path), "+refs/*:refs/remotes/driver/*")
 
 
 @contextlib.contextmanager

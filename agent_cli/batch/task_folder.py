@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agent_cli.batch.tasks import Rejected, Task, check_id, resolve_repo
+from agent_cli.batch.tasks import Rejected, Task, check_base, check_id, check_repo, resolve_repo
 
 INSTRUCTION = "instruction.md"
 TASK_TOML = "task.toml"
@@ -47,6 +47,8 @@ def read_folder(folder: Path) -> Task:
         raise ValueError(f"{INSTRUCTION} is empty")
     config = read_toml(folder / TASK_TOML)
     ours = table(config, "agent_cli")
+    check_repo(string(ours, "repo"))
+    check_base(string(ours, "base"))
     return Task(
         id=task_id,
         prompt=prompt,

@@ -80,6 +80,8 @@ def parse_line(text: str, where: str, folder: Path) -> Task:
     for key in ("repo", "base", "model", "setup"):
         if data.get(key) is not None and (not isinstance(data[key], str) or not data[key].strip()):
             raise ValueError(f"`{key}` must be a non-empty string")
+    check_repo(data.get("repo"))
+    check_base(data.get("base"))
     schema = data.get("output_schema")
     if schema is not None and not isinstance(schema, dict):
         raise ValueError("`output_schema` must be a JSON Schema object")
@@ -98,6 +100,17 @@ def parse_line(text: str, where: str, folder: Path) -> Task:
         setup=data.get("setup"),
         metadata=data.get("metadata"),
     )
+
+
+def check_repo(repo: str | None) -> None:
+    """A repo git would read as an option (``--upload-pack=CMD``, which it runs) is refused."""
+    if repo is not None and repo.strip().startswith("-"):
+        raise ValueError(f"`repo` must not start with '-' (git would read it as an option): {repo!r}")
+
+
+def check_base(base: str | None) -> None:
+    if base is not None and base.strip().startswith("-"):
+        raise ValueError(f"`base` must not start with '-' (git would read it as an option): {base!r}")
 
 
 def is_url(repo: str) -> bool:

@@ -3,15 +3,19 @@
 ``example.com`` is that name only; ``*.example.com`` every name below it (not ``example.com``
 itself); ``example.com:443`` / ``*.example.com:8080`` only that port; an IP address
 (``10.0.0.5``, ``[::1]:8080``) that address. Names are compared lower-case, without a trailing
-dot and in their ASCII (IDNA) form, so ``EVIL.example.com.`` is ``evil.example.com``.
+dot and in their ASCII (IDNA) form, so ``EVIL.example.com.`` is ``evil.example.com``; addresses
+in their plain form, so ``2130706433``, ``127.1`` and ``::ffff:127.0.0.1`` are ``127.0.0.1``.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import re
+import socket
 from dataclasses import dataclass
 
 WILDCARD = "*."
+INET_ATON = re.compile(r"(0[xX][0-9a-fA-F]*|[0-9]+)(\.(0[xX][0-9a-fA-F]*|[0-9]+)){0,3}")  # numbers getaddrinfo reads
 
 
 class DomainError(ValueError):
@@ -26,10 +30,8 @@ def normalize_host(host: str) -> str:
     host = host.removesuffix(".")
     if not host:
         raise DomainError("an empty host name")
-    try:
-        return str(ipaddress.ip_address(host))
-    except ValueError:
-        pass
+    if (address := _address(host)) is not None:
+        return address
     try:
         ascii_host = host.encode("idna").decode("ascii")
     except UnicodeError:
@@ -37,6 +39,25 @@ def normalize_host(host: str) -> str:
     if any(not (c.isalnum() or c in "-._") for c in ascii_host):
         raise DomainError(f"{host!r} is not a valid host name")
     return ascii_host
+
+
+def _address(host: str) -> str | None:
+    """An IP address in the one form entries are compared in, whatever the spelling the resolver
+    also reads as one: ``127.1``, ``2130706433``, ``0x7f.0.0.1``, ``0177.0.0.1`` are 127.0.0.1,
+    and an IPv4-mapped IPv6 address (``::ffff:127.0.0.1``, which the kernel connects as IPv4) its
+    IPv4 address. Otherwise a denied ``127.0.0.1`` would not see them."""
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        if not INET_ATON.fullmatch(host):
+            return None
+        try:
+            return socket.inet_ntoa(socket.inet_aton(host))
+        except OSError:
+            return None
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ip)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,8 @@
 A denied entry wins over everything; then an allowed entry; then the user's answers for this
 session ("Yes" / "No" count for the host, on any port); a name nobody decided is asked about
 once (requests for it meanwhile wait for the same answer) where someone can answer, and refused
-otherwise. :meth:`NetworkGate.verdict` is cheap and thread-safe (the proxy calls it for every
+otherwise. An address that is not public, or ``localhost``, is never asked about: only an entry
+naming it exactly opens it (connect.py). :meth:`NetworkGate.verdict` is cheap and thread-safe (the proxy calls it for every
 connection from its own thread); asking and reporting happen on the session's event loop.
 
 What was decided is kept per host (``decided``, for ``/permissions``), told to the commands
@@ -20,6 +21,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import astuple, dataclass, field
 
 from agent_cli import events as ev
+from agent_cli.network.addresses import is_public
 from agent_cli.network.lists import NetworkLists
 
 # What a question gets back: allow for the session, allow and save, or refuse for the session.
@@ -81,6 +83,19 @@ class Watch:
 Question = Callable[[str, int, Watch], Awaitable[str]]  # -> ONCE | ALWAYS | NO
 
 
+def not_asked(host: str) -> str | None:
+    """Why ``host`` is refused without a question: an address that is not public (loopback, private,
+    link-local: the agent's own servers, the cloud's metadata service) or a ``localhost`` name.
+    An answer never opens those, and "don't ask again" would have saved an entry that did."""
+    try:
+        private = not is_public(host)
+    except ValueError:  # a name
+        private = host == "localhost" or host.endswith(".localhost")
+    if not private:
+        return None
+    return f"{host} is a loopback, private or link-local address; only an entry naming it exactly may reach it"
+
+
 class NetworkGate:
     def __init__(self, lists: NetworkLists, question: Question | None = None, cannot_ask: str = ""):
         self.lists = lists
@@ -111,6 +126,8 @@ class NetworkGate:
         verdict = self.verdict(host, port)
         if not verdict.undecided:
             return verdict
+        if (why := not_asked(host)) is not None:
+            return Verdict(False, why)
         watch = self._watches[-1] if self._watches else None
         if self.question is None or watch is None:
             why = self.cannot_ask or "no command waits on it"

@@ -4,7 +4,8 @@ answers go: to the client, and a refusal's reason to the command's stderr.
 
 No TLS is intercepted: after ``CONNECT`` the proxy only copies bytes. A plain HTTP request is
 passed on in origin form with ``Connection: close`` (one request per connection, so a second
-request cannot ride to another host on a connection checked for the first).
+request cannot ride to another host on a connection checked for the first) and the ``Host`` of its
+URL, the name that was checked, in place of whatever ``Host`` the client sent.
 """
 
 from __future__ import annotations
@@ -88,9 +89,13 @@ async def read_http(first: bytes, reader: asyncio.StreamReader) -> Request:
     kept = [
         header
         for header in headers.split(b"\r\n")
-        if header and header.split(b":", 1)[0].strip().lower() not in HOP_HEADERS
+        if header and header.split(b":", 1)[0].strip().lower() not in (*HOP_HEADERS, b"host")
     ]
-    rewritten = b"\r\n".join([f"{method} {path} {version}".encode("latin-1"), *kept, b"Connection: close", b"", b""])
+    # The host checked is the one the server hears (RFC 9112 3.2.2): a Host of another site would
+    # reach it through an allowed address (a CDN's, a shared host's), past the lists.
+    authority = f"Host: {url.netloc.rpartition('@')[2]}".encode("latin-1")
+    head = f"{method} {path} {version}".encode("latin-1")
+    rewritten = b"\r\n".join([head, authority, *kept, b"Connection: close", b"", b""])
     return Request(host, port, "http", rewritten)
 
 

@@ -5,7 +5,9 @@ Unix socket, in a thread of its own so that copying a download never waits on th
 It answers only the bridges of this session's sandboxed commands: the socket is its owner's
 alone (mode 0600 in a 0700 folder), the peer must be of the same user and, when the session
 runs its commands itself, a process the agent started; its one message must carry the session's
-token, or the descriptors that come with it are closed unread. Each request names a host; the
+token, or the descriptors that come with it are closed unread. At most ``MAX_CLIENTS`` connections
+are served at once, and a request's head must come within ``REQUEST_TIMEOUT_S``: a command cannot
+use up the agent's descriptors. Each request names a host; the
 gate (gate.py) decides, asking the user when the lists do not; only then is the name resolved,
 its addresses checked and the connection made (connect.py). A refusal goes back as a 403 (HTTP)
 or a SOCKS error, and as a line on the command's stderr (the bridge hands that over too).
@@ -45,6 +47,8 @@ from agent_cli.network.protocols import (
 from agent_cli.sandbox.network import ProxyRoute
 
 HELLO_TIMEOUT_S = 10.0
+REQUEST_TIMEOUT_S = 30.0  # for the request's head, once the connection is handed over
+MAX_CLIENTS = 256  # connections at once: each holds descriptors in the agent's own process
 BACKLOG = 128
 MAX_DESCRIPTORS = 2  # the client's socket and the command's stderr
 CHUNK = 64 * 1024
@@ -137,6 +141,11 @@ class ProxyServer:
                 return
             except OSError:
                 return  # closed, or out of descriptors: the bridge tells the command
+            if len(self._clients) >= MAX_CLIENTS:
+                # A command that opens connections and sends nothing would otherwise hold two of the
+                # agent's descriptors each, until the agent (every session of it) has none left.
+                connection.close()  # what came with it is closed unread by the kernel
+                continue
             task = asyncio.get_running_loop().create_task(self._handed_over(connection))
             self._clients.add(task)
             task.add_done_callback(self._clients.discard)
@@ -185,10 +194,11 @@ class ProxyServer:
         return not self.local_only or started_by(pid, os.getpid())
 
     async def _serve(self, reader: asyncio.StreamReader, client: ClientWriter) -> None:
-        first = await reader.readexactly(1)
+        first = await asyncio.wait_for(reader.readexactly(1), REQUEST_TIMEOUT_S)
         socks = first == b"\x05"
         try:
-            request = await (read_socks(reader, client) if socks else read_http(first, reader))
+            reading = read_socks(reader, client) if socks else read_http(first, reader)
+            request = await asyncio.wait_for(reading, REQUEST_TIMEOUT_S)
         except BadRequest as exc:
             if not socks:
                 client.data(http_reply("400 Bad Request", f"agent sandbox: {exc}"))

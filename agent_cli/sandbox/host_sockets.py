@@ -1,12 +1,15 @@
 """Filesystem Unix sockets on the host that a sandboxed command must not reach.
 
-A socket outside the writable roots (``/run/docker.sock`` would make a command root on the host,
-a D-Bus or an ssh-agent socket the user) is reachable through a read-only mount, and neither
-Landlock (up to ABI 7) nor seccomp can refuse ``connect()`` by path. The sandbox covers each one
-with ``/dev/null`` instead. The list comes from ``/proc/net/unix`` (every bound socket of this
-network namespace), read when each command starts: a socket bound later is not covered.
-Sockets under the writable roots are left alone (a command may use its own); the warm exec
-server's folder is masked as a whole wherever it lies (policy.masked_dirs), not by this list.
+A socket of the host's (``/run/docker.sock`` would make a command root on the host, a D-Bus or
+an ssh-agent socket the user, the user's tmux server in ``/tmp`` runs any command it is sent
+outside the sandbox) is reachable wherever it lies, read-only or not: neither Landlock (up to
+ABI 7) nor seccomp can refuse ``connect()`` by path. The sandbox covers each one with
+``/dev/null`` instead. The list comes from ``/proc/net/unix`` (every bound socket of this network
+namespace), read when each command starts: a socket bound later is not covered, and one gone
+before the mount needs no cover (mounts.hide skips it, bwrap_retry.py runs bubblewrap again).
+policy._hidden leaves the project's own sockets alone (an earlier command's server in the
+workspace); the agent's own folders are masked as a whole wherever they lie (hidden.py), not by
+this list.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ FRESH_MOUNTS = ("/dev/", "/proc/")  # the sandbox mounts its own /dev and /proc
 
 
 def host_sockets(allowed_roots: Iterable[Path], table: str = PROC_NET_UNIX) -> list[str]:
-    """Bound filesystem sockets that exist now and lie outside ``allowed_roots``."""
+    """Bound filesystem sockets that exist now and lie outside ``allowed_roots`` (masked folders)."""
     roots = [str(root).rstrip("/") + "/" for root in allowed_roots]
     try:
         with open(table, encoding="utf-8", errors="surrogateescape") as f:

@@ -15,7 +15,9 @@ run without a sandbox still end with the agent); ``supervise`` in place of the J
 without loading ``json``. With ``"proxy": {"port": P, "socket": PATH}`` (allow-list network) the
 launcher also makes the command's network namespace (netns.py) and serves the bridge to the
 agent's proxy in it (bridge.py, threads of its own); ``net[+outlive]:P:PATH`` in place of the
-JSON is that alone, for bubblewrap, which then keeps this namespace. If the sandbox cannot be applied the command is not
+JSON is that alone, for bubblewrap, which then keeps this namespace. ``bwrap[+outlive]`` (or
+``+bwrap`` after ``net``) says the command is bubblewrap: supervised, and run again when a path it
+was to cover vanished before it could (bwrap_retry.py). If the sandbox cannot be applied the command is not
 run: exit 126 with the reason on stderr.
 """
 
@@ -33,7 +35,8 @@ else:  # run by path: the siblings are plain modules next to this file
 
 CANNOT_SANDBOX = 126
 SUPERVISE_ONLY = "supervise"
-NETWORK_ONLY = "net"  # net[+outlive]:PORT:SOCKET
+BUBBLEWRAP = "bwrap"  # bwrap[+outlive]: the command is bubblewrap; supervised, run again if a cover vanished
+NETWORK_ONLY = "net"  # net[+outlive][+bwrap]:PORT:SOCKET
 TOKEN_ENV = "AGENT_NETWORK_TOKEN"  # bridge.py's; read here, never passed on to the command
 
 
@@ -46,10 +49,13 @@ def _sibling(name: str):
 def parse_policy(text: str) -> dict:
     if text == SUPERVISE_ONLY:
         return {}
+    if text.startswith(BUBBLEWRAP):
+        return {"confine": False, "outlive_agent": "outlive" in text.split("+")[1:], "bubblewrap": True}
     if text.startswith(NETWORK_ONLY):
         head, port, socket = text.split(":", 2)
+        flags = head.split("+")[1:]
         proxy = {"port": int(port), "socket": socket}
-        return {"confine": False, "outlive_agent": head.endswith("+outlive"), "proxy": proxy}
+        return {"confine": False, "outlive_agent": "outlive" in flags, "bubblewrap": "bwrap" in flags, "proxy": proxy}
     import json  # only a sandbox has a policy to read (json costs a few ms to load)
 
     return json.loads(text)
@@ -94,7 +100,7 @@ def main(argv: list[str]) -> int:
     if len(argv) < 3 or argv[1] != "--":
         print("usage: launcher.py POLICY_JSON -- COMMAND...", file=sys.stderr)
         return 2
-    started = None
+    started = retry = None
     try:
         policy = parse_policy(argv[0])
         token = os.environ.pop(TOKEN_ENV, "")
@@ -104,10 +110,12 @@ def main(argv: list[str]) -> int:
         apply(policy)
         if proxy := policy.get("proxy"):
             started = bridge_starter(proxy, token)
+        if policy.get("bubblewrap"):
+            retry = _sibling("bwrap_retry").Retry(argv[2:])
     except (OSError, ValueError) as exc:
         print(f"agent sandbox: cannot apply the sandbox, command not run: {exc}", file=sys.stderr)
         return CANNOT_SANDBOX
-    return supervisor.run(argv[2:], started)
+    return supervisor.run(argv[2:], started, retry)
 
 
 if __name__ == "__main__":

@@ -3,8 +3,8 @@
 Landlock cannot deny a path beneath one it allows, nor connecting to a filesystem Unix socket
 (on kernels up to ABI 7). A mount namespace can: protected paths inside the workspace are bound
 read-only over themselves (a mountpoint can be neither written, removed nor renamed, so
-``mv .git .gitx`` fails too), host sockets outside the writable roots are covered by
-``/dev/null``, and the warm exec server's folder by an empty read-only tmpfs, wherever it lies. Root gets one directly; another user through a user namespace when the kernel lets
+``mv .git .gitx`` fails too), host sockets outside the writable roots and the agent's secret files
+are covered by ``/dev/null``, and the warm exec server's folder by an empty read-only tmpfs, wherever it lies. Root gets one directly; another user through a user namespace when the kernel lets
 unprivileged users create one. Whatever cannot be done is returned, never silently skipped.
 """
 
@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import ctypes
 import os
-from collections.abc import Iterable
+import stat
+from collections.abc import Callable, Iterable
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
@@ -68,6 +69,8 @@ def bind_read_only(paths: Iterable[str]) -> None:
             continue  # a symlink is resolved by the caller; nothing to protect at a dangling one
         raw = os.fsencode(path)
         if libc.mount(raw, raw, None, MS_BIND | MS_REC, None) != 0:
+            if not os.path.lexists(path):
+                continue  # removed since it was listed: nothing left to protect
             raise _fail(f"bind {path}")
         kept = sum(ms for st, ms in KEPT_FLAGS if os.statvfs(path).f_flag & st)
         if libc.mount(None, raw, None, MS_REMOUNT | MS_BIND | MS_RDONLY | kept, None) != 0:
@@ -75,11 +78,21 @@ def bind_read_only(paths: Iterable[str]) -> None:
 
 
 def hide(paths: Iterable[str]) -> None:
-    """Cover each path (a host socket) with /dev/null, so connecting to it is refused."""
+    """Cover each path (a host socket, a secret file) with /dev/null: connecting to it is refused,
+    reading it gives nothing. One gone when its turn comes (its server ended since it was listed)
+    needs no cover."""
     libc = _libc()
     for path in paths:
-        if os.path.lexists(path) and libc.mount(b"/dev/null", os.fsencode(path), None, MS_BIND, None) != 0:
+        if not _is(path, _coverable):
+            continue
+        if libc.mount(b"/dev/null", os.fsencode(path), None, MS_BIND, None) != 0:
+            if not _is(path, _coverable):
+                continue  # it went between the look and the mount
             raise _fail(f"cover {path}")
+
+
+def _coverable(mode: int) -> bool:
+    return stat.S_ISSOCK(mode) or stat.S_ISREG(mode)
 
 
 def mask(paths: Iterable[str]) -> None:
@@ -88,5 +101,16 @@ def mask(paths: Iterable[str]) -> None:
     libc = _libc()
     flags = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC
     for path in paths:
-        if os.path.isdir(path) and libc.mount(b"tmpfs", os.fsencode(path), b"tmpfs", flags, b"mode=0755,size=4k") != 0:
+        if not _is(path, stat.S_ISDIR):
+            continue  # gone since it was listed: nothing in it to reach
+        if libc.mount(b"tmpfs", os.fsencode(path), b"tmpfs", flags, b"mode=0755,size=4k") != 0:
+            if not _is(path, stat.S_ISDIR):
+                continue
             raise _fail(f"mask {path}")
+
+
+def _is(path: str, kind: Callable[[int], bool]) -> bool:
+    try:
+        return kind(os.lstat(path).st_mode)
+    except OSError:
+        return False

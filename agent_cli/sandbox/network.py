@@ -25,9 +25,10 @@ class ProxyRoute:
     socket: str  # the proxy's Unix socket on the host
     port: int = PROXY_PORT  # where the bridge listens inside the sandbox
 
-    def launcher_policy(self, outlive_agent: bool = False) -> str:
-        """The launcher's argument for bubblewrap: make the namespace, start the bridge, run bwrap."""
-        return f"net{'+outlive' if outlive_agent else ''}:{self.port}:{self.socket}"
+    def launcher_policy(self, outlive_agent: bool = False, retry: bool = False) -> str:
+        """The launcher's argument for bubblewrap: make the namespace, start the bridge, run bwrap
+        (``retry``: again if a path to cover vanished, sandbox/bwrap_retry.py)."""
+        return f"net{'+outlive' if outlive_agent else ''}{'+bwrap' if retry else ''}:{self.port}:{self.socket}"
 
     def spec(self) -> dict[str, object]:
         """The ``proxy`` part of the Landlock launcher's policy."""

@@ -8,8 +8,8 @@ dotfiles (guard.py); no network unless enabled) and ``danger-full-access`` (no s
 On Linux a command is confined by bubblewrap when it works here (a user namespace without
 capabilities, a read-only bind of ``/``, writable binds for the roots, a private network
 namespace), otherwise by Landlock through the ``launcher.py`` launcher (plus a mount
-namespace, no capabilities and a seccomp socket filter). Both mask the warm exec server's
-folder (agent_cli/warm/: it runs outside every sandbox). Which one is probed once, lazily;
+namespace, no capabilities and a seccomp socket filter). Both cover the agent's own servers and
+secrets wherever they lie (hidden.py: the warm exec server's folder, stored keys and tokens). Which one is probed once, lazily;
 ``AGENT_SANDBOX_MECHANISM=bubblewrap|landlock|none`` forces a choice. Every command runs through
 the launcher or bubblewrap, sandboxed or not, so none outlives its end or the agent.
 ``apply_patch`` checks every resolved target with :meth:`SandboxPolicy.write_denial`.
@@ -21,16 +21,15 @@ import functools
 import json
 import os
 import shutil
-import stat
 import subprocess
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_cli.paths import warm_server_dirs
 from agent_cli.sandbox import landlock
 from agent_cli.sandbox.guard import guarded_part
+from agent_cli.sandbox.hidden import masked_dirs, secret_files
 from agent_cli.sandbox.host_sockets import host_sockets
 from agent_cli.sandbox.network import ProxyRoute
 from agent_cli.sandbox.protected import PROTECTED_NAMES, protected_part, read_only_paths
@@ -157,6 +156,21 @@ def _bwrap_runs(argv: list[str]) -> bool:
 
 
 @functools.cache
+def bwrap_reports_status(bwrap: str) -> bool:
+    """Whether this bubblewrap writes ``--json-status-fd`` (0.4 and later), by which the launcher
+    tells a sandbox that could not be built from a command that failed (bwrap_retry.py)."""
+    try:
+        done = subprocess.run(
+            [bwrap, "--json-status-fd", "1", "--ro-bind", "/", "/", "true"],
+            capture_output=True,
+            timeout=PROBE_TIMEOUT_S,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0 and b'"exit-code"' in done.stdout
+
+
+@functools.cache
 def _bwrap_user_namespace() -> list[str]:
     """``--unshare-user`` where bubblewrap can make a user namespace (a setuid bubblewrap on a
     kernel without unprivileged ones cannot); ``--cap-drop ALL`` holds either way."""
@@ -256,33 +270,29 @@ def _read_only_paths(policy: SandboxPolicy) -> list[str]:
     return read_only_paths(policy.workspace_roots, policy.writable_roots, policy.read_only_files)
 
 
-def _hidden_sockets(policy: SandboxPolicy, masked: list[str]) -> list[str]:
-    """Host sockets to cover: all outside the writable roots and the masked folders but the proxy's own."""
+def _hidden(policy: SandboxPolicy, masked: list[str]) -> list[str]:
+    """What to cover with /dev/null: the agent's own secret files (hidden.py), and every host
+    socket bound when the command starts (but the proxy's own, and those in masked folders) save
+    the project's own: one in the workspace (an earlier command's server), unless it lies in a
+    protected place (``.git``, ``~/.gnupg`` when the workspace is your home). One in ``/tmp`` is
+    any program's: the user's tmux server there ran whatever a sandboxed command asked it to."""
     own = policy.network_proxy.socket if policy.proxied else None  # type: ignore[union-attr]
-    return [path for path in host_sockets([*policy.writable_roots, *map(Path, masked)]) if path != own]
-
-
-def masked_dirs() -> list[str]:
-    """The warm exec server's folders that exist (agent_cli/warm/), where the per-user host's socket
-    is too (agent_cli/remote/host.py): covered in every sandbox by an empty read-only tmpfs,
-    wherever they lie, so no sandboxed command reaches, removes or replaces either socket. Only real folders of this user: a symlink another user planted masks nothing."""
-    found: list[str] = []
-    for folder in warm_server_dirs():
-        try:
-            info = os.lstat(folder)
-            parent = folder.parent.resolve(strict=True)  # a mount covers the folder whatever path leads there
-        except OSError:
+    temp = temp_dirs()
+    projects = [root for root in policy.workspace_roots if not any(is_within(t, root) for t in temp)]
+    sockets: list[str] = []
+    for path in host_sockets(map(Path, masked)):
+        where = Path(path)
+        if path == own or (any(is_within(where, root) for root in projects) and policy.protected(where) is None):
             continue
-        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid():
-            found.append(str(parent / folder.name))
-    return list(dict.fromkeys(found))
+        sockets.append(path)
+    return [*sockets, *secret_files()]
 
 
 def bwrap_argv(
     argv: Sequence[str], policy: SandboxPolicy, bwrap: str = "bwrap", outlive_agent: bool = False
 ) -> list[str]:
     """bubblewrap: everything read-only, then the writable roots, then the protected paths, host
-    sockets covered and the warm server's folders masked (last: over whatever came before).
+    sockets and the agent's secrets covered and its folders masked (last: over whatever came before).
     Proxied, it keeps the network namespace the launcher made."""
     args = [bwrap, *_bwrap_base(policy.network_access or policy.proxied, outlive_agent)]
     for root in policy.writable_roots:
@@ -291,7 +301,7 @@ def bwrap_argv(
     for path in _read_only_paths(policy):
         args += ["--ro-bind", path, path]
     masked = masked_dirs()
-    for path in _hidden_sockets(policy, masked):
+    for path in _hidden(policy, masked):
         args += ["--ro-bind", "/dev/null", path]
     for path in masked:
         args += ["--tmpfs", path, "--remount-ro", path]
@@ -318,7 +328,7 @@ def landlock_argv(argv: Sequence[str], policy: SandboxPolicy, outlive_agent: boo
     if landlock_mounts_work():
         masked = masked_dirs()
         spec["read_only"] = _read_only_paths(policy)
-        spec["hide"] = _hidden_sockets(policy, masked)
+        spec["hide"] = _hidden(policy, masked)
         spec["mask"] = masked
     if policy.proxied:
         spec["proxy"] = policy.network_proxy.spec()  # type: ignore[union-attr]
@@ -340,9 +350,14 @@ def confine(
         return list(argv)
     mechanism = mechanism or detect_mechanism().name
     if mechanism == "bubblewrap":
-        sandboxed = bwrap_argv(argv, policy, shutil.which("bwrap") or "bwrap", outlive_agent)
+        bwrap = shutil.which("bwrap") or "bwrap"
+        sandboxed = bwrap_argv(argv, policy, bwrap, outlive_agent)
+        retry = bwrap_reports_status(bwrap)  # the launcher runs it again if a path to cover vanished
         if policy.proxied:  # the launcher makes the namespace and the bridge, bubblewrap keeps it
-            return [*_launcher_prefix(), policy.network_proxy.launcher_policy(outlive_agent), "--", *sandboxed]  # type: ignore[union-attr]
+            route = policy.network_proxy.launcher_policy(outlive_agent, retry)  # type: ignore[union-attr]
+            return [*_launcher_prefix(), route, "--", *sandboxed]
+        if retry:
+            return [*_launcher_prefix(), "bwrap+outlive" if outlive_agent else "bwrap", "--", *sandboxed]
         return sandboxed
     if mechanism == "landlock":
         return landlock_argv(argv, policy, outlive_agent)

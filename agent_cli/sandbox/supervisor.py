@@ -19,6 +19,8 @@ TYPE_CHECKING = False  # no ``typing`` at run time: the launcher stays a bare in
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from agent_cli.sandbox.bwrap_retry import Retry
+
 try:  # the C module itself: ``signal`` wraps it in enums, whose import costs more than the rest
     import _signal as signal  # type: ignore[import-not-found]  # no stub; the functions signal re-exports
 except ImportError:  # another interpreter
@@ -31,10 +33,15 @@ GIVE_UP_S = 5.0  # a process stuck in the kernel ignores even SIGKILL: do not wa
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 
+_libc: list[ctypes.CDLL] = []  # loaded once, in the parent: a child forked with threads about loads nothing
+
+
 def _prctl(option: int, value: int) -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
-    if libc.prctl(option, value, 0, 0, 0) != 0:
+    if not _libc:
+        loaded = ctypes.CDLL(None, use_errno=True)
+        loaded.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+        _libc.append(loaded)
+    if _libc[0].prctl(option, value, 0, 0, 0) != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"prctl({option}): {os.strerror(err)}")
 
@@ -64,14 +71,45 @@ def _raise_stopped(sig: int, _frame) -> None:
     raise _Stopped(sig)
 
 
-def run(argv: list[str], started: Callable[[], None] | None = None) -> int:
+def run(argv: list[str], started: Callable[[], None] | None = None, retry: Retry | None = None) -> int:
     """Run ``argv`` as a child, wait for it, clean up after it; the exit status to pass on.
     ``started`` is called once the child runs (the network bridge starts its threads then: no
-    fork ever happens with other threads about)."""
+    fork ever happens with other threads about). ``retry``: ``argv`` is bubblewrap, run again
+    when it could not build the sandbox because a path it was to cover vanished (bwrap_retry.py)."""
     for sig in STOP_SIGNALS:
         signal.signal(sig, _raise_stopped)
-    # Blocked across the fork: a stop signal must reach the child with its default action, not
-    # our handler (which would swallow it before the exec).
+    child = _start(retry.next_argv() if retry is not None else argv, retry)
+    stopped = 0
+    status = 128 + signal.SIGKILL
+    try:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+        _stand_aside()
+        if started is not None:
+            started()
+        status = _wait_for(child)
+        while retry is not None and retry.again(status):
+            child = _start(retry.next_argv(), retry)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+            _stand_aside()
+            status = _wait_for(child)
+    except _Stopped as stop:  # the agent stopped the command, or died
+        stopped = stop.sig
+        status = 128 + stop.sig
+    finally:
+        for sig in STOP_SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)  # from here on, our own group signals miss us
+        if retry is not None:
+            retry.close()
+    if stopped:
+        _signal_all(stopped)  # pass it on (after the agent's death nobody else will)
+    clean_up()
+    return status
+
+
+def _start(argv: list[str], retry: Retry | None) -> int:
+    """Fork and exec ``argv``; the child's pid. Stop signals stay blocked in this process until
+    the caller unblocks them: one must reach the child with its default action, not our handler
+    (which would swallow it before the exec)."""
     signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     child = os.fork()
     if child == 0:  # the command
@@ -84,24 +122,9 @@ def run(argv: list[str], started: Callable[[], None] | None = None) -> int:
         except OSError as exc:
             os.write(2, f"agent sandbox: cannot run {argv[0]}: {exc.strerror}\n".encode())
         os._exit(127)
-    stopped = 0
-    status = 128 + signal.SIGKILL
-    try:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
-        _stand_aside()
-        if started is not None:
-            started()
-        status = _wait_for(child)
-    except _Stopped as stop:  # the agent stopped the command, or died
-        stopped = stop.sig
-        status = 128 + stop.sig
-    finally:
-        for sig in STOP_SIGNALS:
-            signal.signal(sig, signal.SIG_IGN)  # from here on, our own group signals miss us
-    if stopped:
-        _signal_all(stopped)  # pass it on (after the agent's death nobody else will)
-    clean_up()
-    return status
+    if retry is not None:
+        retry.started()
+    return child
 
 
 def _stand_aside() -> None:

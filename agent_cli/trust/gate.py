@@ -69,7 +69,12 @@ def untrusted_raw(config: Config) -> dict[str, Any]:
     return raw
 
 
+def config_in_force(config: Config) -> Config:
+    """``config`` as a session uses it: without the repository's own settings until it is trusted."""
+    return config if trust_state(config).trusted else without_repository_settings(config)
+
+
 def provider_in_force(config: Config):
     """The provider a session on ``config`` talks to: the repository's choice only once trusted
     (a front end checks its API key before the session starts)."""
-    return config.provider if trust_state(config).trusted else without_repository_settings(config).provider
+    return config_in_force(config).provider

@@ -95,6 +95,16 @@ async def test_curl_and_pip_reach_an_allowed_name_through_the_proxy(tmp_path, me
 
 
 @needs_curl
+async def test_the_server_hears_the_host_that_was_checked(tmp_path, mechanism, origin):
+    """A plain HTTP request to an allowed name with another site's Host header reached the allowed
+    address with that Host (a CDN or shared host serves the other site there): past the lists."""
+    command = f"curl -sS -H 'Host: unlisted.test' http://pypi.test:{origin.port}/"
+    outputs, _ = await run_commands(tmp_path, [command], network_settings(["pypi.test"], names=("pypi.test",)))
+    assert "Exit code: 0" in outputs[0], outputs[0]
+    assert origin.hosts == [f"pypi.test:{origin.port}"]
+
+
+@needs_curl
 async def test_another_name_is_refused_and_the_model_reads_which_and_how_to_allow_it(tmp_path, mechanism, origin):
     commands = [
         f"curl -sSf http://other.test:{origin.port}/; echo exit=$?",

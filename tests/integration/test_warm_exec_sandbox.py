@@ -159,11 +159,13 @@ def test_a_sandboxed_command_cannot_take_the_servers_place(warm, server, outside
 
 
 # --- each end checks the other, also where the sandbox could reach the socket (a sandbox without
-# the mask, as the Landlock launcher is where it cannot make a mount namespace)
+# the mask and without covered host sockets, as the Landlock launcher is where it cannot make a
+# mount namespace)
 
 
 def unmasked_sandbox(argv: list[str], warm: Warm, mechanism: str, monkeypatch) -> subprocess.Popen:
     monkeypatch.setattr(policy, "masked_dirs", lambda: [], raising=False)  # also where there is none to turn off
+    monkeypatch.setattr(policy, "host_sockets", lambda *_: [])  # the socket, in /tmp here, is not covered either
     sandbox = SandboxPolicy.create("workspace-write", warm.work)
     return subprocess.Popen(
         policy.confine(argv, sandbox, mechanism), cwd=warm.work, env=warm.env, stdout=subprocess.PIPE, text=True

@@ -54,15 +54,15 @@ async def test_the_question_allows_once_always_or_not(make_app, server, repo, is
             await answer(pilot, app, "y", "once.test")
             await answer(pilot, app, "a", "always.test")  # once.test's second request was not asked about
             await answer(pilot, app, "n", "never.test")
-            await answer(pilot, app, "y", "127.0.0.2")
-            await wait_idle(pilot, timeout=30)
+            await wait_idle(pilot, timeout=30)  # 127.0.0.2 is not asked about
     outputs = [m["content"] for m in server.requests[-1].body["messages"] if m["role"] == "tool"]
     once, always, never, loopback = outputs
     assert once.count(PAGE.decode()) == 2 and "Exit code: 0" in once
     assert PAGE.decode() in always
     assert "refused never.test" in never and "you refused it for this session" in never
-    # a "Yes" never opens a loopback address: only a name listed exactly (or mapped by you) does
-    assert "resolves to 127.0.0.2, a loopback" in loopback
+    # a loopback address is never asked about ("don't ask again" would open it for good): only a
+    # name listed exactly (or mapped by you) reaches one
+    assert "refused 127.0.0.2" in loopback and "only an entry naming it exactly" in loopback
     saved = tomllib.loads((isolated_home / "config.toml").read_text())
     assert saved["sandbox"]["network"]["allowed_domains"] == ["always.test"]
     assert origin.hosts == [f"once.test:{origin.port}"] * 2 + [f"always.test:{origin.port}"]

@@ -79,6 +79,20 @@ async def test_a_saturated_connection_answers_overloaded_and_serves_again_once_d
     await served
 
 
+async def test_json_nested_past_the_parsers_depth_is_a_parse_error_and_the_connection_goes_on():
+    """``[[[[…`` 200,000 deep made json.loads raise RecursionError: the connection ended (over
+    stdio, the server with it, and the turns it ran)."""
+    carrier, handler = Carrier(), SlowHandler()
+    served = asyncio.create_task(Connection(carrier, handler).run(carrier.incoming()))
+    carrier.inbox.put_nowait("[" * 200_000 + "]" * 200_000)
+    carrier.inbox.put_nowait(rpc.encode(rpc.request(1, "quick", {})))
+    answers = await carrier.answered(2)
+    assert answers[0] == {"id": None, "error": {"code": -32700, "message": "Parse error: nested too deeply"}}
+    assert answers[1] == {"id": 1, "result": {"method": "quick"}}
+    carrier.inbox.put_nowait(None)
+    await served
+
+
 async def test_an_answer_resolves_our_request_and_a_client_that_leaves_fails_the_others():
     carrier = Carrier()
     connection = Connection(carrier, SlowHandler())

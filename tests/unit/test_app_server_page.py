@@ -12,6 +12,7 @@ import base64
 import hashlib
 import http.client
 import re
+import socket
 from importlib import resources
 from typing import Any
 
@@ -24,7 +25,8 @@ from agent_cli.app_server import rpc
 from agent_cli.app_server.auth import TokenCheck
 from agent_cli.app_server.connection import Connection
 from agent_cli.app_server.page import SUBPROTOCOL, Names, Page, bearer_of, load_files
-from agent_cli.app_server.transports import bound_port, start_websocket
+from agent_cli.app_server.transports import MAX_OPENING, bound_port, start_websocket
+from tests.waiting import until
 
 TOKEN = "page-test-token-0b7e"
 CHECK = TokenCheck(hashlib.sha256(TOKEN.encode()).digest())
@@ -114,6 +116,45 @@ async def test_only_the_pages_own_origin_with_the_token_opens_the_websocket(port
     rebound = f"rebound.example:{port}"
     assert await handshake(port, f"http://{rebound}", [SUBPROTOCOL, offered(TOKEN)], host=rebound) == 403
     assert await handshake(port, "null", [SUBPROTOCOL, offered(TOKEN)]) == 403
+
+
+async def test_a_header_given_twice_is_a_bad_request(port):
+    """Two Host (or Origin) headers made the check raise: 500 and a traceback in the log."""
+    own = f"127.0.0.1:{port}"
+    head = (
+        f"GET / HTTP/1.1\r\nHost: {own}\r\nHost: rebound.example\r\nOrigin: http://{own}\r\n"
+        "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        f"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: {SUBPROTOCOL}, {offered(TOKEN)}\r\n\r\n"
+    )
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(head.encode())
+    assert (await reader.readline()).startswith(b"HTTP/1.1 400 ")
+    writer.close()
+
+
+async def test_idle_connections_beyond_a_bound_are_closed_at_once(port):
+    """Each connection that never sends its handshake holds a descriptor for websockets' 10 s; a
+    thousand of them, from anyone who can reach the port, left the sessions none for their model
+    requests and commands (a turn hung). Past MAX_OPENING, a new one is closed at once."""
+    idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(MAX_OPENING + 16)]
+    try:
+        for sock in idle:
+            sock.setblocking(False)
+
+        def closed(sock: socket.socket) -> bool:
+            try:
+                return sock.recv(1) == b""
+            except BlockingIOError:
+                return False
+            except ConnectionError:
+                return True
+
+        await until(lambda: sum(map(closed, idle)) >= 16, 30, "the connections past the bound to be closed")
+        assert not any(closed(sock) for sock in idle[:MAX_OPENING])  # the first ones wait for their handshake
+    finally:
+        for sock in idle:
+            sock.close()
+    assert (await asyncio.to_thread(get, port, "/healthz")).status == 200  # and the server answers again
 
 
 def test_the_names_a_browser_may_use():

@@ -52,6 +52,19 @@ def test_names_are_compared_as_dns_sees_them():
     assert entry("bücher.example").matches(normalize_host("xn--bcher-kva.example"), 80)
 
 
+@pytest.mark.parametrize(
+    "spelling", ["2130706433", "127.1", "0x7f.0.0.1", "0177.0.0.1", "::ffff:127.0.0.1", "[::ffff:7f00:1]", "127.0.0.1."]
+)
+def test_an_address_is_compared_in_one_form_whatever_its_spelling(spelling):
+    """The resolver reads all of these as 127.0.0.1 (the kernel connects ::ffff:… as IPv4): a denied
+    address must not be reached, nor asked about, by another spelling of it."""
+    assert normalize_host(spelling) == "127.0.0.1"
+    assert entry("127.0.0.1").matches(normalize_host(spelling), 80)
+    assert (
+        entry(f"[{spelling}]" if ":" in spelling and not spelling.startswith("[") else spelling).pattern == "127.0.0.1"
+    )
+
+
 @pytest.mark.parametrize("bad", ["*", "*.com:99999", "foo.*.com", "https://example.com/x", "a b.com", "*.10.0.0.1", ""])
 def test_what_is_not_a_domain_pattern_is_refused(bad):
     with pytest.raises(DomainError):
@@ -215,3 +228,23 @@ async def test_a_question_ends_with_the_command_that_waits_on_it():
         answers.put_nowait(ONCE)
         assert (await again).allowed
     assert asked == ["x.test", "x.test"]
+
+
+@pytest.mark.parametrize("host", ["169.254.169.254", "127.0.0.1", "10.1.2.3", "::1", "localhost", "db.localhost"])
+async def test_a_private_address_or_localhost_is_refused_without_a_question(host):
+    """Asked, "Yes, and don't ask again" saved an entry naming it exactly, which opens a private
+    address to every later session (the cloud's metadata service, the agent's own servers)."""
+    from agent_cli.network.gate import ALWAYS
+
+    asked: list[str] = []
+
+    async def question(host, port, watch):
+        asked.append(host)
+        return ALWAYS
+
+    gate = NetworkGate(NetworkLists(), question)
+    with gate.watch("call_1", lambda event: None):
+        verdict = await gate.ask(normalize_host(host), 80)
+        assert not verdict.allowed and "only an entry naming it exactly" in verdict.by
+        assert (await gate.ask("public.example", 80)).allowed  # a name is still asked about
+    assert asked == ["public.example"]

@@ -5,6 +5,7 @@ Each runs under every mechanism this machine has."""
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -29,9 +30,9 @@ def ws(tmp_path):
     return ws
 
 
-def run(command: str, ws: Path, mechanism: str, **policy) -> subprocess.CompletedProcess:
+def run(command: str, ws: Path, mechanism: str, include_temp: bool = False, **policy) -> subprocess.CompletedProcess:
     """``command`` in bash, confined the way the shell tool confines it (what it plants undone after)."""
-    sandbox = SandboxPolicy.create("workspace-write", ws, include_temp=False, **policy)
+    sandbox = SandboxPolicy.create("workspace-write", ws, include_temp=include_temp, **policy)
     with guarded(sandbox.workspace_roots, sandbox.writable_roots) as guard:
         argv = confine(["bash", "-c", command], sandbox, mechanism)
         done = subprocess.run(argv, cwd=ws, capture_output=True, text=True, timeout=60)
@@ -147,6 +148,77 @@ def test_host_unix_sockets_are_out_of_reach(ws, mechanism, host_socket):
         f"c=socket.socket(socket.AF_UNIX); c.connect('{inside}'); print('LOCAL')\""
     )
     assert "LOCAL" in run(command, ws, mechanism).stdout
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+@pytest.mark.parametrize("gone", ["removed", "replaced by a dangling link"])
+def test_a_host_socket_that_goes_while_the_sandbox_is_built_fails_nothing(ws, mechanism, host_socket, gone):
+    """The race of a busy machine, made to happen: the socket is listed when the command's argv is
+    made and gone when the sandbox is built. Bubblewrap stopped there ("Can't create file at …",
+    "Can't bind mount /dev/null on …") and the launcher's mount failed; the command must run."""
+    needs_mounts(mechanism)
+    path, server = host_socket
+    sandbox = SandboxPolicy.create("workspace-write", ws, include_temp=False)
+    argv = confine(["bash", "-c", "read line; echo ran $line"], sandbox, mechanism)
+    assert str(path) in " ".join(argv)  # listed to be covered
+    server.close()
+    path.unlink()
+    if gone != "removed":
+        path.symlink_to(ws / "nowhere")
+    done = subprocess.run(argv, cwd=ws, input="with stdin\n", capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, "ran with stdin\n"), done
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_the_users_tmux_server_in_tmp_runs_nothing_for_a_command(ws, mechanism, tmp_path):
+    """Sockets under the writable roots were left alone, /tmp's too: `tmux run-shell CMD` from a
+    sandboxed command had the user's tmux server (its socket in /tmp) run CMD outside the sandbox."""
+    needs_mounts(mechanism)
+    socket_path, escaped = tmp_path / "tmux.sock", Path(f"/var/tmp/agent-tmux-escape-{os.getpid()}")
+    subprocess.run(["tmux", "-S", str(socket_path), "new-session", "-d", "sleep 600"], check=True, timeout=30)
+    try:
+        done = run(f"tmux -S {socket_path} run-shell 'touch {escaped}'", ws, mechanism, include_temp=True)
+        assert not escaped.exists(), done
+    finally:
+        subprocess.run(["tmux", "-S", str(socket_path), "kill-server"], timeout=30)
+        escaped.unlink(missing_ok=True)
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_a_socket_in_tmp_is_covered_and_the_projects_own_stays_usable(ws, mechanism, tmp_path):
+    needs_mounts(mechanism)
+    servers = []
+    for path in (tmp_path / "elsewhere.sock", ws / "project.sock"):  # an earlier command's server in the project
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(path))
+        server.listen()
+        servers.append(server)
+    try:
+        command = f'{sys.executable} -c "{CONNECT}" {tmp_path / "elsewhere.sock"}; {sys.executable} -c "{CONNECT}" {ws / "project.sock"}'
+        done = run(command, ws, mechanism, include_temp=True)
+        assert done.stdout.count("CONNECTED") == 1, done  # the project's, not the other
+    finally:
+        for server in servers:
+            server.close()
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_the_agents_own_keys_and_tokens_are_out_of_reach(ws, mechanism, isolated_home):
+    """Commands never inherit the key variables, yet `cat ~/.agent/auth.json` gave a command the
+    keys `agent login` stored, the MCP servers' OAuth tokens and the app-server's token (with which
+    a command that has the network drives the server, whose turns run outside the sandbox)."""
+    needs_mounts(mechanism)
+    (isolated_home / "auth.json").write_text('{"keys": {"OPENAI_API_KEY": "sk-stored-key"}}')
+    (isolated_home / "app-server.token").write_text("ws-token-secret\n")
+    (isolated_home / "mcp-auth").mkdir()
+    (isolated_home / "mcp-auth" / "server.json").write_text('{"access_token": "oauth-secret"}')
+    (isolated_home / "config.toml").write_text("# not a secret\n")
+    names = ("auth.json", "app-server.token", "mcp-auth/server.json", "config.toml")
+    done = run(f"cd {isolated_home} && cat {' '.join(names)}", ws, mechanism)
+    for secret in ("sk-stored-key", "ws-token-secret", "oauth-secret"):
+        assert secret not in done.stdout, done
+    assert "# not a secret" in done.stdout  # the rest of the home reads as before
 
 
 @pytest.mark.parametrize("mechanism", MECHANISMS)
