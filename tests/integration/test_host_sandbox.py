@@ -130,9 +130,10 @@ def test_a_sandboxed_command_cannot_reach_remove_or_replace_the_hosts_socket(ser
 
 
 def unmasked_sandbox(argv: list[str], cwd: Path, env: dict[str, str], mechanism: str, monkeypatch) -> subprocess.Popen:
-    """``argv`` in a sandbox without the mask (as where the Landlock launcher can make no mount
-    namespace): only the checks of both ends stand between it and the host."""
-    monkeypatch.setattr(policy, "masked_dirs", lambda: [], raising=False)
+    """``argv`` in a sandbox without the mask or the sockets' covers (as where the Landlock launcher
+    can make no mount namespace): only the checks of both ends stand between it and the host."""
+    monkeypatch.setattr(policy, "masked_dirs", lambda: [])
+    monkeypatch.setattr(policy, "_hidden", lambda sandbox, masked: [])
     sandbox = SandboxPolicy.create("workspace-write", cwd)
     return subprocess.Popen(
         policy.confine(argv, sandbox, mechanism),
