@@ -20,6 +20,43 @@ REPO = Path(__file__).resolve().parent.parent
 PROVIDER_KEYS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")
 
 
+# What runs after the parallel part (`pytest -n 2 -m "not serial"`), alone on the machine
+# (`pytest -m serial`): a path under tests/ (a folder or a file) and why it is not written for
+# running beside other tests. Single tests are marked where they are (`@pytest.mark.serial`).
+SERIAL = {
+    # Textual's pilot and snapshots: waits are on the app's own clock and an idle machine
+    "tui/": "the TUI through Textual's pilot",
+    # ...except the import checks, which only run Python processes of their own
+    "tui/test_imports.py": None,
+    "integration/test_remote_tui.py": "the TUI through Textual's pilot",
+    # a real TUI on a pseudo-terminal or in tmux, drawing long answers against deadlines
+    "integration/test_tui_hangup.py": "a real terminal, 'gone within 3 s' and long answers drawn",
+    "integration/test_tui_paste.py": "a real terminal (tmux)",
+    "integration/test_tui_resume_picker.py": "a real terminal (tmux)",
+    "integration/test_host_sessions.py": "a real terminal (tmux)",
+    "integration/test_app_server_codex_tui.py": "a real terminal (tmux) running the Codex TUI",
+    # heavy by design: they load the machine, and anything beside them would time out
+    "integration/test_sandbox_real_tree_exec.py": "twenty agents at once",
+    "integration/test_batch_ray.py": "a Ray cluster of two nodes",
+    "integration/test_app_server_web.py": "Chromium",
+}
+
+
+def serial_reason(path: Path) -> str | None:
+    """Why the test file at ``path`` runs alone (None: it runs in parallel); the longest match wins."""
+    relative = path.relative_to(REPO / "tests").as_posix()
+    matches = [
+        prefix for prefix in SERIAL if relative == prefix or (prefix.endswith("/") and relative.startswith(prefix))
+    ]
+    return SERIAL[max(matches, key=len)] if matches else None
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if serial_reason(Path(item.path)) is not None:
+            item.add_marker(pytest.mark.serial)
+
+
 def pytest_sessionstart(session):
     """The agent processes tests start import this tree: compiled once here (half a second) rather
     than by each of them, which with PYTHONDONTWRITEBYTECODE set (as on this kind of machine) is

@@ -100,6 +100,7 @@ def test_a_token_file_sandboxed_commands_can_read_is_warned_about(tmp_path, isol
 HTML = "<img src=x onerror=\"document.title='pwned'\"><script>alert(1)</script>"
 
 
+@pytest.mark.serial  # Chromium: heavy, and its page is read against deadlines
 @pytest.mark.skipif(browser_missing() is not None, reason=str(browser_missing()))
 async def test_html_in_a_title_a_file_name_or_a_commands_output_is_shown_as_text(
     server, tmp_path, app_server_factory, token_file

@@ -121,6 +121,7 @@ def test_doctor_reports_a_failing_mcp_server(tmp_path, isolated_home):
     assert "FAIL  mcp" in result.stdout and "broken" in result.stdout
 
 
+@pytest.mark.serial  # a real terminal (tmux): the screen is read against deadlines
 @pytest.mark.parametrize("words", [[], ["resume", "--last"]], ids=["agent", "agent resume --last"])
 def test_agent_in_a_terminal_with_no_key_opens_set_up_instead_of_an_error(server, tmp_path, isolated_home, words):
     """`agent` (or `agent resume` of a session saved while a key was set) in a real terminal (tmux)
