@@ -55,6 +55,11 @@ class RecordingClient:
         return [u for _, u in self.updates if u.session_update == kind]
 
 
+# The editor closes the agent's stdin and waits for it to end; the SDK's 2 s (then SIGTERM) is
+# shorter than an agent's exit on a loaded machine, and a SIGTERM that races that exit fails the test.
+EDITOR_CLOSES = {"shutdown_timeout": 30.0}
+
+
 def agent_env(server, provider: str = "openai") -> dict[str, str]:
     return agent_process_env(**provider_env(server, provider))
 
@@ -71,6 +76,7 @@ def spawn(client, server, cwd, *args: str, env: dict | None = None):
         *args,
         env=env or agent_env(server),
         cwd=str(cwd),
+        transport_kwargs=EDITOR_CLOSES,
     )
 
 

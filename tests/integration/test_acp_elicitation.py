@@ -21,7 +21,7 @@ from acp.schema import (
 from agent_cli.mcp import oauth
 from agent_cli.mcp.config import ServerSpec
 from tests.fake_server import Reply, ToolCall
-from tests.integration.test_acp import RecordingClient, agent_env
+from tests.integration.test_acp import EDITOR_CLOSES, RecordingClient, agent_env
 from tests.integration.test_mcp_oauth import BROWSER
 from tests.mcp_servers.oauth_server import serve_oauth
 
@@ -52,7 +52,12 @@ async def ask_once(client, server, tmp_path, url, capabilities) -> str:
     # elicitation is in ACP's unstable part: an editor that shows it opts in to that
     command = [sys.executable, "-m", "agent_cli", "acp", "-m", "test-model"]
     async with spawn_agent_process(
-        client, *command, env=agent_env(server), cwd=str(tmp_path), use_unstable_protocol=True
+        client,
+        *command,
+        env=agent_env(server),
+        cwd=str(tmp_path),
+        transport_kwargs=EDITOR_CLOSES,
+        use_unstable_protocol=True,
     ) as (conn, _process):
         await conn.initialize(
             protocol_version=PROTOCOL_VERSION,
