@@ -159,6 +159,7 @@ async def test_an_oversized_body_is_cut_at_the_limit(site, tmp_path):
     assert "Full output (10485760 bytes) saved to" in result.output
 
 
+@pytest.mark.serial  # timed: a bound of 2.5 s
 async def test_a_slow_server_times_out(site, tmp_path, monkeypatch):
     monkeypatch.setattr(web_fetch, "TIMEOUT_S", 0.5)
     started = time.monotonic()

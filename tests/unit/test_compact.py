@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from agent_cli.context.compact import (
     FALLBACK_NOTE,
     MIN_TRUNCATED_TOKENS,
@@ -152,6 +154,7 @@ def test_trim_oldest_nothing_to_drop():
     assert trim_oldest(items, [5], 1, target=0) == ([user("task")], [5], 0)
 
 
+@pytest.mark.serial  # timed: a bound of 1 s
 def test_trim_oldest_is_fast_on_long_histories():
     import time
 

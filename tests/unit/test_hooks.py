@@ -219,6 +219,7 @@ async def test_plain_stdout_is_context_for_prompt_hooks_only(isolated_home, tmp_
     assert tool_outcome.context == [] and not tool_outcome.blocked
 
 
+@pytest.mark.serial  # timed: a bound of 1.5 s
 async def test_hooks_of_one_event_run_concurrently(isolated_home, tmp_path):
     config = "".join(hook("Stop", "sleep 0.5") for _ in range(4))
     session = make_session(isolated_home, tmp_path, config)

@@ -255,6 +255,7 @@ def test_without_shell_deny_or_ask_rules_nothing_changes(repo, command):
     assert permissions.decide("shell", {"command": command}).decision is None
 
 
+@pytest.mark.serial  # timed: a bound in milliseconds, for a quiet machine
 def test_judging_a_command_stays_cheap(repo):
     permissions = rules(repo)
     command = "npm run test -- --watch=false && git diff --stat | head -50; bash -o pipefail -c 'make -j4 | tail'"
