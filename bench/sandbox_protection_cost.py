@@ -90,6 +90,7 @@ async def main() -> None:
         started = time.perf_counter()
         sandbox_guard.nested_repositories(root)
         first = (time.perf_counter() - started) * 1000
+        mounts: list[str] = []
         started = time.perf_counter()
         for _ in range(args.commands):
             with sandbox_guard.guarded(policy.workspace_roots, policy.writable_roots):
