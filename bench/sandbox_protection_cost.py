@@ -21,9 +21,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from agent_cli.sandbox import guard as sandbox_guard  # noqa: E402
+from agent_cli.sandbox import protected as sandbox_protected  # noqa: E402
 from agent_cli.sandbox.policy import SandboxPolicy, detect_mechanism  # noqa: E402
 from agent_cli.sandbox.repo_index import RECENT_S  # noqa: E402
-from agent_cli.tools import sandbox_guard, sandbox_protected  # noqa: E402
 from agent_cli.tools.base import ToolContext  # noqa: E402
 from agent_cli.tools.shell import ShellTool  # noqa: E402
 
@@ -73,7 +74,7 @@ def stub_out() -> None:
 
     import agent_cli.tools.shell as shell
 
-    shell.guarded = lambda *roots: Off()
+    shell.guarded = lambda *roots: Off()  # type: ignore[assignment]  # the protections off, for the comparison
 
 
 async def main() -> None:
@@ -89,6 +90,7 @@ async def main() -> None:
         started = time.perf_counter()
         sandbox_guard.nested_repositories(root)
         first = (time.perf_counter() - started) * 1000
+        mounts: list[str] = []
         started = time.perf_counter()
         for _ in range(args.commands):
             with sandbox_guard.guarded(policy.workspace_roots, policy.writable_roots):

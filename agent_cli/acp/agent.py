@@ -239,8 +239,12 @@ class AcpAgent:
         usage_before = session.total_usage
         stop_reason: StopReason = "end_turn"
         failure = None
+        mode = session.mode
         try:
             async for event in self._inputs(session_id, session, given):
+                if session.mode != mode:  # a typed /mode, or a plan approved: the editor's selector follows
+                    mode = session.mode
+                    await self._send(session_id, [update_current_mode(mode)])
                 if isinstance(event, ev.ApprovalRequest):
                     self._ask_permission(session_id, event)
                 elif isinstance(event, ev.ElicitationRequest):

@@ -262,15 +262,17 @@ class Session:
                 queue.put_nowait(ev.TurnAborted("interrupted by the user"))
                 queue.put_nowait(None)
 
-        self._turn_task = asyncio.create_task(runner())
-        self._turn_task.add_done_callback(never_ran)
+        # Its own task, not ``self._turn_task``: by the time this iterator is closed, an operation
+        # that waited for this one may already run there, and must not be cancelled with it.
+        task = self._turn_task = asyncio.create_task(runner())
+        task.add_done_callback(never_ran)
         try:
             while (event := await queue.get()) is not None:
                 yield event
         finally:
-            if not self._turn_task.done():
-                self._turn_task.cancel()
-                await asyncio.gather(self._turn_task, return_exceptions=True)
+            if not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
 
     # --- the turn ------------------------------------------------------------------------
 

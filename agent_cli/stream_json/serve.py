@@ -70,6 +70,7 @@ class StreamJsonServer:
         self.turn: TurnTranslator | None = None
         self.status = 0
         self._tasks: set[asyncio.Task] = set()
+        self._queued: set[asyncio.Task] = set()  # operations waiting for the running turn (apply_or_queue)
         self.prompt_ids: dict[str, int] = {}  # a user message's uuid -> its prompt's index in the history
 
     async def begin(self) -> None:
@@ -125,10 +126,11 @@ class StreamJsonServer:
         if message.get("type") == "update_environment_variables" and isinstance(message.get("variables"), dict):
             os.environ.update({str(k): str(v) for k, v in message["variables"].items()})
 
-    def _spawn(self, coro) -> None:
+    def _spawn(self, coro) -> asyncio.Task:
         task = asyncio.create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
     # --- turns ------------------------------------------------------------------------------
 
@@ -143,6 +145,8 @@ class StreamJsonServer:
 
     async def run_turn(self, text: str, images: list, prompt_id: str | None = None) -> dict:
         session, options = self.session, self.options
+        if self._queued:  # a switch asked for during the last turn comes first: this prompt runs after it
+            await asyncio.wait(list(self._queued))
         session.limits.restart()  # --max-turns and --max-budget-usd count per prompt, as in claude
         self.state("running")
         self.channel.write(self._init_message())
@@ -355,7 +359,9 @@ class StreamJsonServer:
             except ValueError as exc:
                 log.warning("%s not applied: %s", op, exc)
 
-        self._spawn(later())
+        task = self._spawn(later())
+        self._queued.add(task)
+        task.add_done_callback(self._queued.discard)
 
     async def set_permission_mode(self, mode: str) -> None:
         """Claude's permission mode as our operations: the approval policy, the sandbox, edits

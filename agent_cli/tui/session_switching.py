@@ -32,7 +32,11 @@ def banner(app: AppHost) -> WelcomeBanner:
     conversation = app.conversation
     if app.remote is not None:  # where it runs: the host's folder
         return WelcomeBanner(conversation.model, conversation.provider, home_relative(app.remote.thread.cwd), [])
-    notes = welcome_notes(app.config)  # what runs without asking; /init when there is no AGENTS.md
+    network = app.session.approvals.network
+    # what runs without asking, and where it reaches; /init when there is no AGENTS.md
+    notes = welcome_notes(
+        app.config, network.mode if network is not None else "all" if app.config.network_access else "off"
+    )
     return WelcomeBanner(conversation.model, conversation.provider, home_relative(app.config.cwd), notes)
 
 

@@ -171,6 +171,15 @@ async def test_cancel_stops_the_running_command(server, tmp_path):
         assert await gone(pid, within=10)
 
 
+async def test_a_typed_mode_command_tells_the_editor(server, tmp_path):
+    client = RecordingClient()
+    async with spawn(client, server, tmp_path) as (conn, _):
+        session_id = await started(conn, tmp_path)
+        await conn.prompt(session_id=session_id, prompt=[text_block("/mode plan")])
+        assert [update.current_mode_id for update in client.of("current_mode_update")] == ["plan"]
+    assert server.requests == []  # a command, not a prompt
+
+
 async def test_load_replays_the_history_and_modes_switch(server, tmp_path):
     server.script(Reply(text="First answer."), Reply(text="Second answer."))
     client = RecordingClient()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from agent_cli.tui.widgets.assistant_message import AssistantMessage
@@ -195,8 +197,6 @@ async def test_escape_stops_showing_the_answer_the_moment_it_is_read(make_app, s
     first, and only then was "interrupted" shown). Nothing that was not on screen when Esc was
     read is drawn after it; "terminal thread": Esc as the terminal's input thread hands it over
     (terminal_driver.py), ahead of the key queue."""
-    import asyncio
-
     server.script(Reply(text="A paragraph of the answer that goes on.\n\n" * 400, chunk_size=8, delay=0.01))
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -208,12 +208,41 @@ async def test_escape_stops_showing_the_answer_the_moment_it_is_read(make_app, s
         drawn = shown_source(message)
         await wait_until(pilot, lambda: shown_source(message) != drawn, what="the next update")
         await wait_until(pilot, lambda: bool(message._pending), what="text waiting to be drawn")
-        at_escape = shown_source(message)  # the next update is most of a second away
+        # What is shown the moment Esc is read (the update it measured sets the pace again, and an
+        # update may come before the key or the thread gets there): noted as the app stops it.
+        shown_at_escape: list[str] = []
+
+        def noting(stop):
+            def noted() -> None:
+                shown_at_escape.append(shown_source(message))
+                stop()
+
+            return noted
+
+        message.halt, message.stop = noting(message.halt), noting(message.stop)
         if how == "key":
             await pilot.press("escape")
         else:
             assert await asyncio.to_thread(app.escape_read)
         await wait_idle(pilot)
         assert any("interrupted" in notice.text for notice in app.transcript.query(NoticeCell))
+        at_escape = shown_at_escape[0]
         assert shown_source(message) == at_escape  # nothing more was drawn
         assert message.text == at_escape  # and what never showed is not kept as shown
+
+
+async def test_escape_read_while_a_new_part_of_the_answer_is_mounted_shows_none_of_it(make_app, server):
+    """A long answer is drawn in parts, each a widget of its own: Esc read while an update waits for
+    the next part's widget to be mounted stops that update before its text is shown."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        answer = AssistantMessage()
+        await app.transcript.add(answer)
+        await answer.write("A paragraph that was never shown.\n\n")
+        update = asyncio.ensure_future(answer._flush())  # as its timer starts it
+        await asyncio.sleep(0)  # its first step: the part's widget is made, and its mount awaited
+        assert answer._live is not None and not update.done() and not shown_source(answer)
+        answer.stop()  # Esc is read
+        await update
+        await wait_idle(pilot)
+        assert shown_source(answer) == "" and answer.text == ""

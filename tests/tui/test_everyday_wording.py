@@ -96,6 +96,15 @@ async def test_the_welcome_banner_says_what_runs_without_asking_and_hints_init(m
         assert "/init" not in screen_text(app)
 
 
+async def test_the_welcome_banner_says_when_commands_reach_allowed_domains_only(make_app, server, repo):
+    app = make_app('sandbox.network.allowed_domains=["pypi.test"]')
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.pause()
+        mode = app.session.approvals.network.mode  # allow-list, or off where this machine cannot proxy
+        expected = "network to allowed domains only" if mode == "allow-list" else "no network"
+        assert f"sandboxed commands run without asking (writes here only, {expected})" in screen_text(app)
+
+
 async def test_question_mark_lists_esc_esc_bang_and_dollar(make_app, server):
     app = make_app()
     async with app.run_test(size=WIDE) as pilot:

@@ -96,3 +96,27 @@ async def test_an_interrupt_before_the_turn_task_first_runs_still_ends_the_turn(
     events = [await asyncio.wait_for(first, timeout=10), *[event async for event in turn]]
     assert [type(event) for event in events] == [ev.TurnAborted] and not session.running
     await session.aclose()
+
+
+async def test_closing_the_events_of_finished_work_leaves_the_work_after_it_running(tmp_path):
+    """Work that waited for the session to be idle starts the moment the work before it ends, which
+    may be before that work's events are read to their end (under load, the SDK host's queued mode
+    switch and its next prompt): closing the earlier events then must not stop the later work."""
+    session = scripted_session(tmp_path, ScriptedModel("never asked"))
+
+    def saying(text: str):
+        async def body(emit) -> None:
+            emit(ev.Warning(text))
+
+        return body
+
+    first = session.run_in_task(saying("first"))
+    assert await anext(first) == ev.Warning("first")
+    await session.wait_idle()  # its work is done; the end of its events is not read yet
+    second = session.run_in_task(saying("second"))
+    started = asyncio.ensure_future(anext(second))
+    await asyncio.sleep(0)  # the later work's task is made and waits for its first step
+    await first.aclose()
+    assert await asyncio.wait_for(started, timeout=10) == ev.Warning("second")
+    assert [event async for event in second] == []
+    await session.aclose()

@@ -126,18 +126,24 @@ class AssistantMessage(Vertical):
                 self.stop()
                 return
             cut = split_point("".join(self._segment), text, SEGMENT_CHARS)
-            head, text = (text, "") if cut is None else (text[:cut], text[cut:])
-            await self._write_segment(head)
+            head, rest = (text, "") if cut is None else (text[:cut], text[cut:])
+            if not await self._write_segment(head):
+                continue  # Esc was read while its widget was mounted: none of it is shown
+            text = rest
             if cut is not None:
                 await self._seal()
 
-    async def _write_segment(self, text: str) -> None:
+    async def _write_segment(self, text: str) -> bool:
+        """Append ``text`` to the live segment; False when Esc was read meanwhile and it was not."""
         if self._live is None:
             self._live = AnswerMarkdown()
             await self.mount(self._live)
-        await self._live.append(text)
+            if self._stopped:
+                return False
+        await self._live.append(text)  # its source has the text at once: what is drawn from here is under way
         self._segment.append(text)
         self._segment_chars += len(text)
+        return True
 
     async def _seal(self) -> None:
         """End the live segment; the next delta starts a new one."""
