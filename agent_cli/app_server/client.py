@@ -274,7 +274,10 @@ async def checked_unix_socket(path: str) -> socket.socket:
     try:
         await asyncio.get_running_loop().sock_connect(sock, path)
         if not socket_peer.trusted(sock):
-            raise ServerRefused(f"unix://{path}: not this user's app-server, or one in a sandbox; nothing was sent")
+            raise ServerRefused(
+                f"unix://{path}: the process listening there is another user's, or confined otherwise than this one "
+                "(a sandbox); nothing was sent"
+            )
     except BaseException:
         sock.close()
         raise

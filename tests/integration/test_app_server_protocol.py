@@ -196,10 +196,13 @@ async def test_the_default_unix_socket_is_private_and_serves_turns(server, repo,
 CONFINED_CLIENT = """
 import asyncio, ctypes, sys
 ctypes.CDLL(None, use_errno=True).prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS: as our sandbox's launcher does
+import socket
 from agent_cli.app_server.client import AppServerClient
 async def main():
+    sock = socket.socket(socket.AF_UNIX)  # connected by hand: our client's own check of the server is not what is tested
+    sock.connect(sys.argv[1].removeprefix("unix://"))
     try:
-        client = await AppServerClient.connect(sys.argv[1])
+        client = await AppServerClient.connect(sys.argv[1], sock=sock)
     except Exception as exc:
         print("refused", type(exc).__name__, getattr(getattr(exc, "response", None), "status_code", ""))
         return
