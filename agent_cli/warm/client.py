@@ -119,8 +119,14 @@ def run(argv: list[str]) -> int | None:
 
 
 def _hand_over(sock: socket.socket, argv: list[str], fingerprint: str, path) -> int | None:
-    ignored = [int(sig) for sig in (*RELAYED, signal.SIGTSTP) if signal.getsignal(sig) == signal.SIG_IGN]
-    relay = Relay()  # an ignored signal (nohup's SIGHUP) stays ignored here, and in the child
+    # An ignored signal (nohup's SIGHUP) stays ignored here, and in the child; but Ctrl+C, which a
+    # script's background job inherits ignored, stops the run as it stops a cold exec (headless/exec.py).
+    ignored = [
+        int(sig)
+        for sig in (*RELAYED, signal.SIGTSTP)
+        if sig != signal.SIGINT and signal.getsignal(sig) == signal.SIG_IGN
+    ]
+    relay = Relay()
     previous = {sig: signal.signal(sig, relay.forward) for sig in RELAYED if sig not in ignored}
     if signal.SIGTSTP not in ignored:
         previous[signal.SIGTSTP] = signal.signal(signal.SIGTSTP, relay.suspend)

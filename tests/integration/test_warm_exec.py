@@ -169,6 +169,23 @@ def test_nohup_is_inherited_by_the_run(warm, server):
     assert "survived" in last_content(server)
 
 
+def test_ctrl_c_stops_a_run_started_with_it_ignored_as_a_cold_one(warm, server):
+    """A script's background job (`agent exec … &`) inherits SIGINT ignored; a cold exec stops on
+    it all the same (headless/exec.py), and so does a warm one."""
+    warm.warmed(server)
+    token = str(uuid.uuid4().int)  # digits: a valid `sleep` time
+    server.script(Reply(tool_calls=[ToolCall("shell", {"command": f"sleep 302.{token[:4]}"})]))
+    proc = warm.start("go", preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        [command] = wait_for(lambda: pids_running("sleep", f"302.{token[:4]}"), within=60, what="the command")
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=60)
+        assert proc.returncode == 128 + signal.SIGINT
+        wait_for(lambda: not alive(command), within=15, what="the command to end with the run")
+    finally:
+        proc.kill()
+
+
 def test_the_callers_limits_are_the_runs(warm, server):
     warm.warmed(server)
     server.script(Reply(tool_calls=[ToolCall("shell", {"command": "ulimit -n"})]), Reply(text="done"))
