@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import pytest
 
@@ -112,8 +113,13 @@ async def test_escape_interrupts_a_running_turn_and_the_session_goes_on(make_app
 
 
 async def test_a_message_sent_during_a_turn_is_queued_then_sent(make_app, server):
-    # Few, slow events: the process stays idle, so the pilot types quickly while the turn runs.
-    server.script(Reply(text="a slow answer in five parts", chunk_size=6, delay=0.4), Reply(text="second answer"))
+    typed = threading.Event()  # the first answer waits for the second message, however slow the typing
+
+    def first(request):
+        typed.wait(60)
+        return Reply(text="a slow answer in five parts", chunk_size=6, delay=0.1)
+
+    server.script(first, Reply(text="second answer"))
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "first")
@@ -124,6 +130,7 @@ async def test_a_message_sent_during_a_turn_is_queued_then_sent(make_app, server
         assert app.queue == ["second"]
         assert "queued" in screen_text(app) and "second" in screen_text(app)
         assert len(server.requests) <= 1
+        typed.set()
         await wait_until(pilot, lambda: len(server.requests) == 2, what="the queued message to be sent")
         await wait_idle(pilot)
         assert "queued" not in screen_text(app)
