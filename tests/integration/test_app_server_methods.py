@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli.app_server.client import AppServerClient, ServerError, thread_text
-from tests.app_server_helpers import NO_CODEX, AppServers, codex_missing, codex_schema
+from tests.app_server_helpers import NO_CODEX, codex_missing, codex_schema
 from tests.conftest import git_init
 from tests.fake_server import Reply, ToolCall
 
@@ -26,12 +26,6 @@ SETUP_METHODS = {  # what Codex's TUI asks before it draws its composer, with it
     "skills/list": {"forceReload": True},
     "plugin/installed": {"installSuggestionPluginNames": None},
 }
-
-
-@pytest.fixture
-def app_servers(server, tmp_path):
-    with AppServers(server, tmp_path) as servers:
-        yield servers.start
 
 
 @pytest.fixture

@@ -18,18 +18,12 @@ import pytest
 from websockets.exceptions import InvalidStatus
 
 from agent_cli.app_server.client import AppServerClient, ServerError, thread_text
-from tests.app_server_helpers import TOKEN, AppServers, codex_schema
+from tests.app_server_helpers import TOKEN, codex_schema
 from tests.conftest import agent_process_env, git_init, provider_env
 from tests.fake_server import Reply
 from tests.processes import gone
 
 pytestmark = pytest.mark.timeout(120)
-
-
-@pytest.fixture
-def app_server_factory(server, tmp_path):
-    with AppServers(server, tmp_path) as servers:
-        yield servers.start
 
 
 @pytest.fixture
@@ -72,8 +66,8 @@ async def test_stdio_serves_one_client_until_it_closes_stdin(server, repo, tmp_p
         schema.check_all([json.loads(line) for line in trace.read_text().splitlines()])
 
 
-async def test_bad_input_gets_json_rpc_errors_and_the_connection_goes_on(server, repo, app_server_factory, token_file):
-    running = app_server_factory(repo, "--listen", "ws://127.0.0.1:0", "--ws-auth", "capability-token",
+async def test_bad_input_gets_json_rpc_errors_and_the_connection_goes_on(server, repo, app_servers, token_file):
+    running = app_servers(repo, "--listen", "ws://127.0.0.1:0", "--ws-auth", "capability-token",
                                  "--ws-token-file", str(token_file))  # fmt: skip
     async with await AppServerClient.connect(running.url, token=TOKEN) as client:
         with pytest.raises(ServerError, match="Not initialized") as early:
@@ -97,8 +91,8 @@ async def test_bad_input_gets_json_rpc_errors_and_the_connection_goes_on(server,
         assert (await client.request("thread/loaded/list"))["data"] == []  # still answering
 
 
-async def test_websocket_needs_the_token_before_anything(server, repo, app_server_factory, token_file):
-    running = app_server_factory(repo, "--listen", "ws://127.0.0.1:0", "--ws-auth", "capability-token",
+async def test_websocket_needs_the_token_before_anything(server, repo, app_servers, token_file):
+    running = app_servers(repo, "--listen", "ws://127.0.0.1:0", "--ws-auth", "capability-token",
                                  "--ws-token-file", str(token_file))  # fmt: skip
     for token in (None, "wrong-token", TOKEN + "x", TOKEN[:-1]):
         with pytest.raises(InvalidStatus) as refused:
@@ -120,9 +114,9 @@ async def test_websocket_needs_the_token_before_anything(server, repo, app_serve
         assert (await client.request("thread/loaded/list"))["data"] == []
 
 
-async def test_the_token_can_be_given_as_its_sha256(server, repo, app_server_factory):
+async def test_the_token_can_be_given_as_its_sha256(server, repo, app_servers):
     digest = hashlib.sha256(TOKEN.encode()).hexdigest()
-    running = app_server_factory(repo, "--listen", "ws://127.0.0.1:0", "--ws-auth", "capability-token",
+    running = app_servers(repo, "--listen", "ws://127.0.0.1:0", "--ws-auth", "capability-token",
                                  "--ws-token-sha256", digest)  # fmt: skip
     with pytest.raises(InvalidStatus):
         await AppServerClient.connect(running.url, token="nope")
@@ -178,9 +172,9 @@ def test_a_token_file_others_can_read_is_refused(repo, tmp_path):
     assert done.returncode == 2 and "can be read by other users" in done.stderr
 
 
-async def test_the_default_unix_socket_is_private_and_serves_turns(server, repo, app_server_factory, isolated_home):
+async def test_the_default_unix_socket_is_private_and_serves_turns(server, repo, app_servers, isolated_home):
     server.script(Reply(text="over the socket"))
-    running = app_server_factory(repo, "--listen", "unix://")
+    running = app_servers(repo, "--listen", "unix://")
     path = Path(running.url.removeprefix("unix://"))
     assert path == isolated_home / "run" / "app-server.sock"  # no $XDG_RUNTIME_DIR in the tests
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700 and stat.S_IMODE(path.stat().st_mode) == 0o600
@@ -212,10 +206,10 @@ asyncio.run(main())
 """
 
 
-async def test_a_confined_process_of_the_same_user_is_refused_on_the_unix_socket(server, repo, app_server_factory):
+async def test_a_confined_process_of_the_same_user_is_refused_on_the_unix_socket(server, repo, app_servers):
     """A command one of the sessions runs in its sandbox is the same user: SO_PEERCRED alone would
     let it drive every session. A process with no_new_privs (what the sandbox sets) is refused."""
-    running = app_server_factory(repo, "--listen", "unix://")
+    running = app_servers(repo, "--listen", "unix://")
     env = agent_process_env()
     confined = subprocess.run(
         [sys.executable, "-c", CONFINED_CLIENT, running.url], env=env, capture_output=True, text=True, timeout=60
@@ -231,14 +225,14 @@ async def test_a_confined_process_of_the_same_user_is_refused_on_the_unix_socket
     assert free.stdout.startswith("served"), free.stderr
 
 
-async def test_a_client_that_stops_reading_is_dropped_and_the_others_get_everything(server, repo, app_server_factory):
+async def test_a_client_that_stops_reading_is_dropped_and_the_others_get_everything(server, repo, app_servers):
     """A 1.2 MB answer to a thread two clients watch, with 1 MB allowed to wait for a client
     (AGENT_APP_SERVER_QUEUE_BYTES; 32 MB by default): the one that stops reading is dropped, the
     other gets every delta, and the turn never waits for the stuck one. Over the Unix socket,
     whose kernel buffers are small enough for the queue to fill."""
     answer = "".join(f"line {n:06d} of a long answer\n" for n in range(40_000))
     server.script(Reply(text=answer, chunk_size=4096))
-    running = app_server_factory(repo, "--listen", "unix://", env={"AGENT_APP_SERVER_QUEUE_BYTES": str(1024 * 1024)})
+    running = app_servers(repo, "--listen", "unix://", env={"AGENT_APP_SERVER_QUEUE_BYTES": str(1024 * 1024)})
     reader = await AppServerClient.connect(running.url)
     await reader.initialize()
     thread = (await reader.request("thread/start", {"cwd": str(repo)}))["thread"]

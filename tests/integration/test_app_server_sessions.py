@@ -17,19 +17,12 @@ import pytest
 from agent_cli.app_server.client import AppServerClient, thread_text
 from agent_cli.store.catalog import list_sessions
 from agent_cli.store.thread_ids import session_uuid
-from tests.app_server_helpers import AppServers
 from tests.conftest import git_init, provider_env, run_agent
 from tests.fake_server import Reply, ToolCall
 from tests.processes import gone, started
 
 pytestmark = pytest.mark.timeout(180)
 RELEASE = "while [ ! -e go ]; do sleep 0.05; done; echo released"  # a command that waits for the test
-
-
-@pytest.fixture
-def app_servers(server, tmp_path):
-    with AppServers(server, tmp_path) as servers:
-        yield servers.start
 
 
 @pytest.fixture

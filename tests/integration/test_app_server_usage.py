@@ -11,18 +11,11 @@ import pytest
 from agent_cli.app_server.client import AppServerClient, thread_text
 from agent_cli.store.catalog import list_sessions
 from agent_cli.store.thread_ids import session_uuid
-from tests.app_server_helpers import AppServers
 from tests.conftest import git_init, provider_env, run_agent
 from tests.fake_server import Reply, Usage
 
 pytestmark = pytest.mark.timeout(120)
 PRICES = ["-c", "model_prices.test-model.input=2", "-c", "model_prices.test-model.output=10"]  # USD per million
-
-
-@pytest.fixture
-def app_servers(server, tmp_path):
-    with AppServers(server, tmp_path) as servers:
-        yield servers.start
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from tests.app_server_helpers import TOKEN, AppServer, AppServers
+from tests.app_server_helpers import TOKEN, AppServer
 from tests.browser import REBOUND_NAME, browser_missing, chromium
 from tests.conftest import git_init
 from tests.fake_server import Reply, ToolCall
@@ -59,12 +59,6 @@ OPEN_SOCKET = """([url, protocols]) => new Promise((resolve) => {
 async def browser() -> AsyncIterator[Any]:
     async with chromium() as launched:
         yield launched
-
-
-@pytest.fixture
-def app_servers(server, tmp_path):
-    with AppServers(server, tmp_path) as servers:
-        yield servers.start
 
 
 @pytest.fixture

@@ -14,18 +14,12 @@ import pytest
 from agent_cli.app_server.client import AppServerClient, thread_text
 from agent_cli.app_server.options import build_parser, token_file_warning
 from agent_cli.sandbox.policy import SandboxPolicy, confine, working_mechanisms
-from tests.app_server_helpers import TOKEN, AppServers
+from tests.app_server_helpers import TOKEN
 from tests.browser import browser_missing, chromium
 from tests.conftest import git_init
 from tests.fake_server import Reply, ToolCall
 
 pytestmark = pytest.mark.timeout(180)
-
-
-@pytest.fixture
-def app_server_factory(server, tmp_path):
-    with AppServers(server, tmp_path) as servers:
-        yield servers.start
 
 
 @pytest.fixture
@@ -103,12 +97,12 @@ HTML = "<img src=x onerror=\"document.title='pwned'\"><script>alert(1)</script>"
 @pytest.mark.serial  # Chromium: heavy, and its page is read against deadlines
 @pytest.mark.skipif(browser_missing() is not None, reason=str(browser_missing()))
 async def test_html_in_a_title_a_file_name_or_a_commands_output_is_shown_as_text(
-    server, tmp_path, app_server_factory, token_file
+    server, tmp_path, app_servers, token_file
 ):
     """What a model, a command or a repository names reaches the page as text: a session title, a
     file the model made, a command's output, all holding markup meant to run there."""
     repo = git_init(tmp_path / "repo")
-    running = app_server_factory(
+    running = app_servers(
         repo, "--listen", "ws://127.0.0.1:0", "--ws-auth", "capability-token", "--ws-token-file", str(token_file)
     )
     name = "<img src=x onerror=alert(1)>.txt"

@@ -18,7 +18,7 @@ from agent_cli.remote.conversation import RemoteConversation
 from agent_cli.remote.host import connect_url
 from agent_cli.tui.app import AgentApp
 from agent_cli.tui.screens.approval import ApprovalScreen
-from tests.app_server_helpers import TOKEN, AppServers
+from tests.app_server_helpers import TOKEN
 from tests.conftest import git_init, run_agent
 from tests.fake_server import Reply, ToolCall
 from tests.tui.helpers import screen_text, type_text, wait_idle, wait_until
@@ -26,12 +26,6 @@ from tests.tui.helpers import screen_text, type_text, wait_idle, wait_until
 pytestmark = pytest.mark.timeout(180)
 RELEASE = "while [ ! -e go ]; do sleep 0.05; done; echo released"  # a command that waits for the test
 SIZE = (110, 40)
-
-
-@pytest.fixture
-def app_servers(server, tmp_path):
-    with AppServers(server, tmp_path) as servers:
-        yield servers.start
 
 
 @pytest.fixture
